@@ -1,0 +1,194 @@
+//! Errors: the wire error object ([`ErrorData`]) and the engine error ([`Error`]).
+//!
+//! Every failure a host can see carries a JSON-RPC [`ErrorCode`] and optional `data`, so the
+//! bindings can map it into their own exception types without losing anything.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fmt;
+
+/// A JSON-RPC error code, with the codes MCP uses as named constants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ErrorCode(pub i32);
+
+impl ErrorCode {
+    /// Invalid JSON was received.
+    pub const PARSE_ERROR: ErrorCode = ErrorCode(-32700);
+    /// The JSON sent is not a valid request object.
+    pub const INVALID_REQUEST: ErrorCode = ErrorCode(-32600);
+    /// The method does not exist or is not available.
+    pub const METHOD_NOT_FOUND: ErrorCode = ErrorCode(-32601);
+    /// Invalid method parameters.
+    pub const INVALID_PARAMS: ErrorCode = ErrorCode(-32602);
+    /// Internal JSON-RPC error.
+    pub const INTERNAL_ERROR: ErrorCode = ErrorCode(-32603);
+    /// Legacy (≤ 2025-11-25) resource not found.
+    pub const RESOURCE_NOT_FOUND_LEGACY: ErrorCode = ErrorCode(-32002);
+    /// 2026-07-28: an HTTP header does not match the body.
+    pub const HEADER_MISMATCH: ErrorCode = ErrorCode(-32020);
+    /// 2026-07-28: the request needs a client capability that was not declared.
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32021);
+    /// 2026-07-28: the requested protocol version is not supported.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: ErrorCode = ErrorCode(-32022);
+    /// mcpcore client-side: a request timed out (never sent on the wire).
+    pub const REQUEST_TIMEOUT: ErrorCode = ErrorCode(-32001);
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// The `error` member of a JSON-RPC error response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorData {
+    /// The error code.
+    pub code: ErrorCode,
+    /// A short human-readable description.
+    pub message: String,
+    /// Additional structured information.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+impl ErrorData {
+    /// An error with a code and message and no data.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ErrorData { code, message: message.into(), data: None }
+    }
+    /// Attaches `data`.
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+    /// `-32700`.
+    pub fn parse_error(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::PARSE_ERROR, message)
+    }
+    /// `-32600`.
+    pub fn invalid_request(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::INVALID_REQUEST, message)
+    }
+    /// `-32601` naming the method.
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(ErrorCode::METHOD_NOT_FOUND, format!("Method not found: {method}"))
+    }
+    /// `-32602`.
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::INVALID_PARAMS, message)
+    }
+    /// `-32603`.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::INTERNAL_ERROR, message)
+    }
+}
+
+impl fmt::Display for ErrorData {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (code {})", self.message, self.code)
+    }
+}
+
+impl std::error::Error for ErrorData {}
+
+/// What kind of failure an [`Error`] is; stable across releases, matched by the bindings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The peer answered with a JSON-RPC error (see [`Error::code`] and [`Error::data`]).
+    Rpc,
+    /// The request did not complete in time.
+    Timeout,
+    /// The request was cancelled by the caller.
+    Cancelled,
+    /// The connection closed (e.g. the server process exited) before an answer arrived.
+    Closed,
+    /// The peer broke the protocol (unparseable or unexpected message, no mutual version…).
+    Protocol,
+    /// Spawning or talking to the transport failed at the OS level.
+    Io,
+    /// The host supplied something invalid (bad tool name, collision under the `error` policy…).
+    InvalidInput,
+}
+
+/// The one error type of the mcpcore API.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{message}")]
+pub struct Error {
+    kind: ErrorKind,
+    message: String,
+    rpc: Option<ErrorData>,
+}
+
+impl Error {
+    /// A new error of `kind`.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Error { kind, message: message.into(), rpc: None }
+    }
+    /// An error carrying a JSON-RPC error object received from (or meant for) the peer.
+    pub fn rpc(data: ErrorData) -> Self {
+        Error { kind: ErrorKind::Rpc, message: data.message.clone(), rpc: Some(data) }
+    }
+    /// The kind.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+    /// The JSON-RPC code: the peer's for [`ErrorKind::Rpc`], a fixed mcpcore code otherwise.
+    pub fn code(&self) -> ErrorCode {
+        match (&self.rpc, self.kind) {
+            (Some(d), _) => d.code,
+            (None, ErrorKind::Timeout) => ErrorCode::REQUEST_TIMEOUT,
+            (None, ErrorKind::InvalidInput) => ErrorCode::INVALID_PARAMS,
+            (None, _) => ErrorCode::INTERNAL_ERROR,
+        }
+    }
+    /// The JSON-RPC `data` of a peer error.
+    pub fn data(&self) -> Option<&Value> {
+        self.rpc.as_ref().and_then(|d| d.data.as_ref())
+    }
+    /// The whole JSON-RPC error object, when there is one.
+    pub fn rpc_error(&self) -> Option<&ErrorData> {
+        self.rpc.as_ref()
+    }
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+    /// True for [`ErrorKind::Timeout`].
+    pub fn is_timeout(&self) -> bool {
+        self.kind == ErrorKind::Timeout
+    }
+    /// True for [`ErrorKind::Closed`].
+    pub fn is_closed(&self) -> bool {
+        self.kind == ErrorKind::Closed
+    }
+    /// Shorthand constructors.
+    pub fn protocol(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Protocol, message)
+    }
+    /// An [`ErrorKind::Closed`] error.
+    pub fn closed(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Closed, message)
+    }
+    /// An [`ErrorKind::InvalidInput`] error.
+    pub fn invalid_input(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::InvalidInput, message)
+    }
+}
+
+impl From<ErrorData> for Error {
+    fn from(d: ErrorData) -> Self {
+        Error::rpc(d)
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::new(ErrorKind::Io, e.to_string())
+    }
+}
+
+/// The result type of the mcpcore API.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

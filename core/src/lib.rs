@@ -1,0 +1,18 @@
+//! # mcpcore
+//!
+//! One Rust engine for the Model Context Protocol (MCP). It speaks both lineages of the protocol
+//! on the same endpoint — the stateless modern revision `2026-07-28` and the `initialize`-based
+//! legacy revisions `2025-11-25`, `2025-06-18`, `2025-03-26`, `2024-11-05` — and is the engine
+//! behind the Python, Node, Kotlin and Swift bindings.
+//!
+//! Layers (see ARCHITECTURE.md): [`jsonrpc`] and [`protocol`] are pure data; [`engine`] holds
+//! the protocol rules of both lineages as pure functions; [`registry`] holds tools; the async
+//! shell is [`transport`], [`client`] and [`server`].
+#![warn(missing_docs)]
+
+pub mod error;
+pub mod jsonrpc;
+pub mod protocol;
+
+pub use error::{Error, ErrorCode, ErrorData, ErrorKind, Result};
+pub use protocol::{Lineage, ProtocolVersion};

@@ -1,0 +1,11 @@
+//! MCP protocol types, split by spec area, for every supported revision.
+//!
+//! Hand-written serde structs. Field names follow the 2026-07-28 schema; fields that exist only
+//! in some revisions are optional. Proof of fidelity lives in the tests: every official
+//! 2026-07-28 example round-trips, and every message mcpcore emits validates against the
+//! `schema.json` of the negotiated revision.
+
+pub mod meta;
+pub mod version;
+
+pub use version::{Lineage, ProtocolVersion};
