@@ -111,6 +111,8 @@ pub enum ErrorKind {
     Io,
     /// The host supplied something invalid (bad tool name, collision under the `error` policy…).
     InvalidInput,
+    /// A tool handler failed; the server turns this into an `isError: true` result.
+    Tool,
 }
 
 /// The one error type of the mcpcore API.
@@ -171,6 +173,18 @@ impl Error {
     /// An [`ErrorKind::Closed`] error.
     pub fn closed(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::Closed, message)
+    }
+    /// An [`ErrorKind::Tool`] error: a tool's own failure, reported to the model as `isError`.
+    pub fn tool(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Tool, message)
+    }
+    /// An [`ErrorKind::Cancelled`] error.
+    pub fn cancelled(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Cancelled, message)
+    }
+    /// An [`ErrorKind::Timeout`] error.
+    pub fn timeout(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Timeout, message)
     }
     /// An [`ErrorKind::InvalidInput`] error.
     pub fn invalid_input(message: impl Into<String>) -> Self {

@@ -10,9 +10,11 @@
 //! shell is [`transport`], [`client`] and [`server`].
 #![warn(missing_docs)]
 
+pub mod engine;
 pub mod error;
 pub mod jsonrpc;
 pub mod protocol;
+pub mod registry;
 
 pub use error::{Error, ErrorCode, ErrorData, ErrorKind, Result};
 pub use protocol::{Lineage, ProtocolVersion};

@@ -176,9 +176,8 @@ pub enum Inbound {
 /// Parses one frame. `Err` holds the error response owed to the peer (`-32700` with a null id
 /// for invalid JSON or invalid UTF-8, `-32600` for a JSON value that is not a message).
 pub fn parse(bytes: &[u8]) -> Result<Inbound, Response> {
-    let value: Value = serde_json::from_slice(bytes).map_err(|e| {
-        Response::error(None, ErrorData::parse_error(format!("Parse error: {e}")))
-    })?;
+    let value: Value = serde_json::from_slice(bytes)
+        .map_err(|e| Response::error(None, ErrorData::parse_error(format!("Parse error: {e}"))))?;
     match value {
         Value::Array(items) => {
             if items.is_empty() {
@@ -297,7 +296,10 @@ mod tests {
         assert_eq!(code(r#"{"jsonrpc":"2.0","id":1,"method":"x","params":"s"}"#), ErrorCode::INVALID_REQUEST);
         assert_eq!(code(r#"{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}"#), ErrorCode::INVALID_PARAMS);
         assert_eq!(code(r#"{"jsonrpc":"2.0","id":1e40,"method":"x"}"#), ErrorCode::INVALID_REQUEST);
-        assert_eq!(code(r#"{"jsonrpc":"2.0","id":99999999999999999999999,"method":"x"}"#), ErrorCode::INVALID_REQUEST);
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":99999999999999999999999,"method":"x"}"#),
+            ErrorCode::INVALID_REQUEST
+        );
         assert_eq!(code("42"), ErrorCode::INVALID_REQUEST);
         assert_eq!(code("[]"), ErrorCode::INVALID_REQUEST);
         // The id is echoed when it could be read.

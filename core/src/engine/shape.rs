@@ -1,0 +1,90 @@
+//! Shapes what the server emits to the revision it speaks: fields a revision does not define
+//! are dropped, so every message validates against that revision's schema.
+
+use crate::protocol::ProtocolVersion;
+use serde_json::{Map, Value};
+
+use ProtocolVersion::*;
+
+fn drop_keys(obj: &mut Map<String, Value>, keys: &[&str]) {
+    for k in keys {
+        obj.remove(*k);
+    }
+}
+
+/// An `Implementation` (`serverInfo`) for `version`.
+pub(crate) fn implementation(mut v: Value, version: ProtocolVersion) -> Value {
+    if let Value::Object(obj) = &mut v {
+        if version < V2025_06_18 {
+            drop_keys(obj, &["title"]);
+        }
+        if version < V2025_11_25 {
+            drop_keys(obj, &["description", "websiteUrl", "icons"]);
+        }
+    }
+    v
+}
+
+/// A `Tool` descriptor for `version`.
+pub(crate) fn tool(mut v: Value, version: ProtocolVersion) -> Value {
+    if let Value::Object(obj) = &mut v {
+        if version < V2025_03_26 {
+            drop_keys(obj, &["annotations"]);
+        }
+        if version < V2025_06_18 {
+            drop_keys(obj, &["title", "outputSchema", "_meta"]);
+        }
+        if version < V2025_11_25 {
+            drop_keys(obj, &["icons"]);
+        }
+        if version != V2025_11_25 {
+            drop_keys(obj, &["execution"]);
+        }
+    }
+    v
+}
+
+/// A content block for `version`: blocks the revision lacks become text that says what they were.
+fn content_block(v: Value, version: ProtocolVersion) -> Value {
+    let kind = v.get("type").and_then(Value::as_str).unwrap_or_default();
+    let unsupported = match kind {
+        "audio" => version < V2025_03_26,
+        "resource_link" => version < V2025_06_18,
+        _ => false,
+    };
+    if !unsupported {
+        return strip_new_content_fields(v, version);
+    }
+    let text = match kind {
+        "resource_link" => format!("[resource link: {}]", v.get("uri").and_then(Value::as_str).unwrap_or("")),
+        _ => format!("[{kind} content not representable in protocol {version}]"),
+    };
+    serde_json::json!({ "type": "text", "text": text })
+}
+
+fn strip_new_content_fields(mut v: Value, version: ProtocolVersion) -> Value {
+    if version < V2025_06_18 {
+        if let Value::Object(obj) = &mut v {
+            drop_keys(obj, &["_meta"]);
+            if let Some(Value::Object(ann)) = obj.get_mut("annotations") {
+                drop_keys(ann, &["lastModified"]);
+            }
+        }
+    }
+    v
+}
+
+/// A `CallToolResult` for `version` (`resultType` is added by the caller on modern).
+pub(crate) fn call_tool_result(mut v: Value, version: ProtocolVersion) -> Value {
+    if let Value::Object(obj) = &mut v {
+        obj.remove("resultType");
+        if version < V2025_06_18 {
+            drop_keys(obj, &["structuredContent"]);
+        }
+        if let Some(Value::Array(blocks)) = obj.remove("content") {
+            let blocks = blocks.into_iter().map(|b| content_block(b, version)).collect();
+            obj.insert("content".into(), Value::Array(blocks));
+        }
+    }
+    v
+}

@@ -1,0 +1,106 @@
+//! What a tool is to the registry: an async handler plus the per-call context.
+
+use crate::jsonrpc::{Message, Notification, RequestId};
+use crate::protocol::notifications::ProgressNotificationParams;
+use crate::protocol::{CallToolResult, ProtocolVersion};
+use crate::Result;
+use serde_json::{Map, Value};
+use std::future::Future;
+use std::pin::Pin;
+use tokio::sync::mpsc;
+
+/// A boxed, `Send` future.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The arguments object of a tool call.
+pub type Arguments = Map<String, Value>;
+
+/// Runs a tool. Implemented for every `Fn(Arguments, ToolContext) -> impl Future` closure.
+///
+/// Returning `Err` with [`crate::ErrorKind::Rpc`] sends that JSON-RPC error to the caller (used
+/// to forward a remote server's error unchanged); any other `Err` becomes a result with
+/// `isError: true` carrying the message, so the model can read it and self-correct.
+pub trait ToolHandler: Send + Sync + 'static {
+    /// Calls the tool.
+    fn call(&self, arguments: Arguments, ctx: ToolContext) -> BoxFuture<'static, Result<CallToolResult>>;
+}
+
+impl<F, Fut> ToolHandler for F
+where
+    F: Fn(Arguments, ToolContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<CallToolResult>> + Send + 'static,
+{
+    fn call(&self, arguments: Arguments, ctx: ToolContext) -> BoxFuture<'static, Result<CallToolResult>> {
+        Box::pin(self(arguments, ctx))
+    }
+}
+
+/// Per-call context handed to a [`ToolHandler`]: who is calling and how to report progress.
+#[derive(Debug, Clone, Default)]
+pub struct ToolContext {
+    request_id: Option<RequestId>,
+    protocol_version: Option<ProtocolVersion>,
+    progress: Option<ProgressSink>,
+}
+
+#[derive(Debug, Clone)]
+struct ProgressSink {
+    token: Value,
+    outbound: mpsc::UnboundedSender<Message>,
+}
+
+impl ToolContext {
+    /// The context of a call made in-process (no peer, no progress).
+    pub fn local() -> Self {
+        Self::default()
+    }
+
+    /// The context of a call received from a peer.
+    pub fn for_request(
+        request_id: RequestId,
+        protocol_version: ProtocolVersion,
+        progress_token: Option<Value>,
+        outbound: mpsc::UnboundedSender<Message>,
+    ) -> Self {
+        ToolContext {
+            request_id: Some(request_id),
+            protocol_version: Some(protocol_version),
+            progress: progress_token.map(|token| ProgressSink { token, outbound }),
+        }
+    }
+
+    /// The JSON-RPC id of the request being served, if the call came from a peer.
+    pub fn request_id(&self) -> Option<&RequestId> {
+        self.request_id.as_ref()
+    }
+
+    /// The protocol version of the request being served.
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.protocol_version
+    }
+
+    /// True when the caller asked for progress notifications.
+    pub fn wants_progress(&self) -> bool {
+        self.progress.is_some()
+    }
+
+    /// Sends `notifications/progress` to the caller when it asked for progress; a no-op otherwise.
+    /// `progress` must increase from one call to the next.
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let Some(sink) = &self.progress else { return };
+        let params = ProgressNotificationParams {
+            progress_token: sink.token.clone(),
+            progress,
+            total,
+            message: message.map(str::to_owned),
+            meta: None,
+        };
+        let params = match serde_json::to_value(params) {
+            Ok(Value::Object(m)) => m,
+            _ => return,
+        };
+        let note = Notification { method: "notifications/progress".into(), params: Some(params) };
+        // The connection may be gone; a lost progress note is harmless.
+        let _ = sink.outbound.send(Message::Notification(note));
+    }
+}

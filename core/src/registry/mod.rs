@@ -1,0 +1,334 @@
+//! The tool registry: host callbacks and remote tools, one namespace, called alike.
+//!
+//! Pure bookkeeping (no I/O): tools are kept ordinal by name, so `tools/list` is deterministic
+//! and pagination is stable. Arguments are validated against each tool's `inputSchema` before
+//! the handler runs; `structuredContent` is checked against `outputSchema` after.
+
+mod handler;
+mod schema;
+
+pub use handler::{Arguments, BoxFuture, ToolContext, ToolHandler};
+
+use crate::error::{Error, ErrorData, ErrorKind, Result};
+use crate::protocol::{CallToolResult, Tool};
+use schema::CompiledSchema;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::sync::{Arc, RwLock};
+
+/// Where a registered tool comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolOrigin {
+    /// A host callback in this process.
+    Local,
+    /// A tool of a connected server, forwarded by [`crate::remote::RemoteTools`].
+    Remote {
+        /// The id the host gave that server.
+        server: String,
+        /// The tool's name on that server.
+        remote_name: String,
+    },
+}
+
+/// What to do when a tool name is already taken. Never silent: `Skip` and `Prefix` are
+/// reported back in [`Registration`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CollisionPolicy {
+    /// Refuse the new tool with an error (the default).
+    #[default]
+    Error,
+    /// Keep the existing tool and skip the new one.
+    Skip,
+    /// Register the new tool as `{server}_{name}` (remote tools; local ones fall back to `Error`).
+    Prefix,
+}
+
+/// The outcome of registering one tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Registration {
+    /// Registered under this name.
+    Registered(String),
+    /// Registered under a prefixed name because the original was taken.
+    Renamed {
+        /// The name the tool asked for.
+        requested: String,
+        /// The name it got.
+        name: String,
+    },
+    /// Not registered: the name was taken and the policy was `Skip`.
+    Skipped(String),
+}
+
+impl Registration {
+    /// The name the tool is callable under, unless skipped.
+    pub fn name(&self) -> Option<&str> {
+        match self {
+            Registration::Registered(n) | Registration::Renamed { name: n, .. } => Some(n),
+            Registration::Skipped(_) => None,
+        }
+    }
+}
+
+/// A tool in the registry: its descriptor, handler and compiled schemas.
+pub struct RegisteredTool {
+    tool: Tool,
+    handler: Arc<dyn ToolHandler>,
+    input: CompiledSchema,
+    output: Option<CompiledSchema>,
+    origin: ToolOrigin,
+}
+
+impl std::fmt::Debug for RegisteredTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RegisteredTool").field("tool", &self.tool.name).field("origin", &self.origin).finish()
+    }
+}
+
+impl RegisteredTool {
+    /// The descriptor, as listed.
+    pub fn tool(&self) -> &Tool {
+        &self.tool
+    }
+    /// Where it comes from.
+    pub fn origin(&self) -> &ToolOrigin {
+        &self.origin
+    }
+    /// Checks arguments against `inputSchema`: `-32602` with the failing fields in `data`.
+    pub fn validate_arguments(&self, arguments: &Value) -> Result<(), ErrorData> {
+        let errors = self.input.errors(arguments);
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(schema::invalid_arguments(&self.tool.name, errors))
+        }
+    }
+    /// Runs the handler (arguments must already be valid).
+    pub fn invoke(
+        &self,
+        arguments: handler::Arguments,
+        ctx: ToolContext,
+    ) -> BoxFuture<'static, Result<CallToolResult>> {
+        self.handler.call(arguments, ctx)
+    }
+    /// Turns a handler outcome into what goes on the wire: a JSON-RPC error only for
+    /// [`ErrorKind::Rpc`] (forwarded remote errors); any other failure, and structured content
+    /// that breaks `outputSchema`, becomes an `isError: true` result.
+    pub fn settle(&self, outcome: Result<CallToolResult>) -> Result<CallToolResult, ErrorData> {
+        match outcome {
+            Ok(result) => Ok(self.check_output(result)),
+            Err(e) if e.kind() == ErrorKind::Rpc => {
+                Err(e.rpc_error().cloned().unwrap_or_else(|| ErrorData::internal(e.message())))
+            }
+            Err(e) => Ok(CallToolResult::error(e.message().to_owned())),
+        }
+    }
+    fn check_output(&self, result: CallToolResult) -> CallToolResult {
+        let Some(schema) = &self.output else { return result };
+        if result.is_error() {
+            return result;
+        }
+        let problem = match &result.structured_content {
+            None => "the tool declares an outputSchema but returned no structuredContent".to_owned(),
+            Some(v) => {
+                let errors = schema.errors(v);
+                if errors.is_empty() {
+                    return result;
+                }
+                format!("structuredContent does not match the tool's outputSchema: {}", Value::from(errors))
+            }
+        };
+        CallToolResult::error(format!("Tool {} failed: {problem}", self.tool.name))
+    }
+}
+
+/// The registry. Cheap to share behind an `Arc`; every method takes `&self`.
+#[derive(Default)]
+pub struct ToolRegistry {
+    tools: RwLock<BTreeMap<String, Arc<RegisteredTool>>>,
+}
+
+impl std::fmt::Debug for ToolRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.names()).finish()
+    }
+}
+
+/// Checks a tool name: 1–128 characters of `A-Z a-z 0-9 _ - .` (the spec's rule).
+pub fn validate_tool_name(name: &str) -> Result<()> {
+    let ok_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+    if name.is_empty() || name.len() > 128 || !name.chars().all(ok_char) {
+        return Err(Error::invalid_input(format!(
+            "invalid tool name {name:?}: use 1-128 characters of A-Z, a-z, 0-9, '_', '-', '.'"
+        )));
+    }
+    Ok(())
+}
+
+const CURSOR_PREFIX: &str = "t1.";
+
+fn encode_cursor(last_name: &str) -> String {
+    let hex: String = last_name.bytes().map(|b| format!("{b:02x}")).collect();
+    format!("{CURSOR_PREFIX}{hex}")
+}
+
+fn decode_cursor(cursor: &str) -> Option<String> {
+    let hex = cursor.strip_prefix(CURSOR_PREFIX)?;
+    if hex.len() % 2 != 0 {
+        return None;
+    }
+    let bytes: Option<Vec<u8>> =
+        (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok()).collect();
+    String::from_utf8(bytes?).ok()
+}
+
+impl ToolRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers a local tool; fails if the name is invalid or taken.
+    pub fn register(&self, tool: Tool, handler: impl ToolHandler) -> Result<()> {
+        self.register_with(tool, Arc::new(handler), ToolOrigin::Local, CollisionPolicy::Error).map(|_| ())
+    }
+
+    /// Registers a tool with an origin and a collision policy.
+    pub fn register_with(
+        &self,
+        tool: Tool,
+        handler: Arc<dyn ToolHandler>,
+        origin: ToolOrigin,
+        policy: CollisionPolicy,
+    ) -> Result<Registration> {
+        validate_tool_name(&tool.name)?;
+        if tool.input_schema.get("type").and_then(Value::as_str) != Some("object") {
+            return Err(Error::invalid_input(format!(
+                "tool {}: inputSchema must be a JSON Schema object with \"type\": \"object\"",
+                tool.name
+            )));
+        }
+        let input = CompiledSchema::compile(&tool.input_schema)
+            .map_err(|e| Error::invalid_input(format!("tool {}: invalid inputSchema: {e}", tool.name)))?;
+        let output = match &tool.output_schema {
+            None => None,
+            Some(s) => Some(CompiledSchema::compile(s).map_err(|e| {
+                Error::invalid_input(format!("tool {}: invalid outputSchema: {e}", tool.name))
+            })?),
+        };
+        let mut tools = self.tools.write().expect("registry lock poisoned");
+        let requested = tool.name.clone();
+        let mut entry = RegisteredTool { tool, handler, input, output, origin };
+        if !tools.contains_key(&requested) {
+            tools.insert(requested.clone(), Arc::new(entry));
+            return Ok(Registration::Registered(requested));
+        }
+        match (policy, &entry.origin) {
+            (CollisionPolicy::Skip, _) => Ok(Registration::Skipped(requested)),
+            (CollisionPolicy::Prefix, ToolOrigin::Remote { server, .. }) => {
+                let name = format!("{server}_{requested}");
+                validate_tool_name(&name)?;
+                if tools.contains_key(&name) {
+                    return Err(Error::invalid_input(format!(
+                        "tool {requested:?} collides, and its prefixed name {name:?} is taken too"
+                    )));
+                }
+                entry.tool.name = name.clone();
+                tools.insert(name.clone(), Arc::new(entry));
+                Ok(Registration::Renamed { requested, name })
+            }
+            _ => Err(Error::invalid_input(format!("a tool named {requested:?} is already registered"))),
+        }
+    }
+
+    /// Removes a tool; false when there was none.
+    pub fn unregister(&self, name: &str) -> bool {
+        self.tools.write().expect("registry lock poisoned").remove(name).is_some()
+    }
+
+    /// Removes every tool forwarded from `server`; returns their names.
+    pub fn unregister_server(&self, server: &str) -> Vec<String> {
+        let mut tools = self.tools.write().expect("registry lock poisoned");
+        let names: Vec<String> = tools
+            .iter()
+            .filter(|(_, t)| matches!(&t.origin, ToolOrigin::Remote { server: s, .. } if s == server))
+            .map(|(n, _)| n.clone())
+            .collect();
+        for n in &names {
+            tools.remove(n);
+        }
+        names
+    }
+
+    /// A registered tool by name.
+    pub fn get(&self, name: &str) -> Option<Arc<RegisteredTool>> {
+        self.tools.read().expect("registry lock poisoned").get(name).cloned()
+    }
+
+    /// Every name, in listing order.
+    pub fn names(&self) -> Vec<String> {
+        self.tools.read().expect("registry lock poisoned").keys().cloned().collect()
+    }
+
+    /// Every descriptor, in listing order.
+    pub fn list(&self) -> Vec<Tool> {
+        self.tools.read().expect("registry lock poisoned").values().map(|t| t.tool.clone()).collect()
+    }
+
+    /// Number of tools.
+    pub fn len(&self) -> usize {
+        self.tools.read().expect("registry lock poisoned").len()
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// One page of descriptors after `cursor`, and the cursor of the next page.
+    /// An unreadable cursor is `-32602`.
+    pub fn page(
+        &self,
+        cursor: Option<&str>,
+        page_size: usize,
+    ) -> Result<(Vec<Tool>, Option<String>), ErrorData> {
+        let after = match cursor {
+            None => None,
+            Some(c) => Some(
+                decode_cursor(c)
+                    .ok_or_else(|| ErrorData::invalid_params(format!("Invalid cursor: {c:?}")))?,
+            ),
+        };
+        let tools = self.tools.read().expect("registry lock poisoned");
+        let size = page_size.max(1);
+        let mut iter: Box<dyn Iterator<Item = (&String, &Arc<RegisteredTool>)>> = match &after {
+            None => Box::new(tools.iter()),
+            Some(a) => Box::new(
+                tools.range::<String, _>((std::ops::Bound::Excluded(a.clone()), std::ops::Bound::Unbounded)),
+            ),
+        };
+        let page: Vec<Tool> = iter.by_ref().take(size).map(|(_, t)| t.tool.clone()).collect();
+        let next = if iter.next().is_some() { page.last().map(|t| encode_cursor(&t.name)) } else { None };
+        Ok((page, next))
+    }
+
+    /// Calls a tool in-process, as a peer's `tools/call` would: arguments validated, errors
+    /// settled (a failing handler gives an `isError` result; a bad call gives `Err`).
+    pub async fn call(&self, name: &str, arguments: Value, ctx: ToolContext) -> Result<CallToolResult> {
+        let tool = self
+            .get(name)
+            .ok_or_else(|| Error::rpc(ErrorData::invalid_params(format!("Unknown tool: {name}"))))?;
+        let arguments = match arguments {
+            Value::Null => serde_json::Map::new(),
+            Value::Object(m) => m,
+            _ => return Err(Error::rpc(ErrorData::invalid_params("tool arguments must be a JSON object"))),
+        };
+        let as_value = Value::Object(arguments);
+        tool.validate_arguments(&as_value).map_err(Error::rpc)?;
+        let Value::Object(arguments) = as_value else { unreachable!("checked above") };
+        let outcome = tool.invoke(arguments, ctx).await;
+        tool.settle(outcome).map_err(Error::rpc)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,89 @@
+use super::*;
+use crate::protocol::CallToolResult;
+use serde_json::json;
+
+fn tool(name: &str) -> Tool {
+    serde_json::from_value(json!({
+        "name": name,
+        "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+    }))
+    .unwrap()
+}
+
+fn echo() -> impl ToolHandler {
+    |args: Arguments, _ctx: ToolContext| async move {
+        Ok(CallToolResult::text(args["text"].as_str().unwrap_or_default()))
+    }
+}
+
+#[test]
+fn names_are_validated() {
+    let r = ToolRegistry::new();
+    assert!(r.register(tool("ok_name-1.2"), echo()).is_ok());
+    for bad in ["", "has space", "ümlaut", &"x".repeat(129)] {
+        assert_eq!(r.register(tool(bad), echo()).unwrap_err().kind(), ErrorKind::InvalidInput, "{bad:?}");
+    }
+}
+
+#[test]
+fn collisions_follow_the_policy() {
+    let r = ToolRegistry::new();
+    r.register(tool("echo"), echo()).unwrap();
+    assert!(r.register(tool("echo"), echo()).is_err());
+    let remote = || ToolOrigin::Remote { server: "srv".into(), remote_name: "echo".into() };
+    let skipped = r.register_with(tool("echo"), Arc::new(echo()), remote(), CollisionPolicy::Skip).unwrap();
+    assert_eq!(skipped, Registration::Skipped("echo".into()));
+    let renamed = r.register_with(tool("echo"), Arc::new(echo()), remote(), CollisionPolicy::Prefix).unwrap();
+    assert_eq!(renamed.name(), Some("srv_echo"));
+    assert_eq!(r.names(), vec!["echo", "srv_echo"]);
+    assert_eq!(r.unregister_server("srv"), vec!["srv_echo"]);
+    assert_eq!(r.names(), vec!["echo"]);
+}
+
+#[test]
+fn pages_are_ordinal_and_cursors_checked() {
+    let r = ToolRegistry::new();
+    for n in ["b", "a", "d", "c", "e"] {
+        r.register(tool(n), echo()).unwrap();
+    }
+    let (p1, c1) = r.page(None, 2).unwrap();
+    assert_eq!(p1.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+    let (p2, c2) = r.page(c1.as_deref(), 2).unwrap();
+    assert_eq!(p2.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["c", "d"]);
+    let (p3, c3) = r.page(c2.as_deref(), 2).unwrap();
+    assert_eq!(p3.len(), 1);
+    assert_eq!(c3, None);
+    assert_eq!(r.page(Some("garbage"), 2).unwrap_err().code, crate::ErrorCode::INVALID_PARAMS);
+}
+
+#[tokio::test]
+async fn call_validates_and_settles() {
+    let r = ToolRegistry::new();
+    r.register(tool("echo"), echo()).unwrap();
+    r.register(tool("fail"), |_a: Arguments, _c: ToolContext| async { Err(Error::tool("boom")) }).unwrap();
+    let ok = r.call("echo", json!({"text": "hi"}), ToolContext::local()).await.unwrap();
+    assert_eq!(ok.first_text(), Some("hi"));
+    let bad = r.call("echo", json!({"text": 5}), ToolContext::local()).await.unwrap_err();
+    assert_eq!(bad.code(), crate::ErrorCode::INVALID_PARAMS);
+    assert_eq!(bad.data().unwrap()["errors"][0]["path"], "/text");
+    let failed = r.call("fail", json!({"text": "x"}), ToolContext::local()).await.unwrap();
+    assert!(failed.is_error());
+    assert_eq!(failed.first_text(), Some("boom"));
+    let unknown = r.call("nope", json!({}), ToolContext::local()).await.unwrap_err();
+    assert_eq!(unknown.code(), crate::ErrorCode::INVALID_PARAMS);
+}
+
+#[tokio::test]
+async fn output_schema_is_enforced() {
+    let r = ToolRegistry::new();
+    let mut t = tool("add");
+    t.output_schema =
+        Some(json!({"type": "object", "properties": {"sum": {"type": "number"}}, "required": ["sum"]}));
+    r.register(t, |_a: Arguments, _c: ToolContext| async {
+        Ok(CallToolResult::structured(json!({"total": 1})))
+    })
+    .unwrap();
+    let res = r.call("add", json!({"text": "x"}), ToolContext::local()).await.unwrap();
+    assert!(res.is_error());
+    assert!(res.first_text().unwrap().contains("outputSchema"));
+}
