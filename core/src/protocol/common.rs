@@ -1,0 +1,102 @@
+//! Types shared by every spec area: `_meta`, `resultType`, cache hints, pagination, icons.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+/// A `_meta` object.
+pub type Meta = Map<String, Value>;
+
+/// The `resultType` of a modern result. Unknown strings are kept (extensions may add values).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ResultType {
+    /// `"complete"`: the final result.
+    Complete,
+    /// `"input_required"`: an MRTR interim result.
+    InputRequired,
+    /// `"task"`: a Tasks-extension task handle.
+    Task,
+    /// Any other value.
+    Other(String),
+}
+
+impl ResultType {
+    /// The wire string.
+    pub fn as_str(&self) -> &str {
+        match self {
+            ResultType::Complete => "complete",
+            ResultType::InputRequired => "input_required",
+            ResultType::Task => "task",
+            ResultType::Other(s) => s,
+        }
+    }
+}
+
+impl Serialize for ResultType {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ResultType {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match String::deserialize(d)?.as_str() {
+            "complete" => ResultType::Complete,
+            "input_required" => ResultType::InputRequired,
+            "task" => ResultType::Task,
+            other => ResultType::Other(other.to_owned()),
+        })
+    }
+}
+
+/// Who may share a cached result (`cacheScope`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheScope {
+    /// Shareable across users and intermediaries.
+    Public,
+    /// Only within the same authorization context.
+    Private,
+}
+
+/// Params of a paginated list request.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PaginatedRequestParams {
+    /// The opaque cursor from a previous page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+    /// Request `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// An icon for display (`Implementation`, `Tool`, `Prompt`, `Resource`…).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Icon {
+    /// An `https:` or `data:` URI.
+    pub src: String,
+    /// The MIME type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Sizes such as `"48x48"` or `"any"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sizes: Option<Vec<String>>,
+    /// `"light"` or `"dark"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub theme: Option<String>,
+}
+
+/// Content annotations (`audience`, `priority`, `lastModified`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Annotations {
+    /// `"user"` and/or `"assistant"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audience: Option<Vec<String>>,
+    /// 0 (least) to 1 (most important).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<f64>,
+    /// ISO 8601 timestamp.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_modified: Option<String>,
+}

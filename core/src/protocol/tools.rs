@@ -1,0 +1,155 @@
+//! Tools: descriptors, `tools/list` and `tools/call`.
+
+use super::common::{CacheScope, Icon, Meta, ResultType};
+use super::content::ContentBlock;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// A tool descriptor (`Tool`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tool {
+    /// The unique name.
+    pub name: String,
+    /// Display title (2025-06-18+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Description for the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Icons (2025-11-25+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// JSON Schema of the arguments (`type: "object"`).
+    pub input_schema: Value,
+    /// JSON Schema of `structuredContent` (2025-06-18+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
+    /// Behaviour hints (2025-03-26+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<ToolAnnotations>,
+    /// 2025-11-25 only: task support (`{"taskSupport": …}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub execution: Option<Value>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// Hints about a tool's behaviour; untrusted unless the server is.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAnnotations {
+    /// Display title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Does not modify its environment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    /// May perform destructive updates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    /// Repeated calls with the same arguments have no further effect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    /// Interacts with an open world of external entities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+}
+
+/// Result of `tools/list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListToolsResult {
+    /// `resultType` (modern only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_type: Option<ResultType>,
+    /// The tools of this page.
+    pub tools: Vec<Tool>,
+    /// Cursor of the next page; absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// Freshness in milliseconds (modern only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// Cache scope (modern only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_scope: Option<CacheScope>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// Params of `tools/call`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallToolRequestParams {
+    /// The tool name.
+    pub name: String,
+    /// The arguments object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Map<String, Value>>,
+    /// MRTR: answers to the server's input requests (modern).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_responses: Option<Map<String, Value>>,
+    /// MRTR: the server's opaque state, echoed (modern).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_state: Option<String>,
+    /// 2025-11-25 legacy tasks: task augmentation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<Value>,
+    /// Request `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// Result of `tools/call`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallToolResult {
+    /// `resultType` (modern only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_type: Option<ResultType>,
+    /// Unstructured content.
+    pub content: Vec<ContentBlock>,
+    /// Structured content (conforms to the tool's `outputSchema`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    /// True when the tool failed (the model can read the message and self-correct).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+impl CallToolResult {
+    /// A successful result with one text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        CallToolResult { content: vec![ContentBlock::text(text)], ..Default::default() }
+    }
+    /// A structured result: `structuredContent` plus the same JSON as a text block.
+    pub fn structured(value: Value) -> Self {
+        CallToolResult {
+            content: vec![ContentBlock::text(value.to_string())],
+            structured_content: Some(value),
+            ..Default::default()
+        }
+    }
+    /// A tool-execution error (`isError: true`) carrying `message`.
+    pub fn error(message: impl Into<String>) -> Self {
+        CallToolResult {
+            content: vec![ContentBlock::text(message)],
+            is_error: Some(true),
+            ..Default::default()
+        }
+    }
+    /// True when `isError` is set.
+    pub fn is_error(&self) -> bool {
+        self.is_error == Some(true)
+    }
+    /// The text of the first text block.
+    pub fn first_text(&self) -> Option<&str> {
+        self.content.iter().find_map(ContentBlock::as_text)
+    }
+}
