@@ -10,11 +10,14 @@
 //! shell is [`transport`], [`client`] and [`server`].
 #![warn(missing_docs)]
 
+pub mod client;
 pub mod engine;
 pub mod error;
 pub mod jsonrpc;
 pub mod protocol;
 pub mod registry;
+pub mod server;
+pub mod transport;
 
 pub use error::{Error, ErrorCode, ErrorData, ErrorKind, Result};
 pub use protocol::{Lineage, ProtocolVersion};

@@ -153,3 +153,30 @@ impl CallToolResult {
         self.content.iter().find_map(ContentBlock::as_text)
     }
 }
+
+impl Tool {
+    /// A tool with a name, a description and an input schema.
+    pub fn new(name: impl Into<String>, description: impl Into<String>, input_schema: Value) -> Self {
+        Tool {
+            name: name.into(),
+            title: None,
+            description: Some(description.into()),
+            icons: None,
+            input_schema,
+            output_schema: None,
+            annotations: None,
+            execution: None,
+            meta: None,
+        }
+    }
+    /// Sets the output schema.
+    pub fn with_output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(schema);
+        self
+    }
+    /// Sets the display title.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+}

@@ -7,7 +7,7 @@ use crate::Result;
 use serde_json::{Map, Value};
 use std::future::Future;
 use std::pin::Pin;
-use tokio::sync::mpsc;
+use std::sync::Arc;
 
 /// A boxed, `Send` future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -36,17 +36,30 @@ where
 }
 
 /// Per-call context handed to a [`ToolHandler`]: who is calling and how to report progress.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct ToolContext {
     request_id: Option<RequestId>,
     protocol_version: Option<ProtocolVersion>,
     progress: Option<ProgressSink>,
 }
 
-#[derive(Debug, Clone)]
+/// Where a tool's notifications go: the connection that carried its request.
+pub type NotificationSink = Arc<dyn Fn(Message) + Send + Sync>;
+
+#[derive(Clone)]
 struct ProgressSink {
     token: Value,
-    outbound: mpsc::UnboundedSender<Message>,
+    outbound: NotificationSink,
+}
+
+impl std::fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("request_id", &self.request_id)
+            .field("protocol_version", &self.protocol_version)
+            .field("progress", &self.progress.as_ref().map(|p| &p.token))
+            .finish()
+    }
 }
 
 impl ToolContext {
@@ -60,7 +73,7 @@ impl ToolContext {
         request_id: RequestId,
         protocol_version: ProtocolVersion,
         progress_token: Option<Value>,
-        outbound: mpsc::UnboundedSender<Message>,
+        outbound: NotificationSink,
     ) -> Self {
         ToolContext {
             request_id: Some(request_id),
@@ -100,7 +113,6 @@ impl ToolContext {
             _ => return,
         };
         let note = Notification { method: "notifications/progress".into(), params: Some(params) };
-        // The connection may be gone; a lost progress note is harmless.
-        let _ = sink.outbound.send(Message::Notification(note));
+        (sink.outbound)(Message::Notification(note));
     }
 }

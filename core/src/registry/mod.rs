@@ -7,7 +7,7 @@
 mod handler;
 mod schema;
 
-pub use handler::{Arguments, BoxFuture, ToolContext, ToolHandler};
+pub use handler::{Arguments, BoxFuture, NotificationSink, ToolContext, ToolHandler};
 
 use crate::error::{Error, ErrorData, ErrorKind, Result};
 use crate::protocol::{CallToolResult, Tool};

@@ -1,0 +1,181 @@
+//! Lineage negotiation on connect (DIGEST §C.3, §A.4, §D.1–D.2).
+//!
+//! 1. Unless pinned to legacy, probe `server/discover` with 2026-07-28 `_meta`.
+//!    - A result with `supportedVersions` → modern, at the newest mutual modern version.
+//!    - A result without it → legacy.
+//!    - `-32022` → read `data.supported`, retry the probe once at a mutual modern version;
+//!      with none, fall to legacy if a mutual legacy version exists.
+//!    - Any other error, or no answer within the probe timeout → legacy.
+//!    - The child exited during the probe (some legacy servers exit when the first message is
+//!      not `initialize`) → respawn it and go straight to legacy.
+//! 2. Legacy: `initialize` with the newest legacy version (or the pinned one); accept the
+//!    server's pick when we support it, else fail naming both lists; then
+//!    `notifications/initialized`.
+
+use super::{CallOptions, Client, ClientOptions, Negotiated};
+use crate::error::{Error, ErrorCode, ErrorKind, Result};
+use crate::protocol::lifecycle::{InitializeResult, UnsupportedVersionData};
+use crate::protocol::{meta, DiscoverResult, Lineage, ProtocolVersion};
+use crate::transport::child::StdioCommand;
+use serde_json::{json, Value};
+
+/// The newest modern version in `offered` that we speak (and equal to `pinned`, if set).
+pub(crate) fn pick_modern(offered: &[String], pinned: Option<ProtocolVersion>) -> Option<ProtocolVersion> {
+    offered
+        .iter()
+        .filter_map(|s| ProtocolVersion::parse(s))
+        .filter(|v| v.is_modern() && pinned.is_none_or(|p| p == *v))
+        .max()
+}
+
+fn our_versions(options: &ClientOptions) -> Vec<ProtocolVersion> {
+    ProtocolVersion::ALL
+        .into_iter()
+        .filter(|v| options.version.is_none_or(|p| p == *v))
+        .filter(|v| options.lineage.is_none_or(|l| l == v.lineage()))
+        .collect()
+}
+
+fn list(vs: &[ProtocolVersion]) -> String {
+    vs.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+enum Probe {
+    Modern(Negotiated),
+    Legacy,
+    /// The child died while probing.
+    Exited(Error),
+}
+
+/// Connects over stdio to a spawned `cmd`.
+pub(crate) async fn stdio(cmd: StdioCommand, options: ClientOptions) -> Result<Client> {
+    let ours = our_versions(&options);
+    if ours.is_empty() {
+        return Err(Error::invalid_input("the pinned version and lineage exclude each other"));
+    }
+    let client = Client::spawn(&cmd, &options)?;
+    let try_modern = ours.iter().any(|v| v.is_modern());
+    if !try_modern {
+        initialize(&client, &ours).await?;
+        return Ok(client);
+    }
+    match probe(&client, &ours).await? {
+        Probe::Modern(n) => {
+            client.set_negotiated(n);
+            Ok(client)
+        }
+        Probe::Legacy if ours.iter().any(|v| !v.is_modern()) => {
+            initialize(&client, &ours).await?;
+            Ok(client)
+        }
+        Probe::Exited(e) if ours.iter().any(|v| !v.is_modern()) => {
+            drop(e);
+            client.close().await;
+            let client = Client::spawn(&cmd, &options)?;
+            initialize(&client, &ours).await?;
+            Ok(client)
+        }
+        Probe::Exited(e) => Err(e),
+        Probe::Legacy => {
+            client.close().await;
+            Err(Error::protocol(format!(
+                "the server does not speak the modern lineage; we are pinned to [{}]",
+                list(&ours)
+            )))
+        }
+    }
+}
+
+async fn discover(client: &Client, version: ProtocolVersion) -> Result<Value> {
+    let opts = CallOptions { timeout: Some(client.inner.options.probe_timeout), ..Default::default() };
+    client.send_request("server/discover", serde_json::Map::new(), Some(version), &opts).await
+}
+
+async fn probe(client: &Client, ours: &[ProtocolVersion]) -> Result<Probe> {
+    let first = ours.iter().copied().filter(|v| v.is_modern()).max().expect("a modern version is ours");
+    let mut version = first;
+    for attempt in 0..2 {
+        match discover(client, version).await {
+            Ok(v) => {
+                let Ok(d) = serde_json::from_value::<DiscoverResult>(v.clone()) else {
+                    return Ok(Probe::Legacy);
+                };
+                let pinned = client.inner.options.version;
+                let Some(pick) = pick_modern(&d.supported_versions, pinned) else {
+                    return Ok(Probe::Legacy);
+                };
+                let server_info = d
+                    .meta
+                    .as_ref()
+                    .and_then(|m| m.get(meta::SERVER_INFO))
+                    .and_then(|i| serde_json::from_value(i.clone()).ok());
+                return Ok(Probe::Modern(Negotiated {
+                    version: pick,
+                    server_info,
+                    capabilities: d.capabilities,
+                    instructions: d.instructions,
+                    server_versions: d.supported_versions,
+                }));
+            }
+            Err(e) if e.code() == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION && attempt == 0 => {
+                let data: Option<UnsupportedVersionData> =
+                    e.data().and_then(|d| serde_json::from_value(d.clone()).ok());
+                let offered = data.map(|d| d.supported).unwrap_or_default();
+                match pick_modern(&offered, client.inner.options.version) {
+                    Some(v) if v != version => version = v,
+                    _ => return Ok(Probe::Legacy),
+                }
+            }
+            Err(e) if e.kind() == ErrorKind::Closed => return Ok(Probe::Exited(e)),
+            Err(e) if e.kind() == ErrorKind::Rpc || e.kind() == ErrorKind::Timeout => {
+                if client.inner.options.lineage == Some(Lineage::Modern) && e.kind() == ErrorKind::Rpc {
+                    return Err(Error::protocol(format!(
+                        "the server rejected server/discover ({}) and the client is pinned to the modern lineage",
+                        e.message()
+                    )));
+                }
+                return Ok(Probe::Legacy);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(Probe::Legacy)
+}
+
+/// Runs the legacy handshake on `client`.
+pub(crate) async fn initialize(client: &Client, ours: &[ProtocolVersion]) -> Result<()> {
+    let legacy: Vec<ProtocolVersion> = ours.iter().copied().filter(|v| !v.is_modern()).collect();
+    let requested = *legacy.iter().max().ok_or_else(|| Error::protocol("no legacy version to offer"))?;
+    let params = json!({
+        "protocolVersion": requested.as_str(),
+        "capabilities": client.inner.options.capabilities,
+        "clientInfo": client.inner.options.info,
+    });
+    let Value::Object(params) = params else { unreachable!("built as an object") };
+    let v = client.send_request("initialize", params, None, &CallOptions::default()).await.map_err(|e| {
+        if e.kind() == ErrorKind::Rpc {
+            Error::protocol(format!("initialize failed: {} (code {})", e.message(), e.code()))
+        } else {
+            e
+        }
+    })?;
+    let result: InitializeResult = serde_json::from_value(v)
+        .map_err(|e| Error::protocol(format!("malformed initialize result: {e}")))?;
+    let picked =
+        ProtocolVersion::parse(&result.protocol_version).filter(|v| legacy.contains(v)).ok_or_else(|| {
+            Error::protocol(format!(
+                "the server chose protocol version {} which this client does not accept (client: [{}])",
+                result.protocol_version,
+                list(&legacy)
+            ))
+        })?;
+    client.notify("notifications/initialized", None)?;
+    client.set_negotiated(Negotiated {
+        version: picked,
+        server_info: Some(result.server_info),
+        capabilities: result.capabilities,
+        instructions: result.instructions,
+        server_versions: Vec::new(),
+    });
+    Ok(())
+}

@@ -1,0 +1,412 @@
+//! The async client: connects with automatic lineage negotiation, then calls the server.
+//!
+//! ```no_run
+//! use mcpcore::client::{Client, ClientOptions};
+//! use mcpcore::transport::child::StdioCommand;
+//! # async fn demo() -> mcpcore::Result<()> {
+//! let client = Client::connect_stdio(StdioCommand::new("my-server", ["--stdio"]), ClientOptions::default()).await?;
+//! println!("speaking {}", client.protocol_version());
+//! let result = client.call_tool("echo", serde_json::json!({"text": "hi"})).await?;
+//! println!("{:?}", result.first_text());
+//! client.close().await;
+//! # Ok(()) }
+//! ```
+
+mod connect;
+mod router;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::jsonrpc::{Message, Notification, Request, RequestId, Response};
+use crate::protocol::lifecycle::UnsupportedVersionData;
+use crate::protocol::notifications::ProgressNotificationParams;
+use crate::protocol::{meta, CallToolResult, ClientCapabilities, Implementation, Lineage, ListToolsResult};
+use crate::protocol::{ProtocolVersion, ServerCapabilities, Tool};
+use crate::transport::child::{self, ChildProcess, StdioCommand};
+use crate::transport::{Channel, OutFrame, DEFAULT_MAX_FRAME};
+use router::Shared;
+use serde_json::{json, Map, Value};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// How a client connects and behaves.
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    /// Who we are (`clientInfo`).
+    pub info: Implementation,
+    /// What we offer.
+    pub capabilities: ClientCapabilities,
+    /// Pin one revision (no negotiation beyond it).
+    pub version: Option<ProtocolVersion>,
+    /// Pin one lineage.
+    pub lineage: Option<Lineage>,
+    /// Per-request timeout (default 60 s).
+    pub request_timeout: Duration,
+    /// How long the `server/discover` probe may take before assuming a legacy server (default 5 s).
+    pub probe_timeout: Duration,
+    /// Largest accepted inbound frame in bytes.
+    pub max_frame: usize,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            info: Implementation::new("mcpcore", env!("CARGO_PKG_VERSION")),
+            capabilities: ClientCapabilities::default(),
+            version: None,
+            lineage: None,
+            request_timeout: Duration::from_secs(60),
+            probe_timeout: Duration::from_secs(5),
+            max_frame: DEFAULT_MAX_FRAME,
+        }
+    }
+}
+
+/// Per-call options.
+#[derive(Default)]
+pub struct CallOptions {
+    /// Overrides the client's request timeout.
+    pub timeout: Option<Duration>,
+    /// Receives `notifications/progress` for this call (a progress token is sent when set).
+    pub on_progress: Option<Box<dyn Fn(ProgressNotificationParams) + Send + Sync>>,
+    /// Each progress notification restarts the timeout, up to this hard maximum in total.
+    pub reset_timeout_on_progress: Option<Duration>,
+}
+
+impl std::fmt::Debug for CallOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallOptions").field("timeout", &self.timeout).finish_non_exhaustive()
+    }
+}
+
+/// What negotiation settled.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Negotiated {
+    /// The revision in use.
+    pub version: ProtocolVersion,
+    /// The server's implementation info.
+    pub server_info: Option<Implementation>,
+    /// The server's capabilities.
+    pub capabilities: ServerCapabilities,
+    /// The server's instructions.
+    pub instructions: Option<String>,
+    /// Versions the server said it supports (modern discover; empty on legacy).
+    pub server_versions: Vec<String>,
+}
+
+/// A connected client. Cheap to clone; the connection closes (and a spawned server is killed)
+/// when the last clone is dropped or [`Client::close`] is called.
+#[derive(Debug, Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    tx: mpsc::UnboundedSender<OutFrame>,
+    shared: Arc<Shared>,
+    next_id: AtomicI64,
+    negotiated: RwLock<Option<Negotiated>>,
+    options: ClientOptions,
+    process: Option<Arc<ChildProcess>>,
+}
+
+/// Sends `notifications/cancelled` for a request whose caller stopped waiting.
+struct CancelGuard<'a> {
+    client: &'a Client,
+    id: Option<RequestId>,
+    reason: &'static str,
+}
+
+impl Drop for CancelGuard<'_> {
+    fn drop(&mut self) {
+        if let Some(id) = self.id.take() {
+            if self.client.inner.shared.remove_pending(&id) {
+                self.client.notify_cancelled(id, self.reason);
+            }
+        }
+    }
+}
+
+impl Client {
+    /// Spawns `cmd` and connects over stdio, negotiating the lineage (see the module docs of
+    /// `connect` for the exact steps).
+    pub async fn connect_stdio(cmd: StdioCommand, options: ClientOptions) -> Result<Client> {
+        connect::stdio(cmd, options).await
+    }
+
+    /// Wraps an established channel without negotiating (see [`Client::negotiate`]).
+    pub fn from_channel(
+        channel: Channel,
+        process: Option<Arc<ChildProcess>>,
+        options: ClientOptions,
+    ) -> Client {
+        let Channel { tx, rx, flushed: _ } = channel;
+        let shared = Arc::new(Shared::default());
+        tokio::spawn(router::run(shared.clone(), rx, tx.downgrade()));
+        Client {
+            inner: Arc::new(Inner {
+                tx,
+                shared,
+                next_id: AtomicI64::new(1),
+                negotiated: RwLock::new(None),
+                options,
+                process,
+            }),
+        }
+    }
+
+    fn spawn(cmd: &StdioCommand, options: &ClientOptions) -> Result<Client> {
+        let (channel, process) = child::spawn(cmd, options.max_frame)?;
+        Ok(Client::from_channel(channel, Some(process), options.clone()))
+    }
+
+    /// What negotiation settled; panics before negotiation (never after `connect_*`).
+    pub fn negotiated(&self) -> Negotiated {
+        self.inner.negotiated.read().expect("lock").clone().expect("the client is connected")
+    }
+
+    /// The revision in use.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.negotiated().version
+    }
+
+    /// The lineage in use.
+    pub fn lineage(&self) -> Lineage {
+        self.protocol_version().lineage()
+    }
+
+    /// The server's implementation info.
+    pub fn server_info(&self) -> Option<Implementation> {
+        self.negotiated().server_info
+    }
+
+    /// The OS process id of a spawned server.
+    pub fn server_pid(&self) -> Option<u32> {
+        self.inner.process.as_ref().and_then(|p| p.pid())
+    }
+
+    /// The options.
+    pub fn options(&self) -> &ClientOptions {
+        &self.inner.options
+    }
+
+    fn set_negotiated(&self, n: Negotiated) {
+        *self.inner.negotiated.write().expect("lock") = Some(n);
+    }
+
+    fn current_version(&self) -> Option<ProtocolVersion> {
+        self.inner.negotiated.read().expect("lock").as_ref().map(|n| n.version)
+    }
+
+    /// Sends a request and waits for its response. Modern requests get their `_meta`; a
+    /// `-32022` on a modern connection renegotiates and retries once.
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value> {
+        self.request_with(method, params, &CallOptions::default()).await
+    }
+
+    /// [`Client::request`] with per-call options.
+    pub async fn request_with(&self, method: &str, params: Value, opts: &CallOptions) -> Result<Value> {
+        let params = match params {
+            Value::Null => Map::new(),
+            Value::Object(m) => m,
+            _ => return Err(Error::invalid_input("request params must be a JSON object")),
+        };
+        let version = self.current_version();
+        match self.send_request(method, params.clone(), version, opts).await {
+            Err(e)
+                if e.code() == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+                    && version.is_some_and(|v| v.is_modern()) =>
+            {
+                let next = self.renegotiate(&e)?;
+                self.send_request(method, params, Some(next), opts).await
+            }
+            other => other,
+        }
+    }
+
+    fn renegotiate(&self, e: &Error) -> Result<ProtocolVersion> {
+        let data: Option<UnsupportedVersionData> =
+            e.data().and_then(|d| serde_json::from_value(d.clone()).ok());
+        let supported = data.map(|d| d.supported).unwrap_or_default();
+        let pick = connect::pick_modern(&supported, self.inner.options.version).ok_or_else(|| {
+            Error::protocol(format!(
+                "the server no longer supports our protocol version and offers no modern version we speak (server: [{}])",
+                supported.join(", ")
+            ))
+        })?;
+        let mut n = self.inner.negotiated.write().expect("lock");
+        if let Some(n) = n.as_mut() {
+            n.version = pick;
+            n.server_versions = supported;
+        }
+        Ok(pick)
+    }
+
+    /// Adds the modern `_meta` keys to `params` for `version`.
+    fn with_meta(&self, mut params: Map<String, Value>, version: ProtocolVersion) -> Map<String, Value> {
+        let meta = params.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(m) = meta {
+            m.insert(meta::PROTOCOL_VERSION.into(), json!(version.as_str()));
+            m.insert(
+                meta::CLIENT_CAPABILITIES.into(),
+                serde_json::to_value(&self.inner.options.capabilities).expect("serializable"),
+            );
+            m.insert(
+                meta::CLIENT_INFO.into(),
+                serde_json::to_value(&self.inner.options.info).expect("serializable"),
+            );
+        }
+        params
+    }
+
+    async fn send_request(
+        &self,
+        method: &str,
+        mut params: Map<String, Value>,
+        version: Option<ProtocolVersion>,
+        opts: &CallOptions,
+    ) -> Result<Value> {
+        let id = RequestId::Number(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
+        let progress = opts.on_progress.as_ref().map(|_| {
+            let token = json!(format!("p-{id}"));
+            let m = params.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(m) = m {
+                m.insert(meta::PROGRESS_TOKEN.into(), token.clone());
+            }
+            token
+        });
+        if let Some(v) = version.filter(|v| v.is_modern()) {
+            params = self.with_meta(params, v);
+        }
+        let rx = self.inner.shared.add_pending(id.clone())?;
+        let (ptx, mut prx) = mpsc::unbounded_channel();
+        if let Some(token) = &progress {
+            self.inner.shared.add_progress(token, ptx);
+        }
+        let mut guard =
+            CancelGuard { client: self, id: Some(id.clone()), reason: "the caller stopped waiting" };
+        let req = Request { id: id.clone(), method: method.to_owned(), params: Some(params) };
+        if self.inner.tx.send(OutFrame::One(Message::Request(req))).is_err() {
+            guard.id = None;
+            self.inner.shared.remove_pending(&id);
+            return Err(Error::closed(
+                self.inner.shared.closed_reason().unwrap_or_else(|| "connection closed".into()),
+            ));
+        }
+        let timeout = opts.timeout.unwrap_or(self.inner.options.request_timeout);
+        let start = tokio::time::Instant::now();
+        let hard_max = opts.reset_timeout_on_progress.map(|m| start + m);
+        let mut deadline = start + timeout;
+        tokio::pin!(rx);
+        let outcome = loop {
+            tokio::select! {
+                r = &mut rx => break r,
+                Some(p) = prx.recv() => {
+                    if let Some(cb) = &opts.on_progress { cb(p); }
+                    if let Some(max) = hard_max {
+                        deadline = (tokio::time::Instant::now() + timeout).min(max);
+                    }
+                }
+                _ = tokio::time::sleep_until(deadline) => {
+                    guard.reason = "timeout";
+                    drop(guard);
+                    if let Some(t) = &progress { self.inner.shared.remove_progress(t); }
+                    return Err(Error::timeout(format!("{method} timed out after {:?}", deadline - start)));
+                }
+            }
+        };
+        guard.id = None;
+        if let Some(t) = &progress {
+            self.inner.shared.remove_progress(t);
+        }
+        let resp: Response = match outcome {
+            Ok(Ok(resp)) => resp,
+            Ok(Err(e)) => return Err(e),
+            Err(_) => return Err(Error::closed("connection closed")),
+        };
+        let value = resp.outcome.map_err(Error::rpc)?;
+        if version.is_some_and(|v| v.is_modern()) {
+            check_result_type(method, &value)?;
+        }
+        Ok(value)
+    }
+
+    /// Sends a notification.
+    pub fn notify(&self, method: &str, params: Option<Map<String, Value>>) -> Result<()> {
+        let n = Notification { method: method.to_owned(), params };
+        self.inner.tx.send(OutFrame::One(Message::Notification(n))).map_err(|_| {
+            Error::closed(self.inner.shared.closed_reason().unwrap_or_else(|| "connection closed".into()))
+        })
+    }
+
+    fn notify_cancelled(&self, id: RequestId, reason: &str) {
+        let mut params = Map::new();
+        params.insert("requestId".into(), id.to_value());
+        params.insert("reason".into(), json!(reason));
+        let _ = self.notify("notifications/cancelled", Some(params));
+    }
+
+    /// One page of `tools/list`.
+    pub async fn list_tools_page(&self, cursor: Option<String>) -> Result<ListToolsResult> {
+        let params = match cursor {
+            Some(c) => json!({ "cursor": c }),
+            None => json!({}),
+        };
+        let v = self.request("tools/list", params).await?;
+        serde_json::from_value(v).map_err(|e| Error::protocol(format!("malformed tools/list result: {e}")))
+    }
+
+    /// Every tool, following `nextCursor` (at most 1000 pages).
+    pub async fn list_tools(&self) -> Result<Vec<Tool>> {
+        let mut tools = Vec::new();
+        let mut cursor = None;
+        for _ in 0..1000 {
+            let page = self.list_tools_page(cursor).await?;
+            tools.extend(page.tools);
+            match page.next_cursor {
+                Some(c) => cursor = Some(c),
+                None => return Ok(tools),
+            }
+        }
+        Err(Error::protocol("tools/list returned more than 1000 pages"))
+    }
+
+    /// Calls a tool.
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
+        self.call_tool_with(name, arguments, &CallOptions::default()).await
+    }
+
+    /// Calls a tool with per-call options (timeout, progress).
+    pub async fn call_tool_with(
+        &self,
+        name: &str,
+        arguments: Value,
+        opts: &CallOptions,
+    ) -> Result<CallToolResult> {
+        let v =
+            self.request_with("tools/call", json!({ "name": name, "arguments": arguments }), opts).await?;
+        serde_json::from_value(v).map_err(|e| Error::protocol(format!("malformed tools/call result: {e}")))
+    }
+
+    /// Closes the connection: stdin of a spawned server is closed, and it is killed if it has
+    /// not exited within 2 s. Pending calls fail with a closed-connection error.
+    pub async fn close(&self) {
+        // Ends the writer, which closes the child's stdin.
+        let _ = self.inner.tx.send(OutFrame::Close);
+        if let Some(p) = &self.inner.process {
+            p.close(Duration::from_secs(2)).await;
+        }
+    }
+}
+
+fn check_result_type(method: &str, value: &Value) -> Result<()> {
+    match value.get("resultType").and_then(Value::as_str) {
+        None | Some("complete") => Ok(()),
+        Some("input_required") => Err(Error::protocol(format!(
+            "{method}: the server asked for more input (input_required), which this client does not handle yet"
+        ))),
+        Some(other) => Err(Error::protocol(format!("{method}: unknown resultType {other:?}"))),
+    }
+}

@@ -1,0 +1,208 @@
+//! The async server shell: feeds a transport's frames to the [`ServerEngine`] and runs tool calls.
+//!
+//! ```no_run
+//! use mcpcore::{registry::ToolRegistry, server::Server, engine::ServerConfig};
+//! # async fn demo() -> mcpcore::Result<()> {
+//! let tools = std::sync::Arc::new(ToolRegistry::new());
+//! Server::new(ServerConfig::new("demo", "1.0"), tools).serve_stdio().await
+//! # }
+//! ```
+
+use crate::engine::{Action, Connection, PendingCall, ServerConfig, ServerEngine};
+use crate::jsonrpc::{Inbound, Message, RequestId, Response};
+use crate::registry::{NotificationSink, ToolContext, ToolRegistry};
+use crate::transport::{stdio, Channel, OutFrame, TransportEvent, DEFAULT_MAX_FRAME};
+use std::collections::HashMap;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use tokio::sync::mpsc;
+use tokio::task::{AbortHandle, JoinSet};
+
+/// An MCP server: an engine plus the transports it serves on.
+#[derive(Debug, Clone)]
+pub struct Server {
+    engine: Arc<ServerEngine>,
+    max_frame: usize,
+}
+
+type InFlight = Arc<Mutex<HashMap<RequestId, AbortHandle>>>;
+
+impl Server {
+    /// A server for `registry`.
+    pub fn new(config: ServerConfig, registry: Arc<ToolRegistry>) -> Self {
+        Server { engine: Arc::new(ServerEngine::new(config, registry)), max_frame: DEFAULT_MAX_FRAME }
+    }
+
+    /// Sets the largest accepted frame in bytes (default 16 MiB); larger ones get `-32600`.
+    pub fn with_max_frame(mut self, bytes: usize) -> Self {
+        self.max_frame = bytes;
+        self
+    }
+
+    /// The engine.
+    pub fn engine(&self) -> &Arc<ServerEngine> {
+        &self.engine
+    }
+
+    /// Serves on this process's stdin/stdout until stdin closes, then finishes in-flight calls.
+    pub async fn serve_stdio(&self) -> crate::Result<()> {
+        self.serve_channel(stdio::own_stdio(self.max_frame)).await
+    }
+
+    /// Serves one connection until it closes; in-flight calls finish before this returns.
+    pub async fn serve_channel(&self, channel: Channel) -> crate::Result<()> {
+        let Channel { tx, mut rx, flushed } = channel;
+        let mut conn = Connection::new();
+        let inflight: InFlight = Arc::default();
+        let mut tasks = JoinSet::new();
+        while let Some(event) = rx.recv().await {
+            match event {
+                TransportEvent::Closed(_) => break,
+                TransportEvent::Frame(Err(resp)) => send(&tx, resp),
+                TransportEvent::Frame(Ok(Inbound::Single(msg))) => {
+                    self.dispatch(&mut conn, msg, &tx, &inflight, &mut tasks);
+                }
+                TransportEvent::Frame(Ok(Inbound::Batch(items))) => {
+                    self.batch(&mut conn, items, &tx, &mut tasks);
+                }
+            }
+            // Reap finished calls so the set stays small on long connections.
+            while tasks.try_join_next().is_some() {}
+        }
+        while tasks.join_next().await.is_some() {}
+        drop(tx);
+        if let Some(f) = flushed {
+            let _ = f.await;
+        }
+        Ok(())
+    }
+
+    fn dispatch(
+        &self,
+        conn: &mut Connection,
+        msg: Message,
+        tx: &mpsc::UnboundedSender<OutFrame>,
+        inflight: &InFlight,
+        tasks: &mut JoinSet<()>,
+    ) {
+        match self.engine.handle(conn, msg) {
+            Action::Reply(r) => send(tx, r),
+            Action::CallTool(call) => {
+                let id = call.id.clone();
+                let fut = run_call(self.engine.clone(), call, sink(tx));
+                let tx = tx.clone();
+                let done = inflight.clone();
+                let mut guard = inflight.lock().expect("lock");
+                let handle = tasks.spawn(async move {
+                    let (id, resp) = fut.await;
+                    // Only answer if not cancelled meanwhile.
+                    if done.lock().expect("lock").remove(&id).is_some() {
+                        send(&tx, resp);
+                    }
+                });
+                guard.insert(id, handle);
+            }
+            Action::Cancel(id) => {
+                if let Some(h) = inflight.lock().expect("lock").remove(&id) {
+                    h.abort();
+                }
+            }
+            Action::PeerResponse(_) | Action::Nothing => {}
+        }
+    }
+
+    fn batch(
+        &self,
+        conn: &mut Connection,
+        items: Vec<Result<Message, Response>>,
+        tx: &mpsc::UnboundedSender<OutFrame>,
+        tasks: &mut JoinSet<()>,
+    ) {
+        if !self.engine.accepts_batch(conn) {
+            return send(tx, ServerEngine::batch_rejected());
+        }
+        let mut ready = Vec::new();
+        let mut calls = Vec::new();
+        for item in items {
+            match item {
+                Err(resp) => ready.push(resp),
+                Ok(Message::Request(r)) if r.method == "initialize" => ready.push(Response::error(
+                    Some(r.id),
+                    crate::ErrorData::invalid_request(
+                        "Invalid Request: initialize must not be part of a batch",
+                    ),
+                )),
+                Ok(msg) => match self.engine.handle(conn, msg) {
+                    Action::Reply(r) => ready.push(r),
+                    Action::CallTool(call) => calls.push(run_call(self.engine.clone(), call, sink(tx))),
+                    Action::Cancel(_) | Action::PeerResponse(_) | Action::Nothing => {}
+                },
+            }
+        }
+        let tx = tx.clone();
+        tasks.spawn(async move {
+            for call in calls {
+                ready.push(call.await.1);
+            }
+            if !ready.is_empty() {
+                let _ = tx.send(OutFrame::Batch(ready.into_iter().map(Message::Response).collect()));
+            }
+        });
+    }
+}
+
+fn send(tx: &mpsc::UnboundedSender<OutFrame>, resp: Response) {
+    let _ = tx.send(OutFrame::One(Message::Response(resp)));
+}
+
+fn sink(tx: &mpsc::UnboundedSender<OutFrame>) -> NotificationSink {
+    let tx = tx.clone();
+    Arc::new(move |m: Message| {
+        let _ = tx.send(OutFrame::One(m));
+    })
+}
+
+/// Runs a tool call to its response; a panicking handler becomes an `isError` result.
+fn run_call(
+    engine: Arc<ServerEngine>,
+    call: PendingCall,
+    outbound: NotificationSink,
+) -> impl Future<Output = (RequestId, Response)> + Send + 'static {
+    async move {
+        let ctx =
+            ToolContext::for_request(call.id.clone(), call.version, call.progress_token.clone(), outbound);
+        let fut = call.tool.invoke(call.arguments.clone(), ctx);
+        let resp = match (CatchUnwind { inner: fut }).await {
+            Ok(outcome) => engine.finish_call(&call, outcome),
+            Err(why) => engine.crashed_call(&call, &why),
+        };
+        (call.id, resp)
+    }
+}
+
+/// Polls a future, turning a panic into `Err(message)`.
+struct CatchUnwind<F: ?Sized> {
+    inner: Pin<Box<F>>,
+}
+
+impl<F: Future + ?Sized> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, String>;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let inner = self.inner.as_mut();
+        match std::panic::catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
+            Err(payload) => {
+                let msg = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "panic".to_owned());
+                Poll::Ready(Err(msg))
+            }
+        }
+    }
+}

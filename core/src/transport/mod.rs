@@ -1,0 +1,62 @@
+//! Transports: move JSON-RPC frames between peers. No protocol rules live here.
+//!
+//! | transport | module | side |
+//! |---|---|---|
+//! | stdio, child process | [`child`] | client spawns the server |
+//! | stdio, own stdin/stdout | [`stdio`] | server |
+//! | newline-delimited framing shared by both | [`framing`] | both |
+//!
+//! Every transport hands the peer logic a [`Channel`]: a sender of outbound frames and a
+//! receiver of inbound events, ending with [`TransportEvent::Closed`] and a reason a person can act on.
+
+pub mod child;
+pub mod framing;
+pub mod stdio;
+
+use crate::jsonrpc::{Inbound, Message, Response};
+use tokio::sync::mpsc;
+
+/// Default largest inbound frame: 16 MiB.
+pub const DEFAULT_MAX_FRAME: usize = 16 * 1024 * 1024;
+
+/// One outbound frame.
+#[derive(Debug, Clone)]
+pub enum OutFrame {
+    /// One message.
+    One(Message),
+    /// A JSON array of messages (2025-03-26 batch responses).
+    Batch(Vec<Message>),
+    /// End the outbound stream after the frames before it (closes a child's stdin).
+    Close,
+}
+
+impl OutFrame {
+    /// Compact JSON, no trailing newline.
+    pub fn to_json(&self) -> String {
+        match self {
+            OutFrame::One(m) => m.to_json(),
+            OutFrame::Batch(ms) => serde_json::to_string(ms).expect("messages serialize"),
+            OutFrame::Close => String::new(),
+        }
+    }
+}
+
+/// What arrives from the peer.
+#[derive(Debug)]
+pub enum TransportEvent {
+    /// A parsed frame, or the error response owed for an unparseable one.
+    Frame(Result<Inbound, Response>),
+    /// The connection ended; the reason says why (e.g. "server exited with code 3").
+    Closed(String),
+}
+
+/// One side of a connection.
+#[derive(Debug)]
+pub struct Channel {
+    /// Frames to send.
+    pub tx: mpsc::UnboundedSender<OutFrame>,
+    /// Events received.
+    pub rx: mpsc::UnboundedReceiver<TransportEvent>,
+    /// Completes when every frame given to `tx` was written, after `tx` and its clones are dropped.
+    pub flushed: Option<tokio::task::JoinHandle<()>>,
+}
