@@ -16,6 +16,7 @@ pub mod error;
 pub mod jsonrpc;
 pub mod protocol;
 pub mod registry;
+pub mod remote;
 pub mod server;
 pub mod transport;
 

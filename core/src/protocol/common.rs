@@ -94,9 +94,32 @@ pub struct Annotations {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audience: Option<Vec<String>>,
     /// 0 (least) to 1 (most important).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "super::number::opt_f64")]
     pub priority: Option<f64>,
     /// ISO 8601 timestamp.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_modified: Option<String>,
+}
+
+/// The sender or recipient of a message (`Role`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// `"user"`.
+    User,
+    /// `"assistant"`.
+    Assistant,
+}
+
+/// A result with no content (`EmptyResult`): the answer to `ping`, `logging/setLevel`,
+/// `resources/subscribe`… (legacy) and to requests of extensions (modern).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EmptyResult {
+    /// `resultType` (modern only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_type: Option<ResultType>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
 }

@@ -75,3 +75,8 @@ pub struct EmbeddedResource {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
+
+/// Audio content (`AudioContent`): the same shape as [`ImageContent`].
+pub type AudioContent = ImageContent;
+/// A resource link (`ResourceLink`): a [`super::resources::Resource`] tagged `resource_link`.
+pub type ResourceLink = super::resources::Resource;

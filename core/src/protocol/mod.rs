@@ -7,17 +7,32 @@
 
 pub mod capabilities;
 pub mod common;
+pub mod completion;
 pub mod content;
+pub mod elicitation;
+pub mod errors;
 pub mod lifecycle;
+pub mod logging;
+pub mod messages;
 pub mod meta;
+pub mod mrtr;
 pub mod notifications;
+mod number;
+pub mod prompts;
 pub mod resources;
+pub mod roots;
+pub mod sampling;
+pub mod subscriptions;
+pub mod tags;
+pub mod tasks;
 pub mod tools;
 pub mod version;
 
 pub use capabilities::{ClientCapabilities, ServerCapabilities};
-pub use common::{CacheScope, Meta, ResultType};
+pub use common::{CacheScope, EmptyResult, Meta, ResultType, Role};
 pub use content::ContentBlock;
 pub use lifecycle::{DiscoverResult, Implementation, InitializeRequestParams, InitializeResult};
+pub use messages::{NotificationType, RequestType};
+pub use mrtr::{InputRequest, InputRequiredResult, InputResponse, ResultOrInputRequired};
 pub use tools::{CallToolRequestParams, CallToolResult, ListToolsResult, Tool, ToolAnnotations};
 pub use version::{Lineage, ProtocolVersion};

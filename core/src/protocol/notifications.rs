@@ -26,9 +26,10 @@ pub struct ProgressNotificationParams {
     /// The token from the request's `_meta.progressToken` (string or integer).
     pub progress_token: Value,
     /// Progress so far; increases each time.
+    #[serde(serialize_with = "super::number::f64")]
     pub progress: f64,
     /// Total, when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "super::number::opt_f64")]
     pub total: Option<f64>,
     /// Human-readable message (2025-03-26+).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,7 +1,9 @@
-//! Resources: descriptors and contents.
+//! Resources: descriptors, contents, `resources/list`, `resources/templates/list`,
+//! `resources/read`, `notifications/resources/updated` and legacy `resources/(un)subscribe`.
 
-use super::common::{Annotations, Icon, Meta};
+use super::common::{Annotations, CacheScope, Icon, Meta, ResultType};
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 /// A resource descriptor (`Resource`; also the body of a `resource_link` content block).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -72,6 +74,170 @@ pub struct BlobResourceContents {
     /// Base64 bytes.
     pub blob: String,
     /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+impl ResourceContents {
+    /// The URI of the contents.
+    pub fn uri(&self) -> &str {
+        match self {
+            ResourceContents::Text(t) => &t.uri,
+            ResourceContents::Blob(b) => &b.uri,
+        }
+    }
+    /// Text contents.
+    pub fn text(uri: impl Into<String>, mime_type: Option<String>, text: impl Into<String>) -> Self {
+        ResourceContents::Text(TextResourceContents {
+            uri: uri.into(),
+            mime_type,
+            text: text.into(),
+            meta: None,
+        })
+    }
+}
+
+/// A resource template (`ResourceTemplate`): a family of resources named by an RFC 6570 URI
+/// template.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceTemplate {
+    /// The URI template.
+    pub uri_template: String,
+    /// The programmatic name.
+    pub name: String,
+    /// Display title (2025-06-18+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// MIME type of every matching resource, when they share one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Annotations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Icons (2025-11-25+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// Result of `resources/list`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListResourcesResult {
+    /// `resultType` (modern only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_type: Option<ResultType>,
+    /// The resources of this page.
+    pub resources: Vec<Resource>,
+    /// Cursor of the next page; absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// Freshness in milliseconds (modern only; required there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// Cache scope (modern only; required there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_scope: Option<CacheScope>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// Result of `resources/templates/list`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListResourceTemplatesResult {
+    /// `resultType` (modern only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_type: Option<ResultType>,
+    /// The templates of this page.
+    pub resource_templates: Vec<ResourceTemplate>,
+    /// Cursor of the next page; absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// Freshness in milliseconds (modern only; required there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// Cache scope (modern only; required there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_scope: Option<CacheScope>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// Params of `resources/read`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadResourceRequestParams {
+    /// The URI to read.
+    pub uri: String,
+    /// MRTR: answers to the server's input requests (modern).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_responses: Option<Map<String, Value>>,
+    /// MRTR: the server's opaque state, echoed (modern).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_state: Option<String>,
+    /// Request `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+impl ReadResourceRequestParams {
+    /// Params reading `uri`, with nothing else set.
+    pub fn new(uri: impl Into<String>) -> Self {
+        ReadResourceRequestParams { uri: uri.into(), input_responses: None, request_state: None, meta: None }
+    }
+}
+
+/// Result of `resources/read`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadResourceResult {
+    /// `resultType` (modern only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_type: Option<ResultType>,
+    /// The contents (one resource may have several, e.g. a directory).
+    pub contents: Vec<ResourceContents>,
+    /// Freshness in milliseconds (modern only; required there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// Cache scope (modern only; required there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_scope: Option<CacheScope>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// Params naming one resource (`ResourceRequestParams`): legacy `resources/subscribe` and
+/// `resources/unsubscribe`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResourceRequestParams {
+    /// The URI.
+    pub uri: String,
+    /// Request `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// Params of legacy `resources/subscribe`.
+pub type SubscribeRequestParams = ResourceRequestParams;
+/// Params of legacy `resources/unsubscribe`.
+pub type UnsubscribeRequestParams = ResourceRequestParams;
+
+/// Params of `notifications/resources/updated`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResourceUpdatedNotificationParams {
+    /// The URI that changed (may be a sub-resource of the subscribed one).
+    pub uri: String,
+    /// `_meta` (modern: `io.modelcontextprotocol/subscriptionId` on a listen stream).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }

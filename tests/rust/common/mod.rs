@@ -1,1 +1,31 @@
-//! Shared helpers for the cross-cutting tests.
+//! Shared helpers for the cross-cutting tests: locating built binaries, spawning clients.
+
+pub mod schema;
+
+use mcpcore::client::{Client, ClientOptions};
+use mcpcore::transport::child::StdioCommand;
+use std::path::PathBuf;
+
+/// The directory holding the workspace's built binaries (`target/debug`).
+pub fn bin_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let deps = exe.parent().expect("deps dir");
+    deps.parent().expect("profile dir").to_path_buf()
+}
+
+/// The path of a workspace binary; panics with the command to build it when missing.
+pub fn bin(name: &str) -> String {
+    let p = bin_dir().join(name);
+    assert!(p.exists(), "{} is missing: run `cargo build --workspace --bins` first", p.display());
+    p.to_string_lossy().into_owned()
+}
+
+/// A command running the workspace binary `name` with `args`.
+pub fn cmd(name: &str, args: &[&str]) -> StdioCommand {
+    StdioCommand::new(bin(name), args.iter().map(|s| s.to_string()))
+}
+
+/// Connects to the workspace binary `name` with `args`.
+pub async fn connect(name: &str, args: &[&str], options: ClientOptions) -> Client {
+    Client::connect_stdio(cmd(name, args), options).await.expect("connect")
+}

@@ -1,0 +1,137 @@
+//! Bad input on stdio: each gets the right JSON-RPC error (or a bounded refusal) and the
+//! server keeps serving the next request.
+
+mod raw;
+
+use mcpcore_tests::bin;
+use raw::RawPeer;
+use serde_json::{json, Value};
+
+fn modern_list(id: i64) -> Value {
+    json!({"jsonrpc":"2.0","id":id,"method":"tools/list","params":{"_meta":{
+        "io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}})
+}
+
+/// Sends `bad`, checks the error code and id, then proves the server still answers.
+fn check(peer: &mut RawPeer, bad: &[u8], code: i64, id: Value) {
+    peer.send_bytes(bad);
+    let r = peer.recv();
+    assert_eq!(r["error"]["code"], code, "for {:?}: {r}", String::from_utf8_lossy(&bad[..bad.len().min(80)]));
+    assert_eq!(r["id"], id, "{r}");
+    peer.send(&modern_list(77));
+    let ok = peer.recv();
+    assert_eq!(ok["id"], 77, "server stopped serving: {ok}");
+    assert!(ok["result"]["tools"].is_array());
+}
+
+#[test]
+fn malformed_frames_get_the_right_codes() {
+    let mut p = RawPeer::spawn(&bin("echo_server"), &[]);
+    check(&mut p, b"{not json", -32700, Value::Null);
+    check(&mut p, br#"{"jsonrpc":"1.0","id":1,"method":"tools/list"}"#, -32600, json!(1));
+    check(&mut p, br#"{"jsonrpc":"2.0","id":2}"#, -32600, json!(2));
+    check(&mut p, br#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":"oops"}"#, -32600, json!(3));
+    check(&mut p, br#"{"jsonrpc":"2.0","id":4,"method":"tools/list","params":[1,2]}"#, -32602, json!(4));
+    check(
+        &mut p,
+        br#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"tools/list"}"#,
+        -32600,
+        Value::Null,
+    );
+    check(&mut p, br#"{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}"#, -32600, Value::Null);
+    check(&mut p, b"\xff\xfe\x00garbage", -32700, Value::Null);
+    check(&mut p, b"42", -32600, Value::Null);
+    let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    check(&mut p, deep.as_bytes(), -32700, Value::Null);
+    let deep_obj = format!("{}1{}", r#"{"a":"#.repeat(10_000), "}".repeat(10_000));
+    check(&mut p, deep_obj.as_bytes(), -32700, Value::Null);
+    assert!(p.alive());
+}
+
+#[test]
+fn string_and_extreme_integer_ids_round_trip() {
+    let mut p = RawPeer::spawn(&bin("echo_server"), &[]);
+    for id in [json!("req-ü-1"), json!(i64::MAX), json!(i64::MIN), json!(0), json!("")] {
+        let mut req = modern_list(0);
+        req["id"] = id.clone();
+        p.send(&req);
+        assert_eq!(p.recv()["id"], id);
+    }
+}
+
+#[test]
+fn a_50_mb_line_is_refused_and_serving_continues() {
+    let mut p = RawPeer::spawn(&bin("echo_server"), &[]);
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{}"}}}}}}"#,
+        "x".repeat(50 * 1024 * 1024)
+    );
+    check(&mut p, huge.as_bytes(), -32600, Value::Null);
+}
+
+#[test]
+fn notifications_never_get_a_reply() {
+    let mut p = RawPeer::spawn(&bin("echo_server"), &[]);
+    p.send(&json!({"jsonrpc":"2.0","method":"notifications/unknown"}));
+    p.send(&json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}));
+    p.send(&modern_list(5));
+    assert_eq!(p.recv()["id"], 5, "the first line out answers the request, not a notification");
+}
+
+fn initialize(p: &mut RawPeer, version: &str) {
+    p.send(&json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":version,"capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}));
+    assert_eq!(p.recv()["result"]["protocolVersion"], version);
+    p.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+}
+
+#[test]
+fn batches_only_on_2025_03_26() {
+    let batch = json!([
+        {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a"}}},
+        {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}},
+        {"jsonrpc":"2.0","id":2,"method":"ping"},
+        {"jsonrpc":"2.0","id":3,"method":"nope"}
+    ]);
+    let mut p = RawPeer::spawn(&bin("echo_server"), &[]);
+    initialize(&mut p, "2025-03-26");
+    p.send(&batch);
+    let r = p.recv();
+    let items = r.as_array().expect("a batch is answered with an array");
+    assert_eq!(items.len(), 3, "the notification gets no answer: {r}");
+    let by_id = |id: i64| items.iter().find(|i| i["id"] == id).unwrap().clone();
+    assert_eq!(by_id(1)["result"]["content"][0]["text"], "a");
+    assert_eq!(by_id(2)["result"], json!({}));
+    assert_eq!(by_id(3)["error"]["code"], -32601);
+
+    for version in ["2025-11-25", "2025-06-18", "2024-11-05"] {
+        let mut p = RawPeer::spawn(&bin("echo_server"), &[]);
+        initialize(&mut p, version);
+        p.send(&batch);
+        let r = p.recv();
+        assert_eq!(r["error"]["code"], -32600, "{version}: {r}");
+        assert_eq!(r["id"], Value::Null);
+    }
+    // Modern (no session): rejected too.
+    let mut p = RawPeer::spawn(&bin("echo_server"), &[]);
+    p.send(&json!([modern_list(1)]));
+    assert_eq!(p.recv()["error"]["code"], -32600);
+}
+
+#[test]
+fn legacy_requests_before_initialized_are_refused_but_ping_works() {
+    let mut p = RawPeer::spawn(&bin("echo_server"), &[]);
+    p.send(&json!({"jsonrpc":"2.0","id":1,"method":"ping"}));
+    assert_eq!(p.recv()["result"], json!({}));
+    p.send(&json!({"jsonrpc":"2.0","id":2,"method":"tools/list"}));
+    let r = p.recv();
+    assert_eq!(r["error"]["code"], -32602, "no session and no _meta: {r}");
+    p.send(&json!({"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}));
+    assert_eq!(p.recv()["result"]["protocolVersion"], "2025-06-18");
+    p.send(&json!({"jsonrpc":"2.0","id":4,"method":"tools/list"}));
+    let r = p.recv();
+    assert_eq!(r["error"]["code"], -32600);
+    assert!(r["error"]["message"].as_str().unwrap().contains("notifications/initialized"));
+    p.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+    p.send(&json!({"jsonrpc":"2.0","id":5,"method":"tools/list"}));
+    assert!(p.recv()["result"]["tools"].is_array());
+}

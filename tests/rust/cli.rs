@@ -1,0 +1,58 @@
+//! The `mcpcore` CLI against real servers.
+
+use mcpcore_tests::bin;
+use serde_json::Value;
+use std::process::Command;
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(bin("mcpcore")).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn tools_lists_in_each_lineage() {
+    let server = bin("echo_server");
+    for (flags, version) in [
+        (vec![], "2026-07-28"),
+        (vec!["--lineage", "legacy"], "2025-11-25"),
+        (vec!["--protocol-version", "2024-11-05"], "2024-11-05"),
+    ] {
+        let mut args = vec!["tools"];
+        args.extend(flags);
+        args.extend(["--", server.as_str()]);
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 0, "{err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["protocolVersion"], version);
+        assert_eq!(v["tools"][0]["name"], "add");
+        assert_eq!(v["tools"][1]["name"], "echo");
+    }
+}
+
+#[test]
+fn call_prints_the_result_and_signals_failures() {
+    let server = bin("fixture_server");
+    let (code, out, _) = run(&["call", "echo", r#"{"text":"cli"}"#, "--", &server]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["content"][0]["text"], "cli");
+    let (code, out, _) = run(&["call", "fail", r#"{"text":"x"}"#, "--", &server]);
+    assert_eq!(code, 2, "isError exits 2");
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["isError"], true);
+    let (code, _, err) = run(&["call", "nope", "{}", "--", &server]);
+    assert_eq!(code, 1);
+    assert!(err.contains("Unknown tool: nope") && err.contains("-32602"), "{err}");
+    let (code, _, err) = run(&["call", "echo", "{bad", "--", &server]);
+    assert_eq!(code, 1);
+    assert!(err.contains("not valid JSON"), "{err}");
+    let (code, _, err) = run(&["tools", "--", "/definitely/not/a/program"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("could not start"), "{err}");
+    let (code, _, err) = run(&["tools", "--protocol-version", "1999-01-01", "--", &server]);
+    assert_eq!(code, 1);
+    assert!(err.contains("unknown protocol version"), "{err}");
+}

@@ -1,0 +1,147 @@
+//! Client behaviour against real child processes: timeouts and cancellation, progress, tool
+//! failures, a server dying mid-call, and no orphan processes.
+
+use mcpcore::client::{CallOptions, ClientOptions};
+use mcpcore::protocol::{Lineage, ProtocolVersion};
+use mcpcore::ErrorKind;
+use mcpcore_tests::connect;
+use serde_json::json;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+fn both() -> [ClientOptions; 2] {
+    [ClientOptions::default(), ClientOptions { lineage: Some(Lineage::Legacy), ..Default::default() }]
+}
+
+fn pid_alive(pid: u32) -> bool {
+    // A zombie is reaped by tokio shortly; /proc/<pid>/stat state 'Z' counts as gone.
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(s) => !s.split_whitespace().nth(2).is_some_and(|st| st == "Z"),
+        Err(_) => false,
+    }
+}
+
+async fn wait_gone(pid: u32) -> bool {
+    for _ in 0..100 {
+        if !pid_alive(pid) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
+}
+
+#[tokio::test]
+async fn timeout_cancels_and_the_connection_stays_usable() {
+    for options in both() {
+        let client = connect("fixture_server", &[], options).await;
+        let opts = CallOptions { timeout: Some(Duration::from_millis(150)), ..Default::default() };
+        let err = client.call_tool_with("slow", json!({"ms": 5000}), &opts).await.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Timeout);
+        assert!(err.is_timeout());
+        let r = client.call_tool("echo", json!({"text": "still here"})).await.unwrap();
+        assert_eq!(r.first_text(), Some("still here"));
+        client.close().await;
+    }
+}
+
+#[tokio::test]
+async fn dropping_the_call_future_sends_cancelled() {
+    let client = connect("fixture_server", &[], ClientOptions::default()).await;
+    let call = client.call_tool("slow", json!({"ms": 5000}));
+    assert!(tokio::time::timeout(Duration::from_millis(100), call).await.is_err());
+    // The server got notifications/cancelled and answers the next call at once.
+    let r =
+        tokio::time::timeout(Duration::from_secs(2), client.call_tool("echo", json!({"text": "next"}))).await;
+    assert_eq!(r.unwrap().unwrap().first_text(), Some("next"));
+    client.close().await;
+}
+
+#[tokio::test]
+async fn progress_is_delivered_and_can_extend_the_timeout() {
+    for options in both() {
+        let client = connect("fixture_server", &[], options).await;
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = seen.clone();
+        let opts = CallOptions {
+            timeout: Some(Duration::from_millis(400)),
+            on_progress: Some(Box::new(move |p| sink.lock().unwrap().push((p.progress, p.total, p.message)))),
+            reset_timeout_on_progress: Some(Duration::from_secs(10)),
+        };
+        let r = client.call_tool_with("progress", json!({"n": 5}), &opts).await.unwrap();
+        assert_eq!(r.first_text(), Some("5 steps"));
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen.len(), 5);
+        assert_eq!(seen[4], (5.0, Some(5.0), Some("step 5".to_owned())));
+        client.close().await;
+    }
+}
+
+#[tokio::test]
+async fn failing_and_panicking_tools_are_is_error_results() {
+    for options in both() {
+        let client = connect("fixture_server", &[], options).await;
+        let r = client.call_tool("fail", json!({"text": "why"})).await.unwrap();
+        assert!(r.is_error());
+        assert_eq!(r.first_text(), Some("fail: why"));
+        let r = client.call_tool("panic", json!({})).await.unwrap();
+        assert!(r.is_error());
+        assert!(r.first_text().unwrap().contains("deliberate panic"), "{r:?}");
+        assert_eq!(client.call_tool("echo", json!({"text": "ok"})).await.unwrap().first_text(), Some("ok"));
+        let err = client.call_tool("echo", json!({"text": 5})).await.unwrap_err();
+        assert_eq!(err.code(), mcpcore::ErrorCode::INVALID_PARAMS);
+        assert_eq!(err.data().unwrap()["errors"][0]["path"], "/text");
+        let err = client.call_tool("no_such_tool", json!({})).await.unwrap_err();
+        assert_eq!(err.code(), mcpcore::ErrorCode::INVALID_PARAMS);
+        assert!(err.message().contains("no_such_tool"));
+        client.close().await;
+    }
+}
+
+#[tokio::test]
+async fn server_dying_mid_call_fails_pending_calls_with_its_exit_code() {
+    for options in both() {
+        let client = connect("fixture_server", &[], options).await;
+        let slow = {
+            let c = client.clone();
+            tokio::spawn(async move { c.call_tool("slow", json!({"ms": 10_000})).await })
+        };
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let err = client.call_tool("exit", json!({"code": 7})).await.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Closed, "{err}");
+        assert!(err.message().contains("server exited with code 7"), "{}", err.message());
+        assert!(err.message().contains("exiting on request"), "last stderr lines: {}", err.message());
+        let pending = slow.await.unwrap().unwrap_err();
+        assert_eq!(pending.kind(), ErrorKind::Closed);
+        let after = client.call_tool("echo", json!({"text": "x"})).await.unwrap_err();
+        assert!(after.is_closed());
+    }
+}
+
+#[tokio::test]
+async fn dropping_or_closing_the_client_leaves_no_orphan() {
+    let client = connect("fixture_server", &[], ClientOptions::default()).await;
+    let pid = client.server_pid().unwrap();
+    assert!(pid_alive(pid));
+    drop(client);
+    assert!(wait_gone(pid).await, "server {pid} outlived a dropped client");
+
+    let client = connect("fixture_server", &[], ClientOptions::default()).await;
+    let pid = client.server_pid().unwrap();
+    client.close().await;
+    assert!(wait_gone(pid).await, "server {pid} outlived close()");
+}
+
+#[tokio::test]
+async fn many_calls_in_flight() {
+    let client = connect("fixture_server", &[], ClientOptions::default()).await;
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
+    let calls = (0..64).map(|i| {
+        let c = client.clone();
+        tokio::spawn(async move { c.call_tool("echo", json!({"text": format!("m{i}")})).await })
+    });
+    for (i, h) in calls.enumerate() {
+        assert_eq!(h.await.unwrap().unwrap().first_text(), Some(format!("m{i}").as_str()));
+    }
+    client.close().await;
+}

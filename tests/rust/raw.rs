@@ -1,0 +1,55 @@
+//! A raw stdio peer for wire-level tests: write bytes, read JSON lines.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+/// A spawned server driven byte by byte.
+pub(crate) struct RawPeer {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl RawPeer {
+    /// Spawns `program` with `args`.
+    pub(crate) fn spawn(program: &str, args: &[&str]) -> RawPeer {
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        RawPeer { child, stdin, stdout }
+    }
+    /// Writes raw bytes followed by a newline.
+    pub(crate) fn send_bytes(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.write_all(b"\n").unwrap();
+        self.stdin.flush().unwrap();
+    }
+    /// Writes a JSON value as a line.
+    pub(crate) fn send(&mut self, v: &serde_json::Value) {
+        self.send_bytes(v.to_string().as_bytes());
+    }
+    /// Reads one line and parses it.
+    pub(crate) fn recv(&mut self) -> serde_json::Value {
+        let mut line = String::new();
+        let n = self.stdout.read_line(&mut line).unwrap();
+        assert!(n > 0, "the server closed stdout");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("server wrote non-JSON {line:?}: {e}"))
+    }
+    /// True while the process runs.
+    pub(crate) fn alive(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+}
+
+impl Drop for RawPeer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,77 @@
+//! The registry with remote providers: remote tools callable like local ones, collisions per
+//! policy, disconnect unregisters, and a registry served as a server of its own (a proxy).
+
+use mcpcore::client::ClientOptions;
+use mcpcore::protocol::{CallToolResult, Tool};
+use mcpcore::registry::{Arguments, CollisionPolicy, Registration, ToolContext, ToolRegistry};
+use mcpcore::remote::RemoteTools;
+use mcpcore::ErrorKind;
+use mcpcore_tests::connect;
+use serde_json::json;
+use std::sync::Arc;
+
+fn local_echo(registry: &ToolRegistry) {
+    registry
+        .register(
+            Tool::new(
+                "echo",
+                "local echo",
+                json!({"type": "object", "properties": {"text": {"type": "string"}}}),
+            ),
+            |a: Arguments, _c: ToolContext| async move {
+                Ok(CallToolResult::text(format!("local:{}", a["text"].as_str().unwrap_or_default())))
+            },
+        )
+        .unwrap();
+}
+
+#[tokio::test]
+async fn remote_tools_mix_with_local_ones() {
+    let registry = Arc::new(ToolRegistry::new());
+    local_echo(&registry);
+    let remote = RemoteTools::new(registry.clone());
+
+    let err = remote
+        .connect("fx", connect("echo_server", &[], ClientOptions::default()).await, CollisionPolicy::Error)
+        .await;
+    assert_eq!(err.unwrap_err().kind(), ErrorKind::InvalidInput, "collision under the error policy");
+    assert_eq!(registry.names(), ["echo"], "a refused server leaves nothing behind");
+
+    let done = remote
+        .connect("fx", connect("echo_server", &[], ClientOptions::default()).await, CollisionPolicy::Prefix)
+        .await
+        .unwrap();
+    assert!(
+        done.contains(&Registration::Renamed { requested: "echo".into(), name: "fx_echo".into() }),
+        "{done:?}"
+    );
+    assert!(done.contains(&Registration::Registered("add".into())));
+    assert_eq!(registry.names(), ["add", "echo", "fx_echo"]);
+
+    let local = registry.call("echo", json!({"text": "a"}), ToolContext::local()).await.unwrap();
+    assert_eq!(local.first_text(), Some("local:a"));
+    let forwarded = registry.call("fx_echo", json!({"text": "b"}), ToolContext::local()).await.unwrap();
+    assert_eq!(forwarded.first_text(), Some("b"));
+    let sum = registry.call("add", json!({"a": 1, "b": 2}), ToolContext::local()).await.unwrap();
+    assert_eq!(sum.structured_content, Some(json!({"sum": 3.0})));
+
+    let skipped = remote
+        .connect(
+            "legacy",
+            connect(
+                "echo_server",
+                &[],
+                ClientOptions { lineage: Some(mcpcore::Lineage::Legacy), ..Default::default() },
+            )
+            .await,
+            CollisionPolicy::Skip,
+        )
+        .await
+        .unwrap();
+    assert_eq!(skipped, [Registration::Skipped("add".into()), Registration::Skipped("echo".into())]);
+
+    assert_eq!(remote.disconnect("fx").await, ["add", "fx_echo"]);
+    assert_eq!(registry.names(), ["echo"]);
+    assert_eq!(remote.servers(), ["legacy"]);
+    remote.disconnect("legacy").await;
+}
