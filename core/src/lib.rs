@@ -22,3 +22,8 @@ pub mod transport;
 
 pub use error::{Error, ErrorCode, ErrorData, ErrorKind, Result};
 pub use protocol::{Lineage, ProtocolVersion};
+
+/// The README's Rust example, compiled as a doctest so it cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;

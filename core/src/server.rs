@@ -166,21 +166,18 @@ fn sink(tx: &mpsc::UnboundedSender<OutFrame>) -> NotificationSink {
 }
 
 /// Runs a tool call to its response; a panicking handler becomes an `isError` result.
-fn run_call(
+async fn run_call(
     engine: Arc<ServerEngine>,
     call: PendingCall,
     outbound: NotificationSink,
-) -> impl Future<Output = (RequestId, Response)> + Send + 'static {
-    async move {
-        let ctx =
-            ToolContext::for_request(call.id.clone(), call.version, call.progress_token.clone(), outbound);
-        let fut = call.tool.invoke(call.arguments.clone(), ctx);
-        let resp = match (CatchUnwind { inner: fut }).await {
-            Ok(outcome) => engine.finish_call(&call, outcome),
-            Err(why) => engine.crashed_call(&call, &why),
-        };
-        (call.id, resp)
-    }
+) -> (RequestId, Response) {
+    let ctx = ToolContext::for_request(call.id.clone(), call.version, call.progress_token.clone(), outbound);
+    let fut = call.tool.invoke(call.arguments.clone(), ctx);
+    let resp = match (CatchUnwind { inner: fut }).await {
+        Ok(outcome) => engine.finish_call(&call, outcome),
+        Err(why) => engine.crashed_call(&call, &why),
+    };
+    (call.id, resp)
 }
 
 /// Polls a future, turning a panic into `Err(message)`.

@@ -16,7 +16,7 @@ fn both() -> [ClientOptions; 2] {
 fn pid_alive(pid: u32) -> bool {
     // A zombie is reaped by tokio shortly; /proc/<pid>/stat state 'Z' counts as gone.
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(s) => !s.split_whitespace().nth(2).is_some_and(|st| st == "Z"),
+        Ok(s) => s.split_whitespace().nth(2).is_none_or(|st| st != "Z"),
         Err(_) => false,
     }
 }
@@ -70,7 +70,7 @@ async fn progress_is_delivered_and_can_extend_the_timeout() {
         };
         let r = client.call_tool_with("progress", json!({"n": 5}), &opts).await.unwrap();
         assert_eq!(r.first_text(), Some("5 steps"));
-        let seen = seen.lock().unwrap();
+        let seen = seen.lock().unwrap().clone();
         assert_eq!(seen.len(), 5);
         assert_eq!(seen[4], (5.0, Some(5.0), Some("step 5".to_owned())));
         client.close().await;

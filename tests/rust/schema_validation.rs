@@ -264,3 +264,89 @@ fn typed_results_serialize_to_valid_messages() {
     validate_message(V2025_06_18, &msg, Some("tools/call")).unwrap();
     rejects(validate_message(V2026_07_28, &msg, Some("tools/call")), "an untagged modern result");
 }
+
+/// Typed legacy (server→client, tasks, logging) messages serialize to schema-valid JSON.
+#[test]
+fn typed_legacy_messages_validate() {
+    use mcpcore::protocol::common::Role;
+    use mcpcore::protocol::elicitation::{
+        ElicitAction, ElicitRequestFormParams, ElicitRequestParams, ElicitResult, ElicitValue,
+        PrimitiveSchemaDefinition, RequestedSchema, StringSchema,
+    };
+    use mcpcore::protocol::logging::{LoggingLevel, LoggingMessageNotificationParams, SetLevelRequestParams};
+    use mcpcore::protocol::roots::{ListRootsResult, Root};
+    use mcpcore::protocol::sampling::{CreateMessageRequestParams, CreateMessageResult, SamplingMessage};
+    use mcpcore::protocol::tasks::{CreateTaskResult, GetTaskResult, Task, TaskStatus};
+    use std::collections::BTreeMap;
+
+    let req =
+        |method: &str, params: Value| json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
+    let res = |result: Value| json!({"jsonrpc": "2.0", "id": 7, "result": result});
+    fn to<T: serde::Serialize>(t: &T) -> Value {
+        serde_json::to_value(t).expect("serializes")
+    }
+
+    let sampling = CreateMessageRequestParams::new(vec![SamplingMessage::text(Role::User, "hi")], 100);
+    let sampled = CreateMessageResult {
+        role: Role::Assistant,
+        content: SamplingMessage::text(Role::Assistant, "yo").content,
+        model: "m".into(),
+        stop_reason: Some("endTurn".into()),
+        meta: None,
+    };
+    let mut properties = BTreeMap::new();
+    properties.insert("name".to_owned(), PrimitiveSchemaDefinition::String(StringSchema::default()));
+    let form = ElicitRequestParams::Form(ElicitRequestFormParams {
+        mode: None,
+        message: "who?".into(),
+        requested_schema: RequestedSchema {
+            properties,
+            required: Some(vec!["name".into()]),
+            ..Default::default()
+        },
+        task: None,
+        meta: None,
+    });
+    let mut content = BTreeMap::new();
+    content.insert("name".to_owned(), ElicitValue::String("octocat".into()));
+    let answer = ElicitResult { content: Some(content), ..ElicitResult::new(ElicitAction::Accept) };
+    let roots = ListRootsResult { roots: vec![Root::new("file:///p", Some("p".into()))], meta: None };
+    for v in [V2024_11_05, V2025_03_26, V2025_06_18, V2025_11_25] {
+        let ok = |m: Value, method: Option<&str>| {
+            validate_message(v, &m, method).unwrap_or_else(|e| panic!("{e}"))
+        };
+        ok(req("sampling/createMessage", to(&sampling)), None);
+        ok(res(to(&sampled)), Some("sampling/createMessage"));
+        ok(res(to(&roots)), Some("roots/list"));
+        ok(req("roots/list", json!({})), None);
+        ok(
+            req("logging/setLevel", to(&SetLevelRequestParams { level: LoggingLevel::Warning, meta: None })),
+            None,
+        );
+        let log = LoggingMessageNotificationParams {
+            level: LoggingLevel::Error,
+            logger: None,
+            data: json!({"x": 1}),
+            meta: None,
+        };
+        ok(json!({"jsonrpc": "2.0", "method": "notifications/message", "params": to(&log)}), None);
+        if v >= V2025_06_18 {
+            ok(req("elicitation/create", to(&form)), None);
+            ok(res(to(&answer)), Some("elicitation/create"));
+        }
+    }
+    let task = Task {
+        task_id: "t1".into(),
+        status: TaskStatus::Working,
+        status_message: None,
+        created_at: "2025-11-25T00:00:00Z".into(),
+        last_updated_at: "2025-11-25T00:00:00Z".into(),
+        ttl: None,
+        poll_interval: Some(500),
+    };
+    let created = CreateTaskResult { task: task.clone(), meta: None };
+    validate_message(V2025_11_25, &res(to(&created)), Some("tools/call")).unwrap();
+    let got = GetTaskResult { task, meta: None };
+    validate_message(V2025_11_25, &res(to(&got)), Some("tasks/get")).unwrap();
+    validate_message(V2025_11_25, &req("tasks/get", json!({"taskId": "t1"})), None).unwrap();
+}

@@ -41,7 +41,7 @@ fn list(vs: &[ProtocolVersion]) -> String {
 }
 
 enum Probe {
-    Modern(Negotiated),
+    Modern(Box<Negotiated>),
     Legacy,
     /// The child died while probing.
     Exited(Error),
@@ -61,7 +61,7 @@ pub(crate) async fn stdio(cmd: StdioCommand, options: ClientOptions) -> Result<C
     }
     match probe(&client, &ours).await? {
         Probe::Modern(n) => {
-            client.set_negotiated(n);
+            client.set_negotiated(*n);
             Ok(client)
         }
         Probe::Legacy if ours.iter().any(|v| !v.is_modern()) => {
@@ -109,13 +109,13 @@ async fn probe(client: &Client, ours: &[ProtocolVersion]) -> Result<Probe> {
                     .as_ref()
                     .and_then(|m| m.get(meta::SERVER_INFO))
                     .and_then(|i| serde_json::from_value(i.clone()).ok());
-                return Ok(Probe::Modern(Negotiated {
+                return Ok(Probe::Modern(Box::new(Negotiated {
                     version: pick,
                     server_info,
                     capabilities: d.capabilities,
                     instructions: d.instructions,
                     server_versions: d.supported_versions,
-                }));
+                })));
             }
             Err(e) if e.code() == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION && attempt == 0 => {
                 let data: Option<UnsupportedVersionData> =

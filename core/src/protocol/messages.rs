@@ -218,8 +218,8 @@ mod tests {
         assert!(!InitializeRequest::exists_in(V2026_07_28));
         assert!(DiscoverRequest::exists_in(V2026_07_28));
         assert!(!DiscoverRequest::exists_in(V2025_11_25));
-        assert!(CallToolRequest::exists_in(V2026_07_28) && CallToolRequest::MAY_REQUIRE_INPUT);
-        assert!(!ListToolsRequest::MAY_REQUIRE_INPUT);
+        assert!(CallToolRequest::exists_in(V2026_07_28));
+        const { assert!(CallToolRequest::MAY_REQUIRE_INPUT && !ListToolsRequest::MAY_REQUIRE_INPUT) };
         assert!(!ElicitRequest::exists_in(ProtocolVersion::V2025_03_26));
         assert!(GetTaskRequest::exists_in(V2025_11_25) && !GetTaskRequest::exists_in(V2026_07_28));
         assert_eq!(<CreateMessageRequest as RequestType>::METHOD, "sampling/createMessage");

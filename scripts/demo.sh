@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The main job: the Rust echo server served over stdio and called in both lineages, by the
+# Rust client, by the mcpcore CLI, and across languages by the official Python SDK client.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+command -v cargo >/dev/null || { echo "cargo is missing: install a Rust toolchain (rustup) first" >&2; exit 1; }
+cargo build --workspace --bins --quiet
+bin=target/debug
+
+echo "== Rust client -> Rust server, automatic negotiation (modern 2026-07-28)"
+$bin/echo_client "hello, modern world" -- $bin/echo_server
+
+echo; echo "== mcpcore CLI -> Rust server, pinned legacy 2025-11-25"
+$bin/mcpcore call add '{"a": 2, "b": 40}' --lineage legacy -- $bin/echo_server
+
+echo; echo "== mcpcore CLI -> Rust server, every revision"
+for v in 2026-07-28 2025-11-25 2025-06-18 2025-03-26 2024-11-05; do
+  printf '%s: ' "$v"
+  $bin/mcpcore tools --protocol-version "$v" -- $bin/echo_server | python3 -c \
+    'import json,sys; d=json.load(sys.stdin); print(d["protocolVersion"], [t["name"] for t in d["tools"]])'
+done
+
+echo; echo "== Python (official SDK mcp==2.3.0) client -> Rust server, both lineages"
+python3 -m venv .venv
+.venv/bin/python -m pip install --quiet --disable-pip-version-check \
+  -r tests/interop/python/requirements.txt -c tests/interop/python/constraints.txt
+.venv/bin/python tests/interop/python/sdk_client.py --text "hello from Python" -- $bin/echo_server
+.venv/bin/python tests/interop/python/sdk_client.py --lineage legacy --text "hello from Python" -- $bin/echo_server
+
+echo; echo "== Rust client -> Python (official SDK) server"
+$bin/echo_client "hello, Python server" -- .venv/bin/python tests/interop/python/sdk_server.py

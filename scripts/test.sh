@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Sets up and runs every test of every language on a fresh machine (what CI runs).
+# Needs: cargo (rustup toolchain), python3 >= 3.11 with venv. Installs the rest itself.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+step() { printf '\n== %s\n' "$*"; }
+
+command -v cargo >/dev/null || { echo "cargo is missing: install a Rust toolchain (rustup) first" >&2; exit 1; }
+rustup component add rustfmt clippy >/dev/null 2>&1 || true
+
+step "Python venv for the interop peers (official SDK mcp==2.3.0)"
+python3 -m venv .venv
+.venv/bin/python -m pip install --quiet --disable-pip-version-check \
+  -r tests/interop/python/requirements.txt -c tests/interop/python/constraints.txt
+export MCPCORE_PYTHON="$root/.venv/bin/python"
+
+step "cargo fmt --check"
+cargo fmt --all --check
+
+step "cargo clippy -D warnings"
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+
+step "build every binary (tests spawn them as real child processes)"
+cargo build --workspace --bins --quiet
+
+step "cargo test"
+cargo test --workspace --quiet 2>&1 | tee target/test-output.txt
+
+step "summary"
+passed=$(grep -Eo '[0-9]+ passed' target/test-output.txt | awk '{s+=$1} END {print s+0}')
+failed=$(grep -Eo '[0-9]+ failed' target/test-output.txt | awk '{s+=$1} END {print s+0}')
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
