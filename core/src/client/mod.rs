@@ -136,7 +136,7 @@ impl Client {
         connect::stdio(cmd, options).await
     }
 
-    /// Wraps an established channel without negotiating (see [`Client::negotiate`]).
+    /// Wraps an established channel without negotiating; `connect_*` negotiate for you.
     pub fn from_channel(
         channel: Channel,
         process: Option<Arc<ChildProcess>>,
