@@ -85,3 +85,14 @@ async fn unsupported_version_on_a_modern_request_reports_both_lists() {
     client.close().await;
     raw.close().await;
 }
+
+#[tokio::test]
+async fn unsupported_version_mid_session_renegotiates_and_retries_once() {
+    let client = connect("fixture_server", &["--reject-first-call"], ClientOptions::default()).await;
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
+    // The first tools/call is answered with -32022; the client re-picks from data.supported and retries.
+    let r = client.call_tool("echo", json!({"text": "retried"})).await.unwrap();
+    assert_eq!(r.first_text(), Some("retried"));
+    assert_eq!(client.negotiated().server_versions, ["2026-07-28", "2025-11-25"]);
+    client.close().await;
+}

@@ -2,8 +2,10 @@
 //! with switches for the fallback paths.
 //!
 //! ```text
-//! fixture_server [--versions V1,V2] [--page-size N] [--exit-unless-initialize]
+//! fixture_server [--versions V1,V2] [--page-size N] [--exit-unless-initialize] [--reject-first-call]
 //! ```
+//! `--reject-first-call` answers the first modern `tools/call` with `-32022` (as a server
+//! whose supported versions changed mid-session would), to exercise the client's retry.
 
 use mcpcore::engine::ServerConfig;
 use mcpcore::jsonrpc::{self, Inbound, Message};
@@ -99,6 +101,7 @@ async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut config = ServerConfig::new("fixture", "1.0.0");
     let mut strict = false;
+    let mut reject_first_call = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -112,10 +115,14 @@ async fn main() {
             }
             "--page-size" => config.page_size = it.next().unwrap().parse().unwrap(),
             "--exit-unless-initialize" => strict = true,
+            "--reject-first-call" => reject_first_call = true,
             other => panic!("unknown flag {other}"),
         }
     }
     let server = Server::new(config, Arc::new(registry()));
+    if reject_first_call {
+        return serve_rejecting_first_call(server).await;
+    }
     if !strict {
         server.serve_stdio().await.unwrap();
         return;
@@ -139,6 +146,50 @@ async fn main() {
     let (out_tx, out_rx) = mpsc::unbounded_channel();
     let flushed = tokio::spawn(async move {
         let _ = framing::pump_writer(tokio::io::stdout(), out_rx).await;
+    });
+    server.serve_channel(Channel { tx: out_tx, rx: in_rx, flushed: Some(flushed) }).await.unwrap();
+}
+
+async fn serve_rejecting_first_call(server: Server) {
+    use mcpcore::jsonrpc::Response;
+    use mcpcore::transport::OutFrame;
+    let (raw_tx, mut raw_rx) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let stdin = tokio::io::BufReader::new(tokio::io::stdin());
+        let _ = framing::pump_reader(stdin, &raw_tx, 1 << 24).await;
+        let _ = raw_tx.send(TransportEvent::Closed("stdin closed".into()));
+    });
+    let (in_tx, in_rx) = mpsc::unbounded_channel();
+    let (out_tx, out_rx) = mpsc::unbounded_channel();
+    let flushed = tokio::spawn(async move {
+        let _ = framing::pump_writer(tokio::io::stdout(), out_rx).await;
+    });
+    let reject_tx = out_tx.clone();
+    tokio::spawn(async move {
+        let mut rejected = false;
+        while let Some(event) = raw_rx.recv().await {
+            if let TransportEvent::Frame(Ok(Inbound::Single(Message::Request(r)))) = &event {
+                if r.method == "tools/call" && !rejected {
+                    rejected = true;
+                    let requested = r
+                        .params
+                        .as_ref()
+                        .and_then(|p| p["_meta"].get("io.modelcontextprotocol/protocolVersion"))
+                        .cloned();
+                    let err = mcpcore::ErrorData::new(
+                        mcpcore::ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+                        "Unsupported protocol version",
+                    )
+                    .with_data(json!({"supported": ["2026-07-28", "2025-11-25"], "requested": requested}));
+                    let _ = reject_tx
+                        .send(OutFrame::One(Message::Response(Response::error(Some(r.id.clone()), err))));
+                    continue;
+                }
+            }
+            if in_tx.send(event).is_err() {
+                break;
+            }
+        }
     });
     server.serve_channel(Channel { tx: out_tx, rx: in_rx, flushed: Some(flushed) }).await.unwrap();
 }
