@@ -26,6 +26,7 @@ use tokio::task::{AbortHandle, JoinSet};
 pub struct Server {
     engine: Arc<ServerEngine>,
     max_frame: usize,
+    shutdown_grace: std::time::Duration,
 }
 
 type InFlight = Arc<Mutex<HashMap<RequestId, AbortHandle>>>;
@@ -33,12 +34,23 @@ type InFlight = Arc<Mutex<HashMap<RequestId, AbortHandle>>>;
 impl Server {
     /// A server for `registry`.
     pub fn new(config: ServerConfig, registry: Arc<ToolRegistry>) -> Self {
-        Server { engine: Arc::new(ServerEngine::new(config, registry)), max_frame: DEFAULT_MAX_FRAME }
+        Server {
+            engine: Arc::new(ServerEngine::new(config, registry)),
+            max_frame: DEFAULT_MAX_FRAME,
+            shutdown_grace: std::time::Duration::from_secs(30),
+        }
     }
 
     /// Sets the largest accepted frame in bytes (default 16 MiB); larger ones get `-32600`.
     pub fn with_max_frame(mut self, bytes: usize) -> Self {
         self.max_frame = bytes;
+        self
+    }
+
+    /// How long in-flight calls may run after the connection closes (default 30 s); the rest
+    /// are aborted.
+    pub fn with_shutdown_grace(mut self, grace: std::time::Duration) -> Self {
+        self.shutdown_grace = grace;
         self
     }
 
@@ -72,7 +84,12 @@ impl Server {
             // Reap finished calls so the set stays small on long connections.
             while tasks.try_join_next().is_some() {}
         }
-        while tasks.join_next().await.is_some() {}
+        let drained =
+            tokio::time::timeout(self.shutdown_grace, async { while tasks.join_next().await.is_some() {} })
+                .await;
+        if drained.is_err() {
+            tasks.abort_all();
+        }
         drop(tx);
         if let Some(f) = flushed {
             let _ = f.await;
@@ -92,6 +109,12 @@ impl Server {
             Action::Reply(r) => send(tx, r),
             Action::CallTool(call) => {
                 let id = call.id.clone();
+                if inflight.lock().expect("lock").contains_key(&id) {
+                    let e = crate::ErrorData::invalid_request(format!(
+                        "Invalid Request: request id {id} is already in flight"
+                    ));
+                    return send(tx, Response::error(Some(id), e));
+                }
                 let fut = run_call(self.engine.clone(), call, sink(tx));
                 let tx = tx.clone();
                 let done = inflight.clone();

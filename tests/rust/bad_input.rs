@@ -135,3 +135,34 @@ fn legacy_requests_before_initialized_are_refused_but_ping_works() {
     p.send(&json!({"jsonrpc":"2.0","id":5,"method":"tools/list"}));
     assert!(p.recv()["result"]["tools"].is_array());
 }
+
+#[test]
+fn a_request_id_already_in_flight_is_refused() {
+    let mut p = RawPeer::spawn(&bin("fixture_server"), &[]);
+    let slow = |ms: u64| {
+        json!({"jsonrpc":"2.0","id":"dup","method":"tools/call","params":{"name":"slow","arguments":{"ms":ms},"_meta":{
+        "io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}})
+    };
+    p.send(&slow(300));
+    p.send(&slow(0));
+    let refused = p.recv();
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert_eq!(refused["id"], "dup");
+    let done = p.recv();
+    assert_eq!(done["result"]["content"][0]["text"], "slept", "the first call still completes: {done}");
+}
+
+#[test]
+fn end_of_input_finishes_quick_calls_and_bounds_slow_ones() {
+    let call = |id: i64, ms: u64| {
+        json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"slow","arguments":{"ms":ms},"_meta":{
+        "io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}})
+    };
+    let mut p = RawPeer::spawn(&bin("fixture_server"), &["--shutdown-grace-ms", "300"]);
+    p.send(&call(1, 50));
+    p.send(&call(2, 60_000));
+    p.close_stdin();
+    assert_eq!(p.recv()["id"], 1, "an in-flight call finishes after end of input");
+    let code = p.wait_exit(std::time::Duration::from_secs(5));
+    assert_eq!(code, Some(0), "the server exits once the grace period ends");
+}

@@ -6,7 +6,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 /// A spawned server driven byte by byte.
 pub(crate) struct RawPeer {
     child: Child,
-    stdin: ChildStdin,
+    stdin: Option<ChildStdin>,
     stdout: BufReader<ChildStdout>,
 }
 
@@ -22,13 +22,14 @@ impl RawPeer {
             .unwrap();
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
-        RawPeer { child, stdin, stdout }
+        RawPeer { child, stdin: Some(stdin), stdout }
     }
     /// Writes raw bytes followed by a newline.
     pub(crate) fn send_bytes(&mut self, bytes: &[u8]) {
-        self.stdin.write_all(bytes).unwrap();
-        self.stdin.write_all(b"\n").unwrap();
-        self.stdin.flush().unwrap();
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(bytes).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
     }
     /// Writes a JSON value as a line.
     pub(crate) fn send(&mut self, v: &serde_json::Value) {
@@ -40,6 +41,21 @@ impl RawPeer {
         let n = self.stdout.read_line(&mut line).unwrap();
         assert!(n > 0, "the server closed stdout");
         serde_json::from_str(&line).unwrap_or_else(|e| panic!("server wrote non-JSON {line:?}: {e}"))
+    }
+    /// Closes the server's stdin (end of input).
+    pub(crate) fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+    /// Waits up to `limit` for the process to exit; its exit code, if it did.
+    pub(crate) fn wait_exit(&mut self, limit: std::time::Duration) -> Option<i32> {
+        let start = std::time::Instant::now();
+        while start.elapsed() < limit {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        None
     }
     /// True while the process runs.
     pub(crate) fn alive(&mut self) -> bool {

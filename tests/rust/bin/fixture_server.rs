@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! fixture_server [--versions V1,V2] [--page-size N] [--exit-unless-initialize] [--reject-first-call]
+//!                [--shutdown-grace-ms MS]
 //! ```
 //! `--reject-first-call` answers the first modern `tools/call` with `-32022` (as a server
 //! whose supported versions changed mid-session would), to exercise the client's retry.
@@ -102,6 +103,7 @@ async fn main() {
     let mut config = ServerConfig::new("fixture", "1.0.0");
     let mut strict = false;
     let mut reject_first_call = false;
+    let mut grace = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -116,10 +118,14 @@ async fn main() {
             "--page-size" => config.page_size = it.next().unwrap().parse().unwrap(),
             "--exit-unless-initialize" => strict = true,
             "--reject-first-call" => reject_first_call = true,
+            "--shutdown-grace-ms" => grace = Some(Duration::from_millis(it.next().unwrap().parse().unwrap())),
             other => panic!("unknown flag {other}"),
         }
     }
-    let server = Server::new(config, Arc::new(registry()));
+    let mut server = Server::new(config, Arc::new(registry()));
+    if let Some(g) = grace {
+        server = server.with_shutdown_grace(g);
+    }
     if reject_first_call {
         return serve_rejecting_first_call(server).await;
     }
