@@ -113,6 +113,9 @@ pub enum ErrorKind {
     InvalidInput,
     /// A tool handler failed; the server turns this into an `isError: true` result.
     Tool,
+    /// An HTTP server answered with an error status and no JSON-RPC error (see
+    /// [`Error::http_status`]).
+    Http,
 }
 
 /// The one error type of the mcpcore API.
@@ -122,16 +125,25 @@ pub struct Error {
     kind: ErrorKind,
     message: String,
     rpc: Option<ErrorData>,
+    status: Option<u16>,
 }
 
 impl Error {
+    /// An HTTP error status without a JSON-RPC error body.
+    pub fn http(status: u16, message: impl Into<String>) -> Self {
+        Error { kind: ErrorKind::Http, message: message.into(), rpc: None, status: Some(status) }
+    }
+    /// The HTTP status of an [`ErrorKind::Http`] error.
+    pub fn http_status(&self) -> Option<u16> {
+        self.status
+    }
     /// A new error of `kind`.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error { kind, message: message.into(), rpc: None }
+        Error { kind, message: message.into(), rpc: None, status: None }
     }
     /// An error carrying a JSON-RPC error object received from (or meant for) the peer.
     pub fn rpc(data: ErrorData) -> Self {
-        Error { kind: ErrorKind::Rpc, message: data.message.clone(), rpc: Some(data) }
+        Error { kind: ErrorKind::Rpc, message: data.message.clone(), rpc: Some(data), status: None }
     }
     /// The kind.
     pub fn kind(&self) -> ErrorKind {

@@ -13,6 +13,7 @@
 pub mod client;
 pub mod engine;
 pub mod error;
+pub mod http;
 pub mod jsonrpc;
 pub mod protocol;
 pub mod registry;

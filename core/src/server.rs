@@ -64,6 +64,16 @@ impl Server {
         self.serve_channel(stdio::own_stdio(self.max_frame)).await
     }
 
+    /// Serves Streamable HTTP (both lineages) and the 2024-11-05 HTTP+SSE transport on `addr`
+    /// until [`HttpServing::shutdown`](crate::http::server::HttpServing::shutdown).
+    pub async fn serve_http(
+        &self,
+        addr: std::net::SocketAddr,
+        config: crate::http::server::HttpServerConfig,
+    ) -> crate::Result<crate::http::server::HttpServing> {
+        crate::http::server::serve(self.engine.clone(), addr, config).await
+    }
+
     /// Serves one connection until it closes; in-flight calls finish before this returns.
     pub async fn serve_channel(&self, channel: Channel) -> crate::Result<()> {
         let Channel { tx, mut rx, flushed } = channel;
@@ -73,6 +83,7 @@ impl Server {
         while let Some(event) = rx.recv().await {
             match event {
                 TransportEvent::Closed(_) => break,
+                TransportEvent::Failed(..) => {}
                 TransportEvent::Frame(Err(resp)) => send(&tx, resp),
                 TransportEvent::Frame(Ok(Inbound::Single(msg))) => {
                     self.dispatch(&mut conn, msg, &tx, &inflight, &mut tasks);
@@ -189,7 +200,7 @@ fn sink(tx: &mpsc::UnboundedSender<OutFrame>) -> NotificationSink {
 }
 
 /// Runs a tool call to its response; a panicking handler becomes an `isError` result.
-async fn run_call(
+pub(crate) async fn run_call(
     engine: Arc<ServerEngine>,
     call: PendingCall,
     outbound: NotificationSink,

@@ -14,6 +14,7 @@
 
 use super::{CallOptions, Client, ClientOptions, Negotiated};
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
+use crate::http::client::{legacy_sse, streamable, HttpOptions, HttpTransport};
 use crate::protocol::lifecycle::{InitializeResult, UnsupportedVersionData};
 use crate::protocol::{meta, DiscoverResult, Lineage, ProtocolVersion};
 use crate::transport::child::StdioCommand;
@@ -86,6 +87,70 @@ pub(crate) async fn stdio(cmd: StdioCommand, options: ClientOptions) -> Result<C
     }
 }
 
+/// Connects over HTTP (DIGEST §B.9): probe modern with `server/discover`; else legacy
+/// `initialize` over Streamable HTTP; if that POST is refused with a 4xx, the 2024-11-05
+/// HTTP+SSE transport at the same URL.
+pub(crate) async fn http(url: &str, http: HttpOptions, options: ClientOptions) -> Result<Client> {
+    let ours = our_versions(&options);
+    if ours.is_empty() {
+        return Err(Error::invalid_input("the pinned version and lineage exclude each other"));
+    }
+    let url = crate::http::client::parse_url(url)?;
+    let legacy_ok = ours.iter().any(|v| !v.is_modern());
+    if http.transport == HttpTransport::Sse {
+        return sse(url, http, &options, &ours).await;
+    }
+    let channel = streamable::connect(url.clone(), http.clone(), options.max_frame)?;
+    let client = Client::from_channel(channel, None, options.clone());
+    if ours.iter().any(|v| v.is_modern()) {
+        match probe(&client, &ours).await? {
+            Probe::Modern(n) => {
+                client.set_negotiated(*n);
+                return Ok(client);
+            }
+            Probe::Legacy | Probe::Exited(_) if legacy_ok => {}
+            Probe::Legacy | Probe::Exited(_) => {
+                client.close().await;
+                return Err(Error::protocol(format!(
+                    "the server does not speak the modern lineage; we are pinned to [{}]",
+                    list(&ours)
+                )));
+            }
+        }
+    }
+    match initialize(&client, &ours).await {
+        Ok(()) => Ok(client),
+        Err(e) if e.kind() == ErrorKind::Http && http.transport == HttpTransport::Auto => {
+            client.close().await;
+            sse(url, http, &options, &ours).await.map_err(|sse_err| {
+                Error::protocol(format!(
+                    "the server refused Streamable HTTP ({e}) and the 2024-11-05 SSE transport ({sse_err})"
+                ))
+            })
+        }
+        Err(e) => {
+            client.close().await;
+            Err(e)
+        }
+    }
+}
+
+async fn sse(
+    url: reqwest::Url,
+    http: HttpOptions,
+    options: &ClientOptions,
+    ours: &[ProtocolVersion],
+) -> Result<Client> {
+    let wait = options.probe_timeout.max(std::time::Duration::from_secs(1));
+    let channel = legacy_sse::connect(url, http, options.max_frame, wait).await?;
+    let client = Client::from_channel(channel, None, options.clone());
+    if let Err(e) = initialize(&client, ours).await {
+        client.close().await;
+        return Err(e);
+    }
+    Ok(client)
+}
+
 async fn discover(client: &Client, version: ProtocolVersion) -> Result<Value> {
     let opts = CallOptions { timeout: Some(client.inner.options.probe_timeout), ..Default::default() };
     client.send_request("server/discover", serde_json::Map::new(), Some(version), &opts).await
@@ -127,8 +192,8 @@ async fn probe(client: &Client, ours: &[ProtocolVersion]) -> Result<Probe> {
                 }
             }
             Err(e) if e.kind() == ErrorKind::Closed => return Ok(Probe::Exited(e)),
-            Err(e) if e.kind() == ErrorKind::Rpc || e.kind() == ErrorKind::Timeout => {
-                if client.inner.options.lineage == Some(Lineage::Modern) && e.kind() == ErrorKind::Rpc {
+            Err(e) if matches!(e.kind(), ErrorKind::Rpc | ErrorKind::Timeout | ErrorKind::Http) => {
+                if client.inner.options.lineage == Some(Lineage::Modern) && e.kind() != ErrorKind::Timeout {
                     return Err(Error::protocol(format!(
                         "the server rejected server/discover ({}) and the client is pinned to the modern lineage",
                         e.message()

@@ -136,6 +136,16 @@ impl Client {
         connect::stdio(cmd, options).await
     }
 
+    /// Connects to an MCP endpoint over HTTP (`http://…/mcp`), negotiating the lineage and the
+    /// transport: modern Streamable HTTP, legacy Streamable HTTP, or 2024-11-05 HTTP+SSE.
+    pub async fn connect_http(
+        url: &str,
+        http: crate::http::client::HttpOptions,
+        options: ClientOptions,
+    ) -> Result<Client> {
+        connect::http(url, http, options).await
+    }
+
     /// Wraps an established channel without negotiating; `connect_*` negotiate for you.
     pub fn from_channel(
         channel: Channel,

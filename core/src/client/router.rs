@@ -62,6 +62,12 @@ impl Shared {
         }
     }
 
+    fn fail(&self, id: &RequestId, error: Error) {
+        if let Some(tx) = self.pending.lock().expect("lock").remove(id) {
+            let _ = tx.send(Err(error));
+        }
+    }
+
     fn close(&self, reason: String) {
         let drained: Vec<_> = {
             let mut pending = self.pending.lock().expect("lock");
@@ -123,6 +129,7 @@ pub(crate) async fn run(
                     shared.deliver(e);
                 }
             }
+            TransportEvent::Failed(id, e) => shared.fail(&id, e),
             TransportEvent::Closed(r) => {
                 reason = r;
                 break;

@@ -187,9 +187,8 @@ impl ServerEngine {
     fn handle_request(&self, conn: &mut Connection, req: Request) -> Action {
         let meta_version =
             req.params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get(meta::PROTOCOL_VERSION));
-        if let Some(v) = meta_version {
-            let v = v.clone();
-            return self.modern(req, &v);
+        if meta_version.is_some() {
+            return self.modern(req);
         }
         if req.method == "initialize" {
             return self.initialize(conn, req);
@@ -221,51 +220,50 @@ impl ServerEngine {
 
     // ----- modern lineage -------------------------------------------------------------------
 
-    fn unsupported_version(&self, id: RequestId, requested: &str) -> Action {
+    fn unsupported_version_error(&self, requested: &str) -> ErrorData {
         let data =
             UnsupportedVersionData { supported: self.supported.clone(), requested: requested.to_owned() };
-        reply_err(
-            id,
-            ErrorData::new(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
-                .with_data(serde_json::to_value(data).expect("serializable")),
-        )
+        ErrorData::new(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
+            .with_data(serde_json::to_value(data).expect("serializable"))
     }
 
-    fn modern(&self, req: Request, version: &Value) -> Action {
-        let Some(requested) = version.as_str() else {
-            return reply_err(
-                req.id,
-                ErrorData::invalid_params(format!(
-                    "Invalid params: _meta[\"{}\"] must be a string",
-                    meta::PROTOCOL_VERSION
-                )),
-            );
+    /// Checks the `_meta` of a modern request (it names `protocolVersion`): the version is one we
+    /// serve, `clientCapabilities` is an object, a log level is known. These are the errors an HTTP
+    /// server answers with status 400 before dispatch (`-32022`, `-32602`).
+    pub fn modern_precheck(&self, req: &Request) -> Result<ProtocolVersion, ErrorData> {
+        let meta_obj = req.params.as_ref().and_then(|p| p.get("_meta")).and_then(Value::as_object);
+        let Some(meta_obj) = meta_obj else {
+            return Err(ErrorData::invalid_params("Invalid params: _meta must be an object"));
+        };
+        let Some(requested) = meta_obj.get(meta::PROTOCOL_VERSION).and_then(Value::as_str) else {
+            return Err(ErrorData::invalid_params(format!(
+                "Invalid params: _meta[\"{}\"] must be a string",
+                meta::PROTOCOL_VERSION
+            )));
         };
         let version = match ProtocolVersion::parse(requested) {
             Some(v) if v.is_modern() && self.config.versions.contains(&v) => v,
-            _ => return self.unsupported_version(req.id, requested),
-        };
-        let meta_obj = req.params.as_ref().and_then(|p| p.get("_meta")).and_then(Value::as_object);
-        let Some(meta_obj) = meta_obj else {
-            return reply_err(req.id, ErrorData::invalid_params("Invalid params: _meta must be an object"));
+            _ => return Err(self.unsupported_version_error(requested)),
         };
         if !meta_obj.get(meta::CLIENT_CAPABILITIES).is_some_and(Value::is_object) {
-            return reply_err(
-                req.id,
-                ErrorData::invalid_params(format!(
-                    "Invalid params: missing _meta[\"{}\"] (send {{}} when the client has no optional capabilities)",
-                    meta::CLIENT_CAPABILITIES
-                )),
-            );
+            return Err(ErrorData::invalid_params(format!(
+                "Invalid params: missing _meta[\"{}\"] (send {{}} when the client has no optional capabilities)",
+                meta::CLIENT_CAPABILITIES
+            )));
         }
         if let Some(level) = meta_obj.get(meta::LOG_LEVEL) {
             if !level.as_str().is_some_and(|l| LOG_LEVELS.contains(&l)) {
-                return reply_err(
-                    req.id,
-                    ErrorData::invalid_params(format!("Invalid params: unknown log level {level}")),
-                );
+                return Err(ErrorData::invalid_params(format!("Invalid params: unknown log level {level}")));
             }
         }
+        Ok(version)
+    }
+
+    fn modern(&self, req: Request) -> Action {
+        let version = match self.modern_precheck(&req) {
+            Ok(v) => v,
+            Err(e) => return reply_err(req.id, e),
+        };
         match req.method.as_str() {
             "server/discover" => {
                 let result = json!({
@@ -307,7 +305,7 @@ impl ServerEngine {
             Some(v) if legacy.contains(&v) => v,
             _ => match legacy.first() {
                 Some(newest) => *newest,
-                None => return self.unsupported_version(req.id, &params.protocol_version),
+                None => return reply_err(req.id, self.unsupported_version_error(&params.protocol_version)),
             },
         };
         conn.legacy = Some(LegacySession {

@@ -48,6 +48,9 @@ pub enum TransportEvent {
     Frame(Result<Inbound, Response>),
     /// The connection ended; the reason says why (e.g. "server exited with code 3").
     Closed(String),
+    /// One request failed in the transport (an HTTP error status, a refused connection): its
+    /// caller gets this error; the connection lives on.
+    Failed(crate::jsonrpc::RequestId, crate::Error),
 }
 
 /// One side of a connection.

@@ -2,12 +2,13 @@
 //!
 //! ```text
 //! echo_client [TEXT] -- CMD [ARGS...]   spawn CMD as a stdio server
-//! echo_client URL [TEXT]                Streamable HTTP (arrives with the HTTP transport)
+//! echo_client URL [TEXT]                HTTP: Streamable HTTP, or 2024-11-05 SSE, detected
 //! ```
 //! Connects with automatic lineage negotiation, calls `echo`, prints the text and the
 //! negotiated protocol version, exits non-zero on any failure.
 
 use mcpcore::client::{Client, ClientOptions};
+use mcpcore::http::client::HttpOptions;
 use mcpcore::transport::child::StdioCommand;
 use serde_json::json;
 use std::process::ExitCode;
@@ -21,16 +22,19 @@ async fn main() -> ExitCode {
     };
     let text =
         mine.iter().find(|a| !a.starts_with("http")).cloned().unwrap_or_else(|| "hello from mcpcore".into());
-    if let Some(url) = mine.iter().find(|a| a.starts_with("http://") || a.starts_with("https://")) {
-        eprintln!("echo_client: {url}: the Streamable HTTP transport is not built yet; use `-- CMD`");
-        return ExitCode::from(2);
-    }
-    let Some((program, rest)) = target.split_first() else {
-        eprintln!("usage: echo_client [TEXT] -- CMD [ARGS...]");
-        return ExitCode::from(2);
+    let url = mine.iter().find(|a| a.starts_with("http://") || a.starts_with("https://"));
+    let connected = match (url, target.split_first()) {
+        (Some(url), _) => Client::connect_http(url, HttpOptions::default(), ClientOptions::default()).await,
+        (None, Some((program, rest))) => {
+            let cmd = StdioCommand::new(program.clone(), rest.iter().cloned());
+            Client::connect_stdio(cmd, ClientOptions::default()).await
+        }
+        (None, None) => {
+            eprintln!("usage: echo_client URL [TEXT] | echo_client [TEXT] -- CMD [ARGS...]");
+            return ExitCode::from(2);
+        }
     };
-    let cmd = StdioCommand::new(program.clone(), rest.iter().cloned());
-    let client = match Client::connect_stdio(cmd, ClientOptions::default()).await {
+    let client = match connected {
         Ok(c) => c,
         Err(e) => {
             eprintln!("echo_client: connect failed: {e}");

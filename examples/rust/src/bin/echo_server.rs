@@ -2,10 +2,14 @@
 //!
 //! ```text
 //! echo_server                       # stdio, both lineages
-//! echo_server --http 127.0.0.1:PORT # Streamable HTTP (arrives with the HTTP transport)
+//! echo_server --http 127.0.0.1:PORT # HTTP: both lineages on /mcp, 2024-11-05 SSE on /sse
+//! ```
+//! On HTTP it prints `listening on http://ADDR/mcp` once bound and stops cleanly on Ctrl-C.
+//! ```text
 //! ```
 
 use mcpcore::engine::ServerConfig;
+use mcpcore::http::server::HttpServerConfig;
 use mcpcore::protocol::{CallToolResult, Tool};
 use mcpcore::registry::{Arguments, ToolContext, ToolRegistry};
 use mcpcore::server::Server;
@@ -40,14 +44,33 @@ fn registry() -> mcpcore::Result<ToolRegistry> {
     Ok(tools)
 }
 
+async fn serve_http(server: Server, addr: &str) -> ExitCode {
+    let Ok(addr) = addr.parse() else {
+        eprintln!("echo_server: --http needs IP:PORT, e.g. 127.0.0.1:8080, not {addr:?}");
+        return ExitCode::from(2);
+    };
+    let serving = match server.serve_http(addr, HttpServerConfig::default()).await {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("echo_server: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    println!("listening on {}", serving.url());
+    let _ = tokio::signal::ctrl_c().await;
+    match serving.shutdown().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("echo_server: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if let Some(i) = args.iter().position(|a| a == "--http") {
-        let addr = args.get(i + 1).map(String::as_str).unwrap_or("");
-        eprintln!("echo_server: --http {addr}: the Streamable HTTP transport is not built yet; use stdio");
-        return ExitCode::from(2);
-    }
+    let http = args.iter().position(|a| a == "--http").map(|i| args.get(i + 1).cloned().unwrap_or_default());
     let tools = match registry() {
         Ok(t) => Arc::new(t),
         Err(e) => {
@@ -56,6 +79,9 @@ async fn main() -> ExitCode {
         }
     };
     let server = Server::new(ServerConfig::new("mcpcore-echo", env!("CARGO_PKG_VERSION")), tools);
+    if let Some(addr) = http {
+        return serve_http(server, &addr).await;
+    }
     match server.serve_stdio().await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -1,0 +1,83 @@
+//! The HTTP client transports. Each hands the [`Client`](crate::client::Client) a
+//! [`Channel`](crate::transport::Channel), so all request logic stays in one place:
+//!
+//! - [`streamable`]: Streamable HTTP. One POST per message with the modern headers derived from
+//!   the message (DIGEST §B.2); JSON or SSE answers; the legacy `Mcp-Session-Id` kept and replayed,
+//!   with one re-`initialize` when the server forgets it (404); the legacy GET stream.
+//! - [`legacy_sse`]: the 2024-11-05 HTTP+SSE transport (DIGEST §D.6).
+
+pub mod legacy_sse;
+mod read;
+pub mod streamable;
+
+use crate::error::{Error, ErrorKind, Result};
+use std::time::Duration;
+
+/// Which HTTP transport to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HttpTransport {
+    /// Streamable HTTP, falling back to 2024-11-05 HTTP+SSE when a legacy server refuses the
+    /// `initialize` POST with a 4xx (DIGEST §B.9).
+    #[default]
+    Auto,
+    /// Streamable HTTP only.
+    Streamable,
+    /// The 2024-11-05 HTTP+SSE transport only (the URL is its SSE endpoint).
+    Sse,
+}
+
+/// How the HTTP client connects.
+#[derive(Debug, Clone, Default)]
+pub struct HttpOptions {
+    /// Extra headers sent on every request (e.g. an API key).
+    pub headers: Vec<(String, String)>,
+    /// A bearer token, sent as `Authorization: Bearer …` on every request.
+    pub bearer_token: Option<String>,
+    /// Which transport.
+    pub transport: HttpTransport,
+    /// Timeout for establishing a TCP connection (default: none beyond the request timeout).
+    pub connect_timeout: Option<Duration>,
+}
+
+impl HttpOptions {
+    /// Applies the host's headers and token to a request.
+    pub(crate) fn apply(&self, mut rb: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        for (k, v) in &self.headers {
+            rb = rb.header(k.as_str(), v.as_str());
+        }
+        if let Some(t) = &self.bearer_token {
+            rb = rb.header("authorization", format!("Bearer {t}"));
+        }
+        rb
+    }
+
+    /// A reqwest client for these options.
+    pub(crate) fn client(&self) -> Result<reqwest::Client> {
+        let mut b = reqwest::Client::builder();
+        if let Some(t) = self.connect_timeout {
+            b = b.connect_timeout(t);
+        }
+        b.build().map_err(|e| Error::new(ErrorKind::Io, format!("cannot build the HTTP client: {e}")))
+    }
+}
+
+/// Parses an endpoint URL.
+pub(crate) fn parse_url(url: &str) -> Result<reqwest::Url> {
+    let u =
+        reqwest::Url::parse(url).map_err(|e| Error::invalid_input(format!("invalid URL {url:?}: {e}")))?;
+    match u.scheme() {
+        "http" | "https" => Ok(u),
+        s => Err(Error::invalid_input(format!("unsupported URL scheme {s:?} in {url}; use http or https"))),
+    }
+}
+
+/// A transport-level failure of one request, as the caller sees it.
+pub(crate) fn send_error(url: &reqwest::Url, e: &reqwest::Error) -> Error {
+    let mut msg = format!("HTTP request to {url} failed: {e}");
+    let mut src = std::error::Error::source(e);
+    while let Some(s) = src {
+        msg.push_str(&format!(": {s}"));
+        src = s.source();
+    }
+    Error::new(ErrorKind::Io, msg)
+}

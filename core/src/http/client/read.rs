@@ -1,0 +1,84 @@
+//! Reading HTTP response bodies into transport events: one JSON body, or an SSE stream of
+//! JSON-RPC messages; both bounded.
+
+use crate::http::sse::SseParser;
+use crate::jsonrpc::{self, Inbound};
+use crate::transport::TransportEvent;
+use tokio::sync::mpsc;
+
+/// What a response body held.
+pub(crate) enum Body {
+    /// Parsed messages (JSON or SSE) were forwarded.
+    Forwarded,
+    /// The body could not be read; the reason.
+    Failed(String),
+}
+
+/// Reads a whole body up to `limit` bytes.
+pub(crate) async fn bytes(mut resp: reqwest::Response, limit: usize) -> Result<Vec<u8>, String> {
+    let mut buf = Vec::new();
+    while let Some(chunk) = resp.chunk().await.map_err(|e| format!("reading the response failed: {e}"))? {
+        if buf.len() + chunk.len() > limit {
+            return Err(format!("the response exceeds the {limit}-byte limit"));
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    Ok(buf)
+}
+
+/// True when the response declares `text/event-stream`.
+pub(crate) fn is_sse(resp: &reqwest::Response) -> bool {
+    resp.headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim_start().to_ascii_lowercase().starts_with(crate::http::EVENT_STREAM))
+}
+
+/// Forwards the messages of a JSON or SSE body, passing each through `inspect` first.
+pub(crate) async fn forward(
+    resp: reqwest::Response,
+    limit: usize,
+    events: &mpsc::UnboundedSender<TransportEvent>,
+    inspect: &(dyn Fn(Inbound) -> Inbound + Send + Sync),
+) -> Body {
+    if is_sse(&resp) {
+        return stream(resp, limit, &mut |kind, data| {
+            if data.trim().is_empty() || kind.is_some_and(|k| k != "message") {
+                return;
+            }
+            let _ = events.send(TransportEvent::Frame(jsonrpc::parse(data.as_bytes()).map(inspect)));
+        })
+        .await;
+    }
+    match bytes(resp, limit).await {
+        Ok(b) if b.iter().all(u8::is_ascii_whitespace) => Body::Forwarded,
+        Ok(b) => {
+            let _ = events.send(TransportEvent::Frame(jsonrpc::parse(&b).map(inspect)));
+            Body::Forwarded
+        }
+        Err(e) => Body::Failed(e),
+    }
+}
+
+/// Feeds every SSE event of `resp` to `on_event(event_type, data)` until the stream ends.
+pub(crate) async fn stream(
+    mut resp: reqwest::Response,
+    limit: usize,
+    on_event: &mut (dyn FnMut(Option<&str>, &str) + Send),
+) -> Body {
+    let mut parser = SseParser::new(limit);
+    loop {
+        match resp.chunk().await {
+            Ok(Some(chunk)) => match parser.push(&chunk) {
+                Ok(evs) => {
+                    for ev in evs {
+                        on_event(ev.event.as_deref(), &ev.data);
+                    }
+                }
+                Err(e) => return Body::Failed(format!("bad SSE stream: {e}")),
+            },
+            Ok(None) => return Body::Forwarded,
+            Err(e) => return Body::Failed(format!("the SSE stream broke: {e}")),
+        }
+    }
+}

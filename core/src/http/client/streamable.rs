@@ -1,0 +1,399 @@
+//! The Streamable HTTP client transport (DIGEST §B, §D.5).
+//!
+//! Every outbound message is its own POST. Modern requests carry the headers derived from the
+//! message (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`); cancelling one
+//! closes its response stream. Legacy traffic carries the session id minted at `initialize`; a
+//! 404 for a known session re-runs `initialize` once and resends; after
+//! `notifications/initialized` a GET stream carries server→client messages.
+
+use super::read::{self, Body};
+use super::{send_error, HttpOptions};
+use crate::error::{Error, ErrorKind};
+use crate::http::headers::{self, HeaderParam};
+use crate::http::{EVENT_STREAM, JSON};
+use crate::jsonrpc::{self, Inbound, Message, Request, RequestId, Response};
+use crate::protocol::meta;
+use crate::transport::{Channel, OutFrame, TransportEvent};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
+
+/// State of one Streamable HTTP connection.
+#[derive(Debug)]
+struct Conn {
+    http: reqwest::Client,
+    url: reqwest::Url,
+    opts: HttpOptions,
+    max_frame: usize,
+    events: mpsc::UnboundedSender<TransportEvent>,
+    /// The legacy session id and the generation it belongs to.
+    session: Mutex<(Option<String>, u64)>,
+    /// The negotiated legacy revision (sent as `MCP-Protocol-Version` from 2025-06-18 on).
+    legacy_version: Mutex<Option<String>>,
+    /// `x-mcp-header` parameters of each tool, learned from `tools/list`.
+    params: Mutex<HashMap<String, Vec<HeaderParam>>>,
+    /// Methods of requests awaiting answers.
+    methods: Mutex<HashMap<RequestId, String>>,
+    /// POSTs in flight, aborted on cancellation.
+    inflight: Mutex<HashMap<RequestId, AbortHandle>>,
+    /// The `initialize` request, replayed when the session expires.
+    init: Mutex<Option<Request>>,
+    reinit: tokio::sync::Mutex<()>,
+    get_stream: Mutex<Option<AbortHandle>>,
+    reinit_ids: AtomicU64,
+}
+
+/// Opens a Streamable HTTP channel to `url`. Nothing is sent until the client sends.
+pub fn connect(url: reqwest::Url, opts: HttpOptions, max_frame: usize) -> crate::Result<Channel> {
+    let http = opts.client()?;
+    let (tx, rx) = mpsc::unbounded_channel();
+    let (events, erx) = mpsc::unbounded_channel();
+    let conn = Arc::new(Conn {
+        http,
+        url,
+        opts,
+        max_frame,
+        events,
+        session: Mutex::new((None, 0)),
+        legacy_version: Mutex::default(),
+        params: Mutex::default(),
+        methods: Mutex::default(),
+        inflight: Mutex::default(),
+        init: Mutex::default(),
+        reinit: tokio::sync::Mutex::new(()),
+        get_stream: Mutex::default(),
+        reinit_ids: AtomicU64::new(1),
+    });
+    let flushed = tokio::spawn(pump(conn, rx));
+    Ok(Channel { tx, rx: erx, flushed: Some(flushed) })
+}
+
+async fn pump(conn: Arc<Conn>, mut rx: mpsc::UnboundedReceiver<OutFrame>) {
+    let mut posts = tokio::task::JoinSet::new();
+    while let Some(frame) = rx.recv().await {
+        match frame {
+            OutFrame::Close => break,
+            OutFrame::One(Message::Notification(n)) if n.method == "notifications/cancelled" => {
+                let id = n.params.as_ref().and_then(|p| p.get("requestId")).and_then(RequestId::from_value);
+                if let Some(h) = id.and_then(|id| conn.inflight.lock().expect("lock").remove(&id)) {
+                    h.abort();
+                }
+                // Modern: closing the stream is the cancellation. Legacy: tell the session.
+                if conn.session.lock().expect("lock").0.is_some() {
+                    let c = conn.clone();
+                    posts.spawn(async move { c.post(Message::Notification(n)).await });
+                }
+            }
+            OutFrame::One(msg) => {
+                let id = match &msg {
+                    Message::Request(r) => Some(r.id.clone()),
+                    _ => None,
+                };
+                let c = conn.clone();
+                let h = posts.spawn(async move { c.post(msg).await });
+                if let Some(id) = id {
+                    conn.inflight.lock().expect("lock").insert(id, h);
+                }
+            }
+            OutFrame::Batch(msgs) => {
+                let c = conn.clone();
+                posts.spawn(async move { c.post_batch(msgs).await });
+            }
+        }
+        while posts.try_join_next().is_some() {}
+    }
+    posts.abort_all();
+    if let Some(h) = conn.get_stream.lock().expect("lock").take() {
+        h.abort();
+    }
+    conn.end_session().await;
+    let _ = conn.events.send(TransportEvent::Closed("the client closed the HTTP connection".into()));
+}
+
+/// The modern version named by a message's `_meta`, if any.
+fn modern_version(msg: &Message) -> Option<&str> {
+    let params = match msg {
+        Message::Request(r) => r.params.as_ref(),
+        Message::Notification(n) => n.params.as_ref(),
+        Message::Response(_) => None,
+    };
+    params?.get("_meta")?.get(meta::PROTOCOL_VERSION)?.as_str()
+}
+
+impl Conn {
+    fn builder(&self, method: reqwest::Method) -> reqwest::RequestBuilder {
+        self.opts.apply(self.http.request(method, self.url.clone()))
+    }
+
+    /// Headers for `msg`: the modern set derived from the body, or the legacy session's.
+    fn message_headers(&self, msg: &Message) -> (Vec<(String, String)>, Option<u64>) {
+        if let Some(v) = modern_version(msg) {
+            return match msg {
+                Message::Request(r) => {
+                    let name = r.params.as_ref().and_then(|p| p.get("name")).and_then(Value::as_str);
+                    let params = match (r.method.as_str(), name) {
+                        ("tools/call", Some(n)) => {
+                            self.params.lock().expect("lock").get(n).cloned().unwrap_or_default()
+                        }
+                        _ => Vec::new(),
+                    };
+                    (headers::request_headers(r, &params), None)
+                }
+                _ => (vec![("MCP-Protocol-Version".to_owned(), v.to_owned())], None),
+            };
+        }
+        let mut out = Vec::new();
+        let (sid, generation) = self.session.lock().expect("lock").clone();
+        let is_init = matches!(msg, Message::Request(r) if r.method == "initialize");
+        if let (Some(sid), false) = (&sid, is_init) {
+            out.push(("Mcp-Session-Id".to_owned(), sid.clone()));
+        }
+        if let Some(v) =
+            self.legacy_version.lock().expect("lock").as_ref().filter(|v| v.as_str() >= "2025-06-18")
+        {
+            out.push(("MCP-Protocol-Version".to_owned(), v.clone()));
+        }
+        (out, sid.map(|_| generation))
+    }
+
+    async fn send(
+        &self,
+        body: String,
+        headers: &[(String, String)],
+    ) -> Result<reqwest::Response, reqwest::Error> {
+        let mut rb = self
+            .builder(reqwest::Method::POST)
+            .header("accept", format!("{JSON}, {EVENT_STREAM}"))
+            .header("content-type", JSON)
+            .body(body);
+        for (k, v) in headers {
+            rb = rb.header(k.as_str(), v.as_str());
+        }
+        rb.send().await
+    }
+
+    /// POSTs one message and forwards what comes back.
+    async fn post(self: Arc<Self>, msg: Message) {
+        let id = match &msg {
+            Message::Request(r) => {
+                self.methods.lock().expect("lock").insert(r.id.clone(), r.method.clone());
+                if r.method == "initialize" {
+                    *self.init.lock().expect("lock") = Some(r.clone());
+                }
+                Some(r.id.clone())
+            }
+            _ => None,
+        };
+        let initialized = matches!(&msg, Message::Notification(n) if n.method == "notifications/initialized");
+        let body = msg.to_json();
+        let mut retried = false;
+        loop {
+            let (hdrs, generation) = self.message_headers(&msg);
+            let resp = match self.send(body.clone(), &hdrs).await {
+                Ok(r) => r,
+                Err(e) => return self.fail(id, send_error(&self.url, &e)),
+            };
+            let status = resp.status();
+            if status == reqwest::StatusCode::NOT_FOUND && !retried {
+                if let Some(generation) = generation {
+                    retried = true;
+                    if let Err(e) = self.reinitialize(generation).await {
+                        return self.fail(id, e);
+                    }
+                    continue;
+                }
+            }
+            if status.is_success() {
+                if let Some(sid) = resp.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()) {
+                    let mut s = self.session.lock().expect("lock");
+                    if s.0.as_deref() != Some(sid) {
+                        *s = (Some(sid.to_owned()), s.1 + 1);
+                    }
+                }
+                if initialized {
+                    self.open_get_stream();
+                }
+                let inspect = |i: Inbound| self.inspect(i);
+                if let Body::Failed(why) = read::forward(resp, self.max_frame, &self.events, &inspect).await {
+                    self.fail(id.clone(), Error::new(ErrorKind::Io, why));
+                }
+                // A request whose stream ended without its answer is lost (DIGEST §B.6).
+                if let Some(id) = id {
+                    if self.methods.lock().expect("lock").remove(&id).is_some() {
+                        self.fail(
+                            Some(id),
+                            Error::closed("the server ended the response without answering the request"),
+                        );
+                    }
+                }
+            } else {
+                self.http_error(id, resp).await;
+            }
+            self.inflight_done(&msg);
+            return;
+        }
+    }
+
+    fn inflight_done(&self, msg: &Message) {
+        if let Message::Request(r) = msg {
+            self.inflight.lock().expect("lock").remove(&r.id);
+            self.methods.lock().expect("lock").remove(&r.id);
+        }
+    }
+
+    /// An error status: a JSON-RPC error body with an id goes to its request; otherwise the
+    /// request fails with the status.
+    async fn http_error(&self, id: Option<RequestId>, resp: reqwest::Response) {
+        let status = resp.status();
+        let body = read::bytes(resp, 64 * 1024).await.unwrap_or_default();
+        if let Ok(Inbound::Single(Message::Response(r))) = jsonrpc::parse(&body) {
+            if r.id.is_some() {
+                let _ = self.events.send(TransportEvent::Frame(Ok(Inbound::Single(Message::Response(r)))));
+                return;
+            }
+            if let (Some(id), Err(e)) = (id.clone(), r.outcome) {
+                let _ = self.events.send(TransportEvent::Frame(Ok(Inbound::Single(Message::Response(
+                    Response::error(Some(id), e),
+                )))));
+                return;
+            }
+        }
+        let text = String::from_utf8_lossy(&body);
+        let snippet: String = text.chars().take(300).collect();
+        self.fail(id, Error::http(status.as_u16(), format!("HTTP {status} from {}: {snippet}", self.url)));
+    }
+
+    fn fail(&self, id: Option<RequestId>, e: Error) {
+        if let Some(id) = id {
+            self.methods.lock().expect("lock").remove(&id);
+            let _ = self.events.send(TransportEvent::Failed(id, e));
+        }
+    }
+
+    /// Learns from answers: `x-mcp-header` params from `tools/list` (dropping tools whose
+    /// annotations are invalid, as DIGEST §B.3 requires), the revision from `initialize`.
+    fn inspect(&self, inbound: Inbound) -> Inbound {
+        match inbound {
+            Inbound::Single(Message::Response(mut r)) => {
+                let method = r.id.as_ref().and_then(|id| self.methods.lock().expect("lock").remove(id));
+                if let (Some(m), Ok(result)) = (method.as_deref(), r.outcome.as_mut()) {
+                    self.learn(m, result);
+                }
+                Inbound::Single(Message::Response(r))
+            }
+            other => other,
+        }
+    }
+
+    fn learn(&self, method: &str, result: &mut Value) {
+        match method {
+            "tools/list" => {
+                let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) else { return };
+                let mut params = self.params.lock().expect("lock");
+                tools.retain(|t| {
+                    let name = t.get("name").and_then(Value::as_str).unwrap_or("");
+                    match t.get("inputSchema").map(headers::header_params) {
+                        Some(Ok(p)) => {
+                            params.insert(name.to_owned(), p);
+                            true
+                        }
+                        Some(Err(_)) => false,
+                        None => true,
+                    }
+                });
+            }
+            "initialize" => {
+                if let Some(v) = result.get("protocolVersion").and_then(Value::as_str) {
+                    *self.legacy_version.lock().expect("lock") = Some(v.to_owned());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Re-runs `initialize` after the server forgot session `generation` (once per generation).
+    async fn reinitialize(&self, generation: u64) -> crate::Result<()> {
+        let _one = self.reinit.lock().await;
+        if self.session.lock().expect("lock").1 != generation {
+            return Ok(()); // another request already re-initialized
+        }
+        let Some(mut init) = self.init.lock().expect("lock").clone() else {
+            return Err(Error::protocol("the session expired and there is no initialize to replay"));
+        };
+        init.id =
+            RequestId::String(format!("mcpcore-reinit-{}", self.reinit_ids.fetch_add(1, Ordering::Relaxed)));
+        *self.session.lock().expect("lock") = (None, generation + 1);
+        let resp =
+            self.send(Message::Request(init).to_json(), &[]).await.map_err(|e| send_error(&self.url, &e))?;
+        if !resp.status().is_success() {
+            return Err(Error::http(resp.status().as_u16(), "re-initialize after session expiry failed"));
+        }
+        let sid = resp.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_owned);
+        *self.session.lock().expect("lock") = (sid.clone(), generation + 1);
+        let _ = read::bytes(resp, self.max_frame).await;
+        let note = Message::Notification(jsonrpc::Notification {
+            method: "notifications/initialized".into(),
+            params: None,
+        });
+        let mut hdrs = Vec::new();
+        if let Some(sid) = sid {
+            hdrs.push(("Mcp-Session-Id".to_owned(), sid));
+        }
+        let _ = self.send(note.to_json(), &hdrs).await;
+        Ok(())
+    }
+
+    /// Opens the legacy GET stream once (405 means the server has none).
+    fn open_get_stream(self: &Arc<Self>) {
+        let mut slot = self.get_stream.lock().expect("lock");
+        if slot.is_some() {
+            return;
+        }
+        let c = self.clone();
+        let task = tokio::spawn(async move {
+            let (hdrs, _) = c.message_headers(&Message::Notification(jsonrpc::Notification {
+                method: String::new(),
+                params: None,
+            }));
+            let mut rb = c.builder(reqwest::Method::GET).header("accept", EVENT_STREAM);
+            for (k, v) in &hdrs {
+                rb = rb.header(k.as_str(), v.as_str());
+            }
+            let Ok(resp) = rb.send().await else { return };
+            if !resp.status().is_success() || !read::is_sse(&resp) {
+                return;
+            }
+            let events = c.events.clone();
+            let _ = read::stream(resp, c.max_frame, &mut |kind, data| {
+                if !data.trim().is_empty() && kind.is_none_or(|k| k == "message") {
+                    let _ = events.send(TransportEvent::Frame(jsonrpc::parse(data.as_bytes())));
+                }
+            })
+            .await;
+        });
+        *slot = Some(task.abort_handle());
+    }
+
+    /// POSTs a 2025-03-26 batch.
+    async fn post_batch(self: Arc<Self>, msgs: Vec<Message>) {
+        let first = msgs.first().cloned();
+        let (hdrs, _) = first.as_ref().map(|m| self.message_headers(m)).unwrap_or_default();
+        let body = serde_json::to_string(&msgs).expect("messages serialize");
+        if let Ok(resp) = self.send(body, &hdrs).await {
+            if resp.status().is_success() {
+                let _ = read::forward(resp, self.max_frame, &self.events, &|i| i).await;
+            }
+        }
+    }
+
+    /// DELETEs the legacy session, if any.
+    async fn end_session(&self) {
+        let sid = self.session.lock().expect("lock").0.take();
+        if let Some(sid) = sid {
+            let _ = self.builder(reqwest::Method::DELETE).header("mcp-session-id", sid).send().await;
+        }
+    }
+}

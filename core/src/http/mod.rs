@@ -1,0 +1,19 @@
+//! HTTP transports: Streamable HTTP (both lineages on one endpoint) and the 2024-11-05 HTTP+SSE
+//! transport, server and client (DIGEST §B, §D.5, §D.6).
+//!
+//! | piece | module |
+//! |---|---|
+//! | SSE event codec (sans-IO) | [`sse`] |
+//! | modern header derivation and validation, `=?base64?…?=` values (sans-IO) | [`headers`] |
+//! | the server: one endpoint, both lineages, sessions, 2024-11-05 SSE | [`server`] |
+//! | the client transport: JSON and SSE responses, sessions, 2024-11-05 fallback | [`client`] |
+
+pub mod client;
+pub mod headers;
+pub mod server;
+pub mod sse;
+
+/// `application/json`.
+pub const JSON: &str = "application/json";
+/// `text/event-stream`.
+pub const EVENT_STREAM: &str = "text/event-stream";

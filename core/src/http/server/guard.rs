@@ -1,0 +1,150 @@
+//! Checks made before a body is parsed: DNS-rebinding protection (Origin and Host), `Accept`,
+//! `Content-Type`, and the body size limit.
+
+use super::reply;
+use crate::http::{EVENT_STREAM, JSON};
+use axum::body::{Body, Bytes};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::Response;
+use futures_util::StreamExt;
+use std::net::SocketAddr;
+
+/// Which `Host` and `Origin` values are accepted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HostPolicy {
+    /// Loopback names with the bound port when bound to a loopback address; no check otherwise.
+    Auto,
+    /// No check (e.g. behind a proxy that checks).
+    Any,
+    /// Exactly these `Host` values (`name:port`) and `Origin` values (`scheme://name:port`).
+    Allow {
+        /// Accepted `Host` header values.
+        hosts: Vec<String>,
+        /// Accepted `Origin` header values; a request without `Origin` is always accepted.
+        origins: Vec<String>,
+    },
+}
+
+/// The resolved allow-lists; `None` means "anything".
+#[derive(Debug, Clone)]
+pub(crate) struct Guard {
+    hosts: Option<Vec<String>>,
+    origins: Option<Vec<String>>,
+}
+
+impl Guard {
+    pub(crate) fn new(policy: &HostPolicy, bound: SocketAddr) -> Guard {
+        match policy {
+            HostPolicy::Any => Guard { hosts: None, origins: None },
+            HostPolicy::Allow { hosts, origins } => Guard {
+                hosts: Some(hosts.iter().map(|h| h.to_ascii_lowercase()).collect()),
+                origins: Some(origins.iter().map(|o| o.to_ascii_lowercase()).collect()),
+            },
+            HostPolicy::Auto if bound.ip().is_loopback() => {
+                let port = bound.port();
+                let names = ["127.0.0.1".to_owned(), "localhost".to_owned(), "[::1]".to_owned()];
+                let hosts = names.iter().flat_map(|n| [format!("{n}:{port}"), n.clone()]).collect();
+                let origins = names
+                    .iter()
+                    .flat_map(|n| [format!("http://{n}:{port}"), format!("https://{n}:{port}")])
+                    .collect();
+                Guard { hosts: Some(hosts), origins: Some(origins) }
+            }
+            HostPolicy::Auto => Guard { hosts: None, origins: None },
+        }
+    }
+
+    /// 403 for a `Host` or `Origin` outside the allow-lists.
+    pub(crate) fn check(&self, headers: &HeaderMap) -> Result<(), Response> {
+        if let Some(hosts) = &self.hosts {
+            let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).map(str::to_ascii_lowercase);
+            if !host.as_ref().is_some_and(|h| hosts.contains(h)) {
+                return Err(reply::forbidden(&format!(
+                    "Forbidden: Host header {} is not allowed (DNS-rebinding protection)",
+                    host.as_deref().unwrap_or("(missing)")
+                )));
+            }
+        }
+        if let (Some(origins), Some(origin)) = (&self.origins, headers.get(header::ORIGIN)) {
+            let origin = origin.to_str().unwrap_or("").to_ascii_lowercase();
+            if !origins.contains(&origin) {
+                return Err(reply::forbidden(&format!(
+                    "Forbidden: Origin {origin} is not allowed (DNS-rebinding protection)"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// True when `Accept` admits `media` (exactly, by `type/*`, or by `*/*`).
+pub(crate) fn accepts(headers: &HeaderMap, media: &str) -> bool {
+    let major = media.split('/').next().unwrap_or("");
+    headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).any(
+        |item| {
+            let t = item.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+            t == media || t == "*/*" || t == format!("{major}/*")
+        },
+    )
+}
+
+/// 406 unless `Accept` admits both JSON and SSE (a POST) or SSE (a GET).
+pub(crate) fn check_accept(headers: &HeaderMap, post: bool) -> Result<(), Response> {
+    let ok = accepts(headers, EVENT_STREAM) && (!post || accepts(headers, JSON));
+    if ok {
+        return Ok(());
+    }
+    let need = if post { "both application/json and text/event-stream" } else { "text/event-stream" };
+    Err(reply::status_error(
+        StatusCode::NOT_ACCEPTABLE,
+        crate::ErrorData::invalid_request(format!("Not Acceptable: the Accept header must list {need}")),
+    ))
+}
+
+/// 415 unless the body is declared `application/json`.
+pub(crate) fn check_content_type(headers: &HeaderMap) -> Result<(), Response> {
+    let ct = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let media = ct.split(';').next().unwrap_or("").trim();
+    if media.eq_ignore_ascii_case(JSON) {
+        return Ok(());
+    }
+    Err(reply::status_error(
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        crate::ErrorData::invalid_request(format!(
+            "Unsupported Media Type: Content-Type must be application/json, got {:?}",
+            ct
+        )),
+    ))
+}
+
+/// Reads the whole body, or 413 once it passes `limit` bytes (checked against `Content-Length`
+/// first, then while streaming).
+pub(crate) async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes, Response> {
+    let too_large = || {
+        reply::status_error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            crate::ErrorData::invalid_request(format!(
+                "Payload Too Large: the body exceeds the {limit}-byte limit"
+            )),
+        )
+    };
+    let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return Err(too_large());
+    }
+    let mut buf = Vec::with_capacity(declared.map_or(0, |n| n as usize));
+    let mut stream = body.into_data_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| {
+            reply::status_error(
+                StatusCode::BAD_REQUEST,
+                crate::ErrorData::invalid_request(format!("Bad Request: could not read the body: {e}")),
+            )
+        })?;
+        if buf.len() + chunk.len() > limit {
+            return Err(too_large());
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    Ok(Bytes::from(buf))
+}

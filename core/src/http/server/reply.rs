@@ -1,0 +1,92 @@
+//! HTTP responses: JSON-RPC bodies with the status each situation owes (DIGEST §B.5), 202s and
+//! SSE streams.
+
+use crate::http::{sse, EVENT_STREAM, JSON};
+use crate::jsonrpc::{Message, Response as RpcResponse};
+use crate::{ErrorCode, ErrorData};
+use axum::body::{Body, Bytes};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::Response;
+use futures_util::Stream;
+use std::convert::Infallible;
+
+/// A JSON body with `status`.
+pub(crate) fn json_body(status: StatusCode, body: String) -> Response {
+    let mut r = Response::new(Body::from(body));
+    *r.status_mut() = status;
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(JSON));
+    r
+}
+
+/// One JSON-RPC response with `status`.
+pub(crate) fn rpc(status: StatusCode, resp: RpcResponse) -> Response {
+    json_body(status, Message::Response(resp).to_json())
+}
+
+/// A JSON-RPC error without an id (the request could not be read or was refused unread).
+pub(crate) fn status_error(status: StatusCode, error: ErrorData) -> Response {
+    rpc(status, RpcResponse::error(None, error))
+}
+
+/// 403 for a refused Host or Origin.
+pub(crate) fn forbidden(message: &str) -> Response {
+    status_error(StatusCode::FORBIDDEN, ErrorData::invalid_request(message))
+}
+
+/// 202 Accepted, no body: a notification or response was taken.
+pub(crate) fn accepted() -> Response {
+    let mut r = Response::new(Body::empty());
+    *r.status_mut() = StatusCode::ACCEPTED;
+    r
+}
+
+/// 405 with `Allow`.
+pub(crate) fn method_not_allowed(allow: &'static str, why: &str) -> Response {
+    let mut r = status_error(StatusCode::METHOD_NOT_ALLOWED, ErrorData::invalid_request(why));
+    r.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
+    r
+}
+
+/// The status a JSON-RPC error owes when it is produced before dispatch (modern lineage):
+/// 400 for header, capability and version errors and bad params, 404 for an unknown method.
+pub(crate) fn precheck_status(code: ErrorCode) -> StatusCode {
+    if code == ErrorCode::METHOD_NOT_FOUND {
+        StatusCode::NOT_FOUND
+    } else {
+        StatusCode::BAD_REQUEST
+    }
+}
+
+/// The status of a dispatched modern request's reply: 404 for `-32601`, 400 for `-32021`
+/// (always a status error), 200 for everything else (results and in-band errors).
+pub(crate) fn modern_reply_status(resp: &RpcResponse) -> StatusCode {
+    match &resp.outcome {
+        Err(e) if e.code == ErrorCode::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+        Err(e)
+            if e.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+                || e.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+                || e.code == ErrorCode::HEADER_MISMATCH =>
+        {
+            StatusCode::BAD_REQUEST
+        }
+        _ => StatusCode::OK,
+    }
+}
+
+/// One SSE event carrying a JSON-RPC message.
+pub(crate) fn sse_message(msg: &Message) -> Bytes {
+    Bytes::from(sse::encode_event(Some("message"), &msg.to_json()))
+}
+
+/// A 200 `text/event-stream` response streaming `events`.
+pub(crate) fn sse_stream<S>(events: S) -> Response
+where
+    S: Stream<Item = Result<Bytes, Infallible>> + Send + 'static,
+{
+    let mut r = Response::new(Body::from_stream(events));
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(EVENT_STREAM));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache, no-transform"));
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    r
+}
