@@ -186,9 +186,10 @@ async fn probe(client: &Client, ours: &[ProtocolVersion]) -> Result<Probe> {
                 let data: Option<UnsupportedVersionData> =
                     e.data().and_then(|d| serde_json::from_value(d.clone()).ok());
                 let offered = data.map(|d| d.supported).unwrap_or_default();
+                // Retry once with the server's pick, even when it is the version we sent.
                 match pick_modern(&offered, client.inner.options.version) {
-                    Some(v) if v != version => version = v,
-                    _ => return Ok(Probe::Legacy),
+                    Some(v) => version = v,
+                    None => return Ok(Probe::Legacy),
                 }
             }
             Err(e) if e.kind() == ErrorKind::Closed => return Ok(Probe::Exited(e)),

@@ -51,7 +51,7 @@ pub async fn connect(
             _ => {}
         })
         .await;
-        let why = match outcome {
+        let why = match outcome.body {
             Body::Forwarded => "the server closed the SSE stream".to_owned(),
             Body::Failed(why) => why,
         };

@@ -37,6 +37,9 @@ pub struct HttpOptions {
     pub transport: HttpTransport,
     /// Timeout for establishing a TCP connection (default: none beyond the request timeout).
     pub connect_timeout: Option<Duration>,
+    /// Legacy Streamable HTTP: open the GET stream for server-initiated messages after
+    /// `notifications/initialized` (default off: answers to our requests never need it).
+    pub standalone_stream: bool,
 }
 
 impl HttpOptions {

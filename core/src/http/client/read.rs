@@ -14,6 +14,22 @@ pub(crate) enum Body {
     Failed(String),
 }
 
+/// How an SSE stream ended: the outcome plus what resuming it needs (2025-11-25 polling).
+pub(crate) struct StreamEnd {
+    /// Whether it ended cleanly.
+    pub(crate) body: Body,
+    /// The last event id seen (sent back as `Last-Event-ID`).
+    pub(crate) last_event_id: Option<String>,
+    /// The server's `retry:` advice in milliseconds.
+    pub(crate) retry_ms: Option<u64>,
+}
+
+impl StreamEnd {
+    fn plain(body: Body) -> StreamEnd {
+        StreamEnd { body, last_event_id: None, retry_ms: None }
+    }
+}
+
 /// Reads a whole body up to `limit` bytes.
 pub(crate) async fn bytes(mut resp: reqwest::Response, limit: usize) -> Result<Vec<u8>, String> {
     let mut buf = Vec::new();
@@ -40,7 +56,7 @@ pub(crate) async fn forward(
     limit: usize,
     events: &mpsc::UnboundedSender<TransportEvent>,
     inspect: &(dyn Fn(Inbound) -> Inbound + Send + Sync),
-) -> Body {
+) -> StreamEnd {
     if is_sse(&resp) {
         return stream(resp, limit, &mut |kind, data| {
             if data.trim().is_empty() || kind.is_some_and(|k| k != "message") {
@@ -50,14 +66,14 @@ pub(crate) async fn forward(
         })
         .await;
     }
-    match bytes(resp, limit).await {
+    StreamEnd::plain(match bytes(resp, limit).await {
         Ok(b) if b.iter().all(u8::is_ascii_whitespace) => Body::Forwarded,
         Ok(b) => {
             let _ = events.send(TransportEvent::Frame(jsonrpc::parse(&b).map(inspect)));
             Body::Forwarded
         }
         Err(e) => Body::Failed(e),
-    }
+    })
 }
 
 /// Feeds every SSE event of `resp` to `on_event(event_type, data)` until the stream ends.
@@ -65,9 +81,9 @@ pub(crate) async fn stream(
     mut resp: reqwest::Response,
     limit: usize,
     on_event: &mut (dyn FnMut(Option<&str>, &str) + Send),
-) -> Body {
+) -> StreamEnd {
     let mut parser = SseParser::new(limit);
-    loop {
+    let body = loop {
         match resp.chunk().await {
             Ok(Some(chunk)) => match parser.push(&chunk) {
                 Ok(evs) => {
@@ -75,10 +91,11 @@ pub(crate) async fn stream(
                         on_event(ev.event.as_deref(), &ev.data);
                     }
                 }
-                Err(e) => return Body::Failed(format!("bad SSE stream: {e}")),
+                Err(e) => break Body::Failed(format!("bad SSE stream: {e}")),
             },
-            Ok(None) => return Body::Forwarded,
-            Err(e) => return Body::Failed(format!("the SSE stream broke: {e}")),
+            Ok(None) => break Body::Forwarded,
+            Err(e) => break Body::Failed(format!("the SSE stream broke: {e}")),
         }
-    }
+    };
+    StreamEnd { body, last_event_id: parser.last_event_id().map(str::to_owned), retry_ms: parser.retry() }
 }

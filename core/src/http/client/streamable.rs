@@ -21,6 +21,9 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
+/// How many times one request's SSE stream is resumed.
+const MAX_RESUMES: usize = 10;
+
 /// State of one Streamable HTTP connection.
 #[derive(Debug)]
 struct Conn {
@@ -86,6 +89,11 @@ async fn pump(conn: Arc<Conn>, mut rx: mpsc::UnboundedReceiver<OutFrame>) {
                     let c = conn.clone();
                     posts.spawn(async move { c.post(Message::Notification(n)).await });
                 }
+            }
+            // Notifications and responses are posted in order (`notifications/initialized`
+            // must reach the server before the next request); they are answered at once.
+            OutFrame::One(msg @ (Message::Notification(_) | Message::Response(_))) => {
+                conn.clone().post(msg).await;
             }
             OutFrame::One(msg) => {
                 let id = match &msg {
@@ -213,11 +221,35 @@ impl Conn {
                         *s = (Some(sid.to_owned()), s.1 + 1);
                     }
                 }
-                if initialized {
+                if initialized && self.opts.standalone_stream {
                     self.open_get_stream();
                 }
                 let inspect = |i: Inbound| self.inspect(i);
-                if let Body::Failed(why) = read::forward(resp, self.max_frame, &self.events, &inspect).await {
+                let mut end = read::forward(resp, self.max_frame, &self.events, &inspect).await;
+                // 2025-11-25 SSE polling: a stream that ends unanswered after naming an event id
+                // is resumed with GET + Last-Event-ID (DIGEST §D.5); bounded.
+                let mut resumes = 0;
+                while let (Some(rid), Some(last)) = (&id, end.last_event_id.clone()) {
+                    let unanswered = self.methods.lock().expect("lock").contains_key(rid);
+                    if !unanswered || resumes == MAX_RESUMES || modern_version(&msg).is_some() {
+                        break;
+                    }
+                    resumes += 1;
+                    let wait = end.retry_ms.unwrap_or(1000).min(30_000);
+                    tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+                    match self.resume(&last).await {
+                        Some(resp) => {
+                            let next = read::forward(resp, self.max_frame, &self.events, &inspect).await;
+                            end = read::StreamEnd {
+                                last_event_id: next.last_event_id.or(Some(last)),
+                                retry_ms: next.retry_ms.or(end.retry_ms),
+                                body: next.body,
+                            };
+                        }
+                        None => break,
+                    }
+                }
+                if let Body::Failed(why) = end.body {
                     self.fail(id.clone(), Error::new(ErrorKind::Io, why));
                 }
                 // A request whose stream ended without its answer is lost (DIGEST §B.6).
@@ -344,6 +376,21 @@ impl Conn {
         }
         let _ = self.send(note.to_json(), &hdrs).await;
         Ok(())
+    }
+
+    /// GETs the stream again from after event `last`; `None` when the server will not resume.
+    async fn resume(&self, last: &str) -> Option<reqwest::Response> {
+        let (hdrs, _) = self.message_headers(&Message::Notification(jsonrpc::Notification {
+            method: String::new(),
+            params: None,
+        }));
+        let mut rb =
+            self.builder(reqwest::Method::GET).header("accept", EVENT_STREAM).header("last-event-id", last);
+        for (k, v) in &hdrs {
+            rb = rb.header(k.as_str(), v.as_str());
+        }
+        let resp = rb.send().await.ok()?;
+        (resp.status().is_success() && read::is_sse(&resp)).then_some(resp)
     }
 
     /// Opens the legacy GET stream once (405 means the server has none).

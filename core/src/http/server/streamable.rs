@@ -72,11 +72,13 @@ async fn modern(st: &Arc<State>, h: &HeaderMap, msg: Message) -> Response {
         // The core protocol defines no client notifications over HTTP; take them quietly.
         Message::Notification(_) | Message::Response(_) => return reply::accepted(),
     };
-    if let Err(e) = st.engine.modern_precheck(&req) {
-        return reply::rpc(reply::precheck_status(e.code), RpcResponse::error(Some(req.id), e));
-    }
+    // Headers first: a header that disagrees with `_meta` is -32020 even when the `_meta`
+    // version is one we do not serve.
     if let Err(e) = check_headers(&st.engine, h, &req) {
         return reply::rpc(StatusCode::BAD_REQUEST, RpcResponse::error(Some(req.id), e));
+    }
+    if let Err(e) = st.engine.modern_precheck(&req) {
+        return reply::rpc(reply::precheck_status(e.code), RpcResponse::error(Some(req.id), e));
     }
     match st.engine.handle(&mut Connection::new(), Message::Request(req)) {
         Action::Reply(r) => reply::rpc(reply::modern_reply_status(&r), r),

@@ -1,14 +1,7 @@
-//! `mcpcore`: list and call the tools of any MCP server from the command line.
-//!
-//! ```text
-//! mcpcore tools [OPTIONS] -- CMD [ARGS…]
-//! mcpcore call TOOL 'JSON-ARGS' [OPTIONS] -- CMD [ARGS…]
-//! ```
-//! Options: `--protocol-version V`, `--lineage modern|legacy`, `--timeout SECONDS`,
-//! `--server-stderr` (show the server's stderr). Results are JSON on stdout; failures are a
-//! message on stderr and exit code 1; a tool result with `isError: true` exits with 2.
+//! `mcpcore tools|call`: list and call the tools of any MCP server, over stdio or HTTP.
 
 use mcpcore::client::{Client, ClientOptions};
+use mcpcore::http::client::{HttpOptions, HttpTransport};
 use mcpcore::protocol::Lineage;
 use mcpcore::transport::child::StdioCommand;
 use mcpcore::{Error, ProtocolVersion};
@@ -16,30 +9,46 @@ use serde_json::{json, Value};
 use std::process::ExitCode;
 use std::time::Duration;
 
-const USAGE: &str = "usage:
-  mcpcore tools [OPTIONS] -- CMD [ARGS...]            list the tools of a stdio server
+pub(crate) const USAGE: &str = "usage:
+  mcpcore tools [OPTIONS] -- CMD [ARGS...]                   list the tools of a stdio server
+  mcpcore tools URL [OPTIONS]                                list the tools of an HTTP server
   mcpcore call TOOL 'JSON-ARGS' [OPTIONS] -- CMD [ARGS...]   call one tool, print the result
+  mcpcore call TOOL 'JSON-ARGS' URL [OPTIONS]                the same over HTTP
+  mcpcore conformance-server --listen 127.0.0.1:PORT        the conformance fixture (endpoint /mcp)
+  mcpcore conformance-client URL                             the conformance client (scenario in
+                                                             MCP_CONFORMANCE_SCENARIO)
 options:
   --protocol-version V     use exactly this revision (2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)
   --lineage modern|legacy  use only this lineage
   --timeout SECONDS        per-request timeout (default 60)
-  --server-stderr          copy the server's stderr to ours
+  --server-stderr          copy the server's stderr to ours (stdio)
+  --transport auto|streamable|sse   HTTP transport (default auto: Streamable HTTP, then 2024-11-05 SSE)
+  --header 'NAME: VALUE'   extra HTTP header (repeatable)
+  --bearer TOKEN           send Authorization: Bearer TOKEN
 exit codes: 0 ok, 1 failure, 2 the tool returned isError";
+
+/// Where the server is.
+enum Target {
+    Stdio(StdioCommand),
+    Http(String, HttpOptions),
+}
 
 struct Cli {
     command: String,
     positional: Vec<String>,
     options: ClientOptions,
-    target: StdioCommand,
+    target: Target,
 }
 
 fn parse(args: Vec<String>) -> Result<Cli, String> {
-    let split =
-        args.iter().position(|a| a == "--").ok_or("missing `-- CMD [ARGS...]` naming the server to run")?;
+    let split = args.iter().position(|a| a == "--").unwrap_or(args.len());
     let (mine, target) = args.split_at(split);
-    let target = &target[1..];
-    let (program, rest) = target.split_first().ok_or("missing the server command after `--`")?;
-    let mut cmd = StdioCommand::new(program.clone(), rest.iter().cloned());
+    let mut stdio = match target.get(1..).and_then(|t| t.split_first()) {
+        Some((program, rest)) => Some(StdioCommand::new(program.clone(), rest.iter().cloned())),
+        None if !target.is_empty() => return Err("missing the server command after `--`".into()),
+        None => None,
+    };
+    let mut http = HttpOptions::default();
     let mut options = ClientOptions::default();
     options.info.name = "mcpcore-cli".into();
     let mut positional = Vec::new();
@@ -65,13 +74,40 @@ fn parse(args: Vec<String>) -> Result<Cli, String> {
                 }
                 options.request_timeout = Duration::from_secs_f64(secs);
             }
-            "--server-stderr" => cmd.inherit_stderr = true,
+            "--server-stderr" => {
+                if let Some(c) = stdio.as_mut() {
+                    c.inherit_stderr = true;
+                }
+            }
+            "--transport" => {
+                http.transport = match value(a)?.as_str() {
+                    "auto" => HttpTransport::Auto,
+                    "streamable" => HttpTransport::Streamable,
+                    "sse" => HttpTransport::Sse,
+                    other => {
+                        return Err(format!("--transport must be auto, streamable or sse, not {other:?}"))
+                    }
+                }
+            }
+            "--header" => {
+                let h = value(a)?;
+                let (k, v) = h.split_once(':').ok_or(format!("--header needs 'NAME: VALUE', got {h:?}"))?;
+                http.headers.push((k.trim().to_owned(), v.trim().to_owned()));
+            }
+            "--bearer" => http.bearer_token = Some(value(a)?),
             s if s.starts_with("--") => return Err(format!("unknown option {s}")),
             _ => positional.push(a.clone()),
         }
     }
     let command = if positional.is_empty() { String::new() } else { positional.remove(0) };
-    Ok(Cli { command, positional, options, target: cmd })
+    let url = positional.iter().position(|p| p.starts_with("http://") || p.starts_with("https://"));
+    let target = match (url, stdio) {
+        (Some(_), Some(_)) => return Err("give either a URL or `-- CMD`, not both".into()),
+        (Some(i), None) => Target::Http(positional.remove(i), http),
+        (None, Some(cmd)) => Target::Stdio(cmd),
+        (None, None) => return Err("missing the server: a URL, or `-- CMD [ARGS...]`".into()),
+    };
+    Ok(Cli { command, positional, options, target })
 }
 
 async fn run(cli: Cli) -> Result<ExitCode, Error> {
@@ -88,7 +124,10 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
         }
         _ => return Err(Error::invalid_input(USAGE)),
     };
-    let client = Client::connect_stdio(cli.target, cli.options).await?;
+    let client = match cli.target {
+        Target::Stdio(cmd) => Client::connect_stdio(cmd, cli.options).await?,
+        Target::Http(url, http) => Client::connect_http(&url, http, cli.options).await?,
+    };
     let negotiated = client.negotiated();
     let out = match tool {
         None => {
@@ -108,16 +147,8 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.is_empty() || args.iter().take_while(|a| *a != "--").any(|a| a == "--help" || a == "-h") {
-        println!("{USAGE}");
-        return ExitCode::SUCCESS;
-    }
-    if args.first().map(String::as_str) == Some("--version") {
-        println!("mcpcore {}", env!("CARGO_PKG_VERSION"));
-        return ExitCode::SUCCESS;
-    }
+/// Runs `tools` or `call` with the arguments after the program name.
+pub(crate) async fn main(args: Vec<String>) -> ExitCode {
     let cli = match parse(args) {
         Ok(c) => c,
         Err(e) => {
@@ -125,23 +156,10 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio runtime");
-    match rt.block_on(run(cli)) {
+    match run(cli).await {
         Ok(code) => code,
         Err(e) => {
-            match e.rpc_error() {
-                Some(rpc) => eprintln!(
-                    "mcpcore: {} (JSON-RPC code {}{})",
-                    e.message(),
-                    rpc.code,
-                    rpc.data.as_ref().map(|d| format!(", data {d}")).unwrap_or_default()
-                ),
-                None => eprintln!("mcpcore: {}", e.message()),
-            }
+            crate::report(&e);
             ExitCode::from(1)
         }
     }

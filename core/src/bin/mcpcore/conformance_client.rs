@@ -1,0 +1,140 @@
+//! `mcpcore conformance-client URL`: the client the official conformance suite drives in client
+//! mode. The suite names the scenario in `MCP_CONFORMANCE_SCENARIO`, the revision in
+//! `MCP_CONFORMANCE_PROTOCOL_VERSION` and extra data in `MCP_CONFORMANCE_CONTEXT` (see
+//! tests/conformance/NOTES.md §7). Every scenario uses the ordinary client API.
+
+use mcpcore::client::{Client, ClientOptions};
+use mcpcore::http::client::HttpOptions;
+use mcpcore::protocol::Tool;
+use mcpcore::{Error, ProtocolVersion};
+use serde_json::{json, Map, Value};
+use std::process::ExitCode;
+
+/// Runs the scenario against the URL (the last argument).
+pub(crate) async fn main(args: Vec<String>) -> ExitCode {
+    let Some(url) = args.last().cloned() else {
+        eprintln!("usage: mcpcore conformance-client URL (scenario in MCP_CONFORMANCE_SCENARIO)");
+        return ExitCode::from(1);
+    };
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    match run(&scenario, &url).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("conformance-client: scenario {scenario:?} failed");
+            crate::report(&e);
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn options() -> ClientOptions {
+    let mut o = ClientOptions::default();
+    o.info.name = "mcpcore-conformance-client".into();
+    o.version =
+        std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").ok().and_then(|v| ProtocolVersion::parse(&v));
+    o
+}
+
+fn context() -> Value {
+    std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or(Value::Null)
+}
+
+/// Plausible arguments for a tool: a value of the declared type for each property.
+fn sample_arguments(tool: &Tool) -> Value {
+    let mut args = Map::new();
+    if let Some(props) = tool.input_schema.get("properties").and_then(Value::as_object) {
+        for (name, schema) in props {
+            let v = match schema.get("type").and_then(Value::as_str) {
+                Some("string") => json!("us-west-1"),
+                Some("integer") => json!(1),
+                Some("number") => json!(1.5),
+                Some("boolean") => json!(true),
+                Some("array") => json!([]),
+                Some("object") => json!({}),
+                _ => continue,
+            };
+            args.insert(name.clone(), v);
+        }
+    }
+    Value::Object(args)
+}
+
+async fn run(scenario: &str, url: &str) -> mcpcore::Result<()> {
+    let client = Client::connect_http(url, HttpOptions::default(), options()).await?;
+    let outcome = scenario_body(&client, scenario).await;
+    client.close().await;
+    outcome
+}
+
+async fn scenario_body(client: &Client, scenario: &str) -> mcpcore::Result<()> {
+    match scenario {
+        "initialize" => Ok(()),
+        "tools_call" => {
+            client.list_tools().await?;
+            let r = client.call_tool("add_numbers", json!({"a": 2, "b": 3})).await?;
+            if r.is_error() {
+                return Err(Error::tool(format!("add_numbers failed: {:?}", r.first_text())));
+            }
+            Ok(())
+        }
+        "sse-retry" => {
+            client.call_tool("test_reconnection", json!({})).await?;
+            Ok(())
+        }
+        "http-custom-headers" => {
+            client.list_tools().await?;
+            let ctx = context();
+            let calls = ctx.get("toolCalls").and_then(Value::as_array).cloned().unwrap_or_default();
+            for call in calls {
+                let name = call.get("name").and_then(Value::as_str).unwrap_or_default();
+                let args = call.get("arguments").cloned().unwrap_or_else(|| json!({}));
+                client.call_tool(name, args).await?;
+            }
+            Ok(())
+        }
+        "http-invalid-tool-headers" => {
+            // Tools with invalid x-mcp-header annotations never reach the list (DIGEST §B.3).
+            for tool in client.list_tools().await? {
+                client.call_tool(&tool.name, sample_arguments(&tool)).await?;
+            }
+            Ok(())
+        }
+        "http-standard-headers" => exercise_everything(client).await,
+        "json-schema-2020-12-preservation" => {
+            let tools = client.list_tools().await?;
+            let tool = tools
+                .iter()
+                .find(|t| t.name == "json_schema_2020_12_tool")
+                .ok_or_else(|| Error::protocol("json_schema_2020_12_tool is not listed"))?;
+            client.call_tool("json_schema_echo", json!({ "schema": tool.input_schema })).await?;
+            Ok(())
+        }
+        _ => {
+            client.list_tools().await?;
+            Ok(())
+        }
+    }
+}
+
+/// Lists and uses every tool, resource and prompt (one request of each method).
+async fn exercise_everything(client: &Client) -> mcpcore::Result<()> {
+    for tool in client.list_tools().await? {
+        client.call_tool(&tool.name, sample_arguments(&tool)).await?;
+    }
+    let resources = client.request("resources/list", json!({})).await?;
+    for r in resources.get("resources").and_then(Value::as_array).into_iter().flatten() {
+        if let Some(uri) = r.get("uri").and_then(Value::as_str) {
+            client.request("resources/read", json!({ "uri": uri })).await?;
+        }
+    }
+    let prompts = client.request("prompts/list", json!({})).await?;
+    for p in prompts.get("prompts").and_then(Value::as_array).into_iter().flatten() {
+        if let Some(name) = p.get("name").and_then(Value::as_str) {
+            client.request("prompts/get", json!({ "name": name })).await?;
+        }
+    }
+    Ok(())
+}

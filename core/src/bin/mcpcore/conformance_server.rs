@@ -1,0 +1,165 @@
+//! `mcpcore conformance-server --listen 127.0.0.1:PORT`: the fixture the official conformance
+//! suite drives in server mode (tool names and outputs from the suite's reference fixture; see
+//! tests/conformance/NOTES.md §6). Both lineages on `/mcp`.
+//!
+//! Features other issues own (resources, prompts, completion, logging, sampling, elicitation,
+//! MRTR, subscriptions) are absent here until the engine has them; tests/conformance lists the
+//! scenarios that need them as expected failures.
+
+use mcpcore::engine::ServerConfig;
+use mcpcore::http::server::HttpServerConfig;
+use mcpcore::protocol::{CallToolResult, Tool};
+use mcpcore::registry::{Arguments, ToolContext, ToolRegistry};
+use mcpcore::server::Server;
+use serde_json::{json, Value};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A 1×1 red PNG.
+const PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+/// A tiny WAV file.
+const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
+
+fn result(v: Value) -> mcpcore::Result<CallToolResult> {
+    serde_json::from_value(v).map_err(|e| mcpcore::Error::tool(format!("fixture result: {e}")))
+}
+
+fn no_args(name: &str, description: &str) -> Tool {
+    Tool::new(name, description, json!({"type": "object", "properties": {}}))
+}
+
+/// Registers a tool whose result is fixed content.
+fn fixed(tools: &ToolRegistry, name: &str, description: &str, content: Value) -> mcpcore::Result<()> {
+    tools.register(no_args(name, description), move |_: Arguments, _: ToolContext| {
+        let content = content.clone();
+        async move { result(content) }
+    })
+}
+
+fn registry() -> mcpcore::Result<ToolRegistry> {
+    let tools = ToolRegistry::new();
+    fixed(
+        &tools,
+        "test_simple_text",
+        "Returns a simple text response.",
+        json!({"content": [{"type": "text", "text": "This is a simple text response for testing."}]}),
+    )?;
+    fixed(
+        &tools,
+        "test_image_content",
+        "Returns a PNG image.",
+        json!({"content": [{"type": "image", "data": PNG, "mimeType": "image/png"}]}),
+    )?;
+    fixed(
+        &tools,
+        "test_audio_content",
+        "Returns a WAV clip.",
+        json!({"content": [{"type": "audio", "data": WAV, "mimeType": "audio/wav"}]}),
+    )?;
+    fixed(
+        &tools,
+        "test_embedded_resource",
+        "Returns an embedded text resource.",
+        json!({"content": [{"type": "resource", "resource": {
+            "uri": "test://embedded-resource", "mimeType": "text/plain",
+            "text": "This is an embedded resource content."}}]}),
+    )?;
+    fixed(
+        &tools,
+        "test_multiple_content_types",
+        "Returns text, an image and an embedded resource.",
+        json!({"content": [
+            {"type": "text", "text": "Multiple content types test:"},
+            {"type": "image", "data": PNG, "mimeType": "image/png"},
+            {"type": "resource", "resource": {"uri": "test://mixed-content-resource",
+                "mimeType": "application/json", "text": "{\"test\":\"data\",\"value\":123}"}}]}),
+    )?;
+    fixed(
+        &tools,
+        "test_error_handling",
+        "Always fails with a tool error.",
+        json!({"isError": true, "content": [{"type": "text",
+            "text": "This tool intentionally returns an error for testing"}]}),
+    )?;
+    tools.register(
+        no_args("test_tool_with_progress", "Reports progress 0, 50, 100 of 100, then answers."),
+        |_: Arguments, ctx: ToolContext| async move {
+            for (i, p) in [0.0, 50.0, 100.0].into_iter().enumerate() {
+                if i > 0 {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                ctx.progress(p, Some(100.0), None);
+            }
+            Ok(CallToolResult::text("Progress test completed"))
+        },
+    )?;
+    tools.register(
+        Tool::new(
+            "test_header_params",
+            "Echoes arguments that travel as Mcp-Param-* headers on 2026-07-28 HTTP.",
+            json!({"type": "object", "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "priority": {"type": "integer", "x-mcp-header": "Priority"},
+                "verbose": {"type": "boolean", "x-mcp-header": "Verbose"},
+                "query": {"type": "string"}}}),
+        ),
+        |args: Arguments, _: ToolContext| async move { Ok(CallToolResult::text(Value::Object(args).to_string())) },
+    )?;
+    let schema_2020_12 = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+        "$defs": {"address": {"$anchor": "addressDef", "type": "object",
+            "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+        "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"},
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"}, "email": {"type": "string"}},
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then": {"required": ["phone"]}, "else": {"required": ["email"]},
+        "additionalProperties": false});
+    tools.register(
+        Tool::new("json_schema_2020_12_tool", "Declares a JSON Schema 2020-12 input schema.", schema_2020_12),
+        |args: Arguments, _: ToolContext| async move { Ok(CallToolResult::text(Value::Object(args).to_string())) },
+    )?;
+    Ok(tools)
+}
+
+/// Serves the fixture until Ctrl-C.
+pub(crate) async fn main(args: Vec<String>) -> ExitCode {
+    let listen = match args.as_slice() {
+        [flag, addr] if flag == "--listen" => addr.clone(),
+        _ => {
+            eprintln!("usage: mcpcore conformance-server --listen 127.0.0.1:PORT");
+            return ExitCode::from(1);
+        }
+    };
+    let Ok(addr) = listen.parse() else {
+        eprintln!("mcpcore: --listen needs IP:PORT, not {listen:?}");
+        return ExitCode::from(1);
+    };
+    let tools = match registry() {
+        Ok(t) => Arc::new(t),
+        Err(e) => {
+            crate::report(&e);
+            return ExitCode::from(1);
+        }
+    };
+    let server = Server::new(ServerConfig::new("mcpcore-conformance", env!("CARGO_PKG_VERSION")), tools);
+    let serving = match server.serve_http(addr, HttpServerConfig::default()).await {
+        Ok(s) => s,
+        Err(e) => {
+            crate::report(&e);
+            return ExitCode::from(1);
+        }
+    };
+    println!("listening on {}", serving.url());
+    let _ = tokio::signal::ctrl_c().await;
+    match serving.shutdown().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            crate::report(&e);
+            ExitCode::from(1)
+        }
+    }
+}
