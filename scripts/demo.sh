@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The main job: the Rust echo server served over stdio and called in both lineages, by the
-# Rust client, by the mcpcore CLI, and across languages by the official Python SDK client.
+# The main job: the Rust echo server served over stdio and HTTP and called in both lineages, by
+# the Rust client, by the mcpcore CLI, and across languages by the official Python SDK client.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,3 +30,16 @@ python3 -m venv .venv
 
 echo; echo "== Rust client -> Python (official SDK) server"
 $bin/echo_client "hello, Python server" -- .venv/bin/python tests/interop/python/sdk_server.py
+
+echo; echo "== HTTP: one endpoint, both lineages, and the 2024-11-05 SSE transport"
+$bin/echo_server --http 127.0.0.1:0 > target/demo-http.log &
+server=$!
+trap 'kill $server 2>/dev/null' EXIT
+url=""
+for _ in $(seq 1 100); do url=$(sed -n 's/^listening on //p' target/demo-http.log); [ -n "$url" ] && break; sleep 0.1; done
+echo "echo_server listening on $url"
+$bin/echo_client "$url" "hello over HTTP"
+$bin/mcpcore call add '{"a": 1, "b": 2}' "$url" --lineage legacy
+$bin/mcpcore tools "$url" --transport sse | python3 -c \
+  'import json,sys; d=json.load(sys.stdin); print("2024-11-05 SSE transport:", d["protocolVersion"], [t["name"] for t in d["tools"]])'
+.venv/bin/python tests/interop/python/sdk_http_client.py --text "hello from Python over HTTP" "$url"

@@ -144,6 +144,12 @@ async fn sse(
     let wait = options.probe_timeout.max(std::time::Duration::from_secs(1));
     let channel = legacy_sse::connect(url, http, options.max_frame, wait).await?;
     let client = Client::from_channel(channel, None, options.clone());
+    // The 2024-11-05 transport speaks its own revision unless the host pinned another.
+    let ours = if ours.contains(&ProtocolVersion::V2024_11_05) && options.version.is_none() {
+        &[ProtocolVersion::V2024_11_05][..]
+    } else {
+        ours
+    };
     if let Err(e) = initialize(&client, ours).await {
         client.close().await;
         return Err(e);
