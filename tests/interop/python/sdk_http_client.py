@@ -27,8 +27,9 @@ JSON line on stdout, the same as sdk_client.py:
   {"protocolVersion": "...", "lineage": "modern"|"legacy", "tools": [sorted names],
    "echo": "<echo text>", "add": <add structuredContent or null>}
 
-Exit status 0 on success; 1 with "sdk_http_client: error: ..." on stderr on any failure
-(a JSON-RPC error is printed as "MCP error <code>: <message> data=<json>"); 2 on bad usage.
+Exit status 0 on success; 1 with ONE line "sdk_http_client: error: ..." on stderr on any failure
+(a JSON-RPC error is printed as "MCP error <code>: <message> data=<json>"; whitespace runs, including
+the newlines of e.g. a pydantic ValidationError, are collapsed to one space); 2 on bad usage.
 On exit a legacy session that got an ``mcp-session-id`` is ended with DELETE (SDK default).
 """
 
@@ -98,7 +99,8 @@ def main() -> int:
     except BaseException as exc:  # noqa: BLE001 - every failure becomes one stderr line + exit 1
         if isinstance(exc, KeyboardInterrupt):
             raise
-        print(f"sdk_http_client: error: {describe(exc)}", file=sys.stderr)
+        one_line = " ".join(describe(exc).split())  # e.g. pydantic ValidationError text spans lines
+        print(f"sdk_http_client: error: {one_line}", file=sys.stderr)
         return 1
     print(json.dumps(output), flush=True)
     return 0

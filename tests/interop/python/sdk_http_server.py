@@ -11,7 +11,9 @@ Usage:
 ``--port 0`` picks a free port. When listening, one line goes to stdout (then it is flushed):
   READY http://127.0.0.1:PORT/mcp       (Streamable HTTP)
   READY http://127.0.0.1:PORT/sse       (--sse-transport)
-Logs go to stderr. SIGINT/SIGTERM stop it (uvicorn's graceful shutdown).
+Logs go to stderr. SIGINT -> graceful shutdown, exit 0; SIGTERM -> graceful shutdown, then uvicorn
+re-raises the signal (exit status 143). Port in use -> uvicorn's ERROR line + one
+"sdk_http_server: error: ..." line, exit 1.
 
 Streamable HTTP at /mcp (``StreamableHTTPSessionManager``; the same security settings
 ``Server.streamable_http_app(host="127.0.0.1")`` applies: Host must be 127.0.0.1/localhost/[::1]
@@ -152,10 +154,14 @@ async def serve(port: int, mode: str, json_response: bool, sse_transport: bool, 
             print(f"READY http://{HOST}:{bound}{path}", flush=True)
 
         tg.start_soon(announce)
-        await uv.serve()
+        try:
+            await uv.serve()
+        except SystemExit:  # uvicorn's startup failure (e.g. port in use), already logged by uvicorn
+            pass
         tg.cancel_scope.cancel()
     if not uv.started:
-        raise SystemExit(1)  # could not bind (uvicorn logged why)
+        print(f"sdk_http_server: error: could not listen on {HOST}:{port}", file=sys.stderr)
+        raise SystemExit(1)
 
 
 def main() -> int:

@@ -4,7 +4,8 @@
 // Plain ESM, no build step; Node >= 20.
 //
 // Usage:
-//   node sdk_server.mjs --port PORT [--legacy-only | --modern-only] [--json-response] [--stateful-legacy]
+//   node sdk_server.mjs --port PORT [--legacy-only | --modern-only] [--json-response | --sse-response]
+//                       [--stateful-legacy] [--verbose]
 //
 // Serves http://127.0.0.1:PORT/mcp (PORT 0 picks a free port) and prints one line on stdout
 // once listening:  READY http://127.0.0.1:PORT/mcp
@@ -29,6 +30,8 @@
 //   --json-response  modern leg responseMode 'json' (default 'auto': JSON unless the handler
 //                    emits a notification first). The legacy leg is then hand-wired (see below)
 //                    with enableJsonResponse: true, because the SDK's fallback has no JSON switch.
+//   --sse-response   modern leg responseMode 'sse': every modern answer that passed the
+//                    pre-dispatch checks is a text/event-stream (legacy leg unchanged: SSE anyway).
 //   --stateful-legacy  the legacy leg is a hand-wired sessionful
 //                    WebStandardStreamableHTTPServerTransport per session (mcp-session-id minted on
 //                    initialize; unknown id -> 404 -32001 "Session not found"; missing id on a
@@ -78,12 +81,14 @@ function log(...args) {
 
 function usage(message) {
     console.error(`sdk_server.mjs: error: ${message}`);
-    console.error('usage: node sdk_server.mjs --port PORT [--legacy-only | --modern-only] [--json-response] [--stateful-legacy] [--verbose]');
+    console.error(
+        'usage: node sdk_server.mjs --port PORT [--legacy-only | --modern-only] [--json-response | --sse-response] [--stateful-legacy] [--verbose]'
+    );
     process.exit(2);
 }
 
 function parseArgs(argv) {
-    const opts = { port: undefined, legacyOnly: false, modernOnly: false, json: false, statefulLegacy: false, verbose: false };
+    const opts = { port: undefined, legacyOnly: false, modernOnly: false, json: false, sse: false, statefulLegacy: false, verbose: false };
     for (let i = 0; i < argv.length; i++) {
         const arg = argv[i];
         if (arg === '--port') opts.port = argv[++i];
@@ -91,6 +96,7 @@ function parseArgs(argv) {
         else if (arg === '--legacy-only') opts.legacyOnly = true;
         else if (arg === '--modern-only') opts.modernOnly = true;
         else if (arg === '--json-response') opts.json = true;
+        else if (arg === '--sse-response') opts.sse = true;
         else if (arg === '--stateful-legacy') opts.statefulLegacy = true;
         else if (arg === '--verbose') opts.verbose = true;
         else if (arg === '-h' || arg === '--help') usage('help requested');
@@ -99,6 +105,7 @@ function parseArgs(argv) {
     if (opts.port === undefined || !/^\d+$/.test(opts.port) || Number(opts.port) > 65535) usage('--port PORT is required (0-65535)');
     opts.port = Number(opts.port);
     if (opts.legacyOnly && opts.modernOnly) usage('--legacy-only and --modern-only are exclusive');
+    if (opts.json && opts.sse) usage('--json-response and --sse-response are exclusive');
     if (opts.modernOnly && opts.statefulLegacy) usage('--stateful-legacy makes no sense with --modern-only');
     return opts;
 }
@@ -147,19 +154,16 @@ function jsonRpcError(status, code, message) {
     });
 }
 
-/** Hand-wired stateless legacy leg: what legacyStatelessFallback() does, plus enableJsonResponse. */
-function statelessLegacyLeg(enableJsonResponse) {
+/** Hand-wired stateless JSON legacy leg: what legacyStatelessFallback() does, with enableJsonResponse. */
+function statelessJsonLegacyLeg() {
     return async (request) => {
         if (request.method.toUpperCase() !== 'POST') return jsonRpcError(405, -32000, 'Method not allowed.');
         const server = factory({ era: 'legacy', requestInfo: request });
-        const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse });
+        const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
         await server.connect(transport);
-        const response = await transport.handleRequest(request);
-        if (enableJsonResponse || response.body === null) {
-            transport.close().catch(() => {});
-            server.close().catch(() => {});
-        }
-        // (SSE case: the per-request instance is garbage once the stream ends; nothing shared.)
+        const response = await transport.handleRequest(request); // JSON: complete once this resolves
+        transport.close().catch(() => {});
+        server.close().catch(() => {});
         return response;
     };
 }
@@ -205,12 +209,12 @@ function statefulLegacyLeg(enableJsonResponse) {
 }
 
 function buildFetchHandler() {
-    const responseMode = opts.json ? 'json' : 'auto';
+    const responseMode = opts.json ? 'json' : opts.sse ? 'sse' : 'auto';
     const customLegacy = opts.json || opts.statefulLegacy;
     const legacyLeg = opts.statefulLegacy
         ? statefulLegacyLeg(opts.json)
         : opts.json
-          ? statelessLegacyLeg(true)
+          ? statelessJsonLegacyLeg()
           : legacyStatelessFallback(factory, onerror);
 
     if (opts.legacyOnly) return { fetch: (request) => legacyLeg(request) };
