@@ -56,3 +56,70 @@ fn call_prints_the_result_and_signals_failures() {
     assert_eq!(code, 1);
     assert!(err.contains("unknown protocol version"), "{err}");
 }
+
+/// `echo_server --http 127.0.0.1:0` as a child; killed on drop.
+struct HttpEcho {
+    child: std::process::Child,
+    url: String,
+}
+
+impl HttpEcho {
+    fn start() -> HttpEcho {
+        use std::io::BufRead;
+        let mut child = Command::new(bin("echo_server"))
+            .args(["--http", "127.0.0.1:0"])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let url = line.trim().strip_prefix("listening on ").expect("the server prints its URL").to_owned();
+        HttpEcho { child, url }
+    }
+}
+
+impl Drop for HttpEcho {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn tools_and_call_over_http_in_each_transport() {
+    let server = HttpEcho::start();
+    for (flags, version) in [
+        (vec![], "2026-07-28"),
+        (vec!["--lineage", "legacy"], "2025-11-25"),
+        (vec!["--protocol-version", "2025-03-26"], "2025-03-26"),
+        (vec!["--transport", "sse"], "2024-11-05"),
+    ] {
+        let mut args = vec!["tools", server.url.as_str()];
+        args.extend(flags);
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 0, "{err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["protocolVersion"], version);
+        assert_eq!(v["tools"][1]["name"], "echo");
+    }
+    let (code, out, err) =
+        run(&["call", "echo", r#"{"text":"over http"}"#, &server.url, "--header", "X-Test: 1"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["content"][0]["text"], "over http");
+}
+
+#[test]
+fn http_failures_name_the_cause() {
+    // A port nobody listens on: bind, read the port, release it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let (code, _, err) = run(&["tools", &format!("http://127.0.0.1:{port}/mcp"), "--timeout", "5"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("127.0.0.1") && err.contains("failed"), "{err}");
+    let (code, _, err) = run(&["tools", "ftp://127.0.0.1/mcp"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("missing the server") || err.contains("scheme"), "{err}");
+    let server = HttpEcho::start();
+    let (code, _, err) = run(&["tools", &server.url, "--", "echo_server"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("not both"), "{err}");
+}

@@ -110,6 +110,8 @@ struct Inner {
     negotiated: RwLock<Option<Negotiated>>,
     options: ClientOptions,
     process: Option<Arc<ChildProcess>>,
+    /// Completes when the transport has sent its last frame (an HTTP session's DELETE).
+    flushed: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
 /// Sends `notifications/cancelled` for a request whose caller stopped waiting.
@@ -152,7 +154,7 @@ impl Client {
         process: Option<Arc<ChildProcess>>,
         options: ClientOptions,
     ) -> Client {
-        let Channel { tx, rx, flushed: _ } = channel;
+        let Channel { tx, rx, flushed } = channel;
         let shared = Arc::new(Shared::default());
         tokio::spawn(router::run(shared.clone(), rx, tx.downgrade()));
         Client {
@@ -163,6 +165,7 @@ impl Client {
                 negotiated: RwLock::new(None),
                 options,
                 process,
+                flushed: std::sync::Mutex::new(flushed),
             }),
         }
     }
@@ -407,6 +410,10 @@ impl Client {
         let _ = self.inner.tx.send(OutFrame::Close);
         if let Some(p) = &self.inner.process {
             p.close(Duration::from_secs(2)).await;
+        }
+        let flushed = self.inner.flushed.lock().expect("lock").take();
+        if let Some(f) = flushed {
+            let _ = tokio::time::timeout(Duration::from_secs(2), f).await;
         }
     }
 }

@@ -1,101 +1,39 @@
 //! Test fixture server: the shared fixture tools (echo, add, fail, slow, progress, panic, exit)
-//! with switches for the fallback paths.
+//! with switches for the fallback paths, over stdio or HTTP.
 //!
 //! ```text
 //! fixture_server [--versions V1,V2] [--page-size N] [--exit-unless-initialize] [--reject-first-call]
-//!                [--shutdown-grace-ms MS]
+//!                [--shutdown-grace-ms MS] [--http 127.0.0.1:PORT] [--response-mode auto|json|sse]
 //! ```
 //! `--reject-first-call` answers the first modern `tools/call` with `-32022` (as a server
 //! whose supported versions changed mid-session would), to exercise the client's retry.
+//!
+//! `--http ADDR` (port 0 allowed) serves the same tools over HTTP instead of stdio: Streamable
+//! HTTP on `/mcp` (both lineages) and the 2024-11-05 HTTP+SSE transport on `/sse` when that
+//! version is served. Once bound it prints one line, `listening on http://ADDR/mcp`, and serves
+//! until SIGTERM or SIGINT, then shuts down gracefully (exit code 0). `--response-mode` picks
+//! JSON or SSE answers (default `auto`). The other switches work on HTTP too:
+//! `--shutdown-grace-ms` bounds how long shutdown waits for in-flight requests;
+//! `--reject-first-call` answers the first modern `tools/call` with an in-band `-32022`;
+//! `--exit-unless-initialize` exits with code 3 unless the first HTTP request is an
+//! `initialize` POST (a front listener checks it, then relays bytes to the HTTP server).
 
 use mcpcore::engine::ServerConfig;
+use mcpcore::http::server::{HostPolicy, HttpServerConfig, ResponseMode};
 use mcpcore::jsonrpc::{self, Inbound, Message};
-use mcpcore::protocol::{CallToolResult, ProtocolVersion, Tool};
+use mcpcore::protocol::ProtocolVersion;
 use mcpcore::registry::{Arguments, ToolContext, ToolRegistry};
 use mcpcore::server::Server;
 use mcpcore::transport::{framing, Channel, TransportEvent};
+use mcpcore_tests::http::fixture_registry;
 use serde_json::json;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::AsyncBufReadExt;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
-
-fn schema(props: serde_json::Value, required: &[&str]) -> serde_json::Value {
-    json!({"type": "object", "properties": props, "required": required})
-}
-
-fn registry() -> ToolRegistry {
-    let r = ToolRegistry::new();
-    let text = || schema(json!({"text": {"type": "string"}}), &["text"]);
-    r.register(
-        Tool::new("echo", "Echo the text.", text()).with_title("Echo"),
-        |a: Arguments, _c: ToolContext| async move {
-            Ok(CallToolResult::text(a["text"].as_str().unwrap_or_default()))
-        },
-    )
-    .unwrap();
-    r.register(
-        Tool::new(
-            "add",
-            "Add a and b.",
-            schema(json!({"a": {"type": "number"}, "b": {"type": "number"}}), &["a", "b"]),
-        )
-        .with_output_schema(schema(json!({"sum": {"type": "number"}}), &["sum"])),
-        |a: Arguments, _c: ToolContext| async move {
-            Ok(CallToolResult::structured(
-                json!({"sum": a["a"].as_f64().unwrap() + a["b"].as_f64().unwrap()}),
-            ))
-        },
-    )
-    .unwrap();
-    r.register(Tool::new("fail", "Always fails.", text()), |a: Arguments, _c: ToolContext| async move {
-        Err(mcpcore::Error::tool(format!("fail: {}", a["text"].as_str().unwrap_or_default())))
-    })
-    .unwrap();
-    r.register(
-        Tool::new("slow", "Sleeps for ms milliseconds.", schema(json!({"ms": {"type": "integer"}}), &["ms"])),
-        |a: Arguments, _c: ToolContext| async move {
-            tokio::time::sleep(Duration::from_millis(a["ms"].as_u64().unwrap_or(0))).await;
-            Ok(CallToolResult::text("slept"))
-        },
-    )
-    .unwrap();
-    r.register(
-        Tool::new("progress", "Reports n progress steps.", schema(json!({"n": {"type": "integer"}}), &["n"])),
-        |a: Arguments, c: ToolContext| async move {
-            let n = a["n"].as_u64().unwrap_or(0);
-            for i in 1..=n {
-                c.progress(i as f64, Some(n as f64), Some(&format!("step {i}")));
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-            Ok(CallToolResult::text(format!("{n} steps")))
-        },
-    )
-    .unwrap();
-    r.register(
-        Tool::new("panic", "Panics.", schema(json!({}), &[])),
-        |_a: Arguments, _c: ToolContext| async move {
-            if std::env::var_os("NEVER_SET_BY_ANYONE").is_none() {
-                panic!("deliberate panic in a tool");
-            }
-            Ok(CallToolResult::text("unreachable"))
-        },
-    )
-    .unwrap();
-    r.register(
-        Tool::new(
-            "exit",
-            "Exits the process with code.",
-            schema(json!({"code": {"type": "integer"}}), &["code"]),
-        ),
-        |a: Arguments, _c: ToolContext| async move {
-            eprintln!("fixture_server: exiting on request");
-            std::process::exit(a["code"].as_i64().unwrap_or(1) as i32)
-        },
-    )
-    .unwrap();
-    r
-}
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
@@ -104,6 +42,8 @@ async fn main() {
     let mut strict = false;
     let mut reject_first_call = false;
     let mut grace = None;
+    let mut http_addr: Option<SocketAddr> = None;
+    let mut response_mode = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -119,10 +59,30 @@ async fn main() {
             "--exit-unless-initialize" => strict = true,
             "--reject-first-call" => reject_first_call = true,
             "--shutdown-grace-ms" => grace = Some(Duration::from_millis(it.next().unwrap().parse().unwrap())),
+            "--http" => http_addr = Some(it.next().unwrap().parse().expect("--http wants IP:PORT")),
+            "--response-mode" => {
+                response_mode = Some(match it.next().map(String::as_str) {
+                    Some("auto") => ResponseMode::Auto,
+                    Some("json") => ResponseMode::Json,
+                    Some("sse") => ResponseMode::Sse,
+                    other => panic!("--response-mode wants auto, json or sse, got {other:?}"),
+                })
+            }
             other => panic!("unknown flag {other}"),
         }
     }
-    let mut server = Server::new(config, Arc::new(registry()));
+    if let Some(addr) = http_addr {
+        let mut http =
+            HttpServerConfig { response_mode: response_mode.unwrap_or_default(), ..Default::default() };
+        if let Some(g) = grace {
+            http.shutdown_grace = g;
+        }
+        let tools =
+            if reject_first_call { reject_first_modern_call(fixture_registry()) } else { fixture_registry() };
+        return serve_http(Server::new(config, Arc::new(tools)), addr, http, strict).await;
+    }
+    assert!(response_mode.is_none(), "--response-mode needs --http");
+    let mut server = Server::new(config, Arc::new(fixture_registry()));
     if let Some(g) = grace {
         server = server.with_shutdown_grace(g);
     }
@@ -198,4 +158,151 @@ async fn serve_rejecting_first_call(server: Server) {
         }
     });
     server.serve_channel(Channel { tx: out_tx, rx: in_rx, flushed: Some(flushed) }).await.unwrap();
+}
+
+// ----- HTTP -----------------------------------------------------------------------------------
+
+/// Serves over HTTP until SIGTERM or SIGINT, then shuts down gracefully.
+async fn serve_http(server: Server, addr: SocketAddr, mut http: HttpServerConfig, strict: bool) {
+    let path = http.path.clone();
+    let (serving, public) = if strict {
+        // A front listener on `addr` checks the first request, then relays bytes to the server,
+        // which therefore accepts the Host and Origin values of the front's address.
+        let front = TcpListener::bind(addr).await.unwrap_or_else(|e| panic!("cannot listen on {addr}: {e}"));
+        let public = front.local_addr().unwrap();
+        http.hosts = loopback_hosts(public);
+        let serving = server.serve_http(SocketAddr::new(public.ip(), 0), http).await.unwrap();
+        tokio::spawn(exit_unless_initialize(front, serving.local_addr()));
+        (serving, public)
+    } else {
+        let serving = server.serve_http(addr, http).await.unwrap();
+        let public = serving.local_addr();
+        (serving, public)
+    };
+    println!("listening on http://{public}{path}");
+    stop_signal().await;
+    serving.shutdown().await.unwrap();
+}
+
+/// What `HostPolicy::Auto` accepts for a server bound to `addr`.
+fn loopback_hosts(addr: SocketAddr) -> HostPolicy {
+    if !addr.ip().is_loopback() {
+        return HostPolicy::Any;
+    }
+    let port = addr.port();
+    let names = ["127.0.0.1", "localhost", "[::1]"];
+    HostPolicy::Allow {
+        hosts: names.iter().flat_map(|n| [format!("{n}:{port}"), n.to_string()]).collect(),
+        origins: names
+            .iter()
+            .flat_map(|n| [format!("http://{n}:{port}"), format!("https://{n}:{port}")])
+            .collect(),
+    }
+}
+
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("SIGTERM handler");
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = tokio::signal::ctrl_c() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+/// Relays connections from `front` to `inner`; the first request must be an `initialize` POST,
+/// else the process exits with code 3 (like some legacy servers do on stdio).
+async fn exit_unless_initialize(front: TcpListener, inner: SocketAddr) {
+    let mut first = true;
+    loop {
+        let Ok((mut sock, _)) = front.accept().await else { continue };
+        let check = std::mem::replace(&mut first, false);
+        tokio::spawn(async move {
+            let Ok(mut upstream) = TcpStream::connect(inner).await else { return };
+            if check {
+                let request = read_request(&mut sock).await;
+                if !request.as_deref().is_some_and(is_initialize_post) {
+                    eprintln!("fixture_server: first HTTP request was not an initialize POST; exiting");
+                    std::process::exit(3);
+                }
+                if upstream.write_all(&request.unwrap()).await.is_err() {
+                    return;
+                }
+            }
+            let _ = tokio::io::copy_bidirectional(&mut sock, &mut upstream).await;
+        });
+    }
+}
+
+fn header_end(buf: &[u8]) -> Option<usize> {
+    buf.windows(4).position(|w| w == b"\r\n\r\n").map(|i| i + 4)
+}
+
+/// Reads one whole HTTP/1.1 request (head plus a `Content-Length` body, at most 1 MiB).
+async fn read_request(sock: &mut TcpStream) -> Option<Vec<u8>> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        if let Some(end) = header_end(&buf) {
+            let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+            let len = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|v| v.trim().parse::<usize>().ok())
+                .unwrap_or(0);
+            if buf.len() >= end + len {
+                return Some(buf);
+            }
+        }
+        if buf.len() > 1 << 20 {
+            return None;
+        }
+        let n = sock.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+}
+
+fn is_initialize_post(request: &[u8]) -> bool {
+    let Some(end) = header_end(request) else { return false };
+    let body = jsonrpc::parse(&request[end..]);
+    request.starts_with(b"POST ")
+        && matches!(body, Ok(Inbound::Single(Message::Request(r))) if r.method == "initialize")
+}
+
+/// Wraps every tool so that the first modern call is answered with `-32022`.
+fn reject_first_modern_call(tools: ToolRegistry) -> ToolRegistry {
+    let out = ToolRegistry::new();
+    let rejected = Arc::new(AtomicBool::new(false));
+    for name in tools.names() {
+        let registered = tools.get(&name).unwrap();
+        let rejected = rejected.clone();
+        let handler = move |a: Arguments, c: ToolContext| {
+            let registered = registered.clone();
+            let rejected = rejected.clone();
+            async move {
+                let version = c.protocol_version();
+                if version.is_some_and(|v| v.is_modern()) && !rejected.swap(true, Ordering::SeqCst) {
+                    let err = mcpcore::ErrorData::new(
+                        mcpcore::ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+                        "Unsupported protocol version",
+                    )
+                    .with_data(json!({
+                        "supported": ["2026-07-28", "2025-11-25"],
+                        "requested": version.map(|v| v.as_str()),
+                    }));
+                    return Err(mcpcore::Error::rpc(err));
+                }
+                registered.invoke(a, c).await
+            }
+        };
+        out.register(tools.get(&name).unwrap().tool().clone(), handler).unwrap();
+    }
+    out
 }

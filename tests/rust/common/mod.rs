@@ -1,5 +1,6 @@
 //! Shared helpers for the cross-cutting tests: locating built binaries, spawning clients.
 
+pub mod http;
 pub mod schema;
 
 use mcpcore::client::{Client, ClientOptions};

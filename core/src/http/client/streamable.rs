@@ -357,7 +357,8 @@ impl Conn {
         };
         init.id =
             RequestId::String(format!("mcpcore-reinit-{}", self.reinit_ids.fetch_add(1, Ordering::Relaxed)));
-        *self.session.lock().expect("lock") = (None, generation + 1);
+        // The old id stays until the new one arrives: requests sent meanwhile get a 404, wait
+        // for this lock, see the new generation and resend with the new id.
         let resp =
             self.send(Message::Request(init).to_json(), &[]).await.map_err(|e| send_error(&self.url, &e))?;
         if !resp.status().is_success() {

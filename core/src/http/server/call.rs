@@ -73,21 +73,35 @@ pub(crate) async fn respond(
     session: Option<Arc<Session>>,
 ) -> Response {
     let id = call.id.clone();
-    if let Some(s) = &session {
-        if s.inflight.lock().expect("lock").contains_key(&id) {
-            let e =
-                ErrorData::invalid_request(format!("Invalid Request: request id {id} is already in flight"));
-            return reply::rpc(StatusCode::OK, RpcResponse::error(Some(id), e));
-        }
-    }
     let (tx, mut rx) = mpsc::unbounded_channel::<Message>();
     let sink: NotificationSink = Arc::new(move |m: Message| {
         let _ = tx.send(m);
     });
-    let handle = tokio::spawn(crate::server::run_call(st.engine.clone(), call, sink));
-    if let Some(s) = &session {
-        s.inflight.lock().expect("lock").insert(id.clone(), handle.abort_handle());
-    }
+    let run = st.call(call, sink);
+    let handle = match &session {
+        None => tokio::spawn(run),
+        Some(s) => {
+            // Checked and registered under one lock, which the call also needs to deregister
+            // itself: it cannot end before it is registered. It deregisters itself because a
+            // legacy call runs on after its POST is abandoned, and a session with calls in
+            // flight never expires.
+            let mut inflight = s.inflight.lock().expect("lock");
+            if inflight.contains_key(&id) {
+                let e = ErrorData::invalid_request(format!(
+                    "Invalid Request: request id {id} is already in flight"
+                ));
+                return reply::rpc(StatusCode::OK, RpcResponse::error(Some(id), e));
+            }
+            let (s, done) = (s.clone(), id.clone());
+            let handle = tokio::spawn(async move {
+                let out = run.await;
+                s.inflight.lock().expect("lock").remove(&done);
+                out
+            });
+            inflight.insert(id.clone(), handle.abort_handle());
+            handle
+        }
+    };
     let mut task = CallTask { handle, id, on_disconnect, session, finished: false };
     let first = match st.config.response_mode {
         ResponseMode::Json => {

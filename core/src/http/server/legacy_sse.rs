@@ -118,19 +118,31 @@ pub(crate) async fn post(Shared(st): Shared<Arc<State>>, req: HttpRequest) -> Re
         }
         Action::CallTool(call) => {
             let id = call.id.clone();
-            let s = session.clone();
-            let sink = Arc::new(move |m: Message| {
-                s.push(m);
-            });
-            let s = session.clone();
-            let engine = st.engine.clone();
-            let task = tokio::spawn(async move {
-                let (id, resp) = crate::server::run_call(engine, call, sink).await;
-                if s.inflight.lock().expect("lock").remove(&id).is_some() {
-                    s.push(Message::Response(resp));
-                }
-            });
-            session.inflight.lock().expect("lock").insert(id, task.abort_handle());
+            // Checked and registered under one lock, which the call also needs to answer: it
+            // cannot finish (and find itself unregistered, dropping its answer) before it is
+            // registered, and a duplicate id cannot replace a call in flight.
+            let mut inflight = session.inflight.lock().expect("lock");
+            if inflight.contains_key(&id) {
+                drop(inflight);
+                let e = ErrorData::invalid_request(format!(
+                    "Invalid Request: request id {id} is already in flight"
+                ));
+                session.push(Message::Response(crate::jsonrpc::Response::error(Some(id), e)));
+            } else {
+                let s = session.clone();
+                let sink = Arc::new(move |m: Message| {
+                    s.push(m);
+                });
+                let s = session.clone();
+                let run = st.call(call, sink);
+                let task = tokio::spawn(async move {
+                    let (id, resp) = run.await;
+                    if s.inflight.lock().expect("lock").remove(&id).is_some() {
+                        s.push(Message::Response(resp));
+                    }
+                });
+                inflight.insert(id, task.abort_handle());
+            }
         }
         Action::Cancel(id) => {
             if let Some(h) = session.inflight.lock().expect("lock").remove(&id) {

@@ -98,12 +98,35 @@ pub(crate) struct State {
     pub(crate) config: HttpServerConfig,
     pub(crate) guard: guard::Guard,
     pub(crate) shutdown: watch::Receiver<bool>,
+    /// Set when the shutdown grace has run out: calls still running stop.
+    pub(crate) hard_stop: watch::Receiver<bool>,
 }
 
 impl State {
     /// True when the 2024-11-05 transport is served (its version is configured).
     pub(crate) fn serves_2024(&self) -> bool {
         self.engine.config().versions.contains(&crate::ProtocolVersion::V2024_11_05)
+    }
+
+    /// Runs a tool call unless the shutdown grace runs out first; then it answers "shutting down".
+    pub(crate) fn call(
+        &self,
+        call: crate::engine::PendingCall,
+        sink: crate::registry::NotificationSink,
+    ) -> impl std::future::Future<Output = (crate::jsonrpc::RequestId, crate::jsonrpc::Response)> + Send + 'static
+    {
+        let id = call.id.clone();
+        let run = crate::server::run_call(self.engine.clone(), call, sink);
+        let mut stop = self.hard_stop.clone();
+        async move {
+            tokio::select! {
+                out = run => out,
+                _ = stop.wait_for(|s| *s) => {
+                    let e = crate::ErrorData::internal("Internal error: the server shut down before the call finished");
+                    (id.clone(), crate::jsonrpc::Response::error(Some(id), e))
+                }
+            }
+        }
     }
 
     /// Completes when shutdown begins.
@@ -119,6 +142,7 @@ pub struct HttpServing {
     local_addr: SocketAddr,
     path: String,
     shutdown: watch::Sender<bool>,
+    hard_stop: watch::Sender<bool>,
     grace: Duration,
     task: tokio::task::JoinHandle<std::io::Result<()>>,
 }
@@ -142,6 +166,9 @@ impl HttpServing {
         match tokio::time::timeout(self.grace, &mut task).await {
             Ok(joined) => flatten(joined),
             Err(_) => {
+                // Connections run as their own tasks: stop their calls, then the acceptor.
+                let _ = self.hard_stop.send(true);
+                let _ = tokio::time::timeout(Duration::from_secs(1), &mut task).await;
                 task.abort();
                 Ok(())
             }
@@ -150,7 +177,7 @@ impl HttpServing {
 
     /// Runs until the server stops (it stops on [`HttpServing::shutdown`] or an I/O error).
     pub async fn wait(self) -> Result<()> {
-        let _keep = self.shutdown;
+        let _keep = (self.shutdown, self.hard_stop);
         flatten(self.task.await)
     }
 }
@@ -174,6 +201,7 @@ pub async fn serve(
         .map_err(|e| Error::new(ErrorKind::Io, format!("cannot listen on {addr}: {e}")))?;
     let local_addr = listener.local_addr().map_err(|e| Error::new(ErrorKind::Io, e.to_string()))?;
     let (shutdown, shutdown_rx) = watch::channel(false);
+    let (hard_stop, hard_stop_rx) = watch::channel(false);
     let path = config.path.clone();
     let grace = config.shutdown_grace;
     let state = Arc::new(State {
@@ -181,6 +209,7 @@ pub async fn serve(
         guard: guard::Guard::new(&config.hosts, local_addr),
         config,
         shutdown: shutdown_rx.clone(),
+        hard_stop: hard_stop_rx,
     });
     let router = axum::Router::new()
         .route(&state.config.path, post(streamable::post).get(streamable::get).delete(streamable::delete))
@@ -195,5 +224,5 @@ pub async fn serve(
             })
             .await
     });
-    Ok(HttpServing { local_addr, path, shutdown, grace, task })
+    Ok(HttpServing { local_addr, path, shutdown, hard_stop, grace, task })
 }

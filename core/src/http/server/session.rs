@@ -130,8 +130,9 @@ impl SessionStore for InMemorySessionStore {
         if map.len() >= self.max {
             // Expire idle sessions, but never one with an open stream or calls in flight.
             map.retain(|_, s| {
-                let busy =
-                    s.stream.lock().expect("lock").is_some() || !s.inflight.lock().expect("lock").is_empty();
+                // A stream whose client went away leaves a closed sender behind: not busy.
+                let open = s.stream.lock().expect("lock").as_ref().is_some_and(|tx| !tx.is_closed());
+                let busy = open || !s.inflight.lock().expect("lock").is_empty();
                 let keep = busy || s.idle() < self.idle_timeout;
                 if !keep {
                     s.close();

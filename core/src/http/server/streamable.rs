@@ -216,9 +216,7 @@ async fn batch(st: &Arc<State>, h: &HeaderMap, items: Vec<Result<Message, RpcRes
         let action = st.engine.handle(&mut session.conn.lock().expect("lock"), msg);
         match action {
             Action::Reply(r) => ready.push(r),
-            Action::CallTool(c) => {
-                calls.push(tokio::spawn(crate::server::run_call(st.engine.clone(), c, Arc::new(|_| {}))))
-            }
+            Action::CallTool(c) => calls.push(tokio::spawn(st.call(c, Arc::new(|_| {})))),
             Action::Cancel(_) | Action::PeerResponse(_) | Action::Nothing => {}
         }
     }

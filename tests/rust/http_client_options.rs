@@ -1,0 +1,55 @@
+//! The HTTP client sends the host's headers and bearer token, and the modern headers derived
+//! from each message, as seen by a raw TCP peer that records the request.
+
+use mcpcore::client::{Client, ClientOptions};
+use mcpcore::http::client::{HttpOptions, HttpTransport};
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+/// Accepts one connection, records the request head, answers 400 with no body.
+async fn record_one(listener: TcpListener) -> String {
+    let (mut sock, _) = listener.accept().await.unwrap();
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !buf.windows(4).any(|w| w == b"\r\n\r\n") && buf.len() < 64 * 1024 {
+        let n = sock.read(&mut chunk).await.unwrap();
+        if n == 0 {
+            break;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    sock.write_all(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    String::from_utf8_lossy(&buf).to_ascii_lowercase()
+}
+
+#[tokio::test]
+async fn host_headers_token_and_modern_headers_are_sent() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let recorder = tokio::spawn(record_one(listener));
+    let http = HttpOptions {
+        headers: vec![("X-Api-Key".into(), "k-123".into())],
+        bearer_token: Some("t0ken".into()),
+        transport: HttpTransport::Streamable,
+        ..Default::default()
+    };
+    let options = ClientOptions { probe_timeout: Duration::from_secs(3), ..Default::default() };
+    // The peer refuses everything, so connecting fails; the first request is what we check.
+    let connected = Client::connect_http(&url, http, options).await;
+    assert!(connected.is_err());
+    let head = tokio::time::timeout(Duration::from_secs(5), recorder).await.unwrap().unwrap();
+    assert!(head.starts_with("post /mcp http/1.1"), "{head}");
+    for line in [
+        "x-api-key: k-123",
+        "authorization: bearer t0ken",
+        "mcp-protocol-version: 2026-07-28",
+        "mcp-method: server/discover",
+        "content-type: application/json",
+    ] {
+        assert!(head.contains(line), "missing {line:?} in\n{head}");
+    }
+    assert!(head.contains("accept: application/json, text/event-stream"), "{head}");
+}
