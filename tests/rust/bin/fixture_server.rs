@@ -180,38 +180,16 @@ async fn serve_http(server: Server, addr: SocketAddr, mut http: HttpServerConfig
         (serving, public)
     };
     println!("listening on http://{public}{path}");
-    stop_signal().await;
-    serving.shutdown().await.unwrap();
+    serving.shutdown_on_signal().await.unwrap();
 }
 
 /// What `HostPolicy::Auto` accepts for a server bound to `addr`.
 fn loopback_hosts(addr: SocketAddr) -> HostPolicy {
-    if !addr.ip().is_loopback() {
-        return HostPolicy::Any;
+    if addr.ip().is_loopback() {
+        HostPolicy::loopback(addr.port())
+    } else {
+        HostPolicy::Any
     }
-    let port = addr.port();
-    let names = ["127.0.0.1", "localhost", "[::1]"];
-    HostPolicy::Allow {
-        hosts: names.iter().flat_map(|n| [format!("{n}:{port}"), n.to_string()]).collect(),
-        origins: names
-            .iter()
-            .flat_map(|n| [format!("http://{n}:{port}"), format!("https://{n}:{port}")])
-            .collect(),
-    }
-}
-
-async fn stop_signal() {
-    #[cfg(unix)]
-    {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-            .expect("SIGTERM handler");
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = tokio::signal::ctrl_c() => {}
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = tokio::signal::ctrl_c().await;
 }
 
 /// Relays connections from `front` to `inner`; the first request must be an `initialize` POST,

@@ -154,8 +154,7 @@ pub(crate) async fn main(args: Vec<String>) -> ExitCode {
         }
     };
     println!("listening on {}", serving.url());
-    let _ = tokio::signal::ctrl_c().await;
-    match serving.shutdown().await {
+    match serving.shutdown_on_signal().await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             crate::report(&e);

@@ -25,6 +25,21 @@ pub enum HostPolicy {
     },
 }
 
+impl HostPolicy {
+    /// The loopback names (`127.0.0.1`, `localhost`, `[::1]`) with `port`, as `Host` values and as
+    /// `http`/`https` origins: what [`HostPolicy::Auto`] means for a server bound to loopback.
+    pub fn loopback(port: u16) -> HostPolicy {
+        let names = ["127.0.0.1", "localhost", "[::1]"];
+        HostPolicy::Allow {
+            hosts: names.iter().flat_map(|n| [format!("{n}:{port}"), (*n).to_owned()]).collect(),
+            origins: names
+                .iter()
+                .flat_map(|n| [format!("http://{n}:{port}"), format!("https://{n}:{port}")])
+                .collect(),
+        }
+    }
+}
+
 /// The resolved allow-lists; `None` means "anything".
 #[derive(Debug, Clone)]
 pub(crate) struct Guard {
@@ -41,14 +56,7 @@ impl Guard {
                 origins: Some(origins.iter().map(|o| o.to_ascii_lowercase()).collect()),
             },
             HostPolicy::Auto if bound.ip().is_loopback() => {
-                let port = bound.port();
-                let names = ["127.0.0.1".to_owned(), "localhost".to_owned(), "[::1]".to_owned()];
-                let hosts = names.iter().flat_map(|n| [format!("{n}:{port}"), n.clone()]).collect();
-                let origins = names
-                    .iter()
-                    .flat_map(|n| [format!("http://{n}:{port}"), format!("https://{n}:{port}")])
-                    .collect();
-                Guard { hosts: Some(hosts), origins: Some(origins) }
+                Guard::new(&HostPolicy::loopback(bound.port()), bound)
             }
             HostPolicy::Auto => Guard { hosts: None, origins: None },
         }

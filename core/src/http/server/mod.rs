@@ -175,11 +175,33 @@ impl HttpServing {
         }
     }
 
+    /// Serves until SIGINT (Ctrl-C) or SIGTERM, then shuts down gracefully: what a server
+    /// process does.
+    pub async fn shutdown_on_signal(self) -> Result<()> {
+        stop_signal().await;
+        self.shutdown().await
+    }
+
     /// Runs until the server stops (it stops on [`HttpServing::shutdown`] or an I/O error).
     pub async fn wait(self) -> Result<()> {
         let _keep = (self.shutdown, self.hard_stop);
         flatten(self.task.await)
     }
+}
+
+/// Completes on SIGINT or (on Unix) SIGTERM.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        if let Ok(mut term) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }
 
 fn flatten(joined: std::result::Result<std::io::Result<()>, tokio::task::JoinError>) -> Result<()> {

@@ -57,8 +57,7 @@ async fn serve_http(server: Server, addr: &str) -> ExitCode {
         }
     };
     println!("listening on {}", serving.url());
-    let _ = tokio::signal::ctrl_c().await;
-    match serving.shutdown().await {
+    match serving.shutdown_on_signal().await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("echo_server: {e}");
