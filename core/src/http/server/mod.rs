@@ -136,7 +136,8 @@ impl State {
     }
 }
 
-/// A running HTTP server.
+/// A running HTTP server. Its methods take `&self`, so one task can `wait` while another
+/// calls `shutdown`.
 #[derive(Debug)]
 pub struct HttpServing {
     local_addr: SocketAddr,
@@ -144,7 +145,9 @@ pub struct HttpServing {
     shutdown: watch::Sender<bool>,
     hard_stop: watch::Sender<bool>,
     grace: Duration,
-    task: tokio::task::JoinHandle<std::io::Result<()>>,
+    /// `Some(outcome)` once the server task ended.
+    done: watch::Receiver<Option<std::result::Result<(), String>>>,
+    abort: tokio::task::AbortHandle,
 }
 
 impl HttpServing {
@@ -159,33 +162,33 @@ impl HttpServing {
     }
 
     /// Stops accepting, ends open streams, lets in-flight requests finish within the grace
-    /// period, then stops.
-    pub async fn shutdown(self) -> Result<()> {
+    /// period, then stops the rest. Calling it again (or concurrently) is harmless.
+    pub async fn shutdown(&self) -> Result<()> {
         let _ = self.shutdown.send(true);
-        let mut task = self.task;
-        match tokio::time::timeout(self.grace, &mut task).await {
-            Ok(joined) => flatten(joined),
-            Err(_) => {
-                // Connections run as their own tasks: stop their calls, then the acceptor.
-                let _ = self.hard_stop.send(true);
-                let _ = tokio::time::timeout(Duration::from_secs(1), &mut task).await;
-                task.abort();
-                Ok(())
-            }
+        if tokio::time::timeout(self.grace, self.wait()).await.is_err() {
+            // Connections run as their own tasks: stop their calls, then the acceptor.
+            let _ = self.hard_stop.send(true);
+            let _ = tokio::time::timeout(Duration::from_secs(1), self.wait()).await;
+            self.abort.abort();
         }
+        Ok(())
     }
 
     /// Serves until SIGINT (Ctrl-C) or SIGTERM, then shuts down gracefully: what a server
     /// process does.
-    pub async fn shutdown_on_signal(self) -> Result<()> {
+    pub async fn shutdown_on_signal(&self) -> Result<()> {
         stop_signal().await;
         self.shutdown().await
     }
 
-    /// Runs until the server stops (it stops on [`HttpServing::shutdown`] or an I/O error).
-    pub async fn wait(self) -> Result<()> {
-        let _keep = (self.shutdown, self.hard_stop);
-        flatten(self.task.await)
+    /// Completes when the server has stopped (after [`HttpServing::shutdown`], or an I/O error).
+    pub async fn wait(&self) -> Result<()> {
+        let mut done = self.done.clone();
+        let outcome = match done.wait_for(Option::is_some).await {
+            Ok(v) => v.clone().expect("checked"),
+            Err(_) => Err("the HTTP server task vanished".to_owned()),
+        };
+        outcome.map_err(|e| Error::new(ErrorKind::Io, e))
     }
 }
 
@@ -202,14 +205,6 @@ async fn stop_signal() {
         }
     }
     let _ = tokio::signal::ctrl_c().await;
-}
-
-fn flatten(joined: std::result::Result<std::io::Result<()>, tokio::task::JoinError>) -> Result<()> {
-    match joined {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(e)) => Err(Error::new(ErrorKind::Io, format!("HTTP server failed: {e}"))),
-        Err(e) => Err(Error::new(ErrorKind::Io, format!("HTTP server task failed: {e}"))),
-    }
 }
 
 /// Binds `addr` and serves `engine` over HTTP until shut down.
@@ -239,12 +234,15 @@ pub async fn serve(
         .route(&state.config.messages_path, post(legacy_sse::post))
         .with_state(state);
     let mut signal = shutdown_rx;
+    let (done_tx, done) = watch::channel(None);
     let task = tokio::spawn(async move {
-        axum::serve(listener, router)
+        let served = axum::serve(listener, router)
             .with_graceful_shutdown(async move {
                 let _ = signal.wait_for(|down| *down).await;
             })
-            .await
+            .await;
+        let _ = done_tx.send(Some(served.map_err(|e| format!("HTTP server failed: {e}"))));
     });
-    Ok(HttpServing { local_addr, path, shutdown, hard_stop, grace, task })
+    let abort = task.abort_handle();
+    Ok(HttpServing { local_addr, path, shutdown, hard_stop, grace, done, abort })
 }
