@@ -1,12 +1,28 @@
 #!/usr/bin/env bash
-# The main job: the Rust echo server served over stdio and HTTP and called in both lineages, by
-# the Rust client, by the mcpcore CLI, and across languages by the official Python SDK client.
+# The main job: echo servers written in Rust and in Python (on mcpcore) served over stdio and HTTP
+# and called in both lineages, by the Rust client, by the mcpcore CLI, by a Python mcpcore client,
+# and across implementations by the official Python SDK.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 command -v cargo >/dev/null || { echo "cargo is missing: install a Rust toolchain (rustup) first" >&2; exit 1; }
 cargo build --workspace --bins --quiet
 bin=target/debug
+
+echo "== setting up .venv: the official Python SDK (mcp==2.3.0) and the mcpcore Python package"
+python3 -m venv .venv
+.venv/bin/python -m pip install --quiet --disable-pip-version-check \
+  -r tests/interop/python/requirements.txt -c tests/interop/python/constraints.txt maturin==1.16.0
+PATH="$PWD/.venv/bin:$PATH" CARGO_TARGET_DIR="$PWD/target" MATURIN_PEP517_ARGS="--profile dev" \
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-build-isolation --force-reinstall \
+  --no-deps ./bindings-python
+py=.venv/bin/python
+
+echo; echo "== A Python tool served by mcpcore (examples/python/echo_server.py), called from other processes"
+echo "-- by the Rust client:";           $bin/echo_client "hello, Python tool" -- $py examples/python/echo_server.py
+echo "-- by the mcpcore CLI (legacy):";  $bin/mcpcore call add '{"a": 20, "b": 22}' --lineage legacy -- $py examples/python/echo_server.py | $py -c 'import json,sys; print(json.load(sys.stdin)["structuredContent"])'
+echo "-- by the official Python SDK:";   $py tests/interop/python/sdk_client.py --text "hello from the official SDK" -- $py examples/python/echo_server.py
+echo "-- by the Python mcpcore client:"; $py examples/python/echo_client.py "hello, Rust server" -- $bin/echo_server
 
 echo "== Rust client -> Rust server, automatic negotiation (modern 2026-07-28)"
 $bin/echo_client "hello, modern world" -- $bin/echo_server
@@ -22,9 +38,6 @@ for v in 2026-07-28 2025-11-25 2025-06-18 2025-03-26 2024-11-05; do
 done
 
 echo; echo "== Python (official SDK mcp==2.3.0) client -> Rust server, both lineages"
-python3 -m venv .venv
-.venv/bin/python -m pip install --quiet --disable-pip-version-check \
-  -r tests/interop/python/requirements.txt -c tests/interop/python/constraints.txt
 .venv/bin/python tests/interop/python/sdk_client.py --text "hello from Python" -- $bin/echo_server
 .venv/bin/python tests/interop/python/sdk_client.py --lineage legacy --text "hello from Python" -- $bin/echo_server
 
@@ -43,3 +56,4 @@ $bin/mcpcore call add '{"a": 1, "b": 2}' "$url" --lineage legacy
 $bin/mcpcore tools "$url" --transport sse | python3 -c \
   'import json,sys; d=json.load(sys.stdin); print("2024-11-05 SSE transport:", d["protocolVersion"], [t["name"] for t in d["tools"]])'
 .venv/bin/python tests/interop/python/sdk_http_client.py --text "hello from Python over HTTP" "$url"
+$py examples/python/echo_client.py "$url" "hello over HTTP from the Python mcpcore client"

@@ -33,13 +33,22 @@ cargo build --workspace --bins --quiet
 step "cargo test"
 cargo test --workspace --quiet 2>&1 | tee target/test-output.txt
 
+step "Python binding: pip install ./bindings-python (debug profile, shared target dir), then pytest"
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -r bindings-python/requirements-test.txt \
+  -c tests/interop/python/constraints.txt
+PATH="$root/.venv/bin:$PATH" CARGO_TARGET_DIR="$root/target" MATURIN_PEP517_ARGS="--profile dev" \
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-build-isolation --force-reinstall \
+  --no-deps ./bindings-python
+(cd bindings-python && PATH="$root/.venv/bin:$PATH" CARGO_TARGET_DIR="$root/target" \
+  ../.venv/bin/python -m pytest tests -q -p no:cacheprovider) 2>&1 | tee target/pytest-output.txt
+
 step "official MCP conformance suite (server and client, 2025-11-25 and 2026-07-28)"
 conformance=0
 tests/conformance/run.sh || conformance=1
 
 step "summary"
-passed=$(grep -Eo '[0-9]+ passed' target/test-output.txt | awk '{s+=$1} END {print s+0}')
-failed=$(grep -Eo '[0-9]+ failed' target/test-output.txt | awk '{s+=$1} END {print s+0}')
+passed=$(grep -Eoh '[0-9]+ passed' target/test-output.txt target/pytest-output.txt | awk '{s+=$1} END {print s+0}')
+failed=$(grep -Eoh '[0-9]+ failed' target/test-output.txt target/pytest-output.txt | awk '{s+=$1} END {print s+0}')
 echo "$passed passed, $failed failed"
 [ "$conformance" -eq 0 ] || echo "the conformance step failed (see above)"
 [ "$failed" -eq 0 ] && [ "$conformance" -eq 0 ]

@@ -1,0 +1,347 @@
+"""Values in and out of tools: JSON arguments to annotated Python values, and return values
+to MCP ``CallToolResult`` dicts."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import collections
+import collections.abc as cabc
+import dataclasses
+import datetime
+import decimal
+import enum
+import json
+import math
+import pathlib
+import typing
+import uuid
+from typing import Any, Callable, Dict, List, Mapping, Optional, Union
+
+from . import _schema
+from ._schema import ToolSpec
+from .content import CONTENT_TYPES, EmbeddedResource, Text, b64encode
+
+__all__ = ["BYTES_URI", "coerce_arguments", "error_result", "to_call_tool_result", "to_jsonable"]
+
+BYTES_URI = "mcpcore://bytes"
+"""The resource URI under which a returned ``bytes`` value is embedded."""
+
+_NONE_TYPE = type(None)
+
+
+# ---------------------------------------------------------------------------------------------
+# out: Python values to JSON
+
+
+def to_jsonable(value: Any) -> Any:
+    """Return ``value`` as plain JSON data (dict, list, str, int, float, bool, None).
+
+    Dataclasses become dicts of their fields, enums their values, tuples and sets lists,
+    bytes base64 text, pydantic models ``model_dump(mode="json")``, dates and times ISO 8601
+    text, and UUID, Decimal and paths ``str``. Raises ``TypeError`` naming the type of a value
+    that has none of these forms, and ``ValueError`` for NaN and infinite floats."""
+    if isinstance(value, enum.Enum):
+        return to_jsonable(value.value)
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{value!r} is not a JSON number")
+        return float(value)
+    if isinstance(value, cabc.Mapping):
+        return {_json_key(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, collections.deque)):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        items = [to_jsonable(v) for v in value]
+        try:
+            return sorted(items)
+        except TypeError:
+            return items
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return b64encode(bytes(value))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if _schema.is_pydantic_model(type(value)):
+        return value.model_dump(mode="json")
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, (uuid.UUID, decimal.Decimal, pathlib.PurePath)):
+        return str(value)
+    raise TypeError(f"cannot convert a value of type {type(value).__qualname__} to JSON")
+
+
+def _json_key(key: Any) -> str:
+    if isinstance(key, enum.Enum):
+        key = key.value
+    if isinstance(key, str):
+        return key
+    if isinstance(key, (int, float, uuid.UUID)) and not isinstance(key, bool):
+        return str(key)
+    raise TypeError(f"cannot use a key of type {type(key).__qualname__} in a JSON object")
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def _text(text: str) -> Dict[str, Any]:
+    return Text(text).to_content()
+
+
+def _block(item: Any) -> Dict[str, Any]:
+    """One content block for an item of a returned list."""
+    if isinstance(item, CONTENT_TYPES):
+        return item.to_content()
+    if isinstance(item, str):
+        return _text(item)
+    if isinstance(item, (bytes, bytearray, memoryview)):
+        return EmbeddedResource(BYTES_URI, blob=bytes(item), mime_type="application/octet-stream").to_content()
+    return _text(_dumps(to_jsonable(item)))
+
+
+def _is_object(value: Any) -> bool:
+    return (
+        isinstance(value, cabc.Mapping)
+        or (dataclasses.is_dataclass(value) and not isinstance(value, type))
+        or _schema.is_pydantic_model(type(value))
+    )
+
+
+def to_call_tool_result(value: Any, spec: Optional[ToolSpec] = None) -> Dict[str, Any]:
+    """Return the MCP ``CallToolResult`` (a dict) for a tool's return ``value``.
+
+    - ``spec.wraps_result``: ``structuredContent`` is ``{"result": <value as JSON>}`` and the
+      text is that JSON (a ``str`` value is its own text);
+    - ``None``: no content; ``str``: one text block;
+    - a content object (``Text``, ``Image``, ``Audio``, ``EmbeddedResource``): its block;
+    - a list or tuple holding at least one content object: one block per item (``str`` as
+      text, ``bytes`` as a blob resource, anything else as JSON text);
+    - ``bytes``: an embedded resource ``mcpcore://bytes`` (``application/octet-stream``);
+    - a mapping, dataclass instance or pydantic model: ``structuredContent`` is its JSON
+      object, and the text block holds the same JSON;
+    - anything else JSON-able: one text block of its JSON.
+    """
+    if spec is not None and spec.wraps_result:
+        data = to_jsonable(value)
+        text = value if isinstance(value, str) else _dumps(data)
+        return {"content": [_text(text)], "structuredContent": {"result": data}}
+    if value is None:
+        return {"content": []}
+    if isinstance(value, (str, bytes, bytearray, memoryview) + CONTENT_TYPES):
+        return {"content": [_block(value)]}
+    if isinstance(value, (list, tuple)) and any(isinstance(v, CONTENT_TYPES) for v in value):
+        return {"content": [_block(v) for v in value if v is not None]}
+    data = to_jsonable(value)
+    if _is_object(value):
+        return {"content": [_text(_dumps(data))], "structuredContent": data}
+    return {"content": [_text(_dumps(data))]}
+
+
+def error_result(exc: BaseException) -> Dict[str, Any]:
+    """Return the ``CallToolResult`` of a tool that raised ``exc``:
+    ``{"isError": True, "content": [{"type": "text", "text": "ValueError: message"}]}``
+    (only the type name when the message is empty)."""
+    message = str(exc)
+    text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    return {"isError": True, "content": [_text(text)]}
+
+
+# ---------------------------------------------------------------------------------------------
+# in: JSON arguments to annotated Python values
+
+
+class _NoMatch(Exception):
+    """The JSON value does not have the shape of the annotation."""
+
+
+def coerce_arguments(
+    spec_or_fn: Union[ToolSpec, Callable[..., Any]], arguments: Mapping[str, Any]
+) -> Dict[str, Any]:
+    """Return the keyword arguments for calling the tool, converted to its annotations.
+
+    Dataclasses are built (recursively, keys they do not declare are dropped), TypedDicts stay
+    dicts, enums are looked up by value, lists become tuples/sets/frozensets as annotated,
+    base64 text becomes ``bytes``, pydantic models are validated with ``model_validate``,
+    ISO text becomes dates/times, and ``Optional``/``Union`` take the first member that fits.
+    Arguments without a parameter, and values that fit no annotation, are passed through
+    unchanged (the JSON Schema was checked before the call). Parameters whose default is a
+    pydantic ``Field`` get that field's default when missing. The context parameter is never
+    filled here."""
+    if isinstance(spec_or_fn, ToolSpec):
+        param_types, field_defaults = spec_or_fn.param_types, spec_or_fn.field_defaults
+    else:
+        sig, hints = _schema.resolve_parameters(spec_or_fn)
+        param_types = {n: hints.get(n, Any) for n in sig.parameters}
+        field_defaults = {n: p.default for n, p in sig.parameters.items() if _schema.is_field_info(p.default)}
+    out = dict(arguments)
+    for name, value in arguments.items():
+        if name in param_types:
+            try:
+                out[name] = _coerce(value, param_types[name])
+            except _NoMatch:
+                pass
+    for name, info in field_defaults.items():
+        if name not in out and not info.is_required():
+            out[name] = info.get_default(call_default_factory=True)
+    return out
+
+
+def _coerce(value: Any, tp: Any) -> Any:
+    """Convert JSON ``value`` to annotation ``tp``; ``_NoMatch`` when the shape is wrong."""
+    tp = _schema.split_annotated(tp)[0]
+    if tp is Any or tp is object or isinstance(tp, (str, typing.ForwardRef, typing.TypeVar)):
+        return value
+    if tp is None or tp is _NONE_TYPE:
+        if value is not None:
+            raise _NoMatch
+        return None
+    if hasattr(tp, "__supertype__"):  # NewType
+        return _coerce(value, tp.__supertype__)
+    if _schema.is_union(tp):
+        return _coerce_union(value, typing.get_args(tp))
+    origin = typing.get_origin(tp)
+    if origin is not None:
+        return _coerce_generic(value, tp, origin, typing.get_args(tp))
+    if isinstance(tp, type):
+        return _coerce_class(value, tp)
+    return value
+
+
+def _coerce_union(value: Any, args: Any) -> Any:
+    members = [a for a in args if a is not _NONE_TYPE]
+    if value is None and len(members) < len(args):
+        return None
+    if len(members) == 1:  # Optional[T]: errors of T's constructor surface
+        return _coerce(value, members[0])
+    for member in members:
+        try:
+            return _coerce(value, member)
+        except (_NoMatch, TypeError, ValueError):
+            continue
+    raise _NoMatch
+
+
+def _items(value: Any, item_type: Any) -> List[Any]:
+    if not isinstance(value, list):
+        raise _NoMatch
+    return [_coerce(v, item_type) for v in value]
+
+
+def _coerce_generic(value: Any, tp: Any, origin: Any, args: Any) -> Any:
+    if origin in _schema.LITERALS:
+        for option in args:
+            plain = option.value if isinstance(option, enum.Enum) else option
+            if value == plain and type(value) is type(plain):
+                return option
+        raise _NoMatch
+    item = args[0] if args else Any
+    if origin in _schema.ARRAYS:
+        return _items(value, item)
+    if origin in (set, cabc.Set, cabc.MutableSet):
+        return set(_items(value, item))
+    if origin is frozenset:
+        return frozenset(_items(value, item))
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_items(value, item))
+        args = () if args == ((),) else args
+        if not isinstance(value, list) or len(value) != len(args):
+            raise _NoMatch
+        return tuple(_coerce(v, a) for v, a in zip(value, args))
+    if origin in _schema.MAPPINGS:
+        if not isinstance(value, dict):
+            raise _NoMatch
+        item = args[1] if args else Any
+        return {k: _coerce(v, item) for k, v in value.items()}
+    if isinstance(origin, type):
+        return _coerce_class(value, tp if _schema.is_pydantic_model(tp) else origin)
+    return value
+
+
+_SCALAR_CHECKS: Dict[type, Callable[[Any], bool]] = {
+    str: lambda v: isinstance(v, str),
+    bool: lambda v: isinstance(v, bool),
+    int: lambda v: isinstance(v, int) and not isinstance(v, bool),
+    float: lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+}
+
+
+def _coerce_class(value: Any, tp: type) -> Any:
+    if issubclass(tp, enum.Enum):
+        try:
+            return tp(value)
+        except ValueError:
+            raise _NoMatch from None
+    for base, check in _SCALAR_CHECKS.items():
+        if issubclass(tp, base):
+            if not check(value):
+                raise _NoMatch
+            return float(value) if base is float and not isinstance(value, float) else value
+    if issubclass(tp, (bytes, bytearray)):
+        if not isinstance(value, str):
+            raise _NoMatch
+        try:
+            return tp(base64.b64decode(value, validate=True))
+        except binascii.Error as e:
+            raise ValueError(f"not valid base64: {e}") from None
+    if _schema.is_pydantic_model(tp):
+        return tp.model_validate(value)  # type: ignore[attr-defined]
+    if dataclasses.is_dataclass(tp) or _schema.is_typeddict(tp):
+        return _coerce_record(value, tp)
+    if tp in (tuple, set, frozenset) or tp in _schema.ARRAYS:
+        if not isinstance(value, list):
+            raise _NoMatch
+        return tuple(value) if tp is tuple else set(value) if tp is set else frozenset(value) if tp is frozenset else value
+    if tp in _schema.MAPPINGS and not isinstance(value, dict):
+        raise _NoMatch
+    return _coerce_text_type(value, tp)
+
+
+def _coerce_record(value: Any, tp: type) -> Any:
+    if not isinstance(value, dict):
+        raise _NoMatch
+    try:
+        hints = typing.get_type_hints(tp, include_extras=True)
+    except Exception:  # unresolvable hints: keep values as they are
+        hints = {}
+    if _schema.is_typeddict(tp):
+        out = dict(value)
+        for key, v in value.items():
+            hint = hints.get(key, Any)
+            while typing.get_origin(hint) in _schema.REQ_WRAPPERS:
+                hint = typing.get_args(hint)[0]
+            try:
+                out[key] = _coerce(v, hint)
+            except _NoMatch:
+                pass
+        return out
+    kwargs = {}
+    for f in dataclasses.fields(tp):
+        if f.init and f.name in value:
+            try:
+                kwargs[f.name] = _coerce(value[f.name], hints.get(f.name, Any))
+            except _NoMatch:
+                kwargs[f.name] = value[f.name]
+    return tp(**kwargs)
+
+
+def _coerce_text_type(value: Any, tp: type) -> Any:
+    """Dates, times, UUIDs, decimals and paths from their JSON text (or number)."""
+    if issubclass(tp, decimal.Decimal):
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise _NoMatch
+        return tp(str(value))
+    if not isinstance(value, str):
+        if issubclass(tp, (datetime.date, datetime.time, uuid.UUID, pathlib.PurePath)):
+            raise _NoMatch
+        return value
+    if issubclass(tp, (datetime.date, datetime.time)):
+        text = value[:-1] + "+00:00" if value.endswith(("Z", "z")) and tp is not datetime.date else value
+        return tp.fromisoformat(text)
+    if issubclass(tp, (uuid.UUID, pathlib.PurePath)):
+        return tp(value)
+    return value

@@ -1,0 +1,83 @@
+"""The exceptions of mcpcore. Every error from the engine arrives as one of these, carrying the
+JSON-RPC ``code`` and ``data`` when the peer sent them (``http_status`` for HTTP failures)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+__all__ = [
+    "McpError",
+    "RequestTimeout",
+    "RequestCancelled",
+    "ConnectionClosed",
+    "ProtocolError",
+    "TransportError",
+    "InvalidInput",
+    "ToolError",
+    "HttpError",
+]
+
+
+class McpError(Exception):
+    """Base of every mcpcore error; raised as itself for a JSON-RPC error from the peer.
+
+    Raising it (with a non-zero ``code``) from a tool sends that JSON-RPC error to the caller
+    instead of an ``isError`` result.
+    """
+
+    code: int
+    """The JSON-RPC error code (0 when the error did not come from a JSON-RPC error)."""
+    data: Any
+    """The JSON-RPC error ``data``, decoded (None when absent)."""
+    http_status: Optional[int]
+    """The HTTP status, for errors answered with one and no JSON-RPC body."""
+
+    def __init__(
+        self, message: str, code: int = 0, data: Any = None, http_status: Optional[int] = None
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        if isinstance(data, str):
+            try:
+                data = json.loads(data)
+            except ValueError:
+                pass
+        self.data = data
+        self.http_status = http_status
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.message!r}, code={self.code}, data={self.data!r})"
+
+
+class RequestTimeout(McpError):
+    """The request did not complete within its timeout (it was cancelled on the wire)."""
+
+
+class RequestCancelled(McpError):
+    """The request was cancelled."""
+
+
+class ConnectionClosed(McpError):
+    """The connection closed (e.g. the server process exited) before an answer arrived."""
+
+
+class ProtocolError(McpError):
+    """The peer broke the protocol, or no protocol version is acceptable to both sides."""
+
+
+class TransportError(McpError):
+    """Spawning or reaching the server failed at the OS or network level."""
+
+
+class InvalidInput(McpError, ValueError):
+    """Something passed to mcpcore is invalid (a bad tool name, a taken name, bad JSON...)."""
+
+
+class ToolError(McpError):
+    """A tool failed; servers turn this into an ``isError`` result."""
+
+
+class HttpError(McpError):
+    """An HTTP server answered with an error status and no JSON-RPC error."""

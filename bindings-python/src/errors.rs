@@ -1,0 +1,75 @@
+//! mcpcore errors as Python exceptions: the classes live in `mcpcore.errors` (pure Python, so
+//! they are ordinary, picklable, documented classes); this builds their instances.
+
+use mcpcore::{Error, ErrorKind};
+use pyo3::prelude::*;
+
+/// The `mcpcore.errors` class for an error kind.
+fn class_name(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::Rpc => "McpError",
+        ErrorKind::Timeout => "RequestTimeout",
+        ErrorKind::Cancelled => "RequestCancelled",
+        ErrorKind::Closed => "ConnectionClosed",
+        ErrorKind::Protocol => "ProtocolError",
+        ErrorKind::Io => "TransportError",
+        ErrorKind::InvalidInput => "InvalidInput",
+        ErrorKind::Tool => "ToolError",
+        ErrorKind::Http => "HttpError",
+        _ => "McpError",
+    }
+}
+
+/// Converts an mcpcore error into the matching Python exception, with `code`, `data` (JSON
+/// text, decoded by the class) and `http_status`.
+pub(crate) fn to_py(e: Error) -> PyErr {
+    Python::attach(|py| {
+        let build = || -> PyResult<PyErr> {
+            let module = py.import("mcpcore.errors")?;
+            let class = module.getattr(class_name(e.kind()))?;
+            let data = e.data().map(|d| d.to_string());
+            let instance = class.call1((e.message().to_owned(), e.code().0, data, e.http_status()))?;
+            Ok(PyErr::from_value(instance))
+        };
+        build().unwrap_or_else(|import_failed| import_failed)
+    })
+}
+
+/// An `mcpcore.errors.McpError` with a non-zero code, as the JSON-RPC error it names.
+fn as_rpc(py: Python<'_>, err: &PyErr) -> Option<Error> {
+    let class = py.import("mcpcore.errors").ok()?.getattr("McpError").ok()?;
+    let value = err.value(py);
+    if !value.is_instance(&class).ok()? {
+        return None;
+    }
+    let code: i32 = value.getattr("code").ok()?.extract().ok()?;
+    if code == 0 {
+        return None;
+    }
+    let message: String = value.getattr("message").ok()?.extract().ok()?;
+    let mut data = mcpcore::ErrorData::new(mcpcore::ErrorCode(code), message);
+    let raw = value.getattr("data").ok()?;
+    if !raw.is_none() {
+        let text: String = py.import("json").ok()?.call_method1("dumps", (raw,)).ok()?.extract().ok()?;
+        data = data.with_data(serde_json::from_str(&text).ok()?);
+    }
+    Some(Error::rpc(data))
+}
+
+/// Converts a Python exception raised by a tool into an mcpcore error: an `McpError` with a
+/// code stays that JSON-RPC error; anything else becomes an `isError: true` result carrying
+/// `Type: message`.
+pub(crate) fn from_py(err: PyErr) -> Error {
+    Python::attach(|py| {
+        if let Some(rpc) = as_rpc(py, &err) {
+            return rpc;
+        }
+        let name = err.get_type(py).name().map(|n| n.to_string()).unwrap_or_else(|_| "Exception".into());
+        let text = err.value(py).str().map(|s| s.to_string()).unwrap_or_default();
+        if text.is_empty() {
+            Error::tool(name)
+        } else {
+            Error::tool(format!("{name}: {text}"))
+        }
+    })
+}

@@ -1,0 +1,35 @@
+//! `mcpcore._native`: the pyo3 module behind the `mcpcore` Python package. It only converts and
+//! registers: JSON crosses the boundary as strings (the Python facade turns them into objects),
+//! Python callables become tools, and every error becomes an exception of `mcpcore.errors` with
+//! its JSON-RPC code and data. All protocol logic is in the `mcpcore` crate.
+
+mod client;
+mod errors;
+mod handler;
+mod registry;
+mod server;
+
+use pyo3::prelude::*;
+
+/// The native module.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<registry::Registry>()?;
+    m.add_class::<server::Server>()?;
+    m.add_class::<server::HttpServing>()?;
+    m.add_class::<client::Client>()?;
+    m.add_class::<handler::ToolCall>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
+
+/// Parses JSON handed over by the facade.
+pub(crate) fn parse_json(what: &str, text: &str) -> PyResult<serde_json::Value> {
+    serde_json::from_str(text)
+        .map_err(|e| errors::to_py(mcpcore::Error::invalid_input(format!("{what} is not valid JSON: {e}"))))
+}
+
+/// Serializes for the facade.
+pub(crate) fn to_json(value: &impl serde::Serialize) -> String {
+    serde_json::to_string(value).expect("protocol values serialize")
+}

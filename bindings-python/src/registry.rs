@@ -1,0 +1,161 @@
+//! `Registry`: local Python tools and the tools of connected servers, in one place.
+
+use crate::client::Client;
+use crate::handler::{LoopSlot, PyTool};
+use crate::{errors, parse_json, to_json};
+use mcpcore::protocol::Tool;
+use mcpcore::registry::{CollisionPolicy, Registration, ToolContext, ToolRegistry};
+use mcpcore::remote::RemoteTools;
+use pyo3::prelude::*;
+use serde_json::json;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A tool registry (see `mcpcore.Registry` for the Python API).
+#[pyclass(module = "mcpcore._native", frozen)]
+pub struct Registry {
+    pub(crate) tools: Arc<ToolRegistry>,
+    remote: Arc<RemoteTools>,
+    pub(crate) loop_slot: Arc<LoopSlot>,
+}
+
+fn policy(name: &str) -> PyResult<CollisionPolicy> {
+    match name {
+        "error" => Ok(CollisionPolicy::Error),
+        "skip" => Ok(CollisionPolicy::Skip),
+        "prefix" => Ok(CollisionPolicy::Prefix),
+        other => Err(errors::to_py(mcpcore::Error::invalid_input(format!(
+            "collision policy must be 'error', 'skip' or 'prefix', not {other:?}"
+        )))),
+    }
+}
+
+fn registration(r: &Registration) -> serde_json::Value {
+    match r {
+        Registration::Registered(n) => json!({"status": "registered", "name": n}),
+        Registration::Renamed { requested, name } => {
+            json!({"status": "renamed", "requested": requested, "name": name})
+        }
+        Registration::Skipped(n) => json!({"status": "skipped", "name": n}),
+    }
+}
+
+/// Seconds → a positive duration.
+pub(crate) fn seconds(timeout: Option<f64>) -> PyResult<Option<Duration>> {
+    match timeout {
+        None => Ok(None),
+        Some(s) if s.is_finite() && s > 0.0 => Ok(Some(Duration::from_secs_f64(s))),
+        Some(s) => {
+            Err(errors::to_py(mcpcore::Error::invalid_input(format!("timeout must be positive, not {s}"))))
+        }
+    }
+}
+
+#[pymethods]
+impl Registry {
+    /// An empty registry.
+    #[new]
+    fn new() -> Self {
+        let tools = Arc::new(ToolRegistry::new());
+        Registry { remote: Arc::new(RemoteTools::new(tools.clone())), tools, loop_slot: Arc::default() }
+    }
+
+    /// Registers a Python tool. `callback(arguments_json, call)` returns the CallToolResult as
+    /// JSON text (or an awaitable of it when `is_async`).
+    #[pyo3(signature = (name, description, input_schema, callback, is_async, output_schema=None, title=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn add_tool(
+        &self,
+        name: String,
+        description: String,
+        input_schema: &str,
+        callback: Py<PyAny>,
+        is_async: bool,
+        output_schema: Option<&str>,
+        title: Option<String>,
+    ) -> PyResult<()> {
+        let mut tool = Tool::new(name, description, parse_json("input_schema", input_schema)?);
+        if let Some(s) = output_schema {
+            tool = tool.with_output_schema(parse_json("output_schema", s)?);
+        }
+        if let Some(t) = title {
+            tool = tool.with_title(t);
+        }
+        let handler = PyTool { callback, is_async, loop_slot: self.loop_slot.clone() };
+        self.tools.register(tool, handler).map_err(errors::to_py)
+    }
+
+    /// Removes a tool; False when there was none.
+    fn remove_tool(&self, name: &str) -> bool {
+        self.tools.unregister(name)
+    }
+
+    /// The tool names, sorted.
+    fn names(&self) -> Vec<String> {
+        self.tools.names()
+    }
+
+    /// Every tool definition, as a JSON array.
+    fn list_tools(&self) -> String {
+        to_json(&self.tools.list())
+    }
+
+    /// Remembers the running asyncio loop as the one async tools run on.
+    fn bind_loop(&self, py: Python<'_>) {
+        self.loop_slot.bind(py);
+    }
+
+    /// Calls a tool in-process (local or remote); resolves to the CallToolResult JSON.
+    #[pyo3(signature = (name, arguments, timeout=None))]
+    fn call_tool<'py>(
+        &self,
+        py: Python<'py>,
+        name: String,
+        arguments: &str,
+        timeout: Option<f64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.loop_slot.bind(py);
+        let args = parse_json("arguments", arguments)?;
+        let timeout = seconds(timeout)?;
+        let tools = self.tools.clone();
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            let call = tools.call(&name, args, ToolContext::local());
+            let result = match timeout {
+                Some(t) => tokio::time::timeout(t, call).await.unwrap_or_else(|_| {
+                    Err(mcpcore::Error::timeout(format!("tool {name} timed out after {t:?}")))
+                }),
+                None => call.await,
+            };
+            result.map(|r| to_json(&r)).map_err(errors::to_py)
+        })
+    }
+
+    /// Registers the tools of a connected client under `server_id`; resolves to a JSON array of
+    /// what happened to each (`registered`, `renamed`, `skipped`).
+    #[pyo3(signature = (server_id, client, collision="error"))]
+    fn connect<'py>(
+        &self,
+        py: Python<'py>,
+        server_id: String,
+        client: &Client,
+        collision: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let policy = policy(collision)?;
+        let (remote, client) = (self.remote.clone(), client.inner()?);
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            let done = remote.connect(&server_id, client, policy).await.map_err(errors::to_py)?;
+            Ok(to_json(&done.iter().map(registration).collect::<Vec<_>>()))
+        })
+    }
+
+    /// Unregisters a server's tools and closes its connection; resolves to the removed names.
+    fn disconnect<'py>(&self, py: Python<'py>, server_id: String) -> PyResult<Bound<'py, PyAny>> {
+        let remote = self.remote.clone();
+        pyo3_async_runtimes::tokio::future_into_py(py, async move { Ok(remote.disconnect(&server_id).await) })
+    }
+
+    /// The ids of connected servers.
+    fn servers(&self) -> Vec<String> {
+        self.remote.servers()
+    }
+}

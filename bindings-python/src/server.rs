@@ -1,0 +1,124 @@
+//! `Server` and `HttpServing`: serve a registry on stdio or HTTP.
+
+use crate::errors;
+use crate::handler::LoopSlot;
+use crate::registry::Registry;
+use mcpcore::engine::ServerConfig;
+use mcpcore::http::server::{HostPolicy, HttpServerConfig, ResponseMode};
+use pyo3::prelude::*;
+use std::sync::Arc;
+
+/// An MCP server over a registry (see `mcpcore.Server`).
+#[pyclass(module = "mcpcore._native", frozen)]
+pub struct Server {
+    inner: mcpcore::server::Server,
+    loop_slot: Arc<LoopSlot>,
+}
+
+#[pymethods]
+impl Server {
+    /// A server named `name`/`version` serving `registry` (both lineages, every revision).
+    #[new]
+    #[pyo3(signature = (registry, name, version, instructions=None))]
+    fn new(registry: &Registry, name: String, version: String, instructions: Option<String>) -> Self {
+        let mut config = ServerConfig::new(name, version);
+        config.instructions = instructions;
+        Server {
+            inner: mcpcore::server::Server::new(config, registry.tools.clone()),
+            loop_slot: registry.loop_slot.clone(),
+        }
+    }
+
+    /// Serves on this process's stdin/stdout until stdin closes.
+    fn serve_stdio<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.loop_slot.bind(py);
+        let server = self.inner.clone();
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            server.serve_stdio().await.map_err(errors::to_py)
+        })
+    }
+
+    /// Starts serving HTTP (both lineages on `path`, 2024-11-05 SSE on `/sse`); resolves to an
+    /// `HttpServing` once bound.
+    #[pyo3(signature = (host="127.0.0.1", port=0, path="/mcp", response_mode="auto", max_body=None,
+                        allowed_hosts=None, allowed_origins=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn serve_http<'py>(
+        &self,
+        py: Python<'py>,
+        host: &str,
+        port: u16,
+        path: &str,
+        response_mode: &str,
+        max_body: Option<usize>,
+        allowed_hosts: Option<Vec<String>>,
+        allowed_origins: Option<Vec<String>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.loop_slot.bind(py);
+        let ip: std::net::IpAddr = host.parse().map_err(|_| {
+            errors::to_py(mcpcore::Error::invalid_input(format!("host must be an IP address, not {host:?}")))
+        })?;
+        let mut config = HttpServerConfig { path: path.to_owned(), ..Default::default() };
+        config.response_mode = match response_mode {
+            "auto" => ResponseMode::Auto,
+            "json" => ResponseMode::Json,
+            "sse" => ResponseMode::Sse,
+            other => {
+                return Err(errors::to_py(mcpcore::Error::invalid_input(format!(
+                    "response_mode must be 'auto', 'json' or 'sse', not {other:?}"
+                ))))
+            }
+        };
+        if let Some(m) = max_body {
+            config.max_body = m;
+        }
+        if allowed_hosts.is_some() || allowed_origins.is_some() {
+            config.hosts = HostPolicy::Allow {
+                hosts: allowed_hosts.unwrap_or_default(),
+                origins: allowed_origins.unwrap_or_default(),
+            };
+        }
+        let server = self.inner.clone();
+        let addr = std::net::SocketAddr::new(ip, port);
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            let serving = server.serve_http(addr, config).await.map_err(errors::to_py)?;
+            Ok(HttpServing { inner: Arc::new(serving) })
+        })
+    }
+}
+
+/// A running HTTP server.
+#[pyclass(module = "mcpcore._native", frozen)]
+pub struct HttpServing {
+    inner: Arc<mcpcore::http::server::HttpServing>,
+}
+
+#[pymethods]
+impl HttpServing {
+    /// The endpoint URL, e.g. `http://127.0.0.1:8080/mcp`.
+    #[getter]
+    fn url(&self) -> String {
+        self.inner.url()
+    }
+
+    /// The bound port.
+    #[getter]
+    fn port(&self) -> u16 {
+        self.inner.local_addr().port()
+    }
+
+    /// Stops gracefully: in-flight requests finish within the grace period.
+    fn shutdown<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let s = self.inner.clone();
+        pyo3_async_runtimes::tokio::future_into_py(
+            py,
+            async move { s.shutdown().await.map_err(errors::to_py) },
+        )
+    }
+
+    /// Completes when the server has stopped.
+    fn wait<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let s = self.inner.clone();
+        pyo3_async_runtimes::tokio::future_into_py(py, async move { s.wait().await.map_err(errors::to_py) })
+    }
+}
