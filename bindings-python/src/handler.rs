@@ -116,17 +116,61 @@ fn private_loop(callback: Py<PyAny>, args: String, ctx: ToolContext) -> PyResult
     })
 }
 
+/// Receives the outcome of a tool's asyncio task (its done callback).
+#[pyclass(module = "mcpcore._native")]
+struct TaskDone {
+    tx: Mutex<Option<tokio::sync::oneshot::Sender<PyResult<Py<PyAny>>>>>,
+}
+
+#[pymethods]
+impl TaskDone {
+    fn __call__(&self, fut: Bound<'_, PyAny>) {
+        let outcome = fut.call_method0("result").map(Bound::unbind);
+        if let Some(tx) = self.tx.lock().expect("lock").take() {
+            let _ = tx.send(outcome);
+        }
+    }
+}
+
+/// Cancels the tool's asyncio task when the call is abandoned (cancelled on the wire, timed
+/// out, or its connection closed), so the tool sees `asyncio.CancelledError`.
+struct CancelOnDrop {
+    future: Option<Py<PyAny>>,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(f) = self.future.take() {
+            Python::attach(|py| {
+                let _ = f.call_method0(py, "cancel");
+            });
+        }
+    }
+}
+
+/// Runs the tool's coroutine as a task on the host loop (`run_coroutine_threadsafe`) and waits
+/// for it; dropping this future cancels the task.
 async fn on_loop(
     callback: Py<PyAny>,
     args: String,
     ctx: ToolContext,
     locals: TaskLocals,
 ) -> mcpcore::Result<String> {
-    let fut = Python::attach(|py| {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let future = Python::attach(|py| -> PyResult<Py<PyAny>> {
         let coro = callback.call1(py, (args, ToolCall { ctx }))?;
-        pyo3_async_runtimes::into_future_with_locals(&locals, coro.into_bound(py))
+        let asyncio = py.import("asyncio")?;
+        let fut = asyncio.call_method1("run_coroutine_threadsafe", (coro, locals.event_loop(py)))?;
+        fut.call_method1("add_done_callback", (TaskDone { tx: Mutex::new(Some(tx)) },))?;
+        Ok(fut.unbind())
     })
     .map_err(errors::from_py)?;
-    let out = fut.await.map_err(errors::from_py)?;
+    let mut guard = CancelOnDrop { future: Some(future) };
+    let outcome = rx.await;
+    guard.future = None; // finished: nothing to cancel
+    let out = match outcome {
+        Ok(r) => r.map_err(errors::from_py)?,
+        Err(_) => return Err(Error::tool("the tool's asyncio task vanished (was its loop closed?)")),
+    };
     Python::attach(|py| out.extract::<String>(py)).map_err(errors::from_py)
 }

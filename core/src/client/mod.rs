@@ -334,6 +334,13 @@ impl Client {
         if let Some(t) = &progress {
             self.inner.shared.remove_progress(t);
         }
+        // Progress sent before the response may still be queued when `select!` picks the
+        // response branch: deliver it rather than drop it.
+        if let Some(cb) = &opts.on_progress {
+            while let Ok(p) = prx.try_recv() {
+                cb(p);
+            }
+        }
         let resp: Response = match outcome {
             Ok(Ok(resp)) => resp,
             Ok(Err(e)) => return Err(e),

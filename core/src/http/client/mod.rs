@@ -74,7 +74,8 @@ pub(crate) fn parse_url(url: &str) -> Result<reqwest::Url> {
     }
 }
 
-/// A transport-level failure of one request, as the caller sees it.
+/// A transport-level failure of one request, as the caller sees it: unreachable is `Io`; a
+/// connection that dropped after the request went out is `Closed` (the server went away).
 pub(crate) fn send_error(url: &reqwest::Url, e: &reqwest::Error) -> Error {
     let mut msg = format!("HTTP request to {url} failed: {e}");
     let mut src = std::error::Error::source(e);
@@ -82,5 +83,6 @@ pub(crate) fn send_error(url: &reqwest::Url, e: &reqwest::Error) -> Error {
         msg.push_str(&format!(": {s}"));
         src = s.source();
     }
-    Error::new(ErrorKind::Io, msg)
+    let kind = if e.is_connect() || e.is_builder() { ErrorKind::Io } else { ErrorKind::Closed };
+    Error::new(kind, msg)
 }

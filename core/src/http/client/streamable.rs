@@ -8,7 +8,7 @@
 
 use super::read::{self, Body};
 use super::{send_error, HttpOptions};
-use crate::error::{Error, ErrorKind};
+use crate::error::Error;
 use crate::http::headers::{self, HeaderParam};
 use crate::http::{EVENT_STREAM, JSON};
 use crate::jsonrpc::{self, Inbound, Message, Request, RequestId, Response};
@@ -250,7 +250,10 @@ impl Conn {
                     }
                 }
                 if let Body::Failed(why) = end.body {
-                    self.fail(id.clone(), Error::new(ErrorKind::Io, why));
+                    self.fail(
+                        id.clone(),
+                        Error::closed(format!("the server closed the response stream: {why}")),
+                    );
                 }
                 // A request whose stream ended without its answer is lost (DIGEST §B.6).
                 if let Some(id) = id {
