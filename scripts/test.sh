@@ -42,6 +42,9 @@ PATH="$root/.venv/bin:$PATH" CARGO_TARGET_DIR="$root/target" MATURIN_PEP517_ARGS
 (cd bindings-python && PATH="$root/.venv/bin:$PATH" CARGO_TARGET_DIR="$root/target" \
   ../.venv/bin/python -m pytest tests -q -p no:cacheprovider) 2>&1 | tee target/pytest-output.txt
 
+step "Node binding: napi build (debug), generated .d.ts unchanged, tsc, node --test"
+bash bindings-node/scripts/ci.sh 2>&1 | tee target/node-test-output.txt
+
 step "official MCP conformance suite (server and client, 2025-11-25 and 2026-07-28)"
 conformance=0
 tests/conformance/run.sh || conformance=1
@@ -49,6 +52,9 @@ tests/conformance/run.sh || conformance=1
 step "summary"
 passed=$(grep -Eoh '[0-9]+ passed' target/test-output.txt target/pytest-output.txt | awk '{s+=$1} END {print s+0}')
 failed=$(grep -Eoh '[0-9]+ failed' target/test-output.txt target/pytest-output.txt | awk '{s+=$1} END {print s+0}')
+node_passed=$(grep -Eo 'ℹ pass [0-9]+' target/node-test-output.txt | awk '{s+=$3} END {print s+0}')
+node_failed=$(grep -Eo 'ℹ fail [0-9]+' target/node-test-output.txt | awk '{s+=$3} END {print s+0}')
+passed=$((passed + node_passed)); failed=$((failed + node_failed))
 echo "$passed passed, $failed failed"
 [ "$conformance" -eq 0 ] || echo "the conformance step failed (see above)"
 [ "$failed" -eq 0 ] && [ "$conformance" -eq 0 ]

@@ -1,0 +1,276 @@
+'use strict';
+// mcpcore: the Model Context Protocol for Node, on one Rust engine.
+//
+// Both protocol lineages (stateless 2026-07-28 and the `initialize`-based 2025-11-25 ...
+// 2024-11-05), stdio and HTTP, one registry for local and remote tools. This file only converts
+// values and errors; the protocol lives in the `mcpcore` crate (see ../src and ../../core).
+
+const native = require('../index.js');
+const errors = require('./errors');
+const { toJsonSchema, envelopeCallback } = require('./tools');
+const { createNodeHandler } = require('./node-handler');
+
+const { native: awaitNative, nativeSync, InvalidInput, makeError } = errors;
+
+const parse = (text) => (text == null ? text : JSON.parse(text));
+const json = (value) => JSON.stringify(value ?? {});
+
+/** Tools by name: JS functions and the tools of connected servers, called alike. */
+class Registry {
+  constructor() {
+    /** @internal */
+    this._native = new native.Registry();
+  }
+
+  /**
+   * Registers a tool. `spec` is `{description, inputSchema, outputSchema, title}` (schemas are
+   * JSON Schema objects or Standard Schemas such as zod 4); `handler(args, ctx)` may return a
+   * value or a Promise. Returns the tool definition. Throws InvalidInput for a bad or taken name.
+   */
+  tool(name, spec, handler) {
+    if (typeof spec === 'function') [spec, handler] = [{}, spec];
+    spec = spec ?? {};
+    if (typeof handler !== 'function') throw makeError('invalid_input', `tool ${name}: the handler must be a function`, { code: -32602 });
+    const inputSchema = toJsonSchema(spec.inputSchema, 'input', 'inputSchema');
+    const outputSchema = toJsonSchema(spec.outputSchema, 'output', 'outputSchema');
+    const description = spec.description ?? '';
+    nativeSync(() =>
+      this._native.addTool(
+        name,
+        description,
+        JSON.stringify(inputSchema),
+        envelopeCallback(handler, spec.inputSchema),
+        outputSchema === undefined ? null : JSON.stringify(outputSchema),
+        spec.title ?? null
+      )
+    );
+    const tool = { name, description, inputSchema };
+    if (outputSchema !== undefined) tool.outputSchema = outputSchema;
+    if (spec.title !== undefined) tool.title = spec.title;
+    return tool;
+  }
+
+  /** Same as `tool()`. */
+  addTool(name, spec, handler) {
+    return this.tool(name, spec, handler);
+  }
+
+  /** Removes a tool; false when there was none. */
+  removeTool(name) {
+    return this._native.removeTool(name);
+  }
+
+  /** The tool names, sorted. */
+  get names() {
+    return this._native.names();
+  }
+
+  /** Every tool definition, sorted by name. */
+  listTools() {
+    return JSON.parse(this._native.listTools());
+  }
+
+  /** Calls a tool in-process, local or remote (arguments are validated against its schema). */
+  async callTool(name, args = {}, options = {}) {
+    return parse(await awaitNative(this._native.callTool(name, json(args), options.timeoutMs ?? null)));
+  }
+
+  /** Registers every tool of `client` under `serverId`; `collision` is 'error' (default),
+   * 'skip' or 'prefix' (rename to `<serverId>_<name>`). Resolves to what happened to each. */
+  async connect(serverId, client, options = {}) {
+    const collision = options.collision ?? 'error';
+    return parse(await awaitNative(this._native.connect(serverId, client._native, collision)));
+  }
+
+  /** Unregisters a server's tools and closes its connection; resolves to the removed names. */
+  async disconnect(serverId) {
+    return awaitNative(this._native.disconnect(serverId));
+  }
+
+  /** The ids of connected servers. */
+  get servers() {
+    return this._native.servers();
+  }
+}
+
+/** A running HTTP server (from `Server.serveHttp`). */
+class HttpServing {
+  constructor(n) {
+    /** @internal */
+    this._native = n;
+  }
+  /** The endpoint URL, e.g. `http://127.0.0.1:8000/mcp`. */
+  get url() {
+    return this._native.url;
+  }
+  /** The bound port. */
+  get port() {
+    return this._native.port;
+  }
+  /** Stops gracefully: in-flight requests finish within the grace period (30 s by default). */
+  shutdown() {
+    return awaitNative(this._native.shutdown());
+  }
+  /** Resolves when the server has stopped. While pending, it keeps the process alive. */
+  wait() {
+    return awaitNative(this._native.wait());
+  }
+  async [Symbol.asyncDispose]() {
+    await this.shutdown();
+  }
+}
+
+/** An MCP server: both lineages, on stdio or HTTP, serving a Registry. */
+class Server {
+  constructor(options = {}) {
+    const { name = 'mcpcore-node', version = native.nativeVersion(), instructions, registry } = options;
+    /** The registry served (shared when passed in). */
+    this.registry = registry ?? new Registry();
+    /** @internal */
+    this._native = new native.Server(this.registry._native, name, version, instructions ?? null);
+    /** @internal */
+    this._handlers = [];
+  }
+
+  /** Registers a tool (see `Registry.tool`). */
+  tool(name, spec, handler) {
+    return this.registry.tool(name, spec, handler);
+  }
+
+  /** Serves on this process's stdin/stdout until stdin closes. Write logs to stderr. */
+  serveStdio() {
+    return awaitNative(this._native.serveStdio());
+  }
+
+  /**
+   * Starts serving HTTP: both lineages on `path` (default `/mcp`), 2024-11-05 SSE on `/sse`.
+   * Options: host (an IP, default 127.0.0.1), port (0 = a free one), path, responseMode ('auto',
+   * 'json', 'sse'), maxBody, allowedHosts, allowedOrigins, anyHost, shutdownGraceMs.
+   */
+  async serveHttp(options = {}) {
+    return new HttpServing(await awaitNative(this._native.serveHttp(options)));
+  }
+
+  /**
+   * An `(req, res)` handler for `http.createServer` or Express, serving this server (see
+   * lib/node-handler.js for how). `close()` stops what it started.
+   */
+  nodeHandler(options = {}) {
+    const h = createNodeHandler(this, options);
+    this._handlers.push(h);
+    return h.handler;
+  }
+
+  /** Stops the listeners started by `nodeHandler()`. */
+  async close() {
+    const handlers = this._handlers.splice(0);
+    await Promise.all(handlers.map((h) => h.close()));
+  }
+}
+
+let nextCallId = 1;
+
+/** A connection to an MCP server, with automatic lineage negotiation. */
+class Client {
+  constructor(n) {
+    /** @internal */
+    this._native = n;
+  }
+
+  /**
+   * Spawns `command` (a program, or `[program, ...args]`) with `args` and connects over its
+   * stdio. Options: env, cwd, inheritStderr, protocolVersion, lineage ('modern'|'legacy'),
+   * timeoutMs (the default per-request timeout, 60000).
+   */
+  static async connectStdio(command, args = [], options = {}) {
+    if (!Array.isArray(args)) [args, options] = [[], args ?? {}];
+    const argv = Array.isArray(command) ? [...command, ...args] : [command, ...args];
+    if (argv.length === 0 || typeof argv[0] !== 'string') throw makeError('invalid_input', 'connectStdio: no command', { code: -32602 });
+    return new Client(await awaitNative(native.Client.connectStdio(argv[0], argv.slice(1), options)));
+  }
+
+  /**
+   * Connects to an HTTP endpoint. Options: headers, bearerToken, transport ('auto' = Streamable
+   * HTTP falling back to 2024-11-05 SSE, 'streamable', 'sse'), protocolVersion, lineage, timeoutMs.
+   */
+  static async connectHttp(url, options = {}) {
+    return new Client(await awaitNative(native.Client.connectHttp(url, options)));
+  }
+
+  /** The negotiated revision, e.g. "2026-07-28". */
+  get protocolVersion() {
+    return nativeSync(() => this._native.protocolVersion);
+  }
+  /** 'modern' or 'legacy'. */
+  get lineage() {
+    return nativeSync(() => this._native.lineage);
+  }
+  /** The server's name and version (and more), when it sent them. */
+  get serverInfo() {
+    return parse(nativeSync(() => this._native.serverInfo)) ?? undefined;
+  }
+  /** The server's instructions, if any. */
+  get instructions() {
+    return nativeSync(() => this._native.instructions) ?? undefined;
+  }
+
+  /** The server's tools (every page). */
+  async listTools() {
+    return JSON.parse(await awaitNative(this._native.listTools()));
+  }
+
+  /**
+   * Calls a tool. A failing tool gives a result with `isError: true`; protocol failures reject
+   * with McpError subclasses. Options: timeoutMs (RequestTimeout), signal (an AbortSignal:
+   * aborting sends `notifications/cancelled` and rejects with RequestCancelled), onProgress.
+   */
+  async callTool(name, args = {}, options = {}) {
+    const { timeoutMs = null, signal, onProgress } = options;
+    if (signal?.aborted) {
+      throw makeError('cancelled', `the call to ${name} was cancelled`, { code: -32603, cause: signal.reason });
+    }
+    const id = nextCallId;
+    nextCallId = nextCallId >= 0xffffffff ? 1 : nextCallId + 1;
+    const progress = onProgress ? (p, total, message) => onProgress({ progress: p, total: total ?? undefined, message: message ?? undefined }) : null;
+    const pending = this._native.callTool(name, json(args), timeoutMs, signal ? id : null, progress);
+    const onAbort = () => this._native.cancel(id);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      return JSON.parse(await awaitNative(pending));
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Sends any request and resolves to its result. */
+  async request(method, params = {}) {
+    return JSON.parse(await awaitNative(this._native.request(method, json(params))));
+  }
+
+  /** Closes the connection (a spawned server is stopped). */
+  close() {
+    return awaitNative(this._native.close());
+  }
+
+  async [Symbol.asyncDispose]() {
+    await this.close();
+  }
+}
+
+// One `exports.X =` per name so that `import { Server } from 'mcpcore'` works from ESM.
+exports.Server = Server;
+exports.Client = Client;
+exports.Registry = Registry;
+exports.HttpServing = HttpServing;
+exports.ErrorCode = errors.ErrorCode;
+exports.McpError = errors.McpError;
+exports.RequestTimeout = errors.RequestTimeout;
+exports.RequestCancelled = errors.RequestCancelled;
+exports.ConnectionClosed = errors.ConnectionClosed;
+exports.ProtocolError = errors.ProtocolError;
+exports.TransportError = errors.TransportError;
+exports.InvalidInput = errors.InvalidInput;
+exports.ToolError = errors.ToolError;
+exports.HttpError = errors.HttpError;
+exports.toJsonSchema = toJsonSchema;
+exports.version = native.nativeVersion();

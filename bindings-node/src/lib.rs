@@ -1,0 +1,49 @@
+//! `mcpcore-node`: the napi-rs module behind the `mcpcore` npm package. It only converts and
+//! registers: JSON crosses the boundary as strings (the JS wrapper in `lib/` turns them into
+//! objects), JS functions become tools through weak thread-safe functions, and every error
+//! becomes a JS `Error` whose message carries its kind, JSON-RPC code and data (see `errors`).
+//! All protocol logic is in the `mcpcore` crate.
+
+mod client;
+mod errors;
+mod handler;
+mod registry;
+mod server;
+
+pub use client::Client;
+pub use handler::ToolCall;
+pub use registry::Registry;
+pub use server::{HttpServing, Server};
+
+/// The version of the native module (the crate version).
+#[napi_derive::napi]
+pub fn native_version() -> String {
+    env!("CARGO_PKG_VERSION").to_owned()
+}
+
+/// Parses JSON handed over by the wrapper.
+pub(crate) fn parse_json(what: &str, text: &str) -> napi::Result<serde_json::Value> {
+    serde_json::from_str(text)
+        .map_err(|e| errors::to_js(mcpcore::Error::invalid_input(format!("{what} is not valid JSON: {e}"))))
+}
+
+/// Serializes for the wrapper.
+pub(crate) fn to_json(value: &impl serde::Serialize) -> String {
+    serde_json::to_string(value).expect("protocol values serialize")
+}
+
+/// Milliseconds → a positive duration.
+pub(crate) fn millis(timeout_ms: Option<f64>) -> napi::Result<Option<std::time::Duration>> {
+    match timeout_ms {
+        None => Ok(None),
+        Some(ms) if ms.is_finite() && ms > 0.0 => Ok(Some(std::time::Duration::from_secs_f64(ms / 1000.0))),
+        Some(ms) => {
+            Err(errors::to_js(mcpcore::Error::invalid_input(format!("timeoutMs must be positive, not {ms}"))))
+        }
+    }
+}
+
+/// An invalid-input error for a bad option value.
+pub(crate) fn bad_option(what: &str, allowed: &str, got: &str) -> napi::Error {
+    errors::to_js(mcpcore::Error::invalid_input(format!("{what} must be {allowed}, not {got:?}")))
+}

@@ -1,0 +1,125 @@
+//! `Server` and `HttpServing`: serve a registry on stdio or HTTP.
+
+use crate::registry::Registry;
+use crate::{bad_option, errors};
+use mcpcore::engine::ServerConfig;
+use mcpcore::http::server::{HostPolicy, HttpServerConfig, ResponseMode};
+use napi_derive::napi;
+use std::sync::Arc;
+
+/// Options of `Server.serveHttp` (every field optional).
+#[napi(object)]
+#[derive(Default)]
+pub struct ServeHttpOptions {
+    /// The IP address to bind (default `127.0.0.1`).
+    pub host: Option<String>,
+    /// The port (default 0: a free port).
+    pub port: Option<u32>,
+    /// The endpoint path (default `/mcp`).
+    pub path: Option<String>,
+    /// `auto` (default: SSE only when a tool sends progress first), `json` or `sse`.
+    pub response_mode: Option<String>,
+    /// The largest accepted body in bytes (default 4 MiB).
+    pub max_body: Option<u32>,
+    /// Accepted `Host` values; with `allowedOrigins`, replaces the loopback default.
+    pub allowed_hosts: Option<Vec<String>>,
+    /// Accepted `Origin` values.
+    pub allowed_origins: Option<Vec<String>>,
+    /// Accept any `Host`/`Origin` (for a listener behind a proxy that checks them).
+    pub any_host: Option<bool>,
+    /// How long `shutdown()` lets in-flight requests run, in ms (default 30000).
+    pub shutdown_grace_ms: Option<u32>,
+}
+
+fn http_config(o: ServeHttpOptions) -> napi::Result<(std::net::SocketAddr, HttpServerConfig)> {
+    let host = o.host.unwrap_or_else(|| "127.0.0.1".into());
+    let ip: std::net::IpAddr = host.parse().map_err(|_| bad_option("host", "an IP address", &host))?;
+    let port = u16::try_from(o.port.unwrap_or(0)).map_err(|_| bad_option("port", "0..65535", "too large"))?;
+    let mut config = HttpServerConfig { path: o.path.unwrap_or_else(|| "/mcp".into()), ..Default::default() };
+    config.response_mode = match o.response_mode.as_deref().unwrap_or("auto") {
+        "auto" => ResponseMode::Auto,
+        "json" => ResponseMode::Json,
+        "sse" => ResponseMode::Sse,
+        other => return Err(bad_option("responseMode", "'auto', 'json' or 'sse'", other)),
+    };
+    if let Some(m) = o.max_body {
+        config.max_body = m as usize;
+    }
+    if let Some(g) = o.shutdown_grace_ms {
+        config.shutdown_grace = std::time::Duration::from_millis(g.into());
+    }
+    if o.any_host == Some(true) {
+        config.hosts = HostPolicy::Any;
+    } else if o.allowed_hosts.is_some() || o.allowed_origins.is_some() {
+        config.hosts = HostPolicy::Allow {
+            hosts: o.allowed_hosts.unwrap_or_default(),
+            origins: o.allowed_origins.unwrap_or_default(),
+        };
+    }
+    Ok((std::net::SocketAddr::new(ip, port), config))
+}
+
+/// An MCP server over a registry (both lineages, every revision).
+#[napi]
+pub struct Server {
+    inner: mcpcore::server::Server,
+}
+
+#[napi]
+impl Server {
+    /// A server named `name`/`version` serving `registry`.
+    #[napi(constructor)]
+    pub fn new(registry: &Registry, name: String, version: String, instructions: Option<String>) -> Self {
+        let mut config = ServerConfig::new(name, version);
+        config.instructions = instructions;
+        Server { inner: mcpcore::server::Server::new(config, registry.tools.clone()) }
+    }
+
+    /// Serves on this process's stdin/stdout until stdin closes.
+    #[napi]
+    pub async fn serve_stdio(&self) -> napi::Result<()> {
+        self.inner.serve_stdio().await.map_err(errors::to_js)
+    }
+
+    /// Starts serving HTTP (both lineages on `path`, 2024-11-05 SSE on `/sse`); resolves to an
+    /// `HttpServing` once bound.
+    #[napi]
+    pub async fn serve_http(&self, options: Option<ServeHttpOptions>) -> napi::Result<HttpServing> {
+        let (addr, config) = http_config(options.unwrap_or_default())?;
+        let serving = self.inner.serve_http(addr, config).await.map_err(errors::to_js)?;
+        Ok(HttpServing { inner: Arc::new(serving) })
+    }
+}
+
+/// A running HTTP server.
+#[napi]
+pub struct HttpServing {
+    inner: Arc<mcpcore::http::server::HttpServing>,
+}
+
+#[napi]
+impl HttpServing {
+    /// The endpoint URL, e.g. `http://127.0.0.1:8080/mcp`.
+    #[napi(getter)]
+    pub fn url(&self) -> String {
+        self.inner.url()
+    }
+
+    /// The bound port.
+    #[napi(getter)]
+    pub fn port(&self) -> u32 {
+        self.inner.local_addr().port().into()
+    }
+
+    /// Stops gracefully: in-flight requests finish within the grace period.
+    #[napi]
+    pub async fn shutdown(&self) -> napi::Result<()> {
+        self.inner.shutdown().await.map_err(errors::to_js)
+    }
+
+    /// Resolves when the server has stopped.
+    #[napi]
+    pub async fn wait(&self) -> napi::Result<()> {
+        self.inner.wait().await.map_err(errors::to_js)
+    }
+}

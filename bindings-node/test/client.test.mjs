@@ -1,0 +1,224 @@
+// The client against real child processes: the Node toolbox server and the Rust echo_server,
+// over stdio and HTTP, in both lineages; every error path leaves the process healthy.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  Client,
+  McpError,
+  RequestTimeout,
+  RequestCancelled,
+  ConnectionClosed,
+  TransportError,
+  InvalidInput,
+} from '../lib/mcpcore.js';
+import { toolbox, rustBin, spawnListening, textOf } from './helpers.mjs';
+
+const LINEAGES = [
+  { lineage: 'modern', version: '2026-07-28' },
+  { lineage: 'legacy', version: '2025-11-25' },
+];
+
+for (const transport of ['stdio', 'http']) {
+  for (const { lineage, version } of LINEAGES) {
+    describe(`toolbox (node) over ${transport}, ${lineage}`, () => {
+      let http;
+      const connect = async (extra = {}) => {
+        if (transport === 'stdio') return Client.connectStdio(process.execPath, [toolbox], { lineage, ...extra });
+        return Client.connectHttp(http.url, { lineage, ...extra });
+      };
+      before(async () => {
+        if (transport === 'http') http = await spawnListening(process.execPath, [toolbox, '--http']);
+      });
+      after(async () => http?.stop());
+
+      test('negotiates, lists and calls', async () => {
+        const c = await connect();
+        try {
+          assert.equal(c.lineage, lineage);
+          assert.equal(c.protocolVersion, version);
+          assert.equal(c.serverInfo.name, 'toolbox-node');
+          if (lineage === 'legacy') assert.equal(c.instructions, 'test tools');
+          const names = (await c.listTools()).map((t) => t.name);
+          assert.deepEqual(names, ['add', 'boom', 'die', 'echo', 'progress', 'reject', 'rpc', 'slow', 'whoami']);
+          assert.equal(textOf(await c.callTool('echo', { text: 'héllo' })), 'héllo');
+          const add = await c.callTool('add', { a: 2, b: 3 });
+          assert.deepEqual(add.structuredContent, { sum: 5 });
+          assert.equal(textOf(add), '{"sum":5}');
+          const who = await c.callTool('whoami');
+          assert.equal(who.structuredContent.protocolVersion, version);
+          assert.ok(who.structuredContent.requestId);
+          const raw = await c.request('tools/list', {});
+          assert.ok(Array.isArray(raw.tools));
+        } finally {
+          await c.close();
+        }
+      });
+
+      test('a throwing handler and a rejected promise give isError; an McpError gives its code', async () => {
+        const c = await connect();
+        try {
+          const boom = await c.callTool('boom');
+          assert.equal(boom.isError, true);
+          assert.equal(textOf(boom), 'Error: kaboom');
+          const rej = await c.callTool('reject');
+          assert.equal(rej.isError, true);
+          assert.equal(textOf(rej), 'TypeError: rejected on purpose');
+          await assert.rejects(c.callTool('rpc'), (e) => {
+            assert.ok(e instanceof McpError);
+            assert.equal(e.code, -32042);
+            assert.deepEqual(e.data, { why: 'test' });
+            assert.equal(e.kind, 'rpc');
+            return true;
+          });
+          await assert.rejects(c.callTool('nope'), (e) => e instanceof McpError && e.code === -32602);
+          await assert.rejects(c.callTool('echo', { text: 5 }), (e) => e.code === -32602);
+          // still healthy
+          assert.equal(textOf(await c.callTool('echo', { text: 'ok' })), 'ok');
+        } finally {
+          await c.close();
+        }
+      });
+
+      test('a handler past the timeout gives RequestTimeout', async () => {
+        const c = await connect();
+        try {
+          const t0 = Date.now();
+          await assert.rejects(c.callTool('slow', { ms: 1000 }, { timeoutMs: 150 }), (e) => {
+            assert.ok(e instanceof RequestTimeout);
+            assert.equal(e.code, -32001);
+            assert.equal(e.kind, 'timeout');
+            return true;
+          });
+          assert.ok(Date.now() - t0 < 900);
+          assert.equal(textOf(await c.callTool('slow', { ms: 10 })), 'slept 10');
+        } finally {
+          await c.close();
+        }
+      });
+
+      test('the client default timeout applies too', async () => {
+        const c = await connect({ timeoutMs: 1500 });
+        try {
+          await assert.rejects(c.callTool('slow', { ms: 2500 }), RequestTimeout);
+        } finally {
+          await c.close();
+        }
+      });
+
+      test('an aborted call gives RequestCancelled and the connection stays usable', async () => {
+        const c = await connect();
+        try {
+          const ac = new AbortController();
+          setTimeout(() => ac.abort(), 100);
+          await assert.rejects(c.callTool('slow', { ms: 3000 }, { signal: ac.signal }), (e) => {
+            assert.ok(e instanceof RequestCancelled);
+            assert.equal(e.kind, 'cancelled');
+            return true;
+          });
+          // an already-aborted signal never sends the call
+          await assert.rejects(c.callTool('echo', { text: 'x' }, { signal: AbortSignal.abort() }), RequestCancelled);
+          // abort right away (before the native call registered)
+          const now = new AbortController();
+          const p = c.callTool('slow', { ms: 3000 }, { signal: now.signal });
+          now.abort();
+          await assert.rejects(p, RequestCancelled);
+          // many calls in flight, some aborted
+          const calls = Array.from({ length: 20 }, (_, i) => c.callTool('echo', { text: `n${i}` }));
+          const texts = (await Promise.all(calls)).map(textOf);
+          assert.deepEqual(texts, Array.from({ length: 20 }, (_, i) => `n${i}`));
+        } finally {
+          await c.close();
+        }
+      });
+
+      test('progress notifications reach onProgress', async () => {
+        const c = await connect();
+        try {
+          const seen = [];
+          const r = await c.callTool('progress', { steps: 3 }, { onProgress: (p) => seen.push(p) });
+          assert.equal(textOf(r), 'did 3 steps (wanted progress: true)');
+          assert.deepEqual(
+            seen.map((p) => p.progress),
+            [1, 2, 3]
+          );
+          assert.equal(seen[0].total, 3);
+          assert.equal(seen[0].message, 'step 1');
+        } finally {
+          await c.close();
+        }
+      });
+
+      if (transport === 'stdio') {
+        test('a server dying mid-call gives ConnectionClosed', async () => {
+          const c = await connect();
+          await assert.rejects(c.callTool('die'), (e) => {
+            assert.ok(e instanceof ConnectionClosed, `${e.name}: ${e.message}`);
+            assert.equal(e.kind, 'closed');
+            return true;
+          });
+          await assert.rejects(c.callTool('echo', { text: 'x' }), ConnectionClosed);
+          await c.close();
+        });
+      }
+    });
+  }
+}
+
+describe('the Rust echo_server', () => {
+  for (const { lineage, version } of LINEAGES) {
+    test(`over stdio, ${lineage}`, async () => {
+      const c = await Client.connectStdio([rustBin('echo_server')], [], { lineage });
+      try {
+        assert.equal(c.protocolVersion, version);
+        assert.equal(textOf(await c.callTool('echo', { text: 'rust' })), 'rust');
+        assert.deepEqual((await c.callTool('add', { a: 1.5, b: 2 })).structuredContent, { sum: 3.5 });
+      } finally {
+        await c.close();
+      }
+    });
+    test(`over HTTP, ${lineage}`, async () => {
+      const srv = await spawnListening(rustBin('echo_server'), ['--http', '127.0.0.1:0']);
+      try {
+        const c = await Client.connectHttp(srv.url, { lineage, headers: { 'x-test': '1' }, bearerToken: 'tok' });
+        assert.equal(c.protocolVersion, version);
+        assert.equal(textOf(await c.callTool('echo', { text: 'rust http' })), 'rust http');
+        await c.close();
+      } finally {
+        await srv.stop();
+      }
+    });
+  }
+  test('auto negotiation picks modern; pinned versions are honoured', async () => {
+    const c = await Client.connectStdio(rustBin('echo_server'), [], { protocolVersion: '2025-06-18' });
+    assert.equal(c.protocolVersion, '2025-06-18');
+    assert.equal(c.lineage, 'legacy');
+    await c.close();
+  });
+  test('a server dying mid-call over HTTP gives an McpError and the process stays healthy', async () => {
+    const srv = await spawnListening(process.execPath, [toolbox, '--http']);
+    const c = await Client.connectHttp(srv.url);
+    await assert.rejects(c.callTool('die'), (e) => e instanceof McpError && ['closed', 'transport', 'http', 'protocol'].includes(e.kind));
+    await c.close();
+    await srv.stop();
+  });
+});
+
+describe('connection errors', () => {
+  test('a missing program is a TransportError', async () => {
+    await assert.rejects(Client.connectStdio('/nonexistent/mcp-server'), (e) => e instanceof McpError && e.kind === 'transport');
+  });
+  test('nothing listening is an McpError', async () => {
+    await assert.rejects(Client.connectHttp('http://127.0.0.1:9/mcp', { timeoutMs: 2000 }), (e) => e instanceof McpError);
+  });
+  test('bad options are InvalidInput', async () => {
+    await assert.rejects(Client.connectStdio(rustBin('echo_server'), [], { lineage: 'medieval' }), InvalidInput);
+    await assert.rejects(Client.connectHttp('http://127.0.0.1:9/mcp', { transport: 'pigeon' }), InvalidInput);
+  });
+  test('a closed client raises ConnectionClosed', async () => {
+    const c = await Client.connectStdio(rustBin('echo_server'));
+    await c.close();
+    await assert.rejects(c.callTool('echo', { text: 'x' }), ConnectionClosed);
+    assert.throws(() => c.protocolVersion, ConnectionClosed);
+  });
+  test('TransportError is exported', () => assert.equal(typeof TransportError, 'function'));
+});

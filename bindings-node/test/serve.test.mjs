@@ -1,0 +1,171 @@
+// Serving: serveHttp and nodeHandler (http.createServer, Express-style pre-parsed bodies) in
+// both lineages and the 2024-11-05 SSE transport, served to our client and the Rust client; and
+// processes exiting on their own once servers and clients are closed.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { once } from 'node:events';
+import { Server, Client, InvalidInput } from '../lib/mcpcore.js';
+import { rustBin, run, textOf, pkgDir } from './helpers.mjs';
+
+function makeServer() {
+  const server = new Server({ name: 'served', version: '2.0' });
+  server.tool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }, ({ text }) => text);
+  server.tool('progress', {}, async (_a, ctx) => {
+    for (let i = 1; i <= 3; i++) {
+      ctx.reportProgress(i, 3);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    return 'done';
+  });
+  server.tool('slow', {}, () => new Promise((r) => setTimeout(() => r('late'), 400)));
+  return server;
+}
+
+const MODES = [
+  { lineage: 'modern', version: '2026-07-28' },
+  { lineage: 'legacy', version: '2025-11-25' },
+  { lineage: 'legacy', version: '2024-11-05', transport: 'sse' },
+];
+
+async function exercise(url, { lineage, version, transport }) {
+  const target = transport === 'sse' ? url.replace(/\/mcp$/, '/sse') : url;
+  const c = await Client.connectHttp(target, { lineage, protocolVersion: version, transport: transport ?? 'auto' });
+  try {
+    assert.equal(c.protocolVersion, version);
+    assert.equal(c.serverInfo.name, 'served');
+    assert.equal(textOf(await c.callTool('echo', { text: `hi ${version}` })), `hi ${version}`);
+    const seen = [];
+    assert.equal(textOf(await c.callTool('progress', {}, { onProgress: (p) => seen.push(p.progress) })), 'done');
+    assert.deepEqual(seen, [1, 2, 3]);
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 50);
+    await assert.rejects(c.callTool('slow', {}, { signal: ac.signal }), (e) => e.kind === 'cancelled');
+    assert.equal(textOf(await c.callTool('echo', { text: 'after abort' })), 'after abort');
+  } finally {
+    await c.close();
+  }
+}
+
+describe('serveHttp', () => {
+  let server;
+  let serving;
+  before(async () => {
+    server = makeServer();
+    serving = await server.serveHttp({ port: 0 });
+  });
+  after(async () => serving.shutdown());
+  for (const mode of MODES) {
+    test(`${mode.version} ${mode.transport ?? 'streamable'}`, async () => exercise(serving.url, mode));
+  }
+  test('the Rust echo_client reaches it', async () => {
+    const out = await run(rustBin('echo_client'), [serving.url, 'from rust']);
+    assert.equal(out.code, 0, out.stderr);
+    assert.equal(out.stdout, 'from rust\nprotocol 2026-07-28\n');
+  });
+  test('url, port and bad options', async () => {
+    assert.match(serving.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    assert.equal(new URL(serving.url).port, String(serving.port));
+    await assert.rejects(server.serveHttp({ host: 'localhost' }), InvalidInput);
+    await assert.rejects(server.serveHttp({ responseMode: 'xml' }), InvalidInput);
+  });
+  test('responseMode sse and json', async () => {
+    for (const responseMode of ['sse', 'json']) {
+      const s = await server.serveHttp({ responseMode });
+      const c = await Client.connectHttp(s.url);
+      assert.equal(textOf(await c.callTool('echo', { text: responseMode })), responseMode);
+      await c.close();
+      await s.shutdown();
+    }
+  });
+});
+
+describe('nodeHandler', () => {
+  let server;
+  let outer;
+  let url;
+  before(async () => {
+    server = makeServer();
+    outer = http.createServer(server.nodeHandler());
+    outer.listen(0, '127.0.0.1');
+    await once(outer, 'listening');
+    url = `http://127.0.0.1:${outer.address().port}/mcp`;
+  });
+  after(async () => {
+    outer.closeAllConnections();
+    outer.close();
+    await server.close();
+  });
+  for (const mode of MODES) {
+    test(`in http.createServer: ${mode.version} ${mode.transport ?? 'streamable'}`, async () => exercise(url, mode));
+  }
+  test('the Rust echo_client reaches it', async () => {
+    const out = await run(rustBin('echo_client'), [url, 'through node http']);
+    assert.equal(out.code, 0, out.stderr);
+    assert.equal(out.stdout, 'through node http\nprotocol 2026-07-28\n');
+  });
+  test('an Express-style handler whose body was already parsed', async () => {
+    const handler = server.nodeHandler();
+    const express = http.createServer(async (req, res) => {
+      // what express.json() does: consume the stream, set req.body, call the next handler
+      if (req.method === 'POST') {
+        let raw = '';
+        for await (const chunk of req) raw += chunk;
+        req.body = JSON.parse(raw);
+        req.originalUrl = req.url;
+      }
+      handler(req, res);
+    });
+    express.listen(0, '127.0.0.1');
+    await once(express, 'listening');
+    try {
+      const u = `http://127.0.0.1:${express.address().port}/mcp`;
+      await exercise(u, MODES[0]);
+      await exercise(u, MODES[1]);
+    } finally {
+      express.closeAllConnections();
+      express.close();
+    }
+  });
+});
+
+describe('clean exit', () => {
+  const script = (body) => `
+    import { Server, Client } from ${JSON.stringify(pkgDir + '/lib/mcpcore.js')};
+    import http from 'node:http';
+    const server = new Server({ name: 'x', version: '1' });
+    server.tool('echo', {}, ({ text }) => text);
+    ${body}
+    console.log('end of script');
+  `;
+  const cases = {
+    'a registry with tools and nothing running': ``,
+    'serveHttp, a call, shutdown': `
+      const s = await server.serveHttp();
+      const c = await Client.connectHttp(s.url);
+      await c.callTool('echo', { text: 'x' });
+      await c.close();
+      await s.shutdown();`,
+    'a stdio client with a call in flight, then closed': `
+      const c = await Client.connectStdio(${JSON.stringify(rustBin('echo_server'))});
+      const p = c.callTool('echo', { text: 'x' }).catch(() => {});
+      await c.close();
+      await p;`,
+    'nodeHandler, then both closed': `
+      const outer = http.createServer(server.nodeHandler()).listen(0, '127.0.0.1');
+      await new Promise((r) => outer.once('listening', r));
+      const c = await Client.connectHttp('http://127.0.0.1:' + outer.address().port + '/mcp');
+      await c.callTool('echo', { text: 'x' });
+      await c.close();
+      outer.closeAllConnections();
+      outer.close();
+      await server.close();`,
+  };
+  for (const [name, body] of Object.entries(cases)) {
+    test(`the process exits by itself: ${name}`, async () => {
+      const out = await run(process.execPath, ['--input-type=module', '-e', script(body)], { timeoutMs: 10000 });
+      assert.equal(out.code, 0, out.stderr);
+      assert.equal(out.stdout, 'end of script\n');
+    });
+  }
+});

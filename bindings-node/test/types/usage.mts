@@ -1,0 +1,60 @@
+// Type-checked (never run) usage of the public API: `tsc -p test/types` must pass.
+import { Server, Client, Registry, McpError, RequestTimeout, ErrorCode, type CallToolResult, type Tool } from 'mcpcore';
+import { z } from 'zod';
+import http from 'node:http';
+
+const server = new Server({ name: 'typed', version: '1.0.0' });
+
+server.tool(
+  'add',
+  {
+    description: 'Adds.',
+    inputSchema: z.object({ a: z.number(), b: z.number() }),
+    outputSchema: z.object({ sum: z.number() }),
+  },
+  async ({ a, b }) => ({ sum: a + b }) // a and b are numbers (inferred from zod)
+);
+
+server.tool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, ({ text }, ctx) => {
+  if (ctx.wantsProgress) ctx.reportProgress(1, 1, 'done');
+  const version: string | null = ctx.protocolVersion;
+  return `${String(text)} ${version}`;
+});
+
+server.tool('raw', () => ({ content: [{ type: 'text', text: 'x' }], isError: true }));
+
+async function main(): Promise<void> {
+  const serving = await server.serveHttp({ port: 0, responseMode: 'auto' });
+  const url: string = serving.url;
+  http.createServer(server.nodeHandler({ path: '/mcp' })).listen(3000);
+
+  const client = await Client.connectHttp(url, { bearerToken: 't', headers: { 'x-a': 'b' }, lineage: 'modern' });
+  const tools: Tool[] = await client.listTools();
+  const ac = new AbortController();
+  try {
+    const r: CallToolResult = await client.callTool('add', { a: 1, b: 2 }, { timeoutMs: 1000, signal: ac.signal });
+    console.log(r.structuredContent, tools.length, client.protocolVersion, client.lineage === 'legacy');
+  } catch (e) {
+    if (e instanceof RequestTimeout) console.log('timeout', e.code === ErrorCode.REQUEST_TIMEOUT);
+    else if (e instanceof McpError) console.log(e.code, e.data, e.kind);
+  }
+  await client.close();
+
+  const stdio = await Client.connectStdio(['node', 'server.mjs'], [], { timeoutMs: 5000 });
+  const registry = new Registry();
+  const done = await registry.connect('s', stdio, { collision: 'prefix' });
+  for (const d of done) if (d.status === 'renamed') console.log(d.requested, d.name);
+  await registry.disconnect('s');
+  await serving.shutdown();
+  await server.close();
+}
+void main;
+
+// @ts-expect-error: collision policies are checked
+void new Registry().connect('x', {} as Client, { collision: 'merge' });
+
+server.tool('inferred', { inputSchema: z.object({ n: z.number() }) }, ({ n }) => {
+  // @ts-expect-error: n is a number, inferred from the zod schema
+  const s: string = n;
+  return s;
+});
