@@ -100,12 +100,18 @@ impl ToolHandler for Forward {
     fn call(
         &self,
         arguments: Arguments,
-        _ctx: ToolContext,
+        ctx: ToolContext,
     ) -> crate::registry::BoxFuture<'static, Result<CallToolResult>> {
         let client = self.client.clone();
         let (server, name) = (self.server.clone(), self.name.clone());
         Box::pin(async move {
-            match client.call_tool(&name, Value::Object(arguments)).await {
+            // Relay the remote tool's progress to our caller, when our caller asked for it.
+            let mut opts = crate::client::CallOptions::default();
+            if ctx.wants_progress() {
+                opts.on_progress =
+                    Some(Box::new(move |p| ctx.progress(p.progress, p.total, p.message.as_deref())));
+            }
+            match client.call_tool_with(&name, Value::Object(arguments), &opts).await {
                 Ok(mut r) => {
                     r.result_type = None;
                     Ok(r)

@@ -75,3 +75,44 @@ async fn remote_tools_mix_with_local_ones() {
     assert_eq!(remote.servers(), ["legacy"]);
     remote.disconnect("legacy").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_proxy_relays_the_remote_tools_progress() {
+    use mcpcore::client::{CallOptions, Client};
+    use mcpcore::engine::ServerConfig;
+    use mcpcore::http::client::HttpOptions;
+    use mcpcore::http::server::HttpServerConfig;
+    use mcpcore::server::Server;
+    use std::sync::Mutex;
+
+    // client → proxy (HTTP, our server over a registry) → fixture_server (stdio, remote tools)
+    let registry = Arc::new(ToolRegistry::new());
+    let remote = RemoteTools::new(registry.clone());
+    remote
+        .connect("fx", connect("fixture_server", &[], ClientOptions::default()).await, CollisionPolicy::Error)
+        .await
+        .unwrap();
+    let proxy = Server::new(ServerConfig::new("proxy", "1"), registry);
+    let serving =
+        proxy.serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default()).await.unwrap();
+    for options in [
+        ClientOptions::default(),
+        ClientOptions { lineage: Some(mcpcore::Lineage::Legacy), ..Default::default() },
+    ] {
+        let client = Client::connect_http(&serving.url(), HttpOptions::default(), options).await.unwrap();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = seen.clone();
+        let opts = CallOptions {
+            on_progress: Some(Box::new(move |p| sink.lock().unwrap().push((p.progress, p.total, p.message)))),
+            ..Default::default()
+        };
+        let r = client.call_tool_with("progress", json!({"n": 3}), &opts).await.unwrap();
+        assert_eq!(r.first_text(), Some("3 steps"));
+        let seen = seen.lock().unwrap().clone();
+        assert_eq!(seen.len(), 3, "{seen:?}");
+        assert_eq!(seen[2], (3.0, Some(3.0), Some("step 3".to_owned())));
+        client.close().await;
+    }
+    serving.shutdown().await.unwrap();
+    remote.disconnect("fx").await;
+}
