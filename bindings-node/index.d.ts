@@ -94,7 +94,7 @@ export declare class Server {
   serveHttp(options?: ServeHttpOptions | undefined | null): Promise<HttpServing>
 }
 
-/** What a running tool may ask of its call: who calls, and progress reporting. */
+/** What a running tool may ask of its call: who calls, progress reporting, cancellation. */
 export declare class ToolCall {
   /** The JSON-RPC id of the request (as a string), or null for an in-process call. */
   get requestId(): string | null
@@ -102,6 +102,8 @@ export declare class ToolCall {
   get protocolVersion(): string | null
   /** True when the caller asked for progress notifications. */
   get wantsProgress(): boolean
+  /** Registers the function called when the call is abandoned (the JS layer aborts `ctx.signal`). */
+  onCancel(callback: () => void): void
   /** Sends `notifications/progress` (a no-op when the caller did not ask for progress). */
   reportProgress(progress: number, total?: number | undefined | null, message?: string | undefined | null): void
 }

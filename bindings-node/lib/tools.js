@@ -69,6 +69,22 @@ function failure(e) {
 }
 
 /**
+ * The handler's `ctx`: the native call's fields plus `signal`, an AbortSignal aborted when the
+ * caller abandons the call (cancelled on the wire, timed out, or its connection closed).
+ */
+function context(call) {
+  const ac = new AbortController();
+  call.onCancel(() => ac.abort(new Error('the request was cancelled by the caller')));
+  return {
+    get requestId() { return call.requestId; },
+    get protocolVersion() { return call.protocolVersion; },
+    get wantsProgress() { return call.wantsProgress; },
+    reportProgress: (progress, total, message) => call.reportProgress(progress, total, message),
+    signal: ac.signal,
+  };
+}
+
+/**
  * The native callback for `handler(args, ctx)`. It is `async`, so a synchronous throw becomes a
  * rejection (a sync throw inside a thread-safe function call would be an uncaught exception), and
  * it always resolves to an envelope, so no JS error has to cross into Rust.
@@ -88,7 +104,7 @@ function envelopeCallback(handler, inputSchema) {
         }
         args = out.value;
       }
-      const value = await handler(args, call);
+      const value = await handler(args, context(call));
       return JSON.stringify({ ok: toCallToolResult(value) });
     } catch (e) {
       return JSON.stringify(failure(e));

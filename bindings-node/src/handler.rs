@@ -12,11 +12,12 @@
 use mcpcore::protocol::CallToolResult;
 use mcpcore::registry::{Arguments, BoxFuture, ToolContext, ToolHandler};
 use mcpcore::{Error, ErrorCode, ErrorData};
-use napi::bindgen_prelude::{Either, FnArgs, Promise};
-use napi::threadsafe_function::ThreadsafeFunction;
+use napi::bindgen_prelude::{Either, FnArgs, Promise, Unknown};
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;
 use napi_derive::napi;
 use serde::Deserialize;
+use std::sync::{Arc, Mutex};
 
 /// What the JS callback receives and returns.
 pub(crate) type ToolArgs = FnArgs<(String, ToolCall)>;
@@ -24,10 +25,15 @@ pub(crate) type ToolArgs = FnArgs<(String, ToolCall)>;
 pub(crate) type ToolCallback =
     ThreadsafeFunction<ToolArgs, Either<Promise<String>, String>, ToolArgs, Status, false, true>;
 
-/// What a running tool may ask of its call: who calls, and progress reporting.
+/// Called (once) when the caller abandons the call: cancelled on the wire, timed out, closed.
+type CancelCallback = ThreadsafeFunction<(), Unknown<'static>, (), Status, false, true>;
+type CancelSlot = Arc<Mutex<Option<CancelCallback>>>;
+
+/// What a running tool may ask of its call: who calls, progress reporting, cancellation.
 #[napi]
 pub struct ToolCall {
     ctx: ToolContext,
+    on_cancel: CancelSlot,
 }
 
 #[napi]
@@ -50,6 +56,12 @@ impl ToolCall {
         self.ctx.wants_progress()
     }
 
+    /// Registers the function called when the call is abandoned (the JS layer aborts `ctx.signal`).
+    #[napi(ts_args_type = "callback: () => void")]
+    pub fn on_cancel(&self, callback: CancelCallback) {
+        *self.on_cancel.lock().expect("lock") = Some(callback);
+    }
+
     /// Sends `notifications/progress` (a no-op when the caller did not ask for progress).
     #[napi]
     pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
@@ -66,6 +78,23 @@ enum Envelope {
     Error(String),
 }
 
+/// Fires the cancel callback unless the call finished.
+struct CancelOnDrop {
+    slot: CancelSlot,
+    finished: bool,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if self.finished {
+            return;
+        }
+        if let Some(cb) = self.slot.lock().expect("lock").take() {
+            cb.call((), ThreadsafeFunctionCallMode::NonBlocking);
+        }
+    }
+}
+
 /// A JS function registered as a tool.
 pub(crate) struct JsTool {
     pub(crate) callback: std::sync::Arc<ToolCallback>,
@@ -80,14 +109,17 @@ impl ToolHandler for JsTool {
         let callback = self.callback.clone();
         let args = serde_json::Value::Object(arguments).to_string();
         Box::pin(async move {
+            let slot = CancelSlot::default();
+            let mut guard = CancelOnDrop { slot: slot.clone(), finished: false };
             let returned = callback
-                .call_async_catch(FnArgs::from((args, ToolCall { ctx })))
+                .call_async_catch(FnArgs::from((args, ToolCall { ctx, on_cancel: slot })))
                 .await
                 .map_err(|e| Error::tool(format!("the tool could not be called: {}", e.reason)))?;
             let json = match returned {
                 Either::A(promise) => promise.await.map_err(|e| Error::tool(e.reason.clone()))?,
                 Either::B(text) => text,
             };
+            guard.finished = true;
             match serde_json::from_str::<Envelope>(&json) {
                 Ok(Envelope::Ok(result)) => Ok(result),
                 Ok(Envelope::Rpc { code, message, data }) => {

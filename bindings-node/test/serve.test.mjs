@@ -169,3 +169,33 @@ describe('clean exit', () => {
     });
   }
 });
+
+describe('server-side cancellation', () => {
+  for (const mode of MODES) {
+    test(`ctx.signal aborts when the caller aborts (${mode.version}${mode.transport ? ' sse' : ''})`, async () => {
+      const server = new Server({ name: 'cancel', version: '1' });
+      let resolveAborted;
+      const aborted = new Promise((r) => { resolveAborted = r; });
+      server.tool('wait', {}, (_a, ctx) => new Promise((resolve) => {
+        const timer = setTimeout(() => resolve('finished anyway'), 3000);
+        ctx.signal.addEventListener('abort', () => { clearTimeout(timer); resolveAborted(true); resolve('stopped'); });
+      }));
+      const serving = await server.serveHttp({ port: 0 });
+      try {
+        const url = mode.transport === 'sse' ? serving.url.replace(/\/mcp$/, '/sse') : serving.url;
+        const c = await Client.connectHttp(url, { lineage: mode.lineage, protocolVersion: mode.version, transport: mode.transport ?? 'auto' });
+        try {
+          const ac = new AbortController();
+          setTimeout(() => ac.abort(), 100);
+          await assert.rejects(c.callTool('wait', {}, { signal: ac.signal }), (e) => e.kind === 'cancelled');
+          const seen = await Promise.race([aborted, new Promise((r) => setTimeout(() => r(false), 2000))]);
+          assert.equal(seen, true, 'the handler saw ctx.signal abort');
+        } finally {
+          await c.close();
+        }
+      } finally {
+        await serving.shutdown();
+      }
+    });
+  }
+});
