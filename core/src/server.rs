@@ -205,7 +205,13 @@ pub(crate) async fn run_call(
     call: PendingCall,
     outbound: NotificationSink,
 ) -> (RequestId, Response) {
-    let ctx = ToolContext::for_request(call.id.clone(), call.version, call.progress_token.clone(), outbound);
+    let ctx = ToolContext::for_request(
+        call.id.clone(),
+        call.version,
+        call.progress_token.clone(),
+        outbound.clone(),
+    )
+    .with_log_level(call.log_level, outbound);
     let fut = call.tool.invoke(call.arguments.clone(), ctx);
     let resp = match (CatchUnwind { inner: fut }).await {
         Ok(outcome) => engine.finish_call(&call, outcome),

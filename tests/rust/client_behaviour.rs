@@ -67,6 +67,7 @@ async fn progress_is_delivered_and_can_extend_the_timeout() {
             timeout: Some(Duration::from_millis(400)),
             on_progress: Some(Box::new(move |p| sink.lock().unwrap().push((p.progress, p.total, p.message)))),
             reset_timeout_on_progress: Some(Duration::from_secs(10)),
+            ..Default::default()
         };
         let r = client.call_tool_with("progress", json!({"n": 5}), &opts).await.unwrap();
         assert_eq!(r.first_text(), Some("5 steps"));

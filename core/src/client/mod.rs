@@ -72,6 +72,10 @@ pub struct CallOptions {
     pub on_progress: Option<Box<dyn Fn(ProgressNotificationParams) + Send + Sync>>,
     /// Each progress notification restarts the timeout, up to this hard maximum in total.
     pub reset_timeout_on_progress: Option<Duration>,
+    /// Modern lineage: ask for `notifications/message` at this level and above for this request
+    /// (sent as `_meta` logLevel; delivered to [`Client::on_log`]). Legacy sessions use
+    /// `logging/setLevel` instead.
+    pub log_level: Option<crate::protocol::logging::LoggingLevel>,
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -200,6 +204,16 @@ impl Client {
         self.inner.process.as_ref().and_then(|p| p.pid())
     }
 
+    /// Receives every `notifications/message` the server sends (legacy: filtered by
+    /// `logging/setLevel`; modern: only for requests sent with `_meta` logLevel). Replaces any
+    /// earlier handler.
+    pub fn on_log(
+        &self,
+        handler: impl Fn(crate::protocol::logging::LoggingMessageNotificationParams) + Send + Sync + 'static,
+    ) {
+        self.inner.shared.set_log_handler(Some(Arc::new(handler)));
+    }
+
     /// The options.
     pub fn options(&self) -> &ClientOptions {
         &self.inner.options
@@ -292,6 +306,9 @@ impl Client {
         });
         if let Some(v) = version.filter(|v| v.is_modern()) {
             params = self.with_meta(params, v);
+            if let (Some(level), Some(Value::Object(m))) = (opts.log_level, params.get_mut("_meta")) {
+                m.insert(meta::LOG_LEVEL.into(), json!(level.as_str()));
+            }
         }
         let rx = self.inner.shared.add_pending(id.clone())?;
         let (ptx, mut prx) = mpsc::unbounded_channel();

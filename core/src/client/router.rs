@@ -4,6 +4,7 @@
 
 use crate::error::{Error, ErrorData};
 use crate::jsonrpc::{Inbound, Message, Notification, Request, RequestId, Response};
+use crate::protocol::logging::LoggingMessageNotificationParams;
 use crate::protocol::notifications::ProgressNotificationParams;
 use crate::transport::{OutFrame, TransportEvent};
 use serde_json::{json, Value};
@@ -14,12 +15,26 @@ use tokio::sync::{mpsc, oneshot};
 /// Progress updates for one request.
 pub(crate) type ProgressTx = mpsc::UnboundedSender<ProgressNotificationParams>;
 
+/// Receives the server's `notifications/message`.
+pub(crate) type LogHandler = std::sync::Arc<dyn Fn(LoggingMessageNotificationParams) + Send + Sync>;
+
+/// The host's log handler, if any.
+#[derive(Default)]
+pub(crate) struct LogSlot(Mutex<Option<LogHandler>>);
+
+impl std::fmt::Debug for LogSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LogSlot")
+    }
+}
+
 /// State shared between the client handle and its router task.
 #[derive(Debug, Default)]
 pub(crate) struct Shared {
     pending: Mutex<HashMap<RequestId, oneshot::Sender<Result<Response, Error>>>>,
     progress: Mutex<HashMap<String, ProgressTx>>,
     closed: Mutex<Option<String>>,
+    log: LogSlot,
 }
 
 fn token_key(token: &Value) -> String {
@@ -80,7 +95,20 @@ impl Shared {
         self.progress.lock().expect("lock").clear();
     }
 
+    /// Sets the host's log handler.
+    pub(crate) fn set_log_handler(&self, handler: Option<LogHandler>) {
+        *self.log.0.lock().expect("lock") = handler;
+    }
+
     fn notification(&self, n: Notification) {
+        if n.method == "notifications/message" {
+            let handler = self.log.0.lock().expect("lock").clone();
+            let params = n.params.map(Value::Object).and_then(|p| serde_json::from_value(p).ok());
+            if let (Some(h), Some(p)) = (handler, params) {
+                h(p);
+            }
+            return;
+        }
         if n.method != "notifications/progress" {
             return;
         }

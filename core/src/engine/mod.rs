@@ -15,6 +15,7 @@ use crate::error::{ErrorCode, ErrorData};
 use crate::jsonrpc::{Message, Notification, Request, RequestId, Response};
 use crate::protocol::capabilities::ListChangedCapability;
 use crate::protocol::lifecycle::{InitializeRequestParams, UnsupportedVersionData};
+use crate::protocol::logging::{LoggingLevel, SetLevelRequestParams};
 use crate::protocol::{
     meta, CacheScope, CallToolRequestParams, CallToolResult, Implementation, ProtocolVersion,
 };
@@ -65,6 +66,8 @@ pub struct LegacySession {
     pub client_info: Implementation,
     /// `notifications/initialized` has arrived.
     pub initialized: bool,
+    /// The level set by `logging/setLevel`; until then every level is sent.
+    pub log_level: Option<LoggingLevel>,
 }
 
 /// Per-connection state. Modern requests leave it untouched.
@@ -97,6 +100,8 @@ pub struct PendingCall {
     pub arguments: Arguments,
     /// `_meta.progressToken`, when the client wants progress.
     pub progress_token: Option<Value>,
+    /// The lowest log level the caller wants from this call; `None`: no log messages.
+    pub log_level: Option<LoggingLevel>,
 }
 
 /// What the shell must do with one inbound message.
@@ -193,10 +198,13 @@ impl ServerEngine {
         if req.method == "initialize" {
             return self.initialize(conn, req);
         }
-        match &conn.legacy {
-            Some(s) if s.initialized || req.method == "ping" => {
-                let version = s.version;
-                self.legacy(req, version)
+        let session = conn.legacy.as_ref().map(|s| (s.initialized, s.version, s.log_level));
+        match session {
+            Some((initialized, version, log_level)) if initialized || req.method == "ping" => {
+                if req.method == "logging/setLevel" {
+                    return self.set_level(conn, req, version);
+                }
+                self.legacy(req, version, Some(log_level.unwrap_or(LoggingLevel::Debug)))
             }
             Some(_) => reply_err(
                 req.id,
@@ -279,7 +287,17 @@ impl ServerEngine {
                 self.reply_ok(req.id, version, result)
             }
             "tools/list" => self.tools_list(req, version),
-            "tools/call" => self.tools_call(req, version),
+            "tools/call" => {
+                // Modern: log messages only for requests that ask, at or above their level.
+                let level = req
+                    .params
+                    .as_ref()
+                    .and_then(|p| p.get("_meta"))
+                    .and_then(|m| m.get(meta::LOG_LEVEL))
+                    .and_then(Value::as_str)
+                    .and_then(LoggingLevel::parse);
+                self.tools_call(req, version, level)
+            }
             _ => reply_err(req.id, ErrorData::method_not_found(&req.method)),
         }
     }
@@ -313,6 +331,7 @@ impl ServerEngine {
             client_capabilities: params.capabilities,
             client_info: params.client_info,
             initialized: false,
+            log_level: None,
         });
         let mut result = json!({
             "protocolVersion": version.as_str(),
@@ -325,11 +344,11 @@ impl ServerEngine {
         self.reply_ok(req.id, version, result)
     }
 
-    fn legacy(&self, req: Request, version: ProtocolVersion) -> Action {
+    fn legacy(&self, req: Request, version: ProtocolVersion, log_level: Option<LoggingLevel>) -> Action {
         match req.method.as_str() {
             "ping" => self.reply_ok(req.id, version, json!({})),
             "tools/list" => self.tools_list(req, version),
-            "tools/call" => self.tools_call(req, version),
+            "tools/call" => self.tools_call(req, version, log_level),
             _ => reply_err(req.id, ErrorData::method_not_found(&req.method)),
         }
     }
@@ -339,6 +358,7 @@ impl ServerEngine {
     fn capabilities(&self) -> ServerCapabilities {
         ServerCapabilities {
             tools: Some(ListChangedCapability { list_changed: Some(false) }),
+            logging: Some(serde_json::Map::new()),
             ..Default::default()
         }
     }
@@ -373,7 +393,19 @@ impl ServerEngine {
         self.reply_ok(req.id, version, result)
     }
 
-    fn tools_call(&self, req: Request, version: ProtocolVersion) -> Action {
+    /// Legacy `logging/setLevel`: remembers the session's level; the result is `{}`.
+    fn set_level(&self, conn: &mut Connection, req: Request, version: ProtocolVersion) -> Action {
+        let params: SetLevelRequestParams = match parse_params(&req) {
+            Ok(p) => p,
+            Err(e) => return reply_err(req.id, e),
+        };
+        if let Some(s) = &mut conn.legacy {
+            s.log_level = Some(params.level);
+        }
+        self.reply_ok(req.id, version, json!({}))
+    }
+
+    fn tools_call(&self, req: Request, version: ProtocolVersion, log_level: Option<LoggingLevel>) -> Action {
         let params: CallToolRequestParams = match parse_params(&req) {
             Ok(p) => p,
             Err(e) => return reply_err(req.id, e),
@@ -391,7 +423,7 @@ impl ServerEngine {
         }
         let Value::Object(arguments) = arguments else { unreachable!("built as an object") };
         let progress_token = params.meta.as_ref().and_then(|m| m.get(meta::PROGRESS_TOKEN)).cloned();
-        Action::CallTool(PendingCall { id: req.id, version, tool, arguments, progress_token })
+        Action::CallTool(PendingCall { id: req.id, version, tool, arguments, progress_token, log_level })
     }
 
     /// Turns the outcome of a tool call into its response.

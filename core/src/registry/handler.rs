@@ -1,6 +1,7 @@
 //! What a tool is to the registry: an async handler plus the per-call context.
 
 use crate::jsonrpc::{Message, Notification, RequestId};
+use crate::protocol::logging::{LoggingLevel, LoggingMessageNotificationParams};
 use crate::protocol::notifications::ProgressNotificationParams;
 use crate::protocol::{CallToolResult, ProtocolVersion};
 use crate::Result;
@@ -41,6 +42,14 @@ pub struct ToolContext {
     request_id: Option<RequestId>,
     protocol_version: Option<ProtocolVersion>,
     progress: Option<ProgressSink>,
+    log: Option<LogSink>,
+}
+
+/// Where log messages go, and the lowest level the caller wants.
+#[derive(Clone)]
+struct LogSink {
+    min: LoggingLevel,
+    outbound: NotificationSink,
 }
 
 /// Where a tool's notifications go: the connection that carried its request.
@@ -78,8 +87,33 @@ impl ToolContext {
         ToolContext {
             request_id: Some(request_id),
             protocol_version: Some(protocol_version),
-            progress: progress_token.map(|token| ProgressSink { token, outbound }),
+            progress: progress_token.map(|token| ProgressSink { token, outbound: outbound.clone() }),
+            log: None,
         }
+    }
+
+    /// Lets the tool send `notifications/message` at `min` and above to the caller of this
+    /// request (set by the server from the session's level or the request's `_meta` logLevel).
+    pub fn with_log_level(mut self, min: Option<LoggingLevel>, outbound: NotificationSink) -> Self {
+        self.log = min.map(|min| LogSink { min, outbound });
+        self
+    }
+
+    /// True when a message at `level` would reach the caller.
+    pub fn wants_log(&self, level: LoggingLevel) -> bool {
+        self.log.as_ref().is_some_and(|l| level >= l.min)
+    }
+
+    /// Sends `notifications/message` to the caller when it asked for `level` (legacy: the
+    /// session's `logging/setLevel`, all levels until set; modern: only requests carrying
+    /// `_meta` logLevel, at or above it). A no-op otherwise.
+    pub fn log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) {
+        let Some(sink) = self.log.as_ref().filter(|l| level >= l.min) else { return };
+        let params =
+            LoggingMessageNotificationParams { level, logger: logger.map(str::to_owned), data, meta: None };
+        let Ok(Value::Object(params)) = serde_json::to_value(params) else { return };
+        let note = Notification { method: "notifications/message".into(), params: Some(params) };
+        (sink.outbound)(Message::Notification(note));
     }
 
     /// The JSON-RPC id of the request being served, if the call came from a peer.

@@ -2,12 +2,13 @@
 //! suite drives in server mode (tool names and outputs from the suite's reference fixture; see
 //! tests/conformance/NOTES.md §6). Both lineages on `/mcp`.
 //!
-//! Features other issues own (resources, prompts, completion, logging, sampling, elicitation,
+//! Features other issues own (resources, prompts, completion, sampling, elicitation,
 //! MRTR, subscriptions) are absent here until the engine has them; tests/conformance lists the
 //! scenarios that need them as expected failures.
 
 use mcpcore::engine::ServerConfig;
 use mcpcore::http::server::HttpServerConfig;
+use mcpcore::protocol::logging::LoggingLevel;
 use mcpcore::protocol::{CallToolResult, Tool};
 use mcpcore::registry::{Arguments, ToolContext, ToolRegistry};
 use mcpcore::server::Server;
@@ -106,6 +107,26 @@ fn registry() -> mcpcore::Result<ToolRegistry> {
                 "query": {"type": "string"}}}),
         ),
         |args: Arguments, _: ToolContext| async move { Ok(CallToolResult::text(Value::Object(args).to_string())) },
+    )?;
+    tools.register(
+        no_args("test_tool_with_logging", "Sends three info log messages, then answers."),
+        |_: Arguments, ctx: ToolContext| async move {
+            let steps = ["Tool execution started", "Tool processing data", "Tool execution completed"];
+            for (i, text) in steps.into_iter().enumerate() {
+                if i > 0 {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                ctx.log(LoggingLevel::Info, Some("conformance"), json!(text));
+            }
+            Ok(CallToolResult::text("Logging test completed"))
+        },
+    )?;
+    tools.register(
+        no_args("test_logging_tool", "Logs at info (sent only when the request asked for logs)."),
+        |_: Arguments, ctx: ToolContext| async move {
+            ctx.log(LoggingLevel::Info, Some("conformance"), json!("a log message"));
+            Ok(CallToolResult::text("logged"))
+        },
     )?;
     let schema_2020_12 = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
