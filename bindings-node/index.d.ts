@@ -29,7 +29,12 @@ export declare class Client {
    * Calls a tool; resolves to the CallToolResult JSON. `cancel(callId)` abandons it and sends
    * `notifications/cancelled` to the server.
    */
-  callTool(name: string, argumentsJson: string, timeoutMs?: number | undefined | null, callId?: number | undefined | null, progress?: ((progress: number, total: number | null | undefined, message: string | null | undefined) => void) | undefined | null): Promise<string>
+  callTool(name: string, argumentsJson: string, timeoutMs?: number | undefined | null, callId?: number | undefined | null, progress?: ((progress: number, total: number | null | undefined, message: string | null | undefined) => void) | undefined | null, logLevel?: string | undefined | null): Promise<string>
+  /**
+   * Calls `handler(level, logger, dataJson)` for every `notifications/message` the server sends;
+   * the last handler set wins.
+   */
+  onLog(handler: (level: string, logger: string | null | undefined, dataJson: string) => void): void
   /**
    * Cancels the call started with `callId`; a call not started yet is cancelled when it starts.
    * The wrapper calls it only while the call is pending.
@@ -104,6 +109,11 @@ export declare class ToolCall {
   get wantsProgress(): boolean
   /** Registers the function called when the call is abandoned (the JS layer aborts `ctx.signal`). */
   onCancel(callback: () => void): void
+  /**
+   * Sends `notifications/message` at `level` ("debug" … "emergency") with `dataJson`, when the
+   * caller asked for that level (legacy: `logging/setLevel`; 2026-07-28: `_meta` logLevel).
+   */
+  log(level: string, dataJson: string, logger?: string | undefined | null): void
   /** Sends `notifications/progress` (a no-op when the caller did not ask for progress). */
   reportProgress(progress: number, total?: number | undefined | null, message?: string | undefined | null): void
 }

@@ -64,6 +64,15 @@ export interface ToolContext {
   readonly wantsProgress: boolean;
   /** Sends `notifications/progress` (a no-op when the caller did not ask for progress). */
   reportProgress(progress: number, total?: number | null, message?: string | null): void;
+  /** Sends a log message to the caller when it asked for `level` or lower (legacy:
+   * `logging/setLevel`, every level until set; 2026-07-28: the request's `logLevel`). */
+  log(level: LogLevel, data: unknown, logger?: string | null): void;
+  /** `log('info', …)`. */
+  info(data: unknown, logger?: string | null): void;
+  /** `log('warning', …)`. */
+  warning(data: unknown, logger?: string | null): void;
+  /** `log('error', …)`. */
+  error(data: unknown, logger?: string | null): void;
   /** Aborted when the caller abandons the call (cancelled on the wire, timed out, closed). */
   readonly signal: AbortSignal;
 }
@@ -164,10 +173,19 @@ export interface Progress {
   total?: number;
   message?: string;
 }
+/** RFC 5424 levels, lowest first. */
+export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+export interface LogMessage {
+  level: LogLevel;
+  logger?: string;
+  data: unknown;
+}
 export interface CallOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
   onProgress?: (p: Progress) => void;
+  /** 2026-07-28: ask for the tool's log messages at this level and above (see `onLog`). */
+  logLevel?: LogLevel;
 }
 
 export class Client {
@@ -180,6 +198,8 @@ export class Client {
   listTools(): Promise<Tool[]>;
   callTool(name: string, args?: { [key: string]: unknown }, options?: CallOptions): Promise<CallToolResult>;
   request(method: string, params?: { [key: string]: unknown }): Promise<any>;
+  /** Receives every log message the server sends; the last handler set wins. */
+  onLog(handler: (m: LogMessage) => void): void;
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }

@@ -219,20 +219,25 @@ class Client {
     return JSON.parse(await awaitNative(this._native.listTools()));
   }
 
+  /** Calls `handler({level, logger, data})` for every log message the server sends. */
+  onLog(handler) {
+    this._native.onLog((level, logger, data) => handler({ level, logger: logger ?? undefined, data: JSON.parse(data) }));
+  }
+
   /**
    * Calls a tool. A failing tool gives a result with `isError: true`; protocol failures reject
    * with McpError subclasses. Options: timeoutMs (RequestTimeout), signal (an AbortSignal:
    * aborting sends `notifications/cancelled` and rejects with RequestCancelled), onProgress.
    */
   async callTool(name, args = {}, options = {}) {
-    const { timeoutMs = null, signal, onProgress } = options;
+    const { timeoutMs = null, signal, onProgress, logLevel = null } = options;
     if (signal?.aborted) {
       throw makeError('cancelled', `the call to ${name} was cancelled`, { code: -32603, cause: signal.reason });
     }
     const id = nextCallId;
     nextCallId = nextCallId >= 0xffffffff ? 1 : nextCallId + 1;
     const progress = onProgress ? (p, total, message) => onProgress({ progress: p, total: total ?? undefined, message: message ?? undefined }) : null;
-    const pending = this._native.callTool(name, json(args), timeoutMs, signal ? id : null, progress);
+    const pending = this._native.callTool(name, json(args), timeoutMs, signal ? id : null, progress, logLevel);
     const onAbort = () => this._native.cancel(id);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {

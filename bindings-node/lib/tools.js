@@ -80,6 +80,10 @@ function context(call) {
     get protocolVersion() { return call.protocolVersion; },
     get wantsProgress() { return call.wantsProgress; },
     reportProgress: (progress, total, message) => call.reportProgress(progress, total, message),
+    log: (level, data, logger) => call.log(level, JSON.stringify(data ?? null), logger ?? null),
+    info: (data, logger) => call.log('info', JSON.stringify(data ?? null), logger ?? null),
+    warning: (data, logger) => call.log('warning', JSON.stringify(data ?? null), logger ?? null),
+    error: (data, logger) => call.log('error', JSON.stringify(data ?? null), logger ?? null),
     signal: ac.signal,
   };
 }

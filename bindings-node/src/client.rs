@@ -3,6 +3,7 @@
 use crate::{bad_option, errors, millis, parse_json, to_json};
 use mcpcore::client::{CallOptions, ClientOptions};
 use mcpcore::http::client::{HttpOptions, HttpTransport};
+use mcpcore::protocol::logging::LoggingLevel;
 use mcpcore::protocol::Lineage;
 use mcpcore::transport::child::StdioCommand;
 use mcpcore::ProtocolVersion;
@@ -52,6 +53,8 @@ pub struct HttpConnectOptions {
 
 /// `progress(progress, total, message)`, called for each progress notification of a call.
 type ProgressArgs = FnArgs<(f64, Option<f64>, Option<String>)>;
+type LogArgs = FnArgs<(String, Option<String>, String)>;
+type LogCallback = ThreadsafeFunction<LogArgs, Unknown<'static>, LogArgs, Status, false, true>;
 type ProgressCallback = ThreadsafeFunction<ProgressArgs, Unknown<'static>, ProgressArgs, Status, false, true>;
 
 fn options(
@@ -183,7 +186,7 @@ impl Client {
     /// Calls a tool; resolves to the CallToolResult JSON. `cancel(callId)` abandons it and sends
     /// `notifications/cancelled` to the server.
     #[napi(
-        ts_args_type = "name: string, argumentsJson: string, timeoutMs?: number | undefined | null, callId?: number | undefined | null, progress?: ((progress: number, total: number | null | undefined, message: string | null | undefined) => void) | undefined | null"
+        ts_args_type = "name: string, argumentsJson: string, timeoutMs?: number | undefined | null, callId?: number | undefined | null, progress?: ((progress: number, total: number | null | undefined, message: string | null | undefined) => void) | undefined | null, logLevel?: string | undefined | null"
     )]
     pub async fn call_tool(
         &self,
@@ -192,6 +195,7 @@ impl Client {
         timeout_ms: Option<f64>,
         call_id: Option<u32>,
         progress: Option<ProgressCallback>,
+        log_level: Option<String>,
     ) -> napi::Result<String> {
         // Register first: `cancel` may already have been called (it runs synchronously, while
         // this body runs later on the runtime).
@@ -211,7 +215,13 @@ impl Client {
         let outcome = async {
             let c = self.inner()?;
             let args = parse_json("arguments", &arguments_json)?;
-            let mut opts = CallOptions { timeout: millis(timeout_ms)?, ..Default::default() };
+            let log_level = match log_level.as_deref() {
+                None => None,
+                Some(l) => Some(LoggingLevel::parse(l).ok_or_else(|| {
+                    errors::to_js(mcpcore::Error::invalid_input(format!("unknown log level {l:?}")))
+                })?),
+            };
+            let mut opts = CallOptions { timeout: millis(timeout_ms)?, log_level, ..Default::default() };
             if let Some(cb) = progress {
                 opts.on_progress = Some(Box::new(move |p| {
                     let args = FnArgs::from((p.progress, p.total, p.message));
@@ -233,6 +243,19 @@ impl Client {
             self.cancels.lock().expect("lock").remove(&id);
         }
         outcome
+    }
+
+    /// Calls `handler(level, logger, dataJson)` for every `notifications/message` the server sends;
+    /// the last handler set wins.
+    #[napi(
+        ts_args_type = "handler: (level: string, logger: string | null | undefined, dataJson: string) => void"
+    )]
+    pub fn on_log(&self, handler: LogCallback) -> napi::Result<()> {
+        self.inner()?.on_log(move |m| {
+            let args = FnArgs::from((m.level.as_str().to_owned(), m.logger, m.data.to_string()));
+            handler.call(args, ThreadsafeFunctionCallMode::NonBlocking);
+        });
+        Ok(())
     }
 
     /// Cancels the call started with `callId`; a call not started yet is cancelled when it starts.

@@ -9,6 +9,7 @@
 //! Each callback is a *weak* thread-safe function: a registered tool does not keep the process
 //! alive; a pending server or client promise does.
 
+use mcpcore::protocol::logging::LoggingLevel;
 use mcpcore::protocol::CallToolResult;
 use mcpcore::registry::{Arguments, BoxFuture, ToolContext, ToolHandler};
 use mcpcore::{Error, ErrorCode, ErrorData};
@@ -60,6 +61,20 @@ impl ToolCall {
     #[napi(ts_args_type = "callback: () => void")]
     pub fn on_cancel(&self, callback: CancelCallback) {
         *self.on_cancel.lock().expect("lock") = Some(callback);
+    }
+
+    /// Sends `notifications/message` at `level` ("debug" … "emergency") with `dataJson`, when the
+    /// caller asked for that level (legacy: `logging/setLevel`; 2026-07-28: `_meta` logLevel).
+    #[napi]
+    pub fn log(&self, level: String, data_json: String, logger: Option<String>) -> napi::Result<()> {
+        let level = LoggingLevel::parse(&level).ok_or_else(|| {
+            crate::errors::to_js(Error::invalid_input(format!(
+                "unknown log level {level:?}; use debug, info, notice, warning, error, critical, alert or emergency"
+            )))
+        })?;
+        let data = crate::parse_json("log data", &data_json)?;
+        self.ctx.log(level, logger.as_deref(), data);
+        Ok(())
     }
 
     /// Sends `notifications/progress` (a no-op when the caller did not ask for progress).

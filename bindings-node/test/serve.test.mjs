@@ -199,3 +199,54 @@ describe('server-side cancellation', () => {
     });
   }
 });
+
+describe('logging', () => {
+  function chatty() {
+    const server = new Server({ name: 'chatty', version: '1' });
+    server.tool('chatty', {}, (_a, ctx) => {
+      ctx.log('debug', { step: 1 }, 'chatty');
+      ctx.info('two');
+      ctx.error(['three']);
+      return 'done';
+    });
+    server.tool('bad', {}, (_a, ctx) => { ctx.log('loud', 'x'); return 'unreachable'; });
+    return server;
+  }
+
+  test('legacy sessions filter with logging/setLevel', async () => {
+    const serving = await chatty().serveHttp({ port: 0 });
+    const c = await Client.connectHttp(serving.url, { lineage: 'legacy' });
+    try {
+      const seen = [];
+      c.onLog((m) => seen.push([m.level, m.data, m.logger]));
+      assert.equal(textOf(await c.callTool('chatty', {})), 'done');
+      assert.deepEqual(seen, [['debug', { step: 1 }, 'chatty'], ['info', 'two', undefined], ['error', ['three'], undefined]]);
+      seen.length = 0;
+      assert.deepEqual(await c.request('logging/setLevel', { level: 'warning' }), {});
+      await c.callTool('chatty', {});
+      assert.deepEqual(seen.map((s) => s[0]), ['error']);
+      const bad = await c.callTool('bad', {});
+      assert.equal(bad.isError, true);
+      assert.match(textOf(bad), /unknown log level/);
+    } finally {
+      await c.close();
+      await serving.shutdown();
+    }
+  });
+
+  test('modern requests get logs only with logLevel', async () => {
+    const serving = await chatty().serveHttp({ port: 0 });
+    const c = await Client.connectHttp(serving.url, { lineage: 'modern' });
+    try {
+      const seen = [];
+      c.onLog((m) => seen.push(m.level));
+      await c.callTool('chatty', {});
+      assert.deepEqual(seen, []);
+      await c.callTool('chatty', {}, { logLevel: 'info' });
+      assert.deepEqual(seen, ['info', 'error']);
+    } finally {
+      await c.close();
+      await serving.shutdown();
+    }
+  });
+});

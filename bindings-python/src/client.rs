@@ -4,6 +4,7 @@ use crate::registry::seconds;
 use crate::{errors, parse_json, to_json};
 use mcpcore::client::{CallOptions, ClientOptions};
 use mcpcore::http::client::{HttpOptions, HttpTransport};
+use mcpcore::protocol::logging::LoggingLevel;
 use mcpcore::protocol::Lineage;
 use mcpcore::transport::child::StdioCommand;
 use mcpcore::ProtocolVersion;
@@ -154,7 +155,7 @@ impl Client {
 
     /// Calls a tool; resolves to the CallToolResult JSON. Cancelling the awaiting task sends
     /// the cancellation to the server. `progress(progress, total, message)` receives progress.
-    #[pyo3(signature = (name, arguments, timeout=None, progress=None))]
+    #[pyo3(signature = (name, arguments, timeout=None, progress=None, log_level=None))]
     fn call_tool<'py>(
         &self,
         py: Python<'py>,
@@ -162,10 +163,17 @@ impl Client {
         arguments: &str,
         timeout: Option<f64>,
         progress: Option<Py<PyAny>>,
+        log_level: Option<&str>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let c = self.inner()?;
         let args = parse_json("arguments", arguments)?;
-        let mut opts = CallOptions { timeout: seconds(timeout)?, ..Default::default() };
+        let log_level = match log_level {
+            None => None,
+            Some(l) => Some(LoggingLevel::parse(l).ok_or_else(|| {
+                errors::to_py(mcpcore::Error::invalid_input(format!("unknown log level {l:?}")))
+            })?),
+        };
+        let mut opts = CallOptions { timeout: seconds(timeout)?, log_level, ..Default::default() };
         if let Some(cb) = progress {
             opts.on_progress = Some(Box::new(move |p| {
                 Python::attach(|py| {
@@ -178,6 +186,20 @@ impl Client {
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
             c.call_tool_with(&name, args, &opts).await.map(|r| to_json(&r)).map_err(errors::to_py)
         })
+    }
+
+    /// Calls `handler(level, logger, data_json)` for every `notifications/message` the server
+    /// sends; the last handler set wins.
+    fn on_log(&self, handler: Py<PyAny>) -> PyResult<()> {
+        self.inner()?.on_log(move |m| {
+            Python::attach(|py| {
+                let data = m.data.to_string();
+                if let Err(e) = handler.call1(py, (m.level.as_str(), m.logger, data)) {
+                    e.print(py);
+                }
+            })
+        });
+        Ok(())
     }
 
     /// Sends any request; resolves to the result JSON.

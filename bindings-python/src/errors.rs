@@ -42,6 +42,13 @@ fn as_rpc(py: Python<'_>, err: &PyErr) -> Option<Error> {
     if !value.is_instance(&class).ok()? {
         return None;
     }
+    // mcpcore's own subclasses (timeouts, invalid input…) raised inside a tool are tool failures;
+    // McpError itself, or a host subclass of it, names the JSON-RPC error to send.
+    let ty = value.get_type();
+    let own = ty.getattr("__module__").ok()?.extract::<String>().ok()? == "mcpcore.errors";
+    if own && ty.name().ok()? != "McpError" {
+        return None;
+    }
     let code: i32 = value.getattr("code").ok()?.extract().ok()?;
     if code == 0 {
         return None;
@@ -56,8 +63,8 @@ fn as_rpc(py: Python<'_>, err: &PyErr) -> Option<Error> {
     Some(Error::rpc(data))
 }
 
-/// Converts a Python exception raised by a tool into an mcpcore error: an `McpError` with a
-/// code stays that JSON-RPC error; anything else becomes an `isError: true` result carrying
+/// Converts a Python exception raised by a tool into an mcpcore error: an `McpError` (or a host
+/// subclass) with a code stays that JSON-RPC error; anything else becomes an `isError: true` result carrying
 /// `Type: message`.
 pub(crate) fn from_py(err: PyErr) -> Error {
     Python::attach(|py| {

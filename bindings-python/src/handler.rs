@@ -6,6 +6,7 @@
 //! mcpcore coroutine), or on a private loop when there is none.
 
 use crate::errors;
+use mcpcore::protocol::logging::LoggingLevel;
 use mcpcore::protocol::CallToolResult;
 use mcpcore::registry::{Arguments, BoxFuture, ToolContext, ToolHandler};
 use mcpcore::Error;
@@ -61,6 +62,20 @@ impl ToolCall {
     #[getter]
     fn wants_progress(&self) -> bool {
         self.ctx.wants_progress()
+    }
+
+    /// Sends `notifications/message` at `level` ("debug" … "emergency") with `data` (JSON text),
+    /// when the caller asked for that level; a no-op otherwise.
+    #[pyo3(signature = (level, data, logger=None))]
+    fn log(&self, level: &str, data: &str, logger: Option<&str>) -> PyResult<()> {
+        let level = LoggingLevel::parse(level).ok_or_else(|| {
+            errors::to_py(Error::invalid_input(format!(
+                "unknown log level {level:?}; use debug, info, notice, warning, error, critical, alert or emergency"
+            )))
+        })?;
+        let data = crate::parse_json("log data", data)?;
+        self.ctx.log(level, logger, data);
+        Ok(())
     }
 
     /// Sends `notifications/progress` (a no-op when the caller did not ask for progress).

@@ -110,6 +110,24 @@ class Context:
         """True when the caller asked for progress notifications."""
         return self._call.wants_progress
 
+    def log(self, level: str, data: Any, logger: Optional[str] = None) -> None:
+        """Sends a log message (``notifications/message``) to the caller, if it asked for
+        ``level`` or lower: legacy sessions via ``logging/setLevel`` (every level until set),
+        2026-07-28 requests only with a ``_meta`` logLevel. ``data`` is any JSON value."""
+        self._call.log(level, json.dumps(data, default=str), logger)
+
+    def info(self, data: Any, logger: Optional[str] = None) -> None:
+        """``log("info", data, logger)``."""
+        self.log("info", data, logger)
+
+    def warning(self, data: Any, logger: Optional[str] = None) -> None:
+        """``log("warning", data, logger)``."""
+        self.log("warning", data, logger)
+
+    def error(self, data: Any, logger: Optional[str] = None) -> None:
+        """``log("error", data, logger)``."""
+        self.log("error", data, logger)
+
     def report_progress(self, progress: float, total: Optional[float] = None, message: Optional[str] = None) -> None:
         """Sends a progress notification (a no-op when the caller did not ask for progress)."""
         self._call.report_progress(progress, total, message)
@@ -388,11 +406,24 @@ class Client:
         *,
         timeout: Optional[float] = None,
         progress: Optional[Callable[[float, Optional[float], Optional[str]], None]] = None,
+        log_level: Optional[str] = None,
     ) -> CallToolResult:
         """Calls a tool. A failing tool gives a result with ``is_error``; protocol failures raise
-        McpError subclasses. Cancelling the awaiting task cancels the request on the wire."""
-        out = await self._native.call_tool(name, json.dumps(dict(arguments or {})), timeout, progress)
+        McpError subclasses. Cancelling the awaiting task cancels the request on the wire.
+        ``log_level`` (2026-07-28) asks for the tool's log messages at that level and above; they
+        go to the :meth:`on_log` handler (legacy sessions use ``logging/setLevel`` instead)."""
+        out = await self._native.call_tool(
+            name, json.dumps(dict(arguments or {})), timeout, progress, log_level
+        )
         return CallToolResult.from_json(json.loads(out))
+
+    def on_log(self, handler: Callable[[str, Any, Optional[str]], None]) -> None:
+        """Calls ``handler(level, data, logger)`` for every log message the server sends."""
+
+        def relay(level: str, logger: Optional[str], data: str) -> None:
+            handler(level, json.loads(data), logger)
+
+        self._native.on_log(relay)
 
     async def request(self, method: str, params: Optional[Mapping[str, Any]] = None) -> Any:
         """Sends any request and returns its result (a dict)."""

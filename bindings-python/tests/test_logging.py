@@ -1,0 +1,76 @@
+"""Tools log through Context.log; clients receive messages through Client.on_log: legacy sessions
+filter with logging/setLevel (every level until set), 2026-07-28 requests get messages only when
+they pass log_level."""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional, Tuple
+
+import pytest
+
+from mcpcore import Client, Context, InvalidInput, McpError, Server
+
+from conftest import run_async
+
+
+def chatty_server() -> Server:
+    server = Server("chatty", "1.0")
+
+    @server.tool()
+    async def chatty(ctx: Context) -> str:
+        """Logs at three levels."""
+        ctx.log("debug", {"step": 1}, logger="chatty")
+        ctx.info("two")
+        ctx.error(["three"])
+        return "done"
+
+    @server.tool()
+    def bad_level(ctx: Context) -> str:
+        ctx.log("loud", "x")
+        return "unreachable"
+
+    return server
+
+
+@run_async
+async def test_legacy_session_logs_filtered_by_set_level() -> None:
+    serving = await chatty_server().serve_http()
+    seen: List[Tuple[str, Any, Optional[str]]] = []
+    try:
+        async with await Client.connect_http(serving.url, lineage="legacy") as client:
+            client.on_log(lambda level, data, logger: seen.append((level, data, logger)))
+            assert (await client.call_tool("chatty")).text == "done"
+            assert seen == [("debug", {"step": 1}, "chatty"), ("info", "two", None), ("error", ["three"], None)]
+            seen.clear()
+            assert await client.request("logging/setLevel", {"level": "warning"}) == {}
+            await client.call_tool("chatty")
+            assert seen == [("error", ["three"], None)]
+    finally:
+        await serving.shutdown()
+
+
+@run_async
+async def test_modern_requests_get_logs_only_when_asked() -> None:
+    serving = await chatty_server().serve_http()
+    seen: List[str] = []
+    try:
+        async with await Client.connect_http(serving.url, lineage="modern") as client:
+            client.on_log(lambda level, data, logger: seen.append(level))
+            await client.call_tool("chatty")
+            assert seen == []
+            await client.call_tool("chatty", log_level="info")
+            assert seen == ["info", "error"]
+            with pytest.raises(InvalidInput):
+                await client.call_tool("chatty", log_level="loud")
+            with pytest.raises(McpError) as e:
+                await client.request("logging/setLevel", {"level": "info"})
+            assert e.value.code == -32601
+    finally:
+        await serving.shutdown()
+
+
+@run_async
+async def test_an_unknown_level_is_a_tool_error() -> None:
+    server = chatty_server()
+    result = await server.registry.call_tool("bad_level")
+    assert result.is_error and "unknown log level" in result.text
