@@ -214,6 +214,7 @@ async def test_http_error_status_is_reported() -> None:
         with pytest.raises(HttpError) as e:
             await bounded(Client.connect_http(serving.url, transport="streamable", timeout=5))
         assert e.value.http_status == 403
+        assert e.value.code == -32600, "the JSON-RPC code of the 403 body survives"
         # "auto" also tries the 2024-11-05 SSE transport before giving up
         with pytest.raises(ProtocolError) as auto:
             await bounded(Client.connect_http(serving.url, timeout=5))

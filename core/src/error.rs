@@ -133,6 +133,11 @@ impl Error {
     pub fn http(status: u16, message: impl Into<String>) -> Self {
         Error { kind: ErrorKind::Http, message: message.into(), rpc: None, status: Some(status) }
     }
+    /// An HTTP error status whose body carried a JSON-RPC error without a usable id: the kind
+    /// stays [`ErrorKind::Http`], and [`Error::code`] and [`Error::data`] come from the body.
+    pub fn http_rpc(status: u16, message: impl Into<String>, data: ErrorData) -> Self {
+        Error { kind: ErrorKind::Http, message: message.into(), rpc: Some(data), status: Some(status) }
+    }
     /// The HTTP status of an [`ErrorKind::Http`] error.
     pub fn http_status(&self) -> Option<u16> {
         self.status

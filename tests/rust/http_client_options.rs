@@ -53,3 +53,37 @@ async fn host_headers_token_and_modern_headers_are_sent() {
     }
     assert!(head.contains("accept: application/json, text/event-stream"), "{head}");
 }
+
+/// Answers every connection with `status` and `body` (JSON), `n` times.
+async fn answer(listener: TcpListener, n: usize, status: &'static str, body: &'static str) {
+    for _ in 0..n {
+        let Ok(Ok((mut sock, _))) = tokio::time::timeout(Duration::from_secs(5), listener.accept()).await
+        else {
+            return;
+        };
+        let mut buf = vec![0u8; 64 * 1024];
+        let _ = sock.read(&mut buf).await;
+        let reply = format!(
+            "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let _ = sock.write_all(reply.as_bytes()).await;
+    }
+}
+
+#[tokio::test]
+async fn an_http_error_keeps_its_status_and_the_json_rpc_code_of_its_body() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let body =
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Forbidden: Origin not allowed"}}"#;
+    // The modern probe, the legacy initialize and the 2024-11-05 GET all get the same 403.
+    tokio::spawn(answer(listener, 3, "403 Forbidden", body));
+    let options = ClientOptions { probe_timeout: Duration::from_secs(3), ..Default::default() };
+    let http = HttpOptions { transport: HttpTransport::Streamable, ..Default::default() };
+    let err = Client::connect_http(&url, http, options).await.unwrap_err();
+    assert_eq!(err.kind(), mcpcore::ErrorKind::Http, "{err}");
+    assert_eq!(err.http_status(), Some(403));
+    assert_eq!(err.code(), mcpcore::ErrorCode::INVALID_REQUEST, "{err}");
+    assert!(err.message().contains("Origin not allowed"), "{err}");
+}

@@ -201,8 +201,12 @@ pub fn from_value(value: Value) -> Result<Message, Response> {
         ));
     };
     let raw_id = obj.remove("id");
+    // `"id": null` is how JSON-RPC marks an error response to an unreadable request; requests
+    // must never carry it (MCP), so it only reads as "no id" when there is no method.
+    let null_for_response = matches!(raw_id, Some(Value::Null)) && !obj.contains_key("method");
     let id = match &raw_id {
         None => None,
+        Some(Value::Null) if null_for_response => None,
         Some(v) => match RequestId::from_value(v) {
             Some(id) => Some(id),
             None => {
@@ -275,6 +279,19 @@ mod tests {
             let v = m.to_value();
             assert_eq!(v["id"].to_string(), raw);
         }
+    }
+
+    #[test]
+    fn a_null_id_is_read_only_on_error_responses() {
+        let r = from_value(json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "no"}}));
+        match r {
+            Ok(Message::Response(resp)) => {
+                assert_eq!(resp.id, None);
+                assert_eq!(resp.outcome.unwrap_err().code, ErrorCode::INVALID_REQUEST);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(from_value(json!({"jsonrpc": "2.0", "id": null, "method": "ping"})).is_err());
     }
 
     #[test]

@@ -11,7 +11,7 @@ use super::{send_error, HttpOptions};
 use crate::error::Error;
 use crate::http::headers::{self, HeaderParam};
 use crate::http::{EVENT_STREAM, JSON};
-use crate::jsonrpc::{self, Inbound, Message, Request, RequestId, Response};
+use crate::jsonrpc::{self, Inbound, Message, Request, RequestId};
 use crate::protocol::meta;
 use crate::transport::{Channel, OutFrame, TransportEvent};
 use serde_json::Value;
@@ -289,11 +289,9 @@ impl Conn {
                 let _ = self.events.send(TransportEvent::Frame(Ok(Inbound::Single(Message::Response(r)))));
                 return;
             }
-            if let (Some(id), Err(e)) = (id.clone(), r.outcome) {
-                let _ = self.events.send(TransportEvent::Frame(Ok(Inbound::Single(Message::Response(
-                    Response::error(Some(id), e),
-                )))));
-                return;
+            if let Err(e) = r.outcome {
+                let message = format!("HTTP {status} from {}: {} (code {})", self.url, e.message, e.code);
+                return self.fail(id, Error::http_rpc(status.as_u16(), message, e));
             }
         }
         let text = String::from_utf8_lossy(&body);
