@@ -116,6 +116,9 @@ pub enum ErrorKind {
     /// An HTTP server answered with an error status and no JSON-RPC error (see
     /// [`Error::http_status`]).
     Http,
+    /// A 2026-07-28 handler needs client input it does not have yet (see [`crate::input`]);
+    /// the server answers with an `InputRequiredResult`. Propagate it unchanged.
+    InputRequired,
 }
 
 /// The one error type of the mcpcore API.

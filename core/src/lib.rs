@@ -10,14 +10,19 @@
 //! shell is [`transport`], [`client`] and [`server`].
 #![warn(missing_docs)]
 
+pub mod changes;
 pub mod client;
+pub mod completion;
 pub mod engine;
 pub mod error;
 pub mod http;
+pub mod input;
 pub mod jsonrpc;
+pub mod prompts;
 pub mod protocol;
 pub mod registry;
 pub mod remote;
+pub mod resources;
 pub mod server;
 pub mod transport;
 

@@ -8,9 +8,12 @@
 //! # }
 //! ```
 
-use crate::engine::{Action, Connection, PendingCall, ServerConfig, ServerEngine};
+use crate::engine::{Action, Connection, Listen, PendingCall, ServerConfig, ServerEngine};
+use crate::input::{InputLedger, Peer, PeerRequests};
 use crate::jsonrpc::{Inbound, Message, RequestId, Response};
+use crate::prompts::PromptRegistry;
 use crate::registry::{NotificationSink, ToolContext, ToolRegistry};
+use crate::resources::ResourceRegistry;
 use crate::transport::{stdio, Channel, OutFrame, TransportEvent, DEFAULT_MAX_FRAME};
 use std::collections::HashMap;
 use std::future::Future;
@@ -39,6 +42,18 @@ impl Server {
             max_frame: DEFAULT_MAX_FRAME,
             shutdown_grace: std::time::Duration::from_secs(30),
         }
+    }
+
+    /// Serves `resources` too (`resources/*`, subscriptions, completion of template variables).
+    pub fn with_resources(mut self, resources: Arc<ResourceRegistry>) -> Self {
+        self.engine = Arc::new((*self.engine).clone().with_resources(resources));
+        self
+    }
+
+    /// Serves `prompts` too (`prompts/*`, completion of prompt arguments).
+    pub fn with_prompts(mut self, prompts: Arc<PromptRegistry>) -> Self {
+        self.engine = Arc::new((*self.engine).clone().with_prompts(prompts));
+        self
     }
 
     /// Sets the largest accepted frame in bytes (default 16 MiB); larger ones get `-32600`.
@@ -79,22 +94,38 @@ impl Server {
         let Channel { tx, mut rx, flushed } = channel;
         let mut conn = Connection::new();
         let inflight: InFlight = Arc::default();
+        let peers = PeerRequests::new();
+        let mut changes = self.engine.change_listener();
+        let (closing, _) = tokio::sync::watch::channel(false);
         let mut tasks = JoinSet::new();
-        while let Some(event) = rx.recv().await {
+        let mut link = Link { tx: &tx, inflight: &inflight, peers: &peers, closing: &closing };
+        loop {
+            let event = tokio::select! {
+                event = rx.recv() => event,
+                Some(change) = changes.recv() => {
+                    if let Some(note) = self.engine.legacy_notification(&conn, &change) {
+                        let _ = tx.send(OutFrame::One(note));
+                    }
+                    continue;
+                }
+            };
+            let Some(event) = event else { break };
             match event {
                 TransportEvent::Closed(_) => break,
                 TransportEvent::Failed(..) => {}
                 TransportEvent::Frame(Err(resp)) => send(&tx, resp),
                 TransportEvent::Frame(Ok(Inbound::Single(msg))) => {
-                    self.dispatch(&mut conn, msg, &tx, &inflight, &mut tasks);
+                    self.dispatch(&mut conn, msg, &mut link, &mut tasks);
                 }
                 TransportEvent::Frame(Ok(Inbound::Batch(items))) => {
-                    self.batch(&mut conn, items, &tx, &mut tasks);
+                    self.batch(&mut conn, items, &tx, &peers, &mut tasks);
                 }
             }
             // Reap finished calls so the set stays small on long connections.
             while tasks.try_join_next().is_some() {}
         }
+        // Listen streams end with the connection; calls get the grace period.
+        let _ = closing.send(true);
         let drained =
             tokio::time::timeout(self.shutdown_grace, async { while tasks.join_next().await.is_some() {} })
                 .await;
@@ -108,14 +139,9 @@ impl Server {
         Ok(())
     }
 
-    fn dispatch(
-        &self,
-        conn: &mut Connection,
-        msg: Message,
-        tx: &mpsc::UnboundedSender<OutFrame>,
-        inflight: &InFlight,
-        tasks: &mut JoinSet<()>,
-    ) {
+    fn dispatch(&self, conn: &mut Connection, msg: Message, link: &mut Link<'_>, tasks: &mut JoinSet<()>) {
+        let tx = link.tx;
+        let inflight = link.inflight;
         match self.engine.handle(conn, msg) {
             Action::Reply(r) => send(tx, r),
             Action::CallTool(call) => {
@@ -126,7 +152,8 @@ impl Server {
                     ));
                     return send(tx, Response::error(Some(id), e));
                 }
-                let fut = run_call(self.engine.clone(), call, sink(tx));
+                let peer = Peer::new(sink(tx), link.peers.clone());
+                let fut = run_call(self.engine.clone(), call, sink(tx), Some(peer));
                 let tx = tx.clone();
                 let done = inflight.clone();
                 let mut guard = inflight.lock().expect("lock");
@@ -139,12 +166,28 @@ impl Server {
                 });
                 guard.insert(id, handle);
             }
+            Action::Listen(listen) => {
+                let id = listen.id.clone();
+                let mut guard = inflight.lock().expect("lock");
+                if guard.contains_key(&id) {
+                    let e = crate::ErrorData::invalid_request(format!(
+                        "Invalid Request: request id {id} is already in flight"
+                    ));
+                    return send(tx, Response::error(Some(id), e));
+                }
+                let fut = run_listen(self.engine.clone(), listen, sink(tx), link.closing.subscribe());
+                let handle = tasks.spawn(fut);
+                guard.insert(id, handle);
+            }
             Action::Cancel(id) => {
                 if let Some(h) = inflight.lock().expect("lock").remove(&id) {
                     h.abort();
                 }
             }
-            Action::PeerResponse(_) | Action::Nothing => {}
+            Action::PeerResponse(r) => {
+                link.peers.resolve(r);
+            }
+            Action::Nothing => {}
         }
     }
 
@@ -153,6 +196,7 @@ impl Server {
         conn: &mut Connection,
         items: Vec<Result<Message, Response>>,
         tx: &mpsc::UnboundedSender<OutFrame>,
+        peers: &Arc<PeerRequests>,
         tasks: &mut JoinSet<()>,
     ) {
         if !self.engine.accepts_batch(conn) {
@@ -171,8 +215,20 @@ impl Server {
                 )),
                 Ok(msg) => match self.engine.handle(conn, msg) {
                     Action::Reply(r) => ready.push(r),
-                    Action::CallTool(call) => calls.push(run_call(self.engine.clone(), call, sink(tx))),
-                    Action::Cancel(_) | Action::PeerResponse(_) | Action::Nothing => {}
+                    Action::CallTool(call) => {
+                        let peer = Peer::new(sink(tx), peers.clone());
+                        calls.push(run_call(self.engine.clone(), call, sink(tx), Some(peer)))
+                    }
+                    Action::PeerResponse(r) => {
+                        peers.resolve(r);
+                    }
+                    Action::Listen(l) => ready.push(Response::error(
+                        Some(l.id),
+                        crate::ErrorData::invalid_request(
+                            "Invalid Request: subscriptions/listen cannot be batched",
+                        ),
+                    )),
+                    Action::Cancel(_) | Action::Nothing => {}
                 },
             }
         }
@@ -199,25 +255,66 @@ fn sink(tx: &mpsc::UnboundedSender<OutFrame>) -> NotificationSink {
     })
 }
 
-/// Runs a tool call to its response; a panicking handler becomes an `isError` result.
+/// What a connection's dispatch needs besides the engine.
+struct Link<'a> {
+    tx: &'a mpsc::UnboundedSender<OutFrame>,
+    inflight: &'a InFlight,
+    peers: &'a Arc<PeerRequests>,
+    closing: &'a tokio::sync::watch::Sender<bool>,
+}
+
+/// Runs a call to its response; a panicking tool becomes an `isError` result, another panicking
+/// handler `-32603`. `peer` carries legacy server→client requests.
 pub(crate) async fn run_call(
     engine: Arc<ServerEngine>,
-    call: PendingCall,
+    call: Box<PendingCall>,
     outbound: NotificationSink,
+    peer: Option<Peer>,
 ) -> (RequestId, Response) {
-    let ctx = ToolContext::for_request(
+    let ledger = call.input.clone().map(|seed| InputLedger::new(seed, peer));
+    let mut ctx = ToolContext::for_request(
         call.id.clone(),
         call.version,
         call.progress_token.clone(),
         outbound.clone(),
     )
     .with_log_level(call.log_level, outbound);
-    let fut = call.tool.invoke(call.arguments.clone(), ctx);
+    if let Some(l) = &ledger {
+        ctx = ctx.with_input(l.clone());
+    }
+    let fut = call.run(ctx);
     let resp = match (CatchUnwind { inner: fut }).await {
-        Ok(outcome) => engine.finish_call(&call, outcome),
+        Ok(outcome) => engine.finish_call(&call, outcome, ledger.as_deref()),
         Err(why) => engine.crashed_call(&call, &why),
     };
     (call.id, resp)
+}
+
+/// Runs a `subscriptions/listen` stream on a connection: the acknowledgement, then matching
+/// changes, until cancelled (the task is aborted) or the connection closes (`closing`), which
+/// ends it gracefully with its result.
+pub(crate) async fn run_listen(
+    engine: Arc<ServerEngine>,
+    listen: Listen,
+    outbound: NotificationSink,
+    mut closing: tokio::sync::watch::Receiver<bool>,
+) {
+    let mut changes = engine.change_listener();
+    outbound(engine.listen_ack(&listen));
+    loop {
+        tokio::select! {
+            change = changes.recv() => match change {
+                Some(c) => {
+                    if let Some(note) = engine.listen_notification(&listen, &c) {
+                        outbound(note);
+                    }
+                }
+                None => break,
+            },
+            _ = closing.wait_for(|c| *c) => break,
+        }
+    }
+    outbound(Message::Response(engine.listen_end(&listen)));
 }
 
 /// Polls a future, turning a panic into `Err(message)`.

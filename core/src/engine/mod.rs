@@ -9,20 +9,31 @@
 //! `io.modelcontextprotocol/protocolVersion` is modern (stateless); `initialize` starts a legacy
 //! session on this connection; anything else belongs to that legacy session.
 
+mod catalog;
+mod listen;
+mod mrtr;
 mod shape;
+mod work;
+
+pub use listen::Listen;
+pub use work::{Outcome, PendingCall, Work};
 
 use crate::error::{ErrorCode, ErrorData};
+use crate::input::StateKey;
 use crate::jsonrpc::{Message, Notification, Request, RequestId, Response};
+use crate::prompts::PromptRegistry;
 use crate::protocol::capabilities::ListChangedCapability;
+use crate::protocol::capabilities::ResourcesCapability;
 use crate::protocol::lifecycle::{InitializeRequestParams, UnsupportedVersionData};
 use crate::protocol::logging::{LoggingLevel, SetLevelRequestParams};
-use crate::protocol::{
-    meta, CacheScope, CallToolRequestParams, CallToolResult, Implementation, ProtocolVersion,
-};
+use crate::protocol::{meta, CacheScope, CallToolRequestParams, Implementation, ProtocolVersion};
 use crate::protocol::{ClientCapabilities, ServerCapabilities};
-use crate::registry::{Arguments, RegisteredTool, ToolRegistry};
+use crate::registry::ToolRegistry;
+use crate::resources::ResourceRegistry;
 use serde_json::{json, Map, Value};
+use std::collections::BTreeSet;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Server settings that shape what the engine answers.
 #[derive(Debug, Clone)]
@@ -39,6 +50,11 @@ pub struct ServerConfig {
     pub ttl_ms: u64,
     /// `cacheScope` of modern cacheable results.
     pub cache_scope: CacheScope,
+    /// The key sealing MRTR `requestState` (random per process by default; share it between
+    /// instances that must resume each other's requests).
+    pub input_state_key: StateKey,
+    /// How long a sealed `requestState` stays valid (default 10 minutes).
+    pub input_state_ttl: Duration,
 }
 
 impl ServerConfig {
@@ -51,6 +67,8 @@ impl ServerConfig {
             page_size: 100,
             ttl_ms: 60_000,
             cache_scope: CacheScope::Public,
+            input_state_key: StateKey::random(),
+            input_state_ttl: Duration::from_secs(600),
         }
     }
 }
@@ -68,6 +86,8 @@ pub struct LegacySession {
     pub initialized: bool,
     /// The level set by `logging/setLevel`; until then every level is sent.
     pub log_level: Option<LoggingLevel>,
+    /// URIs passed to `resources/subscribe`.
+    pub subscriptions: BTreeSet<String>,
 }
 
 /// Per-connection state. Modern requests leave it untouched.
@@ -87,30 +107,15 @@ impl Connection {
     }
 }
 
-/// A tool call the shell must run, then settle with [`ServerEngine::finish_call`].
-#[derive(Debug)]
-pub struct PendingCall {
-    /// The request id.
-    pub id: RequestId,
-    /// The revision the request speaks.
-    pub version: ProtocolVersion,
-    /// The tool.
-    pub tool: Arc<RegisteredTool>,
-    /// Validated arguments.
-    pub arguments: Arguments,
-    /// `_meta.progressToken`, when the client wants progress.
-    pub progress_token: Option<Value>,
-    /// The lowest log level the caller wants from this call; `None`: no log messages.
-    pub log_level: Option<LoggingLevel>,
-}
-
 /// What the shell must do with one inbound message.
 #[derive(Debug)]
 pub enum Action {
     /// Send this response.
     Reply(Response),
-    /// Run this tool call.
-    CallTool(PendingCall),
+    /// Run this host code (tool, prompt, resource, completion).
+    CallTool(Box<PendingCall>),
+    /// Open a `subscriptions/listen` stream (2026-07-28).
+    Listen(Listen),
     /// Cancel the in-flight request with this id (ignore if unknown).
     Cancel(RequestId),
     /// A response from the client to a server→client request.
@@ -127,6 +132,8 @@ const LOG_LEVELS: [&str; 8] =
 pub struct ServerEngine {
     config: ServerConfig,
     registry: Arc<ToolRegistry>,
+    resources: Option<Arc<ResourceRegistry>>,
+    prompts: Option<Arc<PromptRegistry>>,
     supported: Vec<String>,
 }
 
@@ -136,7 +143,29 @@ impl ServerEngine {
         config.versions.sort_by(|a, b| b.cmp(a));
         config.versions.dedup();
         let supported = config.versions.iter().map(|v| v.as_str().to_owned()).collect();
-        ServerEngine { config, registry, supported }
+        ServerEngine { config, registry, resources: None, prompts: None, supported }
+    }
+
+    /// Serves `resources` too (`resources/*`, completion of template variables).
+    pub fn with_resources(mut self, resources: Arc<ResourceRegistry>) -> Self {
+        self.resources = Some(resources);
+        self
+    }
+
+    /// Serves `prompts` too (`prompts/*`, completion of prompt arguments).
+    pub fn with_prompts(mut self, prompts: Arc<PromptRegistry>) -> Self {
+        self.prompts = Some(prompts);
+        self
+    }
+
+    /// The resources, when served.
+    pub fn resources(&self) -> Option<&Arc<ResourceRegistry>> {
+        self.resources.as_ref()
+    }
+
+    /// The prompts, when served.
+    pub fn prompts(&self) -> Option<&Arc<PromptRegistry>> {
+        self.prompts.as_ref()
     }
 
     /// The configuration.
@@ -201,10 +230,13 @@ impl ServerEngine {
         let session = conn.legacy.as_ref().map(|s| (s.initialized, s.version, s.log_level));
         match session {
             Some((initialized, version, log_level)) if initialized || req.method == "ping" => {
-                if req.method == "logging/setLevel" {
-                    return self.set_level(conn, req, version);
+                match req.method.as_str() {
+                    "logging/setLevel" => return self.set_level(conn, req, version),
+                    "resources/subscribe" | "resources/unsubscribe" => return self.subscribe(conn, req, version),
+                    _ => {}
                 }
-                self.legacy(req, version, Some(log_level.unwrap_or(LoggingLevel::Debug)))
+                let caps = conn.legacy.as_ref().map(|s| s.client_capabilities.clone()).unwrap_or_default();
+                self.legacy(req, version, Some(log_level.unwrap_or(LoggingLevel::Debug)), caps)
             }
             Some(_) => reply_err(
                 req.id,
@@ -272,33 +304,28 @@ impl ServerEngine {
             Ok(v) => v,
             Err(e) => return reply_err(req.id, e),
         };
+        let meta = req.params.as_ref().and_then(|p| p.get("_meta"));
+        let caps: ClientCapabilities = meta
+            .and_then(|m| m.get(meta::CLIENT_CAPABILITIES))
+            .and_then(|c| serde_json::from_value(c.clone()).ok())
+            .unwrap_or_default();
+        // Modern: log messages only for requests that ask, at or above their level.
+        let level =
+            meta.and_then(|m| m.get(meta::LOG_LEVEL)).and_then(Value::as_str).and_then(LoggingLevel::parse);
         match req.method.as_str() {
             "server/discover" => {
-                let result = json!({
+                let mut result = json!({
                     "supportedVersions": self.supported,
-                    "capabilities": self.capabilities(),
-                    "ttlMs": self.config.ttl_ms,
-                    "cacheScope": self.config.cache_scope,
+                    "capabilities": self.capabilities(version),
                 });
-                let mut result = result;
                 if let Some(i) = &self.config.instructions {
                     result["instructions"] = json!(i);
                 }
+                self.cache_hints(&mut result);
                 self.reply_ok(req.id, version, result)
             }
-            "tools/list" => self.tools_list(req, version),
-            "tools/call" => {
-                // Modern: log messages only for requests that ask, at or above their level.
-                let level = req
-                    .params
-                    .as_ref()
-                    .and_then(|p| p.get("_meta"))
-                    .and_then(|m| m.get(meta::LOG_LEVEL))
-                    .and_then(Value::as_str)
-                    .and_then(LoggingLevel::parse);
-                self.tools_call(req, version, level)
-            }
-            _ => reply_err(req.id, ErrorData::method_not_found(&req.method)),
+            "subscriptions/listen" => self.listen(req, version),
+            _ => self.common(req, version, level, Caller::Modern(caps)),
         }
     }
 
@@ -332,10 +359,11 @@ impl ServerEngine {
             client_info: params.client_info,
             initialized: false,
             log_level: None,
+            subscriptions: BTreeSet::new(),
         });
         let mut result = json!({
             "protocolVersion": version.as_str(),
-            "capabilities": self.capabilities(),
+            "capabilities": self.capabilities(version),
             "serverInfo": shape::implementation(serde_json::to_value(&self.config.info).expect("serializable"), version),
         });
         if let Some(i) = &self.config.instructions {
@@ -344,53 +372,83 @@ impl ServerEngine {
         self.reply_ok(req.id, version, result)
     }
 
-    fn legacy(&self, req: Request, version: ProtocolVersion, log_level: Option<LoggingLevel>) -> Action {
+    fn legacy(
+        &self,
+        req: Request,
+        version: ProtocolVersion,
+        log_level: Option<LoggingLevel>,
+        caps: ClientCapabilities,
+    ) -> Action {
         match req.method.as_str() {
             "ping" => self.reply_ok(req.id, version, json!({})),
-            "tools/list" => self.tools_list(req, version),
-            "tools/call" => self.tools_call(req, version, log_level),
-            _ => reply_err(req.id, ErrorData::method_not_found(&req.method)),
+            _ => self.common(req, version, log_level, Caller::Legacy(caps)),
         }
     }
 
     // ----- shared methods -------------------------------------------------------------------
 
-    fn capabilities(&self) -> ServerCapabilities {
-        ServerCapabilities {
-            tools: Some(ListChangedCapability { list_changed: Some(false) }),
+    /// Methods both lineages share.
+    fn common(
+        &self,
+        req: Request,
+        version: ProtocolVersion,
+        log_level: Option<LoggingLevel>,
+        caller: Caller,
+    ) -> Action {
+        match req.method.as_str() {
+            "tools/list" => self.tools_list(req, version),
+            "tools/call" => self.tools_call(req, version, log_level, caller),
+            "resources/list" if self.resources.is_some() => self.resources_list(req, version),
+            "resources/templates/list" if self.resources.is_some() => self.templates_list(req, version),
+            "resources/read" if self.resources.is_some() => {
+                self.resources_read(req, version, log_level, caller)
+            }
+            "prompts/list" if self.prompts.is_some() => self.prompts_list(req, version),
+            "prompts/get" if self.prompts.is_some() => self.prompts_get(req, version, log_level, caller),
+            "completion/complete" if self.completions() => self.complete(req, version),
+            _ => reply_err(req.id, ErrorData::method_not_found(&req.method)),
+        }
+    }
+
+    fn completions(&self) -> bool {
+        self.resources.is_some() || self.prompts.is_some()
+    }
+
+    fn capabilities(&self, version: ProtocolVersion) -> ServerCapabilities {
+        let mut caps = ServerCapabilities {
+            tools: Some(ListChangedCapability { list_changed: Some(true) }),
             logging: Some(serde_json::Map::new()),
             ..Default::default()
+        };
+        if self.prompts.is_some() {
+            caps.prompts = Some(ListChangedCapability { list_changed: Some(true) });
+        }
+        if self.resources.is_some() {
+            caps.resources = Some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) });
+        }
+        if self.completions() && version >= ProtocolVersion::V2025_03_26 {
+            caps.completions = Some(serde_json::Map::new());
+        }
+        caps
+    }
+
+    /// Adds the modern caching hints (`ttlMs`, `cacheScope`) to a cacheable result.
+    pub(crate) fn cache_hints(&self, result: &mut Value) {
+        if let Value::Object(obj) = result {
+            obj.insert("ttlMs".into(), json!(self.config.ttl_ms));
+            obj.insert("cacheScope".into(), json!(self.config.cache_scope));
         }
     }
 
     fn tools_list(&self, req: Request, version: ProtocolVersion) -> Action {
-        let cursor = match req.params.as_ref().and_then(|p| p.get("cursor")) {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.as_str()),
-            Some(_) => {
-                return reply_err(
-                    req.id,
-                    ErrorData::invalid_params("Invalid params: cursor must be a string"),
-                )
-            }
-        };
-        let (tools, next) = match self.registry.page(cursor, self.config.page_size) {
-            Ok(page) => page,
-            Err(e) => return reply_err(req.id, e),
-        };
-        let tools: Vec<Value> = tools
-            .into_iter()
-            .map(|t| shape::tool(serde_json::to_value(t).expect("serializable"), version))
-            .collect();
-        let mut result = json!({ "tools": tools });
-        if let Some(n) = next {
-            result["nextCursor"] = json!(n);
-        }
-        if version.is_modern() {
-            result["ttlMs"] = json!(self.config.ttl_ms);
-            result["cacheScope"] = json!(self.config.cache_scope);
-        }
-        self.reply_ok(req.id, version, result)
+        let page = catalog::cursor(&req).and_then(|c| self.registry.page(c, self.config.page_size));
+        let page = page.map(|(tools, next)| {
+            let tools = tools
+                .into_iter()
+                .map(|t| shape::tool(serde_json::to_value(t).expect("serializable"), version));
+            (tools.collect(), next)
+        });
+        self.list_reply(req.id, version, "tools", page)
     }
 
     /// Legacy `logging/setLevel`: remembers the session's level; the result is `{}`.
@@ -405,7 +463,13 @@ impl ServerEngine {
         self.reply_ok(req.id, version, json!({}))
     }
 
-    fn tools_call(&self, req: Request, version: ProtocolVersion, log_level: Option<LoggingLevel>) -> Action {
+    fn tools_call(
+        &self,
+        req: Request,
+        version: ProtocolVersion,
+        log_level: Option<LoggingLevel>,
+        caller: Caller,
+    ) -> Action {
         let params: CallToolRequestParams = match parse_params(&req) {
             Ok(p) => p,
             Err(e) => return reply_err(req.id, e),
@@ -421,34 +485,30 @@ impl ServerEngine {
         if let Err(e) = tool.validate_arguments(&arguments) {
             return reply_err(req.id, e);
         }
+        let (input, binding) = match self.input_for(&req, caller, &params.name, &arguments) {
+            Ok(x) => x,
+            Err(e) => return reply_err(req.id, e),
+        };
         let Value::Object(arguments) = arguments else { unreachable!("built as an object") };
         let progress_token = params.meta.as_ref().and_then(|m| m.get(meta::PROGRESS_TOKEN)).cloned();
-        Action::CallTool(PendingCall { id: req.id, version, tool, arguments, progress_token, log_level })
+        Action::CallTool(Box::new(PendingCall {
+            id: req.id,
+            version,
+            work: Work::Tool { tool, arguments },
+            progress_token,
+            log_level,
+            input: Some(input),
+            binding,
+        }))
     }
 
-    /// Turns the outcome of a tool call into its response.
-    pub fn finish_call(&self, call: &PendingCall, outcome: crate::Result<CallToolResult>) -> Response {
-        match call.tool.settle(outcome) {
-            Ok(result) => {
-                let value = shape::call_tool_result(
-                    serde_json::to_value(result).expect("serializable"),
-                    call.version,
-                );
-                match self.reply_ok(call.id.clone(), call.version, value) {
-                    Action::Reply(r) => r,
-                    _ => unreachable!("reply_ok always replies"),
-                }
-            }
-            Err(e) => Response::error(Some(call.id.clone()), e),
+    /// A successful response: modern results get `resultType: "complete"` and the server's
+    /// identity in `_meta`.
+    pub(crate) fn ok(&self, id: RequestId, version: ProtocolVersion, result: Value) -> Response {
+        match self.reply_ok(id, version, result) {
+            Action::Reply(r) => r,
+            _ => unreachable!("reply_ok always replies"),
         }
-    }
-
-    /// The response for a tool call whose handler panicked or was lost.
-    pub fn crashed_call(&self, call: &PendingCall, why: &str) -> Response {
-        self.finish_call(
-            call,
-            Err(crate::Error::tool(format!("Tool {} crashed: {why}", call.tool.tool().name))),
-        )
     }
 
     fn reply_ok(&self, id: RequestId, version: ProtocolVersion, mut result: Value) -> Action {
@@ -466,6 +526,13 @@ impl ServerEngine {
         }
         Action::Reply(Response::result(id, result))
     }
+}
+
+/// Who sent a request: a legacy session or a modern request, with the client's capabilities.
+#[derive(Debug, Clone)]
+enum Caller {
+    Legacy(ClientCapabilities),
+    Modern(ClientCapabilities),
 }
 
 fn reply_err(id: RequestId, e: ErrorData) -> Action {

@@ -88,3 +88,51 @@ pub(crate) fn call_tool_result(mut v: Value, version: ProtocolVersion) -> Value 
     }
     v
 }
+
+/// A `Resource`, `ResourceTemplate` or `Prompt` descriptor for `version`.
+pub(crate) fn descriptor(mut v: Value, version: ProtocolVersion) -> Value {
+    if let Value::Object(obj) = &mut v {
+        if version < V2025_06_18 {
+            drop_keys(obj, &["title", "_meta"]);
+            if let Some(Value::Object(ann)) = obj.get_mut("annotations") {
+                drop_keys(ann, &["lastModified"]);
+            }
+            if let Some(Value::Array(args)) = obj.get_mut("arguments") {
+                for a in args.iter_mut().filter_map(Value::as_object_mut) {
+                    drop_keys(a, &["title"]);
+                }
+            }
+        }
+        if version < V2025_11_25 {
+            drop_keys(obj, &["icons"]);
+        }
+    }
+    v
+}
+
+/// A `GetPromptResult` for `version` (`resultType` is added by the caller on modern).
+pub(crate) fn prompt_result(mut v: Value, version: ProtocolVersion) -> Value {
+    if let Value::Object(obj) = &mut v {
+        obj.remove("resultType");
+        if let Some(Value::Array(messages)) = obj.get_mut("messages") {
+            for m in messages.iter_mut().filter_map(Value::as_object_mut) {
+                if let Some(c) = m.remove("content") {
+                    m.insert("content".into(), content_block(c, version));
+                }
+            }
+        }
+    }
+    v
+}
+
+/// `{contents: [...]}` of `resources/read` for `version`.
+pub(crate) fn resource_contents(v: &mut Value, version: ProtocolVersion) {
+    if version >= V2025_06_18 {
+        return;
+    }
+    if let Some(Value::Array(items)) = v.get_mut("contents") {
+        for c in items.iter_mut().filter_map(Value::as_object_mut) {
+            drop_keys(c, &["_meta"]);
+        }
+    }
+}

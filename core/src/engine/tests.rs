@@ -1,5 +1,6 @@
 use super::*;
 use crate::jsonrpc::{from_value, Message};
+use crate::protocol::CallToolResult;
 use crate::protocol::Tool;
 use crate::registry::{Arguments, ToolContext};
 
@@ -117,10 +118,15 @@ fn tool_call_routing() {
     let r = reply(e.handle(&mut c, call(json!({}), "missing")));
     assert_eq!(r["error"]["code"], -32602);
     let Action::CallTool(pending) = e.handle(&mut c, call(json!({"text": "hi"}), "echo")) else { panic!() };
-    let resp = Message::Response(e.finish_call(&pending, Ok(CallToolResult::text("hi")))).to_value();
+    let resp = Message::Response(e.finish_call(
+        &pending,
+        Ok(super::Outcome::Tool(CallToolResult::text("hi"))),
+        None,
+    ))
+    .to_value();
     assert_eq!(resp["result"]["resultType"], "complete");
     assert_eq!(resp["result"]["content"][0]["text"], "hi");
-    let resp = Message::Response(e.finish_call(&pending, Err(crate::Error::tool("bad")))).to_value();
+    let resp = Message::Response(e.finish_call(&pending, Err(crate::Error::tool("bad")), None)).to_value();
     assert_eq!(resp["result"]["isError"], true);
 }
 

@@ -36,13 +36,15 @@ where
     }
 }
 
-/// Per-call context handed to a [`ToolHandler`]: who is calling and how to report progress.
+/// Per-request context handed to a handler (tool, prompt, resource): who is calling, how to
+/// report progress and log, and how to ask the client for input ([`crate::input`]).
 #[derive(Clone, Default)]
 pub struct ToolContext {
     request_id: Option<RequestId>,
     protocol_version: Option<ProtocolVersion>,
     progress: Option<ProgressSink>,
     log: Option<LogSink>,
+    pub(crate) input: Option<Arc<crate::input::InputLedger>>,
 }
 
 /// Where log messages go, and the lowest level the caller wants.
@@ -89,7 +91,14 @@ impl ToolContext {
             protocol_version: Some(protocol_version),
             progress: progress_token.map(|token| ProgressSink { token, outbound: outbound.clone() }),
             log: None,
+            input: None,
         }
+    }
+
+    /// Lets the handler ask the client for input through `ledger` (see [`crate::input`]).
+    pub fn with_input(mut self, ledger: Arc<crate::input::InputLedger>) -> Self {
+        self.input = Some(ledger);
+        self
     }
 
     /// Lets the tool send `notifications/message` at `min` and above to the caller of this

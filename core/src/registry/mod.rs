@@ -145,6 +145,7 @@ impl RegisteredTool {
 #[derive(Default)]
 pub struct ToolRegistry {
     tools: RwLock<BTreeMap<String, Arc<RegisteredTool>>>,
+    changes: crate::changes::ChangeFeed,
 }
 
 impl std::fmt::Debug for ToolRegistry {
@@ -179,6 +180,32 @@ fn decode_cursor(cursor: &str) -> Option<String> {
     let bytes: Option<Vec<u8>> =
         (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok()).collect();
     String::from_utf8(bytes?).ok()
+}
+
+/// One page of `map` after the key named by `cursor` (opaque `t1.<hex>` cursors), mapped by
+/// `f`, and the cursor of the next page; an unreadable cursor is `-32602`.
+pub(crate) fn page_of<V, T>(
+    map: &BTreeMap<String, V>,
+    cursor: Option<&str>,
+    page_size: usize,
+    f: impl Fn(&V) -> T,
+) -> Result<(Vec<T>, Option<String>), ErrorData> {
+    let after = match cursor {
+        None => None,
+        Some(c) => Some(
+            decode_cursor(c).ok_or_else(|| ErrorData::invalid_params(format!("Invalid cursor: {c:?}")))?,
+        ),
+    };
+    let size = page_size.max(1);
+    let mut iter: Box<dyn Iterator<Item = (&String, &V)>> = match &after {
+        None => Box::new(map.iter()),
+        Some(a) => Box::new(
+            map.range::<String, _>((std::ops::Bound::Excluded(a.clone()), std::ops::Bound::Unbounded)),
+        ),
+    };
+    let page: Vec<(&String, &V)> = iter.by_ref().take(size).collect();
+    let next = if iter.next().is_some() { page.last().map(|(k, _)| encode_cursor(k)) } else { None };
+    Ok((page.into_iter().map(|(_, v)| f(v)).collect(), next))
 }
 
 impl ToolRegistry {
@@ -220,6 +247,7 @@ impl ToolRegistry {
         let mut entry = RegisteredTool { tool, handler, input, output, origin };
         if !tools.contains_key(&requested) {
             tools.insert(requested.clone(), Arc::new(entry));
+            self.changes.send(crate::changes::Change::ToolsListChanged);
             return Ok(Registration::Registered(requested));
         }
         match (policy, &entry.origin) {
@@ -234,6 +262,7 @@ impl ToolRegistry {
                 }
                 entry.tool.name = name.clone();
                 tools.insert(name.clone(), Arc::new(entry));
+                self.changes.send(crate::changes::Change::ToolsListChanged);
                 Ok(Registration::Renamed { requested, name })
             }
             _ => Err(Error::invalid_input(format!("a tool named {requested:?} is already registered"))),
@@ -242,7 +271,11 @@ impl ToolRegistry {
 
     /// Removes a tool; false when there was none.
     pub fn unregister(&self, name: &str) -> bool {
-        self.tools.write().expect("registry lock poisoned").remove(name).is_some()
+        let removed = self.tools.write().expect("registry lock poisoned").remove(name).is_some();
+        if removed {
+            self.changes.send(crate::changes::Change::ToolsListChanged);
+        }
+        removed
     }
 
     /// Removes every tool forwarded from `server`; returns their names.
@@ -255,6 +288,9 @@ impl ToolRegistry {
             .collect();
         for n in &names {
             tools.remove(n);
+        }
+        if !names.is_empty() {
+            self.changes.send(crate::changes::Change::ToolsListChanged);
         }
         names
     }
@@ -291,24 +327,13 @@ impl ToolRegistry {
         cursor: Option<&str>,
         page_size: usize,
     ) -> Result<(Vec<Tool>, Option<String>), ErrorData> {
-        let after = match cursor {
-            None => None,
-            Some(c) => Some(
-                decode_cursor(c)
-                    .ok_or_else(|| ErrorData::invalid_params(format!("Invalid cursor: {c:?}")))?,
-            ),
-        };
         let tools = self.tools.read().expect("registry lock poisoned");
-        let size = page_size.max(1);
-        let mut iter: Box<dyn Iterator<Item = (&String, &Arc<RegisteredTool>)>> = match &after {
-            None => Box::new(tools.iter()),
-            Some(a) => Box::new(
-                tools.range::<String, _>((std::ops::Bound::Excluded(a.clone()), std::ops::Bound::Unbounded)),
-            ),
-        };
-        let page: Vec<Tool> = iter.by_ref().take(size).map(|(_, t)| t.tool.clone()).collect();
-        let next = if iter.next().is_some() { page.last().map(|t| encode_cursor(&t.name)) } else { None };
-        Ok((page, next))
+        page_of(&tools, cursor, page_size, |t| t.tool.clone())
+    }
+
+    /// The feed announcing tool-list changes (tools registered or removed).
+    pub fn changes(&self) -> &crate::changes::ChangeFeed {
+        &self.changes
     }
 
     /// Calls a tool in-process, as a peer's `tools/call` would: arguments validated, errors

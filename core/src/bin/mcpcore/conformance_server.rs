@@ -1,10 +1,8 @@
 //! `mcpcore conformance-server --listen 127.0.0.1:PORT`: the fixture the official conformance
 //! suite drives in server mode (tool names and outputs from the suite's reference fixture; see
 //! tests/conformance/NOTES.md §6). Both lineages on `/mcp`.
-//!
-//! Features other issues own (resources, prompts, completion, sampling, elicitation,
-//! MRTR, subscriptions) are absent here until the engine has them; tests/conformance lists the
-//! scenarios that need them as expected failures.
+//! Input tools (sampling, elicitation, roots; MRTR) are in `conformance_input.rs`; resources,
+//! prompts and the list-change triggers in `conformance_catalog.rs`.
 
 use mcpcore::engine::ServerConfig;
 use mcpcore::http::server::HttpServerConfig;
@@ -18,7 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// A 1×1 red PNG.
-const PNG: &str =
+pub(crate) const PNG: &str =
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 /// A tiny WAV file.
 const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
@@ -143,7 +141,28 @@ fn registry() -> mcpcore::Result<ToolRegistry> {
         Tool::new("json_schema_2020_12_tool", "Declares a JSON Schema 2020-12 input schema.", schema_2020_12),
         |args: Arguments, _: ToolContext| async move { Ok(CallToolResult::text(Value::Object(args).to_string())) },
     )?;
+    tools.register(
+        Tool::new(
+            "echo",
+            "Echoes `text` (optional), so a call with no arguments succeeds.",
+            json!({"type": "object", "properties": {"text": {"type": "string"}}}),
+        ),
+        |args: Arguments, _: ToolContext| async move {
+            Ok(CallToolResult::text(args.get("text").and_then(Value::as_str).unwrap_or("(nothing)")))
+        },
+    )?;
+    super::conformance_input::register(&tools)?;
     Ok(tools)
+}
+
+/// The fixture server: tools, resources and prompts.
+fn server() -> mcpcore::Result<Server> {
+    let tools = Arc::new(registry()?);
+    let prompts = Arc::new(super::conformance_catalog::prompts()?);
+    super::conformance_catalog::register_triggers(&tools, &prompts)?;
+    let resources = Arc::new(super::conformance_catalog::resources()?);
+    let config = ServerConfig::new("mcpcore-conformance", env!("CARGO_PKG_VERSION"));
+    Ok(Server::new(config, tools).with_resources(resources).with_prompts(prompts))
 }
 
 /// Serves the fixture until Ctrl-C.
@@ -159,14 +178,13 @@ pub(crate) async fn main(args: Vec<String>) -> ExitCode {
         eprintln!("mcpcore: --listen needs IP:PORT, not {listen:?}");
         return ExitCode::from(1);
     };
-    let tools = match registry() {
-        Ok(t) => Arc::new(t),
+    let server = match server() {
+        Ok(s) => s,
         Err(e) => {
             crate::report(&e);
             return ExitCode::from(1);
         }
     };
-    let server = Server::new(ServerConfig::new("mcpcore-conformance", env!("CARGO_PKG_VERSION")), tools);
     let serving = match server.serve_http(addr, HttpServerConfig::default()).await {
         Ok(s) => s,
         Err(e) => {

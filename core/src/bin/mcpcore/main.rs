@@ -12,7 +12,9 @@
 //! with `isError: true` exits with 2.
 
 mod cli;
+mod conformance_catalog;
 mod conformance_client;
+mod conformance_input;
 mod conformance_server;
 
 use std::process::ExitCode;

@@ -6,6 +6,7 @@ use super::session::Session;
 use super::{ResponseMode, State};
 use crate::engine::PendingCall;
 use crate::http::sse;
+use crate::input::Peer;
 use crate::jsonrpc::{Message, RequestId, Response as RpcResponse};
 use crate::registry::NotificationSink;
 use crate::{ErrorCode, ErrorData};
@@ -68,7 +69,7 @@ impl Drop for CallTask {
 /// Runs `call` and answers it; `session` (legacy) tracks it for `notifications/cancelled`.
 pub(crate) async fn respond(
     st: &Arc<State>,
-    call: PendingCall,
+    call: Box<PendingCall>,
     on_disconnect: OnDisconnect,
     session: Option<Arc<Session>>,
 ) -> Response {
@@ -77,7 +78,22 @@ pub(crate) async fn respond(
     let sink: NotificationSink = Arc::new(move |m: Message| {
         let _ = tx.send(m);
     });
-    let run = st.call(call, sink);
+    // Legacy: requests to the client travel on this call's stream, or on the session's GET
+    // stream when answers are plain JSON; the client POSTs its responses back.
+    let peer = session.as_ref().map(|s| {
+        let route: NotificationSink = match st.config.response_mode {
+            ResponseMode::Json => {
+                let s = s.clone();
+                Arc::new(move |m: Message| {
+                    s.push(m);
+                })
+            }
+            _ => sink.clone(),
+        };
+        Peer::new(route, s.peers.clone())
+    });
+    let modern = session.is_none();
+    let run = st.call(call, sink, peer);
     let handle = match &session {
         None => tokio::spawn(run),
         Some(s) => {
@@ -106,16 +122,26 @@ pub(crate) async fn respond(
     let first = match st.config.response_mode {
         ResponseMode::Json => {
             drop(rx);
-            return reply::rpc(StatusCode::OK, task.join().await);
+            let resp = task.join().await;
+            return reply::rpc(status(modern, &resp), resp);
         }
         ResponseMode::Sse => None,
         ResponseMode::Auto => tokio::select! {
             biased;
             Some(m) = rx.recv() => Some(m),
-            resp = task.join() => return reply::rpc(StatusCode::OK, resp),
+            resp = task.join() => return reply::rpc(status(modern, &resp), resp),
         },
     };
     stream(task, rx, first, st.config.keep_alive)
+}
+
+/// The status of a call's JSON answer: modern errors such as `-32021` are status errors.
+fn status(modern: bool, resp: &RpcResponse) -> StatusCode {
+    if modern {
+        reply::modern_reply_status(resp)
+    } else {
+        StatusCode::OK
+    }
 }
 
 struct Streaming {

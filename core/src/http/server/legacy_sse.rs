@@ -56,6 +56,9 @@ pub(crate) fn open(st: &Arc<State>) -> Response {
         );
     }
     let endpoint = format!("{}?sessionId={id}", st.config.messages_path);
+    if let Some(s) = st.config.sessions.get(&id) {
+        super::session::forward_changes(st, &s);
+    }
     let first = Bytes::from(sse::encode_event(Some("endpoint"), &endpoint));
     message_stream(st, Some(first), rx, Some(EndSession { st: st.clone(), id }))
 }
@@ -130,11 +133,12 @@ pub(crate) async fn post(Shared(st): Shared<Arc<State>>, req: HttpRequest) -> Re
                 session.push(Message::Response(crate::jsonrpc::Response::error(Some(id), e)));
             } else {
                 let s = session.clone();
-                let sink = Arc::new(move |m: Message| {
+                let sink: crate::registry::NotificationSink = Arc::new(move |m: Message| {
                     s.push(m);
                 });
+                let peer = crate::input::Peer::new(sink.clone(), session.peers.clone());
                 let s = session.clone();
-                let run = st.call(call, sink);
+                let run = st.call(call, sink, Some(peer));
                 let task = tokio::spawn(async move {
                     let (id, resp) = run.await;
                     if s.inflight.lock().expect("lock").remove(&id).is_some() {
@@ -149,7 +153,10 @@ pub(crate) async fn post(Shared(st): Shared<Arc<State>>, req: HttpRequest) -> Re
                 h.abort();
             }
         }
-        Action::PeerResponse(_) | Action::Nothing => {}
+        Action::PeerResponse(r) => {
+            session.peers.resolve(r);
+        }
+        Action::Listen(_) | Action::Nothing => {}
     }
     let mut r = Response::new(axum::body::Body::from("Accepted"));
     *r.status_mut() = StatusCode::ACCEPTED;

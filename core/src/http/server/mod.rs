@@ -25,6 +25,7 @@
 mod call;
 mod guard;
 mod legacy_sse;
+mod listen;
 mod reply;
 pub mod session;
 mod streamable;
@@ -108,15 +109,16 @@ impl State {
         self.engine.config().versions.contains(&crate::ProtocolVersion::V2024_11_05)
     }
 
-    /// Runs a tool call unless the shutdown grace runs out first; then it answers "shutting down".
+    /// Runs a call unless the shutdown grace runs out first; then it answers "shutting down".
     pub(crate) fn call(
         &self,
-        call: crate::engine::PendingCall,
+        call: Box<crate::engine::PendingCall>,
         sink: crate::registry::NotificationSink,
+        peer: Option<crate::input::Peer>,
     ) -> impl std::future::Future<Output = (crate::jsonrpc::RequestId, crate::jsonrpc::Response)> + Send + 'static
     {
         let id = call.id.clone();
-        let run = crate::server::run_call(self.engine.clone(), call, sink);
+        let run = crate::server::run_call(self.engine.clone(), call, sink, peer);
         let mut stop = self.hard_stop.clone();
         async move {
             tokio::select! {

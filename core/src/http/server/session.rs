@@ -3,6 +3,7 @@
 //! Modern requests are stateless and never touch a session.
 
 use crate::engine::Connection;
+use crate::input::PeerRequests;
 use crate::jsonrpc::{Message, RequestId};
 use std::collections::HashMap;
 use std::fmt;
@@ -28,6 +29,8 @@ pub struct Session {
     pub(crate) inflight: Mutex<HashMap<RequestId, AbortHandle>>,
     /// The server→client stream: the standalone GET stream, or the 2024-11-05 SSE stream.
     pub(crate) stream: Mutex<Option<mpsc::UnboundedSender<Message>>>,
+    /// Requests sent to the client, awaiting its answers (POSTed back).
+    pub(crate) peers: Arc<PeerRequests>,
     last_seen: Mutex<Instant>,
 }
 
@@ -46,6 +49,7 @@ impl Session {
             conn: Mutex::new(Connection::new()),
             inflight: Mutex::default(),
             stream: Mutex::default(),
+            peers: PeerRequests::new(),
             last_seen: Mutex::new(Instant::now()),
         })
     }
@@ -85,6 +89,31 @@ impl Session {
         }
         self.stream.lock().expect("lock").take();
     }
+}
+
+/// Sends `session` the change notifications it is owed (list changes, updates of subscribed
+/// resources) down its server→client stream, until that stream closes or the server stops.
+pub(crate) fn forward_changes(st: &Arc<super::State>, session: &Arc<Session>) {
+    let Some(tx) = session.stream.lock().expect("lock").clone() else { return };
+    let (st, session) = (st.clone(), session.clone());
+    let mut changes = st.engine.change_listener();
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                change = changes.recv() => {
+                    let Some(change) = change else { break };
+                    let note = st.engine.legacy_notification(&session.conn.lock().expect("lock"), &change);
+                    if let Some(note) = note {
+                        if tx.send(note).is_err() {
+                            break;
+                        }
+                    }
+                }
+                _ = tx.closed() => break,
+                _ = st.shutting_down() => break,
+            }
+        }
+    });
 }
 
 /// Where sessions live. The default is [`InMemorySessionStore`].

@@ -83,6 +83,7 @@ async fn modern(st: &Arc<State>, h: &HeaderMap, msg: Message) -> Response {
     match st.engine.handle(&mut Connection::new(), Message::Request(req)) {
         Action::Reply(r) => reply::rpc(reply::modern_reply_status(&r), r),
         Action::CallTool(c) => call::respond(st, c, OnDisconnect::Cancel, None).await,
+        Action::Listen(l) => super::listen::respond(st, l),
         Action::Cancel(_) | Action::PeerResponse(_) | Action::Nothing => reply::accepted(),
     }
 }
@@ -137,7 +138,11 @@ async fn legacy(st: &Arc<State>, h: &HeaderMap, msg: Message) -> Response {
             }
             reply::accepted()
         }
-        Action::PeerResponse(_) | Action::Nothing => reply::accepted(),
+        Action::PeerResponse(r) => {
+            session.peers.resolve(r);
+            reply::accepted()
+        }
+        Action::Listen(_) | Action::Nothing => reply::accepted(),
     }
 }
 
@@ -216,8 +221,18 @@ async fn batch(st: &Arc<State>, h: &HeaderMap, items: Vec<Result<Message, RpcRes
         let action = st.engine.handle(&mut session.conn.lock().expect("lock"), msg);
         match action {
             Action::Reply(r) => ready.push(r),
-            Action::CallTool(c) => calls.push(tokio::spawn(st.call(c, Arc::new(|_| {})))),
-            Action::Cancel(_) | Action::PeerResponse(_) | Action::Nothing => {}
+            Action::CallTool(c) => {
+                let s = session.clone();
+                let route: crate::registry::NotificationSink = Arc::new(move |m: Message| {
+                    s.push(m);
+                });
+                let peer = crate::input::Peer::new(route, session.peers.clone());
+                calls.push(tokio::spawn(st.call(c, Arc::new(|_| {}), Some(peer))))
+            }
+            Action::PeerResponse(r) => {
+                session.peers.resolve(r);
+            }
+            Action::Cancel(_) | Action::Listen(_) | Action::Nothing => {}
         }
     }
     for c in calls {
@@ -265,6 +280,7 @@ pub(crate) async fn get(Shared(st): Shared<Arc<State>>, req: HttpRequest) -> Res
         *slot = Some(tx);
         rx
     };
+    super::session::forward_changes(&st, &session);
     legacy_sse::message_stream(&st, None, rx, None::<()>)
 }
 

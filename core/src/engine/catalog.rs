@@ -1,0 +1,269 @@
+//! Lists, reads and renders: `resources/*`, `prompts/*`, `completion/complete`, and the list
+//! replies every `*/list` method shares (pagination, caching hints).
+
+use super::{parse_params, reply_err, shape, Action, Caller, Connection, PendingCall, ServerEngine, Work};
+use crate::completion::CompletionRequest;
+use crate::error::{ErrorCode, ErrorData};
+use crate::input::state::Binding;
+use crate::input::InputSeed;
+use crate::jsonrpc::{Request, RequestId};
+use crate::prompts::PromptArguments;
+use crate::protocol::completion::{CompleteRequestParams, CompletionReference};
+use crate::protocol::logging::LoggingLevel;
+use crate::protocol::{meta, ProtocolVersion};
+use serde_json::{json, Value};
+
+/// The `cursor` param: absent/null, or a string (`-32602` otherwise).
+pub(super) fn cursor(req: &Request) -> Result<Option<&str>, ErrorData> {
+    match req.params.as_ref().and_then(|p| p.get("cursor")) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.as_str())),
+        Some(_) => Err(ErrorData::invalid_params("Invalid params: cursor must be a string")),
+    }
+}
+
+fn progress_token(req: &Request) -> Option<Value> {
+    req.params.as_ref()?.get("_meta")?.get(meta::PROGRESS_TOKEN).cloned()
+}
+
+impl ServerEngine {
+    /// `{<key>: items, nextCursor?}` plus caching hints on modern.
+    pub(super) fn list_reply(
+        &self,
+        id: RequestId,
+        version: ProtocolVersion,
+        key: &str,
+        page: Result<(Vec<Value>, Option<String>), ErrorData>,
+    ) -> Action {
+        let (items, next) = match page {
+            Ok(p) => p,
+            Err(e) => return reply_err(id, e),
+        };
+        let mut result = json!({ key: items });
+        if let Some(n) = next {
+            result["nextCursor"] = json!(n);
+        }
+        if version.is_modern() {
+            self.cache_hints(&mut result);
+        }
+        self.reply_ok(id, version, result)
+    }
+
+    /// How a request's handler gets client input, and what a sealed state binds to.
+    pub(super) fn input_for(
+        &self,
+        req: &Request,
+        caller: Caller,
+        target: &str,
+        arguments: &Value,
+    ) -> Result<(InputSeed, Option<Binding>), ErrorData> {
+        match caller {
+            Caller::Legacy(capabilities) => Ok((InputSeed::Legacy { capabilities }, None)),
+            Caller::Modern(capabilities) => {
+                let binding = Binding::new(&req.method, target, arguments);
+                let seed =
+                    super::mrtr::modern_seed(&self.config, req.params.as_ref(), &binding, capabilities)?;
+                Ok((seed, Some(binding)))
+            }
+        }
+    }
+
+    pub(super) fn resources_list(&self, req: Request, version: ProtocolVersion) -> Action {
+        let registry = self.resources.as_ref().expect("checked by the caller");
+        let page = cursor(&req).and_then(|c| registry.page(c, self.config.page_size)).map(|(items, next)| {
+            let items = items
+                .into_iter()
+                .map(|r| shape::descriptor(serde_json::to_value(r).expect("serializable"), version));
+            (items.collect(), next)
+        });
+        self.list_reply(req.id, version, "resources", page)
+    }
+
+    pub(super) fn templates_list(&self, req: Request, version: ProtocolVersion) -> Action {
+        let registry = self.resources.as_ref().expect("checked by the caller");
+        let page = cursor(&req).and_then(|c| registry.templates_page(c, self.config.page_size)).map(
+            |(items, next)| {
+                let items = items
+                    .into_iter()
+                    .map(|t| shape::descriptor(serde_json::to_value(t).expect("serializable"), version));
+                (items.collect(), next)
+            },
+        );
+        self.list_reply(req.id, version, "resourceTemplates", page)
+    }
+
+    pub(super) fn resources_read(
+        &self,
+        req: Request,
+        version: ProtocolVersion,
+        log_level: Option<LoggingLevel>,
+        caller: Caller,
+    ) -> Action {
+        let registry = self.resources.as_ref().expect("checked by the caller");
+        let Some(uri) =
+            req.params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str).map(str::to_owned)
+        else {
+            return reply_err(
+                req.id,
+                ErrorData::invalid_params("Invalid params: resources/read needs a string uri"),
+            );
+        };
+        let Some((handler, request)) = registry.resolve(&uri) else {
+            // 2026-07-28: -32602 (SEP-2164); earlier revisions: -32002.
+            let code = if version.is_modern() {
+                ErrorCode::INVALID_PARAMS
+            } else {
+                ErrorCode::RESOURCE_NOT_FOUND_LEGACY
+            };
+            return reply_err(
+                req.id,
+                ErrorData::new(code, format!("Resource not found: {uri}")).with_data(json!({ "uri": uri })),
+            );
+        };
+        let (input, binding) = match self.input_for(&req, caller, &uri, &Value::Null) {
+            Ok(x) => x,
+            Err(e) => return reply_err(req.id, e),
+        };
+        Action::CallTool(Box::new(PendingCall {
+            progress_token: progress_token(&req),
+            id: req.id,
+            version,
+            work: Work::Resource { handler, request },
+            log_level,
+            input: Some(input),
+            binding,
+        }))
+    }
+
+    pub(super) fn prompts_list(&self, req: Request, version: ProtocolVersion) -> Action {
+        let registry = self.prompts.as_ref().expect("checked by the caller");
+        let page = cursor(&req).and_then(|c| registry.page(c, self.config.page_size)).map(|(items, next)| {
+            let items = items
+                .into_iter()
+                .map(|p| shape::descriptor(serde_json::to_value(p).expect("serializable"), version));
+            (items.collect(), next)
+        });
+        self.list_reply(req.id, version, "prompts", page)
+    }
+
+    pub(super) fn prompts_get(
+        &self,
+        req: Request,
+        version: ProtocolVersion,
+        log_level: Option<LoggingLevel>,
+        caller: Caller,
+    ) -> Action {
+        let registry = self.prompts.as_ref().expect("checked by the caller");
+        let params = req.params.clone().unwrap_or_default();
+        let Some(name) = params.get("name").and_then(Value::as_str) else {
+            return reply_err(
+                req.id,
+                ErrorData::invalid_params("Invalid params: prompts/get needs a string name"),
+            );
+        };
+        let Some(prompt) = registry.get(name) else {
+            return reply_err(
+                req.id,
+                ErrorData::invalid_params(format!("Unknown prompt: {name}"))
+                    .with_data(json!({ "prompt": name })),
+            );
+        };
+        let raw_args = params.get("arguments").cloned().unwrap_or(Value::Null);
+        let arguments: PromptArguments = match &raw_args {
+            Value::Null => PromptArguments::new(),
+            v => match serde_json::from_value(v.clone()) {
+                Ok(a) => a,
+                Err(_) => {
+                    return reply_err(
+                        req.id,
+                        ErrorData::invalid_params(
+                            "Invalid params: prompt arguments must be an object of strings",
+                        ),
+                    )
+                }
+            },
+        };
+        if let Err(e) = prompt.check_arguments(&arguments) {
+            return reply_err(req.id, e);
+        }
+        let (input, binding) = match self.input_for(&req, caller, name, &raw_args) {
+            Ok(x) => x,
+            Err(e) => return reply_err(req.id, e),
+        };
+        Action::CallTool(Box::new(PendingCall {
+            progress_token: progress_token(&req),
+            id: req.id,
+            version,
+            work: Work::Prompt { prompt, arguments },
+            log_level,
+            input: Some(input),
+            binding,
+        }))
+    }
+
+    pub(super) fn complete(&self, req: Request, version: ProtocolVersion) -> Action {
+        let params: CompleteRequestParams = match parse_params(&req) {
+            Ok(p) => p,
+            Err(e) => return reply_err(req.id, e),
+        };
+        let completer = match &params.reference {
+            CompletionReference::Prompt(p) => match self.prompts.as_ref().and_then(|r| r.get(&p.name)) {
+                Some(prompt) => prompt.completer(&params.argument.name),
+                None => {
+                    return reply_err(
+                        req.id,
+                        ErrorData::invalid_params(format!("Unknown prompt: {}", p.name)),
+                    )
+                }
+            },
+            CompletionReference::Resource(r) => {
+                match self.resources.as_ref().filter(|reg| reg.has_template(&r.uri)) {
+                    Some(reg) => reg.completer(&r.uri, &params.argument.name),
+                    None => {
+                        return reply_err(
+                            req.id,
+                            ErrorData::invalid_params(format!("Unknown resource template: {}", r.uri)),
+                        )
+                    }
+                }
+            }
+        };
+        let request = CompletionRequest {
+            argument: params.argument.name,
+            value: params.argument.value,
+            context: params.context.and_then(|c| c.arguments).unwrap_or_default(),
+        };
+        Action::CallTool(Box::new(PendingCall {
+            id: req.id,
+            version,
+            work: Work::Complete { completer, request },
+            progress_token: None,
+            log_level: None,
+            input: None,
+            binding: None,
+        }))
+    }
+
+    /// Legacy `resources/subscribe` / `resources/unsubscribe`: remembered on the session.
+    pub(super) fn subscribe(&self, conn: &mut Connection, req: Request, version: ProtocolVersion) -> Action {
+        if self.resources.is_none() {
+            return reply_err(req.id, ErrorData::method_not_found(&req.method));
+        }
+        let Some(uri) =
+            req.params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str).map(str::to_owned)
+        else {
+            return reply_err(
+                req.id,
+                ErrorData::invalid_params(format!("Invalid params: {} needs a string uri", req.method)),
+            );
+        };
+        if let Some(s) = &mut conn.legacy {
+            if req.method == "resources/subscribe" {
+                s.subscriptions.insert(uri);
+            } else {
+                s.subscriptions.remove(&uri);
+            }
+        }
+        self.reply_ok(req.id, version, json!({}))
+    }
+}

@@ -1,0 +1,139 @@
+//! Change notifications: `subscriptions/listen` streams (2026-07-28, DIGEST §A.10) and the
+//! notifications a legacy session receives (`*/list_changed`, `resources/updated`).
+
+use super::{parse_params, reply_err, Action, Connection, ServerEngine};
+use crate::changes::{Change, ChangeListener};
+use crate::jsonrpc::{Message, Notification, Request, RequestId, Response};
+use crate::protocol::meta::SUBSCRIPTION_ID;
+use crate::protocol::subscriptions::{SubscriptionFilter, SubscriptionsListenRequestParams};
+use crate::protocol::ProtocolVersion;
+use serde_json::{json, Map, Value};
+
+/// An open `subscriptions/listen` stream: its id (the subscription id) and what it carries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listen {
+    /// The listen request's id.
+    pub id: RequestId,
+    /// The revision it speaks.
+    pub version: ProtocolVersion,
+    /// The notifications this server honours of those asked for.
+    pub filter: SubscriptionFilter,
+}
+
+fn wanted(flag: Option<bool>, supported: bool) -> Option<bool> {
+    (flag == Some(true) && supported).then_some(true)
+}
+
+/// True when an update of `changed` concerns a subscription to `subscribed` (the resource
+/// itself or one below it).
+fn covers(subscribed: &str, changed: &str) -> bool {
+    changed == subscribed
+        || changed
+            .strip_prefix(subscribed)
+            .is_some_and(|rest| subscribed.ends_with('/') || rest.starts_with('/'))
+}
+
+fn notification(method: &str, mut params: Map<String, Value>, subscription: Option<&RequestId>) -> Message {
+    if let Some(id) = subscription {
+        params.insert("_meta".into(), json!({ SUBSCRIPTION_ID: id.to_value() }));
+    }
+    Message::Notification(Notification { method: method.to_owned(), params: Some(params) })
+}
+
+fn change_message(change: &Change, subscription: Option<&RequestId>) -> Message {
+    let (method, params) = match change {
+        Change::ToolsListChanged => ("notifications/tools/list_changed", Map::new()),
+        Change::PromptsListChanged => ("notifications/prompts/list_changed", Map::new()),
+        Change::ResourcesListChanged => ("notifications/resources/list_changed", Map::new()),
+        Change::ResourceUpdated(uri) => {
+            let mut p = Map::new();
+            p.insert("uri".into(), json!(uri));
+            ("notifications/resources/updated", p)
+        }
+    };
+    notification(method, params, subscription)
+}
+
+impl ServerEngine {
+    /// `subscriptions/listen`: the accepted filter, or `-32602` for a malformed one.
+    pub(super) fn listen(&self, req: Request, version: ProtocolVersion) -> Action {
+        let params: SubscriptionsListenRequestParams = match parse_params(&req) {
+            Ok(p) => p,
+            Err(e) => return reply_err(req.id, e),
+        };
+        let asked = params.notifications;
+        let resources = self.resources.is_some();
+        let filter = SubscriptionFilter {
+            tools_list_changed: wanted(asked.tools_list_changed, true),
+            prompts_list_changed: wanted(asked.prompts_list_changed, self.prompts.is_some()),
+            resources_list_changed: wanted(asked.resources_list_changed, resources),
+            resource_subscriptions: asked.resource_subscriptions.filter(|uris| resources && !uris.is_empty()),
+            task_ids: None,
+        };
+        Action::Listen(Listen { id: req.id, version, filter })
+    }
+
+    /// The first message of a listen stream: `notifications/subscriptions/acknowledged`.
+    pub fn listen_ack(&self, listen: &Listen) -> Message {
+        let mut params = Map::new();
+        params.insert("notifications".into(), serde_json::to_value(&listen.filter).expect("serializable"));
+        notification("notifications/subscriptions/acknowledged", params, Some(&listen.id))
+    }
+
+    /// The notification `change` owes a listen stream, tagged with its subscription id.
+    pub fn listen_notification(&self, listen: &Listen, change: &Change) -> Option<Message> {
+        let f = &listen.filter;
+        let wanted = match change {
+            Change::ToolsListChanged => f.tools_list_changed == Some(true),
+            Change::PromptsListChanged => f.prompts_list_changed == Some(true),
+            Change::ResourcesListChanged => f.resources_list_changed == Some(true),
+            Change::ResourceUpdated(uri) => f.resource_subscriptions.iter().flatten().any(|s| covers(s, uri)),
+        };
+        wanted.then(|| change_message(change, Some(&listen.id)))
+    }
+
+    /// The graceful end of a listen stream: its result.
+    pub fn listen_end(&self, listen: &Listen) -> Response {
+        let result = json!({ "resultType": "complete", "_meta": { SUBSCRIPTION_ID: listen.id.to_value() } });
+        Response::result(listen.id.clone(), result)
+    }
+
+    /// The notification `change` owes a legacy session: list changes once initialized,
+    /// resource updates for subscribed URIs.
+    pub fn legacy_notification(&self, conn: &Connection, change: &Change) -> Option<Message> {
+        let session = conn.legacy.as_ref().filter(|s| s.initialized)?;
+        let wanted = match change {
+            Change::ToolsListChanged => true,
+            Change::PromptsListChanged => self.prompts.is_some(),
+            Change::ResourcesListChanged => self.resources.is_some(),
+            Change::ResourceUpdated(uri) => session.subscriptions.iter().any(|s| covers(s, uri)),
+        };
+        wanted.then(|| change_message(change, None))
+    }
+
+    /// A listener for every registry this engine serves.
+    pub fn change_listener(&self) -> ChangeListener {
+        let mut feeds = vec![self.registry.changes()];
+        if let Some(p) = &self.prompts {
+            feeds.push(p.changes());
+        }
+        if let Some(r) = &self.resources {
+            feeds.push(r.changes());
+        }
+        ChangeListener::new(feeds)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::covers;
+
+    #[test]
+    fn updates_cover_the_resource_and_what_is_below_it() {
+        assert!(covers("file:///a", "file:///a"));
+        assert!(covers("file:///a", "file:///a/b"));
+        assert!(covers("file:///a/", "file:///a/b"));
+        assert!(!covers("file:///a", "file:///ab"));
+        assert!(!covers("file:///a/b", "file:///a"));
+    }
+}

@@ -1,0 +1,238 @@
+//! Requests that run host code: tool calls, prompt renders, resource reads and completions.
+//! The engine decides what to run ([`PendingCall`]); the async shell runs it
+//! ([`PendingCall::run`]) and hands the outcome back to [`ServerEngine::finish_call`].
+
+use super::{shape, ServerEngine};
+use crate::completion::{Completer, CompletionRequest};
+use crate::error::{Error, ErrorCode, ErrorData, ErrorKind};
+use crate::input::state::{self, Binding};
+use crate::input::{InputLedger, InputSeed};
+use crate::jsonrpc::{RequestId, Response};
+use crate::prompts::{PromptArguments, RegisteredPrompt};
+use crate::protocol::completion::Completion;
+use crate::protocol::logging::LoggingLevel;
+use crate::protocol::prompts::GetPromptResult;
+use crate::protocol::resources::ResourceContents;
+use crate::protocol::{CallToolResult, ProtocolVersion};
+use crate::registry::{Arguments, BoxFuture, RegisteredTool, ToolContext};
+use crate::resources::{ReadRequest, ResourceHandler};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+/// The host code a request runs.
+pub enum Work {
+    /// `tools/call`.
+    Tool {
+        /// The tool.
+        tool: Arc<RegisteredTool>,
+        /// Validated arguments.
+        arguments: Arguments,
+    },
+    /// `prompts/get`.
+    Prompt {
+        /// The prompt.
+        prompt: Arc<RegisteredPrompt>,
+        /// Its arguments (required ones present).
+        arguments: PromptArguments,
+    },
+    /// `resources/read`.
+    Resource {
+        /// The handler of the resource or template.
+        handler: Arc<dyn ResourceHandler>,
+        /// The URI and matched variables.
+        request: ReadRequest,
+    },
+    /// `completion/complete`.
+    Complete {
+        /// The completer; `None` gives no suggestions.
+        completer: Option<Arc<dyn Completer>>,
+        /// What is being completed.
+        request: CompletionRequest,
+    },
+}
+
+impl std::fmt::Debug for Work {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Work::Tool { tool, .. } => write!(f, "Tool({})", tool.tool().name),
+            Work::Prompt { prompt, .. } => write!(f, "Prompt({})", prompt.prompt().name),
+            Work::Resource { request, .. } => write!(f, "Resource({})", request.uri),
+            Work::Complete { request, .. } => write!(f, "Complete({})", request.argument),
+        }
+    }
+}
+
+/// What host code produced.
+#[derive(Debug)]
+pub enum Outcome {
+    /// A tool result.
+    Tool(CallToolResult),
+    /// A rendered prompt.
+    Prompt(GetPromptResult),
+    /// Resource contents.
+    Resource(Vec<ResourceContents>),
+    /// Suggestions.
+    Complete(Completion),
+}
+
+/// A request the shell must run, then settle with [`ServerEngine::finish_call`].
+#[derive(Debug)]
+pub struct PendingCall {
+    /// The request id.
+    pub id: RequestId,
+    /// The revision the request speaks.
+    pub version: ProtocolVersion,
+    /// What to run.
+    pub work: Work,
+    /// `_meta.progressToken`, when the client wants progress.
+    pub progress_token: Option<Value>,
+    /// The lowest log level the caller wants from this call; `None`: no log messages.
+    pub log_level: Option<LoggingLevel>,
+    /// How the handler may ask the client for input; `None` for completions.
+    pub input: Option<InputSeed>,
+    /// The request a sealed `requestState` is bound to (2026-07-28).
+    pub(crate) binding: Option<Binding>,
+}
+
+impl PendingCall {
+    /// The tool, for a tool call.
+    pub fn tool(&self) -> Option<&Arc<RegisteredTool>> {
+        match &self.work {
+            Work::Tool { tool, .. } => Some(tool),
+            _ => None,
+        }
+    }
+
+    /// Runs the host code with `ctx`.
+    pub fn run(&self, ctx: ToolContext) -> BoxFuture<'static, crate::Result<Outcome>> {
+        match &self.work {
+            Work::Tool { tool, arguments } => {
+                let fut = tool.invoke(arguments.clone(), ctx);
+                Box::pin(async move { fut.await.map(Outcome::Tool) })
+            }
+            Work::Prompt { prompt, arguments } => {
+                let fut = prompt.get(arguments.clone(), ctx);
+                Box::pin(async move { fut.await.map(Outcome::Prompt) })
+            }
+            Work::Resource { handler, request } => {
+                let fut = handler.read(request.clone(), ctx);
+                Box::pin(async move { fut.await.map(Outcome::Resource) })
+            }
+            Work::Complete { completer, request } => match completer {
+                Some(c) => {
+                    let fut = c.complete(request.clone());
+                    Box::pin(async move { fut.await.map(|c| Outcome::Complete(crate::completion::cap(c))) })
+                }
+                None => Box::pin(async { Ok(Outcome::Complete(Completion::default())) }),
+            },
+        }
+    }
+}
+
+impl ServerEngine {
+    /// Turns the outcome of a call into its response. `ledger` is the call's input book: when
+    /// a 2026-07-28 handler stopped for input, the response is an `InputRequiredResult`.
+    pub fn finish_call(
+        &self,
+        call: &PendingCall,
+        outcome: crate::Result<Outcome>,
+        ledger: Option<&InputLedger>,
+    ) -> Response {
+        let id = call.id.clone();
+        let outcome = match outcome {
+            Err(e) if e.kind() == ErrorKind::InputRequired => {
+                return match self.input_required(call, ledger) {
+                    Ok(result) => Response::result(id, result),
+                    Err(e) => Response::error(Some(id), e),
+                };
+            }
+            other => other,
+        };
+        let value = match (&call.work, outcome) {
+            (Work::Tool { tool, .. }, outcome) => {
+                let outcome = outcome.and_then(|o| match o {
+                    Outcome::Tool(r) => Ok(r),
+                    _ => Err(Error::protocol("a tool produced something else than a tool result")),
+                });
+                match tool.settle(outcome) {
+                    Ok(result) => shape::call_tool_result(
+                        serde_json::to_value(result).expect("serializable"),
+                        call.version,
+                    ),
+                    Err(e) => return Response::error(Some(id), e),
+                }
+            }
+            (_, Err(e)) => return Response::error(Some(id), host_error(e)),
+            (_, Ok(Outcome::Prompt(p))) => {
+                shape::prompt_result(serde_json::to_value(p).expect("serializable"), call.version)
+            }
+            (_, Ok(Outcome::Resource(contents))) => {
+                let mut v = json!({ "contents": contents });
+                shape::resource_contents(&mut v, call.version);
+                if call.version.is_modern() {
+                    self.cache_hints(&mut v);
+                }
+                v
+            }
+            (_, Ok(Outcome::Complete(c))) => json!({ "completion": c }),
+            (_, Ok(Outcome::Tool(_))) => {
+                return Response::error(
+                    Some(id),
+                    ErrorData::internal("Internal error: unexpected tool result"),
+                )
+            }
+        };
+        self.ok(id, call.version, value)
+    }
+
+    /// The response for a call whose handler panicked or was lost.
+    pub fn crashed_call(&self, call: &PendingCall, why: &str) -> Response {
+        match &call.work {
+            Work::Tool { tool, .. } => {
+                let e = Error::tool(format!("Tool {} crashed: {why}", tool.tool().name));
+                self.finish_call(call, Err(e), None)
+            }
+            _ => Response::error(
+                Some(call.id.clone()),
+                ErrorData::internal(format!("Internal error: the handler crashed: {why}")),
+            ),
+        }
+    }
+
+    /// The `InputRequiredResult` owed when a 2026-07-28 handler stopped for input.
+    fn input_required(&self, call: &PendingCall, ledger: Option<&InputLedger>) -> Result<Value, ErrorData> {
+        let (Some(ledger), Some(binding), true) = (ledger, &call.binding, call.version.is_modern()) else {
+            return Err(ErrorData::internal(
+                "Internal error: the handler asked for client input it cannot get here",
+            ));
+        };
+        let pending = ledger.pending();
+        if pending.missing.is_empty() {
+            return Err(ErrorData::internal(
+                "Internal error: the handler stopped for input without asking for any",
+            ));
+        }
+        let sealed = state::seal(
+            &self.config.input_state_key,
+            binding,
+            pending.used,
+            pending.user,
+            self.config.input_state_ttl,
+            SystemTime::now(),
+        );
+        Ok(json!({
+            "resultType": "input_required",
+            "inputRequests": pending.missing,
+            "requestState": sealed,
+        }))
+    }
+}
+
+/// A non-tool handler's error on the wire: JSON-RPC errors as they are, the rest `-32603`.
+fn host_error(e: Error) -> ErrorData {
+    match e.rpc_error() {
+        Some(d) if e.kind() == ErrorKind::Rpc => d.clone(),
+        _ => ErrorData::new(ErrorCode::INTERNAL_ERROR, format!("Internal error: {}", e.message())),
+    }
+}

@@ -1,0 +1,234 @@
+//! Sealed MRTR `requestState` (DIGEST §A.9): what a server needs to resume a request after the
+//! client gathered input, authenticated with HMAC-SHA256 so any server instance holding the key
+//! accepts it and a tampered, expired or replayed-to-another-request one is rejected.
+//!
+//! Wire form: `base64url(json) "." base64url(hmac(key, json))`, no padding. The JSON binds the
+//! method, the target (tool or prompt name, resource URI) and a digest of the arguments, and
+//! carries the answers the handler already used plus the handler's own state.
+
+use crate::error::ErrorData;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine as _;
+use hmac::{Hmac, Mac};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// The secret that seals `requestState`. Share one key between server instances behind a load
+/// balancer so any of them can resume a request; the default is random per process.
+#[derive(Clone, PartialEq, Eq)]
+pub struct StateKey(Vec<u8>);
+
+impl StateKey {
+    /// A key from secret bytes (use at least 32 random bytes).
+    pub fn new(bytes: impl Into<Vec<u8>>) -> Self {
+        StateKey(bytes.into())
+    }
+
+    /// A fresh random 32-byte key.
+    pub fn random() -> Self {
+        let mut bytes = vec![0u8; 32];
+        getrandom::fill(&mut bytes).expect("the OS random source works");
+        StateKey(bytes)
+    }
+
+    fn mac(&self) -> HmacSha256 {
+        HmacSha256::new_from_slice(&self.0).expect("HMAC takes keys of any length")
+    }
+}
+
+impl std::fmt::Debug for StateKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StateKey(<redacted>)")
+    }
+}
+
+/// What a sealed `requestState` holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Sealed {
+    /// The request's method (`tools/call`, `prompts/get`, `resources/read`).
+    #[serde(rename = "m")]
+    pub(crate) method: String,
+    /// The tool or prompt name, or the resource URI.
+    #[serde(rename = "t")]
+    pub(crate) target: String,
+    /// Digest of the request's arguments.
+    #[serde(rename = "d")]
+    pub(crate) digest: String,
+    /// Answers the handler used in earlier rounds, by input key.
+    #[serde(rename = "a", default, skip_serializing_if = "Map::is_empty")]
+    pub(crate) answers: Map<String, Value>,
+    /// The handler's own state ([`crate::registry::ToolContext::set_request_state`]).
+    #[serde(rename = "u", default, skip_serializing_if = "Option::is_none")]
+    pub(crate) user: Option<Value>,
+    /// Expiry, milliseconds since the Unix epoch.
+    #[serde(rename = "x")]
+    pub(crate) expires_ms: u64,
+}
+
+/// The request a state is bound to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Binding {
+    pub(crate) method: String,
+    pub(crate) target: String,
+    pub(crate) digest: String,
+}
+
+impl Binding {
+    /// Binds `method` on `target` with `arguments` (digest over canonical JSON).
+    pub(crate) fn new(method: &str, target: &str, arguments: &Value) -> Self {
+        let mut canonical = String::new();
+        write_canonical(arguments, &mut canonical);
+        let digest = Sha256::digest(canonical.as_bytes());
+        Binding {
+            method: method.to_owned(),
+            target: target.to_owned(),
+            digest: URL_SAFE_NO_PAD.encode(&digest[..16]),
+        }
+    }
+}
+
+fn write_canonical(v: &Value, out: &mut String) {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(k.clone()).to_string());
+                out.push(':');
+                write_canonical(&m[k], out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+fn now_ms(now: SystemTime) -> u64 {
+    now.duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
+/// Seals the state of `binding` with its answers and user state, valid for `ttl` from `now`.
+pub(crate) fn seal(
+    key: &StateKey,
+    binding: &Binding,
+    answers: Map<String, Value>,
+    user: Option<Value>,
+    ttl: Duration,
+    now: SystemTime,
+) -> String {
+    let sealed = Sealed {
+        method: binding.method.clone(),
+        target: binding.target.clone(),
+        digest: binding.digest.clone(),
+        answers,
+        user,
+        expires_ms: now_ms(now).saturating_add(ttl.as_millis() as u64),
+    };
+    let json = serde_json::to_vec(&sealed).expect("serializable");
+    let mut mac = key.mac();
+    mac.update(&json);
+    let tag = mac.finalize().into_bytes();
+    format!("{}.{}", URL_SAFE_NO_PAD.encode(&json), URL_SAFE_NO_PAD.encode(tag))
+}
+
+fn rejected(why: &str) -> ErrorData {
+    ErrorData::invalid_params(format!("Invalid params: requestState rejected: {why}"))
+}
+
+/// Opens a state sealed by [`seal`]: `-32602` when it was not sealed with `key`, was altered,
+/// has expired, or belongs to another request than `binding`.
+pub(crate) fn open(
+    key: &StateKey,
+    state: &str,
+    binding: &Binding,
+    now: SystemTime,
+) -> Result<Sealed, ErrorData> {
+    let (body, tag) =
+        state.split_once('.').ok_or_else(|| rejected("malformed (not issued by this server)"))?;
+    let json = URL_SAFE_NO_PAD.decode(body).map_err(|_| rejected("malformed (not issued by this server)"))?;
+    let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| rejected("malformed (not issued by this server)"))?;
+    let mut mac = key.mac();
+    mac.update(&json);
+    mac.verify_slice(&tag)
+        .map_err(|_| rejected("integrity check failed (tampered, or sealed with another key)"))?;
+    let sealed: Sealed = serde_json::from_slice(&json).map_err(|_| rejected("unreadable contents"))?;
+    if sealed.expires_ms < now_ms(now) {
+        return Err(rejected("expired; send the request again without requestState"));
+    }
+    if sealed.method != binding.method || sealed.target != binding.target {
+        return Err(rejected(&format!(
+            "it was issued for {} {:?}, not {} {:?}",
+            sealed.method, sealed.target, binding.method, binding.target
+        )));
+    }
+    if sealed.digest != binding.digest {
+        return Err(rejected("it was issued for the same target with different arguments"));
+    }
+    Ok(sealed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn binding() -> Binding {
+        Binding::new("tools/call", "weather", &json!({"city": "Paris", "days": 2}))
+    }
+
+    #[test]
+    fn round_trip_keeps_answers_and_user_state() {
+        let key = StateKey::random();
+        let mut answers = Map::new();
+        answers.insert("k".into(), json!({"action": "accept"}));
+        let now = SystemTime::now();
+        let s = seal(&key, &binding(), answers.clone(), Some(json!([1, 2])), Duration::from_secs(60), now);
+        let opened = open(&key, &s, &binding(), now).unwrap();
+        assert_eq!(opened.answers, answers);
+        assert_eq!(opened.user, Some(json!([1, 2])));
+    }
+
+    #[test]
+    fn argument_order_does_not_matter() {
+        let a = Binding::new("tools/call", "t", &json!({"a": 1, "b": {"y": 2, "x": 1}}));
+        let b =
+            Binding::new("tools/call", "t", &serde_json::from_str(r#"{"b":{"x":1,"y":2},"a":1}"#).unwrap());
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn tampered_expired_foreign_and_rebound_states_are_rejected() {
+        let key = StateKey::random();
+        let now = SystemTime::now();
+        let s = seal(&key, &binding(), Map::new(), None, Duration::from_secs(60), now);
+        let msg = |r: Result<Sealed, ErrorData>| r.unwrap_err().message;
+        assert!(msg(open(&key, &format!("{s}-TAMPERED"), &binding(), now)).contains("integrity"));
+        assert!(msg(open(&StateKey::random(), &s, &binding(), now)).contains("integrity"));
+        let later = now + Duration::from_secs(61);
+        assert!(msg(open(&key, &s, &binding(), later)).contains("expired"));
+        let other_tool = Binding::new("tools/call", "other", &json!({"city": "Paris", "days": 2}));
+        assert!(msg(open(&key, &s, &other_tool, now)).contains("issued for tools/call \"weather\""));
+        let other_args = Binding::new("tools/call", "weather", &json!({"city": "Rome", "days": 2}));
+        assert!(msg(open(&key, &s, &other_args, now)).contains("different arguments"));
+        assert!(msg(open(&key, "garbage", &binding(), now)).contains("malformed"));
+        assert_eq!(open(&key, "x.y", &binding(), now).unwrap_err().code, crate::ErrorCode::INVALID_PARAMS);
+    }
+}
