@@ -200,10 +200,13 @@ pub fn modern_headers(body: &Value) -> Vec<(String, String)> {
     }
     if let Some(m) = body["method"].as_str() {
         h.push(("Mcp-Method".to_owned(), m.to_owned()));
-        if m == "tools/call" {
-            if let Some(n) = body["params"]["name"].as_str() {
-                h.push(("Mcp-Name".to_owned(), n.to_owned()));
-            }
+        let name = match m {
+            "tools/call" | "prompts/get" => body["params"]["name"].as_str(),
+            "resources/read" => body["params"]["uri"].as_str(),
+            _ => None,
+        };
+        if let Some(n) = name {
+            h.push(("Mcp-Name".to_owned(), n.to_owned()));
         }
     }
     h

@@ -2,6 +2,7 @@
 
 pub mod http;
 pub mod schema;
+pub mod wire;
 
 use mcpcore::client::{Client, ClientOptions};
 use mcpcore::transport::child::StdioCommand;

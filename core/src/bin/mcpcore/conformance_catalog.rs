@@ -114,8 +114,13 @@ pub(crate) fn prompts() -> Result<PromptRegistry> {
     Ok(p)
 }
 
-/// Tools that add or remove a tool or prompt, so list changes reach listening clients.
-pub(crate) fn register_triggers(tools: &Arc<ToolRegistry>, prompts: &Arc<PromptRegistry>) -> Result<()> {
+/// Tools that add or remove a tool or prompt, or announce a resource update, so changes reach
+/// listening clients.
+pub(crate) fn register_triggers(
+    tools: &Arc<ToolRegistry>,
+    prompts: &Arc<PromptRegistry>,
+    resources: &Arc<ResourceRegistry>,
+) -> Result<()> {
     let weak: Weak<ToolRegistry> = Arc::downgrade(tools);
     tools.register(
         Tool::new(
@@ -156,6 +161,22 @@ pub(crate) fn register_triggers(tools: &Arc<ToolRegistry>, prompts: &Arc<PromptR
                     })?;
                 }
                 Ok(CallToolResult::text("Prompt list changed"))
+            }
+        },
+    )?;
+    let resources = resources.clone();
+    tools.register(
+        Tool::new(
+            "test_trigger_resource_update",
+            "Announces that the resource at `uri` changed (resources/updated).",
+            json!({"type": "object", "properties": {"uri": {"type": "string"}}, "required": ["uri"]}),
+        ),
+        move |args: Arguments, _: ToolContext| {
+            let resources = resources.clone();
+            async move {
+                let uri = args.get("uri").and_then(Value::as_str).unwrap_or_default();
+                resources.notify_updated(uri);
+                Ok(CallToolResult::text(format!("Updated {uri}")))
             }
         },
     )?;

@@ -1,4 +1,4 @@
-//! `mcpcore conformance-server --listen 127.0.0.1:PORT`: the fixture the official conformance
+//! `mcpcore conformance-server --listen 127.0.0.1:PORT` (or `--stdio`): the fixture the official conformance
 //! suite drives in server mode (tool names and outputs from the suite's reference fixture; see
 //! tests/conformance/NOTES.md §6). Both lineages on `/mcp`.
 //! Input tools (sampling, elicitation, roots; MRTR) are in `conformance_input.rs`; resources,
@@ -159,8 +159,8 @@ fn registry() -> mcpcore::Result<ToolRegistry> {
 fn server() -> mcpcore::Result<Server> {
     let tools = Arc::new(registry()?);
     let prompts = Arc::new(super::conformance_catalog::prompts()?);
-    super::conformance_catalog::register_triggers(&tools, &prompts)?;
     let resources = Arc::new(super::conformance_catalog::resources()?);
+    super::conformance_catalog::register_triggers(&tools, &prompts, &resources)?;
     let config = ServerConfig::new("mcpcore-conformance", env!("CARGO_PKG_VERSION"));
     Ok(Server::new(config, tools).with_resources(resources).with_prompts(prompts))
 }
@@ -168,15 +168,12 @@ fn server() -> mcpcore::Result<Server> {
 /// Serves the fixture until Ctrl-C.
 pub(crate) async fn main(args: Vec<String>) -> ExitCode {
     let listen = match args.as_slice() {
-        [flag, addr] if flag == "--listen" => addr.clone(),
+        [flag, addr] if flag == "--listen" => Some(addr.clone()),
+        [flag] if flag == "--stdio" => None,
         _ => {
-            eprintln!("usage: mcpcore conformance-server --listen 127.0.0.1:PORT");
+            eprintln!("usage: mcpcore conformance-server --listen 127.0.0.1:PORT | --stdio");
             return ExitCode::from(1);
         }
-    };
-    let Ok(addr) = listen.parse() else {
-        eprintln!("mcpcore: --listen needs IP:PORT, not {listen:?}");
-        return ExitCode::from(1);
     };
     let server = match server() {
         Ok(s) => s,
@@ -184,6 +181,19 @@ pub(crate) async fn main(args: Vec<String>) -> ExitCode {
             crate::report(&e);
             return ExitCode::from(1);
         }
+    };
+    let Some(listen) = listen else {
+        return match server.serve_stdio().await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                crate::report(&e);
+                ExitCode::from(1)
+            }
+        };
+    };
+    let Ok(addr) = listen.parse() else {
+        eprintln!("mcpcore: --listen needs IP:PORT, not {listen:?}");
+        return ExitCode::from(1);
     };
     let serving = match server.serve_http(addr, HttpServerConfig::default()).await {
         Ok(s) => s,
