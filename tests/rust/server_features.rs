@@ -3,7 +3,7 @@
 //! process over stdio and HTTP, each lineage, every emitted message checked against the schema
 //! of the revision spoken.
 
-use mcpcore::ProtocolVersion::{V2024_11_05, V2025_11_25, V2026_07_28};
+use mcpcore::ProtocolVersion::{V2024_11_05, V2025_03_26, V2025_06_18, V2025_11_25, V2026_07_28};
 use mcpcore_tests::http::{modern_headers, open, read_until, sse_events};
 use mcpcore_tests::wire::{Via, Wire};
 use serde_json::{json, Value};
@@ -22,7 +22,7 @@ fn code(r: &Value) -> i64 {
 #[tokio::test]
 async fn resources_prompts_and_completion_in_every_lineage() {
     for via in BOTH {
-        for version in [V2024_11_05, V2025_11_25, V2026_07_28] {
+        for version in [V2024_11_05, V2025_03_26, V2025_06_18, V2025_11_25, V2026_07_28] {
             let what = format!("{via:?} {version}");
             let mut w = Wire::open(via, version, json!({})).await;
             let r = w.call("resources/list", json!({})).await;
