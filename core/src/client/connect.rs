@@ -100,8 +100,9 @@ pub(crate) async fn http(url: &str, http: HttpOptions, options: ClientOptions) -
     if http.transport == HttpTransport::Sse {
         return sse(url, http, &options, &ours).await;
     }
-    let channel = streamable::connect(url.clone(), http.clone(), options.max_frame)?;
+    let (channel, stream) = streamable::connect_with_handle(url.clone(), http.clone(), options.max_frame)?;
     let client = Client::from_channel(channel, None, options.clone());
+    let _ = client.inner.server_stream.set(stream);
     if ours.iter().any(|v| v.is_modern()) {
         match probe(&client, &ours).await? {
             Probe::Modern(n) => {
@@ -220,7 +221,7 @@ pub(crate) async fn initialize(client: &Client, ours: &[ProtocolVersion]) -> Res
     let requested = *legacy.iter().max().ok_or_else(|| Error::protocol("no legacy version to offer"))?;
     let params = json!({
         "protocolVersion": requested.as_str(),
-        "capabilities": client.inner.options.capabilities,
+        "capabilities": client.declared_capabilities(requested),
         "clientInfo": client.inner.options.info,
     });
     let Value::Object(params) = params else { unreachable!("built as an object") };
@@ -249,5 +250,11 @@ pub(crate) async fn initialize(client: &Client, ours: &[ProtocolVersion]) -> Res
         instructions: result.instructions,
         server_versions: Vec::new(),
     });
+    // Legacy HTTP: a server may send its requests (elicitation, sampling, roots) on the GET
+    // stream rather than on the POST stream of the call they belong to (the TypeScript SDK does
+    // unless told the related request), so a client that answers them listens there too.
+    if client.inner.options.input.is_some() {
+        client.open_server_stream();
+    }
     Ok(())
 }
