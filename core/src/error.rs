@@ -119,6 +119,10 @@ pub enum ErrorKind {
     /// A 2026-07-28 handler needs client input it does not have yet (see [`crate::input`]);
     /// the server answers with an `InputRequiredResult`. Propagate it unchanged.
     InputRequired,
+    /// A resource the client asked for does not exist: the server answered `resources/read` with
+    /// `-32602` (2026-07-28) or `-32002` (legacy); [`Error::code`] and [`Error::data`] keep its
+    /// error.
+    ResourceNotFound,
 }
 
 /// The one error type of the mcpcore API.
@@ -152,6 +156,19 @@ impl Error {
     /// An error carrying a JSON-RPC error object received from (or meant for) the peer.
     pub fn rpc(data: ErrorData) -> Self {
         Error { kind: ErrorKind::Rpc, message: data.message.clone(), rpc: Some(data), status: None }
+    }
+    /// A [`ErrorKind::ResourceNotFound`] error carrying the server's error object.
+    pub fn resource_not_found(data: ErrorData) -> Self {
+        Error {
+            kind: ErrorKind::ResourceNotFound,
+            message: data.message.clone(),
+            rpc: Some(data),
+            status: None,
+        }
+    }
+    /// True for [`ErrorKind::ResourceNotFound`].
+    pub fn is_resource_not_found(&self) -> bool {
+        self.kind == ErrorKind::ResourceNotFound
     }
     /// The kind.
     pub fn kind(&self) -> ErrorKind {

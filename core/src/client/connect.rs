@@ -66,7 +66,7 @@ pub(crate) async fn stdio(cmd: StdioCommand, options: ClientOptions) -> Result<C
             Ok(client)
         }
         Probe::Legacy if ours.iter().any(|v| !v.is_modern()) => {
-            initialize(&client, &ours).await?;
+            legacy_or_late_modern(&client, &ours).await?;
             Ok(client)
         }
         Probe::Exited(e) if ours.iter().any(|v| !v.is_modern()) => {
@@ -87,6 +87,21 @@ pub(crate) async fn stdio(cmd: StdioCommand, options: ClientOptions) -> Result<C
     }
 }
 
+/// `initialize`; when the server refuses it with `-32022` (a modern-only server that was too
+/// slow to answer the probe in time, e.g. a Python server still importing), probe again.
+async fn legacy_or_late_modern(client: &Client, ours: &[ProtocolVersion]) -> Result<()> {
+    match initialize_raw(client, ours).await {
+        Err(e) if e.code() == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION => match probe(client, ours).await? {
+            Probe::Modern(n) => {
+                client.set_negotiated(*n);
+                Ok(())
+            }
+            _ => Err(Error::protocol(format!("initialize failed: {} (code {})", e.message(), e.code()))),
+        },
+        other => other,
+    }
+}
+
 /// Connects over HTTP (DIGEST §B.9): probe modern with `server/discover`; else legacy
 /// `initialize` over Streamable HTTP; if that POST is refused with a 4xx, the 2024-11-05
 /// HTTP+SSE transport at the same URL.
@@ -100,8 +115,9 @@ pub(crate) async fn http(url: &str, http: HttpOptions, options: ClientOptions) -
     if http.transport == HttpTransport::Sse {
         return sse(url, http, &options, &ours).await;
     }
-    let channel = streamable::connect(url.clone(), http.clone(), options.max_frame)?;
+    let (channel, stream) = streamable::connect_with_handle(url.clone(), http.clone(), options.max_frame)?;
     let client = Client::from_channel(channel, None, options.clone());
+    let _ = client.inner.server_stream.set(stream);
     if ours.iter().any(|v| v.is_modern()) {
         match probe(&client, &ours).await? {
             Probe::Modern(n) => {
@@ -216,16 +232,28 @@ async fn probe(client: &Client, ours: &[ProtocolVersion]) -> Result<Probe> {
 
 /// Runs the legacy handshake on `client`.
 pub(crate) async fn initialize(client: &Client, ours: &[ProtocolVersion]) -> Result<()> {
+    initialize_raw(client, ours).await.map_err(|e| {
+        if e.code() == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION && e.kind() == ErrorKind::Rpc {
+            Error::protocol(format!("initialize failed: {} (code {})", e.message(), e.code()))
+        } else {
+            e
+        }
+    })
+}
+
+/// `initialize`, keeping a `-32022` refusal as the JSON-RPC error it is.
+async fn initialize_raw(client: &Client, ours: &[ProtocolVersion]) -> Result<()> {
     let legacy: Vec<ProtocolVersion> = ours.iter().copied().filter(|v| !v.is_modern()).collect();
     let requested = *legacy.iter().max().ok_or_else(|| Error::protocol("no legacy version to offer"))?;
     let params = json!({
         "protocolVersion": requested.as_str(),
-        "capabilities": client.inner.options.capabilities,
+        "capabilities": client.declared_capabilities(requested),
         "clientInfo": client.inner.options.info,
     });
     let Value::Object(params) = params else { unreachable!("built as an object") };
     let v = client.send_request("initialize", params, None, &CallOptions::default()).await.map_err(|e| {
-        if e.kind() == ErrorKind::Rpc {
+        // -32022 stays itself: the caller may probe the modern lineage again.
+        if e.kind() == ErrorKind::Rpc && e.code() != ErrorCode::UNSUPPORTED_PROTOCOL_VERSION {
             Error::protocol(format!("initialize failed: {} (code {})", e.message(), e.code()))
         } else {
             e
@@ -249,5 +277,11 @@ pub(crate) async fn initialize(client: &Client, ours: &[ProtocolVersion]) -> Res
         instructions: result.instructions,
         server_versions: Vec::new(),
     });
+    // Legacy HTTP: a server may send its requests (elicitation, sampling, roots) on the GET
+    // stream rather than on the POST stream of the call they belong to (the TypeScript SDK does
+    // unless told the related request), so a client that answers them listens there too.
+    if client.inner.options.input.is_some() {
+        client.open_server_stream();
+    }
     Ok(())
 }

@@ -12,8 +12,19 @@
 //! # Ok(()) }
 //! ```
 
+mod cache;
 mod connect;
+mod events;
+mod input;
+mod listen;
+mod mrtr;
+mod prompts;
+mod resources;
 mod router;
+
+pub use events::ServerEvent;
+pub use input::{BoxFuture, InputHandler, InputKinds};
+pub use listen::{Subscription, SubscriptionEnd};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::{Message, Notification, Request, RequestId, Response};
@@ -31,12 +42,23 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 /// How a client connects and behaves.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ClientOptions {
     /// Who we are (`clientInfo`).
     pub info: Implementation,
-    /// What we offer.
+    /// What we offer beyond input: `experimental`, `extensions`, `sampling` sub-flags. The
+    /// `elicitation`, `sampling` and `roots` entries are declared only for the kinds
+    /// [`ClientOptions::input`] answers (see [`InputKinds`]).
     pub capabilities: ClientCapabilities,
+    /// Answers the server's elicitation, sampling and roots requests, on both lineages (legacy
+    /// server→client requests, modern MRTR `input_required` results). `None`: none are declared.
+    pub input: Option<Arc<dyn InputHandler>>,
+    /// Modern MRTR: how many times one call is retried with input before failing (default 8).
+    pub max_input_rounds: usize,
+    /// Keep cacheable results (`tools/list`, `prompts/list`, `resources/list`,
+    /// `resources/templates/list`, `resources/read`) while their `ttlMs` says they are fresh
+    /// (default on; DIGEST §A.7).
+    pub cache: bool,
     /// Pin one revision (no negotiation beyond it).
     pub version: Option<ProtocolVersion>,
     /// Pin one lineage.
@@ -54,12 +76,32 @@ impl Default for ClientOptions {
         ClientOptions {
             info: Implementation::new("mcpcore", env!("CARGO_PKG_VERSION")),
             capabilities: ClientCapabilities::default(),
+            input: None,
+            max_input_rounds: 8,
+            cache: true,
             version: None,
             lineage: None,
             request_timeout: Duration::from_secs(60),
             probe_timeout: Duration::from_secs(5),
             max_frame: DEFAULT_MAX_FRAME,
         }
+    }
+}
+
+impl std::fmt::Debug for ClientOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientOptions")
+            .field("info", &self.info)
+            .field("capabilities", &self.capabilities)
+            .field("input", &self.input.as_ref().map(|h| h.kinds()))
+            .field("max_input_rounds", &self.max_input_rounds)
+            .field("cache", &self.cache)
+            .field("version", &self.version)
+            .field("lineage", &self.lineage)
+            .field("request_timeout", &self.request_timeout)
+            .field("probe_timeout", &self.probe_timeout)
+            .field("max_frame", &self.max_frame)
+            .finish()
     }
 }
 
@@ -116,6 +158,8 @@ struct Inner {
     process: Option<Arc<ChildProcess>>,
     /// Completes when the transport has sent its last frame (an HTTP session's DELETE).
     flushed: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// Legacy Streamable HTTP: opens the GET stream server-initiated messages travel on.
+    server_stream: std::sync::OnceLock<crate::http::client::streamable::StreamHandle>,
 }
 
 /// Sends `notifications/cancelled` for a request whose caller stopped waiting.
@@ -159,7 +203,7 @@ impl Client {
         options: ClientOptions,
     ) -> Client {
         let Channel { tx, rx, flushed } = channel;
-        let shared = Arc::new(Shared::default());
+        let shared = Arc::new(Shared::new(options.input.clone(), options.cache));
         tokio::spawn(router::run(shared.clone(), rx, tx.downgrade()));
         Client {
             inner: Arc::new(Inner {
@@ -170,6 +214,7 @@ impl Client {
                 options,
                 process,
                 flushed: std::sync::Mutex::new(flushed),
+                server_stream: std::sync::OnceLock::new(),
             }),
         }
     }
@@ -214,6 +259,57 @@ impl Client {
         self.inner.shared.set_log_handler(Some(Arc::new(handler)));
     }
 
+    /// Receives the server's change notifications that belong to no listen stream: on legacy
+    /// sessions `notifications/{tools,prompts,resources}/list_changed` and
+    /// `notifications/resources/updated` (see [`Client::subscribe_resource`]). Replaces any
+    /// earlier handler. On legacy Streamable HTTP this opens the GET stream they travel on.
+    /// (Cached results are invalidated whether or not a handler is set.)
+    ///
+    /// ```no_run
+    /// # async fn demo(client: mcpcore::client::Client) -> mcpcore::Result<()> {
+    /// use mcpcore::client::ServerEvent;
+    /// client.on_notification(|event| match event {
+    ///     ServerEvent::ResourceUpdated(p) => println!("{} changed", p.uri),
+    ///     other => println!("{}", other.method()),
+    /// });
+    /// client.subscribe_resource("file:///project/config.json").await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn on_notification(&self, handler: impl Fn(ServerEvent) + Send + Sync + 'static) {
+        self.inner.shared.set_event_handler(Some(Arc::new(handler)));
+        self.open_server_stream();
+    }
+
+    /// Legacy sessions whose input handler declared `roots_list_changed`: tells the server the
+    /// roots changed (`notifications/roots/list_changed`). Does nothing on the modern lineage,
+    /// which has no such notification.
+    pub fn roots_changed(&self) -> Result<()> {
+        if self.current_version().is_some_and(|v| v.is_modern()) {
+            return Ok(());
+        }
+        self.notify("notifications/roots/list_changed", None)
+    }
+
+    /// Forgets every cached result.
+    pub fn clear_cache(&self) {
+        if let Some(c) = &self.inner.shared.cache {
+            c.clear();
+        }
+    }
+
+    /// Opens the legacy HTTP GET stream (once), if this is a legacy Streamable HTTP session.
+    fn open_server_stream(&self) {
+        if let Some(s) = self.inner.server_stream.get() {
+            s.open();
+        }
+    }
+
+    /// The capabilities declared for `version`: the host's, with the input kinds of its handler.
+    pub(crate) fn declared_capabilities(&self, version: ProtocolVersion) -> ClientCapabilities {
+        let kinds = self.inner.options.input.as_ref().map(|h| h.kinds()).unwrap_or_default();
+        input::capabilities(&self.inner.options.capabilities, kinds, version)
+    }
+
     /// The options.
     pub fn options(&self) -> &ClientOptions {
         &self.inner.options
@@ -233,13 +329,39 @@ impl Client {
         self.request_with(method, params, &CallOptions::default()).await
     }
 
-    /// [`Client::request`] with per-call options.
+    /// [`Client::request`] with per-call options. On the modern lineage, `tools/call`,
+    /// `prompts/get` and `resources/read` answered with `input_required` are retried with the
+    /// input of [`ClientOptions::input`] (MRTR) until complete.
     pub async fn request_with(&self, method: &str, params: Value, opts: &CallOptions) -> Result<Value> {
-        let params = match params {
-            Value::Null => Map::new(),
-            Value::Object(m) => m,
-            _ => return Err(Error::invalid_input("request params must be a JSON object")),
-        };
+        self.request_inner(method, object(params)?, opts).await.map(|(v, _)| v)
+    }
+
+    /// Sends `method`, running MRTR rounds where they apply; the `bool` says whether the result
+    /// came from a retry.
+    async fn request_inner(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        opts: &CallOptions,
+    ) -> Result<(Value, bool)> {
+        let modern = self.current_version().is_some_and(|v| v.is_modern());
+        if modern && mrtr::METHODS.contains(&method) {
+            return mrtr::run(self, method, params, opts).await;
+        }
+        let v = self.request_once(method, params, opts).await?;
+        if modern {
+            check_result_type(method, &v)?;
+        }
+        Ok((v, false))
+    }
+
+    /// One request (no MRTR); a `-32022` on a modern connection renegotiates and retries once.
+    pub(crate) async fn request_once(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        opts: &CallOptions,
+    ) -> Result<Value> {
         let version = self.current_version();
         match self.send_request(method, params.clone(), version, opts).await {
             Err(e)
@@ -251,6 +373,45 @@ impl Client {
             }
             other => other,
         }
+    }
+
+    /// A cacheable request: served from the cache while fresh, stored when the server says
+    /// for how long.
+    pub(crate) async fn cached_request(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        opts: &CallOptions,
+    ) -> Result<Value> {
+        let cache = self.inner.shared.cache.as_ref();
+        if let Some(v) = cache.and_then(|c| c.get(method, &params)) {
+            return Ok(v);
+        }
+        let (v, retried) = self.request_inner(method, params.clone(), opts).await?;
+        if let (Some(c), false) = (cache, retried) {
+            c.put(method, &params, &v);
+        }
+        Ok(v)
+    }
+
+    /// [`Client::cached_request`], read as `T`.
+    pub(crate) async fn typed_cached<T: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<T> {
+        self.typed_cached_with(method, params, &CallOptions::default()).await
+    }
+
+    /// [`Client::typed_cached`] with per-call options.
+    pub(crate) async fn typed_cached_with<T: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Value,
+        opts: &CallOptions,
+    ) -> Result<T> {
+        let v = self.cached_request(method, object(params)?, opts).await?;
+        serde_json::from_value(v).map_err(|e| Error::protocol(format!("malformed {method} result: {e}")))
     }
 
     fn renegotiate(&self, e: &Error) -> Result<ProtocolVersion> {
@@ -278,7 +439,7 @@ impl Client {
             m.insert(meta::PROTOCOL_VERSION.into(), json!(version.as_str()));
             m.insert(
                 meta::CLIENT_CAPABILITIES.into(),
-                serde_json::to_value(&self.inner.options.capabilities).expect("serializable"),
+                serde_json::to_value(self.declared_capabilities(version)).expect("serializable"),
             );
             m.insert(
                 meta::CLIENT_INFO.into(),
@@ -363,11 +524,7 @@ impl Client {
             Ok(Err(e)) => return Err(e),
             Err(_) => return Err(Error::closed("connection closed")),
         };
-        let value = resp.outcome.map_err(Error::rpc)?;
-        if version.is_some_and(|v| v.is_modern()) {
-            check_result_type(method, &value)?;
-        }
-        Ok(value)
+        resp.outcome.map_err(Error::rpc)
     }
 
     /// Sends a notification.
@@ -385,29 +542,14 @@ impl Client {
         let _ = self.notify("notifications/cancelled", Some(params));
     }
 
-    /// One page of `tools/list`.
+    /// One page of `tools/list` (served from the cache while fresh).
     pub async fn list_tools_page(&self, cursor: Option<String>) -> Result<ListToolsResult> {
-        let params = match cursor {
-            Some(c) => json!({ "cursor": c }),
-            None => json!({}),
-        };
-        let v = self.request("tools/list", params).await?;
-        serde_json::from_value(v).map_err(|e| Error::protocol(format!("malformed tools/list result: {e}")))
+        self.typed_cached("tools/list", page_params(cursor)).await
     }
 
     /// Every tool, following `nextCursor` (at most 1000 pages).
     pub async fn list_tools(&self) -> Result<Vec<Tool>> {
-        let mut tools = Vec::new();
-        let mut cursor = None;
-        for _ in 0..1000 {
-            let page = self.list_tools_page(cursor).await?;
-            tools.extend(page.tools);
-            match page.next_cursor {
-                Some(c) => cursor = Some(c),
-                None => return Ok(tools),
-            }
-        }
-        Err(Error::protocol("tools/list returned more than 1000 pages"))
+        all_pages("tools/list", |c| self.list_tools_page(c), |p| (p.tools, p.next_cursor)).await
     }
 
     /// Calls a tool.
@@ -415,7 +557,8 @@ impl Client {
         self.call_tool_with(name, arguments, &CallOptions::default()).await
     }
 
-    /// Calls a tool with per-call options (timeout, progress).
+    /// Calls a tool with per-call options (timeout, progress, log level). On the modern lineage
+    /// a tool that needs input (MRTR) gets it from [`ClientOptions::input`].
     pub async fn call_tool_with(
         &self,
         name: &str,
@@ -442,11 +585,52 @@ impl Client {
     }
 }
 
+/// Request params as an object (`null` = none).
+fn object(params: Value) -> Result<Map<String, Value>> {
+    match params {
+        Value::Null => Ok(Map::new()),
+        Value::Object(m) => Ok(m),
+        _ => Err(Error::invalid_input("request params must be a JSON object")),
+    }
+}
+
+/// Params of a paginated list request.
+fn page_params(cursor: Option<String>) -> Value {
+    match cursor {
+        Some(c) => json!({ "cursor": c }),
+        None => json!({}),
+    }
+}
+
+/// Follows `nextCursor` through at most 1000 pages.
+async fn all_pages<P, T, F, Fut>(
+    method: &str,
+    fetch: F,
+    split: impl Fn(P) -> (Vec<T>, Option<String>),
+) -> Result<Vec<T>>
+where
+    F: Fn(Option<String>) -> Fut,
+    Fut: std::future::Future<Output = Result<P>>,
+{
+    let mut items = Vec::new();
+    let mut cursor = None;
+    for _ in 0..1000 {
+        let (page, next) = split(fetch(cursor).await?);
+        items.extend(page);
+        match next {
+            Some(c) => cursor = Some(c),
+            None => return Ok(items),
+        }
+    }
+    Err(Error::protocol(format!("{method} returned more than 1000 pages")))
+}
+
+/// A modern result of a method that may not ask for input must be complete.
 fn check_result_type(method: &str, value: &Value) -> Result<()> {
     match value.get("resultType").and_then(Value::as_str) {
         None | Some("complete") => Ok(()),
         Some("input_required") => Err(Error::protocol(format!(
-            "{method}: the server asked for more input (input_required), which this client does not handle yet"
+            "{method}: the server answered input_required, which only tools/call, prompts/get and resources/read may"
         ))),
         Some(other) => Err(Error::protocol(format!("{method}: unknown resultType {other:?}"))),
     }

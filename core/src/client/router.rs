@@ -1,15 +1,21 @@
-//! Inbound side of a client connection: correlates responses by id, delivers progress, answers
-//! the few server→client requests a legacy server may send, and fails every pending call with the
-//! transport's reason when the connection ends.
+//! Inbound side of a client connection: correlates responses by id, delivers progress, log
+//! messages and change notifications (to the cache, the host and listen streams), answers the
+//! server→client requests of a legacy server through the host's [`InputHandler`], and fails
+//! every pending call with the transport's reason when the connection ends.
 
-use crate::error::{Error, ErrorData};
+use super::cache::ResultCache;
+use super::events::{self, ServerEvent};
+use super::input::{self, InputHandler};
+use crate::error::{Error, ErrorCode, ErrorData};
 use crate::jsonrpc::{Inbound, Message, Notification, Request, RequestId, Response};
 use crate::protocol::logging::LoggingMessageNotificationParams;
 use crate::protocol::notifications::ProgressNotificationParams;
+use crate::protocol::subscriptions::SubscriptionFilter;
+use crate::protocol::InputRequest;
 use crate::transport::{OutFrame, TransportEvent};
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, oneshot};
 
 /// Progress updates for one request.
@@ -28,6 +34,33 @@ impl std::fmt::Debug for LogSlot {
     }
 }
 
+/// Receives change notifications that belong to no listen stream.
+pub(crate) type EventHandler = Arc<dyn Fn(ServerEvent) + Send + Sync>;
+
+/// The host's hooks: input handler and notification handler.
+#[derive(Default)]
+pub(crate) struct Hooks {
+    pub(crate) input: Option<Arc<dyn InputHandler>>,
+    events: Mutex<Option<EventHandler>>,
+}
+
+impl std::fmt::Debug for Hooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hooks").field("input", &self.input.is_some()).finish_non_exhaustive()
+    }
+}
+
+/// What the router tells one listen stream.
+#[derive(Debug)]
+pub(crate) enum ListenMsg {
+    /// `notifications/subscriptions/acknowledged`: the honoured filter.
+    Ack(SubscriptionFilter),
+    /// A tagged notification.
+    Event(ServerEvent),
+    /// The server tore the subscription down with `notifications/cancelled`.
+    Cancelled(Option<String>),
+}
+
 /// State shared between the client handle and its router task.
 #[derive(Debug, Default)]
 pub(crate) struct Shared {
@@ -35,6 +68,21 @@ pub(crate) struct Shared {
     progress: Mutex<HashMap<String, ProgressTx>>,
     closed: Mutex<Option<String>>,
     log: LogSlot,
+    pub(crate) hooks: Hooks,
+    listens: Mutex<HashMap<RequestId, mpsc::UnboundedSender<ListenMsg>>>,
+    /// Fresh results (DIGEST §A.7); `None` when the host turned caching off.
+    pub(crate) cache: Option<ResultCache>,
+}
+
+impl Shared {
+    /// State for a client with this input handler, caching or not.
+    pub(crate) fn new(input: Option<Arc<dyn InputHandler>>, cache: bool) -> Shared {
+        Shared {
+            hooks: Hooks { input, events: Mutex::default() },
+            cache: cache.then(ResultCache::default),
+            ..Shared::default()
+        }
+    }
 }
 
 fn token_key(token: &Value) -> String {
@@ -65,6 +113,14 @@ impl Shared {
     pub(crate) fn remove_progress(&self, token: &Value) {
         self.progress.lock().expect("lock").remove(&token_key(token));
     }
+    /// Registers a listen stream; its messages go to `tx`.
+    pub(crate) fn add_listen(&self, id: RequestId, tx: mpsc::UnboundedSender<ListenMsg>) {
+        self.listens.lock().expect("lock").insert(id, tx);
+    }
+    /// Forgets a listen stream.
+    pub(crate) fn remove_listen(&self, id: &RequestId) {
+        self.listens.lock().expect("lock").remove(id);
+    }
     /// Why the connection closed, once it has.
     pub(crate) fn closed_reason(&self) -> Option<String> {
         self.closed.lock().expect("lock").clone()
@@ -93,11 +149,59 @@ impl Shared {
             let _ = tx.send(Err(Error::closed(reason.clone())));
         }
         self.progress.lock().expect("lock").clear();
+        // Dropping the senders ends every listen stream.
+        self.listens.lock().expect("lock").clear();
     }
 
     /// Sets the host's log handler.
     pub(crate) fn set_log_handler(&self, handler: Option<LogHandler>) {
         *self.log.0.lock().expect("lock") = handler;
+    }
+
+    /// Sets the host's notification handler.
+    pub(crate) fn set_event_handler(&self, handler: Option<EventHandler>) {
+        *self.hooks.events.lock().expect("lock") = handler;
+    }
+
+    /// A listen stream's acknowledgement, a server-side cancellation of one, or a change
+    /// notification: to the cache, then to its listen stream (when tagged) or the host.
+    /// `false` when `n` is none of these.
+    fn change(&self, n: Notification) -> bool {
+        let sub = events::subscription_id(&n);
+        if n.method == "notifications/subscriptions/acknowledged" {
+            let filter = n.params.as_ref().and_then(|p| p.get("notifications")).cloned();
+            let filter = filter.and_then(|f| serde_json::from_value(f).ok()).unwrap_or_default();
+            if let Some(tx) = sub.and_then(|id| self.listens.lock().expect("lock").get(&id).cloned()) {
+                let _ = tx.send(ListenMsg::Ack(filter));
+            }
+            return true;
+        }
+        if n.method == "notifications/cancelled" {
+            let p = n.params.as_ref();
+            let id = p.and_then(|p| p.get("requestId")).and_then(RequestId::from_value);
+            let reason = p.and_then(|p| p.get("reason")).and_then(Value::as_str).map(str::to_owned);
+            if let Some(tx) = id.and_then(|id| self.listens.lock().expect("lock").remove(&id)) {
+                let _ = tx.send(ListenMsg::Cancelled(reason));
+            }
+            return true;
+        }
+        let Some(event) = ServerEvent::from_notification(n) else { return false };
+        if let Some(c) = &self.cache {
+            c.invalidate(&event);
+        }
+        let listen = sub.and_then(|id| self.listens.lock().expect("lock").get(&id).cloned());
+        match listen {
+            Some(tx) => {
+                let _ = tx.send(ListenMsg::Event(event));
+            }
+            None => {
+                let handler = self.hooks.events.lock().expect("lock").clone();
+                if let Some(h) = handler {
+                    h(event);
+                }
+            }
+        }
+        true
     }
 
     fn notification(&self, n: Notification) {
@@ -110,6 +214,7 @@ impl Shared {
             return;
         }
         if n.method != "notifications/progress" {
+            self.change(n);
             return;
         }
         let Some(params) = n.params else { return };
@@ -122,11 +227,39 @@ impl Shared {
     }
 }
 
-/// Answers a server→client request. Issue-level features (sampling, elicitation, roots) plug in here.
-fn answer(req: Request) -> Response {
-    match req.method.as_str() {
-        "ping" => Response::result(req.id, json!({})),
-        other => Response::error(Some(req.id), ErrorData::method_not_found(other)),
+/// Answers a legacy server→client request: `ping`, and through the host's [`InputHandler`]
+/// `elicitation/create`, `sampling/createMessage` and `roots/list` (when the handler answers that
+/// kind; otherwise, like any other method, `-32601`).
+async fn answer(handler: Option<Arc<dyn InputHandler>>, req: Request) -> Response {
+    let Request { id, method, params } = req;
+    if method == "ping" {
+        return Response::result(id, json!({}));
+    }
+    let request = match input::from_legacy(&method, params) {
+        Some(Ok(r)) => r,
+        Some(Err(e)) => return Response::error(Some(id), ErrorData::invalid_params(e.message())),
+        None => return Response::error(Some(id), ErrorData::method_not_found(&method)),
+    };
+    let Some(handler) = handler.filter(|h| {
+        let k = h.kinds();
+        match &request {
+            InputRequest::Elicit(_) => k.elicitation,
+            InputRequest::CreateMessage(_) => k.sampling,
+            InputRequest::ListRoots(_) => k.roots,
+        }
+    }) else {
+        return Response::error(Some(id), ErrorData::method_not_found(&method));
+    };
+    match input::answer(handler.as_ref(), request).await {
+        Ok(r) => Response::result(id, serde_json::to_value(r).expect("input responses serialize")),
+        Err(e) => {
+            let data = e.rpc_error().cloned().unwrap_or_else(|| {
+                let code =
+                    if e.code() == ErrorCode::INVALID_PARAMS { e.code() } else { ErrorCode::INTERNAL_ERROR };
+                ErrorData::new(code, e.message())
+            });
+            Response::error(Some(id), data)
+        }
     }
 }
 
@@ -140,9 +273,14 @@ pub(crate) async fn run(
         Message::Response(r) => shared.deliver(r),
         Message::Notification(n) => shared.notification(n),
         Message::Request(req) => {
-            if let Some(tx) = tx.upgrade() {
-                let _ = tx.send(OutFrame::One(Message::Response(answer(req))));
-            }
+            // Answered off the router task: a handler may wait on the user, or call the server.
+            let (tx, handler) = (tx.clone(), shared.hooks.input.clone());
+            tokio::spawn(async move {
+                let resp = answer(handler, req).await;
+                if let Some(tx) = tx.upgrade() {
+                    let _ = tx.send(OutFrame::One(Message::Response(resp)));
+                }
+            });
         }
     };
     let mut reason = "connection closed".to_owned();

@@ -232,7 +232,7 @@ impl ServerEngine {
 /// A non-tool handler's error on the wire: JSON-RPC errors as they are, the rest `-32603`.
 fn host_error(e: Error) -> ErrorData {
     match e.rpc_error() {
-        Some(d) if e.kind() == ErrorKind::Rpc => d.clone(),
+        Some(d) if matches!(e.kind(), ErrorKind::Rpc | ErrorKind::ResourceNotFound) => d.clone(),
         _ => ErrorData::new(ErrorCode::INTERNAL_ERROR, format!("Internal error: {}", e.message())),
     }
 }

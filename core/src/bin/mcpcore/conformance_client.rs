@@ -3,12 +3,14 @@
 //! `MCP_CONFORMANCE_PROTOCOL_VERSION` and extra data in `MCP_CONFORMANCE_CONTEXT` (see
 //! tests/conformance/NOTES.md §7). Every scenario uses the ordinary client API.
 
-use mcpcore::client::{Client, ClientOptions};
+use mcpcore::client::{BoxFuture, Client, ClientOptions, InputHandler, InputKinds};
 use mcpcore::http::client::HttpOptions;
+use mcpcore::protocol::elicitation::{ElicitAction, ElicitRequestParams, ElicitResult};
 use mcpcore::protocol::Tool;
 use mcpcore::{Error, ProtocolVersion};
 use serde_json::{json, Map, Value};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// Runs the scenario against the URL (the last argument).
 pub(crate) async fn main(args: Vec<String>) -> ExitCode {
@@ -27,9 +29,28 @@ pub(crate) async fn main(args: Vec<String>) -> ExitCode {
     }
 }
 
-fn options() -> ClientOptions {
+/// Accepts every form elicitation without filling anything in: the client adds the schema's
+/// defaults (SEP-1034), which is what `elicitation-sep1034-client-defaults` checks.
+struct AcceptDefaults;
+
+impl InputHandler for AcceptDefaults {
+    fn kinds(&self) -> InputKinds {
+        InputKinds { elicitation: true, ..InputKinds::default() }
+    }
+    fn elicit(&self, _params: ElicitRequestParams) -> BoxFuture<'_, mcpcore::Result<ElicitResult>> {
+        Box::pin(async { Ok(ElicitResult::new(ElicitAction::Accept)) })
+    }
+}
+
+/// The client options for `scenario`. Only the elicitation scenarios get an input handler: with
+/// one, a legacy HTTP client opens the GET stream right after `initialize` (servers may send their
+/// requests there), and the `sse-retry` mock counts any GET as the reconnection it measures.
+fn options(scenario: &str) -> ClientOptions {
     let mut o = ClientOptions::default();
     o.info.name = "mcpcore-conformance-client".into();
+    if scenario.starts_with("elicitation") || scenario.starts_with("sep-2322") {
+        o.input = Some(Arc::new(AcceptDefaults));
+    }
     o.version =
         std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").ok().and_then(|v| ProtocolVersion::parse(&v));
     o
@@ -63,7 +84,7 @@ fn sample_arguments(tool: &Tool) -> Value {
 }
 
 async fn run(scenario: &str, url: &str) -> mcpcore::Result<()> {
-    let client = Client::connect_http(url, HttpOptions::default(), options()).await?;
+    let client = Client::connect_http(url, HttpOptions::default(), options(scenario)).await?;
     let outcome = scenario_body(&client, scenario).await;
     client.close().await;
     outcome
@@ -103,6 +124,24 @@ async fn scenario_body(client: &Client, scenario: &str) -> mcpcore::Result<()> {
             Ok(())
         }
         "http-standard-headers" => exercise_everything(client).await,
+        "elicitation-sep1034-client-defaults" => {
+            client.list_tools().await?;
+            client.call_tool("test_client_elicitation_defaults", json!({})).await?;
+            Ok(())
+        }
+        "sep-2322-client-request-state" => {
+            // MRTR: the elicitation is answered by the handler and the call retried with a new
+            // id and the echoed requestState; the unrelated call carries neither.
+            for tool in [
+                "test_mrtr_echo_state",
+                "test_mrtr_unrelated",
+                "test_mrtr_no_state",
+                "test_mrtr_no_result_type",
+            ] {
+                client.call_tool(tool, json!({})).await?;
+            }
+            Ok(())
+        }
         "json-schema-2020-12-preservation" => {
             let tools = client.list_tools().await?;
             let tool = tools
@@ -124,17 +163,11 @@ async fn exercise_everything(client: &Client) -> mcpcore::Result<()> {
     for tool in client.list_tools().await? {
         client.call_tool(&tool.name, sample_arguments(&tool)).await?;
     }
-    let resources = client.request("resources/list", json!({})).await?;
-    for r in resources.get("resources").and_then(Value::as_array).into_iter().flatten() {
-        if let Some(uri) = r.get("uri").and_then(Value::as_str) {
-            client.request("resources/read", json!({ "uri": uri })).await?;
-        }
+    for r in client.list_resources().await? {
+        client.read_resource(&r.uri).await?;
     }
-    let prompts = client.request("prompts/list", json!({})).await?;
-    for p in prompts.get("prompts").and_then(Value::as_array).into_iter().flatten() {
-        if let Some(name) = p.get("name").and_then(Value::as_str) {
-            client.request("prompts/get", json!({ "name": name })).await?;
-        }
+    for p in client.list_prompts().await? {
+        client.get_prompt(&p.name, None).await?;
     }
     Ok(())
 }

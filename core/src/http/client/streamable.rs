@@ -51,6 +51,32 @@ struct Conn {
 
 /// Opens a Streamable HTTP channel to `url`. Nothing is sent until the client sends.
 pub fn connect(url: reqwest::Url, opts: HttpOptions, max_frame: usize) -> crate::Result<Channel> {
+    connect_with_handle(url, opts, max_frame).map(|(channel, _)| channel)
+}
+
+/// Opens the legacy GET stream of a connection on demand (subscriptions, change notifications
+/// and server→client requests of a legacy session travel on it).
+#[derive(Debug, Clone)]
+pub struct StreamHandle(std::sync::Weak<Conn>);
+
+impl StreamHandle {
+    /// Opens the GET stream once, if the connection holds a legacy session (no-op otherwise,
+    /// and on the modern lineage, which has no GET stream).
+    pub fn open(&self) {
+        if let Some(conn) = self.0.upgrade() {
+            if conn.session.lock().expect("lock").0.is_some() {
+                conn.open_get_stream();
+            }
+        }
+    }
+}
+
+/// [`connect`], plus a handle that opens the legacy GET stream later.
+pub fn connect_with_handle(
+    url: reqwest::Url,
+    opts: HttpOptions,
+    max_frame: usize,
+) -> crate::Result<(Channel, StreamHandle)> {
     let http = opts.client()?;
     let (tx, rx) = mpsc::unbounded_channel();
     let (events, erx) = mpsc::unbounded_channel();
@@ -70,8 +96,9 @@ pub fn connect(url: reqwest::Url, opts: HttpOptions, max_frame: usize) -> crate:
         get_stream: Mutex::default(),
         reinit_ids: AtomicU64::new(1),
     });
+    let handle = StreamHandle(Arc::downgrade(&conn));
     let flushed = tokio::spawn(pump(conn, rx));
-    Ok(Channel { tx, rx: erx, flushed: Some(flushed) })
+    Ok((Channel { tx, rx: erx, flushed: Some(flushed) }, handle))
 }
 
 async fn pump(conn: Arc<Conn>, mut rx: mpsc::UnboundedReceiver<OutFrame>) {

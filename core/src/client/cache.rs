@@ -1,0 +1,157 @@
+//! The client's result cache (DIGEST §A.7): results of `tools/list`, `prompts/list`,
+//! `resources/list`, `resources/templates/list` (each page) and `resources/read`, kept while
+//! fresh by their `ttlMs`, keyed by method and the params that affect the result.
+//!
+//! Only complete first-round results are stored (never MRTR retries); a result without `ttlMs`
+//! (legacy servers) or with `ttlMs: 0` is never stored. The matching `list_changed` /
+//! `resources/updated` notification drops entries; so does
+//! [`Client::clear_cache`](super::Client::clear_cache). Both `public` and `private` scopes are
+//! kept: one client is one authorization context.
+
+use super::events::ServerEvent;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// The methods whose results may be cached.
+pub(crate) const CACHEABLE: [&str; 5] =
+    ["tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"];
+
+#[derive(Debug)]
+struct Entry {
+    value: Value,
+    expires: Instant,
+    method: String,
+    uri: Option<String>,
+}
+
+/// Fresh results by key.
+#[derive(Debug, Default)]
+pub(crate) struct ResultCache {
+    entries: Mutex<HashMap<String, Entry>>,
+}
+
+/// The cache key: the method and the params without `_meta` (serde_json maps are sorted, so
+/// equal params give equal keys).
+fn key(method: &str, params: &Map<String, Value>) -> String {
+    let mut p = params.clone();
+    p.remove("_meta");
+    format!("{method} {}", Value::Object(p))
+}
+
+impl ResultCache {
+    /// A fresh cached result, if any.
+    pub(crate) fn get(&self, method: &str, params: &Map<String, Value>) -> Option<Value> {
+        let k = key(method, params);
+        let mut entries = self.entries.lock().expect("lock");
+        match entries.get(&k) {
+            Some(e) if Instant::now() < e.expires => Some(e.value.clone()),
+            Some(_) => {
+                entries.remove(&k);
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// Stores `value` when it is a complete result with a positive `ttlMs`.
+    pub(crate) fn put(&self, method: &str, params: &Map<String, Value>, value: &Value) {
+        if !CACHEABLE.contains(&method)
+            || params.contains_key("inputResponses")
+            || params.contains_key("requestState")
+        {
+            return;
+        }
+        if value.get("resultType").and_then(Value::as_str).is_some_and(|t| t != "complete") {
+            return;
+        }
+        // Negative or fractional values: treat as 0 / whole milliseconds (DIGEST §A.7).
+        let ttl = value.get("ttlMs").and_then(Value::as_f64).unwrap_or(0.0);
+        if ttl < 1.0 || !ttl.is_finite() {
+            return;
+        }
+        let entry = Entry {
+            value: value.clone(),
+            expires: Instant::now() + Duration::from_millis(ttl.min(1e12) as u64),
+            method: method.to_owned(),
+            uri: params.get("uri").and_then(Value::as_str).map(str::to_owned),
+        };
+        self.entries.lock().expect("lock").insert(key(method, params), entry);
+    }
+
+    /// Drops what `event` makes stale.
+    pub(crate) fn invalidate(&self, event: &ServerEvent) {
+        let mut entries = self.entries.lock().expect("lock");
+        match event {
+            ServerEvent::ToolsListChanged => entries.retain(|_, e| e.method != "tools/list"),
+            ServerEvent::PromptsListChanged => entries.retain(|_, e| e.method != "prompts/list"),
+            ServerEvent::ResourcesListChanged => {
+                entries.retain(|_, e| e.method != "resources/list" && e.method != "resources/templates/list")
+            }
+            // The updated URI may be the read one or under it (or, for a read of a directory,
+            // above it).
+            ServerEvent::ResourceUpdated(p) => entries.retain(|_, e| {
+                e.method != "resources/read"
+                    || e.uri.as_deref().is_none_or(|u| !(u.starts_with(&p.uri) || p.uri.starts_with(u)))
+            }),
+            ServerEvent::Other(_) => {}
+        }
+    }
+
+    /// Drops everything.
+    pub(crate) fn clear(&self) {
+        self.entries.lock().expect("lock").clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::resources::ResourceUpdatedNotificationParams;
+    use serde_json::json;
+
+    fn m(v: Value) -> Map<String, Value> {
+        match v {
+            Value::Object(m) => m,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn stores_fresh_complete_results_only() {
+        let c = ResultCache::default();
+        let p = m(json!({"_meta": {"x": 1}}));
+        c.put("tools/list", &p, &json!({"tools": []}));
+        assert!(c.get("tools/list", &p).is_none(), "no ttlMs: not cached");
+        c.put("tools/list", &p, &json!({"tools": [], "ttlMs": 0}));
+        assert!(c.get("tools/list", &p).is_none(), "ttlMs 0: not cached");
+        c.put("tools/list", &p, &json!({"resultType": "complete", "tools": [], "ttlMs": 60000}));
+        assert!(c.get("tools/list", &m(json!({}))).is_some(), "_meta is not part of the key");
+        assert!(c.get("tools/list", &m(json!({"cursor": "2"}))).is_none(), "pages are separate");
+        let retry = m(json!({"uri": "a://x", "requestState": "s"}));
+        c.put("resources/read", &retry, &json!({"contents": [], "ttlMs": 60000}));
+        assert!(c.get("resources/read", &retry).is_none(), "MRTR retries are never cached");
+        c.put("tools/call", &p, &json!({"content": [], "ttlMs": 60000}));
+        assert!(c.get("tools/call", &p).is_none());
+    }
+
+    #[test]
+    fn notifications_invalidate() {
+        let c = ResultCache::default();
+        let fresh = json!({"ttlMs": 60000});
+        c.put("tools/list", &m(json!({})), &fresh);
+        c.put("resources/templates/list", &m(json!({})), &fresh);
+        c.put("resources/read", &m(json!({"uri": "file:///a/b"})), &fresh);
+        c.put("resources/read", &m(json!({"uri": "file:///c"})), &fresh);
+        c.invalidate(&ServerEvent::ResourcesListChanged);
+        assert!(c.get("resources/templates/list", &m(json!({}))).is_none());
+        assert!(c.get("tools/list", &m(json!({}))).is_some());
+        let updated = ResourceUpdatedNotificationParams { uri: "file:///a/b/c.txt".into(), meta: None };
+        c.invalidate(&ServerEvent::ResourceUpdated(updated));
+        assert!(c.get("resources/read", &m(json!({"uri": "file:///a/b"}))).is_none());
+        assert!(c.get("resources/read", &m(json!({"uri": "file:///c"}))).is_some());
+        c.invalidate(&ServerEvent::ToolsListChanged);
+        assert!(c.get("tools/list", &m(json!({}))).is_none());
+    }
+}
