@@ -22,6 +22,18 @@ pub(super) fn cursor(req: &Request) -> Result<Option<&str>, ErrorData> {
     }
 }
 
+/// A page of descriptors, each serialized and shaped to `version`.
+pub(super) fn shaped<T: serde::Serialize>(
+    page: Result<(Vec<T>, Option<String>), ErrorData>,
+    version: ProtocolVersion,
+    shape: fn(Value, ProtocolVersion) -> Value,
+) -> Result<(Vec<Value>, Option<String>), ErrorData> {
+    page.map(|(items, next)| {
+        let items = items.into_iter().map(|i| shape(serde_json::to_value(i).expect("serializable"), version));
+        (items.collect(), next)
+    })
+}
+
 fn progress_token(req: &Request) -> Option<Value> {
     req.params.as_ref()?.get("_meta")?.get(meta::PROGRESS_TOKEN).cloned()
 }
@@ -70,25 +82,15 @@ impl ServerEngine {
 
     pub(super) fn resources_list(&self, req: Request, version: ProtocolVersion) -> Action {
         let registry = self.resources.as_ref().expect("checked by the caller");
-        let page = cursor(&req).and_then(|c| registry.page(c, self.config.page_size)).map(|(items, next)| {
-            let items = items
-                .into_iter()
-                .map(|r| shape::descriptor(serde_json::to_value(r).expect("serializable"), version));
-            (items.collect(), next)
-        });
+        let page = cursor(&req).and_then(|c| registry.page(c, self.config.page_size));
+        let page = shaped(page, version, shape::descriptor);
         self.list_reply(req.id, version, "resources", page)
     }
 
     pub(super) fn templates_list(&self, req: Request, version: ProtocolVersion) -> Action {
         let registry = self.resources.as_ref().expect("checked by the caller");
-        let page = cursor(&req).and_then(|c| registry.templates_page(c, self.config.page_size)).map(
-            |(items, next)| {
-                let items = items
-                    .into_iter()
-                    .map(|t| shape::descriptor(serde_json::to_value(t).expect("serializable"), version));
-                (items.collect(), next)
-            },
-        );
+        let page = cursor(&req).and_then(|c| registry.templates_page(c, self.config.page_size));
+        let page = shaped(page, version, shape::descriptor);
         self.list_reply(req.id, version, "resourceTemplates", page)
     }
 
@@ -137,12 +139,8 @@ impl ServerEngine {
 
     pub(super) fn prompts_list(&self, req: Request, version: ProtocolVersion) -> Action {
         let registry = self.prompts.as_ref().expect("checked by the caller");
-        let page = cursor(&req).and_then(|c| registry.page(c, self.config.page_size)).map(|(items, next)| {
-            let items = items
-                .into_iter()
-                .map(|p| shape::descriptor(serde_json::to_value(p).expect("serializable"), version));
-            (items.collect(), next)
-        });
+        let page = cursor(&req).and_then(|c| registry.page(c, self.config.page_size));
+        let page = shaped(page, version, shape::descriptor);
         self.list_reply(req.id, version, "prompts", page)
     }
 

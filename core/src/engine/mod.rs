@@ -442,12 +442,7 @@ impl ServerEngine {
 
     fn tools_list(&self, req: Request, version: ProtocolVersion) -> Action {
         let page = catalog::cursor(&req).and_then(|c| self.registry.page(c, self.config.page_size));
-        let page = page.map(|(tools, next)| {
-            let tools = tools
-                .into_iter()
-                .map(|t| shape::tool(serde_json::to_value(t).expect("serializable"), version));
-            (tools.collect(), next)
-        });
+        let page = catalog::shaped(page, version, shape::tool);
         self.list_reply(req.id, version, "tools", page)
     }
 
