@@ -24,6 +24,7 @@ pub mod registry;
 pub mod remote;
 pub mod resources;
 pub mod server;
+pub mod tasks;
 pub mod transport;
 
 pub use error::{Error, ErrorCode, ErrorData, ErrorKind, Result};

@@ -132,6 +132,7 @@ impl ServerEngine {
             log_level,
             input: Some(input),
             binding,
+            task: None,
         }))
     }
 
@@ -198,6 +199,7 @@ impl ServerEngine {
             log_level,
             input: Some(input),
             binding,
+            task: None,
         }))
     }
 
@@ -241,6 +243,7 @@ impl ServerEngine {
             log_level: None,
             input: None,
             binding: None,
+            task: None,
         }))
     }
 
