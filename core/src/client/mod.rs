@@ -365,7 +365,8 @@ impl Client {
         };
         let value = resp.outcome.map_err(Error::rpc)?;
         if version.is_some_and(|v| v.is_modern()) {
-            check_result_type(method, &value)?;
+            let tasks = crate::tasks::declares_tasks(&self.inner.options.capabilities);
+            check_result_type(method, &value, tasks)?;
         }
         Ok(value)
     }
@@ -442,9 +443,13 @@ impl Client {
     }
 }
 
-fn check_result_type(method: &str, value: &Value) -> Result<()> {
+/// A modern result's `resultType` must be one this client understands: `complete`, and `task`
+/// (a `CreateTaskResult`, returned as is) on `tools/call` when the client declares the Tasks
+/// extension.
+fn check_result_type(method: &str, value: &Value, tasks: bool) -> Result<()> {
     match value.get("resultType").and_then(Value::as_str) {
         None | Some("complete") => Ok(()),
+        Some("task") if tasks && method == "tools/call" => Ok(()),
         Some("input_required") => Err(Error::protocol(format!(
             "{method}: the server asked for more input (input_required), which this client does not handle yet"
         ))),
