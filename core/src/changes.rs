@@ -1,5 +1,5 @@
-//! Change notifications from the registries: list changes and resource updates, fanned out to
-//! every connection that listens (legacy sessions, `subscriptions/listen` streams).
+//! Change notifications from the registries: list changes, resource updates and task changes,
+//! fanned out to every connection that listens (legacy sessions, `subscriptions/listen` streams).
 
 use tokio::sync::broadcast;
 
@@ -14,6 +14,8 @@ pub enum Change {
     ResourcesListChanged,
     /// The resource with this URI changed.
     ResourceUpdated(String),
+    /// The task with this id changed (Tasks extension; see [`crate::tasks::Tasks::changes`]).
+    Task(String),
 }
 
 /// The sending side of a registry's changes; cheap to clone.

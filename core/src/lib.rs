@@ -7,7 +7,7 @@
 //!
 //! Layers (see ARCHITECTURE.md): [`jsonrpc`] and [`protocol`] are pure data; [`engine`] holds
 //! the protocol rules of both lineages as pure functions; [`registry`] holds tools; the async
-//! shell is [`transport`], [`client`] and [`server`].
+//! shell is [`transport`], [`client`] and [`server`]; [`tasks`] is the 2026-07-28 Tasks extension.
 #![warn(missing_docs)]
 
 pub mod changes;
@@ -24,6 +24,7 @@ pub mod registry;
 pub mod remote;
 pub mod resources;
 pub mod server;
+pub mod tasks;
 pub mod transport;
 
 pub use error::{Error, ErrorCode, ErrorData, ErrorKind, Result};

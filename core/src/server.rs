@@ -56,6 +56,14 @@ impl Server {
         self
     }
 
+    /// Keeps tasks (Tasks extension, [`crate::tasks`]) in `store` instead of the default
+    /// bounded in-memory store. Task settings (`ttlMs`, `pollIntervalMs`) are in
+    /// [`ServerConfig::tasks`].
+    pub fn with_task_store(mut self, store: Arc<dyn crate::tasks::TaskStore>) -> Self {
+        self.engine = Arc::new((*self.engine).clone().with_task_store(store));
+        self
+    }
+
     /// Sets the largest accepted frame in bytes (default 16 MiB); larger ones get `-32600`.
     pub fn with_max_frame(mut self, bytes: usize) -> Self {
         self.max_frame = bytes;
@@ -271,6 +279,9 @@ pub(crate) async fn run_call(
     outbound: NotificationSink,
     peer: Option<Peer>,
 ) -> (RequestId, Response) {
+    if let Some(start) = call.task {
+        return crate::tasks::run::run(engine, call, outbound, start).await;
+    }
     let ledger = call.input.clone().map(|seed| InputLedger::new(seed, peer));
     let mut ctx = ToolContext::for_request(
         call.id.clone(),
@@ -301,6 +312,9 @@ pub(crate) async fn run_listen(
 ) {
     let mut changes = engine.change_listener();
     outbound(engine.listen_ack(&listen));
+    for note in engine.listen_task_snapshots(&listen) {
+        outbound(note);
+    }
     loop {
         tokio::select! {
             change = changes.recv() => match change {
@@ -318,8 +332,8 @@ pub(crate) async fn run_listen(
 }
 
 /// Polls a future, turning a panic into `Err(message)`.
-struct CatchUnwind<F: ?Sized> {
-    inner: Pin<Box<F>>,
+pub(crate) struct CatchUnwind<F: ?Sized> {
+    pub(crate) inner: Pin<Box<F>>,
 }
 
 impl<F: Future + ?Sized> Future for CatchUnwind<F> {

@@ -3,7 +3,8 @@
 #   server mode: `mcpcore conformance-server` under --requirements 2025-11-25 and 2026-07-28;
 #   client mode: `mcpcore conformance-client` under the same two requirement sets;
 #   each judged against expected-<revision>.yaml (unexpected failures AND stale entries fail);
-#   plus single-scenario runs of client scenarios that pass vacuously in requirements mode.
+#   plus single-scenario runs of client scenarios that pass vacuously in requirements mode,
+#   and of the Tasks extension (tasks-*) server scenarios, which no requirement set scores.
 # Results: $CONFORMANCE_OUT (default target/conformance)/…/checks.json, summarised at the end.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -54,5 +55,16 @@ run "client-initialize" client --command "$client_cmd" --scenario initialize -o 
 run "client-sse-retry" client --command "$client_cmd" --scenario sse-retry -o "$out/single"
 run "client-http-standard-headers" client --command "$client_cmd" --scenario http-standard-headers \
   --spec-version 2026-07-28 -o "$out/single"
+# Tasks extension (io.modelcontextprotocol/tasks): each scenario alone must pass. An extension
+# scenario is SKIPPED (exit 0, a vacuous pass) at --spec-version 2026-07-28 without --force.
+for s in tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal \
+  tasks-mrtr-input tasks-request-headers tasks-dispatch-and-envelope tasks-status-notifications \
+  tasks-required-task-error tasks-mrtr-composition; do
+  run "server-$s" server --url "$url" --scenario "$s" --spec-version 2026-07-28 --force -o "$out/tasks"
+  if grep -q "SKIPPED: scenario" "$out/server-$s.log"; then
+    echo "conformance: server-$s: FAILED (the scenario was skipped, not run)"
+    status=1
+  fi
+done
 python3 "$here/summarize.py" "$out" "$here" || status=1
 exit $status

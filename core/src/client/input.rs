@@ -105,22 +105,26 @@ pub(crate) fn capabilities(
 ) -> ClientCapabilities {
     let mut caps = base.clone();
     let modern = version.is_modern();
-    caps.elicitation = (kinds.elicitation && version >= ProtocolVersion::V2025_06_18).then(|| {
+    // What the handler answers is declared; otherwise what the host declared itself stays (a
+    // host may answer input its own way, e.g. through `tasks/update`).
+    if kinds.elicitation && version >= ProtocolVersion::V2025_06_18 {
         let mut m = Map::new();
         if kinds.elicitation_url && version >= ProtocolVersion::V2025_11_25 {
             m.insert("form".into(), json!({}));
             m.insert("url".into(), json!({}));
         }
-        m
-    });
-    caps.sampling = kinds.sampling.then(|| base.sampling.clone().unwrap_or_default());
-    caps.roots = kinds.roots.then(|| {
+        caps.elicitation = Some(m);
+    }
+    if kinds.sampling {
+        caps.sampling = Some(base.sampling.clone().unwrap_or_default());
+    }
+    if kinds.roots {
         let mut m = Map::new();
         if !modern && kinds.roots_list_changed {
             m.insert("listChanged".into(), json!(true));
         }
-        m
-    });
+        caps.roots = Some(m);
+    }
     caps
 }
 
@@ -246,11 +250,12 @@ mod tests {
             v(capabilities(&base, all, ProtocolVersion::V2025_03_26)),
             json!({"sampling": {}, "roots": {"listChanged": true}})
         );
+        // What the host declared itself stays declared (it may answer through tasks/update).
         let mut declared = base.clone();
         declared.sampling = Some(Map::new());
         assert_eq!(
             v(capabilities(&declared, InputKinds::default(), ProtocolVersion::V2026_07_28)),
-            json!({})
+            json!({"sampling": {}})
         );
     }
 

@@ -350,7 +350,7 @@ impl Client {
         }
         let v = self.request_once(method, params, opts).await?;
         if modern {
-            check_result_type(method, &v)?;
+            check_result_type(method, &v, crate::tasks::declares_tasks(&self.inner.options.capabilities))?;
         }
         Ok((v, false))
     }
@@ -625,10 +625,13 @@ where
     Err(Error::protocol(format!("{method} returned more than 1000 pages")))
 }
 
-/// A modern result of a method that may not ask for input must be complete.
-fn check_result_type(method: &str, value: &Value) -> Result<()> {
+/// A modern result's `resultType` must be one this client understands here: `complete`, and
+/// `task` (a `CreateTaskResult`, returned as is) on `tools/call` when the client declares the
+/// Tasks extension; `input_required` only on the methods MRTR runs for.
+pub(crate) fn check_result_type(method: &str, value: &Value, tasks: bool) -> Result<()> {
     match value.get("resultType").and_then(Value::as_str) {
         None | Some("complete") => Ok(()),
+        Some("task") if tasks && method == "tools/call" => Ok(()),
         Some("input_required") => Err(Error::protocol(format!(
             "{method}: the server answered input_required, which only tools/call, prompts/get and resources/read may"
         ))),

@@ -29,9 +29,12 @@ pub(crate) async fn run(
     loop {
         let v = client.request_once(method, params, opts).await?;
         match v.get("resultType").and_then(Value::as_str) {
-            None | Some("complete") => return Ok((v, round > 0)),
             Some("input_required") => {}
-            Some(other) => return Err(Error::protocol(format!("{method}: unknown resultType {other:?}"))),
+            _ => {
+                let tasks = crate::tasks::declares_tasks(&client.inner.options.capabilities);
+                super::check_result_type(method, &v, tasks)?;
+                return Ok((v, round > 0));
+            }
         }
         let irr: InputRequiredResult = serde_json::from_value(v)
             .map_err(|e| Error::protocol(format!("{method}: malformed input_required result: {e}")))?;

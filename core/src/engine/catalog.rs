@@ -134,6 +134,7 @@ impl ServerEngine {
             log_level,
             input: Some(input),
             binding,
+            task: None,
         }))
     }
 
@@ -196,6 +197,7 @@ impl ServerEngine {
             log_level,
             input: Some(input),
             binding,
+            task: None,
         }))
     }
 
@@ -239,6 +241,7 @@ impl ServerEngine {
             log_level: None,
             input: None,
             binding: None,
+            task: None,
         }))
     }
 

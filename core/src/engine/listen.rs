@@ -6,7 +6,9 @@ use crate::changes::{Change, ChangeListener};
 use crate::jsonrpc::{Message, Notification, Request, RequestId, Response};
 use crate::protocol::meta::SUBSCRIPTION_ID;
 use crate::protocol::subscriptions::{SubscriptionFilter, SubscriptionsListenRequestParams};
-use crate::protocol::ProtocolVersion;
+use crate::protocol::tasks_ext::NOTIFICATION_METHOD;
+use crate::protocol::{ClientCapabilities, ProtocolVersion};
+use crate::tasks::{declares_tasks, missing_tasks_capability};
 use serde_json::{json, Map, Value};
 
 /// An open `subscriptions/listen` stream: its id (the subscription id) and what it carries.
@@ -50,25 +52,44 @@ fn change_message(change: &Change, subscription: Option<&RequestId>) -> Message 
             p.insert("uri".into(), json!(uri));
             ("notifications/resources/updated", p)
         }
+        Change::Task(id) => {
+            let mut p = Map::new();
+            p.insert("taskId".into(), json!(id));
+            (NOTIFICATION_METHOD, p)
+        }
     };
     notification(method, params, subscription)
 }
 
 impl ServerEngine {
-    /// `subscriptions/listen`: the accepted filter, or `-32602` for a malformed one.
-    pub(super) fn listen(&self, req: Request, version: ProtocolVersion) -> Action {
+    /// `subscriptions/listen`: the accepted filter, `-32602` for a malformed one, `-32021` for
+    /// task ids without the Tasks extension declared. Of the task ids, the known ones are
+    /// accepted (echoed in the acknowledgement).
+    pub(super) fn listen(&self, req: Request, version: ProtocolVersion, caps: &ClientCapabilities) -> Action {
         let params: SubscriptionsListenRequestParams = match parse_params(&req) {
             Ok(p) => p,
             Err(e) => return reply_err(req.id, e),
         };
         let asked = params.notifications;
+        let task_ids = match asked.task_ids {
+            Some(ids) if !ids.is_empty() && !declares_tasks(caps) => {
+                let why =
+                    "listening for task notifications needs the Tasks extension declared on the request";
+                return reply_err(req.id, missing_tasks_capability(why));
+            }
+            Some(ids) => {
+                let known: Vec<String> = ids.into_iter().filter(|id| self.tasks.get(id).is_some()).collect();
+                (!known.is_empty()).then_some(known)
+            }
+            None => None,
+        };
         let resources = self.resources.is_some();
         let filter = SubscriptionFilter {
             tools_list_changed: wanted(asked.tools_list_changed, true),
             prompts_list_changed: wanted(asked.prompts_list_changed, self.prompts.is_some()),
             resources_list_changed: wanted(asked.resources_list_changed, resources),
             resource_subscriptions: asked.resource_subscriptions.filter(|uris| resources && !uris.is_empty()),
-            task_ids: None,
+            task_ids,
         };
         Action::Listen(Listen { id: req.id, version, filter })
     }
@@ -80,14 +101,36 @@ impl ServerEngine {
         notification("notifications/subscriptions/acknowledged", params, Some(&listen.id))
     }
 
-    /// The notification `change` owes a listen stream, tagged with its subscription id.
+    /// The current state of every task a listen stream accepted, as `notifications/tasks`: sent
+    /// right after the acknowledgement, so a task that changed before the stream opened is
+    /// not missed.
+    pub fn listen_task_snapshots(&self, listen: &Listen) -> Vec<Message> {
+        let ids = listen.filter.task_ids.iter().flatten();
+        ids.filter_map(|id| self.task_notification(listen, id)).collect()
+    }
+
+    fn task_notification(&self, listen: &Listen, id: &str) -> Option<Message> {
+        let record = self.tasks.get(id)?;
+        let Ok(Value::Object(params)) = serde_json::to_value(record.detailed()) else { return None };
+        Some(notification(NOTIFICATION_METHOD, params, Some(&listen.id)))
+    }
+
+    /// The notification `change` owes a listen stream, tagged with its subscription id; for a
+    /// task, its full state (`DetailedTask`) as `tasks/get` would answer it now.
     pub fn listen_notification(&self, listen: &Listen, change: &Change) -> Option<Message> {
         let f = &listen.filter;
+        if let Change::Task(id) = change {
+            return match f.task_ids.iter().flatten().any(|t| t == id) {
+                true => self.task_notification(listen, id),
+                false => None,
+            };
+        }
         let wanted = match change {
             Change::ToolsListChanged => f.tools_list_changed == Some(true),
             Change::PromptsListChanged => f.prompts_list_changed == Some(true),
             Change::ResourcesListChanged => f.resources_list_changed == Some(true),
             Change::ResourceUpdated(uri) => f.resource_subscriptions.iter().flatten().any(|s| covers(s, uri)),
+            Change::Task(_) => false,
         };
         wanted.then(|| change_message(change, Some(&listen.id)))
     }
@@ -107,13 +150,14 @@ impl ServerEngine {
             Change::PromptsListChanged => self.prompts.is_some(),
             Change::ResourcesListChanged => self.resources.is_some(),
             Change::ResourceUpdated(uri) => session.subscriptions.iter().any(|s| covers(s, uri)),
+            Change::Task(_) => false,
         };
         wanted.then(|| change_message(change, None))
     }
 
     /// A listener for every registry this engine serves.
     pub fn change_listener(&self) -> ChangeListener {
-        let mut feeds = vec![self.registry.changes()];
+        let mut feeds = vec![self.registry.changes(), self.tasks.changes()];
         if let Some(p) = &self.prompts {
             feeds.push(p.changes());
         }

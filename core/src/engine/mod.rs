@@ -13,6 +13,7 @@ mod catalog;
 mod listen;
 mod mrtr;
 mod shape;
+mod tasks;
 mod work;
 
 pub use listen::Listen;
@@ -55,6 +56,8 @@ pub struct ServerConfig {
     pub input_state_key: StateKey,
     /// How long a sealed `requestState` stays valid (default 10 minutes).
     pub input_state_ttl: Duration,
+    /// What new tasks are created with (Tasks extension: `ttlMs`, `pollIntervalMs`).
+    pub tasks: crate::tasks::TaskSettings,
 }
 
 impl ServerConfig {
@@ -69,6 +72,7 @@ impl ServerConfig {
             cache_scope: CacheScope::Public,
             input_state_key: StateKey::random(),
             input_state_ttl: Duration::from_secs(600),
+            tasks: crate::tasks::TaskSettings::default(),
         }
     }
 }
@@ -134,6 +138,7 @@ pub struct ServerEngine {
     registry: Arc<ToolRegistry>,
     resources: Option<Arc<ResourceRegistry>>,
     prompts: Option<Arc<PromptRegistry>>,
+    tasks: Arc<crate::tasks::Tasks>,
     supported: Vec<String>,
 }
 
@@ -143,7 +148,20 @@ impl ServerEngine {
         config.versions.sort_by(|a, b| b.cmp(a));
         config.versions.dedup();
         let supported = config.versions.iter().map(|v| v.as_str().to_owned()).collect();
-        ServerEngine { config, registry, resources: None, prompts: None, supported }
+        let store = Arc::new(crate::tasks::MemoryTaskStore::default());
+        let tasks = Arc::new(crate::tasks::Tasks::new(store, config.tasks.clone()));
+        ServerEngine { config, registry, resources: None, prompts: None, tasks, supported }
+    }
+
+    /// Keeps tasks (Tasks extension) in `store` instead of the default in-memory store.
+    pub fn with_task_store(mut self, store: Arc<dyn crate::tasks::TaskStore>) -> Self {
+        self.tasks = Arc::new(crate::tasks::Tasks::new(store, self.config.tasks.clone()));
+        self
+    }
+
+    /// The tasks of this server (Tasks extension).
+    pub fn tasks(&self) -> &Arc<crate::tasks::Tasks> {
+        &self.tasks
     }
 
     /// Serves `resources` too (`resources/*`, completion of template variables).
@@ -324,7 +342,8 @@ impl ServerEngine {
                 self.cache_hints(&mut result);
                 self.reply_ok(req.id, version, result)
             }
-            "subscriptions/listen" => self.listen(req, version),
+            "subscriptions/listen" => self.listen(req, version, &caps),
+            "tasks/get" | "tasks/update" | "tasks/cancel" => self.tasks_method(req, version, &caps),
             _ => self.common(req, version, level, Caller::Modern(caps)),
         }
     }
@@ -429,6 +448,11 @@ impl ServerEngine {
         if self.completions() && version >= ProtocolVersion::V2025_03_26 {
             caps.completions = Some(serde_json::Map::new());
         }
+        if version.is_modern() {
+            let mut ext = Map::new();
+            ext.insert(crate::protocol::tasks_ext::EXTENSION_ID.into(), json!({}));
+            caps.extensions = Some(ext);
+        }
         caps
     }
 
@@ -476,6 +500,10 @@ impl ServerEngine {
                     .with_data(json!({ "tool": params.name })),
             );
         };
+        let task = match self.task_plan(&tool, &caller) {
+            Ok(t) => t,
+            Err(e) => return reply_err(req.id, e),
+        };
         let arguments = Value::Object(params.arguments.unwrap_or_default());
         if let Err(e) = tool.validate_arguments(&arguments) {
             return reply_err(req.id, e);
@@ -494,6 +522,7 @@ impl ServerEngine {
             log_level,
             input: Some(input),
             binding,
+            task,
         }))
     }
 

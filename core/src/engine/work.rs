@@ -93,6 +93,8 @@ pub struct PendingCall {
     pub input: Option<InputSeed>,
     /// The request a sealed `requestState` is bound to (2026-07-28).
     pub(crate) binding: Option<Binding>,
+    /// `Some` when the call may become a task (Tasks extension), and how the task starts.
+    pub task: Option<crate::tasks::TaskStart>,
 }
 
 impl PendingCall {

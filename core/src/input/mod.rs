@@ -11,6 +11,9 @@
 //!   `InputRequiredResult` whose sealed `requestState` carries the answers used so far, and the
 //!   client's retry runs the handler again from the start, now with the answers.
 //!
+//! * **inside a task** (Tasks extension, [`crate::tasks`]): the requests become the task's
+//!   `inputRequests` and the handler waits until `tasks/update` answered all of them.
+//!
 //! So a handler written once works on both lineages, as long as it asks for its inputs in a
 //! deterministic order with stable keys and keeps side effects after its last input.
 //!
@@ -73,6 +76,8 @@ pub enum InputSeed {
 pub struct InputLedger {
     mode: Mode,
     book: Mutex<Book>,
+    /// Set when the request became a task: input then goes through `tasks/update`.
+    task: Mutex<Option<crate::tasks::input::TaskLink>>,
 }
 
 #[derive(Debug)]
@@ -106,7 +111,16 @@ impl InputLedger {
                 (Mode::Modern { capabilities, answers }, user)
             }
         };
-        Arc::new(InputLedger { mode, book: Mutex::new(Book { user, ..Book::default() }) })
+        Arc::new(InputLedger {
+            mode,
+            book: Mutex::new(Book { user, ..Book::default() }),
+            task: Mutex::new(None),
+        })
+    }
+
+    /// From now on, input goes through the task `link` (the request became a task).
+    pub(crate) fn attach_task(&self, link: crate::tasks::input::TaskLink) {
+        *self.task.lock().expect("lock") = Some(link);
     }
 
     fn capabilities(&self) -> &ClientCapabilities {
@@ -123,6 +137,13 @@ impl InputLedger {
 
     async fn input(&self, requests: InputRequests) -> Result<BTreeMap<String, InputResponse>> {
         let missing_caps = required_capabilities(self.capabilities(), &requests);
+        let task = self.task.lock().expect("lock").clone();
+        if let Some(link) = task {
+            if let Some(required) = missing_caps {
+                return Err(missing_capability(required));
+            }
+            return link.ask(requests).await;
+        }
         match &self.mode {
             Mode::Modern { answers, .. } => {
                 if let Some(required) = missing_caps {

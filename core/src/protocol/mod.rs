@@ -25,6 +25,7 @@ pub mod sampling;
 pub mod subscriptions;
 pub mod tags;
 pub mod tasks;
+pub mod tasks_ext;
 pub mod tools;
 pub mod version;
 

@@ -45,6 +45,7 @@ pub struct ToolContext {
     progress: Option<ProgressSink>,
     log: Option<LogSink>,
     pub(crate) input: Option<Arc<crate::input::InputLedger>>,
+    pub(crate) task: Option<Arc<crate::tasks::run::TaskSlot>>,
 }
 
 /// Where log messages go, and the lowest level the caller wants.
@@ -92,6 +93,7 @@ impl ToolContext {
             progress: progress_token.map(|token| ProgressSink { token, outbound: outbound.clone() }),
             log: None,
             input: None,
+            task: None,
         }
     }
 
@@ -123,6 +125,25 @@ impl ToolContext {
         let Ok(Value::Object(params)) = serde_json::to_value(params) else { return };
         let note = Notification { method: "notifications/message".into(), params: Some(params) };
         (sink.outbound)(Message::Notification(note));
+    }
+
+    /// Turns this call into a task (Tasks extension, [`crate::tasks`]): the request is answered
+    /// with `CreateTaskResult` now, and this handler runs on; its result settles the task, its
+    /// further input goes through `tasks/update`, its progress and log messages are dropped.
+    /// Returns the task id, or `None` when this call cannot become a task (the tool has no task
+    /// policy, the request did not declare the extension, a legacy session, an in-process call):
+    /// then the handler simply goes on synchronously. Calling it again returns the same id.
+    /// Errors: the store refused the task (`-32603`, e.g. too many running).
+    pub fn start_task(&self) -> Result<Option<String>> {
+        match &self.task {
+            Some(slot) => slot.start().map(Some).map_err(crate::Error::rpc),
+            None => Ok(None),
+        }
+    }
+
+    /// The id of the task this call runs as, once started.
+    pub fn task_id(&self) -> Option<String> {
+        self.task.as_ref().and_then(|s| s.task_id())
     }
 
     /// The JSON-RPC id of the request being served, if the call came from a peer.

@@ -76,6 +76,7 @@ pub struct RegisteredTool {
     input: CompiledSchema,
     output: Option<CompiledSchema>,
     origin: ToolOrigin,
+    task: crate::tasks::TaskPolicy,
 }
 
 impl std::fmt::Debug for RegisteredTool {
@@ -92,6 +93,11 @@ impl RegisteredTool {
     /// Where it comes from.
     pub fn origin(&self) -> &ToolOrigin {
         &self.origin
+    }
+    /// How it takes part in tasks (Tasks extension; forbidden unless registered with
+    /// [`ToolRegistry::register_with_tasks`]).
+    pub fn task_policy(&self) -> crate::tasks::TaskPolicy {
+        self.task
     }
     /// Checks arguments against `inputSchema`: `-32602` with the failing fields in `data`.
     pub fn validate_arguments(&self, arguments: &Value) -> Result<(), ErrorData> {
@@ -219,6 +225,28 @@ impl ToolRegistry {
         self.register_with(tool, Arc::new(handler), ToolOrigin::Local, CollisionPolicy::Error).map(|_| ())
     }
 
+    /// Registers a local tool that may or must run as a task (Tasks extension, see
+    /// [`crate::tasks`]); fails if the name is invalid or taken.
+    ///
+    /// ```
+    /// use mcpcore::protocol::{CallToolResult, Tool};
+    /// use mcpcore::registry::{Arguments, ToolContext, ToolRegistry};
+    /// use mcpcore::tasks::TaskPolicy;
+    /// let tools = ToolRegistry::new();
+    /// let tool = Tool::new("report", "Builds a long report.", serde_json::json!({"type": "object"}));
+    /// tools.register_with_tasks(tool, TaskPolicy::optional(), |_: Arguments, _: ToolContext| async move {
+    ///     Ok(CallToolResult::text("the report"))
+    /// }).unwrap();
+    /// ```
+    pub fn register_with_tasks(
+        &self,
+        tool: Tool,
+        task: crate::tasks::TaskPolicy,
+        handler: impl ToolHandler,
+    ) -> Result<()> {
+        self.add(tool, Arc::new(handler), ToolOrigin::Local, CollisionPolicy::Error, task).map(|_| ())
+    }
+
     /// Registers a tool with an origin and a collision policy.
     pub fn register_with(
         &self,
@@ -226,6 +254,17 @@ impl ToolRegistry {
         handler: Arc<dyn ToolHandler>,
         origin: ToolOrigin,
         policy: CollisionPolicy,
+    ) -> Result<Registration> {
+        self.add(tool, handler, origin, policy, crate::tasks::TaskPolicy::default())
+    }
+
+    fn add(
+        &self,
+        tool: Tool,
+        handler: Arc<dyn ToolHandler>,
+        origin: ToolOrigin,
+        policy: CollisionPolicy,
+        task: crate::tasks::TaskPolicy,
     ) -> Result<Registration> {
         validate_tool_name(&tool.name)?;
         if tool.input_schema.get("type").and_then(Value::as_str) != Some("object") {
@@ -244,7 +283,7 @@ impl ToolRegistry {
         };
         let mut tools = self.tools.write().expect("registry lock poisoned");
         let requested = tool.name.clone();
-        let mut entry = RegisteredTool { tool, handler, input, output, origin };
+        let mut entry = RegisteredTool { tool, handler, input, output, origin, task };
         if !tools.contains_key(&requested) {
             tools.insert(requested.clone(), Arc::new(entry));
             self.changes.send(crate::changes::Change::ToolsListChanged);

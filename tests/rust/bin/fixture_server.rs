@@ -4,7 +4,9 @@
 //! ```text
 //! fixture_server [--versions V1,V2] [--page-size N] [--exit-unless-initialize] [--reject-first-call]
 //!                [--shutdown-grace-ms MS] [--http 127.0.0.1:PORT] [--response-mode auto|json|sse]
+//!                [--tasks]
 //! ```
+//! `--tasks` adds the task tools of `mcpcore_tests::http::add_task_tools` (Tasks extension).
 //! `--reject-first-call` answers the first modern `tools/call` with `-32022` (as a server
 //! whose supported versions changed mid-session would), to exercise the client's retry.
 //!
@@ -25,7 +27,7 @@ use mcpcore::protocol::ProtocolVersion;
 use mcpcore::registry::{Arguments, ToolContext, ToolRegistry};
 use mcpcore::server::Server;
 use mcpcore::transport::{framing, Channel, TransportEvent};
-use mcpcore_tests::http::fixture_registry;
+use mcpcore_tests::http::{add_task_tools, fixture_registry};
 use serde_json::json;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -44,6 +46,7 @@ async fn main() {
     let mut grace = None;
     let mut http_addr: Option<SocketAddr> = None;
     let mut response_mode = None;
+    let mut tasks = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -59,6 +62,7 @@ async fn main() {
             "--exit-unless-initialize" => strict = true,
             "--reject-first-call" => reject_first_call = true,
             "--shutdown-grace-ms" => grace = Some(Duration::from_millis(it.next().unwrap().parse().unwrap())),
+            "--tasks" => tasks = true,
             "--http" => http_addr = Some(it.next().unwrap().parse().expect("--http wants IP:PORT")),
             "--response-mode" => {
                 response_mode = Some(match it.next().map(String::as_str) {
@@ -79,10 +83,17 @@ async fn main() {
         }
         let tools =
             if reject_first_call { reject_first_modern_call(fixture_registry()) } else { fixture_registry() };
+        if tasks {
+            add_task_tools(&tools);
+        }
         return serve_http(Server::new(config, Arc::new(tools)), addr, http, strict).await;
     }
     assert!(response_mode.is_none(), "--response-mode needs --http");
-    let mut server = Server::new(config, Arc::new(fixture_registry()));
+    let tools = fixture_registry();
+    if tasks {
+        add_task_tools(&tools);
+    }
+    let mut server = Server::new(config, Arc::new(tools));
     if let Some(g) = grace {
         server = server.with_shutdown_grace(g);
     }

@@ -96,6 +96,53 @@ pub fn fixture_registry() -> ToolRegistry {
     r
 }
 
+/// Adds the task fixture tools (Tasks extension): `task_sleep {ms}` (optional task),
+/// `task_ask` (optional task asking the user's name), `task_fail` (optional task failing with
+/// JSON-RPC -32603) and `task_only` (task required).
+pub fn add_task_tools(r: &ToolRegistry) {
+    use mcpcore::tasks::TaskPolicy;
+    r.register_with_tasks(
+        Tool::new(
+            "task_sleep",
+            "Sleeps ms milliseconds.",
+            schema(json!({"ms": {"type": "integer"}}), &["ms"]),
+        ),
+        TaskPolicy::optional(),
+        |a: Arguments, _c: ToolContext| async move {
+            tokio::time::sleep(Duration::from_millis(a["ms"].as_u64().unwrap_or(0))).await;
+            Ok(CallToolResult::text("slept"))
+        },
+    )
+    .unwrap();
+    r.register_with_tasks(
+        Tool::new("task_ask", "Asks the user's name.", schema(json!({}), &[])),
+        TaskPolicy::optional(),
+        |_a: Arguments, c: ToolContext| async move {
+            let form = serde_json::from_value(json!({"message": "Your name?", "requestedSchema":
+                {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}}))
+            .expect("valid form");
+            let answer = c.elicit("name", form).await?;
+            let name = answer.content.and_then(|c| serde_json::to_value(&c).ok()).unwrap_or_default();
+            Ok(CallToolResult::text(format!("hello {}", name["name"].as_str().unwrap_or("?"))))
+        },
+    )
+    .unwrap();
+    r.register_with_tasks(
+        Tool::new("task_fail", "Fails with a JSON-RPC error.", schema(json!({}), &[])),
+        TaskPolicy::optional(),
+        |_a: Arguments, _c: ToolContext| async move {
+            Err(mcpcore::Error::rpc(mcpcore::ErrorData::internal("Internal error: boom")))
+        },
+    )
+    .unwrap();
+    r.register_with_tasks(
+        Tool::new("task_only", "Runs only as a task.", schema(json!({}), &[])),
+        TaskPolicy::required(),
+        |_a: Arguments, _c: ToolContext| async move { Ok(CallToolResult::text("only")) },
+    )
+    .unwrap();
+}
+
 /// Serves `registry` in-process on `127.0.0.1:0` with `versions` (all when empty).
 pub async fn serve_registry(
     registry: ToolRegistry,

@@ -2,7 +2,8 @@
 //! suite drives in server mode (tool names and outputs from the suite's reference fixture; see
 //! tests/conformance/NOTES.md §6). Both lineages on `/mcp`.
 //! Input tools (sampling, elicitation, roots; MRTR) are in `conformance_input.rs`; resources,
-//! prompts and the list-change triggers in `conformance_catalog.rs`.
+//! prompts and the list-change triggers in `conformance_catalog.rs`; the Tasks extension's
+//! tools in `conformance_tasks.rs`.
 
 use mcpcore::engine::ServerConfig;
 use mcpcore::http::server::HttpServerConfig;
@@ -152,6 +153,7 @@ fn registry() -> mcpcore::Result<ToolRegistry> {
         },
     )?;
     super::conformance_input::register(&tools)?;
+    super::conformance_tasks::register(&tools)?;
     Ok(tools)
 }
 

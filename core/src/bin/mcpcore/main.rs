@@ -16,6 +16,7 @@ mod conformance_catalog;
 mod conformance_client;
 mod conformance_input;
 mod conformance_server;
+mod conformance_tasks;
 
 use std::process::ExitCode;
 

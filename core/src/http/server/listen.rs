@@ -12,8 +12,12 @@ use std::sync::Arc;
 
 /// The SSE response of one listen request.
 pub(crate) fn respond(st: &Arc<State>, listen: Listen) -> Response {
-    let first = reply::sse_message(&st.engine.listen_ack(&listen));
     let changes = st.engine.change_listener();
+    let mut first = reply::sse_message(&st.engine.listen_ack(&listen)).to_vec();
+    for note in st.engine.listen_task_snapshots(&listen) {
+        first.extend_from_slice(&reply::sse_message(&note));
+    }
+    let first = Bytes::from(first);
     let period = st.config.keep_alive;
     let keep_alive = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
     let state = (Some(first), changes, keep_alive, st.clone(), listen, false);
