@@ -16,6 +16,7 @@ fn class_name(kind: ErrorKind) -> &'static str {
         ErrorKind::InvalidInput => "InvalidInput",
         ErrorKind::Tool => "ToolError",
         ErrorKind::Http => "HttpError",
+        ErrorKind::InputRequired => "InputRequired",
         _ => "McpError",
     }
 }
@@ -63,11 +64,27 @@ fn as_rpc(py: Python<'_>, err: &PyErr) -> Option<Error> {
     Some(Error::rpc(data))
 }
 
-/// Converts a Python exception raised by a tool into an mcpcore error: an `McpError` (or a host
-/// subclass) with a code stays that JSON-RPC error; anything else becomes an `isError: true` result carrying
-/// `Type: message`.
+/// An `mcpcore.errors.InputRequired` (2026-07-28: the handler let a missing answer propagate),
+/// as the core error the server turns into an `InputRequiredResult`.
+fn as_input_required(py: Python<'_>, err: &PyErr) -> Option<Error> {
+    let class = py.import("mcpcore.errors").ok()?.getattr("InputRequired").ok()?;
+    let value = err.value(py);
+    if !value.is_instance(&class).ok()? {
+        return None;
+    }
+    let message = value.str().map(|s| s.to_string()).unwrap_or_default();
+    Some(Error::new(ErrorKind::InputRequired, message))
+}
+
+/// Converts a Python exception raised by a handler into an mcpcore error: `InputRequired` stays
+/// itself; an `McpError` (or a host subclass) with a code stays that JSON-RPC error; anything
+/// else becomes a tool failure carrying `Type: message` (an `isError: true` result for a tool,
+/// `-32603` for a resource or prompt).
 pub(crate) fn from_py(err: PyErr) -> Error {
     Python::attach(|py| {
+        if let Some(input) = as_input_required(py, &err) {
+            return input;
+        }
         if let Some(rpc) = as_rpc(py, &err) {
             return rpc;
         }

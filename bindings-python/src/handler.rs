@@ -1,20 +1,30 @@
-//! Python callables as mcpcore tools.
+//! Python callables as mcpcore handlers: tools, resource readers, prompt renderers and
+//! completers.
 //!
-//! The facade registers `callback(arguments_json, call) -> result_json` (or an awaitable of it).
-//! Sync callbacks run on a blocking thread holding the GIL, so neither tokio nor the asyncio loop
-//! stalls; async callbacks run on the host's asyncio loop (captured when the host first awaits an
-//! mcpcore coroutine), or on a private loop when there is none.
+//! The facade registers `callback(input_json, call) -> output_json` (or an awaitable of it): one
+//! [`PyCallback`] implements every core handler trait, converting the request to JSON text and
+//! the answer back. Sync callbacks run on a blocking thread holding the GIL, so neither tokio nor
+//! the asyncio loop stalls; async callbacks run on the host's asyncio loop (captured when the
+//! host first awaits an mcpcore coroutine), or on a private loop when there is none.
 
-use crate::errors;
+use crate::{errors, parse_json, to_json};
+use mcpcore::completion::{complete_from, Completer, CompletionRequest};
+use mcpcore::protocol::completion::Completion;
 use mcpcore::protocol::logging::LoggingLevel;
+use mcpcore::protocol::mrtr::InputRequests;
 use mcpcore::protocol::CallToolResult;
 use mcpcore::registry::{Arguments, BoxFuture, ToolContext, ToolHandler};
-use mcpcore::Error;
+use mcpcore::{Error, ErrorKind};
 use pyo3::prelude::*;
 use pyo3_async_runtimes::TaskLocals;
+use serde::de::DeserializeOwned;
+use serde_json::json;
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use tokio::sync::watch;
 
-/// The asyncio loop async tools run on; set by every async entry point.
+/// The asyncio loop async handlers run on; set by every async entry point.
 #[derive(Default)]
 pub(crate) struct LoopSlot(Mutex<Option<TaskLocals>>);
 
@@ -29,7 +39,7 @@ impl LoopSlot {
     fn get(&self, py: Python<'_>) -> Option<TaskLocals> {
         let slot = self.0.lock().expect("lock");
         let locals = slot.as_ref()?;
-        // A closed loop cannot run tools any more; fall back to a private loop.
+        // A closed loop cannot run handlers any more; fall back to a private loop.
         let closed = locals.event_loop(py).call_method0("is_closed").and_then(|c| c.extract::<bool>());
         if closed.unwrap_or(true) {
             return None;
@@ -38,10 +48,73 @@ impl LoopSlot {
     }
 }
 
-/// What a running tool may ask of its call: who calls, and progress reporting.
+/// What a running handler may ask of its call: who calls, progress and logging, and input
+/// from the client (elicitation, sampling, roots) through the core's `ToolContext` input API.
 #[pyclass(module = "mcpcore._native", frozen)]
 pub struct ToolCall {
-    ctx: ToolContext,
+    /// The call's context while it runs; emptied when it ends, so a `Context` kept alive by
+    /// Python (a traceback cycle, a stored reference) does not keep the connection open.
+    ctx: Arc<Mutex<Option<ToolContext>>>,
+    /// Closed (its sender dropped) when the engine abandons the call: a pending input request
+    /// then ends with `RequestCancelled`, which matters for sync handlers blocked on one.
+    abandoned: watch::Receiver<()>,
+    /// Set when an input request ended with `InputRequired` (2026-07-28: answers missing).
+    needs_input: Arc<AtomicBool>,
+}
+
+/// Ends a [`ToolCall`] when dropped: with the future that runs the handler, whether it finished
+/// or was abandoned.
+struct CallEnd {
+    ctx: Arc<Mutex<Option<ToolContext>>>,
+    _alive: watch::Sender<()>,
+}
+
+impl Drop for CallEnd {
+    fn drop(&mut self) {
+        self.ctx.lock().expect("lock").take();
+    }
+}
+
+impl ToolCall {
+    /// A call for `ctx`, and the guard that ends it.
+    fn start(ctx: ToolContext, needs_input: Arc<AtomicBool>) -> (ToolCall, CallEnd) {
+        let ctx = Arc::new(Mutex::new(Some(ctx)));
+        let (alive, abandoned) = watch::channel(());
+        (ToolCall { ctx: ctx.clone(), abandoned, needs_input }, CallEnd { ctx, _alive: alive })
+    }
+
+    /// The context, while the call runs.
+    fn ctx(&self) -> Option<ToolContext> {
+        self.ctx.lock().expect("lock").clone()
+    }
+
+    /// The context, or an error naming what cannot be done once the call has ended.
+    fn running(&self, what: &str) -> PyResult<ToolContext> {
+        self.ctx().ok_or_else(|| errors::to_py(Error::invalid_input(format!("{what}: this call has ended"))))
+    }
+
+    /// The input request for `requests` (JSON text of `{key: {method, params}}`), resolving to
+    /// the answers by key as JSON text.
+    fn ask(
+        &self,
+        requests: &str,
+    ) -> PyResult<impl Future<Output = mcpcore::Result<String>> + Send + 'static> {
+        let requests: InputRequests = crate::parse_as("input requests", requests)?;
+        let ctx = self.running("cannot ask the client for input")?;
+        let (mut abandoned, needs_input) = (self.abandoned.clone(), self.needs_input.clone());
+        Ok(async move {
+            let answers = tokio::select! {
+                answers = ctx.input(requests) => answers,
+                _ = abandoned.changed() => {
+                    Err(Error::cancelled("the call was cancelled while it waited for client input"))
+                }
+            };
+            if answers.as_ref().is_err_and(|e| e.kind() == ErrorKind::InputRequired) {
+                needs_input.store(true, Ordering::SeqCst);
+            }
+            answers.map(|a| to_json(&a))
+        })
+    }
 }
 
 #[pymethods]
@@ -49,23 +122,60 @@ impl ToolCall {
     /// The JSON-RPC id of the request (an int or a str), or None for an in-process call.
     #[getter]
     fn request_id(&self) -> Option<String> {
-        self.ctx.request_id().map(|id| id.to_string())
+        self.ctx()?.request_id().map(|id| id.to_string())
     }
 
     /// The protocol revision of the request, or None for an in-process call.
     #[getter]
     fn protocol_version(&self) -> Option<&'static str> {
-        self.ctx.protocol_version().map(|v| v.as_str())
+        self.ctx()?.protocol_version().map(|v| v.as_str())
     }
 
-    /// True when the caller asked for progress notifications.
+    /// True when the caller asked for progress notifications (and the call still runs).
     #[getter]
     fn wants_progress(&self) -> bool {
-        self.ctx.wants_progress()
+        self.ctx().is_some_and(|c| c.wants_progress())
+    }
+
+    /// What the client declared (legacy: in `initialize`; 2026-07-28: in this request's
+    /// `_meta`), as JSON text; None for an in-process call.
+    #[getter]
+    fn client_capabilities(&self) -> Option<String> {
+        self.ctx()?.client_capabilities().map(to_json)
+    }
+
+    /// The state stored with `set_request_state` in the previous round of this request
+    /// (2026-07-28), as JSON text; None when there is none.
+    #[getter]
+    fn request_state(&self) -> Option<String> {
+        self.ctx()?.request_state().map(|v| v.to_string())
+    }
+
+    /// Stores state (JSON text) for the next round of this request (2026-07-28; sealed in
+    /// `requestState`); a no-op on legacy sessions.
+    fn set_request_state(&self, state: &str) -> PyResult<()> {
+        let state = parse_json("request state", state)?;
+        self.running("cannot set the request state")?.set_request_state(state);
+        Ok(())
+    }
+
+    /// Asks the client for input: `requests` is JSON text of `{key: {method, params}}`; resolves
+    /// to the answers by key (JSON text). Raises `InputRequired` (2026-07-28) when answers are
+    /// missing — let it propagate — and `McpError` -32021 when the client lacks a capability.
+    fn input<'py>(&self, py: Python<'py>, requests: &str) -> PyResult<Bound<'py, PyAny>> {
+        let ask = self.ask(requests)?;
+        pyo3_async_runtimes::tokio::future_into_py(py, async move { ask.await.map_err(errors::to_py) })
+    }
+
+    /// `input`, blocking the calling thread (with the GIL released) until answered: for sync
+    /// handlers, which run on a worker thread.
+    fn input_blocking(&self, py: Python<'_>, requests: &str) -> PyResult<String> {
+        let ask = self.ask(requests)?;
+        py.detach(|| pyo3_async_runtimes::tokio::get_runtime().block_on(ask)).map_err(errors::to_py)
     }
 
     /// Sends `notifications/message` at `level` ("debug" … "emergency") with `data` (JSON text),
-    /// when the caller asked for that level; a no-op otherwise.
+    /// when the caller asked for that level; a no-op otherwise (and once the call has ended).
     #[pyo3(signature = (level, data, logger=None))]
     fn log(&self, level: &str, data: &str, logger: Option<&str>) -> PyResult<()> {
         let level = LoggingLevel::parse(level).ok_or_else(|| {
@@ -73,65 +183,133 @@ impl ToolCall {
                 "unknown log level {level:?}; use debug, info, notice, warning, error, critical, alert or emergency"
             )))
         })?;
-        let data = crate::parse_json("log data", data)?;
-        self.ctx.log(level, logger, data);
+        let data = parse_json("log data", data)?;
+        if let Some(ctx) = self.ctx() {
+            ctx.log(level, logger, data);
+        }
         Ok(())
     }
 
-    /// Sends `notifications/progress` (a no-op when the caller did not ask for progress).
+    /// Sends `notifications/progress` (a no-op when the caller did not ask for progress, and
+    /// once the call has ended).
     #[pyo3(signature = (progress, total=None, message=None))]
     fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        self.ctx.progress(progress, total, message);
+        if let Some(ctx) = self.ctx() {
+            ctx.progress(progress, total, message);
+        }
     }
 }
 
-/// A Python callable registered as a tool.
-pub(crate) struct PyTool {
+/// A Python callable the engine calls with JSON text: `callback(input_json, call)` returns JSON
+/// text (or an awaitable of it when `is_async`); `call` is a [`ToolCall`], or None for
+/// completers, which run outside any request context.
+pub(crate) struct PyCallback {
     pub(crate) callback: Py<PyAny>,
     pub(crate) is_async: bool,
     pub(crate) loop_slot: Arc<LoopSlot>,
 }
 
-impl ToolHandler for PyTool {
+impl PyCallback {
+    /// Runs the callback on `input` and parses its answer as `T`. `what` names the handler in
+    /// errors ("tool", "resource"...). When an input request of the call ended with
+    /// `InputRequired`, that is the outcome, whatever the callback did with the exception.
+    pub(crate) fn run<T: DeserializeOwned + Send + 'static>(
+        &self,
+        input: String,
+        ctx: Option<ToolContext>,
+        what: &'static str,
+    ) -> BoxFuture<'static, mcpcore::Result<T>> {
+        let (callback, locals) = Python::attach(|py| (self.callback.clone_ref(py), self.loop_slot.get(py)));
+        let is_async = self.is_async;
+        Box::pin(async move {
+            let needs_input = Arc::new(AtomicBool::new(false));
+            // `_end` ends the call when this future is dropped (finished or abandoned).
+            let (call, _end) = ctx.map(|ctx| ToolCall::start(ctx, needs_input.clone())).unzip();
+            let job = Job { callback, input, call, what };
+            let out = match (is_async, locals) {
+                (true, Some(locals)) => on_loop(job, locals).await,
+                (true, None) => blocking(what, move || job.private_loop()).await,
+                (false, _) => blocking(what, move || job.sync_call()).await,
+            };
+            if needs_input.load(Ordering::SeqCst) {
+                return Err(Error::new(ErrorKind::InputRequired, "client input required"));
+            }
+            serde_json::from_str::<T>(&out?)
+                .map_err(|e| Error::tool(format!("the {what} returned an invalid result: {e}")))
+        })
+    }
+}
+
+impl ToolHandler for PyCallback {
     fn call(
         &self,
         arguments: Arguments,
         ctx: ToolContext,
     ) -> BoxFuture<'static, mcpcore::Result<CallToolResult>> {
-        let (callback, locals) = Python::attach(|py| (self.callback.clone_ref(py), self.loop_slot.get(py)));
-        let is_async = self.is_async;
-        let args = serde_json::Value::Object(arguments).to_string();
-        Box::pin(async move {
-            let json = match (is_async, locals) {
-                (true, Some(locals)) => on_loop(callback, args, ctx, locals).await,
-                (true, None) => blocking(move || private_loop(callback, args, ctx)).await,
-                (false, _) => blocking(move || sync_call(callback, args, ctx)).await,
-            }?;
-            serde_json::from_str::<CallToolResult>(&json)
-                .map_err(|e| Error::tool(format!("the tool returned an invalid result: {e}")))
+        self.run(serde_json::Value::Object(arguments).to_string(), Some(ctx), "tool")
+    }
+}
+
+impl Completer for PyCallback {
+    fn complete(&self, request: CompletionRequest) -> BoxFuture<'static, mcpcore::Result<Completion>> {
+        let input = json!({"argument": request.argument, "value": request.value, "context": request.context});
+        self.run(input.to_string(), None, "completer")
+    }
+}
+
+/// A completer from the facade's `values` (the core filters them by prefix) or its `callback`
+/// (`callback(request_json, None)` → Completion JSON).
+pub(crate) fn completer(
+    values: Option<Vec<String>>,
+    callback: Option<Py<PyAny>>,
+    is_async: bool,
+    loop_slot: &Arc<LoopSlot>,
+) -> PyResult<Arc<dyn Completer>> {
+    match (values, callback) {
+        (Some(values), None) => Ok(complete_from(values)),
+        (None, Some(callback)) => {
+            Ok(Arc::new(PyCallback { callback, is_async, loop_slot: loop_slot.clone() }))
+        }
+        _ => Err(errors::to_py(Error::invalid_input("give a completer exactly one of values or callback"))),
+    }
+}
+
+/// One invocation of a callback.
+struct Job {
+    callback: Py<PyAny>,
+    input: String,
+    call: Option<ToolCall>,
+    what: &'static str,
+}
+
+impl Job {
+    fn start(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.callback.call1(py, (self.input, self.call))
+    }
+
+    fn sync_call(self) -> PyResult<String> {
+        Python::attach(|py| self.start(py)?.extract::<String>(py))
+    }
+
+    fn private_loop(self) -> PyResult<String> {
+        Python::attach(|py| {
+            let coro = self.start(py)?;
+            py.import("asyncio")?.call_method1("run", (coro,))?.extract::<String>()
         })
     }
 }
 
-async fn blocking(f: impl FnOnce() -> PyResult<String> + Send + 'static) -> mcpcore::Result<String> {
+async fn blocking(
+    what: &str,
+    f: impl FnOnce() -> PyResult<String> + Send + 'static,
+) -> mcpcore::Result<String> {
     match tokio::task::spawn_blocking(f).await {
         Ok(out) => out.map_err(errors::from_py),
-        Err(e) => Err(Error::tool(format!("the tool crashed: {e}"))),
+        Err(e) => Err(Error::tool(format!("the {what} crashed: {e}"))),
     }
 }
 
-fn sync_call(callback: Py<PyAny>, args: String, ctx: ToolContext) -> PyResult<String> {
-    Python::attach(|py| callback.call1(py, (args, ToolCall { ctx }))?.extract::<String>(py))
-}
-
-fn private_loop(callback: Py<PyAny>, args: String, ctx: ToolContext) -> PyResult<String> {
-    Python::attach(|py| {
-        let coro = callback.call1(py, (args, ToolCall { ctx }))?;
-        py.import("asyncio")?.call_method1("run", (coro,))?.extract::<String>()
-    })
-}
-
-/// Receives the outcome of a tool's asyncio task (its done callback).
+/// Receives the outcome of a handler's asyncio task (its done callback).
 #[pyclass(module = "mcpcore._native")]
 struct TaskDone {
     tx: Mutex<Option<tokio::sync::oneshot::Sender<PyResult<Py<PyAny>>>>>,
@@ -147,8 +325,8 @@ impl TaskDone {
     }
 }
 
-/// Cancels the tool's asyncio task when the call is abandoned (cancelled on the wire, timed
-/// out, or its connection closed), so the tool sees `asyncio.CancelledError`.
+/// Cancels the handler's asyncio task when the call is abandoned (cancelled on the wire, timed
+/// out, or its connection closed), so the handler sees `asyncio.CancelledError`.
 struct CancelOnDrop {
     future: Option<Py<PyAny>>,
 }
@@ -163,17 +341,13 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// Runs the tool's coroutine as a task on the host loop (`run_coroutine_threadsafe`) and waits
-/// for it; dropping this future cancels the task.
-async fn on_loop(
-    callback: Py<PyAny>,
-    args: String,
-    ctx: ToolContext,
-    locals: TaskLocals,
-) -> mcpcore::Result<String> {
+/// Runs the handler's coroutine as a task on the host loop (`run_coroutine_threadsafe`) and
+/// waits for it; dropping this future cancels the task.
+async fn on_loop(job: Job, locals: TaskLocals) -> mcpcore::Result<String> {
+    let what = job.what;
     let (tx, rx) = tokio::sync::oneshot::channel();
     let future = Python::attach(|py| -> PyResult<Py<PyAny>> {
-        let coro = callback.call1(py, (args, ToolCall { ctx }))?;
+        let coro = job.start(py)?;
         let asyncio = py.import("asyncio")?;
         let fut = asyncio.call_method1("run_coroutine_threadsafe", (coro, locals.event_loop(py)))?;
         fut.call_method1("add_done_callback", (TaskDone { tx: Mutex::new(Some(tx)) },))?;
@@ -185,7 +359,9 @@ async fn on_loop(
     guard.future = None; // finished: nothing to cancel
     let out = match outcome {
         Ok(r) => r.map_err(errors::from_py)?,
-        Err(_) => return Err(Error::tool("the tool's asyncio task vanished (was its loop closed?)")),
+        Err(_) => {
+            return Err(Error::tool(format!("the {what}'s asyncio task vanished (was its loop closed?)")))
+        }
     };
     Python::attach(|py| out.extract::<String>(py)).map_err(errors::from_py)
 }

@@ -1,12 +1,15 @@
 //! `mcpcore._native`: the pyo3 module behind the `mcpcore` Python package. It only converts and
 //! registers: JSON crosses the boundary as strings (the Python facade turns them into objects),
-//! Python callables become tools, and every error becomes an exception of `mcpcore.errors` with
-//! its JSON-RPC code and data. All protocol logic is in the `mcpcore` crate.
+//! Python callables become tools, resource readers, prompt renderers and completers, and every
+//! error becomes an exception of `mcpcore.errors` with its JSON-RPC code and data. All protocol
+//! logic is in the `mcpcore` crate.
 
 mod client;
 mod errors;
 mod handler;
+mod prompts;
 mod registry;
+mod resources;
 mod server;
 
 use pyo3::prelude::*;
@@ -19,6 +22,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<server::HttpServing>()?;
     m.add_class::<client::Client>()?;
     m.add_class::<handler::ToolCall>()?;
+    m.add_class::<resources::Resources>()?;
+    m.add_class::<prompts::Prompts>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
@@ -27,6 +32,12 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
 pub(crate) fn parse_json(what: &str, text: &str) -> PyResult<serde_json::Value> {
     serde_json::from_str(text)
         .map_err(|e| errors::to_py(mcpcore::Error::invalid_input(format!("{what} is not valid JSON: {e}"))))
+}
+
+/// Parses JSON handed over by the facade as a protocol value `T`.
+pub(crate) fn parse_as<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> PyResult<T> {
+    serde_json::from_str(text)
+        .map_err(|e| errors::to_py(mcpcore::Error::invalid_input(format!("{what} is not valid: {e}"))))
 }
 
 /// Serializes for the facade.

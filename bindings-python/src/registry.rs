@@ -1,7 +1,7 @@
 //! `Registry`: local Python tools and the tools of connected servers, in one place.
 
 use crate::client::Client;
-use crate::handler::{LoopSlot, PyTool};
+use crate::handler::{LoopSlot, PyCallback};
 use crate::{errors, parse_json, to_json};
 use mcpcore::protocol::Tool;
 use mcpcore::registry::{CollisionPolicy, Registration, ToolContext, ToolRegistry};
@@ -81,7 +81,7 @@ impl Registry {
         if let Some(t) = title {
             tool = tool.with_title(t);
         }
-        let handler = PyTool { callback, is_async, loop_slot: self.loop_slot.clone() };
+        let handler = PyCallback { callback, is_async, loop_slot: self.loop_slot.clone() };
         self.tools.register(tool, handler).map_err(errors::to_py)
     }
 

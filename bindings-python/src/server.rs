@@ -2,36 +2,62 @@
 
 use crate::errors;
 use crate::handler::LoopSlot;
+use crate::prompts::Prompts;
 use crate::registry::Registry;
+use crate::resources::Resources;
 use mcpcore::engine::ServerConfig;
 use mcpcore::http::server::{HostPolicy, HttpServerConfig, ResponseMode};
 use pyo3::prelude::*;
 use std::sync::Arc;
 
-/// An MCP server over a registry (see `mcpcore.Server`).
+/// An MCP server over a registry, and optionally resources and prompts (see `mcpcore.Server`).
 #[pyclass(module = "mcpcore._native", frozen)]
 pub struct Server {
     inner: mcpcore::server::Server,
-    loop_slot: Arc<LoopSlot>,
+    /// The loops of every handler set served, bound when serving starts.
+    loop_slots: Vec<Arc<LoopSlot>>,
+}
+
+impl Server {
+    fn bind(&self, py: Python<'_>) {
+        for slot in &self.loop_slots {
+            slot.bind(py);
+        }
+    }
 }
 
 #[pymethods]
 impl Server {
-    /// A server named `name`/`version` serving `registry` (both lineages, every revision).
+    /// A server named `name`/`version` serving `registry` (both lineages, every revision), and
+    /// `resources` and `prompts` when given (with completion; their capabilities are declared).
     #[new]
-    #[pyo3(signature = (registry, name, version, instructions=None))]
-    fn new(registry: &Registry, name: String, version: String, instructions: Option<String>) -> Self {
+    #[pyo3(signature = (registry, name, version, instructions=None, resources=None, prompts=None))]
+    fn new(
+        registry: &Registry,
+        name: String,
+        version: String,
+        instructions: Option<String>,
+        resources: Option<&Resources>,
+        prompts: Option<&Prompts>,
+    ) -> Self {
         let mut config = ServerConfig::new(name, version);
         config.instructions = instructions;
-        Server {
-            inner: mcpcore::server::Server::new(config, registry.tools.clone()),
-            loop_slot: registry.loop_slot.clone(),
+        let mut inner = mcpcore::server::Server::new(config, registry.tools.clone());
+        let mut loop_slots = vec![registry.loop_slot.clone()];
+        if let Some(r) = resources {
+            inner = inner.with_resources(r.inner.clone());
+            loop_slots.push(r.loop_slot.clone());
         }
+        if let Some(p) = prompts {
+            inner = inner.with_prompts(p.inner.clone());
+            loop_slots.push(p.loop_slot.clone());
+        }
+        Server { inner, loop_slots }
     }
 
     /// Serves on this process's stdin/stdout until stdin closes.
     fn serve_stdio<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.loop_slot.bind(py);
+        self.bind(py);
         let server = self.inner.clone();
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
             server.serve_stdio().await.map_err(errors::to_py)
@@ -54,7 +80,7 @@ impl Server {
         allowed_hosts: Option<Vec<String>>,
         allowed_origins: Option<Vec<String>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        self.loop_slot.bind(py);
+        self.bind(py);
         let ip: std::net::IpAddr = host.parse().map_err(|_| {
             errors::to_py(mcpcore::Error::invalid_input(format!("host must be an IP address, not {host:?}")))
         })?;

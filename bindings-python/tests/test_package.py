@@ -49,7 +49,7 @@ def test_exports() -> None:
 
 @pytest.mark.parametrize(
     "cls", [RequestTimeout, RequestCancelled, ConnectionClosed, ProtocolError, TransportError, InvalidInput,
-            ToolError, HttpError],
+            ToolError, HttpError, mcpcore.InputRequired],
 )
 def test_error_hierarchy(cls: type) -> None:
     assert issubclass(cls, McpError) and issubclass(cls, Exception)
@@ -68,7 +68,7 @@ def test_error_defaults_and_data_decoding() -> None:
     assert issubclass(InvalidInput, ValueError)
     assert sorted(errors_module.__all__) == sorted(
         ["McpError", "RequestTimeout", "RequestCancelled", "ConnectionClosed", "ProtocolError",
-         "TransportError", "InvalidInput", "ToolError", "HttpError"]
+         "TransportError", "InvalidInput", "ToolError", "HttpError", "InputRequired"]
     )
 
 

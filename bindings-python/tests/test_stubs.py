@@ -25,11 +25,16 @@ USER_SCRIPT = textwrap.dedent(
         CallToolResult,
         Client,
         Context,
+        ElicitResult,
         HttpServing,
         Image,
+        InputRequired,
         McpError,
+        Message,
         Registry,
         RequestTimeout,
+        Root,
+        SamplingResult,
         Server,
         Tool,
     )
@@ -64,6 +69,45 @@ USER_SCRIPT = textwrap.dedent(
 
     def pixel() -> Image:
         return Image(b"\\x89PNG")
+
+
+    @server.resource("users://{id}", mime_type="application/json", complete={"id": ["ann"]})
+    async def user(id: str, ctx: Context) -> dict[str, str]:
+        """A user."""
+        return {"id": id}
+
+
+    @server.prompt(complete={"topic": lambda value: [value + "!"]})
+    def chat(topic: str, mood: str = "calm") -> List[Message]:
+        """A chat."""
+        return [Message("user", topic), Message("assistant", mood)]
+
+
+    @server.completion(prompt="chat", argument="mood")
+    async def moods(value: str, context: dict[str, str]) -> List[str]:
+        return ["calm", "cheerful"]
+
+
+    @server.tool()
+    async def ask(ctx: Context) -> str:
+        try:
+            answer: ElicitResult = await ctx.elicit("k", "Name?", {"type": "object", "properties": {}})
+        except InputRequired:
+            raise
+        reply: SamplingResult = await ctx.sample("s", "hi", max_tokens=10)
+        roots: List[Root] = await ctx.list_roots("r")
+        ctx.set_request_state({"n": 1})
+        print(ctx.request_state, ctx.client_capabilities)
+        return f"{answer.accepted} {answer.data} {reply.text} {len(roots)}"
+
+
+    @server.tool()
+    def ask_sync(ctx: Context) -> str:
+        return ctx.elicit_sync("k", "Name?", {"type": "object", "properties": {}}).action
+
+
+    server.notify_resource_updated("users://ann")
+    removed: bool = server.remove_resource("users://{id}") and server.remove_prompt("chat")
 
 
     tool: Tool = server.add_tool(pixel, name="pixel")

@@ -12,6 +12,15 @@ Both protocol lineages (stateless 2026-07-28 and the ``initialize``-based 2025-1
         \"\"\"Adds two numbers.\"\"\"
         return a + b
 
+    @server.resource("users://{id}/profile", mime_type="application/json")
+    def profile(id: str) -> dict:
+        return {"id": id}
+
+    @server.prompt()
+    def review(code: str) -> str:
+        \"\"\"Asks for a review.\"\"\"
+        return f"Please review:\\n{code}"
+
     server.run()                      # stdio; server.run("http", port=8000) for HTTP
 
     # elsewhere
@@ -25,13 +34,15 @@ import asyncio
 import atexit
 import json
 import time
-from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Sequence, TypeVar, Union
+from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
-from . import _convert, _native, _schema
-from .content import Audio, EmbeddedResource, Image, Text
+from . import _convert, _features, _native, _schema
+from ._features import CompletionSource
+from .content import Audio, EmbeddedResource, Image, Message, Text
 from .errors import (
     ConnectionClosed,
     HttpError,
+    InputRequired,
     InvalidInput,
     McpError,
     ProtocolError,
@@ -40,7 +51,7 @@ from .errors import (
     ToolError,
     TransportError,
 )
-from .types import CallToolResult, Tool
+from .types import CallToolResult, ElicitResult, Root, SamplingResult, Tool
 
 __version__: str = _native.__version__
 
@@ -56,6 +67,11 @@ __all__ = [
     "Audio",
     "EmbeddedResource",
     "Text",
+    "Message",
+    "ElicitResult",
+    "SamplingResult",
+    "Root",
+    "CompletionSource",
     "McpError",
     "RequestTimeout",
     "RequestCancelled",
@@ -65,6 +81,7 @@ __all__ = [
     "InvalidInput",
     "ToolError",
     "HttpError",
+    "InputRequired",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -89,8 +106,16 @@ atexit.register(_settle_engine_threads)
 
 
 class Context:
-    """What a running tool may ask of its call. Declare a parameter annotated ``Context`` to
-    receive it (it is not part of the tool's input schema)."""
+    """What a running tool, resource reader or prompt may ask of its call. Declare a parameter
+    annotated ``Context`` to receive it (it is not part of the tool's input schema, nor a prompt
+    argument or template variable).
+
+    Client input (``elicit``, ``sample``, ``list_roots``, ``input``) works on both lineages: a
+    legacy session sends the client a real request and awaits its answer; on 2026-07-28 the
+    answer comes with the client's retry, and until then the call raises :class:`InputRequired`,
+    which you must let propagate (the handler then runs again from the start, with the answers).
+    So ask in a deterministic order, under stable ``key``\\ s, and keep side effects after the last
+    question. ``async def`` handlers await these; sync handlers use the ``*_sync`` forms."""
 
     def __init__(self, call: _native.ToolCall) -> None:
         self._call = call
@@ -109,6 +134,25 @@ class Context:
     def wants_progress(self) -> bool:
         """True when the caller asked for progress notifications."""
         return self._call.wants_progress
+
+    @property
+    def client_capabilities(self) -> Optional[Dict[str, Any]]:
+        """What the client declared (legacy: in ``initialize``; 2026-07-28: with this request),
+        e.g. ``{"elicitation": {}, "sampling": {}}``; None for an in-process call."""
+        caps = self._call.client_capabilities
+        return json.loads(caps) if caps is not None else None
+
+    @property
+    def request_state(self) -> Any:
+        """What :meth:`set_request_state` stored in the previous round of this 2026-07-28
+        request (None in the first round, and always on legacy sessions)."""
+        state = self._call.request_state
+        return json.loads(state) if state is not None else None
+
+    def set_request_state(self, state: Any) -> None:
+        """Keeps ``state`` (any JSON value; keep it small) for the next round of this 2026-07-28
+        request; it travels sealed, so the client cannot alter it. A no-op on legacy sessions."""
+        self._call.set_request_state(json.dumps(_convert.to_jsonable(state)))
 
     def log(self, level: str, data: Any, logger: Optional[str] = None) -> None:
         """Sends a log message (``notifications/message``) to the caller, if it asked for
@@ -132,29 +176,141 @@ class Context:
         """Sends a progress notification (a no-op when the caller did not ask for progress)."""
         self._call.report_progress(progress, total, message)
 
+    # -- client input ---------------------------------------------------------------------
 
-def _callback(fn: Callable[..., Any], spec: _schema.ToolSpec) -> Callable[[str, _native.ToolCall], Any]:
+    async def input(self, requests: Mapping[str, Mapping[str, Any]]) -> Dict[str, Any]:
+        """Asks the client several things in one round: ``requests`` maps your keys to MCP
+        input requests (``{"method": "elicitation/create" | "sampling/createMessage" |
+        "roots/list", "params": {...}}``); returns the answers (MCP result dicts) by key.
+        Raises :class:`InputRequired` (let it propagate), or ``McpError`` -32021 when the client
+        did not declare a capability a request needs."""
+        return dict(json.loads(await self._call.input(json.dumps(dict(requests)))))
+
+    def input_sync(self, requests: Mapping[str, Mapping[str, Any]]) -> Dict[str, Any]:
+        """:meth:`input` for sync handlers: blocks this worker thread until answered."""
+        _not_on_loop("input")
+        return dict(json.loads(self._call.input_blocking(json.dumps(dict(requests)))))
+
+    async def elicit(self, key: str, message: str, schema: Union[Mapping[str, Any], type]) -> ElicitResult:
+        """Asks the user to fill a form (``elicitation/create``) under ``key``. ``schema`` is a
+        flat JSON Schema object, or a dataclass, TypedDict or pydantic model (whose schema is
+        sent, and whose instance is the answer's ``data``)."""
+        request, tp = _elicit_request(message, schema)
+        answers = await self.input({key: request})
+        return _elicit_result(answers[key], tp)
+
+    def elicit_sync(self, key: str, message: str, schema: Union[Mapping[str, Any], type]) -> ElicitResult:
+        """:meth:`elicit` for sync handlers."""
+        request, tp = _elicit_request(message, schema)
+        return _elicit_result(self.input_sync({key: request})[key], tp)
+
+    async def sample(
+        self,
+        key: str,
+        messages: Union[str, Sequence[Union[str, Message, Mapping[str, Any]]]],
+        *,
+        max_tokens: int = 1000,
+        system_prompt: Optional[str] = None,
+        temperature: Optional[float] = None,
+        stop_sequences: Optional[Sequence[str]] = None,
+        model_preferences: Optional[Mapping[str, Any]] = None,
+    ) -> SamplingResult:
+        """Asks the client's model for a completion (``sampling/createMessage``) under ``key``.
+        ``messages`` is a prompt (one user message) or a list of ``str`` (user), ``Message`` or
+        MCP message dicts."""
+        request = _sampling_request(messages, max_tokens, system_prompt, temperature, stop_sequences, model_preferences)
+        answers = await self.input({key: request})
+        return SamplingResult.from_json(answers[key])
+
+    def sample_sync(
+        self,
+        key: str,
+        messages: Union[str, Sequence[Union[str, Message, Mapping[str, Any]]]],
+        *,
+        max_tokens: int = 1000,
+        system_prompt: Optional[str] = None,
+        temperature: Optional[float] = None,
+        stop_sequences: Optional[Sequence[str]] = None,
+        model_preferences: Optional[Mapping[str, Any]] = None,
+    ) -> SamplingResult:
+        """:meth:`sample` for sync handlers."""
+        request = _sampling_request(messages, max_tokens, system_prompt, temperature, stop_sequences, model_preferences)
+        return SamplingResult.from_json(self.input_sync({key: request})[key])
+
+    async def list_roots(self, key: str) -> List[Root]:
+        """Asks the client for its roots (``roots/list``) under ``key``."""
+        answers = await self.input({key: {"method": "roots/list"}})
+        return [Root.from_json(r) for r in answers[key].get("roots", [])]
+
+    def list_roots_sync(self, key: str) -> List[Root]:
+        """:meth:`list_roots` for sync handlers."""
+        return [Root.from_json(r) for r in self.input_sync({key: {"method": "roots/list"}})[key].get("roots", [])]
+
+
+def _not_on_loop(what: str) -> None:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise InvalidInput(f"Context.{what}_sync would block the event loop: use `await ctx.{what}(...)` in async handlers")
+
+
+def _elicit_request(message: str, schema: Union[Mapping[str, Any], type]) -> Tuple[Dict[str, Any], Optional[type]]:
+    if isinstance(schema, type):
+        requested = _schema.type_schema(schema)
+        requested.pop("title", None)
+        tp: Optional[type] = schema
+    else:
+        requested, tp = dict(schema), None
+    return {"method": "elicitation/create", "params": {"message": message, "requestedSchema": requested}}, tp
+
+
+def _elicit_result(answer: Dict[str, Any], tp: Optional[type]) -> ElicitResult:
+    action = answer.get("action", "cancel")
+    content = answer.get("content")
+    data: Any = None
+    if action == "accept":
+        data = content
+        if tp is not None and content is not None:
+            data = _convert.coerce_value(content, tp)
+    return ElicitResult(action=action, content=content, data=data, raw=answer)
+
+
+def _sampling_request(
+    messages: Union[str, Sequence[Union[str, Message, Mapping[str, Any]]]],
+    max_tokens: int,
+    system_prompt: Optional[str],
+    temperature: Optional[float],
+    stop_sequences: Optional[Sequence[str]],
+    model_preferences: Optional[Mapping[str, Any]],
+) -> Dict[str, Any]:
+    items = [messages] if isinstance(messages, str) else list(messages)
+    params: Dict[str, Any] = {"messages": [_features.to_prompt_result(m)["messages"][0] for m in items],
+                              "maxTokens": max_tokens}
+    for key, value in (("systemPrompt", system_prompt), ("temperature", temperature),
+                       ("stopSequences", list(stop_sequences) if stop_sequences is not None else None),
+                       ("modelPreferences", dict(model_preferences) if model_preferences is not None else None)):
+        if value is not None:
+            params[key] = value
+    return {"method": "sampling/createMessage", "params": params}
+
+
+def _context(call: Optional[_native.ToolCall]) -> Context:
+    if call is None:  # only completers run without a call, and they get no Context
+        raise RuntimeError("this handler runs outside any request")
+    return Context(call)
+
+
+def _callback(fn: Callable[..., Any], spec: _schema.ToolSpec) -> _features.Callback:
     """Wraps a user function as the native callback: JSON in, CallToolResult JSON out."""
 
-    def arguments(args_json: str, call: _native.ToolCall) -> Dict[str, Any]:
-        kwargs = _convert.coerce_arguments(spec, json.loads(args_json))
+    def invoke(arguments: Dict[str, Any], call: Optional[_native.ToolCall]) -> Any:
+        kwargs = _convert.coerce_arguments(spec, arguments)
         if spec.context_param:
-            kwargs[spec.context_param] = Context(call)
-        return kwargs
+            kwargs[spec.context_param] = _context(call)
+        return fn(**kwargs)
 
-    if spec.is_async:
-
-        async def run_async(args_json: str, call: _native.ToolCall) -> str:
-            value = await fn(**arguments(args_json, call))
-            return json.dumps(_convert.to_call_tool_result(value, spec))
-
-        return run_async
-
-    def run(args_json: str, call: _native.ToolCall) -> str:
-        value = fn(**arguments(args_json, call))
-        return json.dumps(_convert.to_call_tool_result(value, spec))
-
-    return run
+    return _features.native_callback(invoke, spec.is_async, lambda value, _: _convert.to_call_tool_result(value, spec))
 
 
 class Registry:
@@ -257,7 +413,8 @@ class HttpServing:
 
 
 class Server:
-    """An MCP server: both lineages, on stdio or HTTP, serving a :class:`Registry`."""
+    """An MCP server: both lineages, on stdio or HTTP, serving a :class:`Registry` of tools,
+    and the resources, prompts and completions registered with its decorators."""
 
     def __init__(
         self,
@@ -268,7 +425,18 @@ class Server:
         instructions: Optional[str] = None,
     ) -> None:
         self.registry = registry if registry is not None else Registry()
-        self._native = _native.Server(self.registry._native, name, version, instructions)
+        self._info = (name, version, instructions)
+        self._resources = _native.Resources()
+        self._prompts = _native.Prompts()
+        self._templates: Dict[str, str] = {}  # uriTemplate -> template name
+
+    def _native_server(self) -> _native.Server:
+        """The engine's server. Resources and prompts (and completion) are served, and declared
+        in the capabilities, when at least one is registered when serving starts."""
+        name, version, instructions = self._info
+        resources = None if self._resources.is_empty() else self._resources
+        prompts = None if self._prompts.is_empty() else self._prompts
+        return _native.Server(self.registry._native, name, version, instructions, resources, prompts)
 
     def tool(
         self, name: Optional[str] = None, *, description: Optional[str] = None, title: Optional[str] = None
@@ -280,9 +448,217 @@ class Server:
         """Registers ``fn`` as a tool (see :meth:`Registry.add_tool`)."""
         return self.registry.add_tool(fn, **kwargs)
 
+    # -- resources ----------------------------------------------------------------------------
+
+    def add_resource(
+        self,
+        fn: Callable[..., Any],
+        uri: str,
+        *,
+        name: Optional[str] = None,
+        title: Optional[str] = None,
+        description: Optional[str] = None,
+        mime_type: Optional[str] = None,
+        complete: Optional[Mapping[str, CompletionSource]] = None,
+    ) -> None:
+        """Registers ``fn`` (sync or ``async def``) as the reader of ``uri``: a fixed URI, or an
+        RFC 6570 template such as ``users://{id}/profile`` whose variables ``fn`` receives as
+        keyword arguments (strings; ``int``/``float``/``bool`` when annotated so). A ``Context``
+        parameter receives the call. ``name`` defaults to the function's name, ``description``
+        to its docstring. ``complete`` maps template variables to completion values or
+        functions (see :meth:`add_completion`).
+
+        ``fn`` returns the contents: ``str`` (text), ``bytes`` (a base64 blob), an
+        ``EmbeddedResource``, an MCP contents dict (``{"text": ...}`` or ``{"blob": ...}``), a
+        list of these, or any other JSON-able value (sent as ``application/json`` text). An
+        exception is a ``-32603`` error (an ``McpError`` with a code is sent as that error).
+        Raises InvalidInput when the URI (or template name) is taken."""
+        spec = _features.handler_spec(fn, "resource", Context, name)
+        is_template = "{" in uri
+        variables = _features.template_variables(uri) if is_template else []
+        missing = [p for p in spec.required if p not in variables]
+        if missing:
+            where = f"template {uri!r} has no variable" if is_template else f"resource {uri!r} has no variables:"
+            raise TypeError(f"resource {spec.name!r}: {where} {', '.join(missing)} (give those parameters defaults)")
+        descriptor = _features.resource_descriptor(
+            uri, spec, name=name, title=title, description=description, mime_type=mime_type, is_template=is_template
+        )
+
+        def invoke(request: Dict[str, Any], call: Optional[_native.ToolCall]) -> Any:
+            kwargs = spec.kwargs(request.get("variables") or {})
+            if spec.context_param:
+                kwargs[spec.context_param] = _context(call)
+            return fn(**kwargs)
+
+        def render(value: Any, request: Dict[str, Any]) -> Any:
+            return _features.to_resource_contents(value, request["uri"], mime_type)
+
+        callback = _features.native_callback(invoke, spec.is_async, render)
+        if is_template:
+            self._resources.add_template(json.dumps(descriptor), callback, spec.is_async)
+            self._templates[uri] = descriptor["name"]
+            for variable, source in (complete or {}).items():
+                self.add_completion(source, template=uri, argument=variable)
+        else:
+            if complete:
+                raise InvalidInput(f"resource {uri!r} is not a template: it has no variables to complete")
+            self._resources.add(json.dumps(descriptor), callback, spec.is_async)
+
+    def resource(
+        self,
+        uri: str,
+        *,
+        name: Optional[str] = None,
+        title: Optional[str] = None,
+        description: Optional[str] = None,
+        mime_type: Optional[str] = None,
+        complete: Optional[Mapping[str, CompletionSource]] = None,
+    ) -> Callable[[F], F]:
+        """Decorator form of :meth:`add_resource`; returns the function unchanged::
+
+            @server.resource("users://{id}/profile", mime_type="application/json",
+                             complete={"id": ["ann", "bob"]})
+            async def profile(id: str) -> dict:
+                return {"id": id}
+        """
+
+        def register(fn: F) -> F:
+            self.add_resource(
+                fn, uri, name=name, title=title, description=description, mime_type=mime_type, complete=complete
+            )
+            return fn
+
+        return register
+
+    def remove_resource(self, uri: str) -> bool:
+        """Removes the resource with ``uri``, or the template whose ``uriTemplate`` is ``uri``;
+        False when there was none."""
+        if uri in self._templates:
+            return self._resources.remove_template(self._templates.pop(uri))
+        return self._resources.remove(uri)
+
+    def notify_resource_updated(self, uri: str) -> None:
+        """Announces that the resource at ``uri`` changed: subscribed clients get
+        ``notifications/resources/updated`` (legacy ``resources/subscribe``, 2026-07-28
+        ``subscriptions/listen``)."""
+        self._resources.notify_updated(uri)
+
+    def list_resources(self) -> List[Dict[str, Any]]:
+        """The registered resources (MCP ``Resource`` dicts, by URI)."""
+        return list(json.loads(self._resources.list()))
+
+    def list_resource_templates(self) -> List[Dict[str, Any]]:
+        """The registered templates (MCP ``ResourceTemplate`` dicts, by name)."""
+        return list(json.loads(self._resources.list_templates()))
+
+    # -- prompts ------------------------------------------------------------------------------
+
+    def add_prompt(
+        self,
+        fn: Callable[..., Any],
+        *,
+        name: Optional[str] = None,
+        title: Optional[str] = None,
+        description: Optional[str] = None,
+        complete: Optional[Mapping[str, CompletionSource]] = None,
+    ) -> None:
+        """Registers ``fn`` (sync or ``async def``) as a prompt. Its parameters are the prompt's
+        arguments (strings; required when they have no default; described by the docstring's
+        Args section); a ``Context`` parameter receives the call. ``fn`` returns a ``str`` (one
+        user message), a ``Message``, an MCP message dict, a list of those, or a full
+        ``GetPromptResult`` dict. ``complete`` maps arguments to completion values or functions.
+        Raises InvalidInput when the name is taken."""
+        spec = _features.handler_spec(fn, "prompt", Context, name)
+        descriptor = _features.prompt_descriptor(spec, title=title, description=description)
+
+        def invoke(arguments: Dict[str, Any], call: Optional[_native.ToolCall]) -> Any:
+            kwargs = spec.kwargs(arguments)
+            if spec.context_param:
+                kwargs[spec.context_param] = _context(call)
+            return fn(**kwargs)
+
+        callback = _features.native_callback(invoke, spec.is_async, lambda value, _: _features.to_prompt_result(value))
+        self._prompts.add(json.dumps(descriptor), callback, spec.is_async)
+        for argument, source in (complete or {}).items():
+            self.add_completion(source, prompt=spec.name, argument=argument)
+
+    def prompt(
+        self,
+        name: Optional[str] = None,
+        *,
+        title: Optional[str] = None,
+        description: Optional[str] = None,
+        complete: Optional[Mapping[str, CompletionSource]] = None,
+    ) -> Callable[[F], F]:
+        """Decorator form of :meth:`add_prompt`; returns the function unchanged::
+
+            @server.prompt(complete={"language": ["python", "rust"]})
+            def review(code: str, language: str = "python") -> str:
+                \"\"\"Asks for a code review.\"\"\"
+                return f"Review this {language} code:\\n{code}"
+        """
+
+        def register(fn: F) -> F:
+            self.add_prompt(fn, name=name, title=title, description=description, complete=complete)
+            return fn
+
+        return register
+
+    def remove_prompt(self, name: str) -> bool:
+        """Removes prompt ``name``; False when there was none."""
+        return self._prompts.remove(name)
+
+    def list_prompts(self) -> List[Dict[str, Any]]:
+        """The registered prompts (MCP ``Prompt`` dicts, by name)."""
+        return list(json.loads(self._prompts.list()))
+
+    # -- completion ---------------------------------------------------------------------------
+
+    def add_completion(
+        self,
+        source: CompletionSource,
+        *,
+        argument: str,
+        prompt: Optional[str] = None,
+        template: Optional[str] = None,
+    ) -> None:
+        """Completes ``argument`` of ``prompt`` (a prompt name), or the variable ``argument`` of
+        ``template`` (a registered ``uriTemplate``), for ``completion/complete``. ``source`` is
+        a list of values (the engine offers those starting with what was typed, at most 100),
+        or a function ``(value)`` or ``(value, context)`` (sync or async; ``context`` holds the
+        other arguments the client sent) returning a list of strings or a
+        ``{"values", "total", "hasMore"}`` dict. Raises InvalidInput for an unknown prompt,
+        template or argument."""
+        if (prompt is None) == (template is None):
+            raise InvalidInput("add_completion needs exactly one of prompt= or template=")
+        values, callback, is_async = _features.completer_parts(source)
+        if prompt is not None:
+            self._prompts.complete(prompt, argument, values, callback, is_async)
+        else:
+            assert template is not None
+            self._resources.complete(template, argument, values, callback, is_async)
+
+    def completion(
+        self, *, argument: str, prompt: Optional[str] = None, template: Optional[str] = None
+    ) -> Callable[[F], F]:
+        """Decorator form of :meth:`add_completion` for a completion function::
+
+            @server.completion(prompt="review", argument="language")
+            def languages(value: str) -> list[str]:
+                return [l for l in LANGUAGES if l.startswith(value)]
+        """
+
+        def register(fn: F) -> F:
+            self.add_completion(fn, argument=argument, prompt=prompt, template=template)
+            return fn
+
+        return register
+
+    # -- serving ------------------------------------------------------------------------------
+
     async def serve_stdio(self) -> None:
         """Serves on this process's stdin/stdout until stdin closes."""
-        await self._native.serve_stdio()
+        await self._native_server().serve_stdio()
 
     async def serve_http(
         self,
@@ -298,7 +674,7 @@ class Server:
         """Starts serving HTTP: both lineages on ``path``, the 2024-11-05 SSE transport on
         ``/sse``. ``response_mode`` is "auto" (SSE only when a tool sends progress first), "json"
         or "sse". Returns once bound (``port=0`` picks a free port)."""
-        native = await self._native.serve_http(
+        native = await self._native_server().serve_http(
             host, port, path, response_mode, max_body,
             list(allowed_hosts) if allowed_hosts is not None else None,
             list(allowed_origins) if allowed_origins is not None else None,

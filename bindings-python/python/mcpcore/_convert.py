@@ -22,7 +22,7 @@ from . import _schema
 from ._schema import ToolSpec
 from .content import CONTENT_TYPES, EmbeddedResource, Text, b64encode
 
-__all__ = ["BYTES_URI", "coerce_arguments", "error_result", "to_call_tool_result", "to_jsonable"]
+__all__ = ["BYTES_URI", "coerce_arguments", "coerce_value", "error_result", "to_call_tool_result", "to_jsonable"]
 
 BYTES_URI = "mcpcore://bytes"
 """The resource URI under which a returned ``bytes`` value is embedded."""
@@ -188,6 +188,15 @@ def coerce_arguments(
         if name not in out and not info.is_required():
             out[name] = info.get_default(call_default_factory=True)
     return out
+
+
+def coerce_value(value: Any, tp: Any) -> Any:
+    """Return JSON ``value`` converted to annotation ``tp`` as :func:`coerce_arguments` does
+    for one argument (unchanged when it does not have the annotation's shape)."""
+    try:
+        return _coerce(value, tp)
+    except _NoMatch:
+        return value
 
 
 def _coerce(value: Any, tp: Any) -> Any:

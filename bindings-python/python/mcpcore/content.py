@@ -1,4 +1,5 @@
-"""Content types a tool can return, each rendering as one MCP content block.
+"""Content types a tool can return, each rendering as one MCP content block, and the
+:class:`Message` of a prompt.
 
 A tool that returns one of these (or a list mixing them with ``str``) gets them as the
 ``content`` of its ``CallToolResult``::
@@ -6,6 +7,12 @@ A tool that returns one of these (or a list mixing them with ``str``) gets them 
     @server.tool()
     def chart() -> Image:
         return Image(png_bytes)
+
+A prompt returns messages::
+
+    @server.prompt()
+    def review(code: str) -> list[Message]:
+        return [Message("user", f"Review this:\n{code}"), Message("assistant", "Gladly.")]
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ import base64
 from dataclasses import dataclass
 from typing import Any, Dict, Optional, Tuple, Type, Union
 
-__all__ = ["Audio", "ContentItem", "CONTENT_TYPES", "EmbeddedResource", "Image", "Text", "b64encode"]
+__all__ = ["Audio", "ContentItem", "CONTENT_TYPES", "EmbeddedResource", "Image", "Message", "Text", "b64encode"]
 
 
 def b64encode(data: bytes) -> str:
@@ -105,3 +112,23 @@ CONTENT_TYPES: Tuple[Type[Text], Type[Image], Type[Audio], Type[EmbeddedResource
     EmbeddedResource,
 )
 """The content classes, for ``isinstance`` checks."""
+
+
+@dataclass(frozen=True)
+class Message:
+    """A message of a prompt (or of a sampling request): a ``role`` ("user" or "assistant") and
+    one content block, given as ``str`` (text) or a content object."""
+
+    role: str
+    content: Union[str, ContentItem]
+
+    def __post_init__(self) -> None:
+        if self.role not in ("user", "assistant"):
+            raise ValueError(f"Message.role must be 'user' or 'assistant', not {self.role!r}")
+        if not isinstance(self.content, (str,) + CONTENT_TYPES):
+            raise TypeError(f"Message.content must be a str or a content object, not {type(self.content).__name__}")
+
+    def to_message(self) -> Dict[str, Any]:
+        """Return ``{"role": ..., "content": <content block>}``."""
+        block = Text(self.content) if isinstance(self.content, str) else self.content
+        return {"role": self.role, "content": block.to_content()}

@@ -16,6 +16,7 @@ __all__ = [
     "InvalidInput",
     "ToolError",
     "HttpError",
+    "InputRequired",
 ]
 
 
@@ -81,3 +82,15 @@ class ToolError(McpError):
 
 class HttpError(McpError):
     """An HTTP server answered with an error status and no JSON-RPC error."""
+
+
+class InputRequired(McpError):
+    """A 2026-07-28 request needs answers from the client that it did not send yet.
+
+    Raised by ``Context.elicit``/``sample``/``list_roots``/``input`` (and their ``_sync`` forms)
+    on a 2026-07-28 request. **Let it propagate** out of your tool, resource or prompt handler:
+    the server then answers ``input_required`` with the questions, and the client's retry runs
+    the handler again from the start, now with the answers. (Catching it does not stop that: a
+    call whose input request raised it always ends as ``input_required``.) Legacy sessions never
+    raise it: there the request goes to the client and the call awaits its answer.
+    """

@@ -1,11 +1,12 @@
-"""The values mcpcore hands back: tool definitions and tool results."""
+"""The values mcpcore hands back: tool definitions, tool results, and the client's answers to a
+handler's input requests (elicitation, sampling, roots)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
-__all__ = ["Tool", "CallToolResult"]
+__all__ = ["Tool", "CallToolResult", "ElicitResult", "SamplingResult", "Root"]
 
 
 @dataclass(frozen=True)
@@ -64,3 +65,65 @@ class CallToolResult:
     def data(self) -> Any:
         """``structured_content`` when present, else ``text``."""
         return self.structured_content if self.structured_content is not None else self.text
+
+
+@dataclass(frozen=True)
+class ElicitResult:
+    """The user's answer to :meth:`mcpcore.Context.elicit`."""
+
+    action: str
+    """"accept", "decline" or "cancel"."""
+    content: Optional[Dict[str, Any]] = None
+    """The submitted form (when accepted), as JSON."""
+    data: Any = None
+    """``content`` as the type passed as the schema (a dataclass, TypedDict or model), else
+    ``content`` itself; None unless accepted."""
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def accepted(self) -> bool:
+        """True when the user accepted (and ``content`` holds the answer)."""
+        return self.action == "accept"
+
+
+@dataclass(frozen=True)
+class SamplingResult:
+    """The client model's answer to :meth:`mcpcore.Context.sample` (a ``CreateMessageResult``)."""
+
+    role: str
+    content: Any
+    """The content block (or, from 2025-11-25, possibly a list of blocks)."""
+    model: str = ""
+    stop_reason: Optional[str] = None
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "SamplingResult":
+        """Builds a SamplingResult from its MCP JSON form."""
+        return cls(
+            role=d.get("role", "assistant"),
+            content=d.get("content"),
+            model=d.get("model") or "",
+            stop_reason=d.get("stopReason"),
+            raw=d,
+        )
+
+    @property
+    def text(self) -> str:
+        """The text of the text block(s), joined by newlines ("" when there are none)."""
+        blocks = self.content if isinstance(self.content, list) else [self.content]
+        return "\n".join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text")
+
+
+@dataclass(frozen=True)
+class Root:
+    """A root the client exposes (:meth:`mcpcore.Context.list_roots`)."""
+
+    uri: str
+    name: Optional[str] = None
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Root":
+        """Builds a Root from its MCP JSON form."""
+        return cls(uri=d["uri"], name=d.get("name"), raw=d)
