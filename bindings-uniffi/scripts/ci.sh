@@ -12,7 +12,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 repo="$(cd "$here/.." && pwd)"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target}"
 target="$CARGO_TARGET_DIR"
-step() { printf '\n== %s\n' "$*"; }
+step() { printf '\n== [%ss] %s\n' "$SECONDS" "$*"; }
 extra_passed=0
 extra_failed=0
 check() {  # check NAME CMD...: one counted check
@@ -43,8 +43,8 @@ done
 # A structural check that needs no Swift toolchain: the C header of the Swift module parses
 # (clang's nullability qualifiers defined away for gcc).
 if command -v cc >/dev/null; then
-  check "generated McpcoreFFI.h parses as C" \
-    cc -fsyntax-only -x c -D_Nullable= -D_Nonnull= -Wno-pragma-once-outside-header "$here/generated/swift/McpcoreFFI.h"
+  check "generated McpcoreFFI.h parses as C" bash -c \
+    'printf "#include \"McpcoreFFI.h\"\n" | cc -fsyntax-only -x c -D_Nullable= -D_Nonnull= -I"$1" -' _ "$here/generated/swift"
 fi
 if [[ "$extra_failed" -ne 0 ]]; then
   echo "the committed bindings are stale: run bindings-uniffi/scripts/generate.sh and commit the result" >&2
@@ -54,7 +54,7 @@ step "mvn test (Kotlin on the JVM)"
 mvn_out="$target/uniffi-maven"
 rm -rf "$mvn_out/surefire-reports"
 mvn_rc=0
-mvn -q -B -f "$here/pom.xml" -Dcargo.target.dir="$target" \
+mvn -q -B -Dstyle.color=never -f "$here/pom.xml" -Dcargo.target.dir="$target" \
   test dependency:build-classpath -Dmdep.outputFile="$mvn_out/classpath.txt" || mvn_rc=$?
 tests=0; failures=0; errors=0; skipped=0
 for report in "$mvn_out"/surefire-reports/TEST-*.xml; do
@@ -92,5 +92,6 @@ fi
 step "summary"
 passed=$((junit_passed + extra_passed))
 failed=$((junit_failed + extra_failed))
+echo "ci.sh took ${SECONDS}s"
 echo "$passed passed, $failed failed"
 [[ "$failed" -eq 0 ]]

@@ -109,10 +109,10 @@ class ErrorsTest {
     }
 
     @Test
-    fun `cancelling a call to a rust server over stdio does not break the connection`() = runBlocking {
+    fun `an in-process registry call times out and cancels the kotlin tool`() = runBlocking {
         for (lineage in LINEAGES) {
+            // Beside a live stdio connection to the Kotlin echo server, which stays usable.
             Client.connectStdio(Paths.runEchoServer, emptyList(), ConnectOptions(lineage = lineage, env = kotlinEnv())).use { client ->
-                // A local registry timeout: the in-process call of a slow Kotlin tool.
                 val slow = Slow()
                 val r = Registry()
                 r.addTool("slow", "", OBJECT_SCHEMA, slow)

