@@ -43,3 +43,6 @@ pub(crate) fn parse_json(what: &str, text: &str) -> Result<serde_json::Value, Mc
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_owned()
 }
+
+#[cfg(test)]
+mod tests;
