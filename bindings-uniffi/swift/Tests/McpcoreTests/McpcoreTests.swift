@@ -37,14 +37,19 @@ final class Slow: ToolHandler, @unchecked Sendable {
     private let lock = NSLock()
     private var _started = false
     private var _cancelled = false
-    var started: Bool { lock.withLock { _started } }
-    var cancelled: Bool { lock.withLock { _cancelled } }
+    private func locked<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
+    var started: Bool { locked { _started } }
+    var cancelled: Bool { locked { _cancelled } }
     func call(call: ToolCall) async throws -> ToolResult {
-        lock.withLock { _started = true }
+        locked { _started = true }
         do {
             try await Task.sleep(nanoseconds: 30_000_000_000)
         } catch {
-            lock.withLock { _cancelled = true }
+            locked { _cancelled = true }
             throw error
         }
         return textResult(text: "slept")
