@@ -72,6 +72,9 @@ echo "Surefire: $tests tests, $junit_passed passed, $junit_failed failed, $skipp
 if [[ "$mvn_rc" -ne 0 && "$junit_failed" -eq 0 ]]; then junit_failed=1; fi
 
 step "examples/kotlin: the Rust echo_client calls the Kotlin echo server (run-echo-server builds what it needs)"
+# Build first, so the server's start (what the client's 5 s discover probe waits for) is the JVM's.
+check "examples/kotlin/run-echo-server builds what it needs" \
+  env MCPCORE_BUILD_ONLY=1 "$repo/examples/kotlin/run-echo-server"
 out=$("$target/debug/echo_client" "hello from ci" -- "$repo/examples/kotlin/run-echo-server" 2>&1) || true
 echo "$out"
 check "rust echo_client -> examples/kotlin/run-echo-server" grep -qx "hello from ci" <<<"$out"
