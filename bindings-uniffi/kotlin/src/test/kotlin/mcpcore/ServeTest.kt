@@ -2,6 +2,7 @@
 // (examples/kotlin/run-echo-server as the child) and over HTTP, in both lineages.
 package mcpcore
 
+import kotlinx.coroutines.delay
 import kotlinx.coroutines.runBlocking
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertTrue
@@ -84,5 +85,20 @@ class ServeTest {
             assertEquals(0, r.code, r.stderr)
             assertTrue(r.stdout.contains("to the kotlin example"), r.stdout)
         }
+    }
+
+    @Test
+    fun `closing the HttpServing handle stops the server`() = runBlocking {
+        val serving = Server(fixtureRegistry(), "kotlin-close", "1.0").serveHttp("127.0.0.1", 0u)
+        val url = serving.url()
+        Client.connectHttp(url).use { assertEquals("up", it.callTool("echo", """{"text":"up"}""").text()) }
+        serving.close() // the Rust handle is dropped: a graceful shutdown starts
+        var refused = false
+        for (attempt in 0 until 100) { // at most ~5 s
+            refused = runCatching { Client.connectHttp(url).close() }.exceptionOrNull() is McpException.Transport
+            if (refused) break
+            delay(50)
+        }
+        assertTrue(refused, "the server still answers after its handle was closed")
     }
 }
