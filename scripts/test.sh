@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up and runs every test of every language on a fresh machine (what CI runs).
-# Needs: cargo (rustup toolchain), python3 >= 3.11 with venv, node >= 20 with npm. Installs the
+# Needs: cargo (rustup toolchain), python3 >= 3.11 with venv, node >= 20 with npm, a JDK >= 17
+# with Maven (the Kotlin binding; Maven fetches its jars from Maven Central). Installs the
 # rest itself (Python and npm packages, and the Node 22 the conformance suite needs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,6 +46,10 @@ PATH="$root/.venv/bin:$PATH" CARGO_TARGET_DIR="$root/target" MATURIN_PEP517_ARGS
 step "Node binding: napi build (debug), generated .d.ts unchanged, tsc, node --test"
 bash bindings-node/scripts/ci.sh 2>&1 | tee target/node-test-output.txt
 
+step "Kotlin and Swift bindings (uniffi): build, generated bindings unchanged, mvn test, swift test when present"
+command -v mvn >/dev/null || { echo "mvn is missing: install Maven and a JDK >= 17 (apt-get install maven)" >&2; exit 1; }
+bash bindings-uniffi/scripts/ci.sh 2>&1 | tee target/uniffi-test-output.txt
+
 step "official MCP conformance suite (server and client, 2025-11-25 and 2026-07-28)"
 conformance=0
 tests/conformance/run.sh || conformance=1
@@ -54,7 +59,11 @@ passed=$(grep -Eoh '[0-9]+ passed' target/test-output.txt target/pytest-output.t
 failed=$(grep -Eoh '[0-9]+ failed' target/test-output.txt target/pytest-output.txt | awk '{s+=$1} END {print s+0}')
 node_passed=$(grep -Eo 'ℹ pass [0-9]+' target/node-test-output.txt | awk '{s+=$3} END {print s+0}')
 node_failed=$(grep -Eo 'ℹ fail [0-9]+' target/node-test-output.txt | awk '{s+=$3} END {print s+0}')
-passed=$((passed + node_passed)); failed=$((failed + node_failed))
+# bindings-uniffi/scripts/ci.sh ends with one "N passed, M failed" line (JUnit + its own checks).
+uniffi_line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' target/uniffi-test-output.txt | tail -1 || true)
+uniffi_passed=$(awk '{print $1+0}' <<<"$uniffi_line")
+uniffi_failed=$(awk '{print $3+0}' <<<"$uniffi_line")
+passed=$((passed + node_passed + ${uniffi_passed:-0})); failed=$((failed + node_failed + ${uniffi_failed:-0}))
 echo "$passed passed, $failed failed"
 [ "$conformance" -eq 0 ] || echo "the conformance step failed (see above)"
 [ "$failed" -eq 0 ] && [ "$conformance" -eq 0 ]

@@ -1,0 +1,187 @@
+//! [`McpError`]: every mcpcore error as one uniffi error enum, a Kotlin `McpException` subclass
+//! or a Swift `McpError` case per [`mcpcore::ErrorKind`], each carrying the JSON-RPC `code`, a
+//! `reason` (the message) and the JSON-RPC `data` as JSON text.
+
+use mcpcore::{Error, ErrorCode, ErrorData, ErrorKind};
+
+/// An mcpcore failure. Every variant carries `code` (the JSON-RPC error code: the peer's for
+/// [`McpError::Rpc`], a fixed mcpcore code otherwise), `reason` (a human-readable message) and
+/// `data` (the JSON-RPC `data` member as JSON text, when there is one).
+///
+/// A tool that throws [`McpError::Rpc`] sends that JSON-RPC error to its caller; any other
+/// exception thrown by a tool becomes a result with `isError: true`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error, uniffi::Error)]
+pub enum McpError {
+    /// The peer answered with a JSON-RPC error (or a tool wants to send one).
+    #[error("{reason} (code {code})")]
+    Rpc {
+        /// The JSON-RPC error code.
+        code: i32,
+        /// The error message.
+        reason: String,
+        /// The JSON-RPC `data` as JSON text.
+        data: Option<String>,
+    },
+    /// The request did not complete in time (code -32001).
+    #[error("{reason}")]
+    Timeout {
+        /// -32001.
+        code: i32,
+        /// What timed out.
+        reason: String,
+        /// Always `None`.
+        data: Option<String>,
+    },
+    /// The request was cancelled.
+    #[error("{reason}")]
+    Cancelled {
+        /// -32603.
+        code: i32,
+        /// Why.
+        reason: String,
+        /// Always `None`.
+        data: Option<String>,
+    },
+    /// The connection closed (e.g. the server process exited) before an answer arrived.
+    #[error("{reason}")]
+    Closed {
+        /// -32603.
+        code: i32,
+        /// Why.
+        reason: String,
+        /// Always `None`.
+        data: Option<String>,
+    },
+    /// The peer broke the protocol (unparseable message, no mutual version…).
+    #[error("{reason}")]
+    Protocol {
+        /// -32603.
+        code: i32,
+        /// What went wrong.
+        reason: String,
+        /// Always `None`.
+        data: Option<String>,
+    },
+    /// Spawning or talking to the transport failed at the OS level.
+    #[error("{reason}")]
+    Transport {
+        /// -32603.
+        code: i32,
+        /// The OS error.
+        reason: String,
+        /// Always `None`.
+        data: Option<String>,
+    },
+    /// The host supplied something invalid (bad JSON, tool name, collision…) (code -32602).
+    #[error("{reason}")]
+    InvalidInput {
+        /// -32602.
+        code: i32,
+        /// What is invalid.
+        reason: String,
+        /// Always `None`.
+        data: Option<String>,
+    },
+    /// A tool failed (a server turns this into an `isError: true` result).
+    #[error("{reason}")]
+    Tool {
+        /// -32603.
+        code: i32,
+        /// The failure.
+        reason: String,
+        /// Always `None`.
+        data: Option<String>,
+    },
+    /// An HTTP server answered with an error status.
+    #[error("{reason} (HTTP {status})")]
+    Http {
+        /// The JSON-RPC code of the body, or -32603.
+        code: i32,
+        /// The message.
+        reason: String,
+        /// The JSON-RPC `data` of the body, as JSON text.
+        data: Option<String>,
+        /// The HTTP status.
+        status: u16,
+    },
+}
+
+impl McpError {
+    /// The JSON-RPC code.
+    pub fn code(&self) -> i32 {
+        match self {
+            McpError::Rpc { code, .. }
+            | McpError::Timeout { code, .. }
+            | McpError::Cancelled { code, .. }
+            | McpError::Closed { code, .. }
+            | McpError::Protocol { code, .. }
+            | McpError::Transport { code, .. }
+            | McpError::InvalidInput { code, .. }
+            | McpError::Tool { code, .. }
+            | McpError::Http { code, .. } => *code,
+        }
+    }
+
+    /// The message.
+    pub fn reason(&self) -> &str {
+        match self {
+            McpError::Rpc { reason, .. }
+            | McpError::Timeout { reason, .. }
+            | McpError::Cancelled { reason, .. }
+            | McpError::Closed { reason, .. }
+            | McpError::Protocol { reason, .. }
+            | McpError::Transport { reason, .. }
+            | McpError::InvalidInput { reason, .. }
+            | McpError::Tool { reason, .. }
+            | McpError::Http { reason, .. } => reason,
+        }
+    }
+
+    /// An [`McpError::InvalidInput`].
+    pub(crate) fn invalid(reason: impl Into<String>) -> Self {
+        Error::invalid_input(reason).into()
+    }
+}
+
+impl From<Error> for McpError {
+    fn from(e: Error) -> Self {
+        let code = e.code().0;
+        let reason = e.message().to_owned();
+        let data = e.data().map(|d| d.to_string());
+        match e.kind() {
+            ErrorKind::Rpc => McpError::Rpc { code, reason, data },
+            ErrorKind::Timeout => McpError::Timeout { code, reason, data },
+            ErrorKind::Cancelled => McpError::Cancelled { code, reason, data },
+            ErrorKind::Closed => McpError::Closed { code, reason, data },
+            ErrorKind::Protocol => McpError::Protocol { code, reason, data },
+            ErrorKind::Io => McpError::Transport { code, reason, data },
+            ErrorKind::InvalidInput => McpError::InvalidInput { code, reason, data },
+            ErrorKind::Tool => McpError::Tool { code, reason, data },
+            ErrorKind::Http => McpError::Http { code, reason, data, status: e.http_status().unwrap_or(0) },
+            _ => McpError::Rpc { code, reason, data },
+        }
+    }
+}
+
+/// What a tool's error means to the server: [`McpError::Rpc`] is the JSON-RPC error to send
+/// (its `data` parsed back into JSON), anything else a tool failure (`isError: true`).
+pub(crate) fn from_tool(e: McpError) -> Error {
+    match e {
+        McpError::Rpc { code, reason, data } => {
+            let mut d = ErrorData::new(ErrorCode(code), reason);
+            if let Some(v) = data.as_deref().and_then(|t| serde_json::from_str(t).ok()) {
+                d = d.with_data(v);
+            }
+            Error::rpc(d)
+        }
+        other => Error::tool(other.reason().to_owned()),
+    }
+}
+
+/// An exception the foreign code did not declare (a Kotlin `RuntimeException`, a Swift error of
+/// another type) arrives as a tool failure carrying its description.
+impl From<uniffi::UnexpectedUniFFICallbackError> for McpError {
+    fn from(e: uniffi::UnexpectedUniFFICallbackError) -> Self {
+        Error::tool(e.reason).into()
+    }
+}

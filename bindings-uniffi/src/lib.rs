@@ -1,0 +1,48 @@
+//! `mcpcore_uniffi`: the Kotlin and Swift binding of mcpcore, built with uniffi proc-macros (no
+//! UDL). It only converts and registers: JSON crosses the boundary as text, foreign objects
+//! implementing [`ToolHandler`] become tools, and every error becomes an [`McpError`] carrying its
+//! JSON-RPC code and data. All protocol logic is in the `mcpcore` crate.
+//!
+//! | Rust here | Kotlin (package `mcpcore`) | Swift (module `Mcpcore`) |
+//! |---|---|---|
+//! | [`Registry`], [`Server`], [`HttpServing`], [`Client`] | classes (`AutoCloseable`) | classes |
+//! | [`ToolHandler`], [`LogListener`] | interfaces (`suspend fun call`) | protocols (`async`) |
+//! | [`McpError`] | `McpException` (sealed) | `McpError` (`Error`) |
+//!
+//! Every exported future runs in the context of one process-wide tokio runtime ([`rt`]), and is
+//! dropped when the Kotlin coroutine or Swift task awaiting it is cancelled: cancelling a
+//! `callTool` sends `notifications/cancelled` to the server.
+
+uniffi::setup_scaffolding!("mcpcore");
+
+mod client;
+mod errors;
+mod handler;
+mod registry;
+mod results;
+mod rt;
+mod server;
+
+pub use client::{
+    CallOptions, Client, ConnectOptions, HttpTransport, Lineage, LogListener, ProgressListener, Subscription,
+};
+pub use errors::McpError;
+pub use handler::{ToolCall, ToolHandler};
+pub use registry::{CollisionPolicy, Registration, Registry};
+pub use results::{error_result, structured_result, text_result, Content, ServerInfo, Tool, ToolResult};
+pub use server::{HttpServing, Server};
+
+/// Parses JSON handed over by the host; `what` names it in the error.
+pub(crate) fn parse_json(what: &str, text: &str) -> Result<serde_json::Value, McpError> {
+    serde_json::from_str(text)
+        .map_err(|e| McpError::from(mcpcore::Error::invalid_input(format!("{what} is not valid JSON: {e}"))))
+}
+
+/// The version of this library (the workspace version).
+#[uniffi::export]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_owned()
+}
+
+#[cfg(test)]
+mod tests;

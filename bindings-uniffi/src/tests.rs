@@ -1,0 +1,108 @@
+//! Conversions and the in-process call path, from Rust (the Kotlin and Swift sides are tested
+//! on the JVM and with SwiftPM; see bindings-uniffi/README.md).
+
+use crate::errors::from_tool;
+use crate::{rt, McpError, Registry, ToolCall, ToolHandler, ToolResult};
+use mcpcore::protocol::CallToolResult;
+use mcpcore::{Error, ErrorCode, ErrorData, ErrorKind};
+use serde_json::json;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[test]
+fn core_errors_keep_code_data_and_status() {
+    let rpc = Error::rpc(ErrorData::new(ErrorCode(-32042), "no").with_data(json!({"why": 1})));
+    assert_eq!(
+        McpError::from(rpc),
+        McpError::Rpc { code: -32042, reason: "no".into(), data: Some(r#"{"why":1}"#.into()) }
+    );
+    let timeout = McpError::from(Error::timeout("slow"));
+    assert!(matches!(timeout, McpError::Timeout { code: -32001, .. }));
+    let http = McpError::from(Error::http(503, "busy"));
+    assert!(matches!(http, McpError::Http { status: 503, code: -32603, .. }));
+    assert_eq!(McpError::invalid("bad").code(), -32602);
+}
+
+#[test]
+fn tool_errors_become_rpc_errors_or_tool_failures() {
+    let sent = from_tool(McpError::Rpc { code: -32050, reason: "r".into(), data: Some("[1]".into()) });
+    assert_eq!(sent.kind(), ErrorKind::Rpc);
+    assert_eq!(sent.code(), ErrorCode(-32050));
+    assert_eq!(sent.data(), Some(&json!([1])));
+    let failed = from_tool(McpError::Timeout { code: -32001, reason: "late".into(), data: None });
+    assert_eq!(failed.kind(), ErrorKind::Tool);
+    assert_eq!(failed.message(), "late");
+}
+
+#[test]
+fn results_round_trip() {
+    let core = CallToolResult::structured(json!({"sum": 3}));
+    let ours = ToolResult::from(&core);
+    assert_eq!(ours.structured_content.as_deref(), Some(r#"{"sum":3}"#));
+    assert_eq!(ours.into_core().unwrap(), core);
+    let link = json!({"type": "resource_link", "uri": "file:///a", "name": "a"});
+    let core: CallToolResult = serde_json::from_value(json!({"content": [link]})).unwrap();
+    assert_eq!(ToolResult::from(&core).into_core().unwrap(), core);
+    let bad = ToolResult { content: vec![], structured_content: Some("{".into()), is_error: false };
+    assert!(matches!(bad.into_core(), Err(McpError::InvalidInput { .. })));
+}
+
+/// A Rust implementation of the foreign trait: echoes, or sleeps until dropped.
+struct Fixture {
+    dropped: Arc<AtomicBool>,
+}
+
+struct SetOnDrop(Arc<AtomicBool>);
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+#[async_trait::async_trait]
+impl ToolHandler for Fixture {
+    async fn call(&self, call: Arc<ToolCall>) -> Result<ToolResult, McpError> {
+        if let Some(text) = call.string_arg("text".into()) {
+            return Ok(crate::text_result(text));
+        }
+        let _guard = SetOnDrop(self.dropped.clone());
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        Ok(crate::text_result("slept".into()))
+    }
+}
+
+#[test]
+fn registry_calls_validate_and_time_out() {
+    let dropped = Arc::new(AtomicBool::new(false));
+    let registry = Registry::new();
+    let schema = r#"{"type":"object","properties":{"text":{"type":"string"}}}"#;
+    registry
+        .add_tool(
+            "t".into(),
+            "d".into(),
+            schema.into(),
+            Arc::new(Fixture { dropped: dropped.clone() }),
+            None,
+            None,
+        )
+        .unwrap();
+    let clash = registry.add_tool(
+        "t".into(),
+        "d".into(),
+        schema.into(),
+        Arc::new(Fixture { dropped: dropped.clone() }),
+        None,
+        None,
+    );
+    assert!(matches!(clash, Err(McpError::InvalidInput { .. })));
+    rt::runtime().block_on(async {
+        let r = registry.call_tool("t".into(), r#"{"text":"hi"}"#.into(), None).await.unwrap();
+        assert_eq!(r.first_text(), Some("hi"));
+        let invalid = registry.call_tool("t".into(), r#"{"text":5}"#.into(), None).await;
+        assert!(matches!(invalid, Err(McpError::Rpc { code: -32602, .. })));
+        let late = registry.call_tool("t".into(), "{}".into(), Some(Duration::from_millis(50))).await;
+        assert!(matches!(late, Err(McpError::Timeout { code: -32001, .. })));
+    });
+    assert!(dropped.load(Ordering::SeqCst), "the timed-out tool's future was dropped");
+}

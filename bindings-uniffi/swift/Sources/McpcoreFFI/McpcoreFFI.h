@@ -1,0 +1,1 @@
+../../../generated/swift/McpcoreFFI.h
