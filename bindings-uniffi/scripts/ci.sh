@@ -25,8 +25,10 @@ for tool in cargo java mvn; do
 done
 
 step "cargo build (debug): mcpcore-uniffi, uniffi-bindgen, the mcpcore CLI and echo_server"
-(cd "$repo" && cargo build --quiet -p mcpcore-uniffi -p uniffi-bindgen -p mcpcore --bin mcpcore \
-  -p mcpcore-examples --bin echo_server --bin echo_client)
+# Two invocations: target selection (--bin) applies to every -p of one invocation, so a single
+# one would skip the cdylib.
+(cd "$repo" && cargo build --quiet -p mcpcore-uniffi -p uniffi-bindgen \
+  && cargo build --quiet -p mcpcore --bin mcpcore -p mcpcore-examples --bin echo_server --bin echo_client)
 lib="$target/debug/libmcpcore_uniffi.so"
 [[ "$(uname)" == Darwin ]] && lib="$target/debug/libmcpcore_uniffi.dylib"
 
