@@ -47,6 +47,12 @@ step "Node binding: napi build (debug), generated .d.ts unchanged, tsc, node --t
 bash bindings-node/scripts/ci.sh 2>&1 | tee target/node-test-output.txt
 
 step "Kotlin and Swift bindings (uniffi): build, generated bindings unchanged, mvn test, swift test when present"
+if ! command -v mvn >/dev/null || ! command -v javac >/dev/null; then
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+    echo "installing Maven and a JDK from Debian's packages"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven default-jdk-headless >/dev/null
+  fi
+fi
 command -v mvn >/dev/null || { echo "mvn is missing: install Maven and a JDK >= 17 (apt-get install maven)" >&2; exit 1; }
 bash bindings-uniffi/scripts/ci.sh 2>&1 | tee target/uniffi-test-output.txt
 
