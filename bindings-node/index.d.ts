@@ -58,6 +58,21 @@ export declare class HttpServing {
   wait(): Promise<void>
 }
 
+/** The prompts of a server, each rendered by a JS callback. */
+export declare class Prompts {
+  /** An empty set of prompts. */
+  constructor()
+  /**
+   * Adds a prompt (`promptJson`: the MCP Prompt) rendered by `handler(argumentsJson, call)`
+   * (answer: a GetPromptResult envelope); fails when the name is empty or taken.
+   */
+  add(promptJson: string, handler: (argumentsJson: string, call: ToolCall) => Promise<string> | string): void
+  /** Attaches a completer to `argument` of prompt `name` (see `Resources.complete`). */
+  complete(name: string, argument: string, values?: Array<string> | undefined | null, handler?: ((requestJson: string, call: ToolCall) => Promise<string> | string) | undefined | null): void
+  /** Removes prompt `name`; false when there was none. */
+  remove(name: string): boolean
+}
+
 /** A tool registry (see `Registry` in the JS API). */
 export declare class Registry {
   /** An empty registry. */
@@ -86,10 +101,49 @@ export declare class Registry {
   servers(): Array<string>
 }
 
+/** The resources of a server: fixed URIs and RFC 6570 templates, each read by a JS callback. */
+export declare class Resources {
+  /** An empty set of resources. */
+  constructor()
+  /**
+   * Adds a resource (`resourceJson`: the MCP Resource) read by `handler(requestJson, call)`
+   * (request: `{uri, variables}`; answer: the envelope of a ResourceContents array); fails
+   * when its URI is taken.
+   */
+  add(resourceJson: string, handler: (requestJson: string, call: ToolCall) => Promise<string> | string): void
+  /**
+   * Adds a template (`templateJson`: the MCP ResourceTemplate); fails when it does not parse
+   * or its name is taken.
+   */
+  addTemplate(templateJson: string, handler: (requestJson: string, call: ToolCall) => Promise<string> | string): void
+  /**
+   * Attaches a completer to `variable` of the template `uriTemplate`: the fixed `values`, or
+   * `handler(requestJson)` (request: `{argument, value, context}`; answer: a Completion
+   * envelope).
+   */
+  complete(uriTemplate: string, variable: string, values?: Array<string> | undefined | null, handler?: ((requestJson: string, call: ToolCall) => Promise<string> | string) | undefined | null): void
+  /** Removes the resource with `uri`; false when there was none. */
+  remove(uri: string): boolean
+  /** Removes the template named `name`; false when there was none. */
+  removeTemplate(name: string): boolean
+  /** Announces that the resource at `uri` changed (to the clients subscribed to it). */
+  notifyUpdated(uri: string): void
+}
+
 /** An MCP server over a registry (both lineages, every revision). */
 export declare class Server {
   /** A server named `name`/`version` serving `registry`. */
   constructor(registry: Registry, name: string, version: string, instructions?: string | undefined | null)
+  /**
+   * Serves `resources` too (`resources/*`, subscriptions, completion; the capability is
+   * declared). Call before serving: a running listener keeps what it started with.
+   */
+  withResources(resources: Resources): void
+  /**
+   * Serves `prompts` too (`prompts/*`, completion; the capability is declared). Call before
+   * serving.
+   */
+  withPrompts(prompts: Prompts): void
   /** Serves on this process's stdin/stdout until stdin closes. */
   serveStdio(): Promise<void>
   /**
@@ -99,7 +153,10 @@ export declare class Server {
   serveHttp(options?: ServeHttpOptions | undefined | null): Promise<HttpServing>
 }
 
-/** What a running tool may ask of its call: who calls, progress reporting, cancellation. */
+/**
+ * What a running handler may ask of its call: who calls, progress, logging, cancellation, and
+ * input from the client (elicitation, sampling, roots) through the core's `ToolContext`.
+ */
 export declare class ToolCall {
   /** The JSON-RPC id of the request (as a string), or null for an in-process call. */
   get requestId(): string | null
@@ -107,6 +164,27 @@ export declare class ToolCall {
   get protocolVersion(): string | null
   /** True when the caller asked for progress notifications. */
   get wantsProgress(): boolean
+  /**
+   * What the client declared (legacy: in `initialize`; 2026-07-28: in this request's
+   * `_meta`), as JSON; null for an in-process call.
+   */
+  get clientCapabilities(): string | null
+  /**
+   * The state stored with `setRequestState` in the previous round of this request
+   * (2026-07-28), as JSON; null when there is none.
+   */
+  get requestState(): string | null
+  /**
+   * Stores state (JSON) for the next round of this request (2026-07-28; sealed in
+   * `requestState`); a no-op on legacy sessions.
+   */
+  setRequestState(stateJson: string): void
+  /**
+   * Asks the client for input: `requestsJson` is `{key: {method, params}}`; resolves to the
+   * answers by key (JSON). Rejects with `InputRequired` (2026-07-28) when answers are missing
+   * and with -32021 when the client lacks a capability.
+   */
+  input(requestsJson: string): Promise<string>
   /** Registers the function called when the call is abandoned (the JS layer aborts `ctx.signal`). */
   onCancel(callback: () => void): void
   /**

@@ -23,6 +23,7 @@ fn kind_name(kind: ErrorKind) -> &'static str {
         ErrorKind::InvalidInput => "invalid_input",
         ErrorKind::Tool => "tool",
         ErrorKind::Http => "http",
+        ErrorKind::InputRequired => "input_required",
         _ => "rpc",
     }
 }

@@ -1,6 +1,6 @@
 //! `mcpcore-node`: the napi-rs module behind the `mcpcore` npm package. It only converts and
 //! registers: JSON crosses the boundary as strings (the JS wrapper in `lib/` turns them into
-//! objects), JS functions become tools through weak thread-safe functions, and every error
+//! objects), JS functions become tools, resource readers, prompt renderers and completers through weak thread-safe functions, and every error
 //! becomes a JS `Error` whose message carries its kind, JSON-RPC code and data (see `errors`).
 //! All protocol logic is in the `mcpcore` crate.
 
@@ -8,11 +8,13 @@ mod client;
 mod errors;
 mod handler;
 mod registry;
+mod resources;
 mod server;
 
 pub use client::Client;
 pub use handler::ToolCall;
 pub use registry::Registry;
+pub use resources::{Prompts, Resources};
 pub use server::{HttpServing, Server};
 
 /// The version of the native module (the crate version).

@@ -1,7 +1,7 @@
 //! `Registry`: local JS tools and the tools of connected servers, in one place.
 
 use crate::client::Client;
-use crate::handler::{JsTool, ToolCallback};
+use crate::handler::{Callback, JsCallback};
 use crate::{bad_option, errors, millis, parse_json, to_json};
 use mcpcore::protocol::Tool;
 use mcpcore::registry::{CollisionPolicy, Registration, ToolContext, ToolRegistry};
@@ -61,7 +61,7 @@ impl Registry {
         name: String,
         description: String,
         input_schema_json: String,
-        handler: ToolCallback,
+        handler: Callback,
         output_schema_json: Option<String>,
         title: Option<String>,
     ) -> napi::Result<()> {
@@ -72,8 +72,7 @@ impl Registry {
         if let Some(t) = title {
             tool = tool.with_title(t);
         }
-        let handler = JsTool { callback: Arc::new(handler) };
-        self.tools.register(tool, handler).map_err(errors::to_js)
+        self.tools.register(tool, JsCallback::new(handler)).map_err(errors::to_js)
     }
 
     /// Removes a tool; false when there was none.

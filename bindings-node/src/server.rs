@@ -1,6 +1,7 @@
 //! `Server` and `HttpServing`: serve a registry on stdio or HTTP.
 
 use crate::registry::Registry;
+use crate::resources::{Prompts, Resources};
 use crate::{bad_option, errors};
 use mcpcore::engine::ServerConfig;
 use mcpcore::http::server::{HostPolicy, HttpServerConfig, ResponseMode};
@@ -73,6 +74,20 @@ impl Server {
         let mut config = ServerConfig::new(name, version);
         config.instructions = instructions;
         Server { inner: mcpcore::server::Server::new(config, registry.tools.clone()) }
+    }
+
+    /// Serves `resources` too (`resources/*`, subscriptions, completion; the capability is
+    /// declared). Call before serving: a running listener keeps what it started with.
+    #[napi]
+    pub fn with_resources(&mut self, resources: &Resources) {
+        self.inner = self.inner.clone().with_resources(resources.inner.clone());
+    }
+
+    /// Serves `prompts` too (`prompts/*`, completion; the capability is declared). Call before
+    /// serving.
+    #[napi]
+    pub fn with_prompts(&mut self, prompts: &Prompts) {
+        self.inner = self.inner.clone().with_prompts(prompts.inner.clone());
     }
 
     /// Serves on this process's stdin/stdout until stdin closes.
