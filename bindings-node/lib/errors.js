@@ -31,7 +31,7 @@ class McpError extends Error {
     /** The HTTP status of an HTTP failure, else undefined. */
     this.httpStatus = options.httpStatus ?? undefined;
     /** The engine's error kind: 'rpc', 'timeout', 'cancelled', 'closed', 'protocol', 'transport',
-     * 'invalid_input', 'tool' or 'http'. */
+     * 'invalid_input', 'tool', 'http' or 'input_required'. */
     this.kind = options.kind ?? 'rpc';
   }
 }
@@ -51,6 +51,16 @@ class InvalidInput extends McpError {}
 class ToolError extends McpError {}
 /** An HTTP server answered with an error status and no JSON-RPC error. */
 class HttpError extends McpError {}
+/**
+ * A 2026-07-28 request needs answers from the client that it did not send yet. Rejected by
+ * `ctx.elicit`/`sample`/`listRoots`/`input` on a 2026-07-28 request: **let it propagate** out of
+ * your tool, resource or prompt handler. The server then answers `input_required` with the
+ * questions, and the client's retry runs the handler again from the start, now with the answers
+ * (catching it does not stop that: a call whose input request rejected with it always ends as
+ * `input_required`). Legacy sessions never reject with it: there the request goes to the client
+ * and the promise resolves with its answer.
+ */
+class InputRequired extends McpError {}
 
 const CLASSES = {
   rpc: McpError,
@@ -62,6 +72,7 @@ const CLASSES = {
   invalid_input: InvalidInput,
   tool: ToolError,
   http: HttpError,
+  input_required: InputRequired,
 };
 
 /** Builds the McpError subclass for an engine error kind. */
@@ -116,6 +127,7 @@ module.exports = {
   InvalidInput,
   ToolError,
   HttpError,
+  InputRequired,
   makeError,
   fromNative,
   native,

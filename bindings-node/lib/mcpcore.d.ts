@@ -75,6 +75,170 @@ export interface ToolContext {
   error(data: unknown, logger?: string | null): void;
   /** Aborted when the caller abandons the call (cancelled on the wire, timed out, closed). */
   readonly signal: AbortSignal;
+  /** What the client declared (legacy: in `initialize`; 2026-07-28: in this request's `_meta`);
+   * undefined for an in-process call. */
+  readonly clientCapabilities: ClientCapabilities | undefined;
+  /** The state stored with `setRequestState` in the previous round of this request (2026-07-28);
+   * undefined when there is none. */
+  readonly requestState: Json | undefined;
+  /** Stores state for the next round of this request (2026-07-28: sealed in `requestState`;
+   * keep it small); a no-op on legacy sessions. */
+  setRequestState(state: Json): void;
+  /**
+   * Asks the user through the client (`elicitation/create`) under `key` (stable across rounds).
+   * Legacy sessions send the request and resolve with the answer. On 2026-07-28 a missing answer
+   * rejects with `InputRequired`: let it propagate; the client's retry runs the handler again
+   * with the answer. Rejects with an McpError -32021 when the client lacks the capability.
+   */
+  elicit<T = { [key: string]: unknown }>(key: string, message: string, schema: JsonSchema | StandardSchemaLike): Promise<ElicitResult<T>>;
+  /** Asks the client's model (`sampling/createMessage`) under `key`; a string is one user
+   * message. `maxTokens` defaults to 1000. Same rules as `elicit`. */
+  sample(key: string, messages: string | Array<string | SamplingMessage>, options?: SampleOptions): Promise<CreateMessageResult>;
+  /** Asks the client for its roots (`roots/list`) under `key`. Same rules as `elicit`. */
+  listRoots(key: string): Promise<Root[]>;
+  /** Asks for several inputs at once: `{key: {method, params}}` → the answers by key. */
+  input(requests: { [key: string]: InputRequest }): Promise<{ [key: string]: any }>;
+}
+
+/** What the client declared it supports. */
+export interface ClientCapabilities {
+  elicitation?: { [key: string]: unknown };
+  sampling?: { [key: string]: unknown };
+  roots?: { listChanged?: boolean; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+/** One server → client input request. */
+export type InputRequest =
+  | { method: 'elicitation/create'; params: { message: string; requestedSchema: JsonSchema; [key: string]: unknown } }
+  | { method: 'sampling/createMessage'; params: { messages: SamplingMessage[]; maxTokens: number; [key: string]: unknown } }
+  | { method: 'roots/list'; params?: { [key: string]: unknown } };
+
+/** The user's answer to an elicitation. */
+export interface ElicitResult<T = { [key: string]: unknown }> {
+  action: 'accept' | 'decline' | 'cancel';
+  /** The form's values (when accepted). */
+  content?: T;
+  [key: string]: unknown;
+}
+
+/** One message of a sampling request or a prompt. */
+export interface SamplingMessage {
+  role: 'user' | 'assistant';
+  /** A content block; a string is text. */
+  content: string | Content | Content[];
+  [key: string]: unknown;
+}
+
+/** Options of `ctx.sample`. */
+export interface SampleOptions {
+  maxTokens?: number;
+  systemPrompt?: string;
+  temperature?: number;
+  stopSequences?: string[];
+  modelPreferences?: { [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+/** The client model's answer. */
+export interface CreateMessageResult {
+  role: 'user' | 'assistant';
+  content: Content | Content[];
+  model: string;
+  stopReason?: string;
+  [key: string]: unknown;
+}
+
+/** A root the client exposes. */
+export interface Root {
+  uri: string;
+  name?: string;
+  [key: string]: unknown;
+}
+
+/** Suggestions for an argument: fixed values (filtered by prefix) or a function of what was typed
+ * (and of the other arguments' values) returning values or a Completion. */
+export type CompletionSource =
+  | string[]
+  | ((value: string, context: { [argument: string]: string }) => CompletionReturn | Promise<CompletionReturn>);
+export type CompletionReturn = string[] | { values: string[]; total?: number; hasMore?: boolean };
+
+/** One item of `resources/read` contents. */
+export type ResourceContents =
+  | { uri: string; mimeType?: string; text: string; [key: string]: unknown }
+  | { uri: string; mimeType?: string; blob: string; [key: string]: unknown };
+
+/** What a resource reader may return: text, bytes (a blob), contents (`uri`/`mimeType` filled in;
+ * `blob` may be bytes), an array of those, or any JSON value (sent as application/json text). */
+export type ResourceReturn =
+  | string
+  | Uint8Array
+  | ArrayBuffer
+  | Partial<ResourceContents>
+  | Array<string | Uint8Array | Partial<ResourceContents>>
+  | Json;
+
+/** A resource reader: `variables` are the template's (empty for a fixed URI); `uri` is the one read. */
+export type ResourceHandler = (
+  variables: { [variable: string]: string },
+  ctx: ToolContext,
+  uri: string
+) => ResourceReturn | Promise<ResourceReturn>;
+
+/** How a resource or template is described. */
+export interface ResourceSpec {
+  /** Defaults to the URI. */
+  name?: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: { [key: string]: unknown };
+  /** Templates only: completion of their variables. */
+  complete?: { [variable: string]: CompletionSource };
+}
+
+/** A resource (fixed URI) or resource template as registered. */
+export interface ResourceDescriptor {
+  uri?: string;
+  uriTemplate?: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  [key: string]: unknown;
+}
+
+/** A prompt message; `content` may be a string (text). */
+export interface PromptMessage {
+  role: 'user' | 'assistant';
+  content: string | Content;
+}
+
+/** What a prompt renderer may return: one user message as text, messages, or a GetPromptResult. */
+export type PromptReturn =
+  | string
+  | PromptMessage
+  | Array<string | PromptMessage | Content>
+  | { description?: string; messages: Array<string | PromptMessage | Content>; [key: string]: unknown };
+
+/** A prompt renderer: sync or async; gets the arguments as strings. */
+export type PromptHandler = (args: { [argument: string]: string }, ctx: ToolContext) => PromptReturn | Promise<PromptReturn>;
+
+/** How a prompt is described. */
+export interface PromptSpec {
+  title?: string;
+  description?: string;
+  arguments?: Array<string | { name: string; description?: string; required?: boolean }>;
+  complete?: { [argument: string]: CompletionSource };
+}
+
+/** A prompt as registered. */
+export interface Prompt {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: Array<{ name: string; description?: string; required?: boolean }>;
+  [key: string]: unknown;
 }
 
 /** What a handler may return: text, a structured object, or a whole CallToolResult. */
@@ -145,6 +309,17 @@ export class Server {
   readonly registry: Registry;
   tool<S extends JsonSchema | StandardSchemaLike>(name: string, spec: ToolSpec<S>, handler: ToolHandler<ArgsOf<S>>): Tool;
   tool(name: string, handler: ToolHandler): Tool;
+  /** Registers a resource (fixed URI) or a template (`{var}` in the URI). Register before serving. */
+  resource(uri: string, spec: ResourceSpec, handler: ResourceHandler): ResourceDescriptor;
+  resource(uri: string, handler: ResourceHandler): ResourceDescriptor;
+  /** Removes a resource by URI, or a template by URI template or name. */
+  removeResource(uriOrTemplate: string): boolean;
+  /** Tells subscribed clients the resource at `uri` changed. */
+  notifyResourceUpdated(uri: string): void;
+  /** Registers a prompt. Register before serving. */
+  prompt(name: string, spec: PromptSpec, handler: PromptHandler): Prompt;
+  prompt(name: string, handler: PromptHandler): Prompt;
+  removePrompt(name: string): boolean;
   serveStdio(): Promise<void>;
   serveHttp(options?: ServeHttpOptions): Promise<HttpServing>;
   nodeHandler(
@@ -204,7 +379,7 @@ export class Client {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-export type ErrorKind = 'rpc' | 'timeout' | 'cancelled' | 'closed' | 'protocol' | 'transport' | 'invalid_input' | 'tool' | 'http';
+export type ErrorKind = 'rpc' | 'timeout' | 'cancelled' | 'closed' | 'protocol' | 'transport' | 'invalid_input' | 'tool' | 'http' | 'input_required';
 
 export const ErrorCode: {
   readonly PARSE_ERROR: -32700;
@@ -233,6 +408,9 @@ export class TransportError extends McpError {}
 export class InvalidInput extends McpError {}
 export class ToolError extends McpError {}
 export class HttpError extends McpError {}
+/** A 2026-07-28 request needs client input it does not have yet: let it propagate out of the
+ * handler (the server answers `input_required`; the client retries with the answers). */
+export class InputRequired extends McpError {}
 
 export function toJsonSchema(schema: JsonSchema | StandardSchemaLike | undefined | null, io?: 'input' | 'output'): JsonSchema | undefined;
 export const version: string;

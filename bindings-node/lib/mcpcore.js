@@ -9,6 +9,7 @@ const native = require('../index.js');
 const errors = require('./errors');
 const { toJsonSchema, envelopeCallback } = require('./tools');
 const { createNodeHandler } = require('./node-handler');
+const features = require('./features');
 
 const { native: awaitNative, nativeSync, InvalidInput, makeError } = errors;
 
@@ -135,6 +136,71 @@ class Server {
   /** Registers a tool (see `Registry.tool`). */
   tool(name, spec, handler) {
     return this.registry.tool(name, spec, handler);
+  }
+
+  /**
+   * Registers a resource. `uri` is a fixed URI or an RFC 6570 template (`users://{id}/profile`);
+   * `spec` is `{name, title, description, mimeType, complete}` (`complete`, templates only:
+   * `{variable: ['values'] | (value, context) => values}`). `handler(variables, ctx, uri)`
+   * returns (or resolves to) a string (text), a Buffer/Uint8Array (a blob), ResourceContents
+   * objects, or any other JSON value (sent as `application/json` text); a throw becomes -32603
+   * (an McpError with a code is sent as that error). Register before serving. Returns the
+   * Resource or ResourceTemplate.
+   */
+  resource(uri, spec, handler) {
+    const d = nativeSync(() => features.addResource(this._resources(), uri, spec, handler));
+    if (d.uriTemplate !== undefined) this._templateNames.set(d.uriTemplate, d.name);
+    return d;
+  }
+
+  /** Removes a resource by URI, or a template by its URI template or name; false when none. */
+  removeResource(uri) {
+    if (!this._res) return false;
+    if (this._res.remove(uri)) return true;
+    const name = this._templateNames.get(uri) ?? uri;
+    this._templateNames.delete(uri);
+    return this._res.removeTemplate(name);
+  }
+
+  /** Announces that the resource at `uri` changed (to the clients subscribed to it). */
+  notifyResourceUpdated(uri) {
+    this._res?.notifyUpdated(uri);
+  }
+
+  /**
+   * Registers a prompt. `spec` is `{title, description, arguments: [{name, description,
+   * required}], complete}` (`complete`: `{argument: ['values'] | (value, context) => values}`).
+   * `handler(args, ctx)` returns a string (one user message), messages (`{role, content}`,
+   * content a string or content object), or a GetPromptResult. Register before serving.
+   * Returns the Prompt.
+   */
+  prompt(name, spec, handler) {
+    return nativeSync(() => features.addPrompt(this._prompts(), name, spec, handler));
+  }
+
+  /** Removes a prompt; false when there was none. */
+  removePrompt(name) {
+    return this._pro?.remove(name) ?? false;
+  }
+
+  /** @internal The native Resources, created (and served) on first use. */
+  _resources() {
+    if (!this._res) {
+      this._res = new native.Resources();
+      this._native.withResources(this._res);
+      /** @internal URI template → name, for removeResource. */
+      this._templateNames = new Map();
+    }
+    return this._res;
+  }
+
+  /** @internal The native Prompts, created (and served) on first use. */
+  _prompts() {
+    if (!this._pro) {
+      this._pro = new native.Prompts();
+      this._native.withPrompts(this._pro);
+    }
+    return this._pro;
   }
 
   /** Serves on this process's stdin/stdout until stdin closes. Write logs to stderr. */
@@ -277,5 +343,6 @@ exports.TransportError = errors.TransportError;
 exports.InvalidInput = errors.InvalidInput;
 exports.ToolError = errors.ToolError;
 exports.HttpError = errors.HttpError;
+exports.InputRequired = errors.InputRequired;
 exports.toJsonSchema = toJsonSchema;
 exports.version = native.nativeVersion();

@@ -1,5 +1,5 @@
 // Type-checked (never run) usage of the public API: `tsc -p test/types` must pass.
-import { Server, Client, Registry, McpError, RequestTimeout, ErrorCode, type CallToolResult, type Tool } from 'mcpcore';
+import { Server, Client, Registry, McpError, RequestTimeout, InputRequired, ErrorCode, type CallToolResult, type Tool } from 'mcpcore';
 import { z } from 'zod';
 import http from 'node:http';
 
@@ -22,6 +22,29 @@ server.tool('echo', { inputSchema: { type: 'object', properties: { text: { type:
 });
 
 server.tool('raw', () => ({ content: [{ type: 'text', text: 'x' }], isError: true }));
+
+server.resource('memo://today', { mimeType: 'text/plain' }, () => 'Buy milk');
+server.resource('img://logo', () => new Uint8Array([1, 2, 3]));
+server.resource(
+  'users://{id}/profile',
+  { name: 'profile', mimeType: 'application/json', complete: { id: (value) => ['1', '2'].filter((v) => v.startsWith(value)) } },
+  async ({ id }, ctx) => ({ id, asked: ctx.requestId })
+);
+server.prompt(
+  'review',
+  { description: 'Reviews code.', arguments: [{ name: 'code', required: true }], complete: { code: ['x', 'y'] } },
+  ({ code }) => [`Review ${code}`, { role: 'assistant', content: 'Sure.' }]
+);
+server.tool('greet', async (_args, ctx) => {
+  const r = await ctx.elicit<{ name: string }>('name', 'Your name?', { type: 'object', properties: { name: { type: 'string' } } });
+  const m = await ctx.sample('poem', 'A haiku, please', { maxTokens: 50 });
+  const roots = await ctx.listRoots('roots');
+  if (ctx.requestState === undefined) ctx.setRequestState({ step: 1 });
+  const elicits: boolean = ctx.clientCapabilities?.elicitation !== undefined;
+  return `${r.action === 'accept' ? r.content?.name : '?'} ${m.model} ${roots.length} ${elicits}`;
+});
+server.notifyResourceUpdated('memo://today');
+const removed: boolean = server.removeResource('users://{id}/profile') && server.removePrompt('review');
 
 async function main(): Promise<void> {
   const serving = await server.serveHttp({ port: 0, responseMode: 'auto' });
@@ -58,3 +81,7 @@ server.tool('inferred', { inputSchema: z.object({ n: z.number() }) }, ({ n }) =>
   const s: string = n;
   return s;
 });
+
+const needsInput: McpError = new InputRequired('x');
+void removed;
+void needsInput;
