@@ -45,6 +45,11 @@ PATH="$root/.venv/bin:$PATH" CARGO_TARGET_DIR="$root/target" MATURIN_PEP517_ARGS
 step "Node binding: napi build (debug), generated .d.ts unchanged, tsc, node --test"
 bash bindings-node/scripts/ci.sh 2>&1 | tee target/node-test-output.txt
 
+step "benchmark, quick mode (debug builds, small N: proves every workload runs, not a measurement)"
+bench=0
+bench/run --quick > target/bench-quick-output.txt 2>&1 || bench=1
+tail -n 40 target/bench-quick-output.txt
+
 step "official MCP conformance suite (server and client, 2025-11-25 and 2026-07-28)"
 conformance=0
 tests/conformance/run.sh || conformance=1
@@ -57,4 +62,5 @@ node_failed=$(grep -Eo 'ℹ fail [0-9]+' target/node-test-output.txt | awk '{s+=
 passed=$((passed + node_passed)); failed=$((failed + node_failed))
 echo "$passed passed, $failed failed"
 [ "$conformance" -eq 0 ] || echo "the conformance step failed (see above)"
-[ "$failed" -eq 0 ] && [ "$conformance" -eq 0 ]
+[ "$bench" -eq 0 ] || echo "the quick benchmark failed: a workload errored (target/bench-quick-output.txt)"
+[ "$failed" -eq 0 ] && [ "$conformance" -eq 0 ] && [ "$bench" -eq 0 ]
