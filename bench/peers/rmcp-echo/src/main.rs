@@ -8,7 +8,7 @@
 //! ```
 //! The two driver modes print one JSON line in the bench driver format (bench/README.md).
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, Content, ProtocolVersion};
+use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, ProtocolVersion};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -37,11 +37,11 @@ struct Echo {
 impl Echo {
     #[tool(description = "Returns the text unchanged.")]
     fn echo(&self, Parameters(EchoArgs { text }): Parameters<EchoArgs>) -> CallToolResult {
-        CallToolResult::success(vec![Content::text(text)])
+        CallToolResult::success(vec![ContentBlock::text(text)])
     }
 }
 
-#[tool_handler]
+#[tool_handler(router = self.tool_router)] // the stored router: the fast form (the default rebuilds it per call)
 impl ServerHandler for Echo {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
