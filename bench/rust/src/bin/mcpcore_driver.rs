@@ -26,7 +26,8 @@ fn options(version: &str) -> Res<ClientOptions> {
 }
 
 async fn call(client: &Client, text: &str) -> Res<()> {
-    let r = client.call_tool("echo", json!({ "text": text })).await.map_err(|e| format!("call failed: {e}"))?;
+    let r =
+        client.call_tool("echo", json!({ "text": text })).await.map_err(|e| format!("call failed: {e}"))?;
     if r.is_error() || r.first_text() != Some(text) {
         return Err(format!("bad echo result: {r:?}"));
     }
@@ -88,7 +89,8 @@ struct StdioArgs {
 }
 
 fn stdio_args(a: &[String]) -> Res<StdioArgs> {
-    let num = |i: usize| a.get(i).ok_or("missing argument")?.parse::<usize>().map_err(|e| format!("arg {i}: {e}"));
+    let num =
+        |i: usize| a.get(i).ok_or("missing argument")?.parse::<usize>().map_err(|e| format!("arg {i}: {e}"));
     let dash = a.iter().position(|x| x == "--").ok_or("missing -- CMD")?;
     Ok(StdioArgs {
         n: num(0)?,
@@ -243,7 +245,9 @@ fn drive_raw(a: StdioArgs) -> Res<Value> {
     }
     let payload = json!({"bytes": a.pbytes, "n": a.pn, "secs": t.elapsed().as_secs_f64()});
     r.close();
-    Ok(json!({"protocol": "none (raw JSON-RPC lines)", "startup_ms": startup, "seq": s, "conc": cc, "payload": payload}))
+    Ok(
+        json!({"protocol": "none (raw JSON-RPC lines)", "startup_ms": startup, "seq": s, "conc": cc, "payload": payload}),
+    )
 }
 
 fn main() {

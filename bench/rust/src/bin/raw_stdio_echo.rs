@@ -21,7 +21,10 @@ fn main() {
             _ => json!({"content": [{"type": "text", "text": msg["params"]["arguments"]["text"]}]}),
         };
         let reply = json!({"jsonrpc": "2.0", "id": id, "result": result});
-        if serde_json::to_writer(&mut out, &reply).is_err() || out.write_all(b"\n").is_err() || out.flush().is_err() {
+        if serde_json::to_writer(&mut out, &reply).is_err()
+            || out.write_all(b"\n").is_err()
+            || out.flush().is_err()
+        {
             break;
         }
     }
