@@ -163,7 +163,8 @@ async fn drive_http(a: &[String]) -> Result<Value, String> {
     let n: usize = a[2].parse().map_err(|e| format!("{e}"))?;
     let inflight: usize = a[3].parse().map_err(|e| format!("{e}"))?;
     let transport = StreamableHttpClientTransport::from_uri(url);
-    let c = ().serve_with_lifecycle(transport, lifecycle(&version)).await.map_err(|e| format!("connect: {e}"))?;
+    let c =
+        ().serve_with_lifecycle(transport, lifecycle(&version)).await.map_err(|e| format!("connect: {e}"))?;
     let peer = c.peer().clone();
     let protocol = peer.peer_info().map(|i| i.protocol_version.to_string()).unwrap_or_default();
     for _ in 0..20 {
