@@ -56,6 +56,11 @@ fi
 command -v mvn >/dev/null || { echo "mvn is missing: install Maven and a JDK >= 17 (apt-get install maven)" >&2; exit 1; }
 bash bindings-uniffi/scripts/ci.sh 2>&1 | tee target/uniffi-test-output.txt
 
+step "benchmark, quick mode (debug builds, small N: proves every workload runs, not a measurement)"
+bench=0
+bench/run --quick > target/bench-quick-output.txt 2>&1 || bench=1
+tail -n 40 target/bench-quick-output.txt
+
 step "official MCP conformance suite (server and client, 2025-11-25 and 2026-07-28)"
 conformance=0
 tests/conformance/run.sh || conformance=1
@@ -72,4 +77,5 @@ uniffi_failed=$(awk '{print $3+0}' <<<"$uniffi_line")
 passed=$((passed + node_passed + ${uniffi_passed:-0})); failed=$((failed + node_failed + ${uniffi_failed:-0}))
 echo "$passed passed, $failed failed"
 [ "$conformance" -eq 0 ] || echo "the conformance step failed (see above)"
-[ "$failed" -eq 0 ] && [ "$conformance" -eq 0 ]
+[ "$bench" -eq 0 ] || echo "the quick benchmark failed: a workload errored (target/bench-quick-output.txt)"
+[ "$failed" -eq 0 ] && [ "$conformance" -eq 0 ] && [ "$bench" -eq 0 ]

@@ -94,6 +94,11 @@ pub struct HeaderParam {
 /// and annotate a property whose `type` is `"string"`, `"integer"` or `"boolean"`. Any
 /// violation is an error naming the property; a client drops such a tool.
 pub fn header_params(input_schema: &Value) -> Result<Vec<HeaderParam>, String> {
+    // The server runs this on every tools/call: most schemas carry no annotation at all, and
+    // the walk below formats a location string per node. An allocation-free scan first.
+    if !mentions_header(input_schema) {
+        return Ok(Vec::new());
+    }
     let mut out = Vec::new();
     walk(input_schema, Some(&mut Vec::new()), "#", &mut out)?;
     for (i, p) in out.iter().enumerate() {
@@ -108,6 +113,16 @@ pub fn header_params(input_schema: &Value) -> Result<Vec<HeaderParam>, String> {
         }
     }
     Ok(out)
+}
+
+/// Whether the key `x-mcp-header` appears anywhere in `v` (a superset of where `walk` looks:
+/// when this is false, `walk` finds nothing and reports no error).
+fn mentions_header(v: &Value) -> bool {
+    match v {
+        Value::Object(m) => m.contains_key("x-mcp-header") || m.values().any(mentions_header),
+        Value::Array(a) => a.iter().any(mentions_header),
+        _ => false,
+    }
 }
 
 /// `path` is `None` below a keyword that is not `properties` (annotations there are invalid).

@@ -58,8 +58,9 @@ pub async fn read_line<R: AsyncBufRead + Unpin>(
     }
 }
 
+/// The first `\n` (SIMD search: a byte-by-byte loop was 21% of the instructions of a 1 MiB echo).
 fn memchr_newline(b: &[u8]) -> Option<usize> {
-    b.iter().position(|&c| c == b'\n')
+    memchr::memchr(b'\n', b)
 }
 
 /// Reads frames until end of stream, sending each to `tx`. Blank lines are skipped; a trailing
