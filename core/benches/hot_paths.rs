@@ -7,7 +7,7 @@
 //! `cargo clippy --all-targets` cheap). Numbers only; nothing here asserts a time.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use mcpcore::engine::{Action, Connection, ServerConfig, ServerEngine};
+use mcpcore::engine::{Action, Connection, Outcome, ServerConfig, ServerEngine};
 use mcpcore::jsonrpc::{self, Inbound, Message};
 use mcpcore::protocol::{CallToolResult, Tool};
 use mcpcore::registry::{Arguments, ToolContext, ToolRegistry};
@@ -65,10 +65,11 @@ fn hot_paths(c: &mut Criterion) {
 
     let reply = engine.finish_call(
         &match engine.handle(&mut Connection::new(), message(MODERN_CALL)) {
-            Action::CallTool(call) => call,
+            Action::CallTool(call) => *call,
             other => panic!("expected a tool call, got {other:?}"),
         },
-        Ok(CallToolResult::text("hello")),
+        Ok(Outcome::Tool(CallToolResult::text("hello"))),
+        None,
     );
     let reply = Message::Response(reply);
     c.bench_function("jsonrpc/encode tools/call result", |b| b.iter(|| black_box(&reply).to_json()));
@@ -101,7 +102,14 @@ fn hot_paths(c: &mut Criterion) {
         other => panic!("expected a tool call, got {other:?}"),
     };
     c.bench_function("engine/settle + encode result 2026-07-28", |b| {
-        b.iter(|| Message::Response(engine.finish_call(&call, Ok(CallToolResult::text("hello")))).to_json())
+        b.iter(|| {
+            Message::Response(engine.finish_call(
+                &call,
+                Ok(Outcome::Tool(CallToolResult::text("hello"))),
+                None,
+            ))
+            .to_json()
+        })
     });
 }
 
