@@ -22,6 +22,11 @@ from typing import Any, Awaitable, Callable, Dict, Iterator, List, Optional, Seq
 
 import pytest
 
+# A runner that starts the suite in the background of a non-interactive shell leaves SIGINT
+# ignored, and children inherit that: the servers the tests stop with Ctrl-C would not see it.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
 sys.path.insert(0, str(Path(__file__).resolve().parent / "servers"))  # tests/servers/*.py importable
 
 from mcpcore import Client  # noqa: E402  (the installed package)
