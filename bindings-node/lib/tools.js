@@ -88,8 +88,17 @@ function samplingMessage(m) {
  * input (`input`, `elicit`, `sample`, `listRoots`) on the core's ToolContext input API.
  */
 function context(call) {
-  const ac = new AbortController();
-  call.onCancel(() => ac.abort(new Error('the request was cancelled by the caller')));
+  // The AbortController (and the native cancel callback behind it) is made on first use of
+  // `signal`: most handlers never look, and each registration costs a thread-safe function.
+  let ac = null;
+  const signal = () => {
+    if (ac === null) {
+      const controller = new AbortController();
+      call.onCancel(() => controller.abort(new Error('the request was cancelled by the caller')));
+      ac = controller;
+    }
+    return ac.signal;
+  };
   const input = async (requests) => JSON.parse(await awaitNative(call.input(JSON.stringify(requests))));
   const one = async (key, method, params) => (await input({ [key]: { method, params } }))[key];
   return {
@@ -113,7 +122,7 @@ function context(call) {
       return one(key, 'sampling/createMessage', { ...rest, messages: list, maxTokens });
     },
     listRoots: async (key) => (await one(key, 'roots/list', {})).roots,
-    signal: ac.signal,
+    get signal() { return signal(); },
   };
 }
 

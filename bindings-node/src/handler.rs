@@ -43,7 +43,20 @@ pub(crate) type Callback =
 
 /// Called (once) when the caller abandons the call: cancelled on the wire, timed out, closed.
 type CancelCallback = ThreadsafeFunction<(), Unknown<'static>, (), Status, false, true>;
-type CancelSlot = Arc<Mutex<Option<CancelCallback>>>;
+type CancelSlot = Arc<Mutex<CancelState>>;
+
+/// Where the cancel callback waits for the end of its call.
+#[derive(Default)]
+enum CancelState {
+    /// The call runs and nobody asked to hear of its cancellation (yet).
+    #[default]
+    Idle,
+    /// The call runs; this is called if it is abandoned.
+    Armed(CancelCallback),
+    /// The call is over (`true`: abandoned); a callback registered now is called (if abandoned)
+    /// or dropped at once, never stored.
+    Ended(bool),
+}
 
 /// What a running handler may ask of its call: who calls, progress, logging, cancellation, and
 /// input from the client (elicitation, sampling, roots) through the core's `ToolContext`.
@@ -123,7 +136,14 @@ impl ToolCall {
     /// Registers the function called when the call is abandoned (the JS layer aborts `ctx.signal`).
     #[napi(ts_args_type = "callback: () => void")]
     pub fn on_cancel(&self, callback: CancelCallback) {
-        *self.on_cancel.lock().expect("lock") = Some(callback);
+        let mut state = self.on_cancel.lock().unwrap_or_else(|e| e.into_inner());
+        match *state {
+            CancelState::Ended(true) => {
+                callback.call((), ThreadsafeFunctionCallMode::NonBlocking);
+            }
+            CancelState::Ended(false) => {}
+            _ => *state = CancelState::Armed(callback),
+        }
     }
 
     /// Sends `notifications/message` at `level` ("debug" … "emergency") with `dataJson`, when the
@@ -166,12 +186,16 @@ struct CallEnd {
 }
 
 impl Drop for CallEnd {
+    /// Always empties the slot: the cancel callback's closure references the JS `ToolCall`
+    /// object, which owns the slot, so a callback left there after the call is a reference cycle
+    /// through native code that the garbage collector cannot see (one leaked call per request).
     fn drop(&mut self) {
-        if self.finished {
-            return;
-        }
-        if let Some(cb) = self.slot.lock().expect("lock").take() {
-            cb.call((), ThreadsafeFunctionCallMode::NonBlocking);
+        let abandoned = !self.finished;
+        let mut state = self.slot.lock().unwrap_or_else(|e| e.into_inner());
+        if let CancelState::Armed(cb) = std::mem::replace(&mut *state, CancelState::Ended(abandoned)) {
+            if abandoned {
+                cb.call((), ThreadsafeFunctionCallMode::NonBlocking);
+            }
         }
     }
 }

@@ -171,6 +171,34 @@ describe('clean exit', () => {
 });
 
 describe('server-side cancellation', () => {
+  test('ctx.signal first read after the caller gave up is already aborted', async () => {
+    const server = new Server({ name: 'late-signal', version: '1' });
+    let resolveSeen;
+    const seen = new Promise((r) => { resolveSeen = r; });
+    // The handler looks at ctx.signal only after the call was abandoned: the lazily made
+    // AbortController must still learn of it (the native side remembers the end of the call).
+    server.tool('late', {}, (_a, ctx) => new Promise((resolve) => {
+      setTimeout(() => {
+        const signal = ctx.signal;
+        setTimeout(() => { resolveSeen(signal.aborted); resolve('done'); }, 200);
+      }, 800);
+    }));
+    const serving = await server.serveHttp({ port: 0 });
+    try {
+      const c = await Client.connectHttp(serving.url, { lineage: 'modern' });
+      try {
+        const ac = new AbortController();
+        setTimeout(() => ac.abort(), 100);
+        await assert.rejects(c.callTool('late', {}, { signal: ac.signal }), (e) => e.kind === 'cancelled');
+        assert.equal(await seen, true, 'ctx.signal read late was aborted');
+      } finally {
+        await c.close();
+      }
+    } finally {
+      await serving.shutdown();
+    }
+  });
+
   for (const mode of MODES) {
     test(`ctx.signal aborts when the caller aborts (${mode.version}${mode.transport ? ' sse' : ''})`, async () => {
       const server = new Server({ name: 'cancel', version: '1' });
