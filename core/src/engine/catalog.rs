@@ -72,10 +72,15 @@ impl ServerEngine {
         match caller {
             Caller::Legacy(capabilities) => Ok((InputSeed::Legacy { capabilities }, None)),
             Caller::Modern(capabilities) => {
-                let binding = Binding::new(&req.method, target, arguments);
+                // A tool call's binding (a digest of its arguments) is needed only to open a
+                // state it carries or, later, to seal one (`input_required` makes it from the
+                // call then): most calls need neither, so it is not made here for them.
+                let has_state = req.params.as_ref().is_some_and(|p| p.contains_key("requestState"));
+                let binding = (has_state || req.method != "tools/call")
+                    .then(|| Binding::new(&req.method, target, arguments));
                 let seed =
-                    super::mrtr::modern_seed(&self.config, req.params.as_ref(), &binding, capabilities)?;
-                Ok((seed, Some(binding)))
+                    super::mrtr::modern_seed(&self.config, req.params.as_ref(), binding.as_ref(), capabilities)?;
+                Ok((seed, binding))
             }
         }
     }

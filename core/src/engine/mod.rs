@@ -31,6 +31,7 @@ use crate::protocol::{meta, CacheScope, CallToolRequestParams, Implementation, P
 use crate::protocol::{ClientCapabilities, ServerCapabilities};
 use crate::registry::ToolRegistry;
 use crate::resources::ResourceRegistry;
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -140,6 +141,8 @@ pub struct ServerEngine {
     prompts: Option<Arc<PromptRegistry>>,
     tasks: Arc<crate::tasks::Tasks>,
     supported: Vec<String>,
+    /// `config.info` as JSON, serialized once: every modern result carries it in `_meta`.
+    info: Value,
 }
 
 impl ServerEngine {
@@ -150,7 +153,8 @@ impl ServerEngine {
         let supported = config.versions.iter().map(|v| v.as_str().to_owned()).collect();
         let store = Arc::new(crate::tasks::MemoryTaskStore::default());
         let tasks = Arc::new(crate::tasks::Tasks::new(store, config.tasks.clone()));
-        ServerEngine { config, registry, resources: None, prompts: None, tasks, supported }
+        let info = serde_json::to_value(&config.info).expect("serializable");
+        ServerEngine { config, registry, resources: None, prompts: None, tasks, supported, info }
     }
 
     /// Keeps tasks (Tasks extension) in `store` instead of the default in-memory store.
@@ -325,7 +329,7 @@ impl ServerEngine {
         let meta = req.params.as_ref().and_then(|p| p.get("_meta"));
         let caps: ClientCapabilities = meta
             .and_then(|m| m.get(meta::CLIENT_CAPABILITIES))
-            .and_then(|c| serde_json::from_value(c.clone()).ok())
+            .and_then(|c| ClientCapabilities::deserialize(c).ok())
             .unwrap_or_default();
         // Modern: log messages only for requests that ask, at or above their level.
         let level =
@@ -541,10 +545,7 @@ impl ServerEngine {
                 obj.insert("resultType".into(), json!("complete"));
                 let meta = obj.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
                 if let Value::Object(m) = meta {
-                    m.insert(
-                        meta::SERVER_INFO.into(),
-                        serde_json::to_value(&self.config.info).expect("serializable"),
-                    );
+                    m.insert(meta::SERVER_INFO.into(), self.info.clone());
                 }
             }
         }
@@ -563,10 +564,13 @@ fn reply_err(id: RequestId, e: ErrorData) -> Action {
     Action::Reply(Response::error(Some(id), e))
 }
 
+/// The request's params as `T`, read in place (no copy of the params).
 fn parse_params<T: serde::de::DeserializeOwned>(req: &Request) -> Result<T, ErrorData> {
-    let params = Value::Object(req.params.clone().unwrap_or_default());
-    serde_json::from_value(params)
-        .map_err(|e| ErrorData::invalid_params(format!("Invalid params for {}: {e}", req.method)))
+    let parsed = match &req.params {
+        Some(params) => T::deserialize(params),
+        None => T::deserialize(&Map::new()),
+    };
+    parsed.map_err(|e| ErrorData::invalid_params(format!("Invalid params for {}: {e}", req.method)))
 }
 
 #[cfg(test)]

@@ -14,21 +14,24 @@ use std::time::SystemTime;
 pub(super) fn modern_seed(
     config: &ServerConfig,
     params: Option<&Map<String, Value>>,
-    binding: &Binding,
+    binding: Option<&Binding>,
     capabilities: ClientCapabilities,
 ) -> Result<InputSeed, ErrorData> {
-    let params = params.cloned().unwrap_or_default();
+    let field = |name: &str| params.and_then(|p| p.get(name));
     let responses =
-        match params.get("inputResponses") {
+        match field("inputResponses") {
             None => Map::new(),
             Some(Value::Object(m)) => m.clone(),
             Some(_) => return Err(ErrorData::invalid_params(
                 "Invalid params: inputResponses must be an object mapping input keys to the client's results",
             )),
         };
-    let (mut answers, user) = match params.get("requestState") {
+    let (mut answers, user) = match field("requestState") {
         None => (Map::new(), None),
         Some(Value::String(s)) => {
+            let Some(binding) = binding else {
+                return Err(ErrorData::internal("Internal error: requestState without a binding"));
+            };
             let sealed = state::open(&config.input_state_key, s, binding, SystemTime::now())?;
             (sealed.answers, sealed.user)
         }

@@ -204,7 +204,16 @@ impl ServerEngine {
 
     /// The `InputRequiredResult` owed when a 2026-07-28 handler stopped for input.
     fn input_required(&self, call: &PendingCall, ledger: Option<&InputLedger>) -> Result<Value, ErrorData> {
-        let (Some(ledger), Some(binding), true) = (ledger, &call.binding, call.version.is_modern()) else {
+        let made;
+        let binding = match (&call.binding, &call.work) {
+            (Some(b), _) => Some(b),
+            (None, Work::Tool { tool, arguments }) => {
+                made = Binding::new("tools/call", &tool.tool().name, &Value::Object(arguments.clone()));
+                Some(&made)
+            }
+            (None, _) => None,
+        };
+        let (Some(ledger), Some(binding), true) = (ledger, binding, call.version.is_modern()) else {
             return Err(ErrorData::internal(
                 "Internal error: the handler asked for client input it cannot get here",
             ));

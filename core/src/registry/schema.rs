@@ -24,6 +24,9 @@ impl CompiledSchema {
 
     /// The failing fields of `instance`, as `[{path, message}]`; empty when valid.
     pub(crate) fn errors(&self, instance: &Value) -> Vec<Value> {
+        if self.validator.is_valid(instance) {
+            return Vec::new();
+        }
         self.validator
             .iter_errors(instance)
             .take(32)
