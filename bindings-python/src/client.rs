@@ -176,7 +176,7 @@ impl Client {
         let mut opts = CallOptions { timeout: seconds(timeout)?, log_level, ..Default::default() };
         if let Some(cb) = progress {
             opts.on_progress = Some(Box::new(move |p| {
-                Python::attach(|py| {
+                crate::gil::attach(|py| {
                     if let Err(e) = cb.call1(py, (p.progress, p.total, p.message)) {
                         e.print(py);
                     }
@@ -192,7 +192,7 @@ impl Client {
     /// sends; the last handler set wins.
     fn on_log(&self, handler: Py<PyAny>) -> PyResult<()> {
         self.inner()?.on_log(move |m| {
-            Python::attach(|py| {
+            crate::gil::attach(|py| {
                 let data = m.data.to_string();
                 if let Err(e) = handler.call1(py, (m.level.as_str(), m.logger, data)) {
                     e.print(py);

@@ -24,7 +24,7 @@ fn class_name(kind: ErrorKind) -> &'static str {
 /// Converts an mcpcore error into the matching Python exception, with `code`, `data` (JSON
 /// text, decoded by the class) and `http_status`.
 pub(crate) fn to_py(e: Error) -> PyErr {
-    Python::attach(|py| {
+    crate::gil::attach(|py| {
         let build = || -> PyResult<PyErr> {
             let module = py.import("mcpcore.errors")?;
             let class = module.getattr(class_name(e.kind()))?;
@@ -81,7 +81,7 @@ fn as_input_required(py: Python<'_>, err: &PyErr) -> Option<Error> {
 /// else becomes a tool failure carrying `Type: message` (an `isError: true` result for a tool,
 /// `-32603` for a resource or prompt).
 pub(crate) fn from_py(err: PyErr) -> Error {
-    Python::attach(|py| {
+    crate::gil::attach(|py| {
         if let Some(input) = as_input_required(py, &err) {
             return input;
         }

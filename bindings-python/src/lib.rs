@@ -6,6 +6,7 @@
 
 mod client;
 mod errors;
+mod gil;
 mod handler;
 mod prompts;
 mod registry;

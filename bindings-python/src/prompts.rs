@@ -39,7 +39,7 @@ impl Prompts {
     /// empty or taken.
     fn add(&self, prompt: &str, callback: Py<PyAny>, is_async: bool) -> PyResult<()> {
         let prompt: Prompt = parse_as("prompt", prompt)?;
-        let handler = PyCallback { callback, is_async, loop_slot: self.loop_slot.clone() };
+        let handler = PyCallback::new(callback, is_async, &self.loop_slot);
         self.inner.add(prompt, handler).map_err(errors::to_py)
     }
 

@@ -81,7 +81,7 @@ impl Registry {
         if let Some(t) = title {
             tool = tool.with_title(t);
         }
-        let handler = PyCallback { callback, is_async, loop_slot: self.loop_slot.clone() };
+        let handler = PyCallback::new(callback, is_async, &self.loop_slot);
         self.tools.register(tool, handler).map_err(errors::to_py)
     }
 

@@ -31,7 +31,7 @@ pub struct Resources {
 
 impl Resources {
     fn reader(&self, callback: Py<PyAny>, is_async: bool) -> PyCallback {
-        PyCallback { callback, is_async, loop_slot: self.loop_slot.clone() }
+        PyCallback::new(callback, is_async, &self.loop_slot)
     }
 }
 
