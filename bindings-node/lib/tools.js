@@ -82,62 +82,130 @@ function samplingMessage(m) {
   return m;
 }
 
+const logData = (data) => JSON.stringify(data ?? null);
+
 /**
  * The handler's `ctx`: the native call's fields, `signal` (an AbortSignal aborted when the caller
  * abandons the call: cancelled on the wire, timed out, or its connection closed), and client
  * input (`input`, `elicit`, `sample`, `listRoots`) on the core's ToolContext input API.
+ *
+ * One is made per call, so everything is on the prototype (an object literal with getters is
+ * slow to build in V8); each method is a getter returning a function bound to the call, so
+ * `const { log, signal } = ctx` keeps working.
  */
-function context(call) {
-  // The AbortController (and the native cancel callback behind it) is made on first use of
-  // `signal`: most handlers never look, and each registration costs a thread-safe function.
-  let ac = null;
-  const signal = () => {
-    if (ac === null) {
+class HandlerContext {
+  #call;
+  #abort = null;
+
+  constructor(call) {
+    this.#call = call;
+  }
+
+  get requestId() { return this.#call.requestId; }
+  get protocolVersion() { return this.#call.protocolVersion; }
+  get wantsProgress() { return this.#call.wantsProgress; }
+  get clientCapabilities() { return parse(this.#call.clientCapabilities); }
+  get requestState() { return parse(this.#call.requestState); }
+
+  /** Made on first use: most handlers never look, and each costs a native thread-safe function. */
+  get signal() {
+    if (this.#abort === null) {
       const controller = new AbortController();
-      call.onCancel(() => controller.abort(new Error('the request was cancelled by the caller')));
-      ac = controller;
+      this.#call.onCancel(() => controller.abort(new Error('the request was cancelled by the caller')));
+      this.#abort = controller;
     }
-    return ac.signal;
-  };
-  const input = async (requests) => JSON.parse(await awaitNative(call.input(JSON.stringify(requests))));
-  const one = async (key, method, params) => (await input({ [key]: { method, params } }))[key];
-  return {
-    get requestId() { return call.requestId; },
-    get protocolVersion() { return call.protocolVersion; },
-    get wantsProgress() { return call.wantsProgress; },
-    get clientCapabilities() { return parse(call.clientCapabilities); },
-    get requestState() { return parse(call.requestState); },
-    setRequestState: (state) => nativeSync(() => call.setRequestState(JSON.stringify(state ?? null))),
-    reportProgress: (progress, total, message) => call.reportProgress(progress, total, message),
-    log: (level, data, logger) => call.log(level, JSON.stringify(data ?? null), logger ?? null),
-    info: (data, logger) => call.log('info', JSON.stringify(data ?? null), logger ?? null),
-    warning: (data, logger) => call.log('warning', JSON.stringify(data ?? null), logger ?? null),
-    error: (data, logger) => call.log('error', JSON.stringify(data ?? null), logger ?? null),
-    input,
-    elicit: async (key, message, schema) =>
-      one(key, 'elicitation/create', { message, requestedSchema: toJsonSchema(schema, 'input', 'elicit schema') }),
-    sample: async (key, messages, options = {}) => {
+    return this.#abort.signal;
+  }
+
+  get setRequestState() {
+    const call = this.#call;
+    return (state) => nativeSync(() => call.setRequestState(JSON.stringify(state ?? null)));
+  }
+  get reportProgress() {
+    const call = this.#call;
+    return (progress, total, message) => call.reportProgress(progress, total, message);
+  }
+  get log() {
+    const call = this.#call;
+    return (level, data, logger) => call.log(level, logData(data), logger ?? null);
+  }
+  get info() {
+    const call = this.#call;
+    return (data, logger) => call.log('info', logData(data), logger ?? null);
+  }
+  get warning() {
+    const call = this.#call;
+    return (data, logger) => call.log('warning', logData(data), logger ?? null);
+  }
+  get error() {
+    const call = this.#call;
+    return (data, logger) => call.log('error', logData(data), logger ?? null);
+  }
+  get input() {
+    const call = this.#call;
+    return async (requests) => JSON.parse(await awaitNative(call.input(JSON.stringify(requests))));
+  }
+  get elicit() {
+    const one = this.#one();
+    return async (key, message, schema) =>
+      one(key, 'elicitation/create', { message, requestedSchema: toJsonSchema(schema, 'input', 'elicit schema') });
+  }
+  get sample() {
+    const one = this.#one();
+    return async (key, messages, options = {}) => {
       const { maxTokens = 1000, ...rest } = options;
       const list = (Array.isArray(messages) ? messages : [messages]).map(samplingMessage);
       return one(key, 'sampling/createMessage', { ...rest, messages: list, maxTokens });
-    },
-    listRoots: async (key) => (await one(key, 'roots/list', {})).roots,
-    get signal() { return signal(); },
-  };
+    };
+  }
+  get listRoots() {
+    const one = this.#one();
+    return async (key) => (await one(key, 'roots/list', {})).roots;
+  }
+
+  #one() {
+    const input = this.input;
+    return async (key, method, params) => (await input({ [key]: { method, params } }))[key];
+  }
+}
+
+/** The context of one call (see `HandlerContext`). */
+const context = (call) => new HandlerContext(call);
+
+/** True for a Promise or any other thenable. */
+const isThenable = (v) => v != null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function';
+
+/** The envelope of a thrown value; never throws itself. */
+function failEnvelope(e) {
+  try {
+    return JSON.stringify(failure(e));
+  } catch {
+    return '{"error":"Error: the handler threw a value that cannot be printed"}';
+  }
+}
+
+/** The envelope of an answer (a failure when it does not serialize). */
+function okEnvelope(value) {
+  try {
+    return JSON.stringify({ ok: value });
+  } catch (e) {
+    return failEnvelope(e);
+  }
 }
 
 /**
- * A native callback around `run(input, ctx)`, which resolves to the answer the native handler
- * expects. It is `async`, so a synchronous throw becomes a rejection (a sync throw inside a
- * thread-safe function call would be an uncaught exception), and it always resolves to an
- * envelope, so no JS error has to cross into Rust.
+ * A native callback around `run(input, ctx)`, which returns (or resolves to) the answer the
+ * native handler expects. It never throws (a throw inside a thread-safe function call would be
+ * an uncaught exception) and answers with an envelope: the string itself when `run` returned a
+ * plain value, so a synchronous handler costs no Promise round trip; a Promise of it otherwise.
  */
 function nativeCallback(run) {
-  return async (inputJson, call) => {
+  return (inputJson, call) => {
     try {
-      return JSON.stringify({ ok: await run(JSON.parse(inputJson), context(call)) });
+      const out = run(JSON.parse(inputJson), context(call));
+      return isThenable(out) ? Promise.resolve(out).then(okEnvelope, failEnvelope) : okEnvelope(out);
     } catch (e) {
-      return JSON.stringify(failure(e));
+      return failEnvelope(e);
     }
   };
 }
@@ -145,18 +213,21 @@ function nativeCallback(run) {
 /** The native callback for a tool's `handler(args, ctx)` (see `nativeCallback`). */
 function envelopeCallback(handler, inputSchema) {
   const validate = isStandardSchema(inputSchema) ? inputSchema['~standard'].validate : undefined;
+  if (!validate) {
+    return nativeCallback((args, ctx) => {
+      const out = handler(args, ctx);
+      return isThenable(out) ? Promise.resolve(out).then(toCallToolResult) : toCallToolResult(out);
+    });
+  }
   return nativeCallback(async (args, ctx) => {
-    if (validate) {
-      // The engine has checked the JSON Schema; this applies the schema's own parsing
-      // (defaults, transforms) so the handler sees what the library would give it.
-      const out = await validate.call(inputSchema['~standard'], args);
-      if (out.issues) {
-        const issues = out.issues.map((i) => i.message).join('; ');
-        throw new InvalidArguments(issues);
-      }
-      args = out.value;
+    // The engine has checked the JSON Schema; this applies the schema's own parsing
+    // (defaults, transforms) so the handler sees what the library would give it.
+    const out = await validate.call(inputSchema['~standard'], args);
+    if (out.issues) {
+      const issues = out.issues.map((i) => i.message).join('; ');
+      throw new InvalidArguments(issues);
     }
-    return toCallToolResult(await handler(args, ctx));
+    return toCallToolResult(await handler(out.value, ctx));
   });
 }
 

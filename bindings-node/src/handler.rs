@@ -39,7 +39,7 @@ use tokio::sync::watch;
 pub(crate) type CallArgs = FnArgs<(String, ToolCall)>;
 /// A JS handler callback as a weak, plain-argument (`CalleeHandled = false`) thread-safe function.
 pub(crate) type Callback =
-    ThreadsafeFunction<CallArgs, Either<Promise<String>, String>, CallArgs, Status, false, true>;
+    ThreadsafeFunction<CallArgs, Either<String, Promise<String>>, CallArgs, Status, false, true>;
 
 /// Called (once) when the caller abandons the call: cancelled on the wire, timed out, closed.
 type CancelCallback = ThreadsafeFunction<(), Unknown<'static>, (), Status, false, true>;
@@ -232,8 +232,10 @@ impl JsCallback {
                 .await
                 .map_err(|e| Error::tool(format!("the {what} could not be called: {}", e.reason)))?;
             let json = match returned {
-                Either::A(promise) => promise.await.map_err(|e| Error::tool(e.reason.clone()))?,
-                Either::B(text) => text,
+                // The string is tried first: napi-rs answers a failed `Promise` check with a
+                // rejected promise it must then silence (two JS allocations per call).
+                Either::A(text) => text,
+                Either::B(promise) => promise.await.map_err(|e| Error::tool(e.reason.clone()))?,
             };
             end.finished = true;
             if needs_input.load(Ordering::SeqCst) {
