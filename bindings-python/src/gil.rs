@@ -6,6 +6,8 @@
 //! thread a thread state of its own that outlives the call (ensured once, then released with
 //! `PyEval_SaveThread`), so every later attach only takes the GIL. The thread state is left to
 //! the interpreter when the thread ends (the runtime keeps its threads; finalization frees it).
+//! The runtime's threads get theirs when they start, since pyo3-async-runtimes enters Python
+//! from them (with its own `Python::attach`) to complete every awaited coroutine.
 
 use pyo3::{ffi, Python};
 use std::cell::Cell;
@@ -19,7 +21,9 @@ where
     Python::attach(f)
 }
 
-fn keep_thread_state() {
+/// Gives this thread a Python thread state that outlives every attach (once per thread; a no-op
+/// on a thread Python made). Also the runtime's `on_thread_start` hook: it may wait for the GIL.
+pub(crate) fn keep_thread_state() {
     thread_local!(static KEPT: Cell<bool> = const { Cell::new(false) });
     KEPT.with(|kept| {
         if kept.replace(true) {

@@ -18,6 +18,11 @@ use pyo3::prelude::*;
 /// The native module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // The runtime's threads keep a Python thread state (see `gil`): completing an awaited
+    // mcpcore coroutine (pyo3-async-runtimes) enters Python from them on every call.
+    let mut runtime = tokio::runtime::Builder::new_multi_thread();
+    runtime.enable_all().on_thread_start(gil::keep_thread_state);
+    pyo3_async_runtimes::tokio::init(runtime);
     m.add_class::<registry::Registry>()?;
     m.add_class::<server::Server>()?;
     m.add_class::<server::HttpServing>()?;
