@@ -54,12 +54,15 @@ export async function warm(call) {
   for (let i = 0; i < 20; i++) await call('warm-up');
 }
 
+/** W5: `once()` spawns, connects and makes the first call, and returns its client's `close`;
+ * the time stops before that close, as in the Rust and Python drivers. */
 export async function startupTimes(starts, once) {
   const out = [];
   for (let i = 0; i < starts; i++) {
     const t = now();
-    await once();
+    const close = await once();
     out.push((now() - t) / 1e3);
+    await close();
   }
   return out;
 }

@@ -23,7 +23,7 @@ async function stdio({ n, inflight, pbytes, pn, starts, version, cmd }) {
   const startup_ms = await startupTimes(starts, async () => {
     const c = await connect(transport(), version);
     await caller(c)('hello');
-    await c.close();
+    return () => c.close();
   });
   const c = await connect(transport(), version);
   const call = caller(c);

@@ -44,6 +44,8 @@ pub(crate) type Callback =
 /// Called (once) when the caller abandons the call: cancelled on the wire, timed out, closed.
 type CancelCallback = ThreadsafeFunction<(), Unknown<'static>, (), Status, false, true>;
 type CancelSlot = Arc<Mutex<CancelState>>;
+/// A call's context, shared by its `ToolCall` and the guard that ends the call.
+type CtxSlot = Arc<Mutex<Option<ToolContext>>>;
 
 /// Where the cancel callback waits for the end of its call.
 #[derive(Default)]
@@ -62,7 +64,10 @@ enum CancelState {
 /// input from the client (elicitation, sampling, roots) through the core's `ToolContext`.
 #[napi]
 pub struct ToolCall {
-    ctx: ToolContext,
+    /// The call's context while it runs; emptied when it ends, so a `ToolCall` the garbage
+    /// collector has not reclaimed yet does not keep the connection's senders (and a stdio
+    /// server's output) open.
+    ctx: CtxSlot,
     on_cancel: CancelSlot,
     /// Changes (its sender drops) when the engine abandons the call: a pending input request
     /// then rejects with `RequestCancelled`.
@@ -71,45 +76,55 @@ pub struct ToolCall {
     needs_input: Arc<AtomicBool>,
 }
 
+impl ToolCall {
+    /// The context, while the call runs.
+    fn ctx(&self) -> Option<ToolContext> {
+        self.ctx.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
 #[napi]
 impl ToolCall {
     /// The JSON-RPC id of the request (as a string), or null for an in-process call.
     #[napi(getter)]
     pub fn request_id(&self) -> Option<String> {
-        self.ctx.request_id().map(|id| id.to_string())
+        self.ctx()?.request_id().map(|id| id.to_string())
     }
 
     /// The protocol revision of the request, or null for an in-process call.
     #[napi(getter)]
     pub fn protocol_version(&self) -> Option<String> {
-        self.ctx.protocol_version().map(|v| v.as_str().to_owned())
+        self.ctx()?.protocol_version().map(|v| v.as_str().to_owned())
     }
 
     /// True when the caller asked for progress notifications.
     #[napi(getter)]
     pub fn wants_progress(&self) -> bool {
-        self.ctx.wants_progress()
+        self.ctx().is_some_and(|c| c.wants_progress())
     }
 
     /// What the client declared (legacy: in `initialize`; 2026-07-28: in this request's
     /// `_meta`), as JSON; null for an in-process call.
     #[napi(getter)]
     pub fn client_capabilities(&self) -> Option<String> {
-        self.ctx.client_capabilities().map(to_json)
+        self.ctx()?.client_capabilities().map(to_json)
     }
 
     /// The state stored with `setRequestState` in the previous round of this request
     /// (2026-07-28), as JSON; null when there is none.
     #[napi(getter)]
     pub fn request_state(&self) -> Option<String> {
-        self.ctx.request_state().map(|v| v.to_string())
+        self.ctx()?.request_state().map(|v| v.to_string())
     }
 
     /// Stores state (JSON) for the next round of this request (2026-07-28; sealed in
     /// `requestState`); a no-op on legacy sessions.
     #[napi]
     pub fn set_request_state(&self, state_json: String) -> napi::Result<()> {
-        self.ctx.set_request_state(crate::parse_json("request state", &state_json)?);
+        let state = crate::parse_json("request state", &state_json)?;
+        if let Some(ctx) = self.ctx() {
+            ctx.set_request_state(state);
+        }
         Ok(())
     }
 
@@ -120,7 +135,10 @@ impl ToolCall {
     pub async fn input(&self, requests_json: String) -> napi::Result<String> {
         let requests: InputRequests = serde_json::from_str(&requests_json)
             .map_err(|e| errors::to_js(Error::invalid_input(format!("invalid input requests: {e}"))))?;
-        let (ctx, mut abandoned) = (self.ctx.clone(), self.abandoned.clone());
+        let ctx = self.ctx().ok_or_else(|| {
+            errors::to_js(Error::invalid_input("cannot ask the client for input: this call has ended"))
+        })?;
+        let mut abandoned = self.abandoned.clone();
         let answers = tokio::select! {
             answers = ctx.input(requests) => answers,
             _ = abandoned.changed() => {
@@ -156,14 +174,18 @@ impl ToolCall {
             )))
         })?;
         let data = crate::parse_json("log data", &data_json)?;
-        self.ctx.log(level, logger.as_deref(), data);
+        if let Some(ctx) = self.ctx() {
+            ctx.log(level, logger.as_deref(), data);
+        }
         Ok(())
     }
 
     /// Sends `notifications/progress` (a no-op when the caller did not ask for progress).
     #[napi]
     pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
-        self.ctx.progress(progress, total, message.as_deref());
+        if let Some(ctx) = self.ctx() {
+            ctx.progress(progress, total, message.as_deref());
+        }
     }
 }
 
@@ -180,6 +202,7 @@ enum Envelope<T> {
 /// Ends a call when dropped: fires the cancel callback unless the call finished, and (dropping
 /// `_alive`) ends pending input requests.
 struct CallEnd {
+    ctx: CtxSlot,
     slot: CancelSlot,
     finished: bool,
     _alive: watch::Sender<()>,
@@ -190,6 +213,7 @@ impl Drop for CallEnd {
     /// object, which owns the slot, so a callback left there after the call is a reference cycle
     /// through native code that the garbage collector cannot see (one leaked call per request).
     fn drop(&mut self) {
+        self.ctx.lock().unwrap_or_else(|e| e.into_inner()).take();
         let abandoned = !self.finished;
         let mut state = self.slot.lock().unwrap_or_else(|e| e.into_inner());
         if let CancelState::Armed(cb) = std::mem::replace(&mut *state, CancelState::Ended(abandoned)) {
@@ -225,7 +249,8 @@ impl JsCallback {
             let slot = CancelSlot::default();
             let needs_input = Arc::new(AtomicBool::new(false));
             let (alive, abandoned) = watch::channel(());
-            let mut end = CallEnd { slot: slot.clone(), finished: false, _alive: alive };
+            let ctx: CtxSlot = Arc::new(Mutex::new(Some(ctx)));
+            let mut end = CallEnd { ctx: ctx.clone(), slot: slot.clone(), finished: false, _alive: alive };
             let call = ToolCall { ctx, on_cancel: slot, abandoned, needs_input: needs_input.clone() };
             let returned = callback
                 .call_async_catch(FnArgs::from((input, call)))

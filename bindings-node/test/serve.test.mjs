@@ -161,6 +161,21 @@ describe('clean exit', () => {
       outer.close();
       await server.close();`,
   };
+  test('serveStdio ends when stdin closes after a call (the call context does not hold the output open)', async () => {
+    // The handler's ctx object outlives the call until a garbage collection; before the fix it
+    // kept the connection's output open, so serveStdio never resolved and the process hung.
+    const lines = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'once' } } },
+    ];
+    const body = `await server.serveStdio(); console.error('serveStdio resolved');`;
+    const input = lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+    const out = await run(process.execPath, ['--input-type=module', '-e', script(body)], { input, timeoutMs: 10000 });
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stdout, /"text":"once"/);
+    assert.match(out.stderr, /serveStdio resolved/);
+  });
   for (const [name, body] of Object.entries(cases)) {
     test(`the process exits by itself: ${name}`, async () => {
       const out = await run(process.execPath, ['--input-type=module', '-e', script(body)], { timeoutMs: 10000 });
