@@ -276,9 +276,7 @@ pub(crate) fn completer(
 ) -> PyResult<Arc<dyn Completer>> {
     match (values, callback) {
         (Some(values), None) => Ok(complete_from(values)),
-        (None, Some(callback)) => {
-            Ok(Arc::new(PyCallback::new(callback, is_async, loop_slot)))
-        }
+        (None, Some(callback)) => Ok(Arc::new(PyCallback::new(callback, is_async, loop_slot))),
         _ => Err(errors::to_py(Error::invalid_input("give a completer exactly one of values or callback"))),
     }
 }

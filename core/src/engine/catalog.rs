@@ -78,8 +78,12 @@ impl ServerEngine {
                 let has_state = req.params.as_ref().is_some_and(|p| p.contains_key("requestState"));
                 let binding = (has_state || req.method != "tools/call")
                     .then(|| Binding::new(&req.method, target, arguments));
-                let seed =
-                    super::mrtr::modern_seed(&self.config, req.params.as_ref(), binding.as_ref(), capabilities)?;
+                let seed = super::mrtr::modern_seed(
+                    &self.config,
+                    req.params.as_ref(),
+                    binding.as_ref(),
+                    capabilities,
+                )?;
                 Ok((seed, binding))
             }
         }
