@@ -18,11 +18,14 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 
 /// How many times one request's SSE stream is resumed.
 const MAX_RESUMES: usize = 10;
+/// How long the request after `notifications/initialized` waits for the server to answer the
+/// legacy GET stream (a server that holds its headers back still gets its requests after this).
+const GET_STREAM_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// State of one Streamable HTTP connection.
 #[derive(Debug)]
@@ -65,7 +68,7 @@ impl StreamHandle {
     pub fn open(&self) {
         if let Some(conn) = self.0.upgrade() {
             if conn.session.lock().expect("lock").0.is_some() {
-                conn.open_get_stream();
+                let _ = conn.open_get_stream();
             }
         }
     }
@@ -249,7 +252,13 @@ impl Conn {
                     }
                 }
                 if initialized && self.opts.standalone_stream {
-                    self.open_get_stream();
+                    // Server->client messages that answer no request travel on the GET stream,
+                    // and a server drops them while there is none (the TypeScript SDK does): the
+                    // next request waits (bounded) until the server has answered the GET.
+                    // Without this, an elicitation sent right after `initialized` could be lost.
+                    if let Some(ready) = self.open_get_stream() {
+                        let _ = tokio::time::timeout(GET_STREAM_WAIT, ready).await;
+                    }
                 }
                 let inspect = |i: Inbound| self.inspect(i);
                 let mut end = read::forward(resp, self.max_frame, &self.events, &inspect).await;
@@ -422,12 +431,15 @@ impl Conn {
         (resp.status().is_success() && read::is_sse(&resp)).then_some(resp)
     }
 
-    /// Opens the legacy GET stream once (405 means the server has none).
-    fn open_get_stream(self: &Arc<Self>) {
+    /// Opens the legacy GET stream once (405 means the server has none). The receiver fires
+    /// when the server has answered the GET (whatever the answer); `None` when it was opened
+    /// before.
+    fn open_get_stream(self: &Arc<Self>) -> Option<oneshot::Receiver<()>> {
         let mut slot = self.get_stream.lock().expect("lock");
         if slot.is_some() {
-            return;
+            return None;
         }
+        let (answered, ready) = oneshot::channel();
         let c = self.clone();
         let task = tokio::spawn(async move {
             let (hdrs, _) = c.message_headers(&Message::Notification(jsonrpc::Notification {
@@ -438,7 +450,9 @@ impl Conn {
             for (k, v) in &hdrs {
                 rb = rb.header(k.as_str(), v.as_str());
             }
-            let Ok(resp) = rb.send().await else { return };
+            let resp = rb.send().await;
+            let _ = answered.send(());
+            let Ok(resp) = resp else { return };
             if !resp.status().is_success() || !read::is_sse(&resp) {
                 return;
             }
@@ -451,6 +465,7 @@ impl Conn {
             .await;
         });
         *slot = Some(task.abort_handle());
+        Some(ready)
     }
 
     /// POSTs a 2025-03-26 batch.
