@@ -1,7 +1,11 @@
-//! Change notifications from the registries: list changes, resource updates and task changes,
-//! fanned out to every connection that listens (legacy sessions, `subscriptions/listen` streams).
+//! Change announcements from the catalogs: list changes, resource updates and task changes.
+//!
+//! Pure bookkeeping: a [`ChangeFeed`] calls its subscribers synchronously with each
+//! [`Change`]; it holds no channel and spawns nothing. The runtime turns subscriptions into
+//! bounded async listeners ([`crate::runtime::changes::ChangeListener`]) that fan changes out
+//! to legacy sessions and `subscriptions/listen` streams.
 
-use tokio::sync::broadcast;
+use std::sync::{Arc, Mutex, Weak};
 
 /// Something that changed in what a server offers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,59 +18,79 @@ pub enum Change {
     ResourcesListChanged,
     /// The resource with this URI changed.
     ResourceUpdated(String),
-    /// The task with this id changed (Tasks extension; see [`crate::tasks::Tasks::changes`]).
+    /// The task with this id changed (Tasks extension).
     Task(String),
 }
 
-/// The sending side of a registry's changes; cheap to clone.
-#[derive(Debug, Clone)]
-pub struct ChangeFeed(broadcast::Sender<Change>);
+type Subscriber = Arc<dyn Fn(&Change) + Send + Sync>;
 
-impl Default for ChangeFeed {
-    fn default() -> Self {
-        ChangeFeed(broadcast::channel(256).0)
+#[derive(Default)]
+struct Subscribers {
+    next: u64,
+    list: Vec<(u64, Subscriber)>,
+}
+
+/// Announces changes to whoever subscribed; cheap to clone (clones share subscribers).
+#[derive(Clone, Default)]
+pub struct ChangeFeed {
+    inner: Arc<Mutex<Subscribers>>,
+}
+
+impl std::fmt::Debug for ChangeFeed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.inner.lock().map(|s| s.list.len()).unwrap_or(0);
+        f.debug_struct("ChangeFeed").field("subscribers", &n).finish()
     }
 }
 
 impl ChangeFeed {
-    /// Announces `change` to every current listener (none listening is fine).
+    /// Announces `change` to every current subscriber (none is fine). Subscribers run on the
+    /// caller's thread and must be quick (the runtime's only push into a bounded queue).
     pub fn send(&self, change: Change) {
-        let _ = self.0.send(change);
-    }
-
-    /// A new listener, seeing changes from now on.
-    pub fn subscribe(&self) -> broadcast::Receiver<Change> {
-        self.0.subscribe()
-    }
-}
-
-/// Listens to several feeds at once.
-#[derive(Debug)]
-pub struct ChangeListener {
-    receivers: Vec<broadcast::Receiver<Change>>,
-}
-
-impl ChangeListener {
-    /// Listens to `feeds`.
-    pub fn new<'a>(feeds: impl IntoIterator<Item = &'a ChangeFeed>) -> Self {
-        ChangeListener { receivers: feeds.into_iter().map(ChangeFeed::subscribe).collect() }
-    }
-
-    /// The next change from any feed; `None` once every feed is gone. A listener that fell
-    /// behind skips what it missed, then goes on.
-    pub async fn recv(&mut self) -> Option<Change> {
-        loop {
-            if self.receivers.is_empty() {
-                return None;
+        let subscribers: Vec<Subscriber> = {
+            let s = self.inner.lock().expect("change feed lock");
+            if s.list.is_empty() {
+                return;
             }
-            let futures = self.receivers.iter_mut().map(|rx| Box::pin(rx.recv()));
-            let (out, index, _) = futures_util::future::select_all(futures).await;
-            match out {
-                Ok(change) => return Some(change),
-                Err(broadcast::error::RecvError::Lagged(_)) => continue,
-                Err(broadcast::error::RecvError::Closed) => {
-                    self.receivers.remove(index);
-                }
+            s.list.iter().map(|(_, f)| f.clone()).collect()
+        };
+        for f in subscribers {
+            f(&change);
+        }
+    }
+
+    /// Calls `f` with every change from now on, until the returned [`Subscription`] is dropped.
+    pub fn subscribe(&self, f: impl Fn(&Change) + Send + Sync + 'static) -> Subscription {
+        let mut s = self.inner.lock().expect("change feed lock");
+        s.next += 1;
+        let id = s.next;
+        s.list.push((id, Arc::new(f)));
+        Subscription { feed: Arc::downgrade(&self.inner), id }
+    }
+
+    /// Number of current subscribers.
+    pub fn subscribers(&self) -> usize {
+        self.inner.lock().map(|s| s.list.len()).unwrap_or(0)
+    }
+}
+
+/// A subscription to a [`ChangeFeed`]; dropping it unsubscribes.
+pub struct Subscription {
+    feed: Weak<Mutex<Subscribers>>,
+    id: u64,
+}
+
+impl std::fmt::Debug for Subscription {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Subscription").field("id", &self.id).finish()
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        if let Some(feed) = self.feed.upgrade() {
+            if let Ok(mut s) = feed.lock() {
+                s.list.retain(|(id, _)| *id != self.id);
             }
         }
     }
@@ -76,15 +100,23 @@ impl ChangeListener {
 mod tests {
     use super::*;
 
-    #[tokio::test]
-    async fn a_listener_hears_every_feed_and_ends_when_they_are_gone() {
-        let (a, b) = (ChangeFeed::default(), ChangeFeed::default());
-        let mut l = ChangeListener::new([&a, &b]);
-        b.send(Change::PromptsListChanged);
-        assert_eq!(l.recv().await, Some(Change::PromptsListChanged));
-        a.send(Change::ResourceUpdated("x://1".into()));
-        assert_eq!(l.recv().await, Some(Change::ResourceUpdated("x://1".into())));
-        drop((a, b));
-        assert_eq!(l.recv().await, None);
+    #[test]
+    fn subscribers_hear_changes_until_they_unsubscribe() {
+        let feed = ChangeFeed::default();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sub = {
+            let seen = seen.clone();
+            feed.subscribe(move |c| seen.lock().unwrap().push(c.clone()))
+        };
+        feed.send(Change::ToolsListChanged);
+        feed.clone().send(Change::ResourceUpdated("x://1".into()));
+        assert_eq!(feed.subscribers(), 1);
+        drop(sub);
+        feed.send(Change::PromptsListChanged);
+        assert_eq!(feed.subscribers(), 0);
+        assert_eq!(
+            *seen.lock().unwrap(),
+            [Change::ToolsListChanged, Change::ResourceUpdated("x://1".into())]
+        );
     }
 }

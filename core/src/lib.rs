@@ -5,25 +5,39 @@
 //! legacy revisions `2025-11-25`, `2025-06-18`, `2025-03-26`, `2024-11-05` — and is the engine
 //! behind the Python, Node, Kotlin and Swift bindings.
 //!
-//! Layers (see ARCHITECTURE.md): [`jsonrpc`] and [`protocol`] are pure data; [`engine`] holds
-//! the protocol rules of both lineages as pure functions; [`registry`] holds tools; the async
-//! shell is [`transport`], [`client`] and [`server`]; [`tasks`] is the 2026-07-28 Tasks extension.
+//! Layers (see ARCHITECTURE.md), each importing only the layers above it:
+//!
+//! | layer | modules | what |
+//! |---|---|---|
+//! | data | [`error`], [`jsonrpc`], [`protocol`] | wire types, one parse, one error type |
+//! | rules | [`state`], [`tasks`], [`session`], [`changes`] | sealed `requestState`, task and session records and stores; time and entropy passed in |
+//! | context | [`context`] | what a handler sees: [`context::RequestContext`] |
+//! | catalogs | [`registry`], [`resources`], [`prompts`], [`completion`] | host handlers by name |
+//! | engine | [`engine`] | every protocol rule and the request lifecycle ([`engine::ServerConnection`]) |
+//! | runtime | [`runtime`] | clock, entropy, spawning, the one driver loop |
+//! | shells | [`transport`], [`http`], [`client`], [`server`], [`remote`] | move bytes |
+//!
+//! Everything above the runtime is pure: no clock reads, sleeps, spawns or OS entropy (CI
+//! checks it with clippy's `disallowed-methods`, and the import order with a script).
 #![warn(missing_docs)]
 
 pub mod changes;
 pub mod client;
 pub mod completion;
+pub mod context;
 pub mod engine;
 pub mod error;
 pub mod http;
-pub mod input;
 pub mod jsonrpc;
 pub mod prompts;
 pub mod protocol;
 pub mod registry;
 pub mod remote;
 pub mod resources;
+pub mod runtime;
 pub mod server;
+pub mod session;
+pub mod state;
 pub mod tasks;
 pub mod transport;
 

@@ -2,14 +2,13 @@
 //! code (DIGEST §B.4, §B.5, §D.5, §D.6), and the server keeps serving (every test ends with a
 //! valid modern call).
 
-use mcpcore::http::server::{HttpServerConfig, HttpServing, InMemorySessionStore};
+use mcpcore::http::server::{HttpServerConfig, HttpServing};
 use mcpcore::ProtocolVersion;
 use mcpcore_tests::http::{
     meta, modern, modern_echo, modern_headers, open, read_until, send, serve_fixture, sse_events, Raw, Reply,
     IO_TIMEOUT, MODERN,
 };
 use serde_json::{json, Value};
-use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -516,8 +515,7 @@ async fn initialize_eventually(raw: &Raw) -> bool {
 }
 
 fn one_session_store() -> HttpServerConfig {
-    let store = InMemorySessionStore::new(1, Duration::ZERO);
-    HttpServerConfig { sessions: Arc::new(store), ..Default::default() }
+    HttpServerConfig { max_sessions: 1, session_idle: Duration::ZERO, ..Default::default() }
 }
 
 #[tokio::test]

@@ -4,13 +4,16 @@
 //! and the `fixture_server` binary serving HTTP as a child process.
 
 use mcpcore::client::{CallOptions, Client, ClientOptions};
+use mcpcore::context::BoxFuture;
 use mcpcore::http::client::{HttpOptions, HttpTransport};
 use mcpcore::http::server::{
-    HttpServerConfig, HttpServing, InMemorySessionStore, ResponseMode, Session, SessionKind, SessionStore,
+    HttpServerConfig, HttpServing, InMemorySessionStore, ResponseMode, SessionKind, SessionRecord,
+    SessionStore,
 };
 use mcpcore::protocol::notifications::ProgressNotificationParams;
 use mcpcore::protocol::{CallToolResult, Lineage, ProtocolVersion, Tool};
 use mcpcore::registry::{Arguments, ToolContext, ToolRegistry};
+use mcpcore::ErrorData;
 use mcpcore::ErrorKind;
 use mcpcore_tests::http::{
     eventually, fixture_registry, modern_echo, send, serve_fixture, serve_registry, HttpChild, Raw,
@@ -18,7 +21,7 @@ use mcpcore_tests::http::{
 use serde_json::json;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 const V2026: ProtocolVersion = ProtocolVersion::V2026_07_28;
 const V1125: ProtocolVersion = ProtocolVersion::V2025_11_25;
@@ -100,22 +103,41 @@ struct RecordingStore {
 }
 
 impl SessionStore for RecordingStore {
-    fn insert(&self, session: Arc<Session>) -> bool {
-        self.inserted.lock().unwrap().push((session.id().to_owned(), session.kind()));
-        if self.slow_insert.load(Ordering::SeqCst) {
-            self.inserting.store(true, Ordering::SeqCst);
-            std::thread::sleep(Duration::from_millis(400));
-        }
-        self.inner.insert(session)
+    fn create<'a>(
+        &'a self,
+        id: &'a str,
+        record: &'a SessionRecord,
+        now: SystemTime,
+    ) -> BoxFuture<'a, Result<bool, ErrorData>> {
+        self.inserted.lock().unwrap().push((id.to_owned(), record.kind));
+        Box::pin(async move {
+            if self.slow_insert.load(Ordering::SeqCst) {
+                self.inserting.store(true, Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_millis(400)).await;
+            }
+            self.inner.create(id, record, now).await
+        })
     }
-    fn get(&self, id: &str) -> Option<Arc<Session>> {
-        self.inner.get(id)
+    fn load<'a>(
+        &'a self,
+        id: &'a str,
+        now: SystemTime,
+    ) -> BoxFuture<'a, Result<Option<SessionRecord>, ErrorData>> {
+        self.inner.load(id, now)
     }
-    fn remove(&self, id: &str) -> Option<Arc<Session>> {
-        self.inner.remove(id)
+    fn store<'a>(
+        &'a self,
+        id: &'a str,
+        record: &'a SessionRecord,
+        now: SystemTime,
+    ) -> BoxFuture<'a, Result<(), ErrorData>> {
+        self.inner.store(id, record, now)
     }
-    fn len(&self) -> usize {
-        self.inner.len()
+    fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, ErrorData>> {
+        self.inner.delete(id)
+    }
+    fn touch<'a>(&'a self, id: &'a str, now: SystemTime) -> BoxFuture<'a, Result<(), ErrorData>> {
+        self.inner.touch(id, now)
     }
 }
 
@@ -123,10 +145,18 @@ impl RecordingStore {
     fn kinds(&self) -> Vec<SessionKind> {
         self.inserted.lock().unwrap().iter().map(|(_, k)| *k).collect()
     }
+    fn len(&self) -> usize {
+        self.inner.len()
+    }
+    fn is_empty(&self) -> bool {
+        self.inner.is_empty()
+    }
     /// Forgets every session, as a server restart or an expiry would.
     fn forget_all(&self) -> usize {
         let ids: Vec<String> = self.inserted.lock().unwrap().iter().map(|(id, _)| id.clone()).collect();
-        ids.iter().filter(|id| self.inner.remove(id).is_some()).count()
+        ids.iter()
+            .filter(|id| futures_util::FutureExt::now_or_never(self.inner.delete(id)) == Some(Ok(true)))
+            .count()
     }
 }
 

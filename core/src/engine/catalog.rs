@@ -1,17 +1,18 @@
 //! Lists, reads and renders: `resources/*`, `prompts/*`, `completion/complete`, and the list
 //! replies every `*/list` method shares (pagination, caching hints).
 
-use super::{parse_params, reply_err, shape, Action, Caller, Connection, PendingCall, ServerEngine, Work};
+use super::{parse_params, reply_err, shape, Action, At, PendingCall, ServerEngine, Who, Work};
 use crate::completion::CompletionRequest;
+use crate::context::InputSeed;
 use crate::error::{ErrorCode, ErrorData};
-use crate::input::state::Binding;
-use crate::input::InputSeed;
 use crate::jsonrpc::{Request, RequestId};
 use crate::prompts::PromptArguments;
 use crate::protocol::completion::{CompleteRequestParams, CompletionReference};
 use crate::protocol::logging::LoggingLevel;
 use crate::protocol::{meta, ProtocolVersion};
+use crate::state::Binding;
 use serde_json::{json, Value};
+use std::time::SystemTime;
 
 /// The `cursor` param: absent/null, or a string (`-32602` otherwise).
 pub(super) fn cursor(req: &Request) -> Result<Option<&str>, ErrorData> {
@@ -65,13 +66,15 @@ impl ServerEngine {
     pub(super) fn input_for(
         &self,
         req: &Request,
-        caller: Caller,
+        who: Who,
         target: &str,
         arguments: &Value,
+        now: SystemTime,
     ) -> Result<(InputSeed, Option<Binding>), ErrorData> {
-        match caller {
-            Caller::Legacy(capabilities) => Ok((InputSeed::Legacy { capabilities }, None)),
-            Caller::Modern(capabilities) => {
+        match who {
+            Who::Legacy(c) => Ok((InputSeed::Legacy { capabilities: c.client_capabilities.clone() }, None)),
+            Who::Modern(c) => {
+                let capabilities = c.client_capabilities.clone();
                 // A tool call's binding (a digest of its arguments) is needed only to open a
                 // state it carries or, later, to seal one (`input_required` makes it from the
                 // call then): most calls need neither, so it is not made here for them.
@@ -83,6 +86,7 @@ impl ServerEngine {
                     req.params.as_ref(),
                     binding.as_ref(),
                     capabilities,
+                    now,
                 )?;
                 Ok((seed, binding))
             }
@@ -108,7 +112,8 @@ impl ServerEngine {
         req: Request,
         version: ProtocolVersion,
         log_level: Option<LoggingLevel>,
-        caller: Caller,
+        who: Who,
+        now: SystemTime,
     ) -> Action {
         let registry = self.resources.as_ref().expect("checked by the caller");
         let Some(uri) =
@@ -131,7 +136,8 @@ impl ServerEngine {
                 ErrorData::new(code, format!("Resource not found: {uri}")).with_data(json!({ "uri": uri })),
             );
         };
-        let (input, binding) = match self.input_for(&req, caller, &uri, &Value::Null) {
+        let caller = who.caller().clone();
+        let (input, binding) = match self.input_for(&req, who, &uri, &Value::Null, now) {
             Ok(x) => x,
             Err(e) => return reply_err(req.id, e),
         };
@@ -139,6 +145,7 @@ impl ServerEngine {
             progress_token: progress_token(&req),
             id: req.id,
             version,
+            caller,
             work: Work::Resource { handler, request },
             log_level,
             input: Some(input),
@@ -159,7 +166,8 @@ impl ServerEngine {
         req: Request,
         version: ProtocolVersion,
         log_level: Option<LoggingLevel>,
-        caller: Caller,
+        who: Who,
+        now: SystemTime,
     ) -> Action {
         let registry = self.prompts.as_ref().expect("checked by the caller");
         let params = req.params.clone().unwrap_or_default();
@@ -194,7 +202,8 @@ impl ServerEngine {
         if let Err(e) = prompt.check_arguments(&arguments) {
             return reply_err(req.id, e);
         }
-        let (input, binding) = match self.input_for(&req, caller, name, &raw_args) {
+        let caller = who.caller().clone();
+        let (input, binding) = match self.input_for(&req, who, name, &raw_args, now) {
             Ok(x) => x,
             Err(e) => return reply_err(req.id, e),
         };
@@ -202,6 +211,7 @@ impl ServerEngine {
             progress_token: progress_token(&req),
             id: req.id,
             version,
+            caller,
             work: Work::Prompt { prompt, arguments },
             log_level,
             input: Some(input),
@@ -210,7 +220,7 @@ impl ServerEngine {
         }))
     }
 
-    pub(super) fn complete(&self, req: Request, version: ProtocolVersion) -> Action {
+    pub(super) fn complete(&self, req: Request, version: ProtocolVersion, who: Who) -> Action {
         let params: CompleteRequestParams = match parse_params(&req) {
             Ok(p) => p,
             Err(e) => return reply_err(req.id, e),
@@ -245,6 +255,7 @@ impl ServerEngine {
         Action::CallTool(Box::new(PendingCall {
             id: req.id,
             version,
+            caller: who.caller().clone(),
             work: Work::Complete { completer, request },
             progress_token: None,
             log_level: None,
@@ -255,7 +266,7 @@ impl ServerEngine {
     }
 
     /// Legacy `resources/subscribe` / `resources/unsubscribe`: remembered on the session.
-    pub(super) fn subscribe(&self, conn: &mut Connection, req: Request, version: ProtocolVersion) -> Action {
+    pub(super) fn subscribe(&self, at: &mut At<'_>, req: Request, version: ProtocolVersion) -> Action {
         if self.resources.is_none() {
             return reply_err(req.id, ErrorData::method_not_found(&req.method));
         }
@@ -267,7 +278,7 @@ impl ServerEngine {
                 ErrorData::invalid_params(format!("Invalid params: {} needs a string uri", req.method)),
             );
         };
-        if let Some(s) = &mut conn.legacy {
+        if let Some(s) = at.session.as_mut() {
             if req.method == "resources/subscribe" {
                 s.subscriptions.insert(uri);
             } else {

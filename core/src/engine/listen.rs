@@ -1,13 +1,16 @@
-//! Change notifications: `subscriptions/listen` streams (2026-07-28, DIGEST §A.10) and the
-//! notifications a legacy session receives (`*/list_changed`, `resources/updated`).
+//! Change notifications: `subscriptions/listen` streams (2026-07-28
+//! basic/patterns/subscriptions) and the notifications a legacy session receives
+//! (`*/list_changed`, `resources/updated`).
 
-use super::{parse_params, reply_err, Action, Connection, ServerEngine};
-use crate::changes::{Change, ChangeListener};
+use super::{parse_params, reply_err, Action, ServerEngine};
+use crate::changes::{Change, ChangeFeed};
 use crate::jsonrpc::{Message, Notification, Request, RequestId, Response};
 use crate::protocol::meta::SUBSCRIPTION_ID;
 use crate::protocol::subscriptions::{SubscriptionFilter, SubscriptionsListenRequestParams};
 use crate::protocol::tasks_ext::NOTIFICATION_METHOD;
 use crate::protocol::{ClientCapabilities, ProtocolVersion};
+use crate::session::LegacySession;
+use crate::tasks::TaskRecord;
 use crate::tasks::{declares_tasks, missing_tasks_capability};
 use serde_json::{json, Map, Value};
 
@@ -63,8 +66,8 @@ fn change_message(change: &Change, subscription: Option<&RequestId>) -> Message 
 
 impl ServerEngine {
     /// `subscriptions/listen`: the accepted filter, `-32602` for a malformed one, `-32021` for
-    /// task ids without the Tasks extension declared. Of the task ids, the known ones are
-    /// accepted (echoed in the acknowledgement).
+    /// task ids without the Tasks extension declared. Of the task ids, the runtime keeps the
+    /// known ones (echoed in the acknowledgement) before the stream opens.
     pub(super) fn listen(&self, req: Request, version: ProtocolVersion, caps: &ClientCapabilities) -> Action {
         let params: SubscriptionsListenRequestParams = match parse_params(&req) {
             Ok(p) => p,
@@ -77,10 +80,7 @@ impl ServerEngine {
                     "listening for task notifications needs the Tasks extension declared on the request";
                 return reply_err(req.id, missing_tasks_capability(why));
             }
-            Some(ids) => {
-                let known: Vec<String> = ids.into_iter().filter(|id| self.tasks.get(id).is_some()).collect();
-                (!known.is_empty()).then_some(known)
-            }
+            Some(ids) => (!ids.is_empty()).then_some(ids),
             None => None,
         };
         let resources = self.resources.is_some();
@@ -101,30 +101,23 @@ impl ServerEngine {
         notification("notifications/subscriptions/acknowledged", params, Some(&listen.id))
     }
 
-    /// The current state of every task a listen stream accepted, as `notifications/tasks`: sent
-    /// right after the acknowledgement, so a task that changed before the stream opened is
-    /// not missed.
-    pub fn listen_task_snapshots(&self, listen: &Listen) -> Vec<Message> {
-        let ids = listen.filter.task_ids.iter().flatten();
-        ids.filter_map(|id| self.task_notification(listen, id)).collect()
-    }
-
-    fn task_notification(&self, listen: &Listen, id: &str) -> Option<Message> {
-        let record = self.tasks.get(id)?;
+    /// The `notifications/tasks` of a listen stream for the task in `record`: its full state
+    /// (`DetailedTask`) as `tasks/get` would answer it now, tagged with the subscription id.
+    pub fn task_notification(&self, listen: &Listen, record: &TaskRecord) -> Option<Message> {
         let Ok(Value::Object(params)) = serde_json::to_value(record.detailed()) else { return None };
         Some(notification(NOTIFICATION_METHOD, params, Some(&listen.id)))
     }
 
-    /// The notification `change` owes a listen stream, tagged with its subscription id; for a
-    /// task, its full state (`DetailedTask`) as `tasks/get` would answer it now.
+    /// True when a change of task `id` concerns the listen stream.
+    pub fn listen_wants_task(&self, listen: &Listen, id: &str) -> bool {
+        listen.filter.task_ids.iter().flatten().any(|t| t == id)
+    }
+
+    /// The notification `change` owes a listen stream, tagged with its subscription id. Task
+    /// changes need the task's state: see [`ServerEngine::listen_wants_task`] and
+    /// [`ServerEngine::task_notification`].
     pub fn listen_notification(&self, listen: &Listen, change: &Change) -> Option<Message> {
         let f = &listen.filter;
-        if let Change::Task(id) = change {
-            return match f.task_ids.iter().flatten().any(|t| t == id) {
-                true => self.task_notification(listen, id),
-                false => None,
-            };
-        }
         let wanted = match change {
             Change::ToolsListChanged => f.tools_list_changed == Some(true),
             Change::PromptsListChanged => f.prompts_list_changed == Some(true),
@@ -143,8 +136,10 @@ impl ServerEngine {
 
     /// The notification `change` owes a legacy session: list changes once initialized,
     /// resource updates for subscribed URIs.
-    pub fn legacy_notification(&self, conn: &Connection, change: &Change) -> Option<Message> {
-        let session = conn.legacy.as_ref().filter(|s| s.initialized)?;
+    pub fn legacy_notification(&self, session: &LegacySession, change: &Change) -> Option<Message> {
+        if !session.initialized {
+            return None;
+        }
         let wanted = match change {
             Change::ToolsListChanged => true,
             Change::PromptsListChanged => self.prompts.is_some(),
@@ -155,16 +150,16 @@ impl ServerEngine {
         wanted.then(|| change_message(change, None))
     }
 
-    /// A listener for every registry this engine serves.
-    pub fn change_listener(&self) -> ChangeListener {
-        let mut feeds = vec![self.registry.changes(), self.tasks.changes()];
+    /// The change feeds of every catalog this engine serves.
+    pub fn feeds(&self) -> Vec<&ChangeFeed> {
+        let mut feeds = vec![self.registry.changes()];
         if let Some(p) = &self.prompts {
             feeds.push(p.changes());
         }
         if let Some(r) = &self.resources {
             feeds.push(r.changes());
         }
-        ChangeListener::new(feeds)
+        feeds
     }
 }
 

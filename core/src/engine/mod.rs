@@ -1,26 +1,36 @@
-//! The server side of the protocol, both lineages, as pure functions.
+//! The server side of the protocol, both lineages, sans-IO.
 //!
-//! [`ServerEngine::handle`] takes one inbound message and the per-connection [`Connection`]
-//! state and says what to do: reply now, run a tool call (the async shell runs it and hands the
-//! outcome to [`ServerEngine::finish_call`]), cancel a call, or nothing. No I/O, no clock, no
-//! spawning happens here, so every rule of both lineages is testable in memory.
+//! [`ServerConnection`] is one connection's state machine (quinn-proto's `Connection` is the
+//! model): it is fed inbound messages with the time ([`ServerConnection::handle`]), polled for
+//! what to do ([`ServerConnection::poll_event`]: send a message, start host code, abort it,
+//! deliver a client's answer), and told when host code finished
+//! ([`ServerConnection::complete`]). It owns the request lifecycle: the in-flight table and the
+//! duplicate-id rule, cancellation, server→client requests and the routing of their answers,
+//! 2025-03-26 batches, and the change notifications a legacy session is owed. Below it,
+//! [`ServerEngine`] decides each request by the rules of its revision. Nothing here reads the
+//! clock, draws entropy, sleeps or spawns: time comes in as an argument, so every rule of both
+//! lineages is testable in memory, deterministically. The runtime's
+//! [`Driver`](crate::runtime::Driver) pumps a connection for every transport.
 //!
 //! Lineage is chosen per request: a request whose `params._meta` carries
 //! `io.modelcontextprotocol/protocolVersion` is modern (stateless); `initialize` starts a legacy
 //! session on this connection; anything else belongs to that legacy session.
 
 mod catalog;
+mod connection;
 mod listen;
 mod mrtr;
 mod shape;
 mod tasks;
 mod work;
 
+pub use connection::{Event, Job, JobId, RouteId, ServerConnection};
 pub use listen::Listen;
+pub use tasks::TaskOp;
 pub use work::{Outcome, PendingCall, Work};
 
+use crate::context::{Caller, Origin};
 use crate::error::{ErrorCode, ErrorData};
-use crate::input::StateKey;
 use crate::jsonrpc::{Message, Notification, Request, RequestId, Response};
 use crate::prompts::PromptRegistry;
 use crate::protocol::capabilities::ListChangedCapability;
@@ -31,11 +41,13 @@ use crate::protocol::{meta, CacheScope, CallToolRequestParams, Implementation, P
 use crate::protocol::{ClientCapabilities, ServerCapabilities};
 use crate::registry::ToolRegistry;
 use crate::resources::ResourceRegistry;
+use crate::session::LegacySession;
+use crate::state::StateKeys;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 /// Server settings that shape what the engine answers.
 #[derive(Debug, Clone)]
@@ -52,11 +64,15 @@ pub struct ServerConfig {
     pub ttl_ms: u64,
     /// `cacheScope` of modern cacheable results.
     pub cache_scope: CacheScope,
-    /// The key sealing MRTR `requestState` (random per process by default; share it between
-    /// instances that must resume each other's requests).
-    pub input_state_key: StateKey,
+    /// The keys sealing MRTR `requestState`, newest first (empty by default: the runtime then
+    /// draws a random key per process; share keys between instances that must resume each
+    /// other's requests).
+    pub state_keys: StateKeys,
     /// How long a sealed `requestState` stays valid (default 10 minutes).
     pub input_state_ttl: Duration,
+    /// How long a legacy server→client request (elicitation, sampling, roots) waits for the
+    /// client's answer before its handler gets an error (default 10 minutes).
+    pub peer_request_timeout: Duration,
     /// What new tasks are created with (Tasks extension: `ttlMs`, `pollIntervalMs`).
     pub tasks: crate::tasks::TaskSettings,
 }
@@ -71,50 +87,17 @@ impl ServerConfig {
             page_size: 100,
             ttl_ms: 60_000,
             cache_scope: CacheScope::Public,
-            input_state_key: StateKey::random(),
+            state_keys: StateKeys::default(),
             input_state_ttl: Duration::from_secs(600),
+            peer_request_timeout: Duration::from_secs(600),
             tasks: crate::tasks::TaskSettings::default(),
         }
     }
 }
 
-/// Legacy session state of one connection (a stdio process, an HTTP session).
-#[derive(Debug, Clone, PartialEq)]
-pub struct LegacySession {
-    /// The negotiated revision.
-    pub version: ProtocolVersion,
-    /// What the client declared in `initialize`.
-    pub client_capabilities: ClientCapabilities,
-    /// Who the client is.
-    pub client_info: Implementation,
-    /// `notifications/initialized` has arrived.
-    pub initialized: bool,
-    /// The level set by `logging/setLevel`; until then every level is sent.
-    pub log_level: Option<LoggingLevel>,
-    /// URIs passed to `resources/subscribe`.
-    pub subscriptions: BTreeSet<String>,
-}
-
-/// Per-connection state. Modern requests leave it untouched.
-#[derive(Debug, Clone, Default)]
-pub struct Connection {
-    legacy: Option<LegacySession>,
-}
-
-impl Connection {
-    /// A fresh connection.
-    pub fn new() -> Self {
-        Self::default()
-    }
-    /// The legacy session, once `initialize` was answered.
-    pub fn legacy(&self) -> Option<&LegacySession> {
-        self.legacy.as_ref()
-    }
-}
-
-/// What the shell must do with one inbound message.
+/// What the connection must do with one inbound message.
 #[derive(Debug)]
-pub enum Action {
+pub(crate) enum Action {
     /// Send this response.
     Reply(Response),
     /// Run this host code (tool, prompt, resource, completion).
@@ -139,7 +122,6 @@ pub struct ServerEngine {
     registry: Arc<ToolRegistry>,
     resources: Option<Arc<ResourceRegistry>>,
     prompts: Option<Arc<PromptRegistry>>,
-    tasks: Arc<crate::tasks::Tasks>,
     supported: Vec<String>,
     /// `config.info` as JSON, serialized once: every modern result carries it in `_meta`.
     info: Value,
@@ -151,21 +133,15 @@ impl ServerEngine {
         config.versions.sort_by(|a, b| b.cmp(a));
         config.versions.dedup();
         let supported = config.versions.iter().map(|v| v.as_str().to_owned()).collect();
-        let store = Arc::new(crate::tasks::MemoryTaskStore::default());
-        let tasks = Arc::new(crate::tasks::Tasks::new(store, config.tasks.clone()));
         let info = serde_json::to_value(&config.info).expect("serializable");
-        ServerEngine { config, registry, resources: None, prompts: None, tasks, supported, info }
+        ServerEngine { config, registry, resources: None, prompts: None, supported, info }
     }
 
-    /// Keeps tasks (Tasks extension) in `store` instead of the default in-memory store.
-    pub fn with_task_store(mut self, store: Arc<dyn crate::tasks::TaskStore>) -> Self {
-        self.tasks = Arc::new(crate::tasks::Tasks::new(store, self.config.tasks.clone()));
+    /// The same engine with `keys` sealing `requestState` (the runtime sets a random key when
+    /// none is configured).
+    pub fn with_state_keys(mut self, keys: StateKeys) -> Self {
+        self.config.state_keys = keys;
         self
-    }
-
-    /// The tasks of this server (Tasks extension).
-    pub fn tasks(&self) -> &Arc<crate::tasks::Tasks> {
-        &self.tasks
     }
 
     /// Serves `resources` too (`resources/*`, completion of template variables).
@@ -200,9 +176,9 @@ impl ServerEngine {
         &self.registry
     }
 
-    /// True when a JSON-RPC batch is acceptable on `conn` (a 2025-03-26 session only).
-    pub fn accepts_batch(&self, conn: &Connection) -> bool {
-        conn.legacy.as_ref().is_some_and(|s| s.version.allows_batch())
+    /// True when a JSON-RPC batch is acceptable on `session` (a 2025-03-26 session only).
+    pub fn accepts_batch(&self, session: Option<&LegacySession>) -> bool {
+        session.is_some_and(|s| s.version.allows_batch())
     }
 
     /// The error owed for a batch that is not acceptable.
@@ -215,19 +191,27 @@ impl ServerEngine {
         )
     }
 
-    /// Decides what to do with one inbound message.
-    pub fn handle(&self, conn: &mut Connection, msg: Message) -> Action {
+    /// Decides what to do with one inbound message, received at `now` from `origin`.
+    pub(crate) fn handle(
+        &self,
+        session: &mut Option<LegacySession>,
+        msg: Message,
+        origin: &Origin,
+        now: SystemTime,
+    ) -> Action {
+        let _ = origin; // the authorization layer's per-identity catalogue reads it
+        let mut at = At { session, now };
         match msg {
-            Message::Request(req) => self.handle_request(conn, req),
-            Message::Notification(n) => self.handle_notification(conn, n),
+            Message::Request(req) => self.handle_request(&mut at, req),
+            Message::Notification(n) => self.handle_notification(&mut at, n),
             Message::Response(r) => Action::PeerResponse(r),
         }
     }
 
-    fn handle_notification(&self, conn: &mut Connection, n: Notification) -> Action {
+    fn handle_notification(&self, at: &mut At<'_>, n: Notification) -> Action {
         match n.method.as_str() {
             "notifications/initialized" => {
-                if let Some(s) = &mut conn.legacy {
+                if let Some(s) = at.session.as_mut() {
                     s.initialized = true;
                 }
                 Action::Nothing
@@ -240,25 +224,30 @@ impl ServerEngine {
         }
     }
 
-    fn handle_request(&self, conn: &mut Connection, req: Request) -> Action {
+    fn handle_request(&self, at: &mut At<'_>, req: Request) -> Action {
         let meta_version =
             req.params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get(meta::PROTOCOL_VERSION));
         if meta_version.is_some() {
-            return self.modern(req);
+            return self.modern(req, at.now);
         }
         if req.method == "initialize" {
-            return self.initialize(conn, req);
+            return self.initialize(at, req);
         }
-        let session = conn.legacy.as_ref().map(|s| (s.initialized, s.version, s.log_level));
+        let session = at.session.as_ref().map(|s| (s.initialized, s.version, s.log_level));
         match session {
             Some((initialized, version, log_level)) if initialized || req.method == "ping" => {
                 match req.method.as_str() {
-                    "logging/setLevel" => return self.set_level(conn, req, version),
-                    "resources/subscribe" | "resources/unsubscribe" => return self.subscribe(conn, req, version),
+                    "logging/setLevel" => return self.set_level(at, req, version),
+                    "resources/subscribe" | "resources/unsubscribe" => return self.subscribe(at, req, version),
                     _ => {}
                 }
-                let caps = conn.legacy.as_ref().map(|s| s.client_capabilities.clone()).unwrap_or_default();
-                self.legacy(req, version, Some(log_level.unwrap_or(LoggingLevel::Debug)), caps)
+                let s = at.session.as_ref().expect("checked");
+                let caller = Caller {
+                    version,
+                    client_info: Some(s.client_info.clone()),
+                    client_capabilities: s.client_capabilities.clone(),
+                };
+                self.legacy(req, version, Some(log_level.unwrap_or(LoggingLevel::Debug)), caller, at.now)
             }
             Some(_) => reply_err(
                 req.id,
@@ -321,7 +310,7 @@ impl ServerEngine {
         Ok(version)
     }
 
-    fn modern(&self, req: Request) -> Action {
+    fn modern(&self, req: Request, now: SystemTime) -> Action {
         let version = match self.modern_precheck(&req) {
             Ok(v) => v,
             Err(e) => return reply_err(req.id, e),
@@ -334,6 +323,9 @@ impl ServerEngine {
         // Modern: log messages only for requests that ask, at or above their level.
         let level =
             meta.and_then(|m| m.get(meta::LOG_LEVEL)).and_then(Value::as_str).and_then(LoggingLevel::parse);
+        let client_info =
+            meta.and_then(|m| m.get(meta::CLIENT_INFO)).and_then(|i| Implementation::deserialize(i).ok());
+        let caller = Caller { version, client_info, client_capabilities: caps };
         match req.method.as_str() {
             "server/discover" => {
                 let mut result = json!({
@@ -346,16 +338,16 @@ impl ServerEngine {
                 self.cache_hints(&mut result);
                 self.reply_ok(req.id, version, result)
             }
-            "subscriptions/listen" => self.listen(req, version, &caps),
-            "tasks/get" | "tasks/update" | "tasks/cancel" => self.tasks_method(req, version, &caps),
-            _ => self.common(req, version, level, Caller::Modern(caps)),
+            "subscriptions/listen" => self.listen(req, version, &caller.client_capabilities),
+            "tasks/get" | "tasks/update" | "tasks/cancel" => self.tasks_method(req, version, caller),
+            _ => self.common(req, version, level, Who::Modern(Arc::new(caller)), now),
         }
     }
 
     // ----- legacy lineage -------------------------------------------------------------------
 
-    fn initialize(&self, conn: &mut Connection, req: Request) -> Action {
-        if conn.legacy.is_some() {
+    fn initialize(&self, at: &mut At<'_>, req: Request) -> Action {
+        if at.session.is_some() {
             return reply_err(
                 req.id,
                 ErrorData::invalid_request(
@@ -376,7 +368,7 @@ impl ServerEngine {
                 None => return reply_err(req.id, self.unsupported_version_error(&params.protocol_version)),
             },
         };
-        conn.legacy = Some(LegacySession {
+        *at.session = Some(LegacySession {
             version,
             client_capabilities: params.capabilities,
             client_info: params.client_info,
@@ -400,11 +392,12 @@ impl ServerEngine {
         req: Request,
         version: ProtocolVersion,
         log_level: Option<LoggingLevel>,
-        caps: ClientCapabilities,
+        caller: Caller,
+        now: SystemTime,
     ) -> Action {
         match req.method.as_str() {
             "ping" => self.reply_ok(req.id, version, json!({})),
-            _ => self.common(req, version, log_level, Caller::Legacy(caps)),
+            _ => self.common(req, version, log_level, Who::Legacy(Arc::new(caller)), now),
         }
     }
 
@@ -416,19 +409,20 @@ impl ServerEngine {
         req: Request,
         version: ProtocolVersion,
         log_level: Option<LoggingLevel>,
-        caller: Caller,
+        who: Who,
+        now: SystemTime,
     ) -> Action {
         match req.method.as_str() {
             "tools/list" => self.tools_list(req, version),
-            "tools/call" => self.tools_call(req, version, log_level, caller),
+            "tools/call" => self.tools_call(req, version, log_level, who, now),
             "resources/list" if self.resources.is_some() => self.resources_list(req, version),
             "resources/templates/list" if self.resources.is_some() => self.templates_list(req, version),
             "resources/read" if self.resources.is_some() => {
-                self.resources_read(req, version, log_level, caller)
+                self.resources_read(req, version, log_level, who, now)
             }
             "prompts/list" if self.prompts.is_some() => self.prompts_list(req, version),
-            "prompts/get" if self.prompts.is_some() => self.prompts_get(req, version, log_level, caller),
-            "completion/complete" if self.completions() => self.complete(req, version),
+            "prompts/get" if self.prompts.is_some() => self.prompts_get(req, version, log_level, who, now),
+            "completion/complete" if self.completions() => self.complete(req, version, who),
             _ => reply_err(req.id, ErrorData::method_not_found(&req.method)),
         }
     }
@@ -475,12 +469,12 @@ impl ServerEngine {
     }
 
     /// Legacy `logging/setLevel`: remembers the session's level; the result is `{}`.
-    fn set_level(&self, conn: &mut Connection, req: Request, version: ProtocolVersion) -> Action {
+    fn set_level(&self, at: &mut At<'_>, req: Request, version: ProtocolVersion) -> Action {
         let params: SetLevelRequestParams = match parse_params(&req) {
             Ok(p) => p,
             Err(e) => return reply_err(req.id, e),
         };
-        if let Some(s) = &mut conn.legacy {
+        if let Some(s) = at.session.as_mut() {
             s.log_level = Some(params.level);
         }
         self.reply_ok(req.id, version, json!({}))
@@ -491,7 +485,8 @@ impl ServerEngine {
         req: Request,
         version: ProtocolVersion,
         log_level: Option<LoggingLevel>,
-        caller: Caller,
+        who: Who,
+        now: SystemTime,
     ) -> Action {
         let params: CallToolRequestParams = match parse_params(&req) {
             Ok(p) => p,
@@ -504,7 +499,7 @@ impl ServerEngine {
                     .with_data(json!({ "tool": params.name })),
             );
         };
-        let task = match self.task_plan(&tool, &caller) {
+        let task = match self.task_plan(&tool, &who) {
             Ok(t) => t,
             Err(e) => return reply_err(req.id, e),
         };
@@ -512,7 +507,8 @@ impl ServerEngine {
         if let Err(e) = tool.validate_arguments(&arguments) {
             return reply_err(req.id, e);
         }
-        let (input, binding) = match self.input_for(&req, caller, &params.name, &arguments) {
+        let caller = who.caller().clone();
+        let (input, binding) = match self.input_for(&req, who, &params.name, &arguments, now) {
             Ok(x) => x,
             Err(e) => return reply_err(req.id, e),
         };
@@ -521,6 +517,7 @@ impl ServerEngine {
         Action::CallTool(Box::new(PendingCall {
             id: req.id,
             version,
+            caller,
             work: Work::Tool { tool, arguments },
             progress_token,
             log_level,
@@ -553,11 +550,25 @@ impl ServerEngine {
     }
 }
 
-/// Who sent a request: a legacy session or a modern request, with the client's capabilities.
+/// Who sent a request: a legacy session or a modern request.
 #[derive(Debug, Clone)]
-enum Caller {
-    Legacy(ClientCapabilities),
-    Modern(ClientCapabilities),
+enum Who {
+    Legacy(Arc<Caller>),
+    Modern(Arc<Caller>),
+}
+
+impl Who {
+    fn caller(&self) -> &Arc<Caller> {
+        match self {
+            Who::Legacy(c) | Who::Modern(c) => c,
+        }
+    }
+}
+
+/// The session a message may change, and the time it arrived.
+struct At<'a> {
+    session: &'a mut Option<LegacySession>,
+    now: SystemTime,
 }
 
 fn reply_err(id: RequestId, e: ErrorData) -> Action {

@@ -1,11 +1,11 @@
-//! The server's half of MRTR (DIGEST §A.9): reading `inputResponses` and the sealed
+//! The server's half of MRTR (2026-07-28 basic/patterns/mrtr): reading `inputResponses` and the sealed
 //! `requestState` of a retried request into the answers its handler sees.
 
 use super::ServerConfig;
+use crate::context::InputSeed;
 use crate::error::ErrorData;
-use crate::input::state::{self, Binding};
-use crate::input::InputSeed;
 use crate::protocol::ClientCapabilities;
+use crate::state::{self, Binding};
 use serde_json::{Map, Value};
 use std::time::SystemTime;
 
@@ -16,6 +16,7 @@ pub(super) fn modern_seed(
     params: Option<&Map<String, Value>>,
     binding: Option<&Binding>,
     capabilities: ClientCapabilities,
+    now: SystemTime,
 ) -> Result<InputSeed, ErrorData> {
     let field = |name: &str| params.and_then(|p| p.get(name));
     let responses =
@@ -32,7 +33,7 @@ pub(super) fn modern_seed(
             let Some(binding) = binding else {
                 return Err(ErrorData::internal("Internal error: requestState without a binding"));
             };
-            let sealed = state::open(&config.input_state_key, s, binding, SystemTime::now())?;
+            let sealed = state::open(&config.state_keys, s, binding, now)?;
             (sealed.answers, sealed.user)
         }
         Some(_) => return Err(ErrorData::invalid_params("Invalid params: requestState must be a string")),

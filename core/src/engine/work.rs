@@ -2,11 +2,10 @@
 //! The engine decides what to run ([`PendingCall`]); the async shell runs it
 //! ([`PendingCall::run`]) and hands the outcome back to [`ServerEngine::finish_call`].
 
-use super::{shape, ServerEngine};
+use super::{shape, ServerEngine, TaskOp};
 use crate::completion::{Completer, CompletionRequest};
+use crate::context::{Arguments, BoxFuture, Caller, InputLedger, InputSeed, RequestContext};
 use crate::error::{Error, ErrorCode, ErrorData, ErrorKind};
-use crate::input::state::{self, Binding};
-use crate::input::{InputLedger, InputSeed};
 use crate::jsonrpc::{RequestId, Response};
 use crate::prompts::{PromptArguments, RegisteredPrompt};
 use crate::protocol::completion::Completion;
@@ -14,8 +13,9 @@ use crate::protocol::logging::LoggingLevel;
 use crate::protocol::prompts::GetPromptResult;
 use crate::protocol::resources::ResourceContents;
 use crate::protocol::{CallToolResult, ProtocolVersion};
-use crate::registry::{Arguments, BoxFuture, RegisteredTool, ToolContext};
+use crate::registry::RegisteredTool;
 use crate::resources::{ReadRequest, ResourceHandler};
+use crate::state::{self, Binding};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -50,6 +50,9 @@ pub enum Work {
         /// What is being completed.
         request: CompletionRequest,
     },
+    /// `tasks/get`, `tasks/update`, `tasks/cancel` (Tasks extension): store work, run by the
+    /// runtime and answered with [`ServerEngine::task_reply`].
+    Task(TaskOp),
 }
 
 impl std::fmt::Debug for Work {
@@ -59,6 +62,7 @@ impl std::fmt::Debug for Work {
             Work::Prompt { prompt, .. } => write!(f, "Prompt({})", prompt.prompt().name),
             Work::Resource { request, .. } => write!(f, "Resource({})", request.uri),
             Work::Complete { request, .. } => write!(f, "Complete({})", request.argument),
+            Work::Task(op) => write!(f, "Task({op:?})"),
         }
     }
 }
@@ -83,6 +87,8 @@ pub struct PendingCall {
     pub id: RequestId,
     /// The revision the request speaks.
     pub version: ProtocolVersion,
+    /// Who is calling.
+    pub caller: Arc<Caller>,
     /// What to run.
     pub work: Work,
     /// `_meta.progressToken`, when the client wants progress.
@@ -106,8 +112,8 @@ impl PendingCall {
         }
     }
 
-    /// Runs the host code with `ctx`.
-    pub fn run(&self, ctx: ToolContext) -> BoxFuture<'static, crate::Result<Outcome>> {
+    /// Runs the host code with `ctx` (task methods are the runtime's: see [`Work::Task`]).
+    pub fn run(&self, ctx: RequestContext) -> BoxFuture<'static, crate::Result<Outcome>> {
         match &self.work {
             Work::Tool { tool, arguments } => {
                 let fut = tool.invoke(arguments.clone(), ctx);
@@ -128,6 +134,9 @@ impl PendingCall {
                 }
                 None => Box::pin(async { Ok(Outcome::Complete(Completion::default())) }),
             },
+            Work::Task(_) => {
+                Box::pin(async { Err(Error::protocol("a task method is store work, not host code")) })
+            }
         }
     }
 }
@@ -140,11 +149,12 @@ impl ServerEngine {
         call: &PendingCall,
         outcome: crate::Result<Outcome>,
         ledger: Option<&InputLedger>,
+        now: SystemTime,
     ) -> Response {
         let id = call.id.clone();
         let outcome = match outcome {
             Err(e) if e.kind() == ErrorKind::InputRequired => {
-                return match self.input_required(call, ledger) {
+                return match self.input_required(call, ledger, now) {
                     Ok(result) => Response::result(id, result),
                     Err(e) => Response::error(Some(id), e),
                 };
@@ -193,7 +203,7 @@ impl ServerEngine {
         match &call.work {
             Work::Tool { tool, .. } => {
                 let e = Error::tool(format!("Tool {} crashed: {why}", tool.tool().name));
-                self.finish_call(call, Err(e), None)
+                self.finish_call(call, Err(e), None, SystemTime::UNIX_EPOCH)
             }
             _ => Response::error(
                 Some(call.id.clone()),
@@ -203,7 +213,12 @@ impl ServerEngine {
     }
 
     /// The `InputRequiredResult` owed when a 2026-07-28 handler stopped for input.
-    fn input_required(&self, call: &PendingCall, ledger: Option<&InputLedger>) -> Result<Value, ErrorData> {
+    fn input_required(
+        &self,
+        call: &PendingCall,
+        ledger: Option<&InputLedger>,
+        now: SystemTime,
+    ) -> Result<Value, ErrorData> {
         let made;
         let binding = match (&call.binding, &call.work) {
             (Some(b), _) => Some(b),
@@ -224,14 +239,10 @@ impl ServerEngine {
                 "Internal error: the handler stopped for input without asking for any",
             ));
         }
-        let sealed = state::seal(
-            &self.config.input_state_key,
-            binding,
-            pending.used,
-            pending.user,
-            self.config.input_state_ttl,
-            SystemTime::now(),
-        );
+        let Some(key) = self.config.state_keys.current() else {
+            return Err(ErrorData::internal("Internal error: no requestState key is configured"));
+        };
+        let sealed = state::seal(key, binding, pending.used, pending.user, self.config.input_state_ttl, now);
         Ok(json!({
             "resultType": "input_required",
             "inputRequests": pending.missing,

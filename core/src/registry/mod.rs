@@ -7,7 +7,8 @@
 mod handler;
 mod schema;
 
-pub use handler::{Arguments, BoxFuture, NotificationSink, ToolContext, ToolHandler};
+pub use crate::context::{Arguments, BoxFuture, NotificationSink, RequestContext, ToolContext};
+pub use handler::ToolHandler;
 
 use crate::error::{Error, ErrorData, ErrorKind, Result};
 use crate::protocol::{CallToolResult, Tool};
@@ -111,7 +112,7 @@ impl RegisteredTool {
     /// Runs the handler (arguments must already be valid).
     pub fn invoke(
         &self,
-        arguments: handler::Arguments,
+        arguments: crate::context::Arguments,
         ctx: ToolContext,
     ) -> BoxFuture<'static, Result<CallToolResult>> {
         self.handler.call(arguments, ctx)

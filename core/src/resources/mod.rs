@@ -280,13 +280,17 @@ mod tests {
     #[tokio::test]
     async fn fixed_resources_win_over_templates_and_changes_are_announced() {
         let r = ResourceRegistry::new();
-        let mut changes = r.changes().subscribe();
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let _sub = {
+            let seen = seen.clone();
+            r.changes().subscribe(move |c| seen.lock().unwrap().push(c.clone()))
+        };
         r.add_text("test://template/1/data", "one", "text/plain", "fixed").unwrap();
         r.add_template(template("test://template/{id}/data", "tpl"), |req: ReadRequest, _| async move {
             Ok(vec![ResourceContents::text(req.uri, None, req.variables["id"].clone())])
         })
         .unwrap();
-        assert_eq!(changes.recv().await.unwrap(), Change::ResourcesListChanged);
+        assert_eq!(seen.lock().unwrap()[0], Change::ResourcesListChanged);
         let (h, req) = r.resolve("test://template/1/data").unwrap();
         assert!(req.variables.is_empty());
         let got = h.read(req, ToolContext::local()).await.unwrap();

@@ -1,4 +1,4 @@
-//! Task timestamps (ISO 8601, UTC, millisecond precision) and unguessable task ids.
+//! Task timestamps (ISO 8601, UTC, millisecond precision).
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -26,13 +26,6 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
     (y, m, d)
 }
 
-/// A fresh task id: 128 random bits from the OS, as 32 hex digits.
-pub fn new_task_id() -> String {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).expect("the OS random source works");
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -46,13 +39,5 @@ mod tests {
         assert_eq!(iso8601(t), "2000-02-29T12:34:56.789Z");
         let t = UNIX_EPOCH + Duration::from_secs(1_785_196_800); // 2026-07-28
         assert_eq!(iso8601(t), "2026-07-28T00:00:00.000Z");
-    }
-
-    #[test]
-    fn ids_are_long_random_and_distinct() {
-        let (a, b) = (new_task_id(), new_task_id());
-        assert_eq!(a.len(), 32);
-        assert!(a.chars().all(|c| c.is_ascii_hexdigit()));
-        assert_ne!(a, b);
     }
 }

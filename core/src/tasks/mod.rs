@@ -1,4 +1,4 @@
-//! The Tasks extension of 2026-07-28 (`io.modelcontextprotocol/tasks`, DIGEST §A.13), server
+//! The Tasks extension of 2026-07-28 (`io.modelcontextprotocol/tasks`, `seps/2663-tasks-extension.md` of the spec repository), server
 //! side: a `tools/call` may be answered with a task handle (`CreateTaskResult`) while the tool
 //! runs on in the background; the client polls `tasks/get`, answers input requests with
 //! `tasks/update`, cancels with `tasks/cancel`, or listens for `notifications/tasks`.
@@ -6,30 +6,46 @@
 //! A tool opts in when registered ([`crate::registry::ToolRegistry::register_with_tasks`]) with a
 //! [`TaskPolicy`]: its [`TaskMode`] says whether it may (`Optional`) or must (`Required`) run as a
 //! task, its [`TaskStart`] whether the task starts before the handler runs (`Immediate`) or when
-//! the handler calls [`ToolContext::start_task`](crate::registry::ToolContext::start_task)
+//! the handler calls [`RequestContext::start_task`](crate::context::RequestContext::start_task)
 //! (`Deferred`: input gathered before that goes through MRTR on the original request). A call
 //! becomes a task only when its request declared the extension in `_meta` clientCapabilities;
 //! otherwise an `Optional` tool runs synchronously and a `Required` one is refused with `-32021`.
-//! Inside a task, [`ToolContext::input`](crate::registry::ToolContext::input) waits for
+//! Inside a task, [`RequestContext::input`](crate::context::RequestContext::input) waits for
 //! `tasks/update` (the task is `input_required` meanwhile).
 //!
 //! Tasks are kept by a [`TaskStore`] (default: [`MemoryTaskStore`], bounded; expired tasks are
-//! removed); choose another with [`crate::server::Server::with_task_store`]. The legacy
+//! removed); choose another with [`crate::server::Server::with_task_store`]. The rules of a
+//! task's life are here ([`TaskRecord`], pure, time passed in); running handlers and waking
+//! waiters is the runtime's ([`crate::runtime::tasks::Tasks`]). The legacy
 //! 2025-11-25 tasks (nested shapes, `tasks/result`, `tasks/list`) are not served.
 
 pub mod clock;
-pub(crate) mod input;
 mod record;
-pub(crate) mod run;
-mod service;
 mod store;
 
 pub use record::TaskRecord;
-pub use service::{TaskSettings, Tasks};
 pub use store::{MemoryTaskStore, TaskStore};
 
 use crate::protocol::tasks_ext::EXTENSION_ID;
 use crate::protocol::ClientCapabilities;
+
+/// What new tasks are created with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskSettings {
+    /// How long a task is kept after creation (`ttlMs`); `None`: until evicted (default 30 min).
+    pub ttl: Option<std::time::Duration>,
+    /// The suggested polling interval (`pollIntervalMs`; default 500 ms).
+    pub poll_interval: Option<std::time::Duration>,
+}
+
+impl Default for TaskSettings {
+    fn default() -> Self {
+        TaskSettings {
+            ttl: Some(std::time::Duration::from_secs(1800)),
+            poll_interval: Some(std::time::Duration::from_millis(500)),
+        }
+    }
+}
 
 /// Whether a tool runs as a task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -49,7 +65,7 @@ pub enum TaskStart {
     /// Before the handler runs: the request is answered with `CreateTaskResult` at once.
     #[default]
     Immediate,
-    /// When the handler calls `ToolContext::start_task`; until then it runs on the request
+    /// When the handler calls `RequestContext::start_task`; until then it runs on the request
     /// (MRTR input included), and a handler that never calls it is answered synchronously.
     Deferred,
 }
@@ -74,7 +90,7 @@ impl TaskPolicy {
         TaskPolicy { mode: TaskMode::Required, start: TaskStart::Immediate }
     }
 
-    /// The same policy, the task starting when the handler calls `ToolContext::start_task`.
+    /// The same policy, the task starting when the handler calls `RequestContext::start_task`.
     pub fn deferred(mut self) -> Self {
         self.start = TaskStart::Deferred;
         self

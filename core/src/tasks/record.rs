@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime};
 /// Everything a server keeps about one task.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskRecord {
-    /// The task id (unguessable; see [`super::clock::new_task_id`]).
+    /// The task id (unguessable: 128 random bits, drawn by the runtime).
     pub id: String,
     /// Current state.
     pub status: TaskStatus,

@@ -1,6 +1,7 @@
 //! Where tasks live: the [`TaskStore`] trait and the bounded in-memory default.
 
 use super::record::TaskRecord;
+use crate::context::BoxFuture;
 use crate::error::ErrorData;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -8,21 +9,31 @@ use std::time::SystemTime;
 
 /// Storage for task records. Implement it to keep tasks elsewhere (a database shared by several
 /// server instances); the rules of a task's life are in [`TaskRecord`], so a store only keeps
-/// records. Methods are synchronous and should be quick: the server calls them while answering.
+/// records. Every method is async, and a store that cannot answer (its database is down) fails
+/// with the JSON-RPC error the client should get (`-32603`).
 pub trait TaskStore: Send + Sync + std::fmt::Debug + 'static {
     /// Stores a new record (the task must be readable by [`TaskStore::get`] when this returns:
     /// the client may ask for it right after `CreateTaskResult`). Fails when full (`-32603`).
-    fn create(&self, record: TaskRecord, now: SystemTime) -> Result<(), ErrorData>;
+    fn create(&self, record: TaskRecord, now: SystemTime) -> BoxFuture<'_, Result<(), ErrorData>>;
 
     /// The record with `id`, unless unknown or expired at `now`.
-    fn get(&self, id: &str, now: SystemTime) -> Option<TaskRecord>;
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+        now: SystemTime,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, ErrorData>>;
 
     /// Applies `f` to the record with `id` atomically and returns the updated record; `None`
     /// when unknown or expired.
-    fn modify(&self, id: &str, now: SystemTime, f: &mut dyn FnMut(&mut TaskRecord)) -> Option<TaskRecord>;
+    fn modify<'a>(
+        &'a self,
+        id: &'a str,
+        now: SystemTime,
+        f: &'a mut (dyn FnMut(&mut TaskRecord) + Send),
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, ErrorData>>;
 
     /// Removes every record expired at `now`; returns their ids.
-    fn purge_expired(&self, now: SystemTime) -> Vec<String>;
+    fn purge_expired(&self, now: SystemTime) -> BoxFuture<'_, Result<Vec<String>, ErrorData>>;
 }
 
 /// The default store: records in memory, at most `capacity` of them. Expired tasks are removed
@@ -60,8 +71,8 @@ impl Default for MemoryTaskStore {
     }
 }
 
-impl TaskStore for MemoryTaskStore {
-    fn create(&self, record: TaskRecord, now: SystemTime) -> Result<(), ErrorData> {
+impl MemoryTaskStore {
+    fn create_now(&self, record: TaskRecord, now: SystemTime) -> Result<(), ErrorData> {
         let mut records = self.records.lock().expect("lock");
         records.retain(|_, r| !r.expired(now));
         if records.len() >= self.capacity {
@@ -85,24 +96,57 @@ impl TaskStore for MemoryTaskStore {
         Ok(())
     }
 
-    fn get(&self, id: &str, now: SystemTime) -> Option<TaskRecord> {
+    fn get_now(&self, id: &str, now: SystemTime) -> Option<TaskRecord> {
         self.records.lock().expect("lock").get(id).filter(|r| !r.expired(now)).cloned()
     }
 
-    fn modify(&self, id: &str, now: SystemTime, f: &mut dyn FnMut(&mut TaskRecord)) -> Option<TaskRecord> {
+    fn modify_now(
+        &self,
+        id: &str,
+        now: SystemTime,
+        f: &mut dyn FnMut(&mut TaskRecord),
+    ) -> Option<TaskRecord> {
         let mut records = self.records.lock().expect("lock");
         let record = records.get_mut(id).filter(|r| !r.expired(now))?;
         f(record);
         Some(record.clone())
     }
 
-    fn purge_expired(&self, now: SystemTime) -> Vec<String> {
+    fn purge_now(&self, now: SystemTime) -> Vec<String> {
         let mut records = self.records.lock().expect("lock");
         let gone: Vec<String> = records.values().filter(|r| r.expired(now)).map(|r| r.id.clone()).collect();
         for id in &gone {
             records.remove(id);
         }
         gone
+    }
+}
+
+impl TaskStore for MemoryTaskStore {
+    fn create(&self, record: TaskRecord, now: SystemTime) -> BoxFuture<'_, Result<(), ErrorData>> {
+        let out = self.create_now(record, now);
+        Box::pin(std::future::ready(out))
+    }
+
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+        now: SystemTime,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, ErrorData>> {
+        Box::pin(std::future::ready(Ok(self.get_now(id, now))))
+    }
+
+    fn modify<'a>(
+        &'a self,
+        id: &'a str,
+        now: SystemTime,
+        f: &'a mut (dyn FnMut(&mut TaskRecord) + Send),
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, ErrorData>> {
+        Box::pin(std::future::ready(Ok(self.modify_now(id, now, f))))
+    }
+
+    fn purge_expired(&self, now: SystemTime) -> BoxFuture<'_, Result<Vec<String>, ErrorData>> {
+        Box::pin(std::future::ready(Ok(self.purge_now(now))))
     }
 }
 
@@ -121,12 +165,12 @@ mod tests {
     fn records_expire_by_ttl() {
         let s = MemoryTaskStore::default();
         let t0 = UNIX_EPOCH;
-        s.create(rec("a", 0, Some(10)), t0).unwrap();
-        s.create(rec("b", 0, None), t0).unwrap();
-        assert!(s.get("a", t0 + Duration::from_secs(9)).is_some());
-        assert!(s.get("a", t0 + Duration::from_secs(10)).is_none());
-        assert!(s.modify("a", t0 + Duration::from_secs(10), &mut |_| {}).is_none());
-        assert_eq!(s.purge_expired(t0 + Duration::from_secs(11)), ["a"]);
+        s.create_now(rec("a", 0, Some(10)), t0).unwrap();
+        s.create_now(rec("b", 0, None), t0).unwrap();
+        assert!(s.get_now("a", t0 + Duration::from_secs(9)).is_some());
+        assert!(s.get_now("a", t0 + Duration::from_secs(10)).is_none());
+        assert!(s.modify_now("a", t0 + Duration::from_secs(10), &mut |_| {}).is_none());
+        assert_eq!(s.purge_now(t0 + Duration::from_secs(11)), ["a"]);
         assert_eq!(s.len(), 1);
     }
 
@@ -134,15 +178,15 @@ mod tests {
     fn a_full_store_evicts_the_oldest_finished_task_or_refuses() {
         let s = MemoryTaskStore::new(2);
         let now = UNIX_EPOCH + Duration::from_secs(5);
-        s.create(rec("a", 1, None), now).unwrap();
-        s.create(rec("b", 2, None), now).unwrap();
-        assert!(s.create(rec("c", 3, None), now).is_err(), "both still running");
-        s.modify("b", now, &mut |r| {
+        s.create_now(rec("a", 1, None), now).unwrap();
+        s.create_now(rec("b", 2, None), now).unwrap();
+        assert!(s.create_now(rec("c", 3, None), now).is_err(), "both still running");
+        s.modify_now("b", now, &mut |r| {
             r.complete(Map::new(), now);
         })
         .unwrap();
-        s.create(rec("c", 3, None), now).unwrap();
-        assert!(s.get("b", now).is_none());
-        assert_eq!(s.get("a", now).unwrap().status, TaskStatus::Working);
+        s.create_now(rec("c", 3, None), now).unwrap();
+        assert!(s.get_now("b", now).is_none());
+        assert_eq!(s.get_now("a", now).unwrap().status, TaskStatus::Working);
     }
 }

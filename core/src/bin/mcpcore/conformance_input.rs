@@ -2,7 +2,7 @@
 //! written once with [`ToolContext::input`] and its helpers, so it sends real requests on a
 //! legacy session and answers with `InputRequiredResult` (MRTR) on 2026-07-28.
 
-use mcpcore::input::missing_capability;
+use mcpcore::context::missing_capability;
 use mcpcore::protocol::elicitation::{ElicitAction, ElicitRequest, ElicitRequestParams, ElicitResult};
 use mcpcore::protocol::mrtr::{InputRequest, InputRequests, InputResponse};
 use mcpcore::protocol::roots::ListRootsRequest;

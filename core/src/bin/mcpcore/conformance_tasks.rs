@@ -123,7 +123,7 @@ pub(crate) fn register(tools: &ToolRegistry) -> Result<()> {
                 Some(Value::String(s)) => s,
                 _ => "stranger".to_owned(),
             };
-            ctx.start_task()?;
+            ctx.start_task().await?;
             tokio::time::sleep(Duration::from_millis(200)).await;
             Ok(CallToolResult::text(format!("Hello, {name}!")))
         },

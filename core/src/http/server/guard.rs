@@ -48,17 +48,18 @@ pub(crate) struct Guard {
 }
 
 impl Guard {
-    pub(crate) fn new(policy: &HostPolicy, bound: SocketAddr) -> Guard {
+    /// The guard for `policy` on a server bound to `bound` (when known).
+    pub(crate) fn new(policy: &HostPolicy, bound: Option<SocketAddr>) -> Guard {
         match policy {
             HostPolicy::Any => Guard { hosts: None, origins: None },
             HostPolicy::Allow { hosts, origins } => Guard {
                 hosts: Some(hosts.iter().map(|h| h.to_ascii_lowercase()).collect()),
                 origins: Some(origins.iter().map(|o| o.to_ascii_lowercase()).collect()),
             },
-            HostPolicy::Auto if bound.ip().is_loopback() => {
-                Guard::new(&HostPolicy::loopback(bound.port()), bound)
-            }
-            HostPolicy::Auto => Guard { hosts: None, origins: None },
+            HostPolicy::Auto => match bound {
+                Some(b) if b.ip().is_loopback() => Guard::new(&HostPolicy::loopback(b.port()), bound),
+                _ => Guard { hosts: None, origins: None },
+            },
         }
     }
 

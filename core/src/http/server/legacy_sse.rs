@@ -1,20 +1,22 @@
-//! The 2024-11-05 HTTP+SSE transport (DIGEST §D.6), and the server→client SSE stream shared
-//! with the Streamable HTTP GET stream.
+//! The 2024-11-05 HTTP+SSE transport (2024-11-05 basic/transports): GET on the SSE path opens
+//! a session whose stream starts with the `endpoint` event; POSTs to that endpoint are handed
+//! to the session's driver, and every answer goes down the stream.
 
-use super::session::{Session, SessionKind};
+use super::live::Sessions;
 use super::{guard, reply, State};
-use crate::engine::Action;
+use crate::engine::ServerConnection;
 use crate::http::sse;
-use crate::jsonrpc::{self, Inbound, Message};
+use crate::jsonrpc::{self, Inbound};
+use crate::runtime::entropy;
+use crate::session::{SessionKind, SessionRecord};
 use crate::ErrorData;
 use axum::body::Bytes;
-use axum::extract::{Request as HttpRequest, State as Shared};
+use axum::extract::{NestedPath, Request as HttpRequest, State as Shared};
 use axum::http::StatusCode;
 use axum::response::Response;
 use std::sync::Arc;
-use tokio::sync::mpsc;
 
-/// Removes a 2024-11-05 session when its stream goes away.
+/// Ends a 2024-11-05 session when its stream goes away.
 struct EndSession {
     st: Arc<State>,
     id: String,
@@ -22,10 +24,23 @@ struct EndSession {
 
 impl Drop for EndSession {
     fn drop(&mut self) {
-        if let Some(s) = self.st.config.sessions.remove(&self.id) {
-            s.close();
+        self.st.sessions.end(&self.id);
+        let (st, id) = (self.st.clone(), self.id.clone());
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move {
+                let _ = st.config.sessions.delete(&id).await;
+            });
         }
     }
+}
+
+/// The path the router is mounted under (`axum::Router::nest`), so the `endpoint` event names
+/// the POST path the client can reach.
+pub(crate) fn nested_prefix(req: &HttpRequest) -> String {
+    req.extensions()
+        .get::<NestedPath>()
+        .map(|p| p.as_str().trim_end_matches('/').to_owned())
+        .unwrap_or_default()
 }
 
 /// GET on the SSE path.
@@ -40,52 +55,37 @@ pub(crate) async fn get(Shared(st): Shared<Arc<State>>, req: HttpRequest) -> Res
             "Method Not Allowed: the 2024-11-05 transport is not served",
         );
     }
-    open(&st)
+    let prefix = nested_prefix(&req);
+    open(&st, &prefix).await
 }
 
 /// Opens a 2024-11-05 session: the stream starts with the `endpoint` event.
-pub(crate) fn open(st: &Arc<State>) -> Response {
-    let session = Session::new(SessionKind::Sse);
-    let (tx, rx) = mpsc::unbounded_channel();
-    *session.stream.lock().expect("lock") = Some(tx);
-    let id = session.id().to_owned();
-    if !st.config.sessions.insert(session) {
+pub(crate) async fn open(st: &Arc<State>, prefix: &str) -> Response {
+    let id = entropy::random_id();
+    let record = SessionRecord::new(SessionKind::Sse);
+    if !Sessions::make_room(st) {
         return reply::status_error(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorData::internal("Service Unavailable: too many sessions"),
         );
     }
-    let endpoint = format!("{}?sessionId={id}", st.config.messages_path);
-    if let Some(s) = st.config.sessions.get(&id) {
-        super::session::forward_changes(st, &s);
-    }
-    let first = Bytes::from(sse::encode_event(Some("endpoint"), &endpoint));
-    message_stream(st, Some(first), rx, Some(EndSession { st: st.clone(), id }))
-}
-
-/// An SSE stream of `rx`'s messages, with keep-alives; it ends when the senders go or the
-/// server shuts down.
-pub(crate) fn message_stream(
-    st: &Arc<State>,
-    first: Option<Bytes>,
-    rx: mpsc::UnboundedReceiver<Message>,
-    on_drop: Option<impl Send + 'static>,
-) -> Response {
-    let period = st.config.keep_alive;
-    let ka = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
-    let state = (first, rx, ka, st.clone(), on_drop);
-    let events = futures_util::stream::unfold(state, |mut s| async move {
-        if let Some(b) = s.0.take() {
-            return Some((Ok(b), s));
+    match st.config.sessions.create(&id, &record, st.env.now()).await {
+        Ok(true) => {}
+        Ok(false) => {
+            return reply::status_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                ErrorData::internal("Service Unavailable: too many sessions"),
+            )
         }
-        let bytes = tokio::select! {
-            m = s.1.recv() => reply::sse_message(&m?),
-            _ = s.2.tick() => Bytes::from(sse::encode_comment("keep-alive")),
-            _ = s.3.shutting_down() => return None,
-        };
-        Some((Ok(bytes), s))
-    });
-    reply::sse_stream(events)
+        Err(e) => return super::legacy::store_failed(e),
+    }
+    let live =
+        Sessions::start(st, id.clone(), SessionKind::Sse, ServerConnection::new(st.env.engine.clone()));
+    let rx = live.open_stream().expect("a new session has no stream");
+    let endpoint = format!("{prefix}{}?sessionId={id}", st.config.messages_path);
+    let first = Bytes::from(sse::encode_event(Some("endpoint"), &endpoint));
+    let end = EndSession { st: st.clone(), id: id.clone() };
+    super::stream::messages(st, Some(first), rx, Some(id), Some(end))
 }
 
 /// POST to the endpoint announced by the `endpoint` event; answers go down the stream.
@@ -96,7 +96,7 @@ pub(crate) async fn post(Shared(st): Shared<Arc<State>>, req: HttpRequest) -> Re
         return r;
     }
     let id = parts.uri.query().unwrap_or("").split('&').find_map(|kv| kv.strip_prefix("sessionId="));
-    let session = id.and_then(|id| st.config.sessions.get(id)).filter(|s| s.kind() == SessionKind::Sse);
+    let session = id.and_then(|id| st.sessions.get(id)).filter(|s| s.kind == SessionKind::Sse);
     let Some(session) = session else {
         return reply::status_error(
             StatusCode::NOT_FOUND,
@@ -107,56 +107,19 @@ pub(crate) async fn post(Shared(st): Shared<Arc<State>>, req: HttpRequest) -> Re
         Ok(b) => b,
         Err(r) => return r,
     };
-    let msg = match jsonrpc::parse(&bytes) {
-        Ok(Inbound::Single(m)) => m,
+    let frame = match jsonrpc::parse(&bytes) {
+        Ok(Inbound::Single(m)) => Inbound::Single(m),
         Ok(Inbound::Batch(_)) => {
             return reply::rpc(StatusCode::BAD_REQUEST, crate::engine::ServerEngine::batch_rejected())
         }
         Err(resp) => return reply::rpc(StatusCode::BAD_REQUEST, resp),
     };
-    let action = st.engine.handle(&mut session.conn.lock().expect("lock"), msg);
-    match action {
-        Action::Reply(r) => {
-            session.push(Message::Response(r));
-        }
-        Action::CallTool(call) => {
-            let id = call.id.clone();
-            // Checked and registered under one lock, which the call also needs to answer: it
-            // cannot finish (and find itself unregistered, dropping its answer) before it is
-            // registered, and a duplicate id cannot replace a call in flight.
-            let mut inflight = session.inflight.lock().expect("lock");
-            if inflight.contains_key(&id) {
-                drop(inflight);
-                let e = ErrorData::invalid_request(format!(
-                    "Invalid Request: request id {id} is already in flight"
-                ));
-                session.push(Message::Response(crate::jsonrpc::Response::error(Some(id), e)));
-            } else {
-                let s = session.clone();
-                let sink: crate::registry::NotificationSink = Arc::new(move |m: Message| {
-                    s.push(m);
-                });
-                let peer = crate::input::Peer::new(sink.clone(), session.peers.clone());
-                let s = session.clone();
-                let run = st.call(call, sink, Some(peer));
-                let task = tokio::spawn(async move {
-                    let (id, resp) = run.await;
-                    if s.inflight.lock().expect("lock").remove(&id).is_some() {
-                        s.push(Message::Response(resp));
-                    }
-                });
-                inflight.insert(id, task.abort_handle());
-            }
-        }
-        Action::Cancel(id) => {
-            if let Some(h) = session.inflight.lock().expect("lock").remove(&id) {
-                h.abort();
-            }
-        }
-        Action::PeerResponse(r) => {
-            session.peers.resolve(r);
-        }
-        Action::Listen(_) | Action::Nothing => {}
+    let origin = super::streamable::origin(&parts, Some(&session.id));
+    if !session.post_quiet(frame, origin) {
+        return reply::status_error(
+            StatusCode::NOT_FOUND,
+            ErrorData::invalid_request("Not Found: the session has ended; open the SSE stream again"),
+        );
     }
     let mut r = Response::new(axum::body::Body::from("Accepted"));
     *r.status_mut() = StatusCode::ACCEPTED;

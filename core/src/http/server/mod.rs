@@ -1,12 +1,19 @@
 //! The HTTP server: one endpoint (default `/mcp`) serving both lineages, chosen per request, plus
-//! the 2024-11-05 HTTP+SSE transport (DIGEST §B, §D.5, §D.6).
+//! the 2024-11-05 HTTP+SSE transport.
 //!
-//! - Modern (`_meta` names 2026-07-28): stateless POSTs; headers checked against the body
-//!   (`-32020`); statuses per DIGEST §B.5; JSON or SSE answers; closing the stream cancels.
-//! - Legacy Streamable HTTP: `initialize` mints `Mcp-Session-Id`; later requests must carry it
-//!   (404 for an unknown one); GET opens the server→client stream; DELETE ends the session.
-//! - 2024-11-05: GET on the SSE path (or GET on the endpoint without a session) sends the
-//!   `endpoint` event; POSTs there are answered on the stream.
+//! - Modern (`_meta` names 2026-07-28; 2026-07-28 basic/transports/streamable-http): stateless
+//!   POSTs; headers checked against the body (`-32020`); JSON or SSE answers; closing the
+//!   stream cancels.
+//! - Legacy Streamable HTTP (2025-03-26 … 2025-11-25 basic/transports): `initialize` mints
+//!   `Mcp-Session-Id`; later requests must carry it (404 for an unknown one); GET opens the
+//!   server→client stream; DELETE ends the session. Session records live in a
+//!   [`SessionStore`] (in memory by default), so several instances can share them.
+//! - 2024-11-05 (basic/transports of that revision): GET on the SSE path (or GET on the
+//!   endpoint without a session) sends the `endpoint` event; POSTs there are answered on the
+//!   stream.
+//!
+//! [`router`] gives the endpoint as an `axum::Router` to mount in a host's own app (at any
+//! path, under any tower layers); [`serve_http`] binds a socket and serves it.
 //!
 //! ```no_run
 //! use mcpcore::{engine::ServerConfig, registry::ToolRegistry, server::Server};
@@ -22,19 +29,23 @@
 // Checks return the refusal response itself; they are cold paths, so its size does not matter.
 #![allow(clippy::result_large_err)]
 
-mod call;
 mod guard;
+mod legacy;
 mod legacy_sse;
-mod listen;
+mod live;
+mod modern;
 mod reply;
-pub mod session;
+mod stream;
 mod streamable;
 
+pub use crate::session::{
+    InMemorySessionStore, MemorySessionStore, SessionKind, SessionRecord, SessionStore,
+};
 pub use guard::HostPolicy;
-pub use session::{InMemorySessionStore, Session, SessionKind, SessionStore};
 
-use crate::engine::ServerEngine;
 use crate::error::{Error, ErrorKind, Result};
+use crate::runtime::Env;
+use crate::server::Server;
 use axum::routing::{get, post};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -72,8 +83,14 @@ pub struct HttpServerConfig {
     pub keep_alive: Duration,
     /// How long shutdown waits for in-flight requests (default 30 s).
     pub shutdown_grace: Duration,
-    /// Where legacy sessions live.
+    /// Where legacy sessions live (default: in memory, bounded, idle ones expire).
     pub sessions: Arc<dyn SessionStore>,
+    /// The most legacy sessions live on this endpoint (default 10,000); when full, the least
+    /// recently used idle one is ended to make room, else a new session gets 503.
+    pub max_sessions: usize,
+    /// How long a legacy session must be unused (no request in flight, no open stream) before
+    /// it may be ended to make room (default 60 s).
+    pub session_idle: Duration,
 }
 
 impl Default for HttpServerConfig {
@@ -87,48 +104,31 @@ impl Default for HttpServerConfig {
             response_mode: ResponseMode::Auto,
             keep_alive: Duration::from_secs(15),
             shutdown_grace: Duration::from_secs(30),
-            sessions: Arc::new(InMemorySessionStore::default()),
+            sessions: Arc::new(MemorySessionStore::default()),
+            max_sessions: 10_000,
+            session_idle: Duration::from_secs(60),
         }
     }
 }
 
-/// Shared by every handler.
+/// Shared by every handler of one endpoint.
 #[derive(Debug)]
 pub(crate) struct State {
-    pub(crate) engine: Arc<ServerEngine>,
+    pub(crate) env: Arc<Env>,
     pub(crate) config: HttpServerConfig,
     pub(crate) guard: guard::Guard,
+    pub(crate) sessions: live::Sessions,
     pub(crate) shutdown: watch::Receiver<bool>,
     /// Set when the shutdown grace has run out: calls still running stop.
     pub(crate) hard_stop: watch::Receiver<bool>,
+    /// The switches of a [`router`] nobody controls: kept as long as the routes.
+    kept: std::sync::Mutex<Vec<watch::Sender<bool>>>,
 }
 
 impl State {
     /// True when the 2024-11-05 transport is served (its version is configured).
     pub(crate) fn serves_2024(&self) -> bool {
-        self.engine.config().versions.contains(&crate::ProtocolVersion::V2024_11_05)
-    }
-
-    /// Runs a call unless the shutdown grace runs out first; then it answers "shutting down".
-    pub(crate) fn call(
-        &self,
-        call: Box<crate::engine::PendingCall>,
-        sink: crate::registry::NotificationSink,
-        peer: Option<crate::input::Peer>,
-    ) -> impl std::future::Future<Output = (crate::jsonrpc::RequestId, crate::jsonrpc::Response)> + Send + 'static
-    {
-        let id = call.id.clone();
-        let run = crate::server::run_call(self.engine.clone(), call, sink, peer);
-        let mut stop = self.hard_stop.clone();
-        async move {
-            tokio::select! {
-                out = run => out,
-                _ = stop.wait_for(|s| *s) => {
-                    let e = crate::ErrorData::internal("Internal error: the server shut down before the call finished");
-                    (id.clone(), crate::jsonrpc::Response::error(Some(id), e))
-                }
-            }
-        }
+        self.env.engine.config().versions.contains(&crate::ProtocolVersion::V2024_11_05)
     }
 
     /// Completes when shutdown begins.
@@ -138,14 +138,94 @@ impl State {
     }
 }
 
+/// The MCP endpoint of one server as an axum app, and the switches that stop it.
+#[derive(Debug)]
+pub struct HttpEndpoint {
+    state: Arc<State>,
+    shutdown: watch::Sender<bool>,
+    hard_stop: watch::Sender<bool>,
+}
+
+impl HttpEndpoint {
+    /// The endpoint of `server` with `config`. `local` is the address it is served on, when
+    /// known (the [`HostPolicy::Auto`] guard accepts that address's loopback names).
+    pub fn new(server: &Server, config: HttpServerConfig, local: Option<SocketAddr>) -> Self {
+        let (shutdown, shutdown_rx) = watch::channel(false);
+        let (hard_stop, hard_stop_rx) = watch::channel(false);
+        let state = Arc::new(State {
+            env: server.env(),
+            guard: guard::Guard::new(&config.hosts, local),
+            config,
+            sessions: live::Sessions::default(),
+            shutdown: shutdown_rx,
+            hard_stop: hard_stop_rx,
+            kept: std::sync::Mutex::default(),
+        });
+        HttpEndpoint { state, shutdown, hard_stop }
+    }
+
+    /// The routes: the endpoint path (POST, GET, DELETE), the 2024-11-05 SSE and messages paths.
+    /// Mount it anywhere in a host app (`Router::nest`, `merge`) and wrap it in tower layers.
+    pub fn router(&self) -> axum::Router {
+        let c = &self.state.config;
+        axum::Router::new()
+            .route(&c.path, post(streamable::post).get(streamable::get).delete(streamable::delete))
+            .route(&c.sse_path, get(legacy_sse::get))
+            .route(&c.messages_path, post(legacy_sse::post))
+            .with_state(self.state.clone())
+    }
+
+    /// Begins shutdown: open streams end, legacy sessions let their in-flight calls finish
+    /// within the grace period.
+    pub fn begin_shutdown(&self) {
+        let _ = self.shutdown.send(true);
+        for s in self.state.sessions.all() {
+            s.close();
+        }
+    }
+
+    /// Stops the calls still running (after the grace period).
+    pub fn stop_calls(&self) {
+        let _ = self.hard_stop.send(true);
+        for s in self.state.sessions.all() {
+            s.terminate();
+        }
+    }
+
+    /// How many legacy sessions are live on this process.
+    pub fn live_sessions(&self) -> usize {
+        self.state.sessions.all().len()
+    }
+}
+
+/// The MCP endpoint of `server` as an axum `Router`, to mount in a host's own app:
+///
+/// ```no_run
+/// use mcpcore::{engine::ServerConfig, registry::ToolRegistry, server::Server};
+/// use mcpcore::http::server::{router, HttpServerConfig};
+/// let server = Server::new(ServerConfig::new("demo", "1.0"), std::sync::Arc::new(ToolRegistry::new()));
+/// let app = axum::Router::new().nest("/api", router(&server, HttpServerConfig::default()));
+/// // serve `app` with axum::serve: the MCP endpoint is /api/mcp
+/// ```
+///
+/// Use [`HttpEndpoint`] to also control its shutdown.
+pub fn router(server: &Server, config: HttpServerConfig) -> axum::Router {
+    let endpoint = HttpEndpoint::new(server, config, None);
+    let router = endpoint.router();
+    // The switches live as long as the routes: nothing ends the streams but the host.
+    let HttpEndpoint { state, shutdown, hard_stop } = endpoint;
+    state.kept.lock().expect("lock").extend([shutdown, hard_stop]);
+    router
+}
+
 /// A running HTTP server. Its methods take `&self`, so one task can `wait` while another
 /// calls `shutdown`.
 #[derive(Debug)]
 pub struct HttpServing {
     local_addr: SocketAddr,
     path: String,
-    shutdown: watch::Sender<bool>,
-    hard_stop: watch::Sender<bool>,
+    endpoint: HttpEndpoint,
+    accepting: watch::Sender<bool>,
     grace: Duration,
     /// `Some(outcome)` once the server task ended.
     done: watch::Receiver<Option<std::result::Result<(), String>>>,
@@ -166,10 +246,11 @@ impl HttpServing {
     /// Stops accepting, ends open streams, lets in-flight requests finish within the grace
     /// period, then stops the rest. Calling it again (or concurrently) is harmless.
     pub async fn shutdown(&self) -> Result<()> {
-        let _ = self.shutdown.send(true);
+        let _ = self.accepting.send(true);
+        self.endpoint.begin_shutdown();
         if tokio::time::timeout(self.grace, self.wait()).await.is_err() {
             // Connections run as their own tasks: stop their calls, then the acceptor.
-            let _ = self.hard_stop.send(true);
+            self.endpoint.stop_calls();
             let _ = tokio::time::timeout(Duration::from_secs(1), self.wait()).await;
             self.abort.abort();
         }
@@ -209,33 +290,17 @@ async fn stop_signal() {
     let _ = tokio::signal::ctrl_c().await;
 }
 
-/// Binds `addr` and serves `engine` over HTTP until shut down.
-pub async fn serve(
-    engine: Arc<ServerEngine>,
-    addr: SocketAddr,
-    config: HttpServerConfig,
-) -> Result<HttpServing> {
+/// Binds `addr` and serves `server` over HTTP until shut down.
+pub async fn serve_http(server: &Server, addr: SocketAddr, config: HttpServerConfig) -> Result<HttpServing> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| Error::new(ErrorKind::Io, format!("cannot listen on {addr}: {e}")))?;
     let local_addr = listener.local_addr().map_err(|e| Error::new(ErrorKind::Io, e.to_string()))?;
-    let (shutdown, shutdown_rx) = watch::channel(false);
-    let (hard_stop, hard_stop_rx) = watch::channel(false);
     let path = config.path.clone();
     let grace = config.shutdown_grace;
-    let state = Arc::new(State {
-        engine,
-        guard: guard::Guard::new(&config.hosts, local_addr),
-        config,
-        shutdown: shutdown_rx.clone(),
-        hard_stop: hard_stop_rx,
-    });
-    let router = axum::Router::new()
-        .route(&state.config.path, post(streamable::post).get(streamable::get).delete(streamable::delete))
-        .route(&state.config.sse_path, get(legacy_sse::get))
-        .route(&state.config.messages_path, post(legacy_sse::post))
-        .with_state(state);
-    let mut signal = shutdown_rx;
+    let endpoint = HttpEndpoint::new(server, config, Some(local_addr));
+    let router = endpoint.router();
+    let (accepting, mut signal) = watch::channel(false);
     let (done_tx, done) = watch::channel(None);
     let task = tokio::spawn(async move {
         let served = axum::serve(listener, router)
@@ -246,5 +311,5 @@ pub async fn serve(
         let _ = done_tx.send(Some(served.map_err(|e| format!("HTTP server failed: {e}"))));
     });
     let abort = task.abort_handle();
-    Ok(HttpServing { local_addr, path, shutdown, hard_stop, grace, done, abort })
+    Ok(HttpServing { local_addr, path, endpoint, accepting, grace, done, abort })
 }

@@ -1,4 +1,4 @@
-//! HTTP responses: JSON-RPC bodies with the status each situation owes (DIGEST §B.5), 202s and
+//! HTTP responses: JSON-RPC bodies with the status each situation owes (2026-07-28 basic/transports/streamable-http), 202s and
 //! SSE streams.
 
 use crate::http::{sse, EVENT_STREAM, JSON};

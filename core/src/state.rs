@@ -1,4 +1,4 @@
-//! Sealed MRTR `requestState` (DIGEST §A.9): what a server needs to resume a request after the
+//! Sealed MRTR `requestState` (2026-07-28 basic/patterns/mrtr): what a server needs to resume a request after the
 //! client gathered input, authenticated with HMAC-SHA256 so any server instance holding the key
 //! accepts it and a tampered, expired or replayed-to-another-request one is rejected.
 //!
@@ -17,8 +17,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 type HmacSha256 = Hmac<Sha256>;
 
-/// The secret that seals `requestState`. Share one key between server instances behind a load
-/// balancer so any of them can resume a request; the default is random per process.
+/// A secret that seals `requestState`. Share keys between server instances behind a load
+/// balancer so any of them can resume a request; without one the runtime draws a random key
+/// per process.
 #[derive(Clone, PartialEq, Eq)]
 pub struct StateKey(Vec<u8>);
 
@@ -28,11 +29,20 @@ impl StateKey {
         StateKey(bytes.into())
     }
 
-    /// A fresh random 32-byte key.
-    pub fn random() -> Self {
-        let mut bytes = vec![0u8; 32];
-        getrandom::fill(&mut bytes).expect("the OS random source works");
-        StateKey(bytes)
+    /// A key from hex text (at least 32 bytes, i.e. 64 hex digits).
+    pub fn from_hex(hex: &str) -> Result<Self, String> {
+        let hex = hex.trim();
+        if hex.len() % 2 != 0 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err("a requestState key must be hex digits".to_owned());
+        }
+        let bytes: Vec<u8> = (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("checked"))
+            .collect();
+        if bytes.len() < 32 {
+            return Err(format!("a requestState key needs at least 32 bytes, got {}", bytes.len()));
+        }
+        Ok(StateKey(bytes))
     }
 
     fn mac(&self) -> HmacSha256 {
@@ -43,6 +53,40 @@ impl StateKey {
 impl std::fmt::Debug for StateKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("StateKey(<redacted>)")
+    }
+}
+
+/// The keys that seal and open `requestState`, newest first: states are sealed with the first
+/// and opened with any, so keys rotate without breaking states in flight (add the new key in
+/// front, drop the old one after the state lifetime).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StateKeys(Vec<StateKey>);
+
+impl StateKeys {
+    /// These keys, newest first.
+    pub fn new(keys: impl IntoIterator<Item = StateKey>) -> Self {
+        StateKeys(keys.into_iter().collect())
+    }
+
+    /// True when no key is configured (the runtime then draws one per process).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The sealing key.
+    pub fn current(&self) -> Option<&StateKey> {
+        self.0.first()
+    }
+
+    /// Every key, newest first.
+    pub fn all(&self) -> &[StateKey] {
+        &self.0
+    }
+}
+
+impl From<StateKey> for StateKeys {
+    fn from(k: StateKey) -> Self {
+        StateKeys(vec![k])
     }
 }
 
@@ -61,7 +105,7 @@ pub(crate) struct Sealed {
     /// Answers the handler used in earlier rounds, by input key.
     #[serde(rename = "a", default, skip_serializing_if = "Map::is_empty")]
     pub(crate) answers: Map<String, Value>,
-    /// The handler's own state ([`crate::registry::ToolContext::set_request_state`]).
+    /// The handler's own state ([`crate::context::RequestContext::set_request_state`]).
     #[serde(rename = "u", default, skip_serializing_if = "Option::is_none")]
     pub(crate) user: Option<Value>,
     /// Expiry, milliseconds since the Unix epoch.
@@ -153,10 +197,10 @@ fn rejected(why: &str) -> ErrorData {
     ErrorData::invalid_params(format!("Invalid params: requestState rejected: {why}"))
 }
 
-/// Opens a state sealed by [`seal`]: `-32602` when it was not sealed with `key`, was altered,
-/// has expired, or belongs to another request than `binding`.
+/// Opens a state sealed by [`seal`] with one of `keys`: `-32602` when it was not sealed with
+/// any of them, was altered, has expired, or belongs to another request than `binding`.
 pub(crate) fn open(
-    key: &StateKey,
+    keys: &StateKeys,
     state: &str,
     binding: &Binding,
     now: SystemTime,
@@ -165,10 +209,14 @@ pub(crate) fn open(
         state.split_once('.').ok_or_else(|| rejected("malformed (not issued by this server)"))?;
     let json = URL_SAFE_NO_PAD.decode(body).map_err(|_| rejected("malformed (not issued by this server)"))?;
     let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| rejected("malformed (not issued by this server)"))?;
-    let mut mac = key.mac();
-    mac.update(&json);
-    mac.verify_slice(&tag)
-        .map_err(|_| rejected("integrity check failed (tampered, or sealed with another key)"))?;
+    let verified = keys.all().iter().any(|key| {
+        let mut mac = key.mac();
+        mac.update(&json);
+        mac.verify_slice(&tag).is_ok()
+    });
+    if !verified {
+        return Err(rejected("integrity check failed (tampered, or sealed with another key)"));
+    }
     let sealed: Sealed = serde_json::from_slice(&json).map_err(|_| rejected("unreadable contents"))?;
     if sealed.expires_ms < now_ms(now) {
         return Err(rejected("expired; send the request again without requestState"));
@@ -188,6 +236,10 @@ pub(crate) fn open(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn key() -> StateKey {
+        StateKey::new(crate::protocol::ProtocolVersion::LATEST.as_str().repeat(4))
+    }
     use serde_json::json;
 
     fn binding() -> Binding {
@@ -196,12 +248,12 @@ mod tests {
 
     #[test]
     fn round_trip_keeps_answers_and_user_state() {
-        let key = StateKey::random();
+        let key = key();
         let mut answers = Map::new();
         answers.insert("k".into(), json!({"action": "accept"}));
         let now = SystemTime::now();
         let s = seal(&key, &binding(), answers.clone(), Some(json!([1, 2])), Duration::from_secs(60), now);
-        let opened = open(&key, &s, &binding(), now).unwrap();
+        let opened = open(&key.clone().into(), &s, &binding(), now).unwrap();
         assert_eq!(opened.answers, answers);
         assert_eq!(opened.user, Some(json!([1, 2])));
     }
@@ -216,19 +268,25 @@ mod tests {
 
     #[test]
     fn tampered_expired_foreign_and_rebound_states_are_rejected() {
-        let key = StateKey::random();
+        let key = key();
         let now = SystemTime::now();
         let s = seal(&key, &binding(), Map::new(), None, Duration::from_secs(60), now);
         let msg = |r: Result<Sealed, ErrorData>| r.unwrap_err().message;
-        assert!(msg(open(&key, &format!("{s}-TAMPERED"), &binding(), now)).contains("integrity"));
-        assert!(msg(open(&StateKey::random(), &s, &binding(), now)).contains("integrity"));
+        assert!(
+            msg(open(&key.clone().into(), &format!("{s}-TAMPERED"), &binding(), now)).contains("integrity")
+        );
+        assert!(msg(open(&StateKey::new(vec![7u8; 32]).into(), &s, &binding(), now)).contains("integrity"));
         let later = now + Duration::from_secs(61);
-        assert!(msg(open(&key, &s, &binding(), later)).contains("expired"));
+        assert!(msg(open(&key.clone().into(), &s, &binding(), later)).contains("expired"));
         let other_tool = Binding::new("tools/call", "other", &json!({"city": "Paris", "days": 2}));
-        assert!(msg(open(&key, &s, &other_tool, now)).contains("issued for tools/call \"weather\""));
+        assert!(msg(open(&key.clone().into(), &s, &other_tool, now))
+            .contains("issued for tools/call \"weather\""));
         let other_args = Binding::new("tools/call", "weather", &json!({"city": "Rome", "days": 2}));
-        assert!(msg(open(&key, &s, &other_args, now)).contains("different arguments"));
-        assert!(msg(open(&key, "garbage", &binding(), now)).contains("malformed"));
-        assert_eq!(open(&key, "x.y", &binding(), now).unwrap_err().code, crate::ErrorCode::INVALID_PARAMS);
+        assert!(msg(open(&key.clone().into(), &s, &other_args, now)).contains("different arguments"));
+        assert!(msg(open(&key.clone().into(), "garbage", &binding(), now)).contains("malformed"));
+        assert_eq!(
+            open(&key.clone().into(), "x.y", &binding(), now).unwrap_err().code,
+            crate::ErrorCode::INVALID_PARAMS
+        );
     }
 }

@@ -5,13 +5,13 @@
 //! (cancellation, a closed stream) aborts the handler; afterwards only `tasks/cancel` does.
 
 use super::input::TaskLink;
-use super::{TaskRecord, TaskStart, Tasks};
-use crate::engine::{PendingCall, ServerEngine};
+use super::Tasks;
+use crate::context::{BoxFuture, InputLedger, NotificationSink, Origin, TaskControl};
+use crate::engine::PendingCall;
 use crate::error::ErrorData;
-use crate::input::InputLedger;
-use crate::jsonrpc::{Message, RequestId, Response};
-use crate::registry::{NotificationSink, ToolContext};
-use crate::server::CatchUnwind;
+use crate::jsonrpc::{Message, Response};
+use crate::runtime::jobs::{self, Env as JobEnv};
+use crate::tasks::{TaskRecord, TaskStart};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
@@ -29,6 +29,8 @@ pub(crate) struct TaskSlot {
     ledger: Option<Arc<InputLedger>>,
     muted: Arc<AtomicBool>,
     state: Mutex<SlotState>,
+    /// Serializes starts: the store is asked once.
+    starting: tokio::sync::Mutex<()>,
 }
 
 struct SlotState {
@@ -37,26 +39,21 @@ struct SlotState {
     abort: Option<AbortHandle>,
 }
 
-impl std::fmt::Debug for TaskSlot {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TaskSlot").field("task", &self.task_id()).finish()
-    }
-}
-
 impl TaskSlot {
     /// Starts the task (once): stored, input switched to `tasks/update`, notifications to the
     /// request muted (none are sent for tasks), the request answered with `CreateTaskResult`.
-    pub(crate) fn start(&self) -> Result<String, ErrorData> {
-        let mut st = self.state.lock().expect("lock");
-        if let Some(id) = &st.task {
-            return Ok(id.clone());
+    async fn start_now(&self) -> Result<String, ErrorData> {
+        let _one = self.starting.lock().await;
+        if let Some(id) = self.task_id() {
+            return Ok(id);
         }
-        let record = self.tasks.create()?;
+        let record = self.tasks.create().await?;
+        let mut st = self.state.lock().expect("lock");
         if let Some(a) = &st.abort {
             self.tasks.attach(&record.id, a.clone());
         }
         if let Some(l) = &self.ledger {
-            l.attach_task(TaskLink { tasks: self.tasks.clone(), id: record.id.clone() });
+            l.attach_task(Arc::new(TaskLink { tasks: self.tasks.clone(), id: record.id.clone() }));
         }
         self.muted.store(true, Ordering::SeqCst);
         st.task = Some(record.id.clone());
@@ -66,15 +63,20 @@ impl TaskSlot {
         Ok(record.id)
     }
 
-    /// The task's id once started.
-    pub(crate) fn task_id(&self) -> Option<String> {
-        self.state.lock().expect("lock").task.clone()
-    }
-
     fn done(&self, resp: Response) {
         if let Some(tx) = self.state.lock().expect("lock").first.take() {
             let _ = tx.send(First::Done(resp));
         }
+    }
+}
+
+impl TaskControl for TaskSlot {
+    fn start(&self) -> BoxFuture<'_, Result<String, ErrorData>> {
+        Box::pin(self.start_now())
+    }
+
+    fn task_id(&self) -> Option<String> {
+        self.state.lock().expect("lock").task.clone()
     }
 }
 
@@ -91,11 +93,12 @@ impl Drop for AbortOnDrop {
 
 /// Runs a call that may become a task (see the module docs); returns the request's response.
 pub(crate) async fn run(
-    engine: Arc<ServerEngine>,
+    env: Arc<JobEnv>,
     call: Box<PendingCall>,
+    origin: Arc<Origin>,
     outbound: NotificationSink,
     start: TaskStart,
-) -> (RequestId, Response) {
+) -> Response {
     let id = call.id.clone();
     let muted = Arc::new(AtomicBool::new(false));
     let gated: NotificationSink = {
@@ -106,40 +109,32 @@ pub(crate) async fn run(
             }
         })
     };
-    let ledger = call.input.clone().map(|seed| InputLedger::new(seed, None));
     let (first_tx, first_rx) = oneshot::channel();
+    let (ctx, ledger) = jobs::context(&call, origin, gated, None);
     let slot = Arc::new(TaskSlot {
-        tasks: engine.tasks().clone(),
+        tasks: env.tasks.clone(),
         ledger: ledger.clone(),
         muted,
         state: Mutex::new(SlotState { first: Some(first_tx), task: None, abort: None }),
+        starting: tokio::sync::Mutex::new(()),
     });
-    let mut ctx =
-        ToolContext::for_request(id.clone(), call.version, call.progress_token.clone(), gated.clone())
-            .with_log_level(call.log_level, gated);
-    if let Some(l) = &ledger {
-        ctx = ctx.with_input(l.clone());
-    }
-    ctx.task = Some(slot.clone());
+    let ctx = ctx.with_task(slot.clone());
     let (go_tx, go_rx) = oneshot::channel::<()>();
     let background = {
-        let (slot, engine) = (slot.clone(), engine.clone());
+        let (slot, env) = (slot.clone(), env.clone());
         async move {
             // Wait until the abort handle is known, so a started task can be cancelled.
             if go_rx.await.is_err() {
                 return;
             }
             if start == TaskStart::Immediate {
-                if let Err(e) = slot.start() {
+                if let Err(e) = slot.start_now().await {
                     return slot.done(Response::error(Some(call.id.clone()), e));
                 }
             }
-            let resp = match (CatchUnwind { inner: call.run(ctx) }).await {
-                Ok(outcome) => engine.finish_call(&call, outcome, ledger.as_deref()),
-                Err(why) => engine.crashed_call(&call, &why),
-            };
+            let resp = jobs::settle(&env, &call, call.run(ctx), ledger.as_deref()).await;
             match slot.task_id() {
-                Some(task) => engine.tasks().settle(&task, resp),
+                Some(task) => env.tasks.settle(&task, resp).await,
                 None => slot.done(resp),
             }
         }
@@ -148,16 +143,14 @@ pub(crate) async fn run(
     slot.state.lock().expect("lock").abort = Some(handle.abort_handle());
     let mut guard = AbortOnDrop(Some(handle.abort_handle()));
     let _ = go_tx.send(());
-    let resp = match first_rx.await {
+    match first_rx.await {
         Ok(First::Task(record)) => {
             guard.0 = None;
-            Response::result(id.clone(), engine.create_task_result(&record))
+            Response::result(id, env.engine.create_task_result(&record))
         }
         Ok(First::Done(resp)) => resp,
-        Err(_) => Response::error(
-            Some(id.clone()),
-            ErrorData::internal("Internal error: the call ended without an answer"),
-        ),
-    };
-    (id, resp)
+        Err(_) => {
+            Response::error(Some(id), ErrorData::internal("Internal error: the call ended without an answer"))
+        }
+    }
 }

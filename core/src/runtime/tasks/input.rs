@@ -2,9 +2,11 @@
 //! (`input_required`), and the handler waits until `tasks/update` has answered all of them.
 
 use super::Tasks;
-use crate::changes::{Change, ChangeListener};
+use crate::changes::Change;
+use crate::context::{BoxFuture, TaskInput};
 use crate::error::{Error, ErrorData, Result};
 use crate::protocol::mrtr::{InputRequests, InputResponse};
+use crate::runtime::changes::ChangeListener;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -21,20 +23,29 @@ fn gone() -> Error {
     Error::cancelled("the task ended or expired while waiting for client input")
 }
 
+impl TaskInput for TaskLink {
+    fn ask(&self, requests: InputRequests) -> BoxFuture<'static, Result<BTreeMap<String, InputResponse>>> {
+        let link = self.clone();
+        Box::pin(async move { link.ask_now(requests).await })
+    }
+}
+
 impl TaskLink {
     /// Issues `requests` on the task and waits for every answer.
-    pub(crate) async fn ask(&self, requests: InputRequests) -> Result<BTreeMap<String, InputResponse>> {
+    async fn ask_now(&self, requests: InputRequests) -> Result<BTreeMap<String, InputResponse>> {
         let methods: BTreeMap<String, &'static str> =
             requests.iter().map(|(k, r)| (k.clone(), r.method())).collect();
         // Listen before issuing, so no answer can slip between the check and the wait.
         let mut changes = ChangeListener::new([self.tasks.changes()]);
-        let keys = self.tasks.request_inputs(&self.id, requests).ok_or_else(gone)?;
+        let keys =
+            self.tasks.request_inputs(&self.id, requests).await.map_err(Error::rpc)?.ok_or_else(gone)?;
         if keys.len() != methods.len() {
             return Err(gone());
         }
         let wire: Vec<String> = keys.values().cloned().collect();
         loop {
-            if let Some(mut answers) = self.tasks.take_responses(&self.id, &wire).ok_or_else(gone)? {
+            let taken = self.tasks.take_responses(&self.id, &wire).await.map_err(Error::rpc)?;
+            if let Some(mut answers) = taken.ok_or_else(gone)? {
                 let mut out = BTreeMap::new();
                 for (key, wire_key) in &keys {
                     let method = methods[key];
@@ -48,8 +59,8 @@ impl TaskLink {
                 }
                 return Ok(out);
             }
-            // Wait for a change of this task; look again at least every second (a lagging
-            // listener may have skipped the announcement).
+            // Wait for a change of this task; look again at least every second (a listener that
+            // fell behind may have dropped the announcement).
             let id = &self.id;
             let _ = tokio::time::timeout(Duration::from_secs(1), async {
                 loop {

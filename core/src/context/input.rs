@@ -1,11 +1,11 @@
 //! Server → client input, one host API for both lineages.
 //!
-//! A handler asks with [`ToolContext::input`] (or [`ToolContext::elicit`],
-//! [`ToolContext::create_message`], [`ToolContext::list_roots`]) and gets the client's answers:
+//! A handler asks with [`RequestContext::input`] (or [`RequestContext::elicit`],
+//! [`RequestContext::create_message`], [`RequestContext::list_roots`]) and gets the client's answers:
 //!
 //! * **legacy** (`initialize` sessions): real `elicitation/create`, `sampling/createMessage` and
 //!   `roots/list` requests go to the client and the handler awaits their responses;
-//! * **2026-07-28** (MRTR, DIGEST §A.9): answers come from the request's `inputResponses` and
+//! * **2026-07-28** (MRTR, 2026-07-28 basic/patterns/mrtr): answers come from the request's `inputResponses` and
 //!   from the sealed `requestState` of earlier rounds. A missing answer ends the handler with an
 //!   [`ErrorKind::InputRequired`] error (propagate it with `?`); the server turns that into an
 //!   `InputRequiredResult` whose sealed `requestState` carries the answers used so far, and the
@@ -19,8 +19,8 @@
 //!
 //! ```
 //! use mcpcore::protocol::elicitation::{ElicitAction, ElicitRequestParams};
-//! use mcpcore::registry::ToolContext;
-//! # async fn tool(ctx: ToolContext) -> mcpcore::Result<String> {
+//! use mcpcore::context::RequestContext;
+//! # async fn tool(ctx: RequestContext) -> mcpcore::Result<String> {
 //! let form: ElicitRequestParams = serde_json::from_value(serde_json::json!({
 //!     "message": "Your name?",
 //!     "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}
@@ -33,19 +33,13 @@
 //! # }
 //! ```
 
-pub(crate) mod peer;
-pub(crate) mod state;
-
-pub use peer::{Peer, PeerRequests};
-pub use state::StateKey;
-
+use super::{BoxFuture, RequestContext};
 use crate::error::{Error, ErrorCode, ErrorData, ErrorKind};
 use crate::protocol::elicitation::{ElicitRequest, ElicitRequestParams, ElicitResult};
 use crate::protocol::mrtr::{InputRequest, InputRequests, InputResponse};
 use crate::protocol::roots::{ListRootsRequest, ListRootsResult};
 use crate::protocol::sampling::{CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult};
 use crate::protocol::ClientCapabilities;
-use crate::registry::ToolContext;
 use crate::Result;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -54,7 +48,7 @@ use std::sync::{Arc, Mutex};
 /// How a request can get input from its client; decided by the engine, completed by the shell.
 #[derive(Debug, Clone)]
 pub enum InputSeed {
-    /// A legacy session: send real requests to the client (the shell supplies the [`Peer`]).
+    /// A legacy session: send real requests to the client (the runtime supplies the [`PeerLink`]).
     Legacy {
         /// What the client declared in `initialize`.
         capabilities: ClientCapabilities,
@@ -72,17 +66,15 @@ pub enum InputSeed {
 
 /// The per-request input book: how to get answers, and (MRTR) which were used and which are
 /// still missing. Shared between the handler's context and the shell that settles the request.
-#[derive(Debug)]
 pub struct InputLedger {
     mode: Mode,
     book: Mutex<Book>,
     /// Set when the request became a task: input then goes through `tasks/update`.
-    task: Mutex<Option<crate::tasks::input::TaskLink>>,
+    task: Mutex<Option<Arc<dyn TaskInput>>>,
 }
 
-#[derive(Debug)]
 enum Mode {
-    Legacy { peer: Option<Peer>, capabilities: ClientCapabilities },
+    Legacy { peer: Option<Arc<dyn PeerLink>>, capabilities: ClientCapabilities },
     Modern { capabilities: ClientCapabilities, answers: Map<String, Value> },
 }
 
@@ -102,9 +94,38 @@ pub(crate) struct Pending {
     pub(crate) user: Option<Value>,
 }
 
+/// Sends legacy server→client requests (`elicitation/create`, `sampling/createMessage`,
+/// `roots/list`) to the client of one call and awaits the answers; supplied by the runtime.
+pub trait PeerLink: Send + Sync {
+    /// Sends `method` with `params` and resolves to the client's result; a JSON-RPC error
+    /// answer is an [`ErrorKind::Rpc`] error, a closed connection [`ErrorKind::Closed`].
+    fn request(
+        &self,
+        method: String,
+        params: Option<Map<String, Value>>,
+    ) -> BoxFuture<'static, Result<Value>>;
+}
+
+/// Asks for client input inside a task (the requests become the task's `inputRequests`, the
+/// answers come with `tasks/update`); supplied by the runtime.
+pub trait TaskInput: Send + Sync {
+    /// Issues `requests` on the task and waits for every answer.
+    fn ask(&self, requests: InputRequests) -> BoxFuture<'static, Result<BTreeMap<String, InputResponse>>>;
+}
+
+impl std::fmt::Debug for InputLedger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mode = match &self.mode {
+            Mode::Legacy { .. } => "legacy",
+            Mode::Modern { .. } => "modern",
+        };
+        f.debug_struct("InputLedger").field("mode", &mode).finish_non_exhaustive()
+    }
+}
+
 impl InputLedger {
     /// A ledger for `seed`; `peer` carries legacy requests to the client (None: no way to ask).
-    pub fn new(seed: InputSeed, peer: Option<Peer>) -> Arc<Self> {
+    pub fn new(seed: InputSeed, peer: Option<Arc<dyn PeerLink>>) -> Arc<Self> {
         let (mode, user) = match seed {
             InputSeed::Legacy { capabilities } => (Mode::Legacy { peer, capabilities }, None),
             InputSeed::Modern { capabilities, answers, user } => {
@@ -119,11 +140,11 @@ impl InputLedger {
     }
 
     /// From now on, input goes through the task `link` (the request became a task).
-    pub(crate) fn attach_task(&self, link: crate::tasks::input::TaskLink) {
+    pub fn attach_task(&self, link: Arc<dyn TaskInput>) {
         *self.task.lock().expect("lock") = Some(link);
     }
 
-    fn capabilities(&self) -> &ClientCapabilities {
+    pub(crate) fn capabilities(&self) -> &ClientCapabilities {
         match &self.mode {
             Mode::Legacy { capabilities, .. } | Mode::Modern { capabilities, .. } => capabilities,
         }
@@ -164,7 +185,7 @@ impl InputLedger {
                 for (key, req) in requests {
                     let params = serde_json::to_value(&req).expect("serializable");
                     let params = params.get("params").and_then(Value::as_object).cloned();
-                    let value = peer.request(req.method(), params).await?;
+                    let value = peer.request(req.method().to_owned(), params).await?;
                     let resp = InputResponse::from_value_for(req.method(), value).map_err(|e| {
                         Error::protocol(format!("the client's answer to {} is invalid: {e}", req.method()))
                     })?;
@@ -248,7 +269,7 @@ fn unavailable() -> Error {
     Error::tool("client input is unavailable: this call did not come from an MCP client")
 }
 
-impl ToolContext {
+impl RequestContext {
     /// Asks the client for every request in `requests` (keys are yours, stable across rounds)
     /// and returns the answers by key. See the [module docs](crate::input) for how this works on
     /// each lineage. Errors: `-32021` (2026-07-28) when the client did not declare a needed
@@ -292,12 +313,7 @@ impl ToolContext {
         }
     }
 
-    /// What the client declared (legacy: in `initialize`; modern: in this request's `_meta`).
-    pub fn client_capabilities(&self) -> Option<&ClientCapabilities> {
-        self.input.as_ref().map(|l| l.capabilities())
-    }
-
-    /// The state this handler stored with [`ToolContext::set_request_state`] in the previous
+    /// The state this handler stored with [`RequestContext::set_request_state`] in the previous
     /// round of this request (2026-07-28 MRTR; sealed, so the client cannot alter it).
     pub fn request_state(&self) -> Option<Value> {
         self.input.as_ref().and_then(|l| l.book.lock().expect("lock").user.clone())

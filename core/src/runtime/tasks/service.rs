@@ -1,39 +1,25 @@
 //! [`Tasks`]: the store plus what only this process knows — the running handlers (to cancel
 //! them) and a change feed (to wake handlers waiting for input and to notify listeners).
 
-use super::clock::new_task_id;
-use super::record::TaskRecord;
-use super::store::{MemoryTaskStore, TaskStore};
 use crate::changes::{Change, ChangeFeed};
 use crate::error::ErrorData;
 use crate::jsonrpc::Response;
 use crate::protocol::mrtr::InputRequests;
+use crate::runtime::clock::{self, Clock};
+use crate::runtime::entropy::random_id;
+use crate::tasks::{MemoryTaskStore, TaskRecord, TaskSettings, TaskStore};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 use tokio::task::AbortHandle;
-
-/// What new tasks are created with.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TaskSettings {
-    /// How long a task is kept after creation (`ttlMs`); `None`: until evicted (default 30 min).
-    pub ttl: Option<Duration>,
-    /// The suggested polling interval (`pollIntervalMs`; default 500 ms).
-    pub poll_interval: Option<Duration>,
-}
-
-impl Default for TaskSettings {
-    fn default() -> Self {
-        TaskSettings { ttl: Some(Duration::from_secs(1800)), poll_interval: Some(Duration::from_millis(500)) }
-    }
-}
 
 /// The tasks of one server: a [`TaskStore`], the handlers running for them, and a feed of
 /// [`Change::Task`] announcements.
 pub struct Tasks {
     store: Arc<dyn TaskStore>,
     settings: TaskSettings,
+    clock: Arc<dyn Clock>,
     running: Mutex<HashMap<String, AbortHandle>>,
     feed: ChangeFeed,
 }
@@ -53,7 +39,12 @@ impl Default for Tasks {
 impl Tasks {
     /// Tasks kept in `store`, created with `settings`.
     pub fn new(store: Arc<dyn TaskStore>, settings: TaskSettings) -> Self {
-        Tasks { store, settings, running: Mutex::new(HashMap::new()), feed: ChangeFeed::default() }
+        Tasks::with_clock(store, settings, clock::system())
+    }
+
+    /// Tasks reading the time from `clock` (tests step a [`crate::runtime::ManualClock`]).
+    pub fn with_clock(store: Arc<dyn TaskStore>, settings: TaskSettings, clock: Arc<dyn Clock>) -> Self {
+        Tasks { store, settings, clock, running: Mutex::new(HashMap::new()), feed: ChangeFeed::default() }
     }
 
     /// The store.
@@ -76,76 +67,101 @@ impl Tasks {
     }
 
     /// Creates a `working` task, stored before this returns; expired tasks go first.
-    pub fn create(&self) -> Result<TaskRecord, ErrorData> {
-        let now = SystemTime::now();
-        for id in self.store.purge_expired(now) {
+    pub async fn create(&self) -> Result<TaskRecord, ErrorData> {
+        let now = self.clock.now();
+        for id in self.store.purge_expired(now).await? {
             self.stop(&id);
         }
-        let record = TaskRecord::new(new_task_id(), now, self.settings.ttl, self.settings.poll_interval);
-        self.store.create(record.clone(), now)?;
+        let record = TaskRecord::new(random_id(), now, self.settings.ttl, self.settings.poll_interval);
+        self.store.create(record.clone(), now).await?;
         Ok(record)
     }
 
     /// The task with `id`, unless unknown or expired.
-    pub fn get(&self, id: &str) -> Option<TaskRecord> {
-        self.store.get(id, SystemTime::now())
+    pub async fn get(&self, id: &str) -> Result<Option<TaskRecord>, ErrorData> {
+        self.store.get(id, self.clock.now()).await
     }
 
     /// Changes the task with `id` with `f` and announces it; `None` when unknown or expired.
-    pub fn modify(&self, id: &str, mut f: impl FnMut(&mut TaskRecord, SystemTime)) -> Option<TaskRecord> {
-        let now = SystemTime::now();
-        let out = self.store.modify(id, now, &mut |r| f(r, now));
+    pub async fn modify(
+        &self,
+        id: &str,
+        mut f: impl FnMut(&mut TaskRecord, SystemTime) + Send,
+    ) -> Result<Option<TaskRecord>, ErrorData> {
+        let now = self.clock.now();
+        let out = self.store.modify(id, now, &mut |r| f(r, now)).await?;
         if out.is_some() {
             self.announce(id);
         }
-        out
+        Ok(out)
     }
 
-    /// Records a client's `inputResponses` (`tasks/update`); `None` when the task is unknown.
-    pub fn record_responses(&self, id: &str, responses: Map<String, Value>) -> Option<usize> {
-        let mut counted = 0;
-        self.modify(id, |r, now| counted = r.record_responses(responses.clone(), now))?;
-        Some(counted)
+    /// Records a client's `inputResponses` (`tasks/update`); the updated task, `None` when it is
+    /// unknown.
+    pub async fn record_responses(
+        &self,
+        id: &str,
+        responses: Map<String, Value>,
+    ) -> Result<Option<TaskRecord>, ErrorData> {
+        self.modify(id, |r, now| {
+            r.record_responses(responses.clone(), now);
+        })
+        .await
     }
 
     /// Issues input requests for the task's handler; handler key → wire key.
-    pub fn request_inputs(&self, id: &str, requests: InputRequests) -> Option<BTreeMap<String, String>> {
+    pub async fn request_inputs(
+        &self,
+        id: &str,
+        requests: InputRequests,
+    ) -> Result<Option<BTreeMap<String, String>>, ErrorData> {
         let mut keys = BTreeMap::new();
-        self.modify(id, |r, now| keys = r.request_inputs(requests.clone(), now))?;
-        Some(keys)
+        let found = self.modify(id, |r, now| keys = r.request_inputs(requests.clone(), now)).await?;
+        Ok(found.map(|_| keys))
     }
 
     /// Takes the answers to `keys` once all arrived: `None` when the task is gone, `Some(None)`
     /// while some are missing.
-    pub fn take_responses(&self, id: &str, keys: &[String]) -> Option<Option<Map<String, Value>>> {
+    pub async fn take_responses(
+        &self,
+        id: &str,
+        keys: &[String],
+    ) -> Result<Option<Option<Map<String, Value>>>, ErrorData> {
         let mut taken = None;
-        self.store.modify(id, SystemTime::now(), &mut |r| taken = r.take_responses(keys))?;
-        Some(taken)
+        let found = self.store.modify(id, self.clock.now(), &mut |r| taken = r.take_responses(keys)).await?;
+        Ok(found.map(|_| taken))
     }
 
     /// Cancels the task (`tasks/cancel`): `cancelled` unless already finished, its handler
-    /// aborted. False when the task is unknown.
-    pub fn cancel(&self, id: &str) -> bool {
-        let known = self
+    /// aborted. The task as it is now; `None` when it is unknown.
+    pub async fn cancel(&self, id: &str) -> Result<Option<TaskRecord>, ErrorData> {
+        let out = self
             .modify(id, |r, now| {
                 r.cancel(now);
             })
-            .is_some();
+            .await?;
         self.stop(id);
-        known
+        Ok(out)
+    }
+
+    /// The clock tasks are timed with.
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
     }
 
     /// Settles the task with the response its request would have had: a result completes
     /// it, a JSON-RPC error fails it (unless it already ended, e.g. cancelled).
-    pub fn settle(&self, id: &str, response: Response) {
+    pub async fn settle(&self, id: &str, response: Response) {
         self.running.lock().expect("lock").remove(id);
-        self.modify(id, |r, now| {
-            match response.outcome.clone() {
-                Ok(Value::Object(result)) => r.complete(result, now),
-                Ok(other) => r.complete([("value".to_owned(), other)].into_iter().collect(), now),
-                Err(e) => r.fail(e, now),
-            };
-        });
+        let _ = self
+            .modify(id, |r, now| {
+                match response.outcome.clone() {
+                    Ok(Value::Object(result)) => r.complete(result, now),
+                    Ok(other) => r.complete([("value".to_owned(), other)].into_iter().collect(), now),
+                    Err(e) => r.fail(e, now),
+                };
+            })
+            .await;
     }
 
     /// Remembers the handler running task `id`, so cancelling can abort it.

@@ -1,0 +1,261 @@
+//! Legacy Streamable HTTP (2025-03-26, 2025-06-18, 2025-11-25 basic/transports): `initialize`
+//! mints `Mcp-Session-Id`; later POSTs must carry it (404 for an unknown one) and are handed
+//! to the session's driver; GET opens the server→client stream; DELETE ends the session.
+
+use super::live::{RouteMsg, Sessions};
+use super::{reply, ResponseMode, State};
+use crate::context::Origin;
+use crate::engine::{Event, RouteId, ServerConnection, ServerEngine};
+use crate::http::headers;
+use crate::jsonrpc::{Inbound, Message, RequestId, Response as RpcResponse};
+use crate::runtime::entropy;
+use crate::session::SessionKind;
+use crate::{ErrorCode, ErrorData, ProtocolVersion};
+use axum::body::Bytes;
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::Response;
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+/// The session id a request carries.
+pub(crate) fn session_header(h: &HeaderMap) -> Option<&str> {
+    h.get(headers::MCP_SESSION_ID).and_then(|v| v.to_str().ok()).map(str::trim)
+}
+
+pub(crate) fn not_found_session() -> Response {
+    reply::status_error(
+        StatusCode::NOT_FOUND,
+        ErrorData::invalid_request(
+            "Not Found: unknown or expired session; send initialize again without Mcp-Session-Id",
+        ),
+    )
+}
+
+pub(crate) fn store_failed(e: ErrorData) -> Response {
+    reply::status_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        ErrorData::internal(format!("Service Unavailable: the session store failed: {}", e.message)),
+    )
+}
+
+fn is_initialize(frame: &Inbound) -> bool {
+    matches!(frame, Inbound::Single(Message::Request(r)) if r.method == "initialize")
+}
+
+/// The ids of the requests in a frame (what a POST must be answered for).
+fn request_ids(frame: &Inbound) -> Vec<RequestId> {
+    let one = |m: &Message| match m {
+        Message::Request(r) => Some(r.id.clone()),
+        _ => None,
+    };
+    match frame {
+        Inbound::Single(m) => one(m).into_iter().collect(),
+        Inbound::Batch(items) => items.iter().filter_map(|i| i.as_ref().ok().and_then(one)).collect(),
+    }
+}
+
+/// A legacy POST (or a batch).
+pub(crate) async fn post(
+    st: &Arc<State>,
+    h: &HeaderMap,
+    origin: impl Fn(Option<&str>) -> Arc<Origin>,
+    frame: Inbound,
+) -> Response {
+    let Some(id) = session_header(h).map(str::to_owned) else {
+        return sessionless(st, origin(None), frame).await;
+    };
+    let record = match st.config.sessions.load(&id, st.env.now()).await {
+        Ok(r) => r,
+        Err(e) => return store_failed(e),
+    };
+    let record = match record {
+        Some(r) if r.kind == SessionKind::Streamable => r,
+        _ if is_initialize(&frame) => return sessionless(st, origin(None), frame).await,
+        Some(_) => return not_found_session(),
+        None => {
+            // Expired or deleted elsewhere: what still runs here for it ends.
+            st.sessions.end(&id);
+            return not_found_session();
+        }
+    };
+    if let Some(v) = h.get(headers::MCP_PROTOCOL_VERSION) {
+        let v = v.to_str().unwrap_or("");
+        if !ProtocolVersion::parse(v).is_some_and(|v| st.env.engine.config().versions.contains(&v)) {
+            return reply::status_error(
+                StatusCode::BAD_REQUEST,
+                ErrorData::invalid_request(format!("Bad Request: unsupported MCP-Protocol-Version {v:?}")),
+            );
+        }
+    }
+    if matches!(frame, Inbound::Batch(_)) && !st.env.engine.accepts_batch(record.session.as_ref()) {
+        return reply::rpc(StatusCode::BAD_REQUEST, ServerEngine::batch_rejected());
+    }
+    let live = Sessions::get_or_revive(st, &id, &record);
+    let requests = request_ids(&frame);
+    let origin = origin(Some(&id));
+    if requests.is_empty() {
+        return match live.post_quiet(frame, origin) {
+            true => reply::accepted(),
+            false => not_found_session(),
+        };
+    }
+    match live.post(frame, origin) {
+        Some(rx) => answer(st, rx, requests).await,
+        None => not_found_session(),
+    }
+}
+
+/// No session: `initialize` starts one; anything else lacks both a session and `_meta`.
+async fn sessionless(st: &Arc<State>, origin: Arc<Origin>, frame: Inbound) -> Response {
+    match &frame {
+        Inbound::Batch(_) => return reply::rpc(StatusCode::BAD_REQUEST, ServerEngine::batch_rejected()),
+        Inbound::Single(Message::Notification(_)) => return reply::accepted(),
+        Inbound::Single(Message::Response(_)) => {
+            return reply::status_error(
+                StatusCode::BAD_REQUEST,
+                ErrorData::invalid_request("Bad Request: a response needs the Mcp-Session-Id of its session"),
+            )
+        }
+        Inbound::Single(Message::Request(_)) => {}
+    }
+    let initialize = is_initialize(&frame);
+    // Answered at once (initialize, ping, or the error owed for a request without a session),
+    // by a connection that becomes the session's when initialize succeeds.
+    let mut conn = ServerConnection::new(st.env.engine.clone());
+    conn.handle(Ok(frame), RouteId(0), &origin, st.env.now());
+    let mut resp = None;
+    while let Some(event) = conn.poll_event() {
+        if let Event::Send { message: Message::Response(r), .. } = event {
+            resp = Some(r);
+        }
+    }
+    let Some(resp) = resp else { return reply::accepted() };
+    if resp.outcome.is_err() {
+        return reply::rpc(StatusCode::BAD_REQUEST, resp);
+    }
+    if !initialize {
+        return reply::rpc(StatusCode::OK, resp);
+    }
+    let id = entropy::random_id();
+    let _ = conn.take_dirty();
+    let record = conn.record(SessionKind::Streamable);
+    if !Sessions::make_room(st) {
+        return reply::status_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorData::internal("Service Unavailable: too many sessions"),
+        );
+    }
+    match st.config.sessions.create(&id, &record, st.env.now()).await {
+        Ok(true) => {}
+        Ok(false) => {
+            return reply::status_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                ErrorData::internal("Service Unavailable: too many sessions"),
+            )
+        }
+        Err(e) => return store_failed(e),
+    }
+    Sessions::start(st, id.clone(), SessionKind::Streamable, conn);
+    let mut out = reply::rpc(StatusCode::OK, resp);
+    out.headers_mut().insert("mcp-session-id", HeaderValue::from_str(&id).expect("hex is a header value"));
+    out
+}
+
+/// A second `initialize` on a session is a 400 (as the TypeScript SDK answers).
+fn status_of(r: &RpcResponse) -> StatusCode {
+    match &r.outcome {
+        Err(e) if e.message.contains("initialize was already received") => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
+fn json(msg: RouteMsg) -> Response {
+    match msg {
+        RouteMsg::One(Message::Response(r)) => reply::rpc(status_of(&r), r),
+        RouteMsg::One(other) => reply::json_body(StatusCode::OK, other.to_json()),
+        RouteMsg::Batch(ms) => {
+            reply::json_body(StatusCode::OK, serde_json::to_string(&ms).expect("messages serialize"))
+        }
+    }
+}
+
+/// The answer owed when the route ended without a response: the request was cancelled.
+fn cancelled(requests: &[RequestId]) -> Response {
+    let e = ErrorData::new(ErrorCode::INTERNAL_ERROR, "Request cancelled");
+    reply::rpc(StatusCode::OK, RpcResponse::error(requests.first().cloned(), e))
+}
+
+/// Answers a POST from its route: JSON when the first thing owed is the response, else SSE.
+async fn answer(
+    st: &Arc<State>,
+    mut rx: mpsc::UnboundedReceiver<RouteMsg>,
+    requests: Vec<RequestId>,
+) -> Response {
+    let first = match rx.recv().await {
+        Some(m) => m,
+        None => return cancelled(&requests),
+    };
+    let final_answer = matches!(first, RouteMsg::One(Message::Response(_)) | RouteMsg::Batch(_));
+    if final_answer && st.config.response_mode != ResponseMode::Sse {
+        return json(first);
+    }
+    let period = st.config.keep_alive;
+    let keep_alive = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+    let state = (Some(first), rx, keep_alive);
+    let events = futures_util::stream::unfold(state, |mut s| async move {
+        let msg = match s.0.take() {
+            Some(m) => m,
+            None => tokio::select! {
+                m = s.1.recv() => m?,
+                _ = s.2.tick() => {
+                    return Some((Ok(Bytes::from(crate::http::sse::encode_comment("keep-alive"))), s));
+                }
+            },
+        };
+        let bytes = match msg {
+            RouteMsg::One(m) => reply::sse_message(&m),
+            RouteMsg::Batch(ms) => Bytes::from(crate::http::sse::encode_event(
+                Some("message"),
+                &serde_json::to_string(&ms).expect("serialize"),
+            )),
+        };
+        Some((Ok::<_, std::convert::Infallible>(bytes), s))
+    });
+    reply::sse_stream(events)
+}
+
+/// GET with a session: the server→client stream of a Streamable HTTP session.
+pub(crate) async fn stream(st: &Arc<State>, h: &HeaderMap, id: &str) -> Response {
+    let record = match st.config.sessions.load(id, st.env.now()).await {
+        Ok(Some(r)) if r.kind == SessionKind::Streamable => r,
+        Ok(_) => return not_found_session(),
+        Err(e) => return store_failed(e),
+    };
+    if let Err(r) = super::guard::check_accept(h, false) {
+        return r;
+    }
+    let live = Sessions::get_or_revive(st, id, &record);
+    let Some(rx) = live.open_stream() else {
+        return reply::status_error(
+            StatusCode::CONFLICT,
+            ErrorData::invalid_request("Conflict: this session already has an open GET stream"),
+        );
+    };
+    super::stream::messages(st, None, rx, Some(id.to_owned()), None::<()>)
+}
+
+/// DELETE: ends a legacy session.
+pub(crate) async fn delete(st: &Arc<State>, id: &str) -> Response {
+    let existed = match st.config.sessions.delete(id).await {
+        Ok(e) => e,
+        Err(e) => return store_failed(e),
+    };
+    let live = st.sessions.get(id).is_some();
+    st.sessions.end(id);
+    if !existed && !live {
+        return not_found_session();
+    }
+    let mut r = Response::new(axum::body::Body::empty());
+    *r.status_mut() = StatusCode::OK;
+    r
+}

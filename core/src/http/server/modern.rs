@@ -1,0 +1,140 @@
+//! 2026-07-28 over Streamable HTTP (2026-07-28 basic/transports/streamable-http): every POST is
+//! a request of its own. Headers are checked against the body first (`-32020`), then the
+//! request runs through a one-request connection; its answer is JSON, or an SSE stream when
+//! the handler sends notifications first (or for `subscriptions/listen`). Closing the stream
+//! cancels the request.
+
+use super::{reply, ResponseMode, State};
+use crate::context::Origin;
+use crate::engine::ServerEngine;
+use crate::http::{headers, sse};
+use crate::jsonrpc::{Inbound, Message, Request, Response as RpcResponse};
+use crate::runtime::single::{self, Finish, Running, Step};
+use crate::ErrorData;
+use axum::body::Bytes;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// A modern POST.
+pub(crate) async fn post(st: &Arc<State>, h: &HeaderMap, origin: Arc<Origin>, msg: Message) -> Response {
+    let req = match &msg {
+        Message::Request(r) => r,
+        // The core protocol defines no client notifications over HTTP; take them quietly.
+        Message::Notification(_) | Message::Response(_) => return reply::accepted(),
+    };
+    // Headers first: a header that disagrees with `_meta` is -32020 even when the `_meta`
+    // version is one we do not serve.
+    if let Err(e) = check_headers(&st.env.engine, h, req) {
+        return reply::rpc(StatusCode::BAD_REQUEST, RpcResponse::error(Some(req.id.clone()), e));
+    }
+    if let Err(e) = st.env.engine.modern_precheck(req) {
+        return reply::rpc(reply::precheck_status(e.code), RpcResponse::error(Some(req.id.clone()), e));
+    }
+    let listen = req.method == "subscriptions/listen";
+    match single::start(&st.env, Ok(Inbound::Single(msg)), origin, st.shutdown.clone()) {
+        Step::Reply(Message::Response(r)) => reply::rpc(reply::modern_reply_status(&r), r),
+        Step::Reply(other) => reply::json_body(StatusCode::OK, other.to_json()),
+        Step::Accepted => reply::accepted(),
+        Step::Running(run) if listen => stream(st, run, None),
+        Step::Running(run) => respond(st, run).await,
+    }
+}
+
+/// `-32020` unless the modern headers agree with the body (2026-07-28
+/// basic/transports/streamable-http, "Server validation").
+fn check_headers(engine: &ServerEngine, h: &HeaderMap, req: &Request) -> Result<(), ErrorData> {
+    let params = if req.method == "tools/call" {
+        let name = req.params.as_ref().and_then(|p| p.get("name")).and_then(Value::as_str);
+        name.and_then(|n| engine.registry().get(n))
+            .and_then(|t| headers::header_params(&t.tool().input_schema).ok())
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    let get = |name: &str| h.get(name).map(|v| v.to_str().map(str::to_owned).map_err(|_| ()));
+    headers::validate_request(get, req, &params)
+}
+
+/// The final message, unless the server's shutdown grace runs out first.
+async fn finish(st: &State, run: &mut Finish) -> Message {
+    let mut stop = st.hard_stop.clone();
+    let id = run.id.clone();
+    tokio::select! {
+        m = run.finish() => m,
+        _ = stop.wait_for(|s| *s) => {
+            let e = ErrorData::internal("Internal error: the server shut down before the call finished");
+            Message::Response(RpcResponse::error(Some(id), e))
+        }
+    }
+}
+
+fn json(message: Message) -> Response {
+    match message {
+        Message::Response(r) => reply::rpc(reply::modern_reply_status(&r), r),
+        other => reply::json_body(StatusCode::OK, other.to_json()),
+    }
+}
+
+/// JSON unless the handler sends a notification before its result (by the response mode).
+async fn respond(st: &Arc<State>, mut run: Box<Running>) -> Response {
+    let first = match st.config.response_mode {
+        ResponseMode::Json => {
+            run.notifications.close();
+            return json(finish(st, &mut run.done).await);
+        }
+        ResponseMode::Sse => None,
+        ResponseMode::Auto => tokio::select! {
+            biased;
+            Some(m) = run.notifications.recv() => Some(m),
+            m = finish(st, &mut run.done) => {
+                // The handler may have finished in the same poll as it notified.
+                let mut sent = Vec::new();
+                while let Ok(n) = run.notifications.try_recv() {
+                    sent.push(n);
+                }
+                if sent.is_empty() {
+                    return json(m);
+                }
+                sent.push(m);
+                let body: Vec<Result<Bytes, std::convert::Infallible>> =
+                    sent.iter().map(|m| Ok(reply::sse_message(m))).collect();
+                return reply::sse_stream(futures_util::stream::iter(body));
+            }
+        },
+    };
+    stream(st, run, first)
+}
+
+/// An SSE stream of the request's notifications, then its response.
+fn stream(st: &Arc<State>, run: Box<Running>, first: Option<Message>) -> Response {
+    let period = st.config.keep_alive;
+    let keep_alive = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+    let state = (run, first, false, keep_alive, st.clone());
+    let events = futures_util::stream::unfold(state, |mut s| async move {
+        if s.2 {
+            return None;
+        }
+        if let Some(m) = s.1.take() {
+            return Some((Ok(reply::sse_message(&m)), s));
+        }
+        let bytes = tokio::select! {
+            biased;
+            Some(m) = s.0.notifications.recv() => reply::sse_message(&m),
+            m = finish(&s.4, &mut s.0.done) => {
+                s.2 = true;
+                // What the handler sent just before it finished goes first.
+                let mut out = Vec::new();
+                while let Ok(n) = s.0.notifications.try_recv() {
+                    out.extend_from_slice(&reply::sse_message(&n));
+                }
+                out.extend_from_slice(&reply::sse_message(&m));
+                Bytes::from(out)
+            }
+            _ = s.3.tick() => Bytes::from(sse::encode_comment("keep-alive")),
+        };
+        Some((Ok::<_, std::convert::Infallible>(bytes), s))
+    });
+    reply::sse_stream(events)
+}

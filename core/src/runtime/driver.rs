@@ -1,0 +1,304 @@
+//! The one driver loop: pumps a [`ServerConnection`] for a stdio connection, a legacy HTTP
+//! session or a 2024-11-05 SSE session. The shell feeds frames through a [`DriverHandle`] and
+//! receives what to send through its [`Outbound`]; the driver runs host code (one spawned task
+//! per request), delivers clients' answers to waiting handlers, times out server→client
+//! requests, forwards catalog changes to the session, and on close lets in-flight requests
+//! finish within a grace period.
+
+use super::jobs::{self, Env};
+use super::peer::DriverPeer;
+use crate::context::{InputSeed, NotificationSink, Origin, PeerLink};
+use crate::engine::{Event, Job, JobId, RouteId, ServerConnection};
+use crate::error::ErrorData;
+use crate::jsonrpc::{Inbound, Message, RequestId, Response};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::task::{AbortHandle, JoinSet};
+
+/// Where a driver's messages go: the shell's side of the connection.
+pub trait Outbound: Send + 'static {
+    /// Sends `message` on `route` (`None`: the session's own stream).
+    fn send(&mut self, route: Option<RouteId>, message: Message);
+    /// Sends a JSON-RPC batch response on `route`.
+    fn send_batch(&mut self, route: RouteId, messages: Vec<Message>);
+    /// Nothing more is owed on `route`.
+    fn route_done(&mut self, _route: RouteId) {}
+    /// A client's response that no request of this connection waits for.
+    fn unmatched(&mut self, _response: Response) {}
+    /// The session state changed (store it, when sessions are kept in a store).
+    fn session_changed(&mut self, _conn: &ServerConnection) {}
+    /// The number of requests in flight changed to `n` (a busy session is never evicted).
+    fn in_flight(&mut self, _n: usize) {}
+}
+
+/// What a driver is fed.
+pub(crate) enum Input {
+    /// An inbound frame (or the error response owed for an unreadable one).
+    Frame { frame: Result<Inbound, Response>, route: RouteId, origin: Arc<Origin> },
+    /// A job's notification for its route.
+    Notify { route: RouteId, message: Message },
+    /// A job ended.
+    Done { job: JobId, response: Response },
+    /// A job's handler asks the client something (legacy sessions).
+    PeerRequest {
+        job: JobId,
+        method: String,
+        params: Option<Map<String, Value>>,
+        reply: oneshot::Sender<Result<Value, ErrorData>>,
+    },
+    /// Replace the session state (reloaded from a shared store).
+    Restore(Box<Option<crate::session::LegacySession>>),
+    /// The transport closed: finish what runs (within the grace period), then stop.
+    Close,
+    /// The session ended (HTTP DELETE): abort what runs and stop now.
+    Terminate,
+}
+
+/// Feeds a running [`Driver`]; cheap to clone.
+#[derive(Clone)]
+pub struct DriverHandle {
+    tx: mpsc::UnboundedSender<Input>,
+}
+
+impl std::fmt::Debug for DriverHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DriverHandle").field("closed", &self.tx.is_closed()).finish()
+    }
+}
+
+impl DriverHandle {
+    /// Hands the driver one inbound frame from `origin` on `route`; false once it stopped.
+    pub fn frame(&self, frame: Result<Inbound, Response>, route: RouteId, origin: Arc<Origin>) -> bool {
+        self.tx.send(Input::Frame { frame, route, origin }).is_ok()
+    }
+
+    /// Replaces the session state (a store shared with other instances had a newer one).
+    pub fn restore(&self, session: Option<crate::session::LegacySession>) -> bool {
+        self.tx.send(Input::Restore(Box::new(session))).is_ok()
+    }
+
+    /// Tells the driver the transport closed: in-flight requests get the grace period.
+    pub fn close(&self) {
+        let _ = self.tx.send(Input::Close);
+    }
+
+    /// Ends the connection now: in-flight requests are aborted.
+    pub fn terminate(&self) {
+        let _ = self.tx.send(Input::Terminate);
+    }
+
+    /// True once the driver stopped.
+    pub fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+}
+
+/// Pumps one [`ServerConnection`] (see the module docs).
+pub struct Driver<O: Outbound> {
+    conn: ServerConnection,
+    env: Arc<Env>,
+    out: O,
+    tx: mpsc::UnboundedSender<Input>,
+    rx: mpsc::UnboundedReceiver<Input>,
+    jobs: HashMap<JobId, AbortHandle>,
+    joins: JoinSet<()>,
+    waiters: HashMap<RequestId, oneshot::Sender<Result<Value, ErrorData>>>,
+    origins: HashMap<RouteId, Arc<Origin>>,
+    closing: watch::Sender<bool>,
+    grace: Duration,
+    reported: usize,
+}
+
+impl<O: Outbound> std::fmt::Debug for Driver<O> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Driver").field("conn", &self.conn).finish_non_exhaustive()
+    }
+}
+
+impl<O: Outbound> Driver<O> {
+    /// A driver for `conn`, sending through `out`; in-flight requests get `grace` to finish
+    /// after the transport closes.
+    pub fn new(conn: ServerConnection, env: Arc<Env>, out: O, grace: Duration) -> (Driver<O>, DriverHandle) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let handle = DriverHandle { tx: tx.clone() };
+        let driver = Driver {
+            conn,
+            env,
+            out,
+            tx,
+            rx,
+            jobs: HashMap::new(),
+            joins: JoinSet::new(),
+            waiters: HashMap::new(),
+            origins: HashMap::new(),
+            closing: watch::channel(false).0,
+            grace,
+            reported: 0,
+        };
+        (driver, handle)
+    }
+
+    /// Runs until the transport closed and in-flight requests finished (or the grace period
+    /// ran out: they are aborted). Returns the outbound, so the shell can flush it.
+    pub async fn run(mut self) -> O {
+        let mut changes = self.env.change_listener();
+        let mut closed = false;
+        let mut grace_end: Option<tokio::time::Instant> = None;
+        loop {
+            let timer = self.timer();
+            tokio::select! {
+                biased;
+                input = self.rx.recv() => match input {
+                    Some(Input::Close) => {
+                        closed = true;
+                        let _ = self.closing.send(true);
+                        grace_end = Some(tokio::time::Instant::now() + self.grace);
+                    }
+                    Some(Input::Terminate) => {
+                        self.conn.abort_all();
+                        self.pump();
+                        break;
+                    }
+                    Some(input) => self.input(input),
+                    None => closed = true,
+                },
+                change = changes.recv(), if self.conn.session().is_some() => {
+                    if let Some(c) = change {
+                        self.conn.on_change(&c);
+                    }
+                }
+                _ = sleep_until(timer), if timer.is_some() => {
+                    self.conn.handle_timeout(self.env.now());
+                }
+                _ = sleep_until(grace_end), if grace_end.is_some() => {
+                    self.conn.abort_all();
+                    self.pump();
+                    break;
+                }
+                Some(_) = self.joins.join_next(), if !self.joins.is_empty() => {}
+            }
+            self.pump();
+            if closed && self.conn.in_flight() == 0 {
+                break;
+            }
+        }
+        self.joins.abort_all();
+        self.out
+    }
+
+    /// When the connection next has a timeout to handle, as a tokio instant.
+    fn timer(&self) -> Option<tokio::time::Instant> {
+        let deadline = self.conn.poll_timeout()?;
+        let wait = deadline.duration_since(self.env.now()).unwrap_or(Duration::ZERO);
+        Some(tokio::time::Instant::now() + wait)
+    }
+
+    fn input(&mut self, input: Input) {
+        match input {
+            Input::Frame { frame, route, origin } => {
+                let now = self.env.now();
+                self.conn.handle(frame, route, &origin, now);
+                self.origins.insert(route, origin);
+                if self.conn.take_dirty() {
+                    self.out.session_changed(&self.conn);
+                }
+            }
+            Input::Notify { route, message } => self.out.send(Some(route), message),
+            Input::Done { job, response } => {
+                self.jobs.remove(&job);
+                self.conn.complete(job, response);
+            }
+            Input::PeerRequest { job, method, params, reply } => {
+                match self.conn.send_request(job, &method, params, self.env.now()) {
+                    Ok(id) => {
+                        self.waiters.insert(id, reply);
+                    }
+                    Err(e) => {
+                        let _ = reply.send(Err(e));
+                    }
+                }
+                if self.conn.take_dirty() {
+                    self.out.session_changed(&self.conn);
+                }
+            }
+            Input::Restore(session) => self.conn.restore(*session),
+            Input::Close | Input::Terminate => {}
+        }
+    }
+
+    /// Acts on everything the connection asked for.
+    fn pump(&mut self) {
+        while let Some(event) = self.conn.poll_event() {
+            match event {
+                Event::Send { route, message } => self.out.send(route, message),
+                Event::SendBatch { route, messages } => self.out.send_batch(route, messages),
+                Event::Start { job, route, work } => self.start(job, route, work),
+                Event::Abort { job } => {
+                    if let Some(h) = self.jobs.remove(&job) {
+                        h.abort();
+                    }
+                }
+                Event::Answer { id, outcome } => {
+                    if let Some(tx) = self.waiters.remove(&id) {
+                        let _ = tx.send(outcome);
+                    }
+                }
+                Event::Unmatched(r) => self.out.unmatched(r),
+                Event::RouteDone(route) => {
+                    self.origins.remove(&route);
+                    self.out.route_done(route);
+                }
+            }
+        }
+        if self.conn.take_dirty() {
+            self.out.session_changed(&self.conn);
+        }
+        let n = self.conn.in_flight();
+        if n != self.reported {
+            self.reported = n;
+            self.out.in_flight(n);
+        }
+    }
+
+    fn start(&mut self, job: JobId, route: RouteId, work: Job) {
+        let origin = self.origins.get(&route).cloned().unwrap_or_default();
+        let tx = self.tx.clone();
+        let sink: NotificationSink = {
+            let tx = tx.clone();
+            Arc::new(move |message: Message| {
+                let _ = tx.send(Input::Notify { route, message });
+            })
+        };
+        let env = self.env.clone();
+        let handle = match work {
+            Job::Call(call) => {
+                let peer: Option<Arc<dyn PeerLink>> = match &call.input {
+                    Some(InputSeed::Legacy { .. }) => Some(Arc::new(DriverPeer { job, inbox: tx.clone() })),
+                    _ => None,
+                };
+                self.joins.spawn(async move {
+                    let response = jobs::run_call(env, call, origin, sink, peer).await;
+                    let _ = tx.send(Input::Done { job, response });
+                })
+            }
+            Job::Listen(listen) => {
+                let closing = self.closing.subscribe();
+                self.joins.spawn(async move {
+                    let response = jobs::run_listen(env, listen, sink, closing).await;
+                    let _ = tx.send(Input::Done { job, response });
+                })
+            }
+        };
+        self.jobs.insert(job, handle);
+    }
+}
+
+async fn sleep_until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}

@@ -1,0 +1,155 @@
+//! Host code for one request: its [`RequestContext`], running it with panics caught, and
+//! turning what it produced into the response; `subscriptions/listen` streams; task methods.
+
+use super::changes::ChangeListener;
+use super::clock::Clock;
+use super::tasks::Tasks;
+use super::unwind::CatchUnwind;
+use crate::changes::Change;
+use crate::context::{BoxFuture, InputLedger, NotificationSink, Origin, PeerLink, RequestContext};
+use crate::engine::{Listen, Outcome, PendingCall, ServerEngine, TaskOp, Work};
+use crate::jsonrpc::Response;
+use std::sync::Arc;
+use std::time::SystemTime;
+use tokio::sync::watch;
+
+/// What the jobs of a server share: the engine, the tasks and the clock.
+#[derive(Debug)]
+pub struct Env {
+    /// The protocol engine.
+    pub engine: Arc<ServerEngine>,
+    /// The tasks (Tasks extension).
+    pub tasks: Arc<Tasks>,
+    /// Where time comes from.
+    pub clock: Arc<dyn Clock>,
+}
+
+impl Env {
+    /// The environment of a server.
+    pub fn new(engine: Arc<ServerEngine>, tasks: Arc<Tasks>, clock: Arc<dyn Clock>) -> Arc<Env> {
+        Arc::new(Env { engine, tasks, clock })
+    }
+
+    /// The time now.
+    pub fn now(&self) -> SystemTime {
+        self.clock.now()
+    }
+
+    /// A listener on every change feed of the server: its catalogs and its tasks.
+    pub fn change_listener(&self) -> ChangeListener {
+        let mut feeds = self.engine.feeds();
+        feeds.push(self.tasks.changes());
+        ChangeListener::new(feeds)
+    }
+}
+
+/// The context of `call`'s handler: caller and origin, progress and logs to `sink`, client
+/// input through the returned ledger (legacy requests through `peer`).
+pub(crate) fn context(
+    call: &PendingCall,
+    origin: Arc<Origin>,
+    sink: NotificationSink,
+    peer: Option<Arc<dyn PeerLink>>,
+) -> (RequestContext, Option<Arc<InputLedger>>) {
+    let ledger = call.input.clone().map(|seed| InputLedger::new(seed, peer));
+    let mut ctx =
+        RequestContext::for_request(call.id.clone(), call.version, call.progress_token.clone(), sink.clone())
+            .with_caller(call.caller.clone())
+            .with_origin(origin)
+            .with_log_level(call.log_level, sink);
+    if let Some(l) = &ledger {
+        ctx = ctx.with_input(l.clone());
+    }
+    (ctx, ledger)
+}
+
+/// Runs host code to its response: a panicking tool becomes an `isError` result, another
+/// panicking handler `-32603`.
+pub(crate) async fn settle(
+    env: &Env,
+    call: &PendingCall,
+    run: BoxFuture<'static, crate::Result<Outcome>>,
+    ledger: Option<&InputLedger>,
+) -> Response {
+    match (CatchUnwind { inner: run }).await {
+        Ok(outcome) => env.engine.finish_call(call, outcome, ledger, env.now()),
+        Err(why) => env.engine.crashed_call(call, &why),
+    }
+}
+
+/// Runs `call` to its response. `peer` carries legacy server→client requests.
+pub(crate) async fn run_call(
+    env: Arc<Env>,
+    call: Box<PendingCall>,
+    origin: Arc<Origin>,
+    sink: NotificationSink,
+    peer: Option<Arc<dyn PeerLink>>,
+) -> Response {
+    if let Work::Task(op) = &call.work {
+        let outcome = match op {
+            TaskOp::Get(id) => env.tasks.get(id).await,
+            TaskOp::Update { id, responses } => env.tasks.record_responses(id, responses.clone()).await,
+            TaskOp::Cancel(id) => env.tasks.cancel(id).await,
+        };
+        return env.engine.task_reply(&call, outcome);
+    }
+    if let Some(start) = call.task {
+        return super::tasks::run::run(env, call, origin, sink, start).await;
+    }
+    let (ctx, ledger) = context(&call, origin, sink, peer);
+    let run = call.run(ctx);
+    settle(&env, &call, run, ledger.as_deref()).await
+}
+
+/// Runs a `subscriptions/listen` stream: the acknowledgement (with the known task ids of
+/// those asked for), the current state of those tasks, then matching changes, until the
+/// stream is dropped (cancelled) or `closing` turns true (the connection or server ends),
+/// which ends it gracefully with its result.
+pub(crate) async fn run_listen(
+    env: Arc<Env>,
+    mut listen: Listen,
+    sink: NotificationSink,
+    mut closing: watch::Receiver<bool>,
+) -> Response {
+    let mut changes = env.change_listener();
+    if let Some(ids) = listen.filter.task_ids.take() {
+        let mut known = Vec::new();
+        for id in ids {
+            if let Ok(Some(_)) = env.tasks.get(&id).await {
+                known.push(id);
+            }
+        }
+        listen.filter.task_ids = (!known.is_empty()).then_some(known);
+    }
+    sink(env.engine.listen_ack(&listen));
+    for id in listen.filter.task_ids.clone().into_iter().flatten() {
+        task_note(&env, &listen, &id, &sink).await;
+    }
+    loop {
+        tokio::select! {
+            change = changes.recv() => match change {
+                Some(Change::Task(id)) => {
+                    if env.engine.listen_wants_task(&listen, &id) {
+                        task_note(&env, &listen, &id, &sink).await;
+                    }
+                }
+                Some(c) => {
+                    if let Some(note) = env.engine.listen_notification(&listen, &c) {
+                        sink(note);
+                    }
+                }
+                None => break,
+            },
+            _ = async { let _ = closing.wait_for(|c| *c).await; } => break,
+        }
+    }
+    env.engine.listen_end(&listen)
+}
+
+async fn task_note(env: &Env, listen: &Listen, id: &str, sink: &NotificationSink) {
+    if let Ok(Some(record)) = env.tasks.get(id).await {
+        if let Some(note) = env.engine.task_notification(listen, &record) {
+            sink(note);
+        }
+    }
+}
