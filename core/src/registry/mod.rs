@@ -6,6 +6,7 @@
 
 mod handler;
 mod schema;
+mod simple_schema;
 
 pub use handler::{Arguments, BoxFuture, NotificationSink, ToolContext, ToolHandler};
 
