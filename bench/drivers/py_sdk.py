@@ -59,13 +59,14 @@ async def stdio(n: int, inflight: int, pbytes: int, pn: int, starts: int, versio
         }
 
 
-async def http(url: str, version: str, n: int, inflight: int) -> Dict[str, Any]:
+async def http(url: str, version: str, n: int, inflight: int, pbytes: int = 0, pn: int = 0) -> Dict[str, Any]:
     async with streamable_http_client(url) as (r, w), ClientSession(r, w, client_info=INFO) as s:
         await connect(s, version)
         call = caller(s)
         for _ in range(20):
             await call("warm-up")
-        return {"protocol": s.protocol_version, "seq": await seq(call, n), "conc": await conc(call, n, inflight)}
+        return {"protocol": s.protocol_version, "seq": await seq(call, n), "conc": await conc(call, n, inflight),
+                "payload": await payload(call, pbytes, pn)}
 
 
 if __name__ == "__main__":
