@@ -500,8 +500,6 @@ def run_phase(phase: str, s: Dict[str, Any], cfg: Dict[str, Any], name: str, res
     confs = configs(s) if r % 2 == 0 else configs(s)[::-1]
     if phase == "stdio":
         res["stdio"] = stdio_workload(s, cfg, name)
-        if s.get("scale_stdio"):
-            res["w11_stdio"] = scale.w11_stdio(sys.modules[__name__], s, cfg, name)
     elif phase == "http":
         res["http"] = {c: http_workload(s, cfg, name, c) for c in confs}
         if name == "mcpcore-node":
@@ -515,6 +513,8 @@ def run_phase(phase: str, s: Dict[str, Any], cfg: Dict[str, Any], name: str, res
     elif phase == "w10":
         res["w10"] = {c: scale.w10(sys.modules[__name__], s, cfg, name, c) for c in confs}
     elif phase == "w11":
+        if s.get("scale_stdio"):
+            res["w11_stdio"] = scale.w11_stdio(sys.modules[__name__], s, cfg, name)
         res["w11_http"] = {c: scale.w11_http(sys.modules[__name__], s, cfg, name, c) for c in confs}
 
 
@@ -546,7 +546,9 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=None)
     ap.add_argument("--only", default="", help="comma-separated subjects")
     ap.add_argument("--phases", default=",".join(PHASES), help="comma-separated phases: " + ",".join(PHASES))
-    ap.add_argument("--tiny", action="store_true", help="with --quick: the smallest N of every workload (structure check)")
+    ap.add_argument("--tiny", action="store_true",
+                    help="the smallest N of every workload, one wrk second: a structure check (without --quick: W11 up to 16 MiB)")
+    ap.add_argument("--streams", type=int, default=None, help="W10: streams per server")
     ap.add_argument("--label", default="release")
     ap.add_argument("--out", default=str(BENCH / "RESULTS.md"))
     args = ap.parse_args()
@@ -557,7 +559,9 @@ def main() -> int:
         cfg.update(n=50, n_http=30, payload_n=2, starts=1, wrk_secs=1, rounds=1, timeout=120,
                    w9_rounds=1, w10_streams=20, w11_sizes=scale.SIZES_QUICK, w11_reps=1)
     if args.tiny:
-        cfg.update(n=5, n_http=5, payload_n=1, w10_streams=3)
+        cfg.update(n=5, n_http=5, payload_n=1, starts=1, wrk_secs=1, w9_rounds=1, w10_streams=3, w11_reps=1)
+    if args.streams:
+        cfg["w10_streams"] = args.streams
     if args.rounds:
         cfg["rounds"] = args.rounds
     cfg["fd_limit"] = raise_fd_limit()

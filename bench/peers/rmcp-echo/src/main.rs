@@ -10,7 +10,8 @@
 //! stateful sessions, SSE answers, 15 s keep-alives), or with `--best` the configuration rmcp's
 //! docs give for stateless JSON serving: `StreamableHttpServerConfig::default()
 //! .with_legacy_session_mode(false).with_json_response(true).with_sse_keep_alive(None)`. Either way
-//! the request body limit is raised to 64 MiB (W11 sends 16 MiB). `--catalogue` adds the W9
+//! the request body limit is raised to 64 MiB (W11 sends 16 MiB); so are the stdio line limit
+//! (server and client) and the HTTP client's response limits. `--catalogue` adds the W9
 //! catalogue: 1,000 tools `tool_0000`… and 10,000 resources `bench://catalogue/00000`…
 //! (bench/README.md). The tool `touch` sends `notifications/tools/list_changed` to every open
 //! `subscriptions/listen` stream and every initialized session (W10).
@@ -21,10 +22,14 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListResourcesResult,
     PaginatedRequestParams, ProtocolVersion, Resource, SubscriptionFilter, Tool,
 };
-use rmcp::service::{NotificationContext, RequestContext, RoleClient, RoleServer, RunningService, SubscriptionContext};
+use rmcp::service::{
+    NotificationContext, RequestContext, RoleClient, RoleServer, RunningService, SubscriptionContext,
+};
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{
     handler::server::{router::tool::ToolRouter, wrapper::Parameters},
     model::{ServerCapabilities, ServerConfig},
@@ -80,7 +85,11 @@ impl Echo {
 #[tool_handler(router = self.tool_router)] // the stored router: the fast form (the default rebuilds it per call)
 impl ServerHandler for Echo {
     fn get_info(&self) -> ServerConfig {
-        let caps = ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_resources().build();
+        let caps = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .enable_resources()
+            .build();
         ServerConfig::new(caps)
     }
 
@@ -138,7 +147,10 @@ fn build(catalogue: bool) {
             }));
         }
         let res = (0..10_000)
-            .map(|j| Resource::new(format!("bench://catalogue/{j:05}"), format!("r{j:05}")).with_mime_type("text/plain"))
+            .map(|j| {
+                Resource::new(format!("bench://catalogue/{j:05}"), format!("r{j:05}"))
+                    .with_mime_type("text/plain")
+            })
             .collect();
         let _ = RESOURCES.set(res);
     }
@@ -149,7 +161,24 @@ fn echo() -> Echo {
     Echo { tool_router: ROUTER.get().expect("router built").clone() }
 }
 
-type Client = RunningService<RoleClient, ()>;
+/// A client and the child it talks to (killed when dropped).
+struct Client {
+    service: RunningService<RoleClient, ()>,
+    _child: tokio::process::Child,
+}
+
+impl Client {
+    fn peer(&self) -> &rmcp::Peer<RoleClient> {
+        self.service.peer()
+    }
+    async fn cancel(self) {
+        let _ = self.service.cancel().await;
+    }
+}
+
+/// W11 sends 16 MiB payloads: rmcp's stdio line limit (16 MiB by default, and an oversized
+/// line is dropped without an answer) and its HTTP client's response limits are raised to this.
+const LIMIT: usize = 64 << 20;
 
 fn lifecycle(version: &str) -> ClientLifecycleMode {
     if version >= "2026-07-28" {
@@ -218,10 +247,20 @@ async fn conc(peer: &rmcp::Peer<RoleClient>, n: usize, inflight: usize) -> Resul
 }
 
 async fn spawn(cmd: &[String], version: &str) -> Result<Client, String> {
-    let mut c = tokio::process::Command::new(&cmd[0]);
-    c.args(&cmd[1..]);
-    let transport = TokioChildProcess::new(c).map_err(|e| format!("spawn: {e}"))?;
-    ().serve_with_lifecycle(transport, lifecycle(version)).await.map_err(|e| format!("connect: {e}"))
+    // What TokioChildProcess does (AsyncRwTransport over the child's pipes), with the line limit
+    // raised: TokioChildProcess has no setting for it.
+    let mut child = tokio::process::Command::new(&cmd[0])
+        .args(&cmd[1..])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| format!("spawn: {e}"))?;
+    let (stdout, stdin) = (child.stdout.take().ok_or("no stdout")?, child.stdin.take().ok_or("no stdin")?);
+    let transport = AsyncRwTransport::<RoleClient, _, _>::new(stdout, stdin).with_max_line_length(LIMIT);
+    let service =
+        ().serve_with_lifecycle(transport, lifecycle(version)).await.map_err(|e| format!("connect: {e}"))?;
+    Ok(Client { service, _child: child })
 }
 
 async fn drive_stdio(a: &[String]) -> Result<Value, String> {
@@ -235,7 +274,7 @@ async fn drive_stdio(a: &[String]) -> Result<Value, String> {
         let c = spawn(cmd, &version).await?;
         call(c.peer(), "hello").await?;
         startup.push(t.elapsed().as_secs_f64() * 1e3);
-        let _ = c.cancel().await;
+        c.cancel().await;
     }
     let c = spawn(cmd, &version).await?;
     let peer = c.peer().clone();
@@ -251,7 +290,7 @@ async fn drive_stdio(a: &[String]) -> Result<Value, String> {
         call(&peer, &big).await?;
     }
     let payload = json!({"bytes": pbytes, "n": pn, "secs": t.elapsed().as_secs_f64()});
-    let _ = c.cancel().await;
+    c.cancel().await;
     Ok(json!({"protocol": protocol, "startup_ms": startup, "seq": s, "conc": cc, "payload": payload}))
 }
 
@@ -261,7 +300,10 @@ async fn drive_http(a: &[String]) -> Result<Value, String> {
     let inflight: usize = a[3].parse().map_err(|e| format!("{e}"))?;
     let pbytes: usize = a.get(4).map_or(Ok(0), |x| x.parse()).map_err(|e| format!("{e}"))?;
     let pn: usize = a.get(5).map_or(Ok(0), |x| x.parse()).map_err(|e| format!("{e}"))?;
-    let transport = StreamableHttpClientTransport::from_uri(url);
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url);
+    config.max_sse_event_size = LIMIT;
+    config.max_json_response_size = LIMIT;
+    let transport = StreamableHttpClientTransport::from_config(config);
     let c =
         ().serve_with_lifecycle(transport, lifecycle(&version)).await.map_err(|e| format!("connect: {e}"))?;
     let peer = c.peer().clone();
@@ -287,10 +329,12 @@ async fn serve(a: &[String]) -> Result<(), String> {
         let addr = a.get(i + 1).ok_or("--http needs IP:PORT")?;
         let mut config = StreamableHttpServerConfig::default();
         if a.iter().any(|x| x == "--best") {
-            config = config.with_legacy_session_mode(false).with_json_response(true).with_sse_keep_alive(None);
+            config =
+                config.with_legacy_session_mode(false).with_json_response(true).with_sse_keep_alive(None);
         }
         let config = config.with_max_request_body_bytes(64 << 20);
-        let service = StreamableHttpService::new(|| Ok(echo()), Arc::new(LocalSessionManager::default()), config);
+        let service =
+            StreamableHttpService::new(|| Ok(echo()), Arc::new(LocalSessionManager::default()), config);
         let router = axum::Router::new().nest_service("/mcp", service);
         let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| e.to_string())?;
         println!("listening on http://{}/mcp", listener.local_addr().map_err(|e| e.to_string())?);
@@ -301,7 +345,9 @@ async fn serve(a: &[String]) -> Result<(), String> {
             .await
             .map_err(|e| e.to_string())
     } else {
-        let running = echo().serve(rmcp::transport::stdio()).await.map_err(|e| e.to_string())?;
+        let (stdin, stdout) = rmcp::transport::stdio();
+        let transport = AsyncRwTransport::<RoleServer, _, _>::new(stdin, stdout).with_max_line_length(LIMIT);
+        let running = echo().serve(transport).await.map_err(|e| e.to_string())?;
         running.waiting().await.map_err(|e| e.to_string())?;
         Ok(())
     }
