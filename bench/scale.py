@@ -69,7 +69,7 @@ def w11_stdio(h: Any, s: Dict[str, Any], cfg: Dict[str, Any], name: str) -> Dict
     out: Dict[str, Any] = {}
     for size in cfg["w11_sizes"]:
         limit = s.get("w11_limit")
-        if limit and size > limit[0]:
+        if limit and size >= limit[0]:
             out[str(size)] = {"na": limit[1]}
             continue
         mode = s.get("stdio_mode", "stdio")
@@ -86,7 +86,7 @@ def w11_http(h: Any, s: Dict[str, Any], cfg: Dict[str, Any], name: str, config: 
     try:
         for size in cfg["w11_sizes"]:
             limit = s.get("w11_limit")
-            if limit and size > limit[0]:
+            if limit and size >= limit[0]:
                 out[str(size)] = {"na": limit[1]}
                 continue
             cmd = s["driver"] + ["http", srv.url, LEGACY, "0", "1", str(size), str(cfg["w11_reps"])]

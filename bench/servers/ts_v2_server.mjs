@@ -61,7 +61,7 @@ if (at === -1) {
   const options = { maxRequestBodySize: 64 << 20 };
   if (argv.includes('--best')) options.responseMode = 'json';
   handler = createMcpHandler(factory, options);
-  const serve = toNodeHandler(handler);
+  const serve = toNodeHandler(handler, { maxRequestBodySize: 64 << 20 }); // the adapter has its own 4 MiB bound
   const srv = http.createServer((req, res) => {
     serve(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500).end();

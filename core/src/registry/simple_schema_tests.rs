@@ -58,6 +58,7 @@ fn instances() -> Vec<Value> {
         json!({"f": 3}),
         json!({"q": "yes"}),
         json!({"a/b~": "x"}),
+        json!({"a/b~": 5, "~0": [1]}),
         json!([1]),
         json!("str"),
         json!(null),
