@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""bench/harness.py: runs W1-W6 and the raw ceilings for mcpcore and the official SDKs, in
-alternation (round r runs every subject, forward on even rounds and backward on odd ones), and
+"""bench/harness.py: runs W1-W11 and the raw ceilings for mcpcore and the official SDKs, in
+alternation (round r runs every subject, forward on even rounds and backward on odd ones; a peer's
+two HTTP configurations, its defaults and its best documented one, alternate the same way), and
 writes bench/results/<date>.json and bench/RESULTS.md. Started by bench/run, which installs and
 builds everything first and passes the paths in the environment (see bench/run). Standard library
-only. Loopback only; every child process has a timeout and is killed at the end.
+only. Loopback only; every child process has a timeout and is killed at the end. The scale
+workloads W9-W11 live in scale.py.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import json
 import os
 import platform
 import re
+import resource
 import signal
 import socket
 import statistics
@@ -25,12 +28,16 @@ import urllib.request
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
+import report
+import scale
+
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 LEGACY, MODERN = "2025-11-25", "2026-07-28"
 STDIO_VERSION = LEGACY  # every peer (TS SDK v1 included) speaks it on stdio
 
 CHILDREN: List[subprocess.Popen] = []
+RBIN = Path(".")  # the Rust binaries (set by main)
 
 
 def log(*a: Any) -> None:
@@ -45,10 +52,16 @@ class Fail(Exception):
 
 
 def subjects(env: Dict[str, str]) -> Dict[str, Dict[str, Any]]:
-    """Every server+client pair. `driver` takes the driver format (bench/drivers/_common.py)."""
+    """Every server+client pair. `driver` takes the driver format (bench/drivers/_common.py).
+    `http` serves W2/W4 with the peer's defaults, `http_best` with its best documented
+    configuration (`best` names the exact settings). `scale_http(addr, best, catalogue)` and
+    `scale_stdio` are the servers of W9-W11 (the same tools plus `touch` and the catalogue)."""
     rbin, py, node = Path(env["BENCH_RUST_BIN"]), env["BENCH_PYTHON"], env.get("BENCH_NODE", "node")
     rmcp = env.get("BENCH_RMCP_BIN", "")
-    d = BENCH / "drivers"
+    d, sv = BENCH / "drivers", BENCH / "servers"
+    flags = lambda best, cat: (["--best"] if best else []) + (["--catalogue"] if cat else [])  # noqa: E731
+    binding_frame = (16 << 20, "the binding's stdio/HTTP client frame limit is a fixed 16 MiB")
+    stateless = "stateless: no sessions, so no GET stream"
     return {
         "raw": {
             "label": "raw ceiling (serde_json lines / hyper fixed reply)",
@@ -57,6 +70,7 @@ def subjects(env: Dict[str, str]) -> Dict[str, Dict[str, Any]]:
             "http": lambda a: [str(rbin / "raw_http_echo"), a],
             "driver": [str(rbin / "mcpcore_driver")],
             "stdio_mode": "raw-stdio",
+            "scale_stdio": [str(rbin / "raw_stdio_echo")],
         },
         "mcpcore-rust": {
             "label": "mcpcore (Rust tool, Rust client)",
@@ -64,13 +78,22 @@ def subjects(env: Dict[str, str]) -> Dict[str, Dict[str, Any]]:
             "stdio": [str(rbin / "echo_server")],
             "http": lambda a: [str(rbin / "echo_server"), "--http", a],
             "driver": [str(rbin / "mcpcore_driver")],
+            "scale_http": lambda a, best, cat: [str(rbin / "bench_server"), "--http", a] + flags(False, cat),
+            "scale_stdio": [str(rbin / "bench_server")],
         },
         "rmcp": {
             "label": "rmcp 3.11.0 (official Rust SDK)",
             "lang": "rust",
             "stdio": [rmcp, "server"],
             "http": lambda a: [rmcp, "server", "--http", a],
+            "http_best": lambda a: [rmcp, "server", "--http", a, "--best"],
+            "defaults": "StreamableHttpServerConfig::default() (stateful sessions, SSE answers, 15 s keep-alive)",
+            "best": "StreamableHttpServerConfig::default().with_legacy_session_mode(false).with_json_response(true)"
+                    ".with_sse_keep_alive(None)",
             "driver": [rmcp],
+            "scale_http": lambda a, best, cat: [rmcp, "server", "--http", a] + flags(best, cat),
+            "scale_stdio": [rmcp, "server"],
+            "w10_na": {"legacy@best": stateless},
         },
         "mcpcore-python": {
             "label": "mcpcore Python (tool and client in Python)",
@@ -78,61 +101,89 @@ def subjects(env: Dict[str, str]) -> Dict[str, Dict[str, Any]]:
             "stdio": [py, str(ROOT / "examples/python/echo_server.py")],
             "http": lambda a: [py, str(ROOT / "examples/python/echo_server.py"), "--http", a],
             "driver": [py, str(d / "py_mcpcore.py")],
+            "scale_http": lambda a, best, cat: [py, str(sv / "py_mcpcore_server.py"), "--http", a] + flags(False, cat),
+            "scale_stdio": [py, str(sv / "py_mcpcore_server.py")],
+            "w11_limit": binding_frame,
         },
         "python-sdk": {
             "label": "mcp 2.3.0 (official Python SDK)",
             "lang": "python",
             "stdio": [py, str(ROOT / "tests/interop/python/sdk_server.py")],
-            "http": lambda a: [py, str(ROOT / "tests/interop/python/sdk_http_server.py"), "--port", a.rsplit(":", 1)[1]],
+            "http": lambda a: [py, str(sv / "py_sdk_server.py"), "--http", a],
+            "http_best": lambda a: [py, str(sv / "py_sdk_server.py"), "--http", a, "--best"],
+            "defaults": "Server.streamable_http_app() (dual-era, stateful legacy sessions, SSE answers)",
+            "best": "Server.streamable_http_app(stateless_http=True, json_response=True)",
             "driver": [py, str(d / "py_sdk.py")],
+            "scale_http": lambda a, best, cat: [py, str(sv / "py_sdk_server.py"), "--http", a] + flags(best, cat),
+            "scale_stdio": [py, str(sv / "py_sdk_server.py")],
+            "w10_na": {"legacy@best": stateless},
         },
         "mcpcore-node": {
             "label": "mcpcore Node (tool and client in JS)",
             "lang": "node",
-            "stdio": [node, str(BENCH / "servers/node_mcpcore_server.mjs")],
-            "http": lambda a: [node, str(BENCH / "servers/node_mcpcore_server.mjs"), "--http", a],
+            "stdio": [node, str(sv / "node_mcpcore_server.mjs")],
+            "http": lambda a: [node, str(sv / "node_mcpcore_server.mjs"), "--http", a],
             "driver": [node, str(d / "node_mcpcore.mjs")],
+            "scale_http": lambda a, best, cat: [node, str(sv / "node_mcpcore_server.mjs"), "--http", a] + flags(False, cat),
+            "scale_stdio": [node, str(sv / "node_mcpcore_server.mjs")],
+            "w11_limit": binding_frame,
+            "w2_twice": True,
         },
         "ts-v2": {
             "label": "TypeScript SDK v2 2.4.0 (official)",
             "lang": "node",
-            "stdio": [node, str(BENCH / "servers/ts_v2_server.mjs")],
-            "http": lambda a: [node, str(BENCH / "servers/ts_v2_server.mjs"), "--http", a],
+            "stdio": [node, str(sv / "ts_v2_server.mjs")],
+            "http": lambda a: [node, str(sv / "ts_v2_server.mjs"), "--http", a],
+            "http_best": lambda a: [node, str(sv / "ts_v2_server.mjs"), "--http", a, "--best"],
+            "defaults": "createMcpHandler(factory) (responseMode 'auto'; legacy leg stateless, SSE answers)",
+            "best": "createMcpHandler(factory, { responseMode: 'json' })",
             "driver": [node, str(d / "ts_v2.mjs")],
+            "scale_http": lambda a, best, cat: [node, str(sv / "ts_v2_server.mjs"), "--http", a] + flags(best, cat),
+            "scale_stdio": [node, str(sv / "ts_v2_server.mjs")],
+            "w10_na": {"legacy@defaults": "legacy leg is stateless: GET is 405", "legacy@best": "legacy leg is stateless: GET is 405"},
         },
         "ts-v1": {
             "label": "TypeScript SDK v1 1.32.2 (official)",
             "lang": "node",
-            "stdio": [node, str(BENCH / "servers/ts_v1_server.mjs")],
-            "http": lambda a: [node, str(BENCH / "servers/ts_v1_server.mjs"), "--http", a],
+            "stdio": [node, str(sv / "ts_v1_server.mjs")],
+            "http": lambda a: [node, str(sv / "ts_v1_server.mjs"), "--http", a],
+            "http_best": lambda a: [node, str(sv / "ts_v1_server.mjs"), "--http", a, "--best"],
+            "defaults": "StreamableHTTPServerTransport({ sessionIdGenerator }) per session (SSE answers)",
+            "best": "the same with enableJsonResponse: true",
             "driver": [node, str(d / "ts_v1.mjs")],
+            "scale_http": lambda a, best, cat: [node, str(sv / "ts_v1_server.mjs"), "--http", a] + flags(best, cat),
+            "scale_stdio": [node, str(sv / "ts_v1_server.mjs")],
             "no_modern": "n/a (not supported by peer v1.32.2: initialize-based lineage only)",
+            "w10_na": {"modern@defaults": "no 2026-07-28", "modern@best": "no 2026-07-28"},
         },
     }
 
 
-# Pairs whose ratio is reported: (ours, theirs).
-PAIRS = [
-    ("mcpcore-rust", "rmcp"),
-    ("mcpcore-rust", "raw"),
-    ("mcpcore-python", "python-sdk"),
-    ("mcpcore-node", "ts-v2"),
-    ("mcpcore-node", "ts-v1"),
-]
+def configs(s: Dict[str, Any]) -> List[str]:
+    """The HTTP configurations a subject runs: a peer's defaults and its best; mcpcore one."""
+    return ["defaults", "best"] if "http_best" in s else ["defaults"]
+
 
 # ---------------------------------------------------------------- processes
 
 
 def run_json(cmd: List[str], timeout: float, what: str) -> Dict[str, Any]:
+    """Runs a driver in its own process group (a timeout kills the servers it spawned too)."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=BENCH / "drivers",
+                         stdin=subprocess.DEVNULL, start_new_session=True)
+    CHILDREN.append(p)
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=BENCH / "drivers", stdin=subprocess.DEVNULL)
+        out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        stop(p)
         raise Fail(f"{what}: timed out after {timeout:.0f}s")
+    finally:
+        CHILDREN.remove(p)
     if p.returncode != 0:
-        raise Fail(f"{what}: exit {p.returncode}: {p.stderr.strip()[-1500:]}")
-    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
+        raise Fail(f"{what}: exit {p.returncode}: {err.strip()[-1500:]}")
+    lines = [ln for ln in out.splitlines() if ln.startswith("{")]
     if not lines:
-        raise Fail(f"{what}: no JSON output: {p.stdout[-500:]} {p.stderr[-500:]}")
+        raise Fail(f"{what}: no JSON output: {out[-500:]} {err[-500:]}")
     return json.loads(lines[-1])
 
 
@@ -162,17 +213,24 @@ def rss_mb(pid: int) -> float:
 
 
 class HttpServer:
-    def __init__(self, cmd_for, name: str):
+    """A server under test on a free loopback port. `wait=False` returns right after spawning
+    (W9 times start-up from `spawned`, wall-clock seconds)."""
+
+    def __init__(self, cmd_for, name: str, wait: bool = True):
         self.port = free_port()
         self.addr = f"127.0.0.1:{self.port}"
         self.url = f"http://{self.addr}/mcp"
         self.name = name
         self.err = tempfile.TemporaryFile()
+        cmd = cmd_for(self.addr)
+        self.spawned = time.time()
         self.proc = subprocess.Popen(
-            cmd_for(self.addr), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.err, start_new_session=True,
+            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.err, start_new_session=True,
             cwd=BENCH / "servers",
         )
         CHILDREN.append(self.proc)
+        if not wait:
+            return
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -323,38 +381,57 @@ def stdio_workload(s: Dict[str, Any], cfg: Dict[str, Any], name: str) -> Dict[st
     return run_json(cmd, cfg["timeout"], f"{name} stdio")
 
 
-def http_workload(s: Dict[str, Any], cfg: Dict[str, Any], name: str) -> Dict[str, Any]:
-    srv = HttpServer(s["http"], name)
+def http_workload(s: Dict[str, Any], cfg: Dict[str, Any], name: str, config: str = "defaults") -> Dict[str, Any]:
+    srv = HttpServer(s["http" if config == "defaults" else "http_best"], name)
     out: Dict[str, Any] = {}
     try:
         time.sleep(0.3)  # let the server settle before the idle reading
         out["rss_idle_mb"] = rss_mb(srv.proc.pid)
-        versions = [MODERN] if name == "raw" else [LEGACY, MODERN]
-        for v in versions:
-            if v == MODERN and s.get("no_modern"):
-                out[f"wrk_{v}"] = {"na": s["no_modern"]}
-                continue
-            if name == "raw":
-                headers, pre, post_ = {"Content-Type": "application/json"}, '{"jsonrpc":"2.0","id":', ',"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}'
-            else:
-                headers, pre, post_ = wire_request(srv.url, v)
-            w = run_wrk(srv.url, headers, pre, post_, cfg["wrk_secs"], cfg["wrk_conns"])
-            if w["failed"]:
-                raise Fail(f"{name} wrk {v}: {w['failed']} failed requests of {w['requests']}: {w.get('failed_sample', '')}")
-            out[f"wrk_{v}"] = w
-        if name != "raw":
-            for v in [LEGACY, MODERN]:
-                if v == MODERN and s.get("no_modern"):
-                    out[f"client_{v}"] = {"na": s["no_modern"]}
-                    continue
-                cmd = s["driver"] + ["http", srv.url, v, str(cfg["n_http"]), "16"]
-                out[f"client_{v}"] = run_json(cmd, cfg["timeout"], f"{name} http client {v}")
+        w2(s, cfg, name, srv, out)
         out["rss_after_mb"] = rss_mb(srv.proc.pid)
+        if s.get("w2_twice"):  # the Node target: no growth from one W2 run to the next
+            w2(s, cfg, name, srv, {})
+            out["rss_after2_mb"] = rss_mb(srv.proc.pid)
         if srv.proc.poll() is not None:
             raise Fail(f"{name} HTTP server died: {srv.stderr()}")
     finally:
         srv.stop()
     return out
+
+
+def w2(s: Dict[str, Any], cfg: Dict[str, Any], name: str, srv: HttpServer, out: Dict[str, Any]) -> None:
+    """W2 on a running server: wrk in each lineage, then the SDK's own client."""
+    versions = [MODERN] if name == "raw" else [LEGACY, MODERN]
+    for v in versions:
+        if v == MODERN and s.get("no_modern"):
+            out[f"wrk_{v}"] = {"na": s["no_modern"]}
+            continue
+        if name == "raw":
+            headers, pre, post_ = {"Content-Type": "application/json"}, '{"jsonrpc":"2.0","id":', ',"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}'
+        else:
+            headers, pre, post_ = wire_request(srv.url, v)
+        w = run_wrk(srv.url, headers, pre, post_, cfg["wrk_secs"], cfg["wrk_conns"])
+        if w["failed"]:
+            raise Fail(f"{name} wrk {v}: {w['failed']} failed requests of {w['requests']}: {w.get('failed_sample', '')}")
+        out[f"wrk_{v}"] = w
+    if name != "raw":
+        for v in [LEGACY, MODERN]:
+            if v == MODERN and s.get("no_modern"):
+                out[f"client_{v}"] = {"na": s["no_modern"]}
+                continue
+            cmd = s["driver"] + ["http", srv.url, v, str(cfg["n_http"]), "16"]
+            out[f"client_{v}"] = run_json(cmd, cfg["timeout"], f"{name} http client {v}")
+
+
+def bare_node_mb(node: str) -> Optional[float]:
+    """RSS of a bare `node` idling (the floor of the Node W4 target)."""
+    p = subprocess.Popen([node, "-e", "setTimeout(() => {}, 60000)"], start_new_session=True)
+    CHILDREN.append(p)
+    try:
+        time.sleep(0.5)
+        return rss_mb(p.pid)
+    finally:
+        stop(p)
 
 
 def w6_workload(s: Dict[str, Any], cfg: Dict[str, Any], name: str, rbin: Path) -> Dict[str, Any]:
@@ -374,7 +451,8 @@ def med(xs: List[float]) -> Optional[Dict[str, float]]:
 
 
 def metrics(r: Dict[str, Any]) -> Dict[str, Optional[float]]:
-    """Flat metrics of one subject in one round (None when not run or n/a)."""
+    """Flat metrics of one subject in one round (None when not run or n/a). Keys of HTTP and
+    scale workloads end in @defaults or @best (the configuration); stdio has one configuration."""
     m: Dict[str, Optional[float]] = {}
     st = r.get("stdio")
     if st:
@@ -385,18 +463,23 @@ def metrics(r: Dict[str, Any]) -> Dict[str, Optional[float]]:
         p = st["payload"]
         m["w3_mbs"] = p["bytes"] * p["n"] / p["secs"] / 1e6 if p["n"] else None
         m["w5_ms"] = statistics.median(st["startup_ms"]) if st["startup_ms"] else None
-    h = r.get("http")
-    if h:
-        m["w4_idle_mb"] = h["rss_idle_mb"]
-        m["w4_after_mb"] = h["rss_after_mb"]
+    for config, h in (r.get("http") or {}).items():
+        at = f"@{config}"
+        m["w4_idle_mb" + at] = h["rss_idle_mb"]
+        m["w4_after_mb" + at] = h["rss_after_mb"]
+        if "rss_after2_mb" in h:
+            m["w4_after2_mb" + at] = h["rss_after2_mb"]
         for v in (LEGACY, MODERN):
             w = h.get(f"wrk_{v}")
-            m[f"w2_wrk_{v}"] = w.get("rps") if w else None
+            m[f"w2_wrk_{v}" + at] = w.get("rps") if w else None
             c = h.get(f"client_{v}")
-            m[f"w2_cseq_{v}"] = c["seq"]["n"] / c["seq"]["secs"] if c and "seq" in c else None
-            m[f"w2_cconc_{v}"] = c["conc"]["n"] / c["conc"]["secs"] if c and "conc" in c else None
+            m[f"w2_cseq_{v}" + at] = c["seq"]["n"] / c["seq"]["secs"] if c and "seq" in c else None
+            m[f"w2_cconc_{v}" + at] = c["conc"]["n"] / c["conc"]["secs"] if c and "conc" in c else None
+    if r.get("node_bare_mb"):
+        m["node_bare_mb"] = r["node_bare_mb"]
     if r.get("w6"):
         m["w6_us"] = r["w6"]["us_per_call"]
+    scale.metrics(r, m)
     return m
 
 
@@ -409,27 +492,87 @@ def fmt(x: Optional[Dict[str, float]], digits: int = 0, scale: float = 1.0) -> s
     return f"{f(x['median'])} ({f(x['min'])}–{f(x['max'])})"
 
 
+PHASES = ("stdio", "http", "w6", "w9", "w10", "w11")
+
+
+def run_phase(phase: str, s: Dict[str, Any], cfg: Dict[str, Any], name: str, res: Dict[str, Any], r: int, env: Dict[str, str]) -> None:
+    """One phase of one subject in round r (both configurations, in alternating order)."""
+    confs = configs(s) if r % 2 == 0 else configs(s)[::-1]
+    if phase == "stdio":
+        res["stdio"] = stdio_workload(s, cfg, name)
+    elif phase == "http":
+        res["http"] = {c: http_workload(s, cfg, name, c) for c in confs}
+        if name == "mcpcore-node":
+            res["node_bare_mb"] = bare_node_mb(env.get("BENCH_NODE", "node"))
+    elif phase == "w6":
+        res["w6"] = w6_workload(s, cfg, name, RBIN)
+    elif phase == "w9":
+        res["w9"] = {c: scale.w9(sys.modules[__name__], s, cfg, name, c) for c in confs}
+        if name == "mcpcore-rust":
+            res["w9_register"] = scale.w9_register(sys.modules[__name__], cfg)
+    elif phase == "w10":
+        res["w10"] = {c: scale.w10(sys.modules[__name__], s, cfg, name, c) for c in confs}
+    elif phase == "w11":
+        if s.get("scale_stdio"):
+            res["w11_stdio"] = scale.w11_stdio(sys.modules[__name__], s, cfg, name)
+        res["w11_http"] = {c: scale.w11_http(sys.modules[__name__], s, cfg, name, c) for c in confs}
+
+
+def applies(phase: str, name: str, s: Dict[str, Any]) -> bool:
+    if phase == "w6":
+        return name.startswith("mcpcore-")
+    if phase in ("w9", "w10"):
+        return bool(s.get("scale_http"))
+    return True
+
+
+def raise_fd_limit() -> str:
+    """W10 holds 1,000+ sockets in one server and one client: lift the soft limit to the hard one."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = hard if hard != resource.RLIM_INFINITY else 65536
+    if soft < want:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+            soft = want
+        except (ValueError, OSError) as e:
+            log(f"could not raise the file-descriptor limit from {soft}: {e}")
+    return str(soft)
+
+
 def main() -> int:
+    global RBIN
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="small N, 1 round, short wrk: proves it works")
     ap.add_argument("--rounds", type=int, default=None)
     ap.add_argument("--only", default="", help="comma-separated subjects")
+    ap.add_argument("--phases", default=",".join(PHASES), help="comma-separated phases: " + ",".join(PHASES))
+    ap.add_argument("--tiny", action="store_true",
+                    help="the smallest N of every workload, one wrk second: a structure check (without --quick: W11 up to 16 MiB)")
+    ap.add_argument("--streams", type=int, default=None, help="W10: streams per server")
     ap.add_argument("--label", default="release")
     ap.add_argument("--out", default=str(BENCH / "RESULTS.md"))
     args = ap.parse_args()
     env = dict(os.environ)
-    cfg = dict(n=2000, n_http=1000, payload=1 << 20, payload_n=20, starts=5, wrk_secs=10, wrk_conns=32, rounds=3, timeout=300)
+    cfg = dict(n=2000, n_http=1000, payload=1 << 20, payload_n=20, starts=5, wrk_secs=10, wrk_conns=32, rounds=3, timeout=300,
+               w9_rounds=5, w10_streams=1000, w11_sizes=scale.SIZES_FULL, w11_reps=5)
     if args.quick:
-        cfg.update(n=50, n_http=30, payload_n=2, starts=1, wrk_secs=1, rounds=1, timeout=120)
+        cfg.update(n=50, n_http=30, payload_n=2, starts=1, wrk_secs=1, rounds=1, timeout=120,
+                   w9_rounds=1, w10_streams=20, w11_sizes=scale.SIZES_QUICK, w11_reps=1)
+    if args.tiny:
+        cfg.update(n=5, n_http=5, payload_n=1, starts=1, wrk_secs=1, w9_rounds=1, w10_streams=3, w11_reps=1)
+    if args.streams:
+        cfg["w10_streams"] = args.streams
     if args.rounds:
         cfg["rounds"] = args.rounds
+    cfg["fd_limit"] = raise_fd_limit()
+    phases = [p for p in PHASES if p in args.phases.split(",")]
     subs = subjects(env)
     if not env.get("BENCH_RMCP_BIN"):
         subs.pop("rmcp")
     if args.only:
         keep = set(args.only.split(","))
         subs = {k: v for k, v in subs.items() if k in keep}
-    rbin = Path(env["BENCH_RUST_BIN"])
+    RBIN = Path(env["BENCH_RUST_BIN"])
     started = dt.datetime.now(dt.timezone.utc)
     load_before = os.getloadavg()
     rounds: List[Dict[str, Dict[str, Any]]] = []
@@ -438,60 +581,35 @@ def main() -> int:
     for r in range(cfg["rounds"]):
         order = names if r % 2 == 0 else names[::-1]
         res: Dict[str, Dict[str, Any]] = {n: {} for n in names}
-        for phase in ("stdio", "http", "w6"):
+        for phase in phases:
             for name in order:
                 s = subs[name]
-                if phase == "w6" and not name.startswith("mcpcore-"):
+                if not applies(phase, name, s):
                     continue
                 log(f"[round {r + 1}/{cfg['rounds']}] {phase:5} {name}")
                 try:
-                    if phase == "stdio":
-                        res[name]["stdio"] = stdio_workload(s, cfg, name)
-                    elif phase == "http":
-                        res[name]["http"] = http_workload(s, cfg, name)
-                    else:
-                        res[name]["w6"] = w6_workload(s, cfg, name, rbin)
+                    run_phase(phase, s, cfg, name, res[name], r, env)
                 except Fail as e:
                     log(f"  FAILED: {e}")
                     errors.append(f"round {r + 1} {phase} {name}: {e}")
         rounds.append(res)
     finished = dt.datetime.now(dt.timezone.utc)
     per_round = [{n: metrics(res[n]) for n in names} for res in rounds]
-    summary = {n: {k: med([pr[n].get(k) for pr in per_round]) for k in per_round[0][n]} for n in names} if per_round else {}
-    ratios: Dict[str, Dict[str, Any]] = {}
-    for ours, theirs in PAIRS:
-        if ours not in names or theirs not in names:
-            continue
-        keys = set(per_round[0][ours]) & set(per_round[0][theirs])
-        rr: Dict[str, Any] = {}
-        for k in sorted(keys):
-            vals = []
-            for pr in per_round:
-                a, b = pr[ours].get(k), pr[theirs].get(k)
-                if a and b:
-                    lower_better = k.endswith(("_p50", "_p99", "_ms", "_mb", "_us"))
-                    vals.append(b / a if lower_better else a / b)
-            rr[k] = med(vals)
-        ratios[f"{ours} vs {theirs}"] = rr
-    # W6: µs added by the host callback = per-call time with a Python/JS tool minus the Rust tool, per round
-    w6 = {}
-    for lang in ("python", "node"):
-        vals = []
-        for pr in per_round:
-            a, b = pr.get(f"mcpcore-{lang}", {}).get("w6_us"), pr.get("mcpcore-rust", {}).get("w6_us")
-            if a is not None and b is not None:
-                vals.append(a - b)
-        w6[lang] = med(vals)
+    keys = {n: sorted({k for pr in per_round for k in pr[n]}) for n in names}
+    summary = {n: {k: med([pr[n].get(k) for pr in per_round]) for k in keys[n]} for n in names}
     info = machine_info(env)
     info.update(started=started.isoformat(timespec="seconds"), finished=finished.isoformat(timespec="seconds"),
-                load_before=load_before, load_after=os.getloadavg(), config=cfg, label=args.label, quick=args.quick)
-    doc = {"info": info, "rounds": rounds, "metrics_per_round": per_round, "summary": summary, "ratios": ratios,
-           "w6_added_us": w6, "errors": errors, "subjects": {n: subs[n]["label"] for n in names}}
+                load_before=load_before, load_after=os.getloadavg(), config=cfg, label=args.label, quick=args.quick,
+                phases=phases)
+    doc = {"info": info, "rounds": rounds, "metrics_per_round": per_round, "summary": summary,
+           "ratios": report.ratios(per_round, names), "w6_added_us": report.w6_added(per_round), "errors": errors,
+           "subjects": {n: subs[n]["label"] for n in names},
+           "configurations": {n: {"defaults": subs[n].get("defaults", "its defaults"), "best": subs[n].get("best")} for n in names}}
     outdir = BENCH / "results"
     outdir.mkdir(exist_ok=True)
     stem = started.strftime("%Y-%m-%dT%H%M%SZ") + ("-quick" if args.quick else "")
     (outdir / f"{stem}.json").write_text(json.dumps(doc, indent=1))
-    md = render(doc, names, subs)
+    md = report.render(doc, names, subs)
     if not args.quick or args.out != str(BENCH / "RESULTS.md"):
         Path(args.out).write_text(md)
     print(md)
@@ -531,142 +649,6 @@ def machine_info(env: Dict[str, str]) -> Dict[str, Any]:
         "peers": {"mcp (Python SDK)": "2.3.0", "@modelcontextprotocol/server+client": "2.4.0", "@modelcontextprotocol/node": "2.1.2",
                   "@modelcontextprotocol/sdk": "1.32.2", "rmcp": "3.11.0"},
     }
-
-
-def render(doc: Dict[str, Any], names: List[str], subs: Dict[str, Any]) -> str:
-    i, s, ratios = doc["info"], doc["summary"], doc["ratios"]
-    cfg = i["config"]
-    L: List[str] = []
-    title = "# mcpcore benchmarks vs the official MCP SDKs"
-    if i["quick"]:
-        title += f" — {i['label']}, QUICK: proves it works, not a measurement"
-    L += [title, ""]
-    L += [f"Run {i['started']} → {i['finished']} (UTC); {i['cpu']}, {i['cores']} cores, {i['memory']}; Linux {i['kernel']}; "
-          f"load average before {i['load_before'][0]:.2f} / after {i['load_after'][0]:.2f} (1 min). "
-          f"{i['rustc']}; {i['python']}; Node {i['node']}; {i['wrk']}. mcpcore {i['mcpcore']} ({i['build']}). "
-          "Peers: " + ", ".join(f"{k} {v}" for k, v in i["peers"].items()) + ".", ""]
-    L += [f"Method: {cfg['rounds']} round(s); every round runs every subject (forward on even rounds, backward on odd), "
-          "so pairs alternate A B … B A; cells are the median over rounds (min–max); ratios are taken pair by pair within a round, "
-          f"then the median. Each peer runs its own server and its own client. stdio: lineage {STDIO_VERSION} (every peer speaks it), "
-          f"N={cfg['n']} sequential calls, then N with 8 in flight; W3: {cfg['payload'] >> 20} MiB text echoed {cfg['payload_n']}× "
-          f"(MB/s of payload one way); W5: spawn → first successful tools/call, median of {cfg['starts']} starts. "
-          f"HTTP on 127.0.0.1: wrk -t2 -c{cfg['wrk_conns']} -d{cfg['wrk_secs']}s with a tools/call echo POST (unique ids, every reply "
-          "checked for a result: failed requests abort the cell), 2025-11-25 on one session after initialize, 2026-07-28 stateless "
-          f"with _meta and Mcp-* headers; then the SDK's own client: {cfg['n_http']} sequential calls and {cfg['n_http']} with 16 in flight. "
-          "W4: RSS of the HTTP server idle (just started) and after W2.", ""]
-    rows = [n for n in names]
-
-    def table(header: List[str], cells) -> None:
-        L.append("| " + " | ".join(header) + " |")
-        L.append("|" + "---|" * len(header))
-        for n in rows:
-            c = cells(n)
-            if c is not None:
-                L.append("| " + " | ".join([subs[n]["label"]] + c) + " |")
-        L.append("")
-
-    g = lambda n, k: s.get(n, {}).get(k)  # noqa: E731
-    L += ["## W1 stdio (calls/s; latency µs)", ""]
-    table(["subject", "sequential calls/s", "seq p50 / p99 µs", "8 in flight calls/s", "8-in-flight p50 / p99 µs"],
-          lambda n: [fmt(g(n, "w1_seq_cps")), f"{fmt(g(n, 'w1_seq_p50'))} / {fmt(g(n, 'w1_seq_p99'))}",
-                     fmt(g(n, "w1_conc_cps")), f"{fmt(g(n, 'w1_conc_p50'))} / {fmt(g(n, 'w1_conc_p99'))}"])
-    L += ["## W2 HTTP: server capacity under wrk (requests/s, all checked)", ""]
-
-    def wrkcell(n: str, v: str) -> str:
-        rr = doc["rounds"][0].get(n, {}).get("http", {}).get(f"wrk_{v}", {})
-        if rr.get("na"):
-            return rr["na"]
-        if n == "raw" and v == LEGACY:
-            return "(same fixed reply)"
-        return fmt(g(n, f"w2_wrk_{v}"))
-
-    table(["subject", f"{LEGACY} req/s", f"{MODERN} req/s"], lambda n: [wrkcell(n, LEGACY), wrkcell(n, MODERN)])
-    L += ["## W2 HTTP: the SDK's own client (calls/s)", ""]
-
-    def ccell(n: str, k: str, v: str) -> str:
-        rr = doc["rounds"][0].get(n, {}).get("http", {}).get(f"client_{v}", {})
-        return rr["na"] if rr.get("na") else fmt(g(n, f"{k}_{v}"))
-
-    table(["subject", f"{LEGACY} sequential", f"{LEGACY} 16 in flight", f"{MODERN} sequential", f"{MODERN} 16 in flight"],
-          lambda n: None if n == "raw" else [ccell(n, "w2_cseq", LEGACY), ccell(n, "w2_cconc", LEGACY), ccell(n, "w2_cseq", MODERN), ccell(n, "w2_cconc", MODERN)])
-    L += ["## W3 payload, W4 memory, W5 start-up", ""]
-    table(["subject", "W3 1 MiB echo MB/s", "W4 RSS idle MB", "W4 RSS after W2 MB", "W5 start-up ms"],
-          lambda n: [fmt(g(n, "w3_mbs")), fmt(g(n, "w4_idle_mb"), 1), fmt(g(n, "w4_after_mb"), 1), fmt(g(n, "w5_ms"), 1)])
-    L += ["## W6 binding overhead (the same echo tool served by mcpcore, one Rust client, stdio, sequential)", ""]
-    L += ["| tool written in | µs per call | µs added by the host callback |", "|---|---|---|"]
-    for lang, label in (("rust", "Rust"), ("python", "Python"), ("node", "JS (Node)")):
-        n = f"mcpcore-{lang}"
-        if n in names:
-            added = "0 (reference)" if lang == "rust" else fmt(doc["w6_added_us"].get(lang), 1)
-            L.append(f"| {label} | {fmt(g(n, 'w6_us'), 1)} | {added} |")
-    L.append("")
-    L += ["## Ratios (median of per-round ratios; >1 means mcpcore is better: faster, or smaller for memory/latency/start-up)", ""]
-    keys = [("w1_seq_cps", "W1 seq"), ("w1_conc_cps", "W1 8-flight"), (f"w2_wrk_{LEGACY}", "W2 server 2025"), (f"w2_wrk_{MODERN}", "W2 server 2026"),
-            (f"w2_cseq_{LEGACY}", "W2 client seq 2025"), (f"w2_cconc_{LEGACY}", "W2 client 16 2025"), (f"w2_cseq_{MODERN}", "W2 client seq 2026"),
-            (f"w2_cconc_{MODERN}", "W2 client 16 2026"), ("w3_mbs", "W3"), ("w4_idle_mb", "W4 idle"), ("w4_after_mb", "W4 after"), ("w5_ms", "W5")]
-    L.append("| pair | " + " | ".join(k[1] for k in keys) + " |")
-    L.append("|" + "---|" * (len(keys) + 1))
-    for pair, rr in ratios.items():
-        cells = []
-        for k, _ in keys:
-            x = rr.get(k)
-            cells.append(f"{x['median']:.2f}×" + (f" ({x['min']:.2f}–{x['max']:.2f})" if x and x["n"] > 1 else "") if x else "—")
-        L.append(f"| {pair} | " + " | ".join(cells) + " |")
-    L.append("")
-    L += targets(doc, names)
-    if doc["errors"]:
-        L += ["## Errors", ""] + [f"- {e}" for e in doc["errors"]] + [""]
-    return "\n".join(L)
-
-
-def targets(doc: Dict[str, Any], names: List[str]) -> List[str]:
-    s, ratios = doc["summary"], doc["ratios"]
-    out = ["## Targets (issue 8)", "", "| target | measured | met |", "|---|---|---|"]
-
-    def val(n: str, k: str) -> Optional[float]:
-        x = s.get(n, {}).get(k)
-        return x["median"] if x else None
-
-    def ratio(pair: str, k: str) -> Optional[float]:
-        x = ratios.get(pair, {}).get(k)
-        return x["median"] if x else None
-
-    def row(what: str, x: Optional[float], ok, unit: str = "") -> None:
-        if x is None:
-            out.append(f"| {what} | — | — |")
-        else:
-            out.append(f"| {what} | {x:,.2f}{unit} | {'yes' if ok(x) else 'NO'} |")
-
-    rr = "mcpcore-rust vs rmcp"
-    row("Rust W1 seq ≥ 3× rmcp", ratio(rr, "w1_seq_cps"), lambda x: x >= 3, "×")
-    row("Rust W1 8-in-flight ≥ 3× rmcp", ratio(rr, "w1_conc_cps"), lambda x: x >= 3, "×")
-    for v in (LEGACY, MODERN):
-        row(f"Rust W2 server {v} ≥ 1.5× rmcp", ratio(rr, f"w2_wrk_{v}"), lambda x: x >= 1.5, "×")
-        a, b = val("mcpcore-rust", f"w2_wrk_{v}"), val("raw", f"w2_wrk_{MODERN}")
-        row(f"Rust W2 server {v} ≥ 65% of raw hyper", a / b * 100 if a and b else None, lambda x: x >= 65, "%")
-    row("Rust W3 ≥ 200 MB/s", val("mcpcore-rust", "w3_mbs"), lambda x: x >= 200, " MB/s")
-    row("Rust W4 idle ≤ 4 MB", val("mcpcore-rust", "w4_idle_mb"), lambda x: x <= 4, " MB")
-    row("Rust W5 ≤ 3 ms", val("mcpcore-rust", "w5_ms"), lambda x: x <= 3, " ms")
-    pr = "mcpcore-python vs python-sdk"
-    for k, what in (("w1_seq_cps", "W1 seq"), ("w1_conc_cps", "W1 8-in-flight"), (f"w2_wrk_{LEGACY}", "W2 server 2025-11-25"),
-                    (f"w2_wrk_{MODERN}", "W2 server 2026-07-28"), (f"w2_cseq_{LEGACY}", "W2 client seq 2025-11-25"),
-                    (f"w2_cconc_{LEGACY}", "W2 client 16 2025-11-25"), (f"w2_cseq_{MODERN}", "W2 client seq 2026-07-28"),
-                    (f"w2_cconc_{MODERN}", "W2 client 16 2026-07-28")):
-        row(f"Python {what} ≥ 10× Python SDK", ratio(pr, k), lambda x: x >= 10, "×")
-    row("Python W4 idle ≤ 25 MB", val("mcpcore-python", "w4_idle_mb"), lambda x: x <= 25, " MB")
-    row("Python W5 ≤ 100 ms", val("mcpcore-python", "w5_ms"), lambda x: x <= 100, " ms")
-    nr = "mcpcore-node vs ts-v2"
-    for k, what in (("w1_seq_cps", "W1 seq"), ("w1_conc_cps", "W1 8-in-flight"), (f"w2_wrk_{LEGACY}", "W2 server 2025-11-25"),
-                    (f"w2_wrk_{MODERN}", "W2 server 2026-07-28"), (f"w2_cseq_{LEGACY}", "W2 client seq 2025-11-25"),
-                    (f"w2_cconc_{LEGACY}", "W2 client 16 2025-11-25"), (f"w2_cseq_{MODERN}", "W2 client seq 2026-07-28"),
-                    (f"w2_cconc_{MODERN}", "W2 client 16 2026-07-28")):
-        row(f"Node {what} ≥ 5× TS SDK v2", ratio(nr, k), lambda x: x >= 5, "×")
-    row("Node W4 idle ≤ 40 MB", val("mcpcore-node", "w4_idle_mb"), lambda x: x <= 40, " MB")
-    w6 = doc["w6_added_us"]
-    row("W6 Python tool ≤ 20 µs/call added", w6.get("python", {}) and w6["python"]["median"] if w6.get("python") else None, lambda x: x <= 20, " µs")
-    row("W6 JS tool ≤ 10 µs/call added", w6["node"]["median"] if w6.get("node") else None, lambda x: x <= 10, " µs")
-    out.append("")
-    return out
 
 
 def cleanup(*_: Any) -> None:

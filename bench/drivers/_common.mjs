@@ -1,7 +1,7 @@
 // Shared by the Node drivers: argument parsing, timing and the one-line JSON output.
 // Driver format (every language prints the same; see bench/drivers/_common.py):
 //   DRIVER stdio N CONC PAYLOAD_BYTES PAYLOAD_N STARTS VERSION -- CMD [ARGS...]
-//   DRIVER http URL VERSION N CONC
+//   DRIVER http URL VERSION N CONC [PAYLOAD_BYTES PAYLOAD_N]
 // A driver module passes {stdio(args), http(args)}; each call(text) must check the echo.
 
 export function stats(lat, secs, inflight) {
@@ -80,8 +80,9 @@ export async function main({ stdio, http }) {
       const [n, inflight, pbytes, pn, starts] = argv.slice(1, 6).map(Number);
       out = await stdio({ n, inflight, pbytes, pn, starts, version: argv[6], cmd: argv.slice(dash + 1) });
     } else if (argv[0] === 'http') {
-      out = await http({ url: argv[1], version: argv[2], n: Number(argv[3]), inflight: Number(argv[4]) });
-    } else throw new Error('usage: DRIVER stdio N CONC PBYTES PN STARTS VERSION -- CMD | http URL VERSION N CONC');
+      const [pbytes, pn] = argv.length > 6 ? [Number(argv[5]), Number(argv[6])] : [0, 0];
+      out = await http({ url: argv[1], version: argv[2], n: Number(argv[3]), inflight: Number(argv[4]), pbytes, pn });
+    } else throw new Error('usage: DRIVER stdio N CONC PBYTES PN STARTS VERSION -- CMD | http URL VERSION N CONC [PBYTES PN]');
     console.log(JSON.stringify(out));
     clearTimeout(timer);
     process.exit(0);

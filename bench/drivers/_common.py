@@ -2,9 +2,9 @@
 
 Driver format (every language prints the same):
   DRIVER stdio N CONC PAYLOAD_BYTES PAYLOAD_N STARTS VERSION -- CMD [ARGS...]
-  DRIVER http URL VERSION N CONC
+  DRIVER http URL VERSION N CONC [PAYLOAD_BYTES PAYLOAD_N]
   -> {"protocol", "startup_ms": [..], "seq": {n, secs, p50_us, p99_us}, "conc": {..., inflight},
-      "payload": {bytes, n, secs}}   (stdio), or {"protocol", "seq", "conc"} (http)
+      "payload": {bytes, n, secs}}   (stdio), or {"protocol", "seq", "conc", "payload"} (http)
 Every echo result is checked (text equal to the input, no isError); any failure exits 1.
 """
 
@@ -74,9 +74,10 @@ def main(stdio: Callable[..., Awaitable[Dict[str, Any]]], http: Callable[..., Aw
             out = asyncio.run(asyncio.wait_for(stdio(n, inflight, pbytes, pn, starts, argv[6], argv[dash + 1 :]), 600))
         elif argv[0] == "http":
             url, version, n, inflight = argv[1], argv[2], int(argv[3]), int(argv[4])
-            out = asyncio.run(asyncio.wait_for(http(url, version, n, inflight), 600))
+            pbytes, pn = (int(argv[5]), int(argv[6])) if len(argv) > 6 else (0, 0)
+            out = asyncio.run(asyncio.wait_for(http(url, version, n, inflight, pbytes, pn), 600))
         else:
-            raise SystemExit("usage: DRIVER stdio N CONC PBYTES PN STARTS VERSION -- CMD | http URL VERSION N CONC")
+            raise SystemExit("usage: DRIVER stdio N CONC PBYTES PN STARTS VERSION -- CMD | http URL VERSION N CONC [PBYTES PN]")
     except Exception as e:  # noqa: BLE001 - any failure is the driver's failure
         print(f"{sys.argv[0]}: {type(e).__name__}: {e}", file=sys.stderr)
         sys.exit(1)

@@ -24,11 +24,12 @@ async function stdio({ n, inflight, pbytes, pn, starts, version, cmd }) {
   return out;
 }
 
-async function http({ url, version, n, inflight }) {
+async function http({ url, version, n, inflight, pbytes, pn }) {
   const c = await Client.connectHttp(url, { protocolVersion: version, lineage: lineage(version) });
   const call = caller(c);
   await warm(call);
   const out = { protocol: c.protocolVersion, seq: await seq(call, n), conc: await conc(call, n, inflight) };
+  out.payload = await payload(call, pbytes, pn);
   await c.close();
   return out;
 }

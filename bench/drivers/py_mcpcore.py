@@ -42,12 +42,13 @@ async def stdio(n: int, inflight: int, pbytes: int, pn: int, starts: int, versio
         }
 
 
-async def http(url: str, version: str, n: int, inflight: int) -> Dict[str, Any]:
+async def http(url: str, version: str, n: int, inflight: int, pbytes: int = 0, pn: int = 0) -> Dict[str, Any]:
     async with await Client.connect_http(url, protocol_version=version, lineage=lineage(version)) as c:
         call = caller(c)
         for _ in range(20):
             await call("warm-up")
-        return {"protocol": c.protocol_version, "seq": await seq(call, n), "conc": await conc(call, n, inflight)}
+        return {"protocol": c.protocol_version, "seq": await seq(call, n), "conc": await conc(call, n, inflight),
+                "payload": await payload(call, pbytes, pn)}
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 INFO = types.Implementation(name="bench-python-sdk-client", version="0.1.0")
+LIMIT = 64 << 20
 
 
 async def connect(session: ClientSession, version: str) -> None:
@@ -59,13 +60,15 @@ async def stdio(n: int, inflight: int, pbytes: int, pn: int, starts: int, versio
         }
 
 
-async def http(url: str, version: str, n: int, inflight: int) -> Dict[str, Any]:
-    async with streamable_http_client(url) as (r, w), ClientSession(r, w, client_info=INFO) as s:
+async def http(url: str, version: str, n: int, inflight: int, pbytes: int = 0, pn: int = 0) -> Dict[str, Any]:
+    # the SDK's 1 MiB SSE event limit raised for W11's payloads (as every bench client's limits)
+    async with streamable_http_client(url, max_sse_event_size=LIMIT) as (r, w), ClientSession(r, w, client_info=INFO) as s:
         await connect(s, version)
         call = caller(s)
         for _ in range(20):
             await call("warm-up")
-        return {"protocol": s.protocol_version, "seq": await seq(call, n), "conc": await conc(call, n, inflight)}
+        return {"protocol": s.protocol_version, "seq": await seq(call, n), "conc": await conc(call, n, inflight),
+                "payload": await payload(call, pbytes, pn)}
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ async function connect(transport, version) {
 }
 
 async function stdio({ n, inflight, pbytes, pn, starts, version, cmd }) {
-  const transport = () => new StdioClientTransport({ command: cmd[0], args: cmd.slice(1), stderr: 'inherit' });
+  const transport = () => new StdioClientTransport({ command: cmd[0], args: cmd.slice(1), stderr: 'inherit', maxBufferSize: 64 << 20 });
   const startup_ms = await startupTimes(starts, async () => {
     const c = await connect(transport(), version);
     await caller(c)('hello');
@@ -36,11 +36,12 @@ async function stdio({ n, inflight, pbytes, pn, starts, version, cmd }) {
   return out;
 }
 
-async function http({ url, version, n, inflight }) {
+async function http({ url, version, n, inflight, pbytes, pn }) {
   const c = await connect(new StreamableHTTPClientTransport(new URL(url)), version);
   const call = caller(c);
   await warm(call);
   const out = { protocol: c.getNegotiatedProtocolVersion(), seq: await seq(call, n), conc: await conc(call, n, inflight) };
+  out.payload = await payload(call, pbytes, pn);
   await c.close();
   return out;
 }

@@ -6,6 +6,7 @@
 
 mod handler;
 mod schema;
+mod simple_schema;
 
 pub use crate::context::{Arguments, BoxFuture, NotificationSink, RequestContext, ToolContext};
 pub use handler::ToolHandler;

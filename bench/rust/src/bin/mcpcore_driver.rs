@@ -3,11 +3,20 @@
 //! ```text
 //! mcpcore_driver stdio     N CONC PAYLOAD_BYTES PAYLOAD_N STARTS VERSION -- CMD [ARGS...]
 //! mcpcore_driver raw-stdio N CONC PAYLOAD_BYTES PAYLOAD_N STARTS VERSION -- CMD [ARGS...]
-//! mcpcore_driver http URL VERSION N CONC
+//! mcpcore_driver http URL VERSION N CONC [PAYLOAD_BYTES PAYLOAD_N]
+//! mcpcore_driver catalogue URL VERSION ROUNDS TOOLS RESOURCES     # W9 (catalogue.rs)
+//! mcpcore_driver register N                                       # W9 registration cost
+//! mcpcore_driver streams URL modern|legacy N SERVER_PID           # W10 (streams.rs)
 //! ```
 //! Prints one JSON line in the driver format of bench/README.md; exits non-zero on any failure
-//! (a wrong echo included). Bounded: every mode gives up after 10 minutes.
+//! (a wrong echo included). Bounded: every mode gives up after 10 minutes. Frames up to 64 MiB
+//! are accepted (W11 sends 16 MiB payloads).
 #![allow(clippy::print_stdout)]
+
+#[path = "../catalogue.rs"]
+mod catalogue;
+#[path = "../streams.rs"]
+mod streams;
 
 use mcpcore::client::{Client, ClientOptions};
 use mcpcore::http::client::HttpOptions;
@@ -22,7 +31,12 @@ type Res<T> = Result<T, String>;
 
 fn options(version: &str) -> Res<ClientOptions> {
     let v = ProtocolVersion::parse(version).ok_or_else(|| format!("unknown version {version}"))?;
-    Ok(ClientOptions { version: Some(v), lineage: Some(v.lineage()), ..ClientOptions::default() })
+    Ok(ClientOptions {
+        version: Some(v),
+        lineage: Some(v.lineage()),
+        max_frame: 64 << 20,
+        ..ClientOptions::default()
+    })
 }
 
 async fn call(client: &Client, text: &str) -> Res<()> {
@@ -135,9 +149,15 @@ async fn drive_stdio(a: StdioArgs) -> Res<Value> {
 }
 
 async fn drive_http(a: &[String]) -> Res<Value> {
-    let [url, version, n, inflight] = a else { return Err("usage: http URL VERSION N CONC".into()) };
+    let (url, version, n, inflight, pbytes, pn) = match a {
+        [u, v, n, c] => (u, v, n, c, "0", "0"),
+        [u, v, n, c, pb, pn] => (u, v, n, c, pb.as_str(), pn.as_str()),
+        _ => return Err("usage: http URL VERSION N CONC [PAYLOAD_BYTES PAYLOAD_N]".into()),
+    };
     let n: usize = n.parse().map_err(|e| format!("N: {e}"))?;
     let inflight: usize = inflight.parse().map_err(|e| format!("CONC: {e}"))?;
+    let pbytes: usize = pbytes.parse().map_err(|e| format!("PAYLOAD_BYTES: {e}"))?;
+    let pn: usize = pn.parse().map_err(|e| format!("PAYLOAD_N: {e}"))?;
     let c = Client::connect_http(url, HttpOptions::default(), options(version)?)
         .await
         .map_err(|e| format!("connect: {e}"))?;
@@ -146,9 +166,15 @@ async fn drive_http(a: &[String]) -> Res<Value> {
     }
     let s = seq(&c, n).await?;
     let cc = conc(&c, n, inflight).await?;
+    let big = "x".repeat(pbytes);
+    let t = Instant::now();
+    for _ in 0..pn {
+        call(&c, &big).await?;
+    }
+    let payload = json!({"bytes": pbytes, "n": pn, "secs": t.elapsed().as_secs_f64()});
     let protocol = c.protocol_version().as_str();
     c.close().await;
-    Ok(json!({"protocol": protocol, "seq": s, "conc": cc}))
+    Ok(json!({"protocol": protocol, "seq": s, "conc": cc, "payload": payload}))
 }
 
 /// The raw stdio ceiling's client: serde_json lines over pipes, a window of CONC requests.
@@ -256,16 +282,19 @@ fn main() {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
     let out = match args.first().map(String::as_str) {
         Some("raw-stdio") => stdio_args(&rest).and_then(drive_raw),
-        Some(mode @ ("stdio" | "http")) => rt.block_on(async {
+        Some("register") => catalogue::register(&rest),
+        Some(mode @ ("stdio" | "http" | "catalogue" | "streams")) => rt.block_on(async {
             let work = async {
                 match mode {
                     "stdio" => drive_stdio(stdio_args(&rest)?).await,
+                    "catalogue" => catalogue::drive(&rest, options(rest.get(1).map_or("", String::as_str))?).await,
+                    "streams" => streams::drive(&rest).await,
                     _ => drive_http(&rest).await,
                 }
             };
             tokio::time::timeout(Duration::from_secs(600), work).await.map_err(|_| "timed out".to_string())?
         }),
-        _ => Err("usage: mcpcore_driver stdio|raw-stdio N CONC PBYTES PN STARTS VERSION -- CMD | http URL VERSION N CONC".into()),
+        _ => Err("usage: mcpcore_driver stdio|raw-stdio N CONC PBYTES PN STARTS VERSION -- CMD | http URL VERSION N CONC [PBYTES PN] | catalogue URL VERSION ROUNDS TOOLS RESOURCES | register N | streams URL MODE N PID".into()),
     };
     match out {
         Ok(v) => println!("{v}"),

@@ -1,0 +1,296 @@
+"""bench/report.py: ratios, targets and RESULTS.md for bench/harness.py.
+
+Metric keys of HTTP and scale workloads end in `@defaults` or `@best` (a peer's two
+configurations); mcpcore and the raw ceilings run one configuration, recorded as `@defaults`.
+Ratios and targets are taken against each peer's best configuration; the defaults ratios are
+information.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional
+
+import scale
+
+LEGACY, MODERN = "2025-11-25", "2026-07-28"
+
+# Pairs whose ratio is reported: (ours, theirs).
+PAIRS = [
+    ("mcpcore-rust", "rmcp"),
+    ("mcpcore-rust", "raw"),
+    ("mcpcore-python", "python-sdk"),
+    ("mcpcore-node", "ts-v2"),
+    ("mcpcore-node", "ts-v1"),
+]
+
+LOWER_BETTER = ("_p50", "_p99", "_ms", "_mb", "_us", "_stream")
+
+
+def med(xs: List[Optional[float]]) -> Optional[Dict[str, float]]:
+    import statistics
+
+    ys = [x for x in xs if x is not None]
+    if not ys:
+        return None
+    return {"median": statistics.median(ys), "min": min(ys), "max": max(ys), "n": len(ys)}
+
+
+def split(k: str) -> tuple:
+    base, _, config = k.partition("@")
+    return base, config
+
+
+def pair_key(k: str, config: str, theirs: Dict[str, Any]) -> Optional[str]:
+    """The key of the other subject that `k` (ours) compares with, in configuration `config`."""
+    base, at = split(k)
+    if not at:
+        return k if k in theirs else None
+    for cand in (f"{base}@{config}", f"{base}@defaults"):
+        if cand in theirs:
+            # a single-configuration subject (the raw ceilings) answers for both
+            if cand.endswith("@defaults") and config == "best" and any(x.endswith("@best") for x in theirs):
+                continue
+            return cand
+    return None
+
+
+def ratios(per_round: List[Dict[str, Dict[str, Any]]], names: List[str]) -> Dict[str, Dict[str, Any]]:
+    """Per pair and configuration, the median over rounds of ours/theirs (>1: mcpcore better)."""
+    out: Dict[str, Dict[str, Any]] = {}
+    for ours, theirs in PAIRS:
+        if ours not in names or theirs not in names or not per_round:
+            continue
+        peer_configs = ["best", "defaults"] if any(k.endswith("@best") for pr in per_round for k in pr[theirs]) else ["defaults"]
+        for config in peer_configs:
+            rr: Dict[str, Any] = {}
+            for k in sorted({k for pr in per_round for k in pr[ours]}):
+                if split(k)[1] not in ("", "defaults"):
+                    continue
+                vals = []
+                for pr in per_round:
+                    tk = pair_key(k, config, pr[theirs])
+                    a, b = pr[ours].get(k), pr[theirs].get(tk) if tk else None
+                    if a and b:
+                        vals.append(b / a if split(k)[0].endswith(LOWER_BETTER) else a / b)
+                rr[split(k)[0]] = med(vals)
+            label = f"{ours} vs {theirs}" + (f" ({config})" if len(peer_configs) > 1 else "")
+            out[label] = rr
+    return out
+
+
+def w6_added(per_round: List[Dict[str, Dict[str, Any]]]) -> Dict[str, Any]:
+    """W6: µs added by the host callback = per-call time with a Python/JS tool minus the Rust tool."""
+    w6 = {}
+    for lang in ("python", "node"):
+        vals = []
+        for pr in per_round:
+            a, b = pr.get(f"mcpcore-{lang}", {}).get("w6_us"), pr.get("mcpcore-rust", {}).get("w6_us")
+            if a is not None and b is not None:
+                vals.append(a - b)
+        w6[lang] = med(vals)
+    return w6
+
+
+def fmt(x: Optional[Dict[str, float]], digits: int = 0) -> str:
+    if not x:
+        return "—"
+    f = lambda v: f"{v:,.{digits}f}"  # noqa: E731
+    if x["n"] == 1:
+        return f(x["median"])
+    return f"{f(x['median'])} ({f(x['min'])}–{f(x['max'])})"
+
+
+def render(doc: Dict[str, Any], names: List[str], subs: Dict[str, Any]) -> str:
+    i, s, rat = doc["info"], doc["summary"], doc["ratios"]
+    cfg = i["config"]
+    L: List[str] = []
+    title = "# mcpcore benchmarks vs the official MCP SDKs"
+    if i["quick"]:
+        title += f" — {i['label']}, QUICK: proves it works, not a measurement"
+    L += [title, ""]
+    L += [f"Run {i['started']} → {i['finished']} (UTC); {i['cpu']}, {i['cores']} cores, {i['memory']}; Linux {i['kernel']}; "
+          f"load average before {i['load_before'][0]:.2f} / after {i['load_after'][0]:.2f} (1 min). "
+          f"{i['rustc']}; {i['python']}; Node {i['node']}; {i['wrk']}. mcpcore {i['mcpcore']} ({i['build']}). "
+          "Peers: " + ", ".join(f"{k} {v}" for k, v in i["peers"].items()) + f". Open-file limit {cfg.get('fd_limit', '?')}.", ""]
+    L += [f"Method: {cfg['rounds']} round(s); every round runs every subject (forward on even rounds, backward on odd), "
+          "so pairs alternate A B … B A, and a peer's two HTTP configurations alternate the same way; cells are the median "
+          "over rounds (min–max); ratios are taken pair by pair within a round, then the median. Each peer runs its own server "
+          f"and its own client. stdio: lineage {LEGACY} (every peer speaks it), N={cfg['n']} sequential calls, then N with 8 in "
+          f"flight; W3: {cfg['payload'] >> 20} MiB text echoed {cfg['payload_n']}× (MB/s of payload one way); W5: spawn → first "
+          f"successful tools/call, median of {cfg['starts']} starts. HTTP on 127.0.0.1: wrk -t2 -c{cfg['wrk_conns']} "
+          f"-d{cfg['wrk_secs']}s with a tools/call echo POST (unique ids, every reply checked for a result: failed requests "
+          f"abort the cell), {LEGACY} on one session after initialize, {MODERN} stateless with _meta and Mcp-* headers; then "
+          f"the SDK's own client: {cfg['n_http']} sequential calls and {cfg['n_http']} with 16 in flight. W4: RSS of the HTTP "
+          "server idle (just started) and after W2. W9–W11: see their sections.", ""]
+    L += ["## Configurations", "",
+          "Every peer's HTTP server runs twice: with its defaults (what a naive user gets) and with its best documented "
+          "configuration for these workloads. **Targets and ratios are taken against the best configuration**; the defaults "
+          "columns are information. stdio has no such setting (one configuration). mcpcore and the raw ceilings run one "
+          "configuration (mcpcore's defaults: JSON answers unless a tool streams); their figure stands in both columns.", "",
+          "| subject | defaults | best |", "|---|---|---|"]
+    for n in names:
+        c = doc["configurations"].get(n, {})
+        L.append(f"| {subs[n]['label']} | {c.get('defaults') or 'its defaults'} | {c.get('best') or '(one configuration)'} |")
+    L.append("")
+
+    def g(n: str, k: str) -> Optional[Dict[str, float]]:
+        return s.get(n, {}).get(k)
+
+    def cell(n: str, k: str, digits: int = 0) -> str:
+        return fmt(g(n, k), digits)
+
+    def conf_of(n: str) -> List[str]:
+        return ["defaults", "best"] if subs[n].get("best") else ["defaults"]
+
+    def at(n: str, base: str, config: str) -> str:
+        """`base` in `config` (a one-configuration subject answers for both)."""
+        return f"{base}@{config}" if config in conf_of(n) else f"{base}@defaults"
+
+    def table(header: List[str], cells) -> None:
+        L.append("| " + " | ".join(header) + " |")
+        L.append("|" + "---|" * len(header))
+        for n in names:
+            c = cells(n)
+            if c is not None:
+                L.append("| " + " | ".join([subs[n]["label"]] + c) + " |")
+        L.append("")
+
+    def na(n: str, path: List[str]) -> Optional[str]:
+        return scale.na_of(doc, n, path)
+
+    L += ["## W1 stdio (calls/s; latency µs)", ""]
+    table(["subject", "sequential calls/s", "seq p50 / p99 µs", "8 in flight calls/s", "8-in-flight p50 / p99 µs"],
+          lambda n: [cell(n, "w1_seq_cps"), f"{cell(n, 'w1_seq_p50')} / {cell(n, 'w1_seq_p99')}",
+                     cell(n, "w1_conc_cps"), f"{cell(n, 'w1_conc_p50')} / {cell(n, 'w1_conc_p99')}"])
+
+    def w2cell(n: str, kind: str, v: str, config: str) -> str:
+        c = config if config in conf_of(n) else "defaults"
+        reason = na(n, ["http", c, f"{kind}_{v}"])
+        if reason:
+            return reason
+        if n == "raw" and kind == "wrk" and v == LEGACY:
+            return "(same fixed reply)"
+        key = {"wrk": "w2_wrk", "cseq": "w2_cseq", "cconc": "w2_cconc"}[kind]
+        return cell(n, at(n, f"{key}_{v}", config))
+
+    L += ["## W2 HTTP: server capacity under wrk (requests/s, all checked)", ""]
+    table(["subject", f"{LEGACY} defaults", f"{LEGACY} best", f"{MODERN} defaults", f"{MODERN} best"],
+          lambda n: [w2cell(n, "wrk", v, c) for v in (LEGACY, MODERN) for c in ("defaults", "best")])
+    L += ["## W2 HTTP: the SDK's own client (calls/s)", ""]
+    table(["subject"] + [f"{v} {kind} {c}" for v in (LEGACY, MODERN) for kind in ("seq", "16 in flight") for c in ("defaults", "best")],
+          lambda n: None if n == "raw" else [w2cell(n, kind, v, c) for v in (LEGACY, MODERN) for kind in ("cseq", "cconc")
+                                              for c in ("defaults", "best")])
+    L += ["## W3 payload, W4 memory, W5 start-up", ""]
+    table(["subject", "W3 1 MiB echo MB/s", "W4 RSS idle MB defaults", "W4 RSS idle MB best", "W4 RSS after W2 MB defaults",
+           "W4 RSS after W2 MB best", "W5 start-up ms"],
+          lambda n: [cell(n, "w3_mbs"), cell(n, at(n, "w4_idle_mb", "defaults"), 1), cell(n, at(n, "w4_idle_mb", "best"), 1),
+                     cell(n, at(n, "w4_after_mb", "defaults"), 1), cell(n, at(n, "w4_after_mb", "best"), 1), cell(n, "w5_ms", 1)])
+    if "mcpcore-node" in names:
+        L += [f"Node: a bare `node` idles at {cell('mcpcore-node', 'node_bare_mb', 1)} MB; the mcpcore Node server's RSS after a "
+              f"second W2 run is {cell('mcpcore-node', 'w4_after2_mb@defaults', 1)} MB.", ""]
+    L += ["## W6 binding overhead (the same echo tool served by mcpcore, one Rust client, stdio, sequential)", ""]
+    L += ["| tool written in | µs per call | µs added by the host callback |", "|---|---|---|"]
+    for lang, label in (("rust", "Rust"), ("python", "Python"), ("node", "JS (Node)")):
+        n = f"mcpcore-{lang}"
+        if n in names:
+            added = "0 (reference)" if lang == "rust" else fmt(doc["w6_added_us"].get(lang), 1)
+            L.append(f"| {label} | {fmt(g(n, 'w6_us'), 1)} | {added} |")
+    L.append("")
+    L += scale.render(doc, names, subs, cell, conf_of)
+    L += ratio_tables(rat)
+    L += targets(doc, names)
+    if doc["errors"]:
+        L += ["## Errors", ""] + [f"- {e}" for e in doc["errors"]] + [""]
+    return "\n".join(L)
+
+
+def ratio_tables(rat: Dict[str, Dict[str, Any]]) -> List[str]:
+    L: List[str] = []
+    sizes = [str(x) for x in scale.SIZES_FULL]
+    groups = [
+        ("W1–W6", [("w1_seq_cps", "W1 seq"), ("w1_conc_cps", "W1 8-flight"), (f"w2_wrk_{LEGACY}", "W2 server 2025"),
+                   (f"w2_wrk_{MODERN}", "W2 server 2026"), (f"w2_cseq_{LEGACY}", "W2 client seq 2025"),
+                   (f"w2_cconc_{LEGACY}", "W2 client 16 2025"), (f"w2_cseq_{MODERN}", "W2 client seq 2026"),
+                   (f"w2_cconc_{MODERN}", "W2 client 16 2026"), ("w3_mbs", "W3"), ("w4_idle_mb", "W4 idle"),
+                   ("w4_after_mb", "W4 after"), ("w5_ms", "W5")]),
+        ("W9–W11", [("w9_startup_ms", "W9 start-up"), ("w9_tools_ms", "W9 tools/list"), ("w9_resources_ms", "W9 resources/list"),
+                    ("w9_rss_mb", "W9 RSS"), ("w10_modern_kb_per_stream", "W10 listen KB"), ("w10_modern_fanout_ms", "W10 listen fan-out"),
+                    ("w10_legacy_kb_per_stream", "W10 GET KB"), ("w10_legacy_fanout_ms", "W10 GET fan-out")]
+         + [(f"w11_stdio_{x}_mbs", f"W11 stdio {scale.size_label(int(x))}") for x in sizes]
+         + [(f"w11_http_{x}_mbs", f"W11 HTTP {scale.size_label(int(x))}") for x in sizes]),
+    ]
+    for title, keys in groups:
+        L += [f"## Ratios {title} (median of per-round ratios; >1 means mcpcore is better: faster, or smaller for "
+              "memory/latency/start-up; \"(best)\" rows are the targets' basis, \"(defaults)\" rows information)", ""]
+        L.append("| pair | " + " | ".join(k[1] for k in keys) + " |")
+        L.append("|" + "---|" * (len(keys) + 1))
+        for pair, rr in rat.items():
+            cells = []
+            for k, _ in keys:
+                x = rr.get(k)
+                cells.append(f"{x['median']:.2f}×" + (f" ({x['min']:.2f}–{x['max']:.2f})" if x["n"] > 1 else "") if x else "—")
+            L.append(f"| {pair} | " + " | ".join(cells) + " |")
+        L.append("")
+    return L
+
+
+def targets(doc: Dict[str, Any], names: List[str]) -> List[str]:
+    s, rat = doc["summary"], doc["ratios"]
+    out = ["## Targets (issue 19; against each peer's best configuration)", "", "| target | measured | met |", "|---|---|---|"]
+
+    def val(n: str, k: str) -> Optional[float]:
+        x = s.get(n, {}).get(k)
+        return x["median"] if x else None
+
+    def ratio(pair: str, k: str) -> Optional[float]:
+        x = rat.get(pair, {}).get(k)
+        return x["median"] if x else None
+
+    def row(what: str, x: Optional[float], ok, unit: str = "") -> None:
+        if x is None:
+            out.append(f"| {what} | — | — |")
+        else:
+            out.append(f"| {what} | {x:,.2f}{unit} | {'yes' if ok(x) else 'NO'} |")
+
+    def at_least(t: float):
+        return lambda x: x >= t
+
+    rr, raw = "mcpcore-rust vs rmcp (best)", "mcpcore-rust vs raw"
+    row("Rust W1 seq ≥ 3× rmcp", ratio(rr, "w1_seq_cps"), at_least(3), "×")
+    row("Rust W1 8-in-flight ≥ 3× rmcp", ratio(rr, "w1_conc_cps"), at_least(3), "×")
+    for v in (LEGACY, MODERN):
+        row(f"Rust W2 server {v} ≥ 2× rmcp", ratio(rr, f"w2_wrk_{v}"), at_least(2), "×")
+        a, b = val("mcpcore-rust", f"w2_wrk_{v}@defaults"), val("raw", f"w2_wrk_{MODERN}@defaults")
+        row(f"Rust W2 server {v} ≥ 75% of raw hyper", a / b * 100 if a and b else None, at_least(75), "%")
+    row("Rust W5 start-up ≤ rmcp (ratio ≥ 1)", ratio(rr, "w5_ms"), at_least(1), "×")
+    row("Rust W4 idle RSS ≤ rmcp (ratio ≥ 1)", ratio(rr, "w4_idle_mb"), at_least(1), "×")
+    row("Rust W3 ≥ 1.5× the serde_json line-echo ceiling", ratio(raw, "w3_mbs"), at_least(1.5), "×")
+    for x in scale.SIZES_FULL:
+        row(f"Rust W11 stdio {scale.size_label(x)} ≥ 1.5× the ceiling", ratio(raw, f"w11_stdio_{x}_mbs"), at_least(1.5), "×")
+    pr = "mcpcore-python vs python-sdk (best)"
+    w6 = doc["w6_added_us"]
+    row("Python W6 ≤ 25 µs/call added", w6["python"]["median"] if w6.get("python") else None, lambda x: x <= 25, " µs")
+    row("Python W1 seq ≥ 10× Python SDK", ratio(pr, "w1_seq_cps"), at_least(10), "×")
+    row("Python W1 8-in-flight ≥ 10× Python SDK", ratio(pr, "w1_conc_cps"), at_least(10), "×")
+    row("Python W3 ≥ 1.5× Python SDK", ratio(pr, "w3_mbs"), at_least(1.5), "×")
+    row("Python W5 ≤ 100 ms", val("mcpcore-python", "w5_ms"), lambda x: x <= 100, " ms")
+    row("Python W4 idle ≤ 25 MB", val("mcpcore-python", "w4_idle_mb@defaults"), lambda x: x <= 25, " MB")
+    nr = "mcpcore-node vs ts-v2 (best)"
+    row("Node W6 ≤ 15 µs/call added", w6["node"]["median"] if w6.get("node") else None, lambda x: x <= 15, " µs")
+    row("Node W1 seq ≥ 5× TS SDK v2", ratio(nr, "w1_seq_cps"), at_least(5), "×")
+    row("Node W1 8-in-flight ≥ 5× TS SDK v2", ratio(nr, "w1_conc_cps"), at_least(5), "×")
+    row("Node W1 8-in-flight p99 ≤ TS SDK v2's (ratio ≥ 1)", ratio(nr, "w1_conc_p99"), at_least(1), "×")
+    row("Node W3 ≥ 1.5× TS SDK v2", ratio(nr, "w3_mbs"), at_least(1.5), "×")
+    idle, bare = val("mcpcore-node", "w4_idle_mb@defaults"), val("mcpcore-node", "node_bare_mb")
+    row("Node W4 idle ≤ bare node + 10 MB (MB over bare node)", idle - bare if idle and bare else None, lambda x: x <= 10, " MB")
+    a1, a2 = val("mcpcore-node", "w4_after_mb@defaults"), val("mcpcore-node", "w4_after2_mb@defaults")
+    row("Node RSS after a 2nd W2 within 10% of after the 1st", (a2 / a1 - 1) * 100 if a1 and a2 else None, lambda x: x <= 10, "%")
+    out += ["", "Still in force from issue 8 (no regression), now against the best configuration:", "",
+            "| target | measured | met |", "|---|---|---|"]
+    for pair, lang, t in ((pr, "Python", 10), (nr, "Node", 5)):
+        for k, what in ((f"w2_wrk_{LEGACY}", "W2 server 2025-11-25"), (f"w2_wrk_{MODERN}", "W2 server 2026-07-28"),
+                        (f"w2_cseq_{LEGACY}", "W2 client seq 2025-11-25"), (f"w2_cconc_{LEGACY}", "W2 client 16 2025-11-25"),
+                        (f"w2_cseq_{MODERN}", "W2 client seq 2026-07-28"), (f"w2_cconc_{MODERN}", "W2 client 16 2026-07-28")):
+            row(f"{lang} {what} ≥ {t}× the SDK", ratio(pair, k), at_least(t), "×")
+    out.append("")
+    return out

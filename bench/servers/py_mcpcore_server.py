@@ -1,0 +1,70 @@
+"""The mcpcore Python server of the scale workloads (W9 catalogue, W10 streams, W11 payloads).
+
+    python py_mcpcore_server.py [--catalogue]                        # stdio
+    python py_mcpcore_server.py --http 127.0.0.1:PORT [--catalogue]  # HTTP on /mcp
+
+Tools ``echo`` (as examples/python/echo_server.py) and ``touch`` (registers one more tool, so
+every open subscriptions/listen and legacy GET stream gets notifications/tools/list_changed).
+``--catalogue`` adds 1,000 tools ``tool_0000``... (schemas from the type hints, as the binding
+makes them) and 10,000 resources ``bench://catalogue/00000``.... Library defaults, except
+``max_body`` (64 MiB, for W11).
+"""
+
+import sys
+
+from mcpcore import Server
+
+server = Server("bench-mcpcore-python", "0.1.0")
+touched = [0]
+
+
+@server.tool()
+def echo(text: str) -> str:
+    """Returns the text unchanged."""
+    return text
+
+
+@server.tool()
+def touch() -> str:
+    """Changes the tool list (W10)."""
+    n = touched[0]
+    touched[0] += 1
+
+    def added() -> str:
+        return "touched"
+
+    server.add_tool(added, name=f"touched_{n}", description="Added by touch.")
+    return f"touched {n}"
+
+
+def catalogue_tool(name: str):
+    def tool(id: str, count: int = 0) -> str:  # noqa: A002 - the catalogue's field name
+        return name
+
+    return tool
+
+
+def catalogue_resource(name: str):
+    def read() -> str:
+        return name
+
+    return read
+
+
+def catalogue() -> None:
+    for i in range(1000):
+        name = f"tool_{i:04}"
+        server.add_tool(catalogue_tool(name), name=name, description=f"Catalogue tool {i}.")
+    for j in range(10_000):
+        name = f"r{j:05}"
+        server.add_resource(catalogue_resource(name), f"bench://catalogue/{j:05}", name=name, mime_type="text/plain")
+
+
+if __name__ == "__main__":
+    if "--catalogue" in sys.argv:
+        catalogue()
+    if "--http" in sys.argv:
+        host, _, port = sys.argv[sys.argv.index("--http") + 1].rpartition(":")
+        server.run("http", host=host, port=int(port), max_body=64 << 20)
+    else:
+        server.run()
