@@ -25,8 +25,11 @@ command -v npm >/dev/null || { echo "node/npm are missing: install Node >= 20 fi
 step "cargo fmt --check"
 cargo fmt --all --check
 
-step "cargo clippy -D warnings"
+step "cargo clippy -D warnings (core/clippy.toml keeps clock, sleep, spawn and entropy out of the pure layers)"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
+
+step "core layering: every import goes to the same layer or one above, and no module cycle"
+python3 scripts/check_layers.py
 
 step "build every binary (tests spawn them as real child processes)"
 cargo build --workspace --bins --quiet

@@ -9,7 +9,7 @@
 //!
 //! | layer | modules | what |
 //! |---|---|---|
-//! | data | [`error`], [`jsonrpc`], [`protocol`] | wire types, one parse, one error type |
+//! | data | [`error`], [`future`], [`jsonrpc`], [`protocol`] | wire types, one parse, one error type |
 //! | rules | [`state`], [`tasks`], [`session`], [`changes`] | sealed `requestState`, task and session records and stores; time and entropy passed in |
 //! | context | [`context`] | what a handler sees: [`context::RequestContext`] |
 //! | catalogs | [`registry`], [`resources`], [`prompts`], [`completion`] | host handlers by name |
@@ -22,23 +22,30 @@
 #![warn(missing_docs)]
 
 pub mod changes;
+#[allow(clippy::disallowed_methods)] // a runtime or shell module
 pub mod client;
 pub mod completion;
 pub mod context;
 pub mod engine;
 pub mod error;
+pub mod future;
+#[allow(clippy::disallowed_methods)] // a runtime or shell module
 pub mod http;
 pub mod jsonrpc;
 pub mod prompts;
 pub mod protocol;
 pub mod registry;
+#[allow(clippy::disallowed_methods)] // a runtime or shell module
 pub mod remote;
 pub mod resources;
+#[allow(clippy::disallowed_methods)] // a runtime or shell module
 pub mod runtime;
+#[allow(clippy::disallowed_methods)] // a runtime or shell module
 pub mod server;
 pub mod session;
 pub mod state;
 pub mod tasks;
+#[allow(clippy::disallowed_methods)] // a runtime or shell module
 pub mod transport;
 
 pub use error::{Error, ErrorCode, ErrorData, ErrorKind, Result};

@@ -131,7 +131,13 @@ impl Server {
         addr: std::net::SocketAddr,
         config: crate::http::server::HttpServerConfig,
     ) -> crate::Result<crate::http::server::HttpServing> {
-        crate::http::server::serve_http(self, addr, config).await
+        crate::http::server::serve_http(self.env(), addr, config).await
+    }
+
+    /// The Streamable HTTP endpoint (both lineages, plus the 2024-11-05 transport) as an axum
+    /// `Router` to mount in a host's own app, at any path and under any tower layers.
+    pub fn router(&self, config: crate::http::server::HttpServerConfig) -> axum::Router {
+        crate::http::server::router(self.env(), config)
     }
 
     /// Serves one connection until it closes; in-flight calls finish before this returns.

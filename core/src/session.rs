@@ -7,8 +7,8 @@
 //! hold (open streams, running handlers) stays with that process, so any store that keeps JSON
 //! (an in-memory map, Redis) can back sessions shared by several server instances.
 
-use crate::context::BoxFuture;
 use crate::error::ErrorData;
+use crate::future::BoxFuture;
 use crate::protocol::logging::LoggingLevel;
 use crate::protocol::{ClientCapabilities, Implementation, ProtocolVersion};
 use serde::{Deserialize, Serialize};

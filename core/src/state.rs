@@ -251,7 +251,7 @@ mod tests {
         let key = key();
         let mut answers = Map::new();
         answers.insert("k".into(), json!({"action": "accept"}));
-        let now = SystemTime::now();
+        let now = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
         let s = seal(&key, &binding(), answers.clone(), Some(json!([1, 2])), Duration::from_secs(60), now);
         let opened = open(&key.clone().into(), &s, &binding(), now).unwrap();
         assert_eq!(opened.answers, answers);
@@ -269,7 +269,7 @@ mod tests {
     #[test]
     fn tampered_expired_foreign_and_rebound_states_are_rejected() {
         let key = key();
-        let now = SystemTime::now();
+        let now = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
         let s = seal(&key, &binding(), Map::new(), None, Duration::from_secs(60), now);
         let msg = |r: Result<Sealed, ErrorData>| r.unwrap_err().message;
         assert!(

@@ -21,12 +21,9 @@ use crate::protocol::{ClientCapabilities, Implementation, Lineage, ProtocolVersi
 use crate::Result;
 use axum::http::{Extensions, HeaderMap};
 use serde_json::{Map, Value};
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
-/// A boxed, `Send` future.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub use crate::future::BoxFuture;
 
 /// The arguments object of a tool call.
 pub type Arguments = Map<String, Value>;

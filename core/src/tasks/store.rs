@@ -1,8 +1,8 @@
 //! Where tasks live: the [`TaskStore`] trait and the bounded in-memory default.
 
 use super::record::TaskRecord;
-use crate::context::BoxFuture;
 use crate::error::ErrorData;
+use crate::future::BoxFuture;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::SystemTime;

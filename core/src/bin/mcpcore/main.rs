@@ -1,3 +1,4 @@
+#![allow(clippy::disallowed_methods)] // a binary: it may read the clock and sleep
 //! `mcpcore`: list and call the tools of any MCP server from the command line, over stdio or
 //! HTTP; also the conformance fixture server and client the official suite drives.
 //!

@@ -45,7 +45,6 @@ pub use guard::HostPolicy;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::runtime::Env;
-use crate::server::Server;
 use axum::routing::{get, post};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -147,13 +146,14 @@ pub struct HttpEndpoint {
 }
 
 impl HttpEndpoint {
-    /// The endpoint of `server` with `config`. `local` is the address it is served on, when
-    /// known (the [`HostPolicy::Auto`] guard accepts that address's loopback names).
-    pub fn new(server: &Server, config: HttpServerConfig, local: Option<SocketAddr>) -> Self {
+    /// The endpoint of a server (its [`Env`], from [`crate::server::Server::env`]) with
+    /// `config`. `local` is the address it is served on, when known (the [`HostPolicy::Auto`]
+    /// guard accepts that address's loopback names).
+    pub fn new(env: Arc<Env>, config: HttpServerConfig, local: Option<SocketAddr>) -> Self {
         let (shutdown, shutdown_rx) = watch::channel(false);
         let (hard_stop, hard_stop_rx) = watch::channel(false);
         let state = Arc::new(State {
-            env: server.env(),
+            env,
             guard: guard::Guard::new(&config.hosts, local),
             config,
             sessions: live::Sessions::default(),
@@ -198,19 +198,20 @@ impl HttpEndpoint {
     }
 }
 
-/// The MCP endpoint of `server` as an axum `Router`, to mount in a host's own app:
+/// The MCP endpoint of a server (its [`Env`]) as an axum `Router`, to mount in a host's own
+/// app; [`crate::server::Server::router`] is the usual way to get it:
 ///
 /// ```no_run
 /// use mcpcore::{engine::ServerConfig, registry::ToolRegistry, server::Server};
-/// use mcpcore::http::server::{router, HttpServerConfig};
+/// use mcpcore::http::server::HttpServerConfig;
 /// let server = Server::new(ServerConfig::new("demo", "1.0"), std::sync::Arc::new(ToolRegistry::new()));
-/// let app = axum::Router::new().nest("/api", router(&server, HttpServerConfig::default()));
+/// let app = axum::Router::new().nest("/api", server.router(HttpServerConfig::default()));
 /// // serve `app` with axum::serve: the MCP endpoint is /api/mcp
 /// ```
 ///
 /// Use [`HttpEndpoint`] to also control its shutdown.
-pub fn router(server: &Server, config: HttpServerConfig) -> axum::Router {
-    let endpoint = HttpEndpoint::new(server, config, None);
+pub fn router(env: Arc<Env>, config: HttpServerConfig) -> axum::Router {
+    let endpoint = HttpEndpoint::new(env, config, None);
     let router = endpoint.router();
     // The switches live as long as the routes: nothing ends the streams but the host.
     let HttpEndpoint { state, shutdown, hard_stop } = endpoint;
@@ -290,15 +291,15 @@ async fn stop_signal() {
     let _ = tokio::signal::ctrl_c().await;
 }
 
-/// Binds `addr` and serves `server` over HTTP until shut down.
-pub async fn serve_http(server: &Server, addr: SocketAddr, config: HttpServerConfig) -> Result<HttpServing> {
+/// Binds `addr` and serves a server (its [`Env`]) over HTTP until shut down.
+pub async fn serve_http(env: Arc<Env>, addr: SocketAddr, config: HttpServerConfig) -> Result<HttpServing> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| Error::new(ErrorKind::Io, format!("cannot listen on {addr}: {e}")))?;
     let local_addr = listener.local_addr().map_err(|e| Error::new(ErrorKind::Io, e.to_string()))?;
     let path = config.path.clone();
     let grace = config.shutdown_grace;
-    let endpoint = HttpEndpoint::new(server, config, Some(local_addr));
+    let endpoint = HttpEndpoint::new(env, config, Some(local_addr));
     let router = endpoint.router();
     let (accepting, mut signal) = watch::channel(false);
     let (done_tx, done) = watch::channel(None);
