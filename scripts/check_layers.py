@@ -15,9 +15,9 @@ LAYERS = [
     ("data", ["error", "future", "jsonrpc", "protocol"]),
     ("rules", ["state", "tasks", "session", "changes"]),
     ("context", ["context"]),
-    ("catalogs", ["registry", "resources", "prompts", "completion", "host"]),
+    ("catalogs", ["registry", "resources", "prompts", "completion"]),
     ("engine", ["engine"]),
-    ("runtime", ["runtime"]),
+    ("runtime", ["runtime", "host"]),
     ("shells", ["transport", "http", "client", "server", "remote", "auth", "gateway", "config"]),
     ("api", ["prelude", "typed"]),
 ]

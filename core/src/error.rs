@@ -125,6 +125,75 @@ pub enum ErrorKind {
     ResourceNotFound,
 }
 
+impl ErrorKind {
+    /// Every kind, in a fixed order (the bindings' mapping tests enumerate it).
+    pub const ALL: [ErrorKind; 11] = [
+        ErrorKind::Rpc,
+        ErrorKind::Timeout,
+        ErrorKind::Cancelled,
+        ErrorKind::Closed,
+        ErrorKind::Protocol,
+        ErrorKind::Io,
+        ErrorKind::InvalidInput,
+        ErrorKind::Tool,
+        ErrorKind::Http,
+        ErrorKind::InputRequired,
+        ErrorKind::ResourceNotFound,
+    ];
+
+    /// The stable name every binding maps to its own error class (`rpc`, `timeout`, …).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Rpc => "rpc",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Cancelled => "cancelled",
+            ErrorKind::Closed => "closed",
+            ErrorKind::Protocol => "protocol",
+            ErrorKind::Io => "transport",
+            ErrorKind::InvalidInput => "invalid_input",
+            ErrorKind::Tool => "tool",
+            ErrorKind::Http => "http",
+            ErrorKind::InputRequired => "input_required",
+            ErrorKind::ResourceNotFound => "resource_not_found",
+        }
+    }
+
+    /// A representative error of this kind (code and data as the kind usually carries them),
+    /// for the bindings' mapping tests.
+    pub fn example(self) -> Error {
+        let data = serde_json::json!({"kind": self.as_str()});
+        match self {
+            ErrorKind::Rpc => Error::rpc(ErrorData::new(ErrorCode(-32099), "rpc example").with_data(data)),
+            ErrorKind::ResourceNotFound => Error::resource_not_found(
+                ErrorData::new(ErrorCode::RESOURCE_NOT_FOUND_LEGACY, "Resource not found: x://1")
+                    .with_data(data),
+            ),
+            ErrorKind::Http => Error::http_rpc(
+                401,
+                "http example",
+                ErrorData::new(ErrorCode::INVALID_REQUEST, "Unauthorized").with_data(data),
+            ),
+            kind => Error::new(kind, format!("{} example", kind.as_str())),
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for ErrorKind {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        ErrorKind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| format!("unknown error kind {s:?}"))
+    }
+}
+
 /// The one error type of the mcpcore API.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{message}")]
@@ -238,6 +307,20 @@ impl From<ErrorData> for Error {
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
         Error::new(ErrorKind::Io, e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_have_stable_names_that_parse_back() {
+        for kind in ErrorKind::ALL {
+            assert_eq!(kind.as_str().parse::<ErrorKind>(), Ok(kind));
+            assert_eq!(kind.example().kind(), kind);
+        }
+        assert!("nope".parse::<ErrorKind>().is_err());
     }
 }
 

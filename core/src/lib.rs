@@ -14,7 +14,7 @@
 //! | context | [`context`] | what a handler sees: [`context::RequestContext`] |
 //! | catalogs | [`registry`], [`resources`], [`prompts`], [`completion`] | host handlers by name |
 //! | engine | [`engine`] | every protocol rule and the request lifecycle ([`engine::ServerConnection`]) |
-//! | runtime | [`runtime`] | clock, entropy, spawning, the one driver loop |
+//! | runtime | [`runtime`], [`host`] | clock, entropy, spawning, the one driver loop; the host-callback bridge of the bindings |
 //! | shells | [`transport`], [`http`], [`client`], [`server`], [`remote`] | move bytes |
 //!
 //! Everything above the runtime is pure: no clock reads, sleeps, spawns or OS entropy (CI
@@ -29,6 +29,8 @@ pub mod context;
 pub mod engine;
 pub mod error;
 pub mod future;
+#[allow(clippy::disallowed_methods)] // runtime layer: bridges host event loops
+pub mod host;
 #[allow(clippy::disallowed_methods)] // a runtime or shell module
 pub mod http;
 pub mod jsonrpc;

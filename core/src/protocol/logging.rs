@@ -61,6 +61,15 @@ impl LoggingLevel {
     }
 }
 
+impl std::str::FromStr for LoggingLevel {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        LoggingLevel::parse(s).ok_or_else(|| {
+            format!("unknown log level {s:?}; use debug, info, notice, warning, error, critical, alert or emergency")
+        })
+    }
+}
+
 impl fmt::Display for LoggingLevel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

@@ -1,0 +1,233 @@
+//! [`HostCall`]: what a running host function may ask of its call, the same in every binding.
+
+use crate::context::RequestContext;
+use crate::error::{Error, ErrorKind, Result};
+use crate::protocol::logging::LoggingLevel;
+use crate::protocol::mrtr::InputRequests;
+use serde_json::Value;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::sync::watch;
+
+/// A callback fired once when the call is abandoned (cancelled, timed out, its connection gone).
+pub type OnAbandon = Box<dyn FnOnce() + Send>;
+
+#[derive(Default)]
+enum Abandon {
+    /// The call runs; nobody asked to hear of its abandonment (yet).
+    #[default]
+    Idle,
+    /// The call runs; fire this if it is abandoned.
+    Armed(OnAbandon),
+    /// The call is over (`true`: abandoned).
+    Ended(bool),
+}
+
+struct Inner {
+    /// The call's context while it runs; emptied when it ends, so a handle the host keeps does
+    /// not keep the connection's senders (and a stdio server's output) open.
+    ctx: Mutex<Option<RequestContext>>,
+    /// Changes (its sender drops) when the call ends: a pending input request then stops.
+    ended: watch::Receiver<()>,
+    on_abandon: Mutex<Abandon>,
+    /// Set when an input request ended with `InputRequired` (2026-07-28: answers missing).
+    needs_input: AtomicBool,
+}
+
+/// One call of a host function: who calls, progress and logging, cancellation, and input from
+/// the client. Cheap to clone; every method is safe after the call ended (a no-op, or an error
+/// naming it).
+#[derive(Clone)]
+pub struct HostCall {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for HostCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostCall").field("running", &self.context().is_some()).finish()
+    }
+}
+
+/// Ends a [`HostCall`] when dropped: with the future that runs the host function, whether it
+/// finished or was abandoned.
+pub(crate) struct CallEnd {
+    inner: Arc<Inner>,
+    finished: bool,
+    _alive: watch::Sender<()>,
+}
+
+impl CallEnd {
+    /// The host function answered: the call was not abandoned.
+    pub(crate) fn finish(mut self) {
+        self.finished = true;
+    }
+}
+
+impl Drop for CallEnd {
+    fn drop(&mut self) {
+        self.inner.ctx.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let abandoned = !self.finished;
+        let mut state = self.inner.on_abandon.lock().unwrap_or_else(|e| e.into_inner());
+        if let Abandon::Armed(f) = std::mem::replace(&mut *state, Abandon::Ended(abandoned)) {
+            drop(state);
+            if abandoned {
+                f();
+            }
+        }
+    }
+}
+
+impl HostCall {
+    /// A call for `ctx` (`None`: a completer, which runs outside any request), and the guard
+    /// that ends it.
+    pub(crate) fn start(ctx: Option<RequestContext>) -> (HostCall, CallEnd) {
+        let (alive, ended) = watch::channel(());
+        let inner = Arc::new(Inner {
+            ctx: Mutex::new(ctx),
+            ended,
+            on_abandon: Mutex::default(),
+            needs_input: AtomicBool::new(false),
+        });
+        (HostCall { inner: inner.clone() }, CallEnd { inner, finished: false, _alive: alive })
+    }
+
+    /// A call with no request behind it (an in-process call).
+    pub fn detached() -> HostCall {
+        let (call, end) = HostCall::start(Some(RequestContext::local()));
+        std::mem::forget(end);
+        call
+    }
+
+    /// The request context, while the call runs.
+    pub fn context(&self) -> Option<RequestContext> {
+        self.inner.ctx.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn running(&self, what: &str) -> Result<RequestContext> {
+        self.context().ok_or_else(|| Error::invalid_input(format!("{what}: this call has ended")))
+    }
+
+    pub(crate) fn needed_input(&self) -> bool {
+        self.inner.needs_input.load(Ordering::SeqCst)
+    }
+
+    /// The JSON-RPC id of the request as text (an integer id as its digits), or `None`
+    /// in-process.
+    pub fn request_id(&self) -> Option<String> {
+        let ctx = self.context()?;
+        ctx.request_id().map(|id| match id {
+            crate::jsonrpc::RequestId::Number(n) => n.to_string(),
+            crate::jsonrpc::RequestId::String(s) => s.clone(),
+        })
+    }
+
+    /// The revision of the request, or `None` in-process.
+    pub fn protocol_version(&self) -> Option<&'static str> {
+        self.context()?.protocol_version().map(|v| v.as_str())
+    }
+
+    /// True when the caller asked for progress notifications (and the call still runs).
+    pub fn wants_progress(&self) -> bool {
+        self.context().is_some_and(|c| c.wants_progress())
+    }
+
+    /// What the client declared (legacy: in `initialize`; 2026-07-28: in this request's
+    /// `_meta`), as JSON; `None` in-process.
+    pub fn client_capabilities(&self) -> Option<Value> {
+        let ctx = self.context()?;
+        ctx.client_capabilities().map(|c| serde_json::to_value(c).expect("serializable"))
+    }
+
+    /// The client's `clientInfo`, as JSON, when known.
+    pub fn client_info(&self) -> Option<Value> {
+        let ctx = self.context()?;
+        ctx.client_info().map(|c| serde_json::to_value(c).expect("serializable"))
+    }
+
+    /// The authenticated caller (subject, client id, scopes, claims), as JSON, when the server
+    /// verifies tokens.
+    pub fn identity(&self) -> Option<Value> {
+        let ctx = self.context()?;
+        let id = ctx.identity()?;
+        Some(serde_json::json!({
+            "subject": id.subject, "clientId": id.client_id, "scopes": id.scopes, "claims": id.claims,
+        }))
+    }
+
+    /// The HTTP request header `name` (over HTTP), the first value as text.
+    pub fn header(&self, name: &str) -> Option<String> {
+        let ctx = self.context()?;
+        ctx.headers()?.get(name)?.to_str().ok().map(str::to_owned)
+    }
+
+    /// The state stored with [`HostCall::set_request_state`] in the previous round of this
+    /// request (2026-07-28), when there is one.
+    pub fn request_state(&self) -> Option<Value> {
+        self.context()?.request_state()
+    }
+
+    /// Stores state for the next round of this request (2026-07-28; sealed in `requestState`);
+    /// a no-op on legacy sessions.
+    pub fn set_request_state(&self, state: Value) -> Result<()> {
+        self.running("cannot set the request state")?.set_request_state(state);
+        Ok(())
+    }
+
+    /// Sends `notifications/message` at `level` (`debug` … `emergency`) with `data`, when the
+    /// caller asked for that level; a no-op otherwise (and once the call has ended).
+    pub fn log(&self, level: &str, data: Value, logger: Option<&str>) -> Result<()> {
+        let level = level.parse::<LoggingLevel>().map_err(Error::invalid_input)?;
+        if let Some(ctx) = self.context() {
+            ctx.log(level, logger, data);
+        }
+        Ok(())
+    }
+
+    /// Sends `notifications/progress` (a no-op when the caller did not ask, or the call ended).
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        if let Some(ctx) = self.context() {
+            ctx.progress(progress, total, message);
+        }
+    }
+
+    /// Asks the client for input: `requests` is `{key: {method, params}}`; resolves to the
+    /// answers by key. Fails with [`ErrorKind::InputRequired`] (2026-07-28: answers missing; let
+    /// it propagate: the call's outcome is then `input_required` whatever the host does with
+    /// it), `-32021` when the client lacks a capability, [`ErrorKind::Cancelled`] when the call
+    /// is abandoned meanwhile.
+    pub async fn input(&self, requests: Value) -> Result<Value> {
+        let requests: InputRequests = serde_json::from_value(requests)
+            .map_err(|e| Error::invalid_input(format!("invalid input requests: {e}")))?;
+        let ctx = self.running("cannot ask the client for input")?;
+        let mut ended = self.inner.ended.clone();
+        let answers = tokio::select! {
+            answers = ctx.input(requests) => answers,
+            _ = ended.changed() => {
+                Err(Error::cancelled("the call was cancelled while it waited for client input"))
+            }
+        };
+        if answers.as_ref().is_err_and(|e| e.kind() == ErrorKind::InputRequired) {
+            self.inner.needs_input.store(true, Ordering::SeqCst);
+        }
+        answers.map(|a| serde_json::to_value(a).expect("serializable"))
+    }
+
+    /// Calls `f` once if the call is abandoned (cancelled on the wire, timed out, its
+    /// connection closed); at once when it already was, never when it finished.
+    pub fn on_abandon(&self, f: OnAbandon) {
+        let mut state = self.inner.on_abandon.lock().unwrap_or_else(|e| e.into_inner());
+        match &*state {
+            Abandon::Ended(true) => {
+                drop(state);
+                f();
+            }
+            Abandon::Ended(false) => {}
+            _ => *state = Abandon::Armed(f),
+        }
+    }
+
+    /// True once the call ended (finished or abandoned).
+    pub fn has_ended(&self) -> bool {
+        self.context().is_none()
+    }
+}
