@@ -310,6 +310,9 @@ impl From<std::io::Error> for Error {
     }
 }
 
+/// The result type of the mcpcore API.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -323,6 +326,3 @@ mod tests {
         assert!("nope".parse::<ErrorKind>().is_err());
     }
 }
-
-/// The result type of the mcpcore API.
-pub type Result<T, E = Error> = std::result::Result<T, E>;
