@@ -1,25 +1,9 @@
 //! mcpcore errors as Python exceptions: the classes live in `mcpcore.errors` (pure Python, so
 //! they are ordinary, picklable, documented classes); this builds their instances.
 
+use mcpcore::host::HostReply;
 use mcpcore::{Error, ErrorKind};
 use pyo3::prelude::*;
-
-/// The `mcpcore.errors` class for an error kind.
-fn class_name(kind: ErrorKind) -> &'static str {
-    match kind {
-        ErrorKind::Rpc => "McpError",
-        ErrorKind::Timeout => "RequestTimeout",
-        ErrorKind::Cancelled => "RequestCancelled",
-        ErrorKind::Closed => "ConnectionClosed",
-        ErrorKind::Protocol => "ProtocolError",
-        ErrorKind::Io => "TransportError",
-        ErrorKind::InvalidInput => "InvalidInput",
-        ErrorKind::Tool => "ToolError",
-        ErrorKind::Http => "HttpError",
-        ErrorKind::InputRequired => "InputRequired",
-        _ => "McpError",
-    }
-}
 
 /// Converts an mcpcore error into the matching Python exception, with `code`, `data` (JSON
 /// text, decoded by the class) and `http_status`.
@@ -27,9 +11,9 @@ pub(crate) fn to_py(e: Error) -> PyErr {
     crate::gil::attach(|py| {
         let build = || -> PyResult<PyErr> {
             let module = py.import("mcpcore.errors")?;
-            let class = module.getattr(class_name(e.kind()))?;
             let data = e.data().map(|d| d.to_string());
-            let instance = class.call1((e.message().to_owned(), e.code().0, data, e.http_status()))?;
+            let args = (e.kind().as_str(), e.message().to_owned(), e.code().0, data, e.http_status());
+            let instance = module.getattr("_from_native")?.call1(args)?;
             Ok(PyErr::from_value(instance))
         };
         build().unwrap_or_else(|import_failed| import_failed)
@@ -76,24 +60,24 @@ fn as_input_required(py: Python<'_>, err: &PyErr) -> Option<Error> {
     Some(Error::new(ErrorKind::InputRequired, message))
 }
 
-/// Converts a Python exception raised by a handler into an mcpcore error: `InputRequired` stays
-/// itself; an `McpError` (or a host subclass) with a code stays that JSON-RPC error; anything
-/// else becomes a tool failure carrying `Type: message` (an `isError: true` result for a tool,
-/// `-32603` for a resource or prompt).
-pub(crate) fn from_py(err: PyErr) -> Error {
+/// What a Python exception raised by a handler means: `InputRequired` stays itself; an
+/// `McpError` (or a host subclass) with a code is that JSON-RPC error; anything else is a
+/// failure carrying `Type: message` (an `isError: true` result for a tool, `-32603` for a
+/// resource or prompt).
+pub(crate) fn reply_of(err: PyErr) -> HostReply {
     crate::gil::attach(|py| {
         if let Some(input) = as_input_required(py, &err) {
-            return input;
+            return HostReply::InputRequired(input.message().to_owned());
         }
         if let Some(rpc) = as_rpc(py, &err) {
-            return rpc;
+            return HostReply::Rpc(rpc.rpc_error().cloned().expect("an rpc error"));
         }
         let name = err.get_type(py).name().map(|n| n.to_string()).unwrap_or_else(|_| "Exception".into());
         let text = err.value(py).str().map(|s| s.to_string()).unwrap_or_default();
         if text.is_empty() {
-            Error::tool(name)
+            HostReply::Failure(name)
         } else {
-            Error::tool(format!("{name}: {text}"))
+            HostReply::Failure(format!("{name}: {text}"))
         }
     })
 }

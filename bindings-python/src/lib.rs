@@ -1,8 +1,10 @@
 //! `mcpcore._native`: the pyo3 module behind the `mcpcore` Python package. It only converts and
-//! registers: JSON crosses the boundary as strings (the Python facade turns them into objects),
-//! Python callables become tools, resource readers, prompt renderers and completers, and every
-//! error becomes an exception of `mcpcore.errors` with its JSON-RPC code and data. All protocol
-//! logic is in the `mcpcore` crate.
+//! registers: handler inputs and return values cross as Python objects (converted here,
+//! `values`), other JSON as strings (the Python facade turns them into objects), Python
+//! callables become tools, resource readers, prompt renderers and completers through the core's
+//! host bridge (which decides what a return value becomes on the wire), and every error becomes
+//! an exception of `mcpcore.errors` with its JSON-RPC code and data. All protocol logic is in
+//! the `mcpcore` crate.
 
 mod client;
 mod errors;
@@ -12,6 +14,7 @@ mod prompts;
 mod registry;
 mod resources;
 mod server;
+mod values;
 
 use pyo3::prelude::*;
 
@@ -30,6 +33,12 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<handler::ToolCall>()?;
     m.add_class::<resources::Resources>()?;
     m.add_class::<prompts::Prompts>()?;
+    m.add_function(wrap_pyfunction!(tool_result, m)?)?;
+    m.add_function(wrap_pyfunction!(resource_contents, m)?)?;
+    m.add_function(wrap_pyfunction!(prompt_result, m)?)?;
+    m.add_function(wrap_pyfunction!(completion, m)?)?;
+    m.add_function(wrap_pyfunction!(error_kinds, m)?)?;
+    m.add_function(wrap_pyfunction!(raise_example, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
@@ -49,4 +58,52 @@ pub(crate) fn parse_as<T: serde::de::DeserializeOwned>(what: &str, text: &str) -
 /// Serializes for the facade.
 pub(crate) fn to_json(value: &impl serde::Serialize) -> String {
     serde_json::to_string(value).expect("protocol values serialize")
+}
+
+fn invalid(e: String) -> PyErr {
+    errors::to_py(mcpcore::Error::invalid_input(e))
+}
+
+/// The CallToolResult (JSON text) a tool returning `value` answers with (`wrapped`: its output
+/// schema wraps the value as `{"result": …}`): the core's rules, as every tool applies them.
+#[pyfunction]
+#[pyo3(signature = (value, wrapped=false))]
+fn tool_result(value: &Bound<'_, PyAny>, wrapped: bool) -> PyResult<String> {
+    let v = values::host_value(value)?;
+    Ok(to_json(&mcpcore::host::results::tool_result(v, wrapped)))
+}
+
+/// The `contents` (JSON text) of a read of `uri` (declared MIME type `mime`) returning `value`.
+#[pyfunction]
+#[pyo3(signature = (value, uri, mime=None))]
+fn resource_contents(value: &Bound<'_, PyAny>, uri: &str, mime: Option<&str>) -> PyResult<String> {
+    let v = values::host_value(value)?;
+    mcpcore::host::results::resource_contents(v, uri, mime).map(|c| to_json(&c)).map_err(invalid)
+}
+
+/// The GetPromptResult (JSON text) of a prompt returning `value`.
+#[pyfunction]
+fn prompt_result(value: &Bound<'_, PyAny>) -> PyResult<String> {
+    let v = values::host_value(value)?;
+    mcpcore::host::results::prompt_result(v).map(|c| to_json(&c)).map_err(invalid)
+}
+
+/// The Completion (JSON text) of a completer returning `value`.
+#[pyfunction]
+fn completion(value: &Bound<'_, PyAny>) -> PyResult<String> {
+    let v = values::host_value(value)?;
+    mcpcore::host::results::completion(v).map(|c| to_json(&c)).map_err(invalid)
+}
+
+/// The engine's error kinds (`mcpcore::ErrorKind::as_str`), for the error mapping test.
+#[pyfunction]
+fn error_kinds() -> Vec<&'static str> {
+    mcpcore::ErrorKind::ALL.iter().map(|k| k.as_str()).collect()
+}
+
+/// Raises the engine's example error of `kind`, as every binding maps it.
+#[pyfunction]
+fn raise_example(kind: &str) -> PyResult<()> {
+    let kind: mcpcore::ErrorKind = kind.parse().map_err(invalid)?;
+    Err(errors::to_py(kind.example()))
 }

@@ -2,24 +2,13 @@
 
 use crate::handler::{completer, LoopSlot, PyCallback};
 use crate::{errors, parse_as, to_json};
-use mcpcore::prompts::{PromptArguments, PromptHandler, PromptRegistry};
-use mcpcore::protocol::prompts::{GetPromptResult, Prompt};
-use mcpcore::registry::{BoxFuture, ToolContext};
+use mcpcore::host::HostPrompt;
+use mcpcore::prompts::PromptRegistry;
+use mcpcore::protocol::prompts::Prompt;
 use pyo3::prelude::*;
 use std::sync::Arc;
 
 /// A Python renderer: `callback(arguments_json, call)` → GetPromptResult JSON.
-impl PromptHandler for PyCallback {
-    fn get(
-        &self,
-        arguments: PromptArguments,
-        ctx: ToolContext,
-    ) -> BoxFuture<'static, mcpcore::Result<GetPromptResult>> {
-        self.run(to_json(&arguments), Some(ctx), "prompt")
-    }
-}
-
-/// The prompts of a server, each rendered by a Python callback.
 #[pyclass(module = "mcpcore._native", frozen)]
 pub struct Prompts {
     pub(crate) inner: Arc<PromptRegistry>,
@@ -39,7 +28,7 @@ impl Prompts {
     /// empty or taken.
     fn add(&self, prompt: &str, callback: Py<PyAny>, is_async: bool) -> PyResult<()> {
         let prompt: Prompt = parse_as("prompt", prompt)?;
-        let handler = PyCallback::new(callback, is_async, &self.loop_slot);
+        let handler = HostPrompt::new(PyCallback::new(callback, is_async, &self.loop_slot));
         self.inner.add(prompt, handler).map_err(errors::to_py)
     }
 

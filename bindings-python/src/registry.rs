@@ -3,6 +3,7 @@
 use crate::client::Client;
 use crate::handler::{LoopSlot, PyCallback};
 use crate::{errors, parse_json, to_json};
+use mcpcore::host::HostTool;
 use mcpcore::protocol::Tool;
 use mcpcore::registry::{CollisionPolicy, Registration, ToolContext, ToolRegistry};
 use mcpcore::remote::RemoteTools;
@@ -60,9 +61,10 @@ impl Registry {
         Registry { remote: Arc::new(RemoteTools::new(tools.clone())), tools, loop_slot: Arc::default() }
     }
 
-    /// Registers a Python tool. `callback(arguments_json, call)` returns the CallToolResult as
-    /// JSON text (or an awaitable of it when `is_async`).
-    #[pyo3(signature = (name, description, input_schema, callback, is_async, output_schema=None, title=None))]
+    /// Registers a Python tool. `callback(arguments, call)` returns the tool's value (or an
+    /// awaitable of it when `is_async`); the core turns it into the result (`wrapped`: the output
+    /// schema wraps it as `{"result": …}`).
+    #[pyo3(signature = (name, description, input_schema, callback, is_async, output_schema=None, title=None, wrapped=false))]
     #[allow(clippy::too_many_arguments)]
     fn add_tool(
         &self,
@@ -73,6 +75,7 @@ impl Registry {
         is_async: bool,
         output_schema: Option<&str>,
         title: Option<String>,
+        wrapped: bool,
     ) -> PyResult<()> {
         let mut tool = Tool::new(name, description, parse_json("input_schema", input_schema)?);
         if let Some(s) = output_schema {
@@ -81,7 +84,7 @@ impl Registry {
         if let Some(t) = title {
             tool = tool.with_title(t);
         }
-        let handler = PyCallback::new(callback, is_async, &self.loop_slot);
+        let handler = HostTool::new(PyCallback::new(callback, is_async, &self.loop_slot), wrapped);
         self.tools.register(tool, handler).map_err(errors::to_py)
     }
 

@@ -2,27 +2,14 @@
 
 use crate::handler::{completer, LoopSlot, PyCallback};
 use crate::{errors, parse_as, to_json};
-use mcpcore::protocol::resources::{Resource, ResourceContents, ResourceTemplate};
-use mcpcore::registry::{BoxFuture, ToolContext};
-use mcpcore::resources::{ReadRequest, ResourceHandler, ResourceRegistry};
+use mcpcore::host::HostResource;
+use mcpcore::protocol::resources::{Resource, ResourceTemplate};
+use mcpcore::resources::ResourceRegistry;
 use pyo3::prelude::*;
-use serde_json::json;
 use std::sync::Arc;
 
 /// A Python reader: `callback({"uri", "variables"} JSON, call)` → a JSON array of
 /// ResourceContents.
-impl ResourceHandler for PyCallback {
-    fn read(
-        &self,
-        request: ReadRequest,
-        ctx: ToolContext,
-    ) -> BoxFuture<'static, mcpcore::Result<Vec<ResourceContents>>> {
-        let input = json!({"uri": request.uri, "variables": request.variables});
-        self.run(input.to_string(), Some(ctx), "resource")
-    }
-}
-
-/// The resources of a server: fixed URIs and RFC 6570 templates, each read by a Python callback.
 #[pyclass(module = "mcpcore._native", frozen)]
 pub struct Resources {
     pub(crate) inner: Arc<ResourceRegistry>,
@@ -30,8 +17,8 @@ pub struct Resources {
 }
 
 impl Resources {
-    fn reader(&self, callback: Py<PyAny>, is_async: bool) -> PyCallback {
-        PyCallback::new(callback, is_async, &self.loop_slot)
+    fn reader(&self, callback: Py<PyAny>, is_async: bool, mime: Option<String>) -> HostResource {
+        HostResource::new(PyCallback::new(callback, is_async, &self.loop_slot), mime)
     }
 }
 
@@ -47,14 +34,16 @@ impl Resources {
     /// `callback(request_json, call)` (an awaitable when `is_async`); fails when its URI is taken.
     fn add(&self, resource: &str, callback: Py<PyAny>, is_async: bool) -> PyResult<()> {
         let resource: Resource = parse_as("resource", resource)?;
-        self.inner.add(resource, self.reader(callback, is_async)).map_err(errors::to_py)
+        let reader = self.reader(callback, is_async, resource.mime_type.clone());
+        self.inner.add(resource, reader).map_err(errors::to_py)
     }
 
     /// Adds a template (`template`: the MCP ResourceTemplate as JSON text); fails when it does
     /// not parse or its name is taken.
     fn add_template(&self, template: &str, callback: Py<PyAny>, is_async: bool) -> PyResult<()> {
         let template: ResourceTemplate = parse_as("resource template", template)?;
-        self.inner.add_template(template, self.reader(callback, is_async)).map_err(errors::to_py)
+        let reader = self.reader(callback, is_async, template.mime_type.clone());
+        self.inner.add_template(template, reader).map_err(errors::to_py)
     }
 
     /// Attaches a completer to `variable` of the template `uri_template`: the fixed `values`, or

@@ -8,33 +8,31 @@ import enum
 import importlib
 import json
 import pathlib
-import sys
-import types
 import uuid
 from typing import Annotated, Any, Dict, FrozenSet, List, Literal, Optional, Set, Tuple, TypedDict, Union
 
 import pytest
 from jsonschema import Draft202012Validator
 
-_PY_DIR = pathlib.Path(__file__).resolve().parents[1] / "python"
 
 
 def _load(module: str) -> Any:
-    """Import ``mcpcore.<module>`` from the source tree without running the package
-    ``__init__`` (which needs the native extension)."""
-    pkg_name = "_mcpcore_pure_under_test"
-    if pkg_name not in sys.modules:
-        pkg = types.ModuleType(pkg_name)
-        pkg.__path__ = [str(_PY_DIR / "mcpcore")]
-        sys.modules[pkg_name] = pkg
-    return importlib.import_module(f"{pkg_name}.{module}")
+    """``mcpcore.<module>`` (the installed package: results are the native engine's)."""
+    return importlib.import_module(f"mcpcore.{module}")
 
 
 _schema = _load("_schema")
 _convert = _load("_convert")
 content = _load("content")
 tool_spec = _schema.tool_spec
-to_call_tool_result = _convert.to_call_tool_result
+_native = importlib.import_module("mcpcore._native")
+
+
+def to_call_tool_result(value: Any, spec: Any = None) -> Dict[str, Any]:
+    """What a tool returning ``value`` answers with: the engine's rules (mcpcore::host::results)."""
+    return json.loads(_native.tool_result(value, bool(spec is not None and spec.wraps_result)))
+
+
 coerce_arguments = _convert.coerce_arguments
 to_jsonable = _convert.to_jsonable
 Image, Audio, EmbeddedResource, Text = content.Image, content.Audio, content.EmbeddedResource, content.Text
@@ -218,7 +216,7 @@ def test_result_str_none_and_content() -> None:
     assert result_of(nothing, None) == {"content": []}
     assert result_of(image, Image(PNG)) == {"content": [Image(PNG).to_content()]}
     items = ["caption", Image(PNG), Audio(b"a", "audio/mpeg"), EmbeddedResource("r://x", text="t"), Text("t2")]
-    assert result_of(mixed, items) == {"content": [_convert._block(i) for i in items]}
+    assert result_of(mixed, items) == {"content": [{"type": "text", "text": "caption"}] + [i.to_content() for i in items[1:]]}
     assert result_of(mixed, tuple(items))["content"][0] == {"type": "text", "text": "caption"}
     assert [b["type"] for b in result_of(mixed, items)["content"]] == ["text", "image", "audio", "resource", "text"]
 
@@ -250,7 +248,7 @@ def test_result_objects_are_structured() -> None:
     def as_tree() -> Tree:
         return Tree(0)
 
-    r = result_of(as_dict, {"a": 1, "b": 2})
+    r = result_of(as_dict, {"b": 2, "a": 1})
     assert r == {"content": [{"type": "text", "text": '{"a":1,"b":2}'}], "structuredContent": {"a": 1, "b": 2}}
     movie = {"title": "Ñu", "year": 2000, "shape": Point(1)}
     r = result_of(as_typeddict, movie)
@@ -306,16 +304,6 @@ def test_result_of_unconvertible_value() -> None:
 
     with pytest.raises(TypeError, match="object"):
         to_call_tool_result(object(), tool_spec(untyped))
-
-
-def test_error_result() -> None:
-    assert _convert.error_result(ValueError("bad input")) == {
-        "isError": True,
-        "content": [{"type": "text", "text": "ValueError: bad input"}],
-    }
-    assert _convert.error_result(KeyboardInterrupt())["content"][0]["text"] == "KeyboardInterrupt"
-    if CALL_TOOL_RESULT is not None:
-        assert CALL_TOOL_RESULT.is_valid(_convert.error_result(RuntimeError("x")))
 
 
 # --------------------------------------------------------------------------------------------

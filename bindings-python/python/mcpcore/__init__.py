@@ -48,6 +48,7 @@ from .errors import (
     ProtocolError,
     RequestCancelled,
     RequestTimeout,
+    ResourceNotFound,
     ToolError,
     TransportError,
 )
@@ -79,6 +80,7 @@ __all__ = [
     "ProtocolError",
     "TransportError",
     "InvalidInput",
+    "ResourceNotFound",
     "ToolError",
     "HttpError",
     "InputRequired",
@@ -109,7 +111,8 @@ from ._context import Context, _context  # noqa: E402  (re-exported)
 
 
 def _callback(fn: Callable[..., Any], spec: _schema.ToolSpec) -> _features.Callback:
-    """Wraps a user function as the native callback: JSON in, CallToolResult JSON out."""
+    """Wraps a user function as the native callback: the arguments in, the function's value (or
+    its awaitable) out; the engine turns the value into the CallToolResult."""
 
     def invoke(arguments: Dict[str, Any], call: Optional[_native.ToolCall]) -> Any:
         kwargs = _convert.coerce_arguments(spec, arguments)
@@ -117,7 +120,7 @@ def _callback(fn: Callable[..., Any], spec: _schema.ToolSpec) -> _features.Callb
             kwargs[spec.context_param] = _context(call)
         return fn(**kwargs)
 
-    return _features.native_callback(invoke, spec.is_async, lambda value, _: _convert.to_call_tool_result(value, spec))
+    return invoke
 
 
 class Registry:
@@ -141,7 +144,7 @@ class Registry:
         output = json.dumps(spec.output_schema) if spec.output_schema is not None else None
         self._native.add_tool(
             spec.name, spec.description, json.dumps(spec.input_schema), _callback(fn, spec), spec.is_async,
-            output, title,
+            output, title, spec.wraps_result,
         )
         return Tool(spec.name, spec.description, spec.input_schema, spec.output_schema, title)
 
@@ -297,10 +300,7 @@ class Server:
                 kwargs[spec.context_param] = _context(call)
             return fn(**kwargs)
 
-        def render(value: Any, request: Dict[str, Any]) -> Any:
-            return _features.to_resource_contents(value, request["uri"], mime_type)
-
-        callback = _features.native_callback(invoke, spec.is_async, render)
+        callback = invoke
         if is_template:
             self._resources.add_template(json.dumps(descriptor), callback, spec.is_async)
             self._templates[uri] = descriptor["name"]
@@ -384,8 +384,7 @@ class Server:
                 kwargs[spec.context_param] = _context(call)
             return fn(**kwargs)
 
-        callback = _features.native_callback(invoke, spec.is_async, lambda value, _: _features.to_prompt_result(value))
-        self._prompts.add(json.dumps(descriptor), callback, spec.is_async)
+        self._prompts.add(json.dumps(descriptor), invoke, spec.is_async)
         for argument, source in (complete or {}).items():
             self.add_completion(source, prompt=spec.name, argument=argument)
 

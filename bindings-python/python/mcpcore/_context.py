@@ -7,7 +7,7 @@ import asyncio
 import json
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from . import _convert, _features, _native, _schema
+from . import _convert, _native, _schema
 from .content import Message
 from .errors import InvalidInput
 from .types import ElicitResult, Root, SamplingResult
@@ -193,7 +193,7 @@ def _sampling_request(
     model_preferences: Optional[Mapping[str, Any]],
 ) -> Dict[str, Any]:
     items = [messages] if isinstance(messages, str) else list(messages)
-    params: Dict[str, Any] = {"messages": [_features.to_prompt_result(m)["messages"][0] for m in items],
+    params: Dict[str, Any] = {"messages": [json.loads(_native.prompt_result(m))["messages"][0] for m in items],
                               "maxTokens": max_tokens}
     for key, value in (("systemPrompt", system_prompt), ("temperature", temperature),
                        ("stopSequences", list(stop_sequences) if stop_sequences is not None else None),

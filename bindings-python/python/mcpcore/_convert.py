@@ -1,5 +1,7 @@
-"""Values in and out of tools: JSON arguments to annotated Python values, and return values
-to MCP ``CallToolResult`` dicts."""
+"""Values in and out of handlers: JSON arguments to annotated Python values, and Python's own
+types to plain values. What a return value becomes on the wire is the engine's rule set
+(``mcpcore::host::results``, the same in every binding); the native module converts plain values
+itself and asks :func:`to_builtin` about everything else."""
 
 from __future__ import annotations
 
@@ -20,9 +22,9 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
 from . import _schema
 from ._schema import ToolSpec
-from .content import CONTENT_TYPES, EmbeddedResource, Text, b64encode
+from .content import CONTENT_TYPES, Message, b64encode
 
-__all__ = ["BYTES_URI", "coerce_arguments", "coerce_value", "error_result", "to_call_tool_result", "to_jsonable"]
+__all__ = ["BYTES_URI", "coerce_arguments", "coerce_value", "to_builtin", "to_jsonable"]
 
 BYTES_URI = "mcpcore://bytes"
 """The resource URI under which a returned ``bytes`` value is embedded."""
@@ -84,70 +86,44 @@ def _json_key(key: Any) -> str:
     raise TypeError(f"cannot use a key of type {type(key).__qualname__} in a JSON object")
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
-def _text(text: str) -> Dict[str, Any]:
-    return Text(text).to_content()
-
-
-def _block(item: Any) -> Dict[str, Any]:
-    """One content block for an item of a returned list."""
-    if isinstance(item, CONTENT_TYPES):
-        return item.to_content()
-    if isinstance(item, str):
-        return _text(item)
-    if isinstance(item, (bytes, bytearray, memoryview)):
-        return EmbeddedResource(BYTES_URI, blob=bytes(item), mime_type="application/octet-stream").to_content()
-    return _text(_dumps(to_jsonable(item)))
-
-
-def _is_object(value: Any) -> bool:
-    return (
-        isinstance(value, cabc.Mapping)
-        or (dataclasses.is_dataclass(value) and not isinstance(value, type))
-        or _schema.is_pydantic_model(type(value))
-    )
-
-
-def to_call_tool_result(value: Any, spec: Optional[ToolSpec] = None) -> Dict[str, Any]:
-    """Return the MCP ``CallToolResult`` (a dict) for a tool's return ``value``.
-
-    - ``spec.wraps_result``: ``structuredContent`` is ``{"result": <value as JSON>}`` and the
-      text is that JSON (a ``str`` value is its own text);
-    - ``None``: no content; ``str``: one text block;
-    - a content object (``Text``, ``Image``, ``Audio``, ``EmbeddedResource``): its block;
-    - a list or tuple holding at least one content object: one block per item (``str`` as
-      text, ``bytes`` as a blob resource, anything else as JSON text);
-    - ``bytes``: an embedded resource ``mcpcore://bytes`` (``application/octet-stream``);
-    - a mapping, dataclass instance or pydantic model: ``structuredContent`` is its JSON
-      object, and the text block holds the same JSON;
-    - anything else JSON-able: one text block of its JSON.
-    """
-    if spec is not None and spec.wraps_result:
-        data = to_jsonable(value)
-        text = value if isinstance(value, str) else _dumps(data)
-        return {"content": [_text(text)], "structuredContent": {"result": data}}
-    if value is None:
-        return {"content": []}
-    if isinstance(value, (str, bytes, bytearray, memoryview) + CONTENT_TYPES):
-        return {"content": [_block(value)]}
-    if isinstance(value, (list, tuple)) and any(isinstance(v, CONTENT_TYPES) for v in value):
-        return {"content": [_block(v) for v in value if v is not None]}
-    data = to_jsonable(value)
-    if _is_object(value):
-        return {"content": [_text(_dumps(data))], "structuredContent": data}
-    return {"content": [_text(_dumps(data))]}
-
-
-def error_result(exc: BaseException) -> Dict[str, Any]:
-    """Return the ``CallToolResult`` of a tool that raised ``exc``:
-    ``{"isError": True, "content": [{"type": "text", "text": "ValueError: message"}]}``
-    (only the type name when the message is empty)."""
-    message = str(exc)
-    text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
-    return {"isError": True, "content": [_text(text)]}
+def to_builtin(value: Any) -> Any:
+    """``value`` as a plain value the native module converts itself (dict, list, str, int,
+    float, bool, None, bytes), one level deep: content objects become their MCP content dict, a
+    ``Message`` its message dict, dataclasses dicts of their fields, pydantic models
+    ``model_dump(mode="json")``, enums their value, sets sorted lists, other mappings dicts and
+    other iterables lists, dates and times ISO 8601 text, UUID, Decimal and paths ``str``.
+    Raises ``TypeError`` naming a type that has none of these forms."""
+    if isinstance(value, CONTENT_TYPES):
+        return value.to_content()
+    if isinstance(value, Message):
+        return value.to_message()
+    if isinstance(value, enum.Enum):
+        return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    if _schema.is_pydantic_model(type(value)):
+        return value.model_dump(mode="json")
+    if isinstance(value, (set, frozenset)):
+        items = [to_jsonable(v) for v in value]
+        try:
+            return sorted(items)
+        except TypeError:
+            return items
+    if isinstance(value, cabc.Mapping):
+        return dict(value)
+    if isinstance(value, collections.deque):
+        return list(value)
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, (uuid.UUID, decimal.Decimal, pathlib.PurePath)):
+        return str(value)
+    if isinstance(value, int):  # int subclasses (bool is handled natively)
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, str):
+        return str(value)
+    raise TypeError(f"cannot convert a value of type {type(value).__qualname__} to JSON")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
-"""Resources, prompts and completers: Python functions as native callbacks, and their return
-values as MCP results. The engine does the protocol (matching templates, checking required
-arguments, filtering and capping completions, paging, notifications); this only converts."""
+"""Resources, prompts and completers: Python functions as native callbacks. The engine does the
+protocol (matching templates, checking required arguments, turning return values into results,
+filtering and capping completions, paging, notifications); this only describes and calls."""
 
 from __future__ import annotations
 
@@ -21,48 +21,19 @@ __all__ = [
     "HandlerSpec",
     "completer_parts",
     "handler_spec",
-    "native_callback",
     "prompt_descriptor",
     "resource_descriptor",
     "template_variables",
-    "to_prompt_result",
-    "to_resource_contents",
 ]
 
-Callback = Callable[[str, Optional[_native.ToolCall]], Any]
-"""What the native side calls: ``callback(input_json, call)`` → output JSON (or an awaitable)."""
+Callback = Callable[[Any, Optional[_native.ToolCall]], Any]
+"""What the native side calls: ``callback(input, call)`` → the handler's value (or an
+awaitable of it); the engine turns the value into the result (``mcpcore::host::results``)."""
 
 CompletionSource = Union[Sequence[str], Callable[..., Any]]
 """Completion values for an argument: a fixed list (filtered by prefix by the engine), or a
 function ``(value)`` or ``(value, context)`` (sync or async) returning a list of strings or a
 ``{"values", "total", "hasMore"}`` dict."""
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
-def native_callback(
-    invoke: Callable[[Dict[str, Any], Optional[_native.ToolCall]], Any],
-    is_async: bool,
-    render: Callable[[Any, Dict[str, Any]], Any],
-) -> Callback:
-    """The native callback of a handler: decodes the request, runs ``invoke(request, call)``
-    (awaiting it when ``is_async``) and encodes ``render(value, request)``."""
-    if is_async:
-
-        async def run_async(input_json: str, call: Optional[_native.ToolCall]) -> str:
-            request = json.loads(input_json)
-            value = await invoke(request, call)
-            return _dumps(render(value, request))
-
-        return run_async
-
-    def run(input_json: str, call: Optional[_native.ToolCall]) -> str:
-        request = json.loads(input_json)
-        return _dumps(render(invoke(request, call), request))
-
-    return run
 
 
 # ---------------------------------------------------------------------------------------------
@@ -166,44 +137,6 @@ def resource_descriptor(
     return d
 
 
-def _is_contents(value: Any) -> bool:
-    return isinstance(value, cabc.Mapping) and ("text" in value or "blob" in value)
-
-
-def to_resource_contents(value: Any, uri: str, mime_type: Optional[str]) -> List[Dict[str, Any]]:
-    """The ``contents`` of a ``resources/read`` of ``uri`` for a reader's return ``value``:
-
-    - ``str``: text; ``bytes``: a base64 blob (both with ``mime_type`` when given);
-    - ``Text``: text; ``EmbeddedResource``: its own URI, MIME type and text or blob;
-    - a mapping with ``text`` or ``blob``: an MCP ResourceContents dict (``uri`` and ``mimeType``
-      filled in when missing);
-    - a list or tuple: one contents per item;
-    - anything else JSON-able (dicts, dataclasses, models, numbers...): its JSON as text,
-      ``application/json`` unless ``mime_type`` says otherwise.
-    """
-    if isinstance(value, (list, tuple)):
-        return [c for item in value for c in to_resource_contents(item, uri, mime_type)]
-    out: Dict[str, Any] = {"uri": uri}
-    if mime_type is not None:
-        out["mimeType"] = mime_type
-    if isinstance(value, str):
-        out["text"] = value
-    elif isinstance(value, (bytes, bytearray, memoryview)):
-        out["blob"] = b64encode(bytes(value))
-    elif isinstance(value, Text):
-        out["text"] = value.text
-    elif isinstance(value, EmbeddedResource):
-        return [value.to_content()["resource"]]
-    elif isinstance(value, CONTENT_TYPES):
-        raise TypeError(f"a resource cannot hold a {type(value).__name__}: return bytes or an EmbeddedResource")
-    elif _is_contents(value):
-        return [{**out, **dict(value)}]
-    else:
-        out.setdefault("mimeType", "application/json")
-        out["text"] = _dumps(to_jsonable(value))
-    return [out]
-
-
 # ---------------------------------------------------------------------------------------------
 # prompts
 
@@ -226,44 +159,8 @@ def prompt_descriptor(spec: HandlerSpec, *, title: Optional[str], description: O
     return d
 
 
-def _message(item: Any) -> Dict[str, Any]:
-    if isinstance(item, Message):
-        return item.to_message()
-    if isinstance(item, str) or isinstance(item, CONTENT_TYPES):
-        return Message("user", item).to_message()
-    if isinstance(item, cabc.Mapping) and "role" in item:
-        content = item.get("content")
-        if isinstance(content, str) or isinstance(content, CONTENT_TYPES):
-            return Message(item["role"], content).to_message()
-        return dict(item)
-    raise TypeError(
-        f"a prompt message must be a str, a Message, a content object or a dict with a role, "
-        f"not {type(item).__name__}"
-    )
-
-
-def to_prompt_result(value: Any) -> Dict[str, Any]:
-    """The ``GetPromptResult`` for a prompt's return ``value``: a ``str`` (or content object)
-    is one user message; a ``Message`` or a ``{"role", "content"}`` dict one message; a list of
-    those the messages in order; a dict with ``messages`` is the result itself."""
-    if isinstance(value, cabc.Mapping) and "messages" in value:
-        result = dict(value)
-        result["messages"] = [_message(m) for m in value["messages"]]
-        return result
-    items = value if isinstance(value, (list, tuple)) else [value]
-    return {"messages": [_message(m) for m in items]}
-
-
 # ---------------------------------------------------------------------------------------------
 # completion
-
-
-def _to_completion(value: Any) -> Dict[str, Any]:
-    if isinstance(value, cabc.Mapping):
-        return dict(value)
-    if isinstance(value, str) or not isinstance(value, cabc.Iterable):
-        raise TypeError(f"a completer must return a list of strings or a dict, not {type(value).__name__}")
-    return {"values": [str(v) for v in value]}
 
 
 def completer_parts(source: CompletionSource) -> Tuple[Optional[List[str]], Optional[Callback], bool]:
@@ -288,4 +185,4 @@ def completer_parts(source: CompletionSource) -> Tuple[Optional[List[str]], Opti
             return fn(request["value"], dict(request.get("context") or {}))
         return fn(request["value"])
 
-    return None, native_callback(invoke, is_async, lambda value, _request: _to_completion(value)), is_async
+    return None, invoke, is_async

@@ -17,6 +17,8 @@ __all__ = [
     "ToolError",
     "HttpError",
     "InputRequired",
+    "ResourceNotFound",
+    "KIND_CLASSES",
 ]
 
 
@@ -94,3 +96,29 @@ class InputRequired(McpError):
     call whose input request raised it always ends as ``input_required``.) Legacy sessions never
     raise it: there the request goes to the client and the call awaits its answer.
     """
+
+
+class ResourceNotFound(McpError):
+    """The resource asked for does not exist (the server answered ``-32002`` on legacy
+    revisions, ``-32602`` on 2026-07-28); ``data`` carries its ``uri``."""
+
+
+KIND_CLASSES = {
+    "rpc": McpError,
+    "timeout": RequestTimeout,
+    "cancelled": RequestCancelled,
+    "closed": ConnectionClosed,
+    "protocol": ProtocolError,
+    "transport": TransportError,
+    "invalid_input": InvalidInput,
+    "tool": ToolError,
+    "http": HttpError,
+    "input_required": InputRequired,
+    "resource_not_found": ResourceNotFound,
+}
+"""The exception class of each error kind of the engine (``mcpcore::ErrorKind::as_str``)."""
+
+
+def _from_native(kind: str, message: str, code: int, data: Optional[str], http_status: Optional[int]) -> McpError:
+    """The exception for an engine error of ``kind`` (called by the native module)."""
+    return KIND_CLASSES.get(kind, McpError)(message, code, data, http_status)
