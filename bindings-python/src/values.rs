@@ -133,7 +133,7 @@ fn json_at(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
     let convert = TO_BUILTIN
         .get_or_try_init(py, || py.import("mcpcore._convert")?.getattr("to_builtin").map(Bound::unbind))?;
     let plain = convert.bind(py).call1((obj,))?;
-    if plain.get_type().is(&obj.get_type()) {
+    if plain.get_type().is(obj.get_type()) {
         return Err(PyTypeError::new_err(format!(
             "cannot convert a value of type {} to JSON",
             obj.get_type().qualname()?
