@@ -154,8 +154,8 @@ export declare class Server {
 }
 
 /**
- * What a running handler may ask of its call: who calls, progress, logging, cancellation, and
- * input from the client (elicitation, sampling, roots) through the core's `ToolContext`.
+ * What a running handler may ask of its call (the core's `HostCall`): who calls, progress,
+ * logging, cancellation, and input from the client (elicitation, sampling, roots).
  */
 export declare class ToolCall {
   /** The JSON-RPC id of the request (as a string), or null for an in-process call. */
@@ -169,6 +169,13 @@ export declare class ToolCall {
    * `_meta`), as JSON; null for an in-process call.
    */
   get clientCapabilities(): string | null
+  /**
+   * The authenticated caller (subject, clientId, scopes, claims) as JSON, when the server
+   * verifies tokens.
+   */
+  get identity(): string | null
+  /** The HTTP request header `name` (over HTTP). */
+  header(name: string): string | null
   /**
    * The state stored with `setRequestState` in the previous round of this request
    * (2026-07-28), as JSON; null when there is none.
@@ -196,6 +203,16 @@ export declare class ToolCall {
   reportProgress(progress: number, total?: number | undefined | null, message?: string | undefined | null): void
 }
 
+/** The engine's error kinds (`mcpcore::ErrorKind::as_str`), for the error mapping test. */
+export declare function errorKinds(): Array<string>
+
+/**
+ * The result (JSON) a handler of `kind` (`tool`, `resource`, `prompt`, `completer`) answers
+ * with when it resolves to `envelopeJson` (what the wrapper makes of its return value): the
+ * core's rules, as every handler applies them. `uri` and `mimeType` describe a resource read.
+ */
+export declare function hostResult(kind: string, envelopeJson: string, uri?: string | undefined | null, mimeType?: string | undefined | null): string
+
 /** Options of `Client.connectHttp` (every field optional). */
 export interface HttpConnectOptions {
   /** Extra headers sent on every request. */
@@ -214,6 +231,9 @@ export interface HttpConnectOptions {
 
 /** The version of the native module (the crate version). */
 export declare function nativeVersion(): string
+
+/** Throws the engine's example error of `kind`, as every binding maps it. */
+export declare function raiseExample(kind: string): void
 
 /** Options of `Server.serveHttp` (every field optional). */
 export interface ServeHttpOptions {

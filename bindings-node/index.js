@@ -842,4 +842,7 @@ module.exports.Registry = nativeBinding.Registry
 module.exports.Resources = nativeBinding.Resources
 module.exports.Server = nativeBinding.Server
 module.exports.ToolCall = nativeBinding.ToolCall
+module.exports.errorKinds = nativeBinding.errorKinds
+module.exports.hostResult = nativeBinding.hostResult
 module.exports.nativeVersion = nativeBinding.nativeVersion
+module.exports.raiseExample = nativeBinding.raiseExample

@@ -13,6 +13,7 @@ const ErrorCode = Object.freeze({
   INVALID_PARAMS: -32602,
   INTERNAL_ERROR: -32603,
   REQUEST_TIMEOUT: -32001,
+  RESOURCE_NOT_FOUND: -32002,
   HEADER_MISMATCH: -32020,
   MISSING_REQUIRED_CLIENT_CAPABILITY: -32021,
   UNSUPPORTED_PROTOCOL_VERSION: -32022,
@@ -62,6 +63,11 @@ class HttpError extends McpError {}
  */
 class InputRequired extends McpError {}
 
+/** The resource asked for does not exist (`-32002` on legacy revisions, `-32602` on
+ * 2026-07-28); `data.uri` names it. */
+class ResourceNotFound extends McpError {}
+
+/** The error class of each engine error kind (`mcpcore::ErrorKind::as_str`). */
 const CLASSES = {
   rpc: McpError,
   timeout: RequestTimeout,
@@ -73,6 +79,7 @@ const CLASSES = {
   tool: ToolError,
   http: HttpError,
   input_required: InputRequired,
+  resource_not_found: ResourceNotFound,
 };
 
 /** Builds the McpError subclass for an engine error kind. */
@@ -128,6 +135,8 @@ module.exports = {
   ToolError,
   HttpError,
   InputRequired,
+  ResourceNotFound,
+  CLASSES,
   makeError,
   fromNative,
   native,

@@ -379,7 +379,7 @@ export class Client {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-export type ErrorKind = 'rpc' | 'timeout' | 'cancelled' | 'closed' | 'protocol' | 'transport' | 'invalid_input' | 'tool' | 'http' | 'input_required';
+export type ErrorKind = 'rpc' | 'timeout' | 'cancelled' | 'closed' | 'protocol' | 'transport' | 'invalid_input' | 'tool' | 'http' | 'input_required' | 'resource_not_found';
 
 export const ErrorCode: {
   readonly PARSE_ERROR: -32700;
@@ -388,6 +388,7 @@ export const ErrorCode: {
   readonly INVALID_PARAMS: -32602;
   readonly INTERNAL_ERROR: -32603;
   readonly REQUEST_TIMEOUT: -32001;
+  readonly RESOURCE_NOT_FOUND: -32002;
   readonly HEADER_MISMATCH: -32020;
   readonly MISSING_REQUIRED_CLIENT_CAPABILITY: -32021;
   readonly UNSUPPORTED_PROTOCOL_VERSION: -32022;
@@ -411,6 +412,8 @@ export class HttpError extends McpError {}
 /** A 2026-07-28 request needs client input it does not have yet: let it propagate out of the
  * handler (the server answers `input_required`; the client retries with the answers). */
 export class InputRequired extends McpError {}
+/** The resource asked for does not exist (`-32002` on legacy revisions, `-32602` on 2026-07-28). */
+export class ResourceNotFound extends McpError {}
 
 export function toJsonSchema(schema: JsonSchema | StandardSchemaLike | undefined | null, io?: 'input' | 'output'): JsonSchema | undefined;
 export const version: string;

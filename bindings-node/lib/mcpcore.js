@@ -344,5 +344,6 @@ exports.InvalidInput = errors.InvalidInput;
 exports.ToolError = errors.ToolError;
 exports.HttpError = errors.HttpError;
 exports.InputRequired = errors.InputRequired;
+exports.ResourceNotFound = errors.ResourceNotFound;
 exports.toJsonSchema = toJsonSchema;
 exports.version = native.nativeVersion();

@@ -1,6 +1,7 @@
 'use strict';
 // Turning user tool definitions into what the native registry takes: JSON Schema text for the
-// schemas, and the envelope callback (see src/handler.rs) around the user's handler. The
+// schemas, and the envelope callback (see src/handler.rs) around the user's handler. What a
+// handler's value becomes on the wire is the engine's rule set, the same in every binding. The
 // envelope machinery and the handler's `ctx` serve resources, prompts and completers too.
 
 const { InvalidInput, InputRequired, McpError, native: awaitNative, nativeSync } = require('./errors');
@@ -36,26 +37,6 @@ function toJsonSchema(schema, io = 'input', what = 'inputSchema') {
     kind: 'invalid_input',
     code: -32602,
   });
-}
-
-/** True when `v` looks like a CallToolResult the handler built itself. */
-function isCallToolResult(v) {
-  return v != null && typeof v === 'object' && !Array.isArray(v) && Array.isArray(v.content);
-}
-
-/**
- * A handler's return value as a CallToolResult: a string → one text content; a CallToolResult
- * (an object with a `content` array) → unchanged; any other plain object → structuredContent plus
- * the same as JSON text; undefined/null → no content; anything else → its JSON as text.
- */
-function toCallToolResult(value) {
-  if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
-  if (value === undefined || value === null) return { content: [] };
-  if (isCallToolResult(value)) return value;
-  if (typeof value === 'object' && !Array.isArray(value)) {
-    return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
-  }
-  return { content: [{ type: 'text', text: JSON.stringify(value) }] };
 }
 
 /** What a thrown value becomes: `inputRequired` for InputRequired, a JSON-RPC error for an
@@ -184,18 +165,30 @@ function failEnvelope(e) {
   }
 }
 
-/** The envelope of an answer (a failure when it does not serialize). */
+const isBytes = (v) => v instanceof Uint8Array || v instanceof ArrayBuffer;
+const base64 = (v) => Buffer.from(v instanceof ArrayBuffer ? new Uint8Array(v) : v).toString('base64');
+/** Bytes where the engine can take them as bytes (the value itself, or an item of a returned
+ * array) travel as `{"$bytes": base64}`; bytes nested deeper are base64 text. */
+const bytesMarker = (v) => (isBytes(v) ? { $bytes: base64(v) } : v);
+function bytesAsText(_key, value) {
+  // `this[_key]` is the value before its own toJSON ran (a Buffer serializes as {type, data}).
+  const raw = this[_key];
+  return isBytes(raw) ? base64(raw) : value;
+}
+
+/** The envelope of what a handler returned (a failure when it does not serialize). The engine
+ * turns the value into the result (mcpcore::host::results): the same rules in every binding. */
 function okEnvelope(value) {
   try {
-    return JSON.stringify({ ok: value });
+    const top = Array.isArray(value) ? value.map(bytesMarker) : bytesMarker(value);
+    return JSON.stringify({ value: top === undefined ? null : top }, bytesAsText);
   } catch (e) {
     return failEnvelope(e);
   }
 }
 
 /**
- * A native callback around `run(input, ctx)`, which returns (or resolves to) the answer the
- * native handler expects. It never throws (a throw inside a thread-safe function call would be
+ * A native callback around `run(input, ctx)`, which returns (or resolves to) the handler's value. It never throws (a throw inside a thread-safe function call would be
  * an uncaught exception) and answers with an envelope: the string itself when `run` returned a
  * plain value, so a synchronous handler costs no Promise round trip; a Promise of it otherwise.
  */
@@ -213,12 +206,7 @@ function nativeCallback(run) {
 /** The native callback for a tool's `handler(args, ctx)` (see `nativeCallback`). */
 function envelopeCallback(handler, inputSchema) {
   const validate = isStandardSchema(inputSchema) ? inputSchema['~standard'].validate : undefined;
-  if (!validate) {
-    return nativeCallback((args, ctx) => {
-      const out = handler(args, ctx);
-      return isThenable(out) ? Promise.resolve(out).then(toCallToolResult) : toCallToolResult(out);
-    });
-  }
+  if (!validate) return nativeCallback(handler);
   return nativeCallback(async (args, ctx) => {
     // The engine has checked the JSON Schema; this applies the schema's own parsing
     // (defaults, transforms) so the handler sees what the library would give it.
@@ -227,7 +215,7 @@ function envelopeCallback(handler, inputSchema) {
       const issues = out.issues.map((i) => i.message).join('; ');
       throw new InvalidArguments(issues);
     }
-    return toCallToolResult(await handler(out.value, ctx));
+    return handler(out.value, ctx);
   });
 }
 
@@ -239,4 +227,4 @@ class InvalidArguments extends Error {
   }
 }
 
-module.exports = { toJsonSchema, toCallToolResult, envelopeCallback, nativeCallback, isStandardSchema };
+module.exports = { toJsonSchema, envelopeCallback, nativeCallback, isStandardSchema, isBytes, base64 };

@@ -5,33 +5,16 @@
 //! The other direction is explicit too: the wrapper never lets a JS tool throw across the
 //! boundary; it resolves to an envelope (see `handler`), so no JS exception has to be decoded here.
 
-use mcpcore::{Error, ErrorKind};
+use mcpcore::Error;
 use serde_json::json;
 
 /// The prefix that marks an encoded mcpcore error in `Error.message`.
 pub(crate) const PREFIX: &str = "MCPCORE_ERROR ";
 
-/// The stable kind name the wrapper maps to an error class.
-fn kind_name(kind: ErrorKind) -> &'static str {
-    match kind {
-        ErrorKind::Rpc => "rpc",
-        ErrorKind::Timeout => "timeout",
-        ErrorKind::Cancelled => "cancelled",
-        ErrorKind::Closed => "closed",
-        ErrorKind::Protocol => "protocol",
-        ErrorKind::Io => "transport",
-        ErrorKind::InvalidInput => "invalid_input",
-        ErrorKind::Tool => "tool",
-        ErrorKind::Http => "http",
-        ErrorKind::InputRequired => "input_required",
-        _ => "rpc",
-    }
-}
-
 /// Converts an mcpcore error into a JS `Error` the wrapper can decode.
 pub(crate) fn to_js(e: Error) -> napi::Error {
     let encoded = json!({
-        "kind": kind_name(e.kind()),
+        "kind": e.kind().as_str(),
         "code": e.code().0,
         "message": e.message(),
         "data": e.data(),

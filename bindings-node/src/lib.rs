@@ -1,8 +1,9 @@
 //! `mcpcore-node`: the napi-rs module behind the `mcpcore` npm package. It only converts and
 //! registers: JSON crosses the boundary as strings (the JS wrapper in `lib/` turns them into
-//! objects), JS functions become tools, resource readers, prompt renderers and completers through weak thread-safe functions, and every error
-//! becomes a JS `Error` whose message carries its kind, JSON-RPC code and data (see `errors`).
-//! All protocol logic is in the `mcpcore` crate.
+//! objects), JS functions become tools, resource readers, prompt renderers and completers
+//! through weak thread-safe functions and the core's host bridge (which decides what a return
+//! value becomes on the wire), and every error becomes a JS `Error` whose message carries its
+//! kind, JSON-RPC code and data (see `errors`). All protocol logic is in the `mcpcore` crate.
 
 mod client;
 mod errors;
@@ -21,6 +22,48 @@ pub use server::{HttpServing, Server};
 #[napi_derive::napi]
 pub fn native_version() -> String {
     env!("CARGO_PKG_VERSION").to_owned()
+}
+
+/// The result (JSON) a handler of `kind` (`tool`, `resource`, `prompt`, `completer`) answers
+/// with when it resolves to `envelopeJson` (what the wrapper makes of its return value): the
+/// core's rules, as every handler applies them. `uri` and `mimeType` describe a resource read.
+#[napi_derive::napi]
+pub fn host_result(
+    kind: String,
+    envelope_json: String,
+    uri: Option<String>,
+    mime_type: Option<String>,
+) -> napi::Result<String> {
+    use mcpcore::host::{results, HostReply};
+    let HostReply::Value(v) = handler::reply_of(&envelope_json) else {
+        return Err(errors::to_js(mcpcore::Error::invalid_input("the envelope carries no value")));
+    };
+    let invalid = |e: String| errors::to_js(mcpcore::Error::invalid_input(e));
+    match kind.as_str() {
+        "tool" => Ok(to_json(&results::tool_result(v, false))),
+        "resource" => {
+            results::resource_contents(v, uri.as_deref().unwrap_or(""), mime_type.as_deref())
+                .map(|c| to_json(&c))
+                .map_err(invalid)
+        }
+        "prompt" => results::prompt_result(v).map(|c| to_json(&c)).map_err(invalid),
+        "completer" => results::completion(v).map(|c| to_json(&c)).map_err(invalid),
+        other => Err(invalid(format!("unknown handler kind {other:?}"))),
+    }
+}
+
+/// The engine's error kinds (`mcpcore::ErrorKind::as_str`), for the error mapping test.
+#[napi_derive::napi]
+pub fn error_kinds() -> Vec<String> {
+    mcpcore::ErrorKind::ALL.iter().map(|k| k.as_str().to_owned()).collect()
+}
+
+/// Throws the engine's example error of `kind`, as every binding maps it.
+#[napi_derive::napi]
+pub fn raise_example(kind: String) -> napi::Result<()> {
+    let kind: mcpcore::ErrorKind =
+        kind.parse().map_err(|e: String| errors::to_js(mcpcore::Error::invalid_input(e)))?;
+    Err(errors::to_js(kind.example()))
 }
 
 /// Parses JSON handed over by the wrapper.

@@ -2,6 +2,7 @@
 
 use crate::client::Client;
 use crate::handler::{Callback, JsCallback};
+use mcpcore::host::HostTool;
 use crate::{bad_option, errors, millis, parse_json, to_json};
 use mcpcore::protocol::Tool;
 use mcpcore::registry::{CollisionPolicy, Registration, ToolContext, ToolRegistry};
@@ -72,7 +73,7 @@ impl Registry {
         if let Some(t) = title {
             tool = tool.with_title(t);
         }
-        self.tools.register(tool, JsCallback::new(handler)).map_err(errors::to_js)
+        self.tools.register(tool, HostTool::new(JsCallback::new(handler), false)).map_err(errors::to_js)
     }
 
     /// Removes a tool; false when there was none.

@@ -2,6 +2,7 @@
 //! `Server.prompt` in the JS API). Descriptors cross as JSON; handlers are [`JsCallback`]s.
 
 use crate::handler::{completer, Callback, JsCallback};
+use mcpcore::host::{HostPrompt, HostResource};
 use crate::{errors, parse_json};
 use mcpcore::prompts::PromptRegistry;
 use mcpcore::resources::ResourceRegistry;
@@ -42,8 +43,9 @@ impl Resources {
         ts_args_type = "resourceJson: string, handler: (requestJson: string, call: ToolCall) => Promise<string> | string"
     )]
     pub fn add(&self, resource_json: String, handler: Callback) -> napi::Result<()> {
-        let resource = descriptor("resource", &resource_json)?;
-        self.inner.add(resource, JsCallback::new(handler)).map_err(errors::to_js)
+        let resource = descriptor::<mcpcore::protocol::resources::Resource>("resource", &resource_json)?;
+        let reader = HostResource::new(JsCallback::new(handler), resource.mime_type.clone());
+        self.inner.add(resource, reader).map_err(errors::to_js)
     }
 
     /// Adds a template (`templateJson`: the MCP ResourceTemplate); fails when it does not parse
@@ -52,8 +54,10 @@ impl Resources {
         ts_args_type = "templateJson: string, handler: (requestJson: string, call: ToolCall) => Promise<string> | string"
     )]
     pub fn add_template(&self, template_json: String, handler: Callback) -> napi::Result<()> {
-        let template = descriptor("resource template", &template_json)?;
-        self.inner.add_template(template, JsCallback::new(handler)).map_err(errors::to_js)
+        let template =
+            descriptor::<mcpcore::protocol::resources::ResourceTemplate>("resource template", &template_json)?;
+        let reader = HostResource::new(JsCallback::new(handler), template.mime_type.clone());
+        self.inner.add_template(template, reader).map_err(errors::to_js)
     }
 
     /// Attaches a completer to `variable` of the template `uriTemplate`: the fixed `values`, or
@@ -119,7 +123,7 @@ impl Prompts {
     )]
     pub fn add(&self, prompt_json: String, handler: Callback) -> napi::Result<()> {
         let prompt = descriptor("prompt", &prompt_json)?;
-        self.inner.add(prompt, JsCallback::new(handler)).map_err(errors::to_js)
+        self.inner.add(prompt, HostPrompt::new(JsCallback::new(handler))).map_err(errors::to_js)
     }
 
     /// Attaches a completer to `argument` of prompt `name` (see `Resources.complete`).
