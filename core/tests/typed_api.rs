@@ -122,8 +122,28 @@ async fn report(r#type: String) -> String {
     format!("a {type} report", type = r#type)
 }
 
+#[tool]
+async fn undocumented(count: i64, mut label: String) -> String {
+    label.push_str(&count.to_string());
+    label
+}
+
 #[test]
 fn the_macro_writes_the_descriptor_and_schema_from_the_signature() {
+    let bare = undocumented();
+    assert_eq!(bare.tool().description, None, "no doc comment, no description");
+    assert_eq!(
+        bare.tool().input_schema,
+        json!({
+            "type": "object",
+            "properties": {
+                "count": {"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX},
+                "label": {"type": "string"}
+            },
+            "required": ["count", "label"]
+        })
+    );
+
     let echo = echo();
     let tool = echo.tool();
     assert_eq!(tool.name, "echo");
@@ -131,7 +151,6 @@ fn the_macro_writes_the_descriptor_and_schema_from_the_signature() {
     assert_eq!(
         tool.input_schema,
         json!({
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
             "type": "object",
             "properties": {"text": {"description": "The text to return.", "type": "string"}},
             "required": ["text"]
@@ -149,7 +168,6 @@ fn the_macro_writes_the_descriptor_and_schema_from_the_signature() {
     assert_eq!(
         add.tool().output_schema,
         Some(json!({
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
             "type": "object",
             "properties": {"sum": {"description": "a + b.", "type": "number"}},
             "required": ["sum"]
@@ -169,7 +187,6 @@ fn the_macro_writes_the_descriptor_and_schema_from_the_signature() {
     assert_eq!(
         tool.input_schema,
         json!({
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
             "type": "object",
             "properties": {
                 "place": {
@@ -201,7 +218,6 @@ fn the_macro_writes_the_descriptor_and_schema_from_the_signature() {
     assert_eq!(
         ping.tool().input_schema,
         json!({
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
             "type": "object",
             "additionalProperties": false
         })
@@ -225,6 +241,7 @@ async fn macro_tools_register_and_run_in_process() {
     tools.add(add).unwrap();
     tools.add(forecast).unwrap();
     tools.add(report).unwrap();
+    tools.add(undocumented).unwrap();
     assert!(tools.add(echo).is_err(), "the name is taken");
     assert_eq!(tools.get("report").unwrap().task_policy(), TaskPolicy::optional());
     let local = RequestContext::local;
@@ -241,6 +258,8 @@ async fn macro_tools_register_and_run_in_process() {
     assert_eq!(r.first_text(), Some("cannot forecast 9 days ahead"));
     let r = tools.call("report", json!({"type": "yearly"}), local()).await.unwrap();
     assert_eq!(r.first_text(), Some("a yearly report"));
+    let r = tools.call("undocumented", json!({"count": 7, "label": "n="}), local()).await.unwrap();
+    assert_eq!(r.first_text(), Some("n=7"));
 }
 
 /// Answers every form with name "Ada", formal.

@@ -24,7 +24,8 @@
 //! tools.add(ToolDef::typed("greet", "Greets someone.", |g: Greet| async move {
 //!     format!("Hello, {}!", g.name).repeat(g.times.unwrap_or(1) as usize)
 //! }))?;
-//! let schema = &tools.get("greet").unwrap().tool().input_schema;
+//! let greet = tools.get("greet").unwrap();
+//! let schema = &greet.tool().input_schema;
 //! assert_eq!(schema["properties"]["name"]["description"], "Who to greet.");
 //! assert_eq!(schema["required"], serde_json::json!(["name"]));
 //! # Ok::<(), mcpcore::Error>(())

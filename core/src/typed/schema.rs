@@ -12,7 +12,11 @@
 //! `u8` argument of 300 is refused before the handler runs, and the schema stays in the keyword
 //! subset the registry validates without building jsonschema's meta-validator.
 //! The root's `title` and `description` (the argument struct's name and doc comment) are
-//! dropped: the tool's own `title` and `description` say that.
+//! dropped: the tool's own `title` and `description` say that. So is `$schema`: without it a
+//! schema is 2020-12 (2025-11-25 basic/json-schema-usage), and clients differ on an explicit
+//! one — validators defaulting to draft-07 (Ajv in older TypeScript SDKs) fail on the 2020-12
+//! URI, others refuse any dialect they do not support. The keywords generated here mean the
+//! same in draft-07 and 2020-12 (a recursive type's `$defs` aside).
 
 use crate::error::{Error, Result};
 use schemars::generate::SchemaSettings;
@@ -56,6 +60,7 @@ fn root_schema<T: JsonSchema>() -> Value {
     });
     let mut schema = settings.into_generator().into_root_schema_for::<T>().to_value();
     if let Value::Object(root) = &mut schema {
+        root.remove("$schema");
         root.remove("title");
         root.remove("description");
     }
