@@ -40,6 +40,8 @@
 //! `= true|false`), `task = "optional" | "required"` (Tasks extension), and
 //! `crate = "path"` when mcpcore is renamed in `Cargo.toml`.
 
+#![warn(missing_docs)]
+
 mod attr;
 mod tool;
 
