@@ -19,11 +19,15 @@ LAYERS = [
     ("engine", ["engine"]),
     ("runtime", ["runtime", "host"]),
     ("shells", ["transport", "http", "client", "server", "remote", "auth", "gateway", "config"]),
-    ("api", ["prelude", "typed"]),
+    ("api", ["prelude", "typed", "builder"]),
 ]
 ROOT_REEXPORTS = {
     "Error": "error", "ErrorCode": "error", "ErrorData": "error", "ErrorKind": "error", "Result": "error",
-    "Lineage": "protocol", "ProtocolVersion": "protocol",
+    "Lineage": "protocol", "ProtocolVersion": "protocol", "CallToolResult": "protocol", "ContentBlock": "protocol",
+    "Tool": "protocol", "RequestContext": "context", "PromptRegistry": "prompts", "ToolRegistry": "registry",
+    "ResourceRegistry": "resources", "ServerConfig": "engine", "Client": "client", "ClientOptions": "client",
+    "Server": "server", "ServerBuilder": "builder", "IntoCallToolResult": "typed", "IntoToolDef": "typed",
+    "Json": "typed", "ToolDef": "typed",
 }
 RANK = {m: i for i, (_, mods) in enumerate(LAYERS) for m in mods}
 LAYER_OF = {m: name for name, mods in LAYERS for m in mods}

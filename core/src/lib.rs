@@ -16,11 +16,33 @@
 //! | engine | [`engine`] | every protocol rule and the request lifecycle ([`engine::ServerConnection`]) |
 //! | runtime | [`runtime`], [`host`] | clock, entropy, spawning, the one driver loop; the host-callback bridge of the bindings |
 //! | shells | [`transport`], [`http`], [`client`], [`server`], [`remote`] | move bytes |
+//! | api | [`prelude`], [`typed`], [`builder`] | the Rust API on top: typed tools, `#[tool]`, [`Server::builder`] |
 //!
 //! Everything above the runtime is pure: no clock reads, sleeps, spawns or OS entropy (CI
 //! checks it with clippy's `disallowed-methods`, and the import order with a script).
+//!
+//! A server is one `use mcpcore::prelude::*;` away:
+//!
+//! ```no_run
+//! use mcpcore::prelude::*;
+//!
+//! /// Adds two numbers.
+//! #[tool(read_only)]
+//! async fn add(/** The first addend. */ a: f64, /** The second addend. */ b: f64) -> String {
+//!     (a + b).to_string()
+//! }
+//!
+//! # async fn serve() -> mcpcore::Result<()> {
+//! Server::builder("demo", "1.0").tool(add).build()?.serve_stdio().await
+//! # }
+//! ```
 #![warn(missing_docs)]
 
+// The `#[tool]` macro names this crate `::mcpcore`; so can code inside it (its tests).
+#[allow(unused_extern_crates)]
+extern crate self as mcpcore;
+
+pub mod builder;
 pub mod changes;
 #[allow(clippy::disallowed_methods)] // a runtime or shell module
 pub mod client;
@@ -34,6 +56,7 @@ pub mod host;
 #[allow(clippy::disallowed_methods)] // a runtime or shell module
 pub mod http;
 pub mod jsonrpc;
+pub mod prelude;
 pub mod prompts;
 pub mod protocol;
 pub mod registry;
@@ -49,9 +72,53 @@ pub mod state;
 pub mod tasks;
 #[allow(clippy::disallowed_methods)] // a runtime or shell module
 pub mod transport;
+pub mod typed;
 
+pub use builder::ServerBuilder;
+pub use client::{Client, ClientOptions};
+pub use context::RequestContext;
+pub use engine::ServerConfig;
 pub use error::{Error, ErrorCode, ErrorData, ErrorKind, Result};
-pub use protocol::{Lineage, ProtocolVersion};
+/// `#[tool]`: makes an MCP tool of an `async fn` with typed parameters (crate `mcpcore-macros`).
+///
+/// ```
+/// use mcpcore::prelude::*;
+///
+/// /// Repeats a word.
+/// #[tool(name = "repeat", title = "Repeat", read_only)]
+/// async fn repeat_word(
+///     /// The word.
+///     word: String,
+///     /// How often (default twice).
+///     times: Option<u8>,
+/// ) -> String {
+///     word.repeat(times.unwrap_or(2).into())
+/// }
+///
+/// let def = repeat_word();
+/// assert_eq!(def.tool().name, "repeat");
+/// assert_eq!(def.tool().description.as_deref(), Some("Repeats a word."));
+/// assert_eq!(def.tool().input_schema["properties"]["word"]["description"], "The word.");
+/// assert_eq!(def.tool().input_schema["required"], serde_json::json!(["word"]));
+/// ToolRegistry::new().add(repeat_word)?;
+/// # Ok::<(), mcpcore::Error>(())
+/// ```
+///
+/// The full rules are in the `mcpcore-macros` crate docs: the generated function
+/// `repeat_word() -> ToolDef`, the argument struct (serde + schemars), `RequestContext`
+/// parameters, and the attribute's arguments (`name`, `title`, `description`, `read_only`,
+/// `destructive`, `idempotent`, `open_world`, `task`, `crate`).
+#[cfg(feature = "macros")]
+pub use mcpcore_macros::tool;
+pub use prompts::PromptRegistry;
+pub use protocol::{CallToolResult, ContentBlock, Lineage, ProtocolVersion, Tool};
+pub use registry::ToolRegistry;
+pub use resources::ResourceRegistry;
+/// schemars, the JSON Schema generator of typed tools: derive `JsonSchema` with the version
+/// mcpcore uses.
+pub use schemars;
+pub use server::Server;
+pub use typed::{IntoCallToolResult, IntoToolDef, Json, ToolDef};
 
 /// The README's Rust example, compiled as a doctest so it cannot rot.
 #[cfg(doctest)]

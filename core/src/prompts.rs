@@ -2,17 +2,12 @@
 //! completion for arguments and change announcements.
 //!
 //! ```
-//! use mcpcore::protocol::prompts::{GetPromptResult, Prompt, PromptMessage};
-//! use mcpcore::protocol::Role;
+//! use mcpcore::protocol::prompts::{GetPromptResult, Prompt};
 //! use mcpcore::prompts::{PromptArguments, PromptRegistry};
 //! let prompts = PromptRegistry::new();
-//! let prompt: Prompt = serde_json::from_value(serde_json::json!({
-//!     "name": "greet", "description": "Greets someone",
-//!     "arguments": [{"name": "who", "required": true}]
-//! })).unwrap();
+//! let prompt = Prompt::new("greet").description("Greets someone").argument("who", "Whom to greet", true);
 //! prompts.add(prompt, |args: PromptArguments, _ctx| async move {
-//!     let text = format!("Say hello to {}", args["who"]);
-//!     Ok(GetPromptResult { messages: vec![PromptMessage::text(Role::User, text)], ..Default::default() })
+//!     Ok(GetPromptResult::user_text(format!("Say hello to {}", args["who"])))
 //! }).unwrap();
 //! ```
 

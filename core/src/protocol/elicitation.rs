@@ -56,6 +56,10 @@ impl ElicitRequestParams {
     }
 }
 
+/// A form to elicit: [`ElicitRequestFormParams`], built with [`ElicitForm::new`] and its
+/// field methods (`string`, `number`, `integer`, `boolean`, `choice`, `field`).
+pub type ElicitForm = ElicitRequestFormParams;
+
 /// Params of a form elicitation (`ElicitRequestFormParams`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -10,6 +10,7 @@ pub mod common;
 pub mod completion;
 pub mod content;
 pub mod elicitation;
+mod elicitation_form;
 pub mod errors;
 pub mod lifecycle;
 pub mod logging;

@@ -134,3 +134,80 @@ impl PromptMessage {
         PromptMessage { role, content: ContentBlock::text(text) }
     }
 }
+
+impl PromptMessage {
+    /// A text message from the user.
+    pub fn user(text: impl Into<String>) -> Self {
+        PromptMessage::text(Role::User, text)
+    }
+
+    /// A text message from the assistant.
+    pub fn assistant(text: impl Into<String>) -> Self {
+        PromptMessage::text(Role::Assistant, text)
+    }
+}
+
+/// Builders: `Prompt::new("summarize").description("…").argument("topic", "What to summarize", true)`.
+impl Prompt {
+    /// A prompt named `name`, without description or arguments yet.
+    pub fn new(name: impl Into<String>) -> Self {
+        Prompt { name: name.into(), title: None, description: None, arguments: None, icons: None, meta: None }
+    }
+
+    /// Sets the display title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the description.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Adds an argument; a `required` one is checked before the handler runs (`-32602`).
+    pub fn argument(
+        mut self,
+        name: impl Into<String>,
+        description: impl Into<String>,
+        required: bool,
+    ) -> Self {
+        let description = Some(description.into()).filter(|d| !d.is_empty());
+        let argument =
+            PromptArgument { name: name.into(), title: None, description, required: Some(required) };
+        self.arguments.get_or_insert_with(Vec::new).push(argument);
+        self
+    }
+}
+
+/// Builders: `GetPromptResult::user_text("…")`, then `.assistant("…")`, `.user("…")`.
+impl GetPromptResult {
+    /// A result of `messages`.
+    pub fn new(messages: Vec<PromptMessage>) -> Self {
+        GetPromptResult { messages, ..Default::default() }
+    }
+
+    /// A result of one user text message.
+    pub fn user_text(text: impl Into<String>) -> Self {
+        GetPromptResult::new(vec![PromptMessage::user(text)])
+    }
+
+    /// Appends a user text message.
+    pub fn user(mut self, text: impl Into<String>) -> Self {
+        self.messages.push(PromptMessage::user(text));
+        self
+    }
+
+    /// Appends an assistant text message.
+    pub fn assistant(mut self, text: impl Into<String>) -> Self {
+        self.messages.push(PromptMessage::assistant(text));
+        self
+    }
+
+    /// Sets the description.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+}

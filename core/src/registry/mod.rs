@@ -10,6 +10,7 @@ mod simple_schema;
 
 pub use crate::context::{Arguments, BoxFuture, NotificationSink, RequestContext, ToolContext};
 pub use handler::ToolHandler;
+pub(crate) use schema::invalid_arguments;
 
 use crate::error::{Error, ErrorData, ErrorKind, Result};
 use crate::protocol::{CallToolResult, Tool};
@@ -246,7 +247,7 @@ impl ToolRegistry {
         task: crate::tasks::TaskPolicy,
         handler: impl ToolHandler,
     ) -> Result<()> {
-        self.add(tool, Arc::new(handler), ToolOrigin::Local, CollisionPolicy::Error, task).map(|_| ())
+        self.insert(tool, Arc::new(handler), ToolOrigin::Local, CollisionPolicy::Error, task).map(|_| ())
     }
 
     /// Registers a tool with an origin and a collision policy.
@@ -257,10 +258,10 @@ impl ToolRegistry {
         origin: ToolOrigin,
         policy: CollisionPolicy,
     ) -> Result<Registration> {
-        self.add(tool, handler, origin, policy, crate::tasks::TaskPolicy::default())
+        self.insert(tool, handler, origin, policy, crate::tasks::TaskPolicy::default())
     }
 
-    fn add(
+    fn insert(
         &self,
         tool: Tool,
         handler: Arc<dyn ToolHandler>,

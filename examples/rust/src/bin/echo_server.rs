@@ -5,43 +5,35 @@
 //! echo_server --http 127.0.0.1:PORT # HTTP: both lineages on /mcp, 2024-11-05 SSE on /sse
 //! ```
 //! On HTTP it prints `listening on http://ADDR/mcp` once bound and stops cleanly on Ctrl-C.
-//! ```text
-//! ```
 
-use mcpcore::engine::ServerConfig;
-use mcpcore::http::server::HttpServerConfig;
-use mcpcore::protocol::{CallToolResult, Tool};
-use mcpcore::registry::{Arguments, ToolContext, ToolRegistry};
-use mcpcore::server::Server;
-use serde_json::json;
+use mcpcore::prelude::*;
 use std::process::ExitCode;
-use std::sync::Arc;
 
-fn registry() -> mcpcore::Result<ToolRegistry> {
-    let tools = ToolRegistry::new();
-    tools.register(
-        Tool::new(
-            "echo",
-            "Returns the text unchanged.",
-            json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
-        ),
-        |args: Arguments, _ctx: ToolContext| async move {
-            Ok(CallToolResult::text(args["text"].as_str().unwrap_or_default()))
-        },
-    )?;
-    tools.register(
-        Tool::new(
-            "add",
-            "Adds two numbers.",
-            json!({"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}),
-        )
-        .with_output_schema(json!({"type": "object", "properties": {"sum": {"type": "number"}}, "required": ["sum"]})),
-        |args: Arguments, _ctx: ToolContext| async move {
-            let sum = args["a"].as_f64().unwrap_or_default() + args["b"].as_f64().unwrap_or_default();
-            Ok(CallToolResult::structured(json!({ "sum": sum })))
-        },
-    )?;
-    Ok(tools)
+/// Returns the text unchanged.
+#[tool]
+async fn echo(
+    /** The text to return. */
+    text: String,
+) -> String {
+    text
+}
+
+/// The result of `add`.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Sum {
+    /// a + b.
+    sum: f64,
+}
+
+/// Adds two numbers.
+#[tool]
+async fn add(
+    /** The first addend. */
+    a: f64,
+    /** The second addend. */
+    b: f64,
+) -> Json<Sum> {
+    Json(Sum { sum: a + b })
 }
 
 async fn serve_http(server: Server, addr: &str) -> ExitCode {
@@ -70,14 +62,14 @@ async fn serve_http(server: Server, addr: &str) -> ExitCode {
 async fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let http = args.iter().position(|a| a == "--http").map(|i| args.get(i + 1).cloned().unwrap_or_default());
-    let tools = match registry() {
-        Ok(t) => Arc::new(t),
+    let server = match Server::builder("mcpcore-echo", env!("CARGO_PKG_VERSION")).tool(echo).tool(add).build()
+    {
+        Ok(s) => s,
         Err(e) => {
             eprintln!("echo_server: {e}");
             return ExitCode::from(1);
         }
     };
-    let server = Server::new(ServerConfig::new("mcpcore-echo", env!("CARGO_PKG_VERSION")), tools);
     if let Some(addr) = http {
         return serve_http(server, &addr).await;
     }

@@ -1,0 +1,134 @@
+//! [`ServerBuilder`]: a server, its tools, prompts and resources in one expression.
+//!
+//! ```no_run
+//! use mcpcore::prelude::*;
+//!
+//! /// Returns the text unchanged.
+//! #[tool]
+//! async fn echo(/** The text to return. */ text: String) -> String {
+//!     text
+//! }
+//!
+//! # async fn serve() -> mcpcore::Result<()> {
+//! Server::builder("demo", "1.0").tool(echo).build()?.serve_stdio().await
+//! # }
+//! ```
+
+use crate::completion::Completer;
+use crate::engine::ServerConfig;
+use crate::error::{Error, Result};
+use crate::prompts::{PromptHandler, PromptRegistry};
+use crate::protocol::prompts::Prompt;
+use crate::protocol::resources::Resource;
+use crate::registry::ToolRegistry;
+use crate::resources::{ResourceHandler, ResourceRegistry};
+use crate::server::Server;
+use crate::typed::IntoToolDef;
+use std::sync::Arc;
+
+/// Collects a server's configuration and catalogs; [`build`](ServerBuilder::build) makes the
+/// [`Server`]. The first registration that fails (a bad schema, a taken name) is what `build`
+/// returns.
+#[derive(Debug)]
+pub struct ServerBuilder {
+    config: ServerConfig,
+    tools: Arc<ToolRegistry>,
+    prompts: Option<Arc<PromptRegistry>>,
+    resources: Option<Arc<ResourceRegistry>>,
+    problem: Option<Error>,
+}
+
+impl Server {
+    /// Starts building a server called `name` at `version` (see [`ServerBuilder`]).
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder {
+            config: ServerConfig::new(name, version),
+            tools: Arc::new(ToolRegistry::new()),
+            prompts: None,
+            resources: None,
+            problem: None,
+        }
+    }
+}
+
+impl ServerBuilder {
+    fn keep(&mut self, outcome: Result<()>) {
+        if let Err(e) = outcome {
+            self.problem.get_or_insert(e);
+        }
+    }
+
+    /// Adds a tool: a `#[tool]` function or a [`ToolDef`](crate::typed::ToolDef).
+    pub fn tool(mut self, tool: impl IntoToolDef) -> Self {
+        let outcome = self.tools.add(tool);
+        self.keep(outcome);
+        self
+    }
+
+    /// Adds a prompt rendered by `handler`.
+    pub fn prompt(mut self, prompt: Prompt, handler: impl PromptHandler) -> Self {
+        let outcome = self.prompts.get_or_insert_with(Default::default).add(prompt, handler);
+        self.keep(outcome);
+        self
+    }
+
+    /// Attaches a completer to `argument` of the prompt `name` (added before).
+    pub fn complete_prompt_argument(
+        mut self,
+        name: &str,
+        argument: &str,
+        completer: Arc<dyn Completer>,
+    ) -> Self {
+        let outcome =
+            self.prompts.get_or_insert_with(Default::default).complete_argument(name, argument, completer);
+        self.keep(outcome);
+        self
+    }
+
+    /// Adds a resource read by `handler`.
+    pub fn resource(mut self, resource: Resource, handler: impl ResourceHandler) -> Self {
+        let outcome = self.resources.get_or_insert_with(Default::default).add(resource, handler);
+        self.keep(outcome);
+        self
+    }
+
+    /// Adds a fixed text resource.
+    pub fn text_resource(mut self, uri: &str, name: &str, mime_type: &str, text: &str) -> Self {
+        let outcome =
+            self.resources.get_or_insert_with(Default::default).add_text(uri, name, mime_type, text);
+        self.keep(outcome);
+        self
+    }
+
+    /// Sets the instructions for the model (`initialize` / `server/discover`).
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.config.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Changes any other setting of the [`ServerConfig`].
+    pub fn config(mut self, change: impl FnOnce(&mut ServerConfig)) -> Self {
+        change(&mut self.config);
+        self
+    }
+
+    /// The tool registry being filled (for tools added or removed later, remote tools…).
+    pub fn tools(&self) -> &Arc<ToolRegistry> {
+        &self.tools
+    }
+
+    /// The server, or the first registration error.
+    pub fn build(self) -> Result<Server> {
+        if let Some(e) = self.problem {
+            return Err(e);
+        }
+        let mut server = Server::new(self.config, self.tools);
+        if let Some(prompts) = self.prompts {
+            server = server.with_prompts(prompts);
+        }
+        if let Some(resources) = self.resources {
+            server = server.with_resources(resources);
+        }
+        Ok(server)
+    }
+}
