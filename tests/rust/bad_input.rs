@@ -60,13 +60,19 @@ fn string_and_extreme_integer_ids_round_trip() {
 }
 
 #[test]
-fn a_50_mb_line_is_refused_and_serving_continues() {
+fn a_50_mb_line_is_refused_under_its_id_and_serving_continues() {
     let mut p = RawPeer::spawn(&bin("echo_server"), &[]);
     let huge = format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{}"}}}}}}"#,
         "x".repeat(50 * 1024 * 1024)
     );
-    check(&mut p, huge.as_bytes(), -32600, Value::Null);
+    // The id is read as the line streams past, so the client's call fails at once (no timeout).
+    check(&mut p, huge.as_bytes(), -32600, json!(1));
+    let no_id = format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/x","params":{{"t":"{}"}}}}"#,
+        "x".repeat(17 << 20)
+    );
+    check(&mut p, no_id.as_bytes(), -32600, Value::Null);
 }
 
 #[test]

@@ -17,6 +17,7 @@ mod conformance_client;
 mod conformance_input;
 mod conformance_server;
 mod conformance_tasks;
+mod signals;
 
 use std::process::ExitCode;
 
