@@ -15,6 +15,10 @@ pub mod client;
 pub mod completion;
 pub mod engine;
 pub mod error;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+#[allow(missing_docs, clippy::too_many_arguments)]
+pub mod fuzzing;
 pub mod http;
 pub mod input;
 pub mod jsonrpc;
