@@ -25,7 +25,7 @@ options:
   --transport auto|streamable|sse   HTTP transport (default auto: Streamable HTTP, then 2024-11-05 SSE)
   --header 'NAME: VALUE'   extra HTTP header (repeatable)
   --bearer TOKEN           send Authorization: Bearer TOKEN
-exit codes: 0 ok, 1 failure, 2 the tool returned isError";
+exit codes: 0 ok, 1 failure, 2 the tool returned isError, 130/143 interrupted by SIGINT/SIGTERM";
 
 /// Where the server is.
 enum Target {

@@ -9,7 +9,7 @@
 //! mcpcore conformance-client URL
 //! ```
 //! Results are JSON on stdout; failures are a message on stderr and exit code 1; a tool result
-//! with `isError: true` exits with 2.
+//! with `isError: true` exits with 2; SIGINT / SIGTERM stop the server in order and exit 130 / 143.
 
 mod cli;
 mod conformance_catalog;
