@@ -66,23 +66,30 @@ impl Drop for Group {
 
 type Job = Box<dyn FnOnce() + Send>;
 
-/// The thread every child is forked from (see the module docs): started once, never ends.
-fn spawner() -> &'static std::sync::Mutex<std::sync::mpsc::Sender<Job>> {
-    static SPAWNER: std::sync::OnceLock<std::sync::Mutex<std::sync::mpsc::Sender<Job>>> =
-        std::sync::OnceLock::new();
-    SPAWNER.get_or_init(|| {
-        let (tx, rx) = std::sync::mpsc::channel::<Job>();
-        std::thread::Builder::new()
-            .name("mcpcore-spawner".into())
-            .spawn(move || {
-                // The sender lives in a static, so this loop ends only with the process.
-                while let Ok(job) = rx.recv() {
-                    job();
-                }
-            })
-            .expect("start the mcpcore-spawner thread");
-        std::sync::Mutex::new(tx)
-    })
+/// The thread every child is forked from (see the module docs): started once per process (again
+/// in a forked child, which has no threads but the forking one), never ends.
+fn spawner() -> std::sync::mpsc::Sender<Job> {
+    static SPAWNER: std::sync::Mutex<Option<(u32, std::sync::mpsc::Sender<Job>)>> =
+        std::sync::Mutex::new(None);
+    let mut slot = SPAWNER.lock().unwrap_or_else(|p| p.into_inner());
+    let pid = std::process::id();
+    if let Some((owner, tx)) = slot.as_ref() {
+        if *owner == pid {
+            return tx.clone();
+        }
+    }
+    let (tx, rx) = std::sync::mpsc::channel::<Job>();
+    std::thread::Builder::new()
+        .name("mcpcore-spawner".into())
+        .spawn(move || {
+            // A sender lives in the static, so this loop ends only with the process.
+            while let Ok(job) = rx.recv() {
+                job();
+            }
+        })
+        .expect("start the mcpcore-spawner thread");
+    *slot = Some((pid, tx.clone()));
+    tx
 }
 
 /// Runs `f` on the spawner thread, inside the caller's runtime (tokio registers the child with
@@ -94,11 +101,7 @@ fn on_spawner<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> io::
         let _entered = handle.enter();
         let _ = tx.send(f());
     });
-    spawner()
-        .lock()
-        .expect("lock")
-        .send(job)
-        .map_err(|_| io::Error::other("the mcpcore-spawner thread is gone"))?;
+    spawner().send(job).map_err(|_| io::Error::other("the mcpcore-spawner thread is gone"))?;
     rx.recv().map_err(|_| io::Error::other("the mcpcore-spawner thread dropped a spawn"))
 }
 
