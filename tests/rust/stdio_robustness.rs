@@ -135,10 +135,17 @@ async fn a_grandchild_holding_stdout_does_not_hide_the_server_exit() {
 /// process in the server's tree; sends `signal` to the CLI once the call is in flight.
 /// Returns the CLI's exit code (None when killed by a signal) and the tap's log.
 fn interrupt_cli(signal: libc::c_int) -> (Option<i32>, String) {
+    /// Removes the test's directory, also when an assertion fails.
+    struct TempDir(std::path::PathBuf);
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
     let mark = marker("cli");
-    let dir = std::env::temp_dir().join(format!("mcpcore-robust-{mark}"));
-    std::fs::create_dir_all(&dir).unwrap();
-    let log = dir.join("wire.log");
+    let dir = TempDir(std::env::temp_dir().join(format!("mcpcore-robust-{mark}")));
+    std::fs::create_dir_all(&dir.0).unwrap();
+    let log = dir.0.join("wire.log");
     let script = format!("sleep 3600 & {} ; true", bin("fixture_server"));
     let mut cli = Command::new(bin("mcpcore"))
         .args([
@@ -181,7 +188,6 @@ fn interrupt_cli(signal: libc::c_int) -> (Option<i32>, String) {
     }
     assert!(gone, "processes outlived the CLI after signal {signal}: {left:?}");
     let wire = std::fs::read_to_string(&log).unwrap_or_default();
-    let _ = std::fs::remove_dir_all(&dir);
     (code, wire)
 }
 
