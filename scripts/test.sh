@@ -64,6 +64,11 @@ bench=0
 bench/run --quick > target/bench-quick-output.txt 2>&1 || bench=1
 tail -n 40 target/bench-quick-output.txt
 
+step "fuzz targets (libFuzzer via cargo-fuzz on the stable toolchain): replay fixed crashes, then 30 s each, two at a time"
+fuzz=0
+fuzz/run.sh 30 > target/fuzz-output.txt 2>&1 || fuzz=1
+tail -n 8 target/fuzz-output.txt
+
 step "official MCP conformance suite (server and client, 2025-11-25 and 2026-07-28)"
 conformance=0
 tests/conformance/run.sh || conformance=1
@@ -81,4 +86,5 @@ passed=$((passed + node_passed + ${uniffi_passed:-0})); failed=$((failed + node_
 echo "$passed passed, $failed failed"
 [ "$conformance" -eq 0 ] || echo "the conformance step failed (see above)"
 [ "$bench" -eq 0 ] || echo "the quick benchmark failed: a workload errored (target/bench-quick-output.txt)"
-[ "$failed" -eq 0 ] && [ "$conformance" -eq 0 ] && [ "$bench" -eq 0 ]
+[ "$fuzz" -eq 0 ] || echo "a fuzz target crashed or did not build (target/fuzz-output.txt, target/fuzz-run/)"
+[ "$failed" -eq 0 ] && [ "$conformance" -eq 0 ] && [ "$bench" -eq 0 ] && [ "$fuzz" -eq 0 ]

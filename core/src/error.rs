@@ -292,6 +292,14 @@ impl Error {
     pub fn timeout(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::Timeout, message)
     }
+    /// A message over a size limit ([`ErrorKind::Protocol`]): code `-32600` with data
+    /// `{"size": bytes, "limit": bytes}`, e.g. a reply larger than the client's frame bound.
+    pub fn too_large(message: impl Into<String>, size: usize, limit: usize) -> Self {
+        let message = message.into();
+        let data = ErrorData::invalid_request(message.clone())
+            .with_data(serde_json::json!({ "size": size, "limit": limit }));
+        Error { kind: ErrorKind::Protocol, message, rpc: Some(data), status: None }
+    }
     /// An [`ErrorKind::InvalidInput`] error.
     pub fn invalid_input(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::InvalidInput, message)

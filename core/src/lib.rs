@@ -51,6 +51,10 @@ pub mod context;
 pub mod engine;
 pub mod error;
 pub mod future;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+#[allow(missing_docs, clippy::too_many_arguments)]
+pub mod fuzzing;
 #[allow(clippy::disallowed_methods)] // runtime layer: bridges host event loops
 pub mod host;
 #[allow(clippy::disallowed_methods)] // a runtime or shell module

@@ -256,22 +256,6 @@ async fn modern_requests_ignore_session_ids() {
 // ----- transport-level refusals ---------------------------------------------------------------
 
 #[tokio::test]
-async fn unparseable_bodies_are_parse_errors() {
-    let (serving, raw) = fixture().await;
-    for bad in ["{not json", "", "\u{1}"] {
-        let r = send(raw.post(bad)).await;
-        expect(&r, 400, -32700, &format!("{bad:?}"));
-        assert_eq!(r.json["id"], Value::Null);
-    }
-    let r = send(raw.post("42")).await;
-    expect(&r, 400, -32600, "not a JSON-RPC message");
-    let r = send(raw.post("[]")).await;
-    expect(&r, 400, -32600, "empty batch");
-    raw.assert_serving().await;
-    serving.shutdown().await.unwrap();
-}
-
-#[tokio::test]
 async fn oversized_bodies_are_413() {
     let config = HttpServerConfig { max_body: 1024, ..Default::default() };
     let (serving, raw) = fixture_with(&[], config).await;

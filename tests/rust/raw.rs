@@ -1,4 +1,6 @@
-//! A raw stdio peer for wire-level tests: write bytes, read JSON lines.
+//! A raw stdio peer for wire-level tests: write bytes, read JSON lines. Shared by several test
+//! crates, each of which uses part of it.
+#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -56,10 +58,6 @@ impl RawPeer {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
         None
-    }
-    /// True while the process runs.
-    pub(crate) fn alive(&mut self) -> bool {
-        self.child.try_wait().unwrap().is_none()
     }
 }
 

@@ -1,7 +1,10 @@
 //! JSON-RPC 2.0 framing: message kinds, ids, parsing with the right error codes, serialization.
 //!
 //! Pure code: no I/O. [`parse`] turns one wire frame (a stdio line or an HTTP body) into an
-//! [`Inbound`] value or into the error response the peer must receive.
+//! [`Inbound`] value or into the error response the peer must receive. [`scan`] reads the id
+//! of a message too large to parse.
+
+pub mod scan;
 
 use crate::error::ErrorData;
 use serde::ser::SerializeMap;

@@ -70,9 +70,145 @@ impl UriTemplate {
     }
 
     /// The variables that make this template expand to `uri`, or `None` when it cannot.
+    ///
+    /// Matching backtracks over where each expression ends, so its work is bounded: failed
+    /// (part, position) pairs are remembered, and past [`MATCH_BUDGET_BASE`] plus
+    /// [`MATCH_BUDGET_PER_BYTE`] steps per byte of `uri` the URI does not match (a client's
+    /// `resources/read` of an adversarial URI then gets "not found", not a busy server).
     pub fn matches(&self, uri: &str) -> Option<Variables> {
-        let mut vars = Variables::new();
-        match_parts(&self.parts, uri, &mut vars).then_some(vars)
+        let mut m = Matcher {
+            found: Vec::new(),
+            failed: std::collections::HashSet::new(),
+            budget: MATCH_BUDGET_BASE.saturating_add(uri.len().saturating_mul(MATCH_BUDGET_PER_BYTE)),
+        };
+        if !m.parts(&self.parts, uri) {
+            return None;
+        }
+        Some(m.found.into_iter().map(|(name, raw)| (name.to_owned(), decode(raw))).collect())
+    }
+}
+
+/// Matching steps every URI may take (see [`UriTemplate::matches`]).
+pub const MATCH_BUDGET_BASE: usize = 100_000;
+/// Further matching steps per byte of the URI.
+pub const MATCH_BUDGET_PER_BYTE: usize = 4;
+/// Most failed (part, position) pairs remembered in one match.
+const MEMO_MAX: usize = 100_000;
+
+/// One match in progress: the raw values found so far (decoded only once the whole URI
+/// matched), the states known to fail, and the steps left.
+struct Matcher<'a> {
+    found: Vec<(&'a str, &'a str)>,
+    failed: std::collections::HashSet<(usize, usize)>,
+    budget: usize,
+}
+
+impl<'a> Matcher<'a> {
+    /// Spends `n` steps; false once the budget is gone.
+    fn spend(&mut self, n: usize) -> bool {
+        match self.budget.checked_sub(n) {
+            Some(left) => {
+                self.budget = left;
+                true
+            }
+            None => {
+                self.budget = 0;
+                false
+            }
+        }
+    }
+
+    /// Whether `parts` can expand to `uri`; on success `found` holds their values. Whether the
+    /// rest matches depends only on the remaining parts and text, so failures are remembered.
+    fn parts(&mut self, parts: &'a [Part], uri: &'a str) -> bool {
+        let key = (parts.len(), uri.len());
+        if self.failed.contains(&key) || !self.spend(1) {
+            return false;
+        }
+        let mark = self.found.len();
+        let ok = self.first(parts, uri);
+        if !ok {
+            self.found.truncate(mark);
+            if self.failed.len() < MEMO_MAX {
+                self.failed.insert(key);
+            }
+        }
+        ok
+    }
+
+    fn first(&mut self, parts: &'a [Part], uri: &'a str) -> bool {
+        let Some((first, rest)) = parts.split_first() else { return uri.is_empty() };
+        match first {
+            Part::Literal(lit) => uri.strip_prefix(lit.as_str()).is_some_and(|tail| self.parts(rest, tail)),
+            Part::Expr { op: Some(q @ ('?' | '&')), names } => {
+                // Query forms: `?a=1&b=2` (any order, any subset), up to a fragment.
+                let Some(tail) = uri.strip_prefix(*q) else { return self.parts(rest, uri) };
+                let end = tail.find('#').unwrap_or(tail.len());
+                if !self.spend(end) {
+                    return false;
+                }
+                for pair in tail[..end].split('&') {
+                    let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+                    if let Some(n) = names.iter().find(|n| *n == k) {
+                        self.found.push((n.as_str(), v));
+                    }
+                }
+                self.parts(rest, &tail[end..])
+            }
+            Part::Expr { op, names } => {
+                let (prefix, sep) = match op {
+                    Some('#') => ("#", ','),
+                    Some('/') => ("/", '/'),
+                    Some('.') => (".", '.'),
+                    Some(';') => (";", ';'),
+                    _ => ("", ','),
+                };
+                let Some(body) = uri.strip_prefix(prefix) else { return false };
+                let limit = body
+                    .char_indices()
+                    .find(|(_, c)| !allowed(*op, *c) && *c != sep)
+                    .map_or(body.len(), |(i, _)| i);
+                if !self.spend(limit) {
+                    return false;
+                }
+                // Try every end position, longest first, so later literals can still match.
+                let ends = std::iter::once(limit).chain(body[..limit].char_indices().rev().map(|(i, _)| i));
+                for end in ends.filter(|e| *e > 0) {
+                    if !self.spend(1) {
+                        return false;
+                    }
+                    let value = &body[..end];
+                    let mark = self.found.len();
+                    if names.len() == 1 {
+                        self.found.push((names[0].as_str(), strip_name(*op, &names[0], value)));
+                    } else {
+                        if !self.spend(end) {
+                            return false;
+                        }
+                        if value.split(sep).count() != names.len() || value.split(sep).any(str::is_empty) {
+                            continue;
+                        }
+                        for (n, v) in names.iter().zip(value.split(sep)) {
+                            self.found.push((n.as_str(), strip_name(*op, n, v)));
+                        }
+                    }
+                    if self.parts(rest, &body[end..]) {
+                        return true;
+                    }
+                    self.found.truncate(mark);
+                }
+                false
+            }
+        }
+    }
+}
+
+/// A `{;name}` value without its `name=`.
+fn strip_name<'v>(op: Option<char>, name: &str, v: &'v str) -> &'v str {
+    if op == Some(';') {
+        v.strip_prefix(name).and_then(|r| r.strip_prefix('=')).unwrap_or(v)
+    } else {
+        v
     }
 }
 
@@ -83,62 +219,6 @@ fn allowed(op: Option<char>, c: char) -> bool {
         Some('+') | Some('#') => true,
         Some('?') | Some('&') => c != '#',
         _ => !matches!(c, '/' | '?' | '#' | '&' | ','),
-    }
-}
-
-fn match_parts(parts: &[Part], uri: &str, vars: &mut Variables) -> bool {
-    let Some((first, rest)) = parts.split_first() else { return uri.is_empty() };
-    match first {
-        Part::Literal(lit) => {
-            uri.strip_prefix(lit.as_str()).is_some_and(|tail| match_parts(rest, tail, vars))
-        }
-        Part::Expr { op: Some(q @ ('?' | '&')), names } => {
-            // Query forms: `?a=1&b=2` (any order, any subset), up to a fragment.
-            let Some(tail) = uri.strip_prefix(*q) else { return match_parts(rest, uri, vars) };
-            let end = tail.find('#').unwrap_or(tail.len());
-            for pair in tail[..end].split('&') {
-                let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-                if names.iter().any(|n| n == k) {
-                    vars.insert(k.to_owned(), decode(v));
-                }
-            }
-            match_parts(rest, &tail[end..], vars)
-        }
-        Part::Expr { op, names } => {
-            let (prefix, sep) = match op {
-                Some('#') => ("#", ','),
-                Some('/') => ("/", '/'),
-                Some('.') => (".", '.'),
-                Some(';') => (";", ';'),
-                _ => ("", ','),
-            };
-            let Some(body) = uri.strip_prefix(prefix) else { return false };
-            // Try every end position, longest first, so later literals can still match.
-            let limit = body
-                .char_indices()
-                .find(|(_, c)| !allowed(*op, *c) && *c != sep)
-                .map_or(body.len(), |(i, _)| i);
-            let mut ends: Vec<usize> = body[..limit].char_indices().map(|(i, _)| i).skip(1).collect();
-            ends.push(limit);
-            for end in ends.into_iter().rev() {
-                let value = &body[..end];
-                let values: Vec<&str> =
-                    if names.len() > 1 { value.split(sep).collect() } else { vec![value] };
-                if values.len() != names.len() || values.iter().any(|v| v.is_empty()) {
-                    continue;
-                }
-                let mut trial = vars.clone();
-                for (n, v) in names.iter().zip(values) {
-                    let v = if *op == Some(';') { v.strip_prefix(&format!("{n}=")).unwrap_or(v) } else { v };
-                    trial.insert(n.clone(), decode(v));
-                }
-                if match_parts(rest, &body[end..], &mut trial) {
-                    *vars = trial;
-                    return true;
-                }
-            }
-            false
-        }
     }
 }
 
@@ -206,5 +286,24 @@ mod tests {
         assert!(UriTemplate::parse("x://{id").is_err());
         assert!(UriTemplate::parse("x://{}").is_err());
         assert_eq!(UriTemplate::parse("a://{x}/{+y}{?q*}").unwrap().variables(), vec!["x", "y", "q"]);
+    }
+
+    /// Found by the uri_template fuzz target: backtracking over adjacent expressions took time
+    /// exponential in their number (5 expressions and a 60-byte URI ran past libFuzzer's 10 s).
+    #[test]
+    fn adversarial_uris_are_matched_in_bounded_time() {
+        let started = std::time::Instant::now();
+        let t = UriTemplate::parse("x://{a}{b}{c}{d}{e}!").unwrap();
+        assert_eq!(t.matches(&format!("x://{}", "a".repeat(60))), None);
+        let t = UriTemplate::parse("x://{+a}{+b}{+c}{+d}!").unwrap();
+        assert_eq!(t.matches(&format!("x://{}", "a".repeat(200))), None);
+        // Past the budget a URI simply does not match.
+        assert_eq!(t.matches(&format!("x://{}", "a/".repeat(100_000))), None);
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+        // A long URI through one expression still matches.
+        let t = UriTemplate::parse("file:///{+path}.txt").unwrap();
+        let long = format!("file:///{}.txt", "d/".repeat(1 << 20));
+        assert_eq!(t.matches(&long).unwrap()["path"].len(), 2 << 20);
+        assert_eq!(m("x://{a}{b}!", "x://abc!"), pairs(&[("a", "ab"), ("b", "c")]));
     }
 }

@@ -1,19 +1,20 @@
 //! The client side of stdio: spawn the server as a child process and talk over its stdin/stdout.
 //!
-//! The child is killed when the [`ChildProcess`] handle is dropped or closed (no orphans). When
-//! it dies, the channel's last event says how: exit code or signal, plus its last stderr lines.
+//! The child and everything it starts are killed when the [`ChildProcess`] handle is dropped or
+//! closed, and when the client process dies, however it dies (see [`super::process`]). When
+//! the child exits, the channel's last event says how, promptly, even if a process it started
+//! still holds its stdout: exit code or signal, plus its last stderr lines.
 
-use super::{framing, Channel, TransportEvent};
-use std::collections::VecDeque;
+use super::framing::{self, Side};
+use super::process::{self, Group};
+use super::stderr::{self, StderrTail};
+use super::{Channel, TransportEvent};
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::AsyncBufReadExt;
-use tokio::process::Command;
+use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, oneshot, watch};
-
-const STDERR_LINES_KEPT: usize = 20;
 
 /// What to spawn.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,7 +58,14 @@ impl StdioCommand {
     }
 }
 
-/// A running child server. Dropping it kills the process.
+/// How long the client keeps reading a server's stdout after the server process exited: enough
+/// for what it wrote last; a process outside its group may hold the pipe open forever.
+const STDOUT_LINGER: Duration = Duration::from_secs(1);
+/// After the server exited, how long the rest of its process group has between `SIGTERM` and
+/// `SIGKILL`.
+const GROUP_GRACE: Duration = Duration::from_millis(250);
+
+/// A running child server. Dropping it kills the process and its process group.
 #[derive(Debug)]
 pub struct ChildProcess {
     pid: Option<u32>,
@@ -70,8 +78,9 @@ impl ChildProcess {
     pub fn pid(&self) -> Option<u32> {
         self.pid
     }
-    /// Asks the child to stop: its stdin is already closed by the caller dropping the
-    /// channel's sender; after `grace` it is killed. Waits until it is gone.
+    /// Stops the child in the order of 2025-11-25 basic/lifecycle (stdio shutdown): its stdin is
+    /// already closed by the caller; after `grace` its process group gets `SIGTERM`, after
+    /// another `grace` `SIGKILL`. Waits until the child is gone.
     pub async fn close(&self, grace: Duration) {
         if let Some(tx) = self.shutdown.lock().expect("lock").take() {
             let _ = tx.send(grace);
@@ -85,7 +94,7 @@ impl ChildProcess {
     }
 }
 
-fn describe(status: std::io::Result<ExitStatus>, stderr: &Mutex<VecDeque<String>>) -> String {
+fn describe(status: std::io::Result<ExitStatus>, stderr: &StderrTail) -> String {
     let how = match status {
         Ok(s) => match (s.code(), exit_signal(&s)) {
             (Some(c), _) => format!("server exited with code {c}"),
@@ -94,11 +103,11 @@ fn describe(status: std::io::Result<ExitStatus>, stderr: &Mutex<VecDeque<String>
         },
         Err(e) => format!("server process could not be waited for: {e}"),
     };
-    let lines = stderr.lock().expect("lock");
+    let lines = stderr.lines();
     if lines.is_empty() {
         how
     } else {
-        format!("{how}; last stderr lines:\n{}", lines.iter().cloned().collect::<Vec<_>>().join("\n"))
+        format!("{how}; last stderr lines:\n{}", lines.join("\n"))
     }
 }
 
@@ -112,7 +121,33 @@ fn exit_signal(_: &ExitStatus) -> Option<i32> {
     None
 }
 
-/// Spawns `cmd` and connects a [`Channel`] to its stdin/stdout.
+/// Waits for the child; on a shutdown request, stops it (stdin is closed by then): `grace`,
+/// `SIGTERM` to the group, `grace`, `SIGKILL`. A dropped request kills at once.
+async fn supervise(
+    child: &mut Child,
+    group: &mut Group,
+    shutdown: oneshot::Receiver<Duration>,
+) -> std::io::Result<ExitStatus> {
+    let grace = tokio::select! {
+        s = child.wait() => return s,
+        grace = shutdown => grace.unwrap_or(Duration::ZERO),
+    };
+    if let Ok(s) = tokio::time::timeout(grace, child.wait()).await {
+        return s;
+    }
+    if !grace.is_zero() {
+        group.terminate();
+        if let Ok(s) = tokio::time::timeout(grace, child.wait()).await {
+            return s;
+        }
+    }
+    group.kill();
+    let _ = child.start_kill();
+    child.wait().await
+}
+
+/// Spawns `cmd` and connects a [`Channel`] to its stdin/stdout. The child leads its own process
+/// group and cannot outlive the client (see [`super::process`]).
 pub fn spawn(cmd: &StdioCommand, max_frame: usize) -> std::io::Result<(Channel, Arc<ChildProcess>)> {
     let mut c = Command::new(&cmd.program);
     c.args(&cmd.args)
@@ -124,64 +159,46 @@ pub fn spawn(cmd: &StdioCommand, max_frame: usize) -> std::io::Result<(Channel, 
     if let Some(dir) = &cmd.cwd {
         c.current_dir(dir);
     }
-    let mut child = c
-        .spawn()
+    let (mut child, mut group) = process::spawn(c)
         .map_err(|e| std::io::Error::new(e.kind(), format!("could not start {:?}: {e}", cmd.program)))?;
     let pid = child.id();
     let stdin = child.stdin.take().expect("piped");
     let stdout = child.stdout.take().expect("piped");
     let stderr = child.stderr.take().expect("piped");
 
-    let stderr_lines = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_LINES_KEPT)));
-    let stderr_done = {
-        let lines = stderr_lines.clone();
-        let inherit = cmd.inherit_stderr;
-        tokio::spawn(async move {
-            let mut r = tokio::io::BufReader::new(stderr).lines();
-            while let Ok(Some(line)) = r.next_line().await {
-                if inherit {
-                    eprintln!("{line}");
-                }
-                let mut l = lines.lock().expect("lock");
-                if l.len() == STDERR_LINES_KEPT {
-                    l.pop_front();
-                }
-                l.push_back(line);
-            }
-        })
-    };
+    let tail = StderrTail::default();
+    let stderr_done = tokio::spawn(stderr::drain(stderr, cmd.inherit_stderr, tail.clone()));
 
     let (exit_tx, exit_rx) = watch::channel(None::<String>);
     let (shutdown_tx, shutdown_rx) = oneshot::channel::<Duration>();
-    {
-        let lines = stderr_lines.clone();
-        tokio::spawn(async move {
-            let status = tokio::select! {
-                s = child.wait() => s,
-                grace = shutdown_rx => {
-                    // Closed by the host (grace given) or dropped (kill at once).
-                    let grace = grace.unwrap_or(Duration::ZERO);
-                    match tokio::time::timeout(grace, child.wait()).await {
-                        Ok(s) => s,
-                        Err(_) => {
-                            let _ = child.start_kill();
-                            child.wait().await
-                        }
-                    }
-                }
-            };
-            // Give the stderr reader a moment to collect the last lines.
-            let _ = tokio::time::timeout(Duration::from_millis(200), stderr_done).await;
-            let _ = exit_tx.send(Some(describe(status, &lines)));
-        });
-    }
+    tokio::spawn(async move {
+        let status = supervise(&mut child, &mut group, shutdown_rx).await;
+        // The server is gone; what it started goes too (this also ends a grandchild's hold
+        // on stdout and stderr, so the readers reach end of file).
+        group.terminate();
+        // Give the stderr reader a moment to collect the last lines.
+        let _ = tokio::time::timeout(Duration::from_millis(200), stderr_done).await;
+        let _ = exit_tx.send(Some(describe(status, &tail)));
+        tokio::time::sleep(GROUP_GRACE).await;
+        drop(group); // SIGKILL to the group, and the watchdog ends
+    });
 
     let (in_tx, in_rx) = mpsc::unbounded_channel();
     let (out_tx, out_rx) = mpsc::unbounded_channel();
     let mut exited = exit_rx.clone();
     tokio::spawn(async move {
         let reader = tokio::io::BufReader::with_capacity(64 * 1024, stdout);
-        let _ = framing::pump_reader(reader, &in_tx, max_frame).await;
+        let pump = framing::pump_frames(reader, &in_tx, max_frame, Side::Client);
+        tokio::pin!(pump);
+        // Read to end of file; once the server process has exited, only a little longer.
+        let mut exited_early = exited.clone();
+        tokio::select! {
+            _ = &mut pump => {}
+            _ = async {
+                let _ = exited_early.wait_for(Option::is_some).await;
+                tokio::time::sleep(STDOUT_LINGER).await;
+            } => {}
+        }
         // stdout closed: report why once the process is gone (bounded wait).
         let reason =
             match tokio::time::timeout(Duration::from_secs(5), exited.wait_for(Option::is_some)).await {

@@ -5,12 +5,15 @@
 //! | stdio, child process | [`child`] | client spawns the server |
 //! | stdio, own stdin/stdout | [`stdio`] | server |
 //! | newline-delimited framing shared by both | [`framing`] | both |
+//! | a child's stderr, bounded | [`stderr`] | client |
 //!
 //! Every transport hands the peer logic a [`Channel`]: a sender of outbound frames and a
 //! receiver of inbound events, ending with [`TransportEvent::Closed`] and a reason a person can act on.
 
 pub mod child;
 pub mod framing;
+mod process;
+pub mod stderr;
 pub mod stdio;
 
 use crate::jsonrpc::{Inbound, Message, Response};

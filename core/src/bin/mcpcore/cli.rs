@@ -25,7 +25,7 @@ options:
   --transport auto|streamable|sse   HTTP transport (default auto: Streamable HTTP, then 2024-11-05 SSE)
   --header 'NAME: VALUE'   extra HTTP header (repeatable)
   --bearer TOKEN           send Authorization: Bearer TOKEN
-exit codes: 0 ok, 1 failure, 2 the tool returned isError";
+exit codes: 0 ok, 1 failure, 2 the tool returned isError, 130/143 interrupted by SIGINT/SIGTERM";
 
 /// Where the server is.
 enum Target {
@@ -124,27 +124,55 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
         }
         _ => return Err(Error::invalid_input(USAGE)),
     };
-    let client = match cli.target {
-        Target::Stdio(cmd) => Client::connect_stdio(cmd, cli.options).await?,
-        Target::Http(url, http) => Client::connect_http(&url, http, cli.options).await?,
-    };
-    let negotiated = client.negotiated();
-    let out = match tool {
-        None => {
-            let tools = client.list_tools().await?;
-            json!({ "protocolVersion": negotiated.version, "serverInfo": negotiated.server_info, "tools": tools })
+    // Caught from here on: a signal while connecting drops the connection (killing the server's
+    // group), one during the call cancels it and shuts the server down in order.
+    let mut signals = crate::signals::Signals::catch()?;
+    let connect = async {
+        match cli.target {
+            Target::Stdio(cmd) => Client::connect_stdio(cmd, cli.options).await,
+            Target::Http(url, http) => Client::connect_http(&url, http, cli.options).await,
         }
-        Some(name) => {
-            let result = client.call_tool(&name, args).await?;
-            let code = if result.is_error() { 2 } else { 0 };
-            println!("{}", serde_json::to_string_pretty(&result).expect("serializable"));
+    };
+    let client = tokio::select! {
+        c = connect => c?,
+        code = signals.next() => return Ok(code),
+    };
+    let work = async {
+        let negotiated = client.negotiated();
+        Ok::<_, Error>(match tool {
+            None => {
+                let tools = client.list_tools().await?;
+                let out = json!({ "protocolVersion": negotiated.version, "serverInfo": negotiated.server_info, "tools": tools });
+                (out, ExitCode::SUCCESS)
+            }
+            Some(name) => {
+                let result = client.call_tool(&name, args).await?;
+                let code = if result.is_error() { 2 } else { 0 };
+                (serde_json::to_value(&result).expect("serializable"), ExitCode::from(code))
+            }
+        })
+    };
+    let outcome = tokio::select! {
+        r = work => r,
+        code = signals.next() => {
+            // The call future is gone (its request got notifications/cancelled); stop the server.
+            tokio::select! {
+                () = client.close() => {}
+                _ = signals.next() => {}
+            }
+            return Ok(code);
+        }
+    };
+    let (out, code) = match outcome {
+        Ok(done) => done,
+        Err(e) => {
             client.close().await;
-            return Ok(ExitCode::from(code));
+            return Err(e);
         }
     };
     println!("{}", serde_json::to_string_pretty(&out).expect("serializable"));
     client.close().await;
-    Ok(ExitCode::SUCCESS)
+    Ok(code)
 }
 
 /// Runs `tools` or `call` with the arguments after the program name.

@@ -10,7 +10,7 @@
 //! mcpcore conformance-client URL
 //! ```
 //! Results are JSON on stdout; failures are a message on stderr and exit code 1; a tool result
-//! with `isError: true` exits with 2.
+//! with `isError: true` exits with 2; SIGINT / SIGTERM stop the server in order and exit 130 / 143.
 
 mod cli;
 mod conformance_catalog;
@@ -18,6 +18,7 @@ mod conformance_client;
 mod conformance_input;
 mod conformance_server;
 mod conformance_tasks;
+mod signals;
 
 use std::process::ExitCode;
 

@@ -13,7 +13,7 @@ use mcpcore::transport::child::StdioCommand;
 use serde_json::json;
 use std::process::ExitCode;
 
-#[tokio::main(flavor = "current_thread")]
+#[tokio::main]
 async fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (mine, target) = match args.iter().position(|a| a == "--") {

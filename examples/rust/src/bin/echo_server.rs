@@ -5,6 +5,12 @@
 //! echo_server --http 127.0.0.1:PORT # HTTP: both lineages on /mcp, 2024-11-05 SSE on /sse
 //! ```
 //! On HTTP it prints `listening on http://ADDR/mcp` once bound and stops cleanly on Ctrl-C.
+//!
+//! It runs on tokio's multi-thread runtime (`#[tokio::main]`, one worker per core), the setup
+//! to copy for production: handlers of different connections and calls run in parallel, so one
+//! slow handler does not stall the others. Handlers that block (file or database I/O through
+//! a blocking API, heavy computation) still belong in `tokio::task::spawn_blocking`: a blocked
+//! worker serves nobody else.
 
 use mcpcore::prelude::*;
 use std::process::ExitCode;
@@ -58,7 +64,7 @@ async fn serve_http(server: Server, addr: &str) -> ExitCode {
     }
 }
 
-#[tokio::main(flavor = "current_thread")]
+#[tokio::main]
 async fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let http = args.iter().position(|a| a == "--http").map(|i| args.get(i + 1).cloned().unwrap_or_default());

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of every fuzz target under OUT/<target>/: the official examples of
+every revision (tests/spec/<rev>/examples, vendored from the specification repository) as
+frames and as one-message sessions, plus hand-written sessions of both lineages, header, SSE,
+URI template and requestState inputs. Usage: make_seeds.py OUT"""
+
+import hashlib
+import json
+import pathlib
+import sys
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+SPEC = REPO / "tests" / "spec"
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+        "io.modelcontextprotocol/clientInfo": {"name": "fuzz", "version": "0"}}
+
+
+def frame(v) -> bytes:
+    return json.dumps(v, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def req(i, method, params=None, meta=True):
+    p = dict(params or {})
+    if meta:
+        p["_meta"] = META
+    return {"jsonrpc": "2.0", "id": i, "method": method, "params": p}
+
+
+def note(method, params=None):
+    m = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        m["params"] = params
+    return m
+
+
+def examples():
+    for path in sorted(SPEC.glob("*/examples/*/*.json")):
+        yield json.loads(path.read_text())
+
+
+def sessions():
+    calls = [
+        ("tools/list", {}), ("tools/call", {"name": "echo", "arguments": {"text": "hi"}}),
+        ("tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}}),
+        ("tools/call", {"name": "fail", "arguments": {}}), ("tools/call", {"name": "ask", "arguments": {}}),
+        ("tools/call", {"name": "nope", "arguments": {}}), ("prompts/list", {}),
+        ("prompts/get", {"name": "greet", "arguments": {"who": "you"}}), ("resources/list", {}),
+        ("resources/templates/list", {}), ("resources/read", {"uri": "file:///readme"}),
+        ("resources/read", {"uri": "file:///docs/a/b.md"}),
+        ("completion/complete", {"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "who", "value": "y"}}),
+    ]
+    modern = [req(i, m, p) for i, (m, p) in enumerate(calls, 1)]
+    modern.insert(0, req(0, "server/discover"))
+    modern.append(req(99, "subscriptions/listen", {"notifications": {"toolsListChanged": True}}))
+    modern.append(note("notifications/cancelled", {"requestId": 99, "_meta": META}))
+    yield modern
+    for version in ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]:
+        s = [req(0, "initialize", {"protocolVersion": version, "capabilities": {"elicitation": {}},
+                                   "clientInfo": {"name": "fuzz", "version": "0"}}, meta=False),
+             note("notifications/initialized")]
+        s += [req(i, m, p, meta=False) for i, (m, p) in enumerate(calls, 1)]
+        s += [req(50, "logging/setLevel", {"level": "info"}, meta=False),
+              req(51, "resources/subscribe", {"uri": "file:///readme"}, meta=False),
+              req(52, "ping", meta=False), {"jsonrpc": "2.0", "id": 7, "result": {}}]
+        yield s
+        if version == "2025-03-26":
+            yield s[:2] + [[req(60, "tools/list", meta=False), req(61, "ping", meta=False), note("notifications/x")]]
+
+
+def headers():
+    schema = {"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"},
+        "count": {"type": "integer", "x-mcp-header": "Count"},
+        "opts": {"type": "object", "properties": {"dry": {"type": "boolean", "x-mcp-header": "Dry"}}}}}
+    call = req(1, "tools/call", {"name": "get_weather", "arguments": {"region": "eu-west ü", "count": 3, "opts": {"dry": True}}})
+    lines = (b"MCP-Protocol-Version: 2026-07-28\nMcp-Method: tools/call\nMcp-Name: get_weather\n"
+             b"Mcp-Param-Region: =?base64?ZXUtd2VzdCDDvA==?=\nMcp-Param-Count: 3\nMcp-Param-Dry: true")
+    for raw in [b"echo", b"=?base64?ZWNobw==?=", b" padded\t", b"=?BASE64?eA==?=", "é".encode()]:
+        yield b"\0".join([raw, frame(schema), frame(call), lines])
+    yield b"\0".join([b"x", b"{}", frame(req(2, "resources/read", {"uri": "file:///a b"})), b"Mcp-Method: resources/read"])
+
+
+def sse():
+    streams = [b"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n",
+               b"\xef\xbb\xbfid: 7\nretry: 1500\ndata: a\ndata: b\r\n\r\n: comment\n\nevent: endpoint\ndata: /messages?sessionId=1\n\n",
+               b"data:x\r\rdata: y\n\nid\nretry: nope\ndata\n\n"]
+    for s in streams:
+        yield bytes([64, 3]) + s
+
+
+def templates():
+    for t, uri in [("file:///{+path}", "file:///etc/hosts"), ("users://{user}/posts/{post}", "users://ann/posts/7"),
+                   ("search://q{?term,page}", "search://q?page=2&term=rust"), ("repo://x{/owner,name}", "repo://x/me/proj"),
+                   ("x://{#frag}", "x://#a,b"), ("x://m{;a,b}", "x://m;a=1;b=2"), ("file:///{name}.txt", "file:///a%20b.txt")]:
+        yield f"{t}\n{uri}".encode()
+
+
+def states():
+    yield b"\x04fuzz" + b"eyJtIjoidG9vbHMvY2FsbCJ9.c2ln"
+    yield b"\x00{\"answers\": [1, 2]}"
+    yield b"\x10" + b"k" * 16 + b"garbage"
+
+
+def main(out: pathlib.Path) -> None:
+    corpora = {
+        "jsonrpc_parse": [frame(e) for e in examples()] + [b"[]", b"[1,{\"jsonrpc\":\"2.0\"}]", b"{\"id\":1.5}"],
+        "engine_sequence": [b"\n".join(frame(m) for m in s) for s in sessions()]
+                           + [frame(e) for e in examples() if isinstance(e, dict) and "jsonrpc" in e],
+        "http_headers": list(headers()),
+        "sse_parser": list(sse()),
+        "uri_template": list(templates()),
+        "request_state": list(states()),
+    }
+    for target, seeds in corpora.items():
+        d = out / target
+        d.mkdir(parents=True, exist_ok=True)
+        for s in seeds:
+            (d / hashlib.sha1(s).hexdigest()).write_bytes(s)
+        print(f"{target}: {len(seeds)} seeds")
+
+
+if __name__ == "__main__":
+    main(pathlib.Path(sys.argv[1]))
