@@ -123,6 +123,10 @@ pub enum ErrorKind {
     /// `-32602` (2026-07-28) or `-32002` (legacy); [`Error::code`] and [`Error::data`] keep its
     /// error.
     ResourceNotFound,
+    /// Authorization failed (OAuth 2.1, HTTP only): a refused token request, a rejected
+    /// authorization response, a resource server that keeps answering 401/403 (see
+    /// [`Error::auth_error`] for the OAuth `error`, its description and the HTTP status).
+    Auth,
 }
 
 /// The one error type of the mcpcore API.
@@ -133,29 +137,58 @@ pub struct Error {
     message: String,
     rpc: Option<ErrorData>,
     status: Option<u16>,
+    auth: Option<std::sync::Arc<crate::auth::AuthError>>,
 }
 
 impl Error {
     /// An HTTP error status without a JSON-RPC error body.
     pub fn http(status: u16, message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Http, message: message.into(), rpc: None, status: Some(status) }
+        Error { kind: ErrorKind::Http, message: message.into(), rpc: None, status: Some(status), auth: None }
     }
     /// An HTTP error status whose body carried a JSON-RPC error without a usable id: the kind
     /// stays [`ErrorKind::Http`], and [`Error::code`] and [`Error::data`] come from the body.
     pub fn http_rpc(status: u16, message: impl Into<String>, data: ErrorData) -> Self {
-        Error { kind: ErrorKind::Http, message: message.into(), rpc: Some(data), status: Some(status) }
+        Error {
+            kind: ErrorKind::Http,
+            message: message.into(),
+            rpc: Some(data),
+            status: Some(status),
+            auth: None,
+        }
     }
-    /// The HTTP status of an [`ErrorKind::Http`] error.
+    /// The HTTP status of an [`ErrorKind::Http`] error, or of the response that carried an
+    /// [`ErrorKind::Auth`] error.
     pub fn http_status(&self) -> Option<u16> {
         self.status
     }
+    /// An [`ErrorKind::Auth`] error.
+    pub fn auth(e: crate::auth::AuthError) -> Self {
+        Error {
+            kind: ErrorKind::Auth,
+            message: e.to_string(),
+            rpc: None,
+            status: e.status,
+            auth: Some(std::sync::Arc::new(e)),
+        }
+    }
+    /// What an [`ErrorKind::Auth`] error holds: the OAuth `error`, `error_description`,
+    /// `error_uri` and HTTP status.
+    pub fn auth_error(&self) -> Option<&crate::auth::AuthError> {
+        self.auth.as_deref()
+    }
     /// A new error of `kind`.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error { kind, message: message.into(), rpc: None, status: None }
+        Error { kind, message: message.into(), rpc: None, status: None, auth: None }
     }
     /// An error carrying a JSON-RPC error object received from (or meant for) the peer.
     pub fn rpc(data: ErrorData) -> Self {
-        Error { kind: ErrorKind::Rpc, message: data.message.clone(), rpc: Some(data), status: None }
+        Error {
+            kind: ErrorKind::Rpc,
+            message: data.message.clone(),
+            rpc: Some(data),
+            status: None,
+            auth: None,
+        }
     }
     /// A [`ErrorKind::ResourceNotFound`] error carrying the server's error object.
     pub fn resource_not_found(data: ErrorData) -> Self {
@@ -164,6 +197,7 @@ impl Error {
             message: data.message.clone(),
             rpc: Some(data),
             status: None,
+            auth: None,
         }
     }
     /// True for [`ErrorKind::ResourceNotFound`].

@@ -7,9 +7,11 @@
 //!
 //! Layers (see ARCHITECTURE.md): [`jsonrpc`] and [`protocol`] are pure data; [`engine`] holds
 //! the protocol rules of both lineages as pure functions; [`registry`] holds tools; the async
-//! shell is [`transport`], [`client`] and [`server`]; [`tasks`] is the 2026-07-28 Tasks extension.
+//! shell is [`transport`], [`client`] and [`server`]; [`tasks`] is the 2026-07-28 Tasks extension;
+//! [`auth`] is OAuth 2.1 (the client of the HTTP transports).
 #![warn(missing_docs)]
 
+pub mod auth;
 pub mod changes;
 pub mod client;
 pub mod completion;

@@ -12,6 +12,7 @@
 //! with `isError: true` exits with 2.
 
 mod cli;
+mod conformance_auth;
 mod conformance_catalog;
 mod conformance_client;
 mod conformance_input;
