@@ -20,24 +20,25 @@ pub(crate) fn union(into: &mut Vec<String>, more: &[String]) {
 /// The scopes to request (2025-11-25 and 2026-07-28 `basic/authorization`, "Scope Selection
 /// Strategy" and "Step-Up Authorization Flow"): the host's choice, else the challenge's
 /// `scope`, else the PRM's `scopes_supported`, else none; united with what was requested
-/// before (SEP-2350); plus `offline_access` when wanted and the authorization server lists it
-/// (SEP-2207).
+/// before (SEP-2350). A step-up whose challenge names no scope adds `scopes_supported` (the
+/// only hint there is). Plus `offline_access` when wanted and the authorization server lists
+/// it (SEP-2207).
 pub(crate) fn select_scopes(
     configured: Option<&[String]>,
     challenged: &[String],
     resource_scopes: Option<&[String]>,
     previous: &[String],
     offline_access: bool,
+    step_up: bool,
 ) -> Vec<String> {
     let mut out = previous.to_vec();
-    match (configured, challenged.is_empty()) {
-        (Some(c), true) => union(&mut out, c),
-        (Some(c), false) => {
-            union(&mut out, c);
-            union(&mut out, challenged);
-        }
-        (None, false) => union(&mut out, challenged),
-        (None, true) => union(&mut out, resource_scopes.unwrap_or_default()),
+    if let Some(c) = configured {
+        union(&mut out, c);
+    }
+    if !challenged.is_empty() {
+        union(&mut out, challenged);
+    } else if configured.is_none() || step_up {
+        union(&mut out, resource_scopes.unwrap_or_default());
     }
     if offline_access {
         union(&mut out, &["offline_access".to_owned()]);
@@ -180,16 +181,29 @@ mod tests {
 
     #[test]
     fn scope_selection_priority_and_union() {
-        assert_eq!(select_scopes(None, &v(&["a"]), Some(&v(&["x", "y"])), &[], false), v(&["a"]));
-        assert_eq!(select_scopes(None, &[], Some(&v(&["x", "y"])), &[], false), v(&["x", "y"]));
-        assert!(select_scopes(None, &[], None, &[], false).is_empty());
+        assert_eq!(select_scopes(None, &v(&["a"]), Some(&v(&["x", "y"])), &[], false, false), v(&["a"]));
+        assert_eq!(select_scopes(None, &[], Some(&v(&["x", "y"])), &[], false, false), v(&["x", "y"]));
+        assert!(select_scopes(None, &[], None, &[], false, false).is_empty());
+        // The host's scopes replace scopes_supported, not the challenge.
+        assert_eq!(select_scopes(Some(&v(&["c"])), &[], Some(&v(&["x"])), &[], false, false), v(&["c"]));
         // Step-up: the union of what was requested before and the challenge (SEP-2350).
-        assert_eq!(select_scopes(None, &v(&["w"]), Some(&v(&["p"])), &v(&["b"]), false), v(&["b", "w"]));
         assert_eq!(
-            select_scopes(Some(&v(&["c"])), &v(&["w"]), None, &[], true),
+            select_scopes(None, &v(&["w"]), Some(&v(&["p"])), &v(&["b"]), false, true),
+            v(&["b", "w"])
+        );
+        assert_eq!(
+            select_scopes(Some(&v(&["c"])), &v(&["w"]), None, &[], true, false),
             v(&["c", "w", "offline_access"])
         );
-        assert_eq!(select_scopes(None, &v(&["offline_access"]), None, &[], true), v(&["offline_access"]));
+        assert_eq!(
+            select_scopes(None, &v(&["offline_access"]), None, &[], true, false),
+            v(&["offline_access"])
+        );
+        // A step-up without a scope in the challenge falls back to scopes_supported.
+        assert_eq!(
+            select_scopes(Some(&v(&["r"])), &[], Some(&v(&["r", "w"])), &v(&["r"]), false, true),
+            v(&["r", "w"])
+        );
     }
 
     #[test]

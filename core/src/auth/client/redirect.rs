@@ -240,3 +240,42 @@ impl AuthorizationHandler for FetchRedirect {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_loopback_listener_returns_the_redirect_and_ignores_strays() {
+        let l = LoopbackRedirect::bind()
+            .unwrap()
+            .with_browser(Browser::PrintOnly)
+            .with_timeout(Duration::from_secs(10));
+        let uri = l.redirect_uri();
+        assert!(uri.starts_with("http://127.0.0.1:") && uri.ends_with("/callback"), "{uri}");
+        let http = reqwest::Client::new();
+        let u = uri.clone();
+        // The listener is bound already: these connect even before the server runs.
+        let browser = tokio::spawn(async move {
+            let stray = http.get(format!("{u}?state=x")).send().await.unwrap();
+            let other = http.get(u.replace("/callback", "/favicon.ico")).send().await.unwrap();
+            let ok = http.get(format!("{u}?code=abc&state=s%20t&iss=https%3A%2F%2Fas")).send().await.unwrap();
+            (stray.status().as_u16(), other.status().as_u16(), ok.status().as_u16(), ok.text().await.unwrap())
+        });
+        let got = l.authorize("https://as.example/authorize?x=1".into()).await.unwrap();
+        assert_eq!(got, format!("{uri}?code=abc&state=s%20t&iss=https%3A%2F%2Fas"));
+        let (stray, other, ok, page) = browser.await.unwrap();
+        assert_eq!((stray, other, ok), (400, 404, 200));
+        assert!(page.contains("Authorization complete"));
+    }
+
+    #[tokio::test]
+    async fn the_loopback_listener_gives_up_after_its_timeout() {
+        let l = LoopbackRedirect::bind()
+            .unwrap()
+            .with_browser(Browser::PrintOnly)
+            .with_timeout(Duration::from_millis(50));
+        let e = l.authorize("https://as.example/authorize".into()).await.unwrap_err();
+        assert_eq!(e.auth_error().unwrap().error, AuthError::INTERACTION_FAILED);
+    }
+}

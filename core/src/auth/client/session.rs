@@ -194,6 +194,7 @@ impl Session {
             d.resource_scopes(),
             &previous,
             offline,
+            step_up,
         );
         if step_up {
             // Nothing new to ask for: another authorization cannot help (retry limits, 2026-07-28

@@ -23,6 +23,10 @@ use std::process::ExitCode;
 
 /// Prints an error with its JSON-RPC code and data, or its HTTP status.
 pub(crate) fn report(e: &mcpcore::Error) {
+    if let Some(a) = e.auth_error() {
+        eprintln!("mcpcore: {a}");
+        return;
+    }
     match (e.rpc_error(), e.http_status()) {
         (Some(rpc), _) => eprintln!(
             "mcpcore: {} (JSON-RPC code {}{})",

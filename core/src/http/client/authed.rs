@@ -46,7 +46,7 @@ pub(crate) fn refusal(url: &Url, resp: &reqwest::Response, configured: bool) -> 
     if !(status == 401 || (status == 403 && insufficient)) {
         return None;
     }
-    let hint = if configured { "" } else { "; configure OAuth (HttpOptions::auth) to authorize" };
+    let hint = if configured { "" } else { " (this client has no OAuth configured)" };
     let description = match &c.error_description {
         Some(d) => format!("{url} answered HTTP {status}: {d}{hint}"),
         None => format!("{url} answered HTTP {status}{hint}"),
