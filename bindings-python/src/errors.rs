@@ -17,6 +17,7 @@ fn class_name(kind: ErrorKind) -> &'static str {
         ErrorKind::Tool => "ToolError",
         ErrorKind::Http => "HttpError",
         ErrorKind::InputRequired => "InputRequired",
+        ErrorKind::Auth => "AuthError",
         _ => "McpError",
     }
 }
@@ -29,7 +30,18 @@ pub(crate) fn to_py(e: Error) -> PyErr {
             let module = py.import("mcpcore.errors")?;
             let class = module.getattr(class_name(e.kind()))?;
             let data = e.data().map(|d| d.to_string());
-            let instance = class.call1((e.message().to_owned(), e.code().0, data, e.http_status()))?;
+            let args = (e.message().to_owned(), e.code().0, data, e.http_status());
+            let instance = match e.auth_error() {
+                // AuthError also carries the OAuth error, its description and URI.
+                Some(a) => {
+                    let kw = pyo3::types::PyDict::new(py);
+                    kw.set_item("error", &a.error)?;
+                    kw.set_item("error_description", &a.description)?;
+                    kw.set_item("error_uri", &a.uri)?;
+                    class.call(args, Some(&kw))?
+                }
+                None => class.call1(args)?,
+            };
             Ok(PyErr::from_value(instance))
         };
         build().unwrap_or_else(|import_failed| import_failed)

@@ -2,7 +2,7 @@
 
 from typing import Any, Awaitable, Callable, List, Optional, Tuple, final
 
-__all__ = ["Registry", "Server", "HttpServing", "Client", "ToolCall", "Resources", "Prompts", "__version__"]
+__all__ = ["Registry", "Server", "HttpServing", "Client", "OAuth", "ToolCall", "Resources", "Prompts", "__version__"]
 
 __version__: str
 
@@ -117,6 +117,14 @@ class Server:
     ) -> Awaitable[HttpServing]: ...
 
 @final
+class OAuth:
+    def __new__(
+        cls, config: str, on_authorize: Optional[Callable[..., Any]] = None, store: Optional[Any] = None
+    ) -> "OAuth": ...
+    def tokens(self, url: str) -> Awaitable[Optional[str]]: ...
+    def forget(self, url: str) -> Awaitable[None]: ...
+
+@final
 class Client:
     @staticmethod
     def connect_stdio(
@@ -137,6 +145,7 @@ class Client:
         protocol_version: Optional[str] = None,
         lineage: Optional[str] = None,
         timeout: Optional[float] = None,
+        auth: Optional["OAuth"] = None,
     ) -> Awaitable["Client"]: ...
     @property
     def protocol_version(self) -> str: ...

@@ -17,6 +17,7 @@ __all__ = [
     "ToolError",
     "HttpError",
     "InputRequired",
+    "AuthError",
 ]
 
 
@@ -94,3 +95,37 @@ class InputRequired(McpError):
     call whose input request raised it always ends as ``input_required``.) Legacy sessions never
     raise it: there the request goes to the client and the call awaits its answer.
     """
+
+
+class AuthError(McpError):
+    """Authorization failed (OAuth 2.1 over HTTP): the authorization server refused a request,
+    the authorization response did not validate, or the server kept answering 401/403.
+
+    ``error`` is the OAuth error code (``invalid_grant``, ``insufficient_scope``,
+    ``access_denied``...) or one of mcpcore's own refusals (``resource_mismatch``,
+    ``issuer_mismatch``, ``pkce_unsupported``, ``iss_mismatch``, ``retry_limit``...);
+    ``http_status`` is the status of the response that carried it, when there was one.
+    """
+
+    error: str
+    """The OAuth ``error`` code, or mcpcore's refusal."""
+    error_description: Optional[str]
+    """The ``error_description``."""
+    error_uri: Optional[str]
+    """The ``error_uri``."""
+
+    def __init__(
+        self,
+        message: str,
+        code: int = 0,
+        data: Any = None,
+        http_status: Optional[int] = None,
+        *,
+        error: str = "",
+        error_description: Optional[str] = None,
+        error_uri: Optional[str] = None,
+    ) -> None:
+        super().__init__(message, code, data, http_status)
+        self.error = error
+        self.error_description = error_description
+        self.error_uri = error_uri

@@ -13,6 +13,7 @@
 //   --first-token-ttl SECONDS   the first access token's JWT expires after SECONDS, while the
 //                               token response still says expires_in 3600 (so only the resource
 //                               server's 401 can tell the client it expired)
+import { fstatSync } from 'node:fs';
 import { OAuth2Server } from 'oauth2-mock-server';
 
 const args = process.argv.slice(2);
@@ -82,6 +83,8 @@ const stop = async () => {
 };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
-// Exit with the test that started us (stdin closes when it goes away).
-process.stdin.on('end', stop);
-process.stdin.resume();
+// Exit with the test that started us when it hands us a pipe (it closes when the test goes away).
+if (fstatSync(0).isFIFO()) {
+  process.stdin.on('end', stop);
+  process.stdin.resume();
+}

@@ -136,6 +136,20 @@ pub(crate) async fn authorization_server(
     ))
 }
 
+/// An issuer is an `https` URL (RFC 8414 §2); plain `http` only on loopback (tests, local ASes).
+fn check_issuer_scheme(issuer: &str) -> Result<(), AuthError> {
+    let u = Url::parse(issuer)
+        .map_err(|e| AuthError::new(AuthError::METADATA_NOT_FOUND, format!("issuer {issuer:?}: {e}")))?;
+    let loopback = matches!(u.host_str(), Some("localhost" | "127.0.0.1" | "[::1]"));
+    if u.scheme() == "https" || (u.scheme() == "http" && loopback) {
+        return Ok(());
+    }
+    Err(AuthError::new(
+        AuthError::INVALID_RESPONSE,
+        format!("the authorization server {issuer} is not HTTPS; refusing to use it"),
+    ))
+}
+
 /// Discovers the authorization server for `server`.
 pub(crate) async fn discover(
     http: &reqwest::Client,
@@ -148,6 +162,7 @@ pub(crate) async fn discover(
         check_resource(&prm, server)?;
         // RFC 9728 §7.6 leaves the choice to the client: the first listed.
         let issuer = prm.authorization_servers[0].clone();
+        check_issuer_scheme(&issuer)?;
         let metadata = authorization_server(http, &issuer, version).await?;
         return Ok(Discovered { prm: Some(prm), issuer, metadata });
     }

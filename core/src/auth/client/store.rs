@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-/// Tokens issued for one MCP server.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Tokens issued for one MCP server (`Debug` shows no secret).
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StoredTokens {
     /// The access token.
     pub access_token: String,
@@ -39,8 +39,8 @@ pub struct StoredTokens {
     pub dpop_key: Option<String>,
 }
 
-/// A client registration at one authorization server.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A client registration at one authorization server (`Debug` shows no secret).
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StoredClient {
     /// The issuer of the authorization server.
     pub issuer: String,
@@ -58,6 +58,42 @@ pub struct StoredClient {
     /// When the secret expires (seconds since the Unix epoch; 0 or absent: never).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_secret_expires_at: Option<u64>,
+}
+
+fn redacted(s: &Option<String>) -> &'static str {
+    if s.is_some() {
+        "Some(<redacted>)"
+    } else {
+        "None"
+    }
+}
+
+impl std::fmt::Debug for StoredTokens {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoredTokens")
+            .field("access_token", &"<redacted>")
+            .field("token_type", &self.token_type)
+            .field("refresh_token", &redacted(&self.refresh_token))
+            .field("expires_at", &self.expires_at)
+            .field("scope", &self.scope)
+            .field("issuer", &self.issuer)
+            .field("resource", &self.resource)
+            .field("dpop_key", &redacted(&self.dpop_key))
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for StoredClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoredClient")
+            .field("issuer", &self.issuer)
+            .field("client_id", &self.client_id)
+            .field("client_secret", &redacted(&self.client_secret))
+            .field("token_endpoint_auth_method", &self.token_endpoint_auth_method)
+            .field("redirect_uris", &self.redirect_uris)
+            .field("client_secret_expires_at", &self.client_secret_expires_at)
+            .finish()
+    }
 }
 
 /// Storage for tokens (by MCP server URL) and client registrations (by issuer). Implement it to
@@ -100,9 +136,19 @@ impl StoreContents {
 }
 
 /// The default store: in memory, gone when the process exits.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct MemoryTokenStore {
     contents: Mutex<StoreContents>,
+}
+
+impl std::fmt::Debug for MemoryTokenStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let c = self.contents.lock().expect("lock");
+        f.debug_struct("MemoryTokenStore")
+            .field("servers", &c.tokens.keys().collect::<Vec<_>>())
+            .field("issuers", &c.clients.keys().collect::<Vec<_>>())
+            .finish()
+    }
 }
 
 impl MemoryTokenStore {
@@ -299,8 +345,11 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn memory_store_round_trips() {
+    async fn memory_store_round_trips_and_debug_shows_no_secret() {
         let s = MemoryTokenStore::new();
+        s.save_tokens("k", Some(tokens("secret-access"))).await.unwrap();
+        let shown = format!("{s:?} {:?}", tokens("secret-access"));
+        assert!(!shown.contains("secret-access") && shown.contains("<redacted>"), "{shown}");
         s.save_tokens("k", Some(tokens("a"))).await.unwrap();
         assert_eq!(s.load_tokens("k").await.unwrap().unwrap().access_token, "a");
         assert_eq!(s.snapshot().tokens.len(), 1);
