@@ -24,18 +24,24 @@ fn kind_name(kind: ErrorKind) -> &'static str {
         ErrorKind::Tool => "tool",
         ErrorKind::Http => "http",
         ErrorKind::InputRequired => "input_required",
+        ErrorKind::Auth => "auth",
         _ => "rpc",
     }
 }
 
 /// Converts an mcpcore error into a JS `Error` the wrapper can decode.
 pub(crate) fn to_js(e: Error) -> napi::Error {
-    let encoded = json!({
+    let mut encoded = json!({
         "kind": kind_name(e.kind()),
         "code": e.code().0,
         "message": e.message(),
         "data": e.data(),
         "httpStatus": e.http_status(),
     });
+    if let Some(a) = e.auth_error() {
+        encoded["error"] = json!(a.error);
+        encoded["errorDescription"] = json!(a.description);
+        encoded["errorUri"] = json!(a.uri);
+    }
     napi::Error::from_reason(format!("{PREFIX}{encoded}"))
 }

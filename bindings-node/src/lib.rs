@@ -4,6 +4,7 @@
 //! becomes a JS `Error` whose message carries its kind, JSON-RPC code and data (see `errors`).
 //! All protocol logic is in the `mcpcore` crate.
 
+mod auth;
 mod client;
 mod errors;
 mod handler;
