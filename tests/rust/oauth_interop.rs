@@ -11,9 +11,10 @@
 //! fails the test.
 
 use mcpcore::auth::client::{
-    ClientAuth, FetchRedirect, MemoryTokenStore, OAuth, OAuthConfig, PreRegistered, TokenStore,
+    AuthorizationHandler, ClientAuth, FetchRedirect, MemoryTokenStore, OAuth, OAuthConfig, PreRegistered,
+    TokenStore,
 };
-use mcpcore::client::{Client, ClientOptions};
+use mcpcore::client::{BoxFuture, Client, ClientOptions};
 use mcpcore::http::client::HttpOptions;
 use mcpcore::protocol::ProtocolVersion;
 use mcpcore::ErrorKind;
@@ -188,7 +189,14 @@ async fn an_expired_token_is_refreshed_once_without_a_new_authorization() {
     echo(&client, "before").await;
     let first = oauth.tokens(&server.url).await.unwrap().unwrap();
     tokio::time::sleep(Duration::from_millis(2100)).await;
-    echo(&client, "after").await;
+    // Four requests meet the expired token at once: one refresh serves them all.
+    let calls = ["a", "b", "c", "d"].map(|t| {
+        let c = client.clone();
+        tokio::spawn(async move { echo(&c, t).await })
+    });
+    for c in calls {
+        c.await.unwrap();
+    }
     client.close().await;
     let grants: Vec<Value> = asrv.events("token").iter().map(|e| e["grant_type"].clone()).collect();
     assert_eq!(grants, [json!("authorization_code"), json!("refresh_token")]);
@@ -196,6 +204,41 @@ async fn an_expired_token_is_refreshed_once_without_a_new_authorization() {
     let second = oauth.tokens(&server.url).await.unwrap().unwrap();
     assert_ne!(first.access_token, second.access_token);
     assert_eq!(asrv.events("token")[1]["resource"], server.url.as_str(), "refresh keeps the resource");
+}
+
+/// A user who takes longer than the client's timeouts: they pause while the flow runs.
+struct SlowUser(FetchRedirect);
+
+impl AuthorizationHandler for SlowUser {
+    fn redirect_uri(&self) -> String {
+        self.0.redirect_uri()
+    }
+    fn authorize(&self, url: String) -> BoxFuture<'_, mcpcore::Result<String>> {
+        Box::pin(async move {
+            tokio::time::sleep(Duration::from_millis(1500)).await;
+            self.0.authorize(url).await
+        })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn request_timeouts_pause_while_the_user_authorizes() {
+    let asrv = MockAs::start(&[]);
+    let server = PyServer::start(&asrv.issuer, &["mcp:read"]);
+    let mut cfg = config(Arc::new(MemoryTokenStore::new()));
+    cfg.authorization = Some(Arc::new(SlowUser(FetchRedirect::new("http://127.0.0.1:9/callback"))));
+    let oauth = OAuth::new(cfg);
+    // The modern probe may take 500 ms and requests 1 s; the user takes 1.5 s.
+    let options = ClientOptions {
+        probe_timeout: Duration::from_millis(500),
+        request_timeout: Duration::from_secs(1),
+        ..ClientOptions::default()
+    };
+    let client = connect(&server.url, &oauth, options).await;
+    assert_eq!(client.negotiated().version, ProtocolVersion::V2026_07_28, "the probe did not time out");
+    echo(&client, "patient").await;
+    client.close().await;
+    assert_eq!(asrv.events("authorize").len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
