@@ -58,6 +58,21 @@ export declare class HttpServing {
   wait(): Promise<void>
 }
 
+/** An OAuth client (see `OAuth` in lib/mcpcore.d.ts). */
+export declare class OAuth {
+  /**
+   * `configJson` is the configuration; `onAuthorize` the user step (without it, a loopback
+   * listener opens the browser); `store` the host's token store.
+   */
+  constructor(configJson: string, onAuthorize?: ((url: string) => Promise<string>) | undefined | null, store?: ((method: string, key: string, recordJson: string | null | undefined) => Promise<string>) | undefined | null)
+  /** Connects to `url` with this OAuth client (what `Client.connectHttp(url, { auth })` calls). */
+  connectHttp(url: string, options?: HttpConnectOptions | undefined | null): Promise<Client>
+  /** Resolves to the tokens held for the server at `url` (JSON), or null. */
+  tokens(url: string): Promise<string | null>
+  /** Forgets the tokens for the server at `url` (here and in the store). */
+  forget(url: string): Promise<void>
+}
+
 /** The prompts of a server, each rendered by a JS callback. */
 export declare class Prompts {
   /** An empty set of prompts. */

@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.Client = nativeBinding.Client
 module.exports.HttpServing = nativeBinding.HttpServing
+module.exports.OAuth = nativeBinding.OAuth
 module.exports.Prompts = nativeBinding.Prompts
 module.exports.Registry = nativeBinding.Registry
 module.exports.Resources = nativeBinding.Resources

@@ -19,7 +19,7 @@ LAYERS = [
     ("engine", ["engine"]),
     ("runtime", ["runtime", "host"]),
     ("shells", ["transport", "http", "client", "server", "remote", "auth", "gateway", "config"]),
-    ("api", ["prelude", "typed", "builder"]),
+    ("api", ["prelude", "typed", "builder", "fuzzing"]),
 ]
 ROOT_REEXPORTS = {
     "Error": "error", "ErrorCode": "error", "ErrorData": "error", "ErrorKind": "error", "Result": "error",

@@ -18,9 +18,11 @@ python3 -m venv .venv
   -r tests/interop/python/requirements.txt -c tests/interop/python/constraints.txt
 export MCPCORE_PYTHON="$root/.venv/bin/python"
 
-step "npm packages for the interop peers (TypeScript SDK v2, server-everything)"
+step "npm packages for the interop peers (TypeScript SDK v2, server-everything, oauth2-mock-server)"
 command -v npm >/dev/null || { echo "node/npm are missing: install Node >= 20 first" >&2; exit 1; }
 (cd tests/interop/ts && npm ci --no-audit --no-fund --loglevel=error)
+# The OAuth authorization server of tests/rust/oauth_interop.rs (oauth2-mock-server, pinned).
+(cd tests/interop/oauth && npm ci --no-audit --no-fund --loglevel=error)
 
 step "cargo fmt --check"
 cargo fmt --all --check

@@ -32,7 +32,7 @@ class McpError extends Error {
     /** The HTTP status of an HTTP failure, else undefined. */
     this.httpStatus = options.httpStatus ?? undefined;
     /** The engine's error kind: 'rpc', 'timeout', 'cancelled', 'closed', 'protocol', 'transport',
-     * 'invalid_input', 'tool', 'http' or 'input_required'. */
+     * 'invalid_input', 'tool', 'http', 'input_required' or 'auth'. */
     this.kind = options.kind ?? 'rpc';
   }
 }
@@ -62,6 +62,20 @@ class HttpError extends McpError {}
  * and the promise resolves with its answer.
  */
 class InputRequired extends McpError {}
+/** Authorization failed (OAuth 2.1 over HTTP): `error` is the OAuth error code
+ * (`invalid_grant`, `insufficient_scope`, `access_denied`...) or mcpcore's own refusal
+ * (`resource_mismatch`, `issuer_mismatch`, `pkce_unsupported`, `iss_mismatch`, `retry_limit`...). */
+class AuthError extends McpError {
+  constructor(message, options = {}) {
+    super(message, options);
+    /** The OAuth `error` code, or mcpcore's refusal. */
+    this.error = options.error ?? '';
+    /** The `error_description`. */
+    this.errorDescription = options.errorDescription ?? undefined;
+    /** The `error_uri`. */
+    this.errorUri = options.errorUri ?? undefined;
+  }
+}
 
 /** The resource asked for does not exist (`-32002` on legacy revisions, `-32602` on
  * 2026-07-28); `data.uri` names it. */
@@ -80,6 +94,7 @@ const CLASSES = {
   http: HttpError,
   input_required: InputRequired,
   resource_not_found: ResourceNotFound,
+  auth: AuthError,
 };
 
 /** Builds the McpError subclass for an engine error kind. */
@@ -101,6 +116,9 @@ function fromNative(e) {
     code: d.code,
     data: d.data ?? undefined,
     httpStatus: d.httpStatus ?? undefined,
+    error: d.error ?? undefined,
+    errorDescription: d.errorDescription ?? undefined,
+    errorUri: d.errorUri ?? undefined,
   });
   return err;
 }
@@ -137,6 +155,7 @@ module.exports = {
   InputRequired,
   ResourceNotFound,
   CLASSES,
+  AuthError,
   makeError,
   fromNative,
   native,

@@ -10,6 +10,7 @@ const errors = require('./errors');
 const { toJsonSchema, envelopeCallback } = require('./tools');
 const { createNodeHandler } = require('./node-handler');
 const features = require('./features');
+const { OAuth, MemoryTokenStore } = require('./auth');
 
 const { native: awaitNative, nativeSync, InvalidInput, makeError } = errors;
 
@@ -257,10 +258,14 @@ class Client {
 
   /**
    * Connects to an HTTP endpoint. Options: headers, bearerToken, transport ('auto' = Streamable
-   * HTTP falling back to 2024-11-05 SSE, 'streamable', 'sse'), protocolVersion, lineage, timeoutMs.
+   * HTTP falling back to 2024-11-05 SSE, 'streamable', 'sse'), protocolVersion, lineage, timeoutMs,
+   * auth (an `OAuth`: authorizes when the server answers 401).
    */
   static async connectHttp(url, options = {}) {
-    return new Client(await awaitNative(native.Client.connectHttp(url, options)));
+    const { auth, ...rest } = options;
+    if (auth !== undefined && !(auth instanceof OAuth)) throw new TypeError('auth must be an OAuth');
+    const connecting = auth ? auth._native.connectHttp(url, rest) : native.Client.connectHttp(url, rest);
+    return new Client(await awaitNative(connecting));
   }
 
   /** The negotiated revision, e.g. "2026-07-28". */
@@ -345,5 +350,8 @@ exports.ToolError = errors.ToolError;
 exports.HttpError = errors.HttpError;
 exports.InputRequired = errors.InputRequired;
 exports.ResourceNotFound = errors.ResourceNotFound;
+exports.AuthError = errors.AuthError;
+exports.OAuth = OAuth;
+exports.MemoryTokenStore = MemoryTokenStore;
 exports.toJsonSchema = toJsonSchema;
 exports.version = native.nativeVersion();

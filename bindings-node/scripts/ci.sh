@@ -33,8 +33,9 @@ fi
 step "tsc --noEmit (test/types)"
 (cd "$here" && npx --no-install tsc -p test/types)
 
-step "npm ci (tests/interop/ts, examples/node)"
+step "npm ci (tests/interop/ts, tests/interop/oauth, examples/node)"
 npm_ci "$repo/tests/interop/ts" --ignore-scripts
+npm_ci "$repo/tests/interop/oauth" --ignore-scripts
 npm_ci "$repo/examples/node"
 
 step "node --test"

@@ -130,22 +130,7 @@ impl Client {
     /// Connects to an HTTP endpoint (Streamable HTTP, falling back to 2024-11-05 SSE).
     #[napi(factory)]
     pub async fn connect_http(url: String, options: Option<HttpConnectOptions>) -> napi::Result<Client> {
-        let o = options.unwrap_or_default();
-        let opts = self::options(o.protocol_version, o.lineage, o.timeout_ms)?;
-        let transport = match o.transport.as_deref().unwrap_or("auto") {
-            "auto" => HttpTransport::Auto,
-            "streamable" => HttpTransport::Streamable,
-            "sse" => HttpTransport::Sse,
-            other => return Err(bad_option("transport", "'auto', 'streamable' or 'sse'", other)),
-        };
-        let http = HttpOptions {
-            headers: o.headers.unwrap_or_default().into_iter().collect(),
-            bearer_token: o.bearer_token,
-            transport,
-            ..Default::default()
-        };
-        let c = mcpcore::client::Client::connect_http(&url, http, opts).await.map_err(errors::to_js)?;
-        Ok(Client::wrap(c))
+        connect_http_with(url, options, None).await
     }
 
     /// The negotiated revision, e.g. "2026-07-28".
@@ -289,4 +274,29 @@ impl Client {
             c.close().await;
         }
     }
+}
+
+/// `Client.connectHttp`, with or without an OAuth client.
+pub(crate) async fn connect_http_with(
+    url: String,
+    options: Option<HttpConnectOptions>,
+    auth: Option<mcpcore::auth::client::OAuth>,
+) -> napi::Result<Client> {
+    let o = options.unwrap_or_default();
+    let opts = self::options(o.protocol_version, o.lineage, o.timeout_ms)?;
+    let transport = match o.transport.as_deref().unwrap_or("auto") {
+        "auto" => HttpTransport::Auto,
+        "streamable" => HttpTransport::Streamable,
+        "sse" => HttpTransport::Sse,
+        other => return Err(bad_option("transport", "'auto', 'streamable' or 'sse'", other)),
+    };
+    let http = HttpOptions {
+        headers: o.headers.unwrap_or_default().into_iter().collect(),
+        bearer_token: o.bearer_token,
+        transport,
+        auth,
+        ..Default::default()
+    };
+    let c = mcpcore::client::Client::connect_http(&url, http, opts).await.map_err(errors::to_js)?;
+    Ok(Client::wrap(c))
 }

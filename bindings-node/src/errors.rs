@@ -13,12 +13,17 @@ pub(crate) const PREFIX: &str = "MCPCORE_ERROR ";
 
 /// Converts an mcpcore error into a JS `Error` the wrapper can decode.
 pub(crate) fn to_js(e: Error) -> napi::Error {
-    let encoded = json!({
+    let mut encoded = json!({
         "kind": e.kind().as_str(),
         "code": e.code().0,
         "message": e.message(),
         "data": e.data(),
         "httpStatus": e.http_status(),
     });
+    if let Some(a) = e.auth_error() {
+        encoded["error"] = json!(a.error);
+        encoded["errorDescription"] = json!(a.description);
+        encoded["errorUri"] = json!(a.uri);
+    }
     napi::Error::from_reason(format!("{PREFIX}{encoded}"))
 }

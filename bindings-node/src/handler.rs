@@ -211,7 +211,13 @@ impl HostCallback for JsCallback {
         Box::pin(async move {
             let returned = match callback.call_async_catch(FnArgs::from((input.to_string(), call))).await {
                 Ok(r) => r,
-                Err(e) => return HostReply::Failure(format!("the {} could not be called: {}", kind.as_str(), e.reason)),
+                Err(e) => {
+                    return HostReply::Failure(format!(
+                        "the {} could not be called: {}",
+                        kind.as_str(),
+                        e.reason
+                    ))
+                }
             };
             let json = match returned {
                 // The string is tried first: napi-rs answers a failed `Promise` check with a

@@ -5,6 +5,7 @@
 //! value becomes on the wire), and every error becomes a JS `Error` whose message carries its
 //! kind, JSON-RPC code and data (see `errors`). All protocol logic is in the `mcpcore` crate.
 
+mod auth;
 mod client;
 mod errors;
 mod handler;
@@ -41,11 +42,9 @@ pub fn host_result(
     let invalid = |e: String| errors::to_js(mcpcore::Error::invalid_input(e));
     match kind.as_str() {
         "tool" => Ok(to_json(&results::tool_result(v, false))),
-        "resource" => {
-            results::resource_contents(v, uri.as_deref().unwrap_or(""), mime_type.as_deref())
-                .map(|c| to_json(&c))
-                .map_err(invalid)
-        }
+        "resource" => results::resource_contents(v, uri.as_deref().unwrap_or(""), mime_type.as_deref())
+            .map(|c| to_json(&c))
+            .map_err(invalid),
         "prompt" => results::prompt_result(v).map(|c| to_json(&c)).map_err(invalid),
         "completer" => results::completion(v).map(|c| to_json(&c)).map_err(invalid),
         other => Err(invalid(format!("unknown handler kind {other:?}"))),

@@ -2,8 +2,8 @@
 
 use crate::client::Client;
 use crate::handler::{Callback, JsCallback};
-use mcpcore::host::HostTool;
 use crate::{bad_option, errors, millis, parse_json, to_json};
+use mcpcore::host::HostTool;
 use mcpcore::protocol::Tool;
 use mcpcore::registry::{CollisionPolicy, Registration, ToolContext, ToolRegistry};
 use mcpcore::remote::RemoteTools;

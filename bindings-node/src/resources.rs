@@ -2,8 +2,8 @@
 //! `Server.prompt` in the JS API). Descriptors cross as JSON; handlers are [`JsCallback`]s.
 
 use crate::handler::{completer, Callback, JsCallback};
-use mcpcore::host::{HostPrompt, HostResource};
 use crate::{errors, parse_json};
+use mcpcore::host::{HostPrompt, HostResource};
 use mcpcore::prompts::PromptRegistry;
 use mcpcore::resources::ResourceRegistry;
 use napi_derive::napi;
@@ -54,8 +54,10 @@ impl Resources {
         ts_args_type = "templateJson: string, handler: (requestJson: string, call: ToolCall) => Promise<string> | string"
     )]
     pub fn add_template(&self, template_json: String, handler: Callback) -> napi::Result<()> {
-        let template =
-            descriptor::<mcpcore::protocol::resources::ResourceTemplate>("resource template", &template_json)?;
+        let template = descriptor::<mcpcore::protocol::resources::ResourceTemplate>(
+            "resource template",
+            &template_json,
+        )?;
         let reader = HostResource::new(JsCallback::new(handler), template.mime_type.clone());
         self.inner.add_template(template, reader).map_err(errors::to_js)
     }

@@ -64,5 +64,11 @@ test('every engine error kind has its own error class, with code and data', () =
     assert.equal(caught.kind, kind);
     assert.notEqual(caught.code, 0, kind);
     if (['rpc', 'resource_not_found', 'http'].includes(kind)) assert.deepEqual(caught.data, { kind }, kind);
+    if (kind === 'auth') {
+      assert.equal(caught.error, 'invalid_grant');
+      assert.equal(caught.errorDescription, 'auth example');
+      assert.equal(caught.errorUri, 'https://as.example/errors#invalid_grant');
+      assert.equal(caught.httpStatus, 400);
+    }
   }
 });

@@ -83,7 +83,7 @@ impl Client {
     /// Connects to an HTTP endpoint (Streamable HTTP, falling back to 2024-11-05 SSE).
     #[staticmethod]
     #[pyo3(signature = (url, headers=None, bearer_token=None, transport="auto", protocol_version=None,
-                        lineage=None, timeout=None))]
+                        lineage=None, timeout=None, auth=None))]
     #[allow(clippy::too_many_arguments)]
     fn connect_http<'py>(
         py: Python<'py>,
@@ -94,6 +94,7 @@ impl Client {
         protocol_version: Option<&str>,
         lineage: Option<&str>,
         timeout: Option<f64>,
+        auth: Option<PyRef<'py, crate::auth::OAuth>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let opts = options(protocol_version, lineage, timeout)?;
         let transport = match transport {
@@ -106,10 +107,14 @@ impl Client {
                 ))))
             }
         };
+        if let Some(a) = &auth {
+            a.bind_loop(py);
+        }
         let http = HttpOptions {
             headers: headers.unwrap_or_default(),
             bearer_token,
             transport,
+            auth: auth.map(|a| a.inner.clone()),
             ..Default::default()
         };
         pyo3_async_runtimes::tokio::future_into_py(py, async move {

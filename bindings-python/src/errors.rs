@@ -13,7 +13,11 @@ pub(crate) fn to_py(e: Error) -> PyErr {
             let module = py.import("mcpcore.errors")?;
             let data = e.data().map(|d| d.to_string());
             let args = (e.kind().as_str(), e.message().to_owned(), e.code().0, data, e.http_status());
-            let instance = module.getattr("_from_native")?.call1(args)?;
+            // An AuthError also carries the OAuth error, its description and URI.
+            let auth = e.auth_error().map(|a| (a.error.clone(), a.description.clone(), a.uri.clone()));
+            let kw = pyo3::types::PyDict::new(py);
+            kw.set_item("auth", auth)?;
+            let instance = module.getattr("_from_native")?.call(args, Some(&kw))?;
             Ok(PyErr::from_value(instance))
         };
         build().unwrap_or_else(|import_failed| import_failed)
@@ -72,12 +76,21 @@ pub(crate) fn reply_of(err: PyErr) -> HostReply {
         if let Some(rpc) = as_rpc(py, &err) {
             return HostReply::Rpc(rpc.rpc_error().cloned().expect("an rpc error"));
         }
-        let name = err.get_type(py).name().map(|n| n.to_string()).unwrap_or_else(|_| "Exception".into());
-        let text = err.value(py).str().map(|s| s.to_string()).unwrap_or_default();
-        if text.is_empty() {
-            HostReply::Failure(name)
-        } else {
-            HostReply::Failure(format!("{name}: {text}"))
-        }
+        HostReply::Failure(describe_in(py, &err))
     })
+}
+
+/// `Type: message` of a Python exception (`Type` alone when the message is empty).
+pub(crate) fn describe(err: &PyErr) -> String {
+    crate::gil::attach(|py| describe_in(py, err))
+}
+
+fn describe_in(py: Python<'_>, err: &PyErr) -> String {
+    let name = err.get_type(py).name().map(|n| n.to_string()).unwrap_or_else(|_| "Exception".into());
+    let text = err.value(py).str().map(|s| s.to_string()).unwrap_or_default();
+    if text.is_empty() {
+        name
+    } else {
+        format!("{name}: {text}")
+    }
 }

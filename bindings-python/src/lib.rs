@@ -6,6 +6,7 @@
 //! an exception of `mcpcore.errors` with its JSON-RPC code and data. All protocol logic is in
 //! the `mcpcore` crate.
 
+mod auth;
 mod client;
 mod errors;
 mod gil;
@@ -30,6 +31,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<server::Server>()?;
     m.add_class::<server::HttpServing>()?;
     m.add_class::<client::Client>()?;
+    m.add_class::<auth::OAuth>()?;
     m.add_class::<handler::ToolCall>()?;
     m.add_class::<resources::Resources>()?;
     m.add_class::<prompts::Prompts>()?;

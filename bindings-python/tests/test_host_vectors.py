@@ -14,7 +14,7 @@ import pytest
 
 import mcpcore
 from mcpcore import _native
-from mcpcore.errors import KIND_CLASSES, McpError
+from mcpcore.errors import KIND_CLASSES, AuthError, McpError
 
 VECTORS = pathlib.Path(__file__).resolve().parents[2] / "tests" / "vectors" / "host-results"
 
@@ -100,3 +100,8 @@ def test_every_engine_error_kind_has_its_own_exception_with_code_and_data() -> N
     with pytest.raises(McpError) as raised:
         _native.raise_example("http")
     assert raised.value.http_status == 401
+    with pytest.raises(AuthError) as auth:
+        _native.raise_example("auth")
+    assert (auth.value.error, auth.value.error_description, auth.value.error_uri) == (
+        "invalid_grant", "auth example", "https://as.example/errors#invalid_grant")
+    assert auth.value.http_status == 400

@@ -68,7 +68,7 @@ def test_error_defaults_and_data_decoding() -> None:
     assert issubclass(InvalidInput, ValueError)
     assert sorted(errors_module.__all__) == sorted(
         ["McpError", "RequestTimeout", "RequestCancelled", "ConnectionClosed", "ProtocolError",
-         "TransportError", "InvalidInput", "ToolError", "HttpError", "InputRequired",
+         "TransportError", "InvalidInput", "ToolError", "HttpError", "InputRequired", "AuthError",
          "ResourceNotFound", "KIND_CLASSES"]
     )
 

@@ -70,6 +70,9 @@ pub struct ConnectOptions {
     /// HTTP: the transport (default `Auto`).
     #[uniffi(default = None)]
     pub transport: Option<HttpTransport>,
+    /// HTTP: authorize with OAuth 2.1 when the server answers 401 (see [`crate::OAuth`]).
+    #[uniffi(default = None)]
+    pub auth: Option<Arc<crate::auth::OAuth>>,
 }
 
 impl ConnectOptions {
@@ -207,6 +210,7 @@ impl Client {
                 HttpTransport::Streamable => mcpcore::http::client::HttpTransport::Streamable,
                 HttpTransport::Sse => mcpcore::http::client::HttpTransport::Sse,
             },
+            auth: options.auth.as_ref().map(|a| a.inner.clone()),
             ..Default::default()
         };
         rt::in_runtime(async move {

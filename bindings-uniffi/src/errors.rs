@@ -104,6 +104,23 @@ pub enum McpError {
         /// The HTTP status.
         status: u16,
     },
+    /// Authorization failed (OAuth 2.1 over HTTP).
+    #[error("{reason}")]
+    Auth {
+        /// -32603.
+        code: i32,
+        /// The message.
+        reason: String,
+        /// Always `None`.
+        data: Option<String>,
+        /// The OAuth `error` code (`invalid_grant`, `insufficient_scope`, `access_denied`…) or
+        /// mcpcore's refusal (`resource_mismatch`, `issuer_mismatch`, `retry_limit`…).
+        error: String,
+        /// The `error_description`.
+        error_description: Option<String>,
+        /// The HTTP status of the response that carried it (0: none).
+        status: u16,
+    },
 }
 
 impl McpError {
@@ -118,7 +135,8 @@ impl McpError {
             | McpError::Transport { code, .. }
             | McpError::InvalidInput { code, .. }
             | McpError::Tool { code, .. }
-            | McpError::Http { code, .. } => *code,
+            | McpError::Http { code, .. }
+            | McpError::Auth { code, .. } => *code,
         }
     }
 
@@ -133,7 +151,8 @@ impl McpError {
             | McpError::Transport { reason, .. }
             | McpError::InvalidInput { reason, .. }
             | McpError::Tool { reason, .. }
-            | McpError::Http { reason, .. } => reason,
+            | McpError::Http { reason, .. }
+            | McpError::Auth { reason, .. } => reason,
         }
     }
 
@@ -158,6 +177,17 @@ impl From<Error> for McpError {
             ErrorKind::InvalidInput => McpError::InvalidInput { code, reason, data },
             ErrorKind::Tool => McpError::Tool { code, reason, data },
             ErrorKind::Http => McpError::Http { code, reason, data, status: e.http_status().unwrap_or(0) },
+            ErrorKind::Auth => {
+                let a = e.auth_error();
+                McpError::Auth {
+                    code,
+                    reason,
+                    data,
+                    error: a.map(|a| a.error.clone()).unwrap_or_default(),
+                    error_description: a.and_then(|a| a.description.clone()),
+                    status: e.http_status().unwrap_or(0),
+                }
+            }
             _ => McpError::Rpc { code, reason, data },
         }
     }

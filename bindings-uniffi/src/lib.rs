@@ -6,7 +6,8 @@
 //! | Rust here | Kotlin (package `mcpcore`) | Swift (module `Mcpcore`) |
 //! |---|---|---|
 //! | [`Registry`], [`Server`], [`HttpServing`], [`Client`] | classes (`AutoCloseable`) | classes |
-//! | [`ToolHandler`], [`LogListener`] | interfaces (`suspend fun call`) | protocols (`async`) |
+//! | [`ToolHandler`], [`LogListener`], [`OAuthHandler`], [`OAuthTokenStore`] | interfaces (`suspend fun`) | protocols (`async`) |
+//! | [`OAuth`] (`ConnectOptions.auth`) | class | class |
 //! | [`McpError`] | `McpException` (sealed) | `McpError` (`Error`) |
 //!
 //! Every exported future runs in the context of one process-wide tokio runtime ([`rt`]), and is
@@ -15,6 +16,7 @@
 
 uniffi::setup_scaffolding!("mcpcore");
 
+mod auth;
 mod client;
 mod errors;
 mod handler;
@@ -23,6 +25,7 @@ mod results;
 mod rt;
 mod server;
 
+pub use auth::{OAuth, OAuthGrant, OAuthHandler, OAuthOptions, OAuthTokenStore};
 pub use client::{
     CallOptions, Client, ConnectOptions, HttpTransport, Lineage, LogListener, ProgressListener, Subscription,
 };

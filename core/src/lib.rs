@@ -42,6 +42,8 @@
 #[allow(unused_extern_crates)]
 extern crate self as mcpcore;
 
+#[allow(clippy::disallowed_methods)] // a shell module: the OAuth client talks HTTP, listens on loopback
+pub mod auth;
 pub mod builder;
 pub mod changes;
 #[allow(clippy::disallowed_methods)] // a runtime or shell module

@@ -32,7 +32,7 @@ impl StateKey {
     /// A key from hex text (at least 32 bytes, i.e. 64 hex digits).
     pub fn from_hex(hex: &str) -> Result<Self, String> {
         let hex = hex.trim();
-        if hex.len() % 2 != 0 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        if !hex.len().is_multiple_of(2) || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err("a requestState key must be hex digits".to_owned());
         }
         let bytes: Vec<u8> = (0..hex.len())

@@ -4,6 +4,8 @@
 #   client mode: `mcpcore conformance-client` under the same two requirement sets;
 #   each judged against expected-<revision>.yaml (unexpected failures AND stale entries fail);
 #   plus single-scenario runs of client scenarios that pass vacuously in requirements mode,
+#   of every client auth/* scenario (alone a WARNING fails too: the SHOULDs of scope selection),
+#   including the 2025-03-26 back-compat and the auth extension scenarios no set scores,
 #   and of the Tasks extension (tasks-*) server scenarios, which no requirement set scores.
 # Results: $CONFORMANCE_OUT (default target/conformance)/…/checks.json, summarised at the end.
 set -uo pipefail
@@ -55,6 +57,24 @@ run "client-initialize" client --command "$client_cmd" --scenario initialize -o 
 run "client-sse-retry" client --command "$client_cmd" --scenario sse-retry -o "$out/single"
 run "client-http-standard-headers" client --command "$client_cmd" --scenario http-standard-headers \
   --spec-version 2026-07-28 -o "$out/single"
+# Authorization (OAuth 2.1 client): every auth/* scenario alone, at the newest revision that has
+# it; the 2025-03-26 back-compat ones at 2025-03-26; the extensions (client credentials, DPoP,
+# enterprise-managed, workload identity) with --force (an extension is SKIPPED without it).
+auth_scenarios=$(suite list --client 2>/dev/null | sed -n 's/^ *- \(auth\/[^ ]*\) \[\(.*\)\]$/\1 \2/p')
+[ -n "$auth_scenarios" ] || { echo "conformance: no auth/* client scenarios listed"; status=1; }
+while read -r s versions; do
+  [ -n "$s" ] || continue
+  case "$versions" in
+    extension) args=(--spec-version 2026-07-28 --force) ;;
+    *) args=(--spec-version "${versions##*,}") ;;
+  esac
+  label="client-$(echo "$s" | tr / -)"
+  run "$label" client --command "$client_cmd" --scenario "$s" "${args[@]}" -o "$out/auth"
+  if grep -q "SKIPPED: scenario" "$out/$label.log"; then
+    echo "conformance: $label: FAILED (the scenario was skipped, not run)"
+    status=1
+  fi
+done <<<"$auth_scenarios"
 # Tasks extension (io.modelcontextprotocol/tasks): each scenario alone must pass. An extension
 # scenario is SKIPPED (exit 0, a vacuous pass) at --spec-version 2026-07-28 without --force.
 for s in tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal \

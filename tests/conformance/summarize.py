@@ -107,6 +107,15 @@ def main():
             print(f"    {name}: {good}/{len(checks)} checks passed"
                   + (f"; failed: {', '.join(bad)}" if bad else "") + ("" if ran else "; NOTHING RAN"))
             ok = ok and ran and not bad
+    auth_dir = os.path.join(out_dir, "auth")
+    if os.path.isdir(auth_dir):
+        found = scenarios(auth_dir, "")
+        good = [n for n, checks in found.items() if checks and not any(
+            c.get("status") in ("FAILURE", "WARNING") for c in checks)]
+        bad = sorted(set(found) - set(good))
+        print(f"  auth (client, one by one, warnings fail): {len(good)} of {len(found)} passed"
+              + (f"; failed: {', '.join(bad)}" if bad else ""))
+        ok = ok and not bad and bool(found)
     return 0 if ok else 1
 
 

@@ -123,3 +123,16 @@ fn http_failures_name_the_cause() {
     assert_eq!(code, 1);
     assert!(err.contains("not both"), "{err}");
 }
+
+#[test]
+fn oauth_options_are_checked() {
+    let (code, _, err) = run(&["tools", "--oauth", "--", "true"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("OAuth options need an HTTP server URL"), "{err}");
+    let (code, _, err) = run(&["tools", "http://127.0.0.1:9/mcp", "--client-secret", "s"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--client-secret needs --client-id"), "{err}");
+    let (code, _, err) = run(&["tools", "http://127.0.0.1:9/mcp", "--scope"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--scope needs a value"), "{err}");
+}

@@ -1,5 +1,6 @@
 // Type-checked (never run) usage of the public API: `tsc -p test/types` must pass.
 import { Server, Client, Registry, McpError, RequestTimeout, InputRequired, ErrorCode, type CallToolResult, type Tool } from 'mcpcore';
+import { OAuth, MemoryTokenStore, AuthError, type TokenStore, type StoredTokens, type StoredClient, type HttpOptions } from 'mcpcore';
 import { z } from 'zod';
 import http from 'node:http';
 
@@ -85,3 +86,28 @@ server.tool('inferred', { inputSchema: z.object({ n: z.number() }) }, ({ n }) =>
 const needsInput: McpError = new InputRequired('x');
 void removed;
 void needsInput;
+
+// OAuth: a Promise hook and an async store, typed.
+const store: TokenStore = {
+  async loadTokens(server: string) { return server ? null : undefined; },
+  async saveTokens(_server: string, t: StoredTokens | null) { void t?.access_token; },
+  loadClient: (_issuer: string) => null,
+  saveClient: (_issuer: string, _c: StoredClient | null) => undefined,
+};
+const auth = new OAuth({ onAuthorize: async (url: string) => url, redirectUri: 'http://127.0.0.1:1/cb', clientId: 'x', store });
+async function withAuth(): Promise<void> {
+  const opts: HttpOptions = { auth, timeoutMs: 1000 };
+  const c = await Client.connectHttp('http://127.0.0.1:1/mcp', opts);
+  const t = await auth.tokens('http://127.0.0.1:1/mcp');
+  if (t) console.log(t.issuer, t.expires_at);
+  try {
+    await c.close();
+  } catch (e) {
+    if (e instanceof AuthError) console.log(e.error, e.errorDescription, e.httpStatus);
+  }
+}
+void withAuth;
+void new OAuth({ grant: 'client_credentials', clientId: 'svc', clientSecret: 's', storePath: '/tmp/x.json' });
+// @ts-expect-error: grants are checked
+void new OAuth({ grant: 'password' });
+void new MemoryTokenStore();

@@ -37,9 +37,11 @@ import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, TypeVar, Union
 
 from . import _convert, _features, _native, _schema
+from ._auth import MemoryTokenStore, OAuth, TokenStore
 from ._features import CompletionSource
 from .content import Audio, EmbeddedResource, Image, Message, Text
 from .errors import (
+    AuthError,
     ConnectionClosed,
     HttpError,
     InputRequired,
@@ -84,6 +86,10 @@ __all__ = [
     "ToolError",
     "HttpError",
     "InputRequired",
+    "AuthError",
+    "OAuth",
+    "TokenStore",
+    "MemoryTokenStore",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -548,11 +554,20 @@ class Client:
         protocol_version: Optional[str] = None,
         lineage: Optional[str] = None,
         timeout: Optional[float] = None,
+        auth: Optional[OAuth] = None,
     ) -> "Client":
         """Connects to an HTTP endpoint. ``transport`` is "auto" (Streamable HTTP, falling back
-        to the 2024-11-05 SSE transport), "streamable" or "sse"."""
+        to the 2024-11-05 SSE transport), "streamable" or "sse". ``auth`` authorizes with OAuth
+        2.1 when the server asks (see :class:`OAuth`)."""
         native = await _native.Client.connect_http(
-            url, list((headers or {}).items()), bearer_token, transport, protocol_version, lineage, timeout
+            url,
+            list((headers or {}).items()),
+            bearer_token,
+            transport,
+            protocol_version,
+            lineage,
+            timeout,
+            auth._native if auth is not None else None,
         )
         return cls(native)
 

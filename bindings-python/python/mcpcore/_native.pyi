@@ -3,7 +3,7 @@
 from typing import Any, Awaitable, Callable, List, Optional, Tuple, final
 
 __all__ = [
-    "Registry", "Server", "HttpServing", "Client", "ToolCall", "Resources", "Prompts", "__version__",
+    "Registry", "Server", "HttpServing", "Client", "OAuth", "ToolCall", "Resources", "Prompts", "__version__",
     "tool_result", "resource_contents", "prompt_result", "completion", "error_kinds", "raise_example",
 ]
 
@@ -124,6 +124,14 @@ class Server:
     ) -> Awaitable[HttpServing]: ...
 
 @final
+class OAuth:
+    def __new__(
+        cls, config: str, on_authorize: Optional[Callable[..., Any]] = None, store: Optional[Any] = None
+    ) -> "OAuth": ...
+    def tokens(self, url: str) -> Awaitable[Optional[str]]: ...
+    def forget(self, url: str) -> Awaitable[None]: ...
+
+@final
 class Client:
     @staticmethod
     def connect_stdio(
@@ -144,6 +152,7 @@ class Client:
         protocol_version: Optional[str] = None,
         lineage: Optional[str] = None,
         timeout: Optional[float] = None,
+        auth: Optional["OAuth"] = None,
     ) -> Awaitable["Client"]: ...
     @property
     def protocol_version(self) -> str: ...

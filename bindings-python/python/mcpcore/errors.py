@@ -4,7 +4,7 @@ JSON-RPC ``code`` and ``data`` when the peer sent them (``http_status`` for HTTP
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import Any, Optional, Tuple
 
 __all__ = [
     "McpError",
@@ -19,6 +19,7 @@ __all__ = [
     "InputRequired",
     "ResourceNotFound",
     "KIND_CLASSES",
+    "AuthError",
 ]
 
 
@@ -98,6 +99,40 @@ class InputRequired(McpError):
     """
 
 
+class AuthError(McpError):
+    """Authorization failed (OAuth 2.1 over HTTP): the authorization server refused a request,
+    the authorization response did not validate, or the server kept answering 401/403.
+
+    ``error`` is the OAuth error code (``invalid_grant``, ``insufficient_scope``,
+    ``access_denied``...) or one of mcpcore's own refusals (``resource_mismatch``,
+    ``issuer_mismatch``, ``pkce_unsupported``, ``iss_mismatch``, ``retry_limit``...);
+    ``http_status`` is the status of the response that carried it, when there was one.
+    """
+
+    error: str
+    """The OAuth ``error`` code, or mcpcore's refusal."""
+    error_description: Optional[str]
+    """The ``error_description``."""
+    error_uri: Optional[str]
+    """The ``error_uri``."""
+
+    def __init__(
+        self,
+        message: str,
+        code: int = 0,
+        data: Any = None,
+        http_status: Optional[int] = None,
+        *,
+        error: str = "",
+        error_description: Optional[str] = None,
+        error_uri: Optional[str] = None,
+    ) -> None:
+        super().__init__(message, code, data, http_status)
+        self.error = error
+        self.error_description = error_description
+        self.error_uri = error_uri
+
+
 class ResourceNotFound(McpError):
     """The resource asked for does not exist (the server answered ``-32002`` on legacy
     revisions, ``-32602`` on 2026-07-28); ``data`` carries its ``uri``."""
@@ -115,10 +150,22 @@ KIND_CLASSES = {
     "http": HttpError,
     "input_required": InputRequired,
     "resource_not_found": ResourceNotFound,
+    "auth": AuthError,
 }
 """The exception class of each error kind of the engine (``mcpcore::ErrorKind::as_str``)."""
 
 
-def _from_native(kind: str, message: str, code: int, data: Optional[str], http_status: Optional[int]) -> McpError:
-    """The exception for an engine error of ``kind`` (called by the native module)."""
+def _from_native(
+    kind: str,
+    message: str,
+    code: int,
+    data: Optional[str],
+    http_status: Optional[int],
+    auth: Optional[Tuple[str, Optional[str], Optional[str]]] = None,
+) -> McpError:
+    """The exception for an engine error of ``kind`` (called by the native module); ``auth`` is
+    the OAuth ``error``, description and URI of an ``auth`` error."""
+    if kind == "auth":
+        error, description, uri = auth or ("", None, None)
+        return AuthError(message, code, data, http_status, error=error, error_description=description, error_uri=uri)
     return KIND_CLASSES.get(kind, McpError)(message, code, data, http_status)

@@ -1405,6 +1405,895 @@ public func FfiConverterTypeLogListener_lower(_ value: LogListener) -> UInt64 {
 
 
 /**
+ * An OAuth 2.1 client for one or more MCP servers; pass it as `ConnectOptions.auth`.
+ */
+public protocol OAuthProtocol: AnyObject, Sendable {
+    
+    /**
+     * Forgets the tokens for the MCP server at `url` (registrations stay).
+     */
+    func forget(url: String) async throws 
+    
+    /**
+     * The tokens held for the MCP server at `url`, as JSON text.
+     */
+    func tokens(url: String) async throws  -> String?
+    
+}
+/**
+ * An OAuth 2.1 client for one or more MCP servers; pass it as `ConnectOptions.auth`.
+ */
+open class OAuth: OAuthProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpcore_uniffi_fn_clone_oauth(self.handle, $0) }
+    }
+    /**
+     * A client with `options`; `handler` is the user step (without it, a 127.0.0.1 loopback
+     * listener opens the system browser); `store` keeps tokens (default: in memory).
+     */
+public convenience init(options: OAuthOptions, handler: OAuthHandler? = nil, store: OAuthTokenStore? = nil)throws  {
+    let handle =
+        try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_constructor_oauth_new(
+        FfiConverterTypeOAuthOptions_lower(options),
+        FfiConverterOptionTypeOAuthHandler.lower(handler),
+        FfiConverterOptionTypeOAuthTokenStore.lower(store),uniffiCallStatus
+    )
+}
+    self.init(unsafeFromHandle: handle)
+}
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpcore_uniffi_fn_free_oauth(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Forgets the tokens for the MCP server at `url` (registrations stay).
+     */
+open func forget(url: String)async throws   {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_oauth_forget(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(url)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_void,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_void,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * The tokens held for the MCP server at `url`, as JSON text.
+     */
+open func tokens(url: String)async throws  -> String?  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_oauth_tokens(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(url)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterOptionString.lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeOAuth: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = OAuth
+
+    public static func lift(_ handle: UInt64) throws -> OAuth {
+        return OAuth(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: OAuth) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> OAuth {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: OAuth, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOAuth_lift(_ handle: UInt64) throws -> OAuth {
+    return try FfiConverterTypeOAuth.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOAuth_lower(_ value: OAuth) -> UInt64 {
+    return FfiConverterTypeOAuth.lower(value)
+}
+
+
+
+
+
+
+/**
+ * The user-interaction step of the authorization code grant.
+ */
+public protocol OAuthHandler: AnyObject, Sendable {
+    
+    /**
+     * The redirect URI sent in the authorization request (constant).
+     */
+    func redirectUri()  -> String
+    
+    /**
+     * Takes the user to `url`; returns the URL the authorization server redirected back to.
+     */
+    func authorize(url: String) async throws  -> String
+    
+}
+/**
+ * The user-interaction step of the authorization code grant.
+ */
+open class OAuthHandlerImpl: OAuthHandler, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpcore_uniffi_fn_clone_oauthhandler(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpcore_uniffi_fn_free_oauthhandler(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * The redirect URI sent in the authorization request (constant).
+     */
+open func redirectUri() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_oauthhandler_redirect_uri(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Takes the user to `url`; returns the URL the authorization server redirected back to.
+     */
+open func authorize(url: String)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_oauthhandler_authorize(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(url)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+
+    
+}
+
+
+
+// Put the implementation in a struct so we don't pollute the top-level namespace
+fileprivate struct UniffiCallbackInterfaceOAuthHandler {
+
+    // Create the VTable using a series of closures.
+    // Swift automatically converts these into C callback functions.
+    //
+    // Store the vtable directly.
+    static let vtable: UniffiVTableCallbackInterfaceOAuthHandler = UniffiVTableCallbackInterfaceOAuthHandler(
+        uniffiFree: { (uniffiHandle: UInt64) -> () in
+            do {
+                try FfiConverterTypeOAuthHandler.handleMap.remove(handle: uniffiHandle)
+            } catch {
+                print("Uniffi callback interface OAuthHandler: handle missing in uniffiFree")
+            }
+        },
+        uniffiClone: { (uniffiHandle: UInt64) -> UInt64 in
+            do {
+                return try FfiConverterTypeOAuthHandler.handleMap.clone(handle: uniffiHandle)
+            } catch {
+                fatalError("Uniffi callback interface OAuthHandler: handle missing in uniffiClone")
+            }
+        },
+        redirectUri: { (
+            uniffiHandle: UInt64,
+            uniffiOutReturn: UnsafeMutablePointer<RustBuffer>,
+            uniffiCallStatus: UnsafeMutablePointer<RustCallStatus>
+        ) in
+            let makeCall = {
+                () throws -> String in
+                guard let uniffiObj = try? FfiConverterTypeOAuthHandler.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return uniffiObj.redirectUri(
+                )
+            }
+
+            
+            let writeReturn = { uniffiOutReturn.pointee = FfiConverterString.lower($0) }
+            uniffiTraitInterfaceCall(
+                callStatus: uniffiCallStatus,
+                makeCall: makeCall,
+                writeReturn: writeReturn
+            )
+        },
+        authorize: { (
+            uniffiHandle: UInt64,
+            url: RustBuffer,
+            uniffiFutureCallback: @escaping UniffiForeignFutureCompleteRustBuffer,
+            uniffiCallbackData: UInt64,
+            uniffiOutDroppedCallback: UnsafeMutablePointer<UniffiForeignFutureDroppedCallbackStruct>
+        ) in
+            let makeCall = {
+                () async throws -> String in
+                guard let uniffiObj = try? FfiConverterTypeOAuthHandler.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return try await uniffiObj.authorize(
+                     url: try FfiConverterString.lift(url)
+                )
+            }
+
+            let uniffiHandleSuccess = { (returnValue: String) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: FfiConverterString.lower(returnValue),
+                        callStatus: RustCallStatus()
+                    )
+                )
+            }
+            let uniffiHandleError = { (statusCode, errorBuf) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: RustBuffer.empty(),
+                        callStatus: RustCallStatus(code: statusCode, errorBuf: errorBuf)
+                    )
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall: makeCall,
+                handleSuccess: uniffiHandleSuccess,
+                handleError: uniffiHandleError,
+                lowerError: FfiConverterTypeMcpError_lower,
+                droppedCallback: uniffiOutDroppedCallback
+            )
+        }
+    )
+
+    // Rust stores this pointer for future callback invocations, so it must live
+    // for the process lifetime (not just for the init function call).
+    //
+    // `nonisolated(unsafe)` is needed under Swift 6 strict concurrency.
+    // This is safe because the pointee is initialized once during static init
+    // and never mutated by either side of the FFI.  Its fields are C function pointers.
+    nonisolated(unsafe) static let vtablePtr: UnsafePointer<UniffiVTableCallbackInterfaceOAuthHandler> = {
+        let ptr = UnsafeMutablePointer<UniffiVTableCallbackInterfaceOAuthHandler>.allocate(capacity: 1)
+        ptr.initialize(to: vtable)
+        return UnsafePointer(ptr)
+    }()
+}
+
+private func uniffiCallbackInitOAuthHandler() {
+    uniffi_mcpcore_uniffi_fn_init_callback_vtable_oauthhandler(UniffiCallbackInterfaceOAuthHandler.vtablePtr)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeOAuthHandler: FfiConverter {
+    fileprivate static let handleMap = UniffiHandleMap<OAuthHandler>()
+
+    typealias FfiType = UInt64
+    typealias SwiftType = OAuthHandler
+
+    public static func lift(_ handle: UInt64) throws -> OAuthHandler {
+        if ((handle & 1) == 0) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return OAuthHandlerImpl(unsafeFromHandle: handle)
+        } else {
+            // Swift-generated handle, get the object from the handle map
+            return try handleMap.remove(handle: handle)
+        }
+    }
+
+    public static func lower(_ value: OAuthHandler) -> UInt64 {
+         if let rustImpl = value as? OAuthHandlerImpl {
+             // Rust-implemented object.  Clone the handle and return it
+            return rustImpl.uniffiCloneHandle()
+         } else {
+            // Swift object, generate a new vtable handle and return that.
+            return handleMap.insert(obj: value)
+         }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> OAuthHandler {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: OAuthHandler, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOAuthHandler_lift(_ handle: UInt64) throws -> OAuthHandler {
+    return try FfiConverterTypeOAuthHandler.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOAuthHandler_lower(_ value: OAuthHandler) -> UInt64 {
+    return FfiConverterTypeOAuthHandler.lower(value)
+}
+
+
+
+
+
+
+/**
+ * Where tokens (per MCP server URL) and client registrations (per issuer) survive a restart.
+ * Records are JSON objects as text (`null`/`None`: nothing stored); treat them as secrets.
+ */
+public protocol OAuthTokenStore: AnyObject, Sendable {
+    
+    /**
+     * The tokens stored for `server`.
+     */
+    func loadTokens(server: String) async throws  -> String?
+    
+    /**
+     * Stores (or, with `None`, forgets) the tokens for `server`.
+     */
+    func saveTokens(server: String, tokens: String?) async throws 
+    
+    /**
+     * The registration stored for the authorization server `issuer`.
+     */
+    func loadClient(issuer: String) async throws  -> String?
+    
+    /**
+     * Stores (or forgets) the registration for `issuer`.
+     */
+    func saveClient(issuer: String, client: String?) async throws 
+    
+}
+/**
+ * Where tokens (per MCP server URL) and client registrations (per issuer) survive a restart.
+ * Records are JSON objects as text (`null`/`None`: nothing stored); treat them as secrets.
+ */
+open class OAuthTokenStoreImpl: OAuthTokenStore, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpcore_uniffi_fn_clone_oauthtokenstore(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpcore_uniffi_fn_free_oauthtokenstore(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * The tokens stored for `server`.
+     */
+open func loadTokens(server: String)async throws  -> String?  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_oauthtokenstore_load_tokens(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(server)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterOptionString.lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Stores (or, with `None`, forgets) the tokens for `server`.
+     */
+open func saveTokens(server: String, tokens: String?)async throws   {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_oauthtokenstore_save_tokens(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(server),FfiConverterOptionString.lower(tokens)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_void,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_void,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * The registration stored for the authorization server `issuer`.
+     */
+open func loadClient(issuer: String)async throws  -> String?  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_oauthtokenstore_load_client(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(issuer)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterOptionString.lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Stores (or forgets) the registration for `issuer`.
+     */
+open func saveClient(issuer: String, client: String?)async throws   {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_oauthtokenstore_save_client(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(issuer),FfiConverterOptionString.lower(client)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_void,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_void,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+
+    
+}
+
+
+
+// Put the implementation in a struct so we don't pollute the top-level namespace
+fileprivate struct UniffiCallbackInterfaceOAuthTokenStore {
+
+    // Create the VTable using a series of closures.
+    // Swift automatically converts these into C callback functions.
+    //
+    // Store the vtable directly.
+    static let vtable: UniffiVTableCallbackInterfaceOAuthTokenStore = UniffiVTableCallbackInterfaceOAuthTokenStore(
+        uniffiFree: { (uniffiHandle: UInt64) -> () in
+            do {
+                try FfiConverterTypeOAuthTokenStore.handleMap.remove(handle: uniffiHandle)
+            } catch {
+                print("Uniffi callback interface OAuthTokenStore: handle missing in uniffiFree")
+            }
+        },
+        uniffiClone: { (uniffiHandle: UInt64) -> UInt64 in
+            do {
+                return try FfiConverterTypeOAuthTokenStore.handleMap.clone(handle: uniffiHandle)
+            } catch {
+                fatalError("Uniffi callback interface OAuthTokenStore: handle missing in uniffiClone")
+            }
+        },
+        loadTokens: { (
+            uniffiHandle: UInt64,
+            server: RustBuffer,
+            uniffiFutureCallback: @escaping UniffiForeignFutureCompleteRustBuffer,
+            uniffiCallbackData: UInt64,
+            uniffiOutDroppedCallback: UnsafeMutablePointer<UniffiForeignFutureDroppedCallbackStruct>
+        ) in
+            let makeCall = {
+                () async throws -> String? in
+                guard let uniffiObj = try? FfiConverterTypeOAuthTokenStore.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return try await uniffiObj.loadTokens(
+                     server: try FfiConverterString.lift(server)
+                )
+            }
+
+            let uniffiHandleSuccess = { (returnValue: String?) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: FfiConverterOptionString.lower(returnValue),
+                        callStatus: RustCallStatus()
+                    )
+                )
+            }
+            let uniffiHandleError = { (statusCode, errorBuf) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: RustBuffer.empty(),
+                        callStatus: RustCallStatus(code: statusCode, errorBuf: errorBuf)
+                    )
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall: makeCall,
+                handleSuccess: uniffiHandleSuccess,
+                handleError: uniffiHandleError,
+                lowerError: FfiConverterTypeMcpError_lower,
+                droppedCallback: uniffiOutDroppedCallback
+            )
+        },
+        saveTokens: { (
+            uniffiHandle: UInt64,
+            server: RustBuffer,
+            tokens: RustBuffer,
+            uniffiFutureCallback: @escaping UniffiForeignFutureCompleteVoid,
+            uniffiCallbackData: UInt64,
+            uniffiOutDroppedCallback: UnsafeMutablePointer<UniffiForeignFutureDroppedCallbackStruct>
+        ) in
+            let makeCall = {
+                () async throws -> () in
+                guard let uniffiObj = try? FfiConverterTypeOAuthTokenStore.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return try await uniffiObj.saveTokens(
+                     server: try FfiConverterString.lift(server),
+                     tokens: try FfiConverterOptionString.lift(tokens)
+                )
+            }
+
+            let uniffiHandleSuccess = { (returnValue: ()) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultVoid(
+                        callStatus: RustCallStatus()
+                    )
+                )
+            }
+            let uniffiHandleError = { (statusCode, errorBuf) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultVoid(
+                        callStatus: RustCallStatus(code: statusCode, errorBuf: errorBuf)
+                    )
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall: makeCall,
+                handleSuccess: uniffiHandleSuccess,
+                handleError: uniffiHandleError,
+                lowerError: FfiConverterTypeMcpError_lower,
+                droppedCallback: uniffiOutDroppedCallback
+            )
+        },
+        loadClient: { (
+            uniffiHandle: UInt64,
+            issuer: RustBuffer,
+            uniffiFutureCallback: @escaping UniffiForeignFutureCompleteRustBuffer,
+            uniffiCallbackData: UInt64,
+            uniffiOutDroppedCallback: UnsafeMutablePointer<UniffiForeignFutureDroppedCallbackStruct>
+        ) in
+            let makeCall = {
+                () async throws -> String? in
+                guard let uniffiObj = try? FfiConverterTypeOAuthTokenStore.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return try await uniffiObj.loadClient(
+                     issuer: try FfiConverterString.lift(issuer)
+                )
+            }
+
+            let uniffiHandleSuccess = { (returnValue: String?) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: FfiConverterOptionString.lower(returnValue),
+                        callStatus: RustCallStatus()
+                    )
+                )
+            }
+            let uniffiHandleError = { (statusCode, errorBuf) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: RustBuffer.empty(),
+                        callStatus: RustCallStatus(code: statusCode, errorBuf: errorBuf)
+                    )
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall: makeCall,
+                handleSuccess: uniffiHandleSuccess,
+                handleError: uniffiHandleError,
+                lowerError: FfiConverterTypeMcpError_lower,
+                droppedCallback: uniffiOutDroppedCallback
+            )
+        },
+        saveClient: { (
+            uniffiHandle: UInt64,
+            issuer: RustBuffer,
+            client: RustBuffer,
+            uniffiFutureCallback: @escaping UniffiForeignFutureCompleteVoid,
+            uniffiCallbackData: UInt64,
+            uniffiOutDroppedCallback: UnsafeMutablePointer<UniffiForeignFutureDroppedCallbackStruct>
+        ) in
+            let makeCall = {
+                () async throws -> () in
+                guard let uniffiObj = try? FfiConverterTypeOAuthTokenStore.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return try await uniffiObj.saveClient(
+                     issuer: try FfiConverterString.lift(issuer),
+                     client: try FfiConverterOptionString.lift(client)
+                )
+            }
+
+            let uniffiHandleSuccess = { (returnValue: ()) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultVoid(
+                        callStatus: RustCallStatus()
+                    )
+                )
+            }
+            let uniffiHandleError = { (statusCode, errorBuf) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultVoid(
+                        callStatus: RustCallStatus(code: statusCode, errorBuf: errorBuf)
+                    )
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall: makeCall,
+                handleSuccess: uniffiHandleSuccess,
+                handleError: uniffiHandleError,
+                lowerError: FfiConverterTypeMcpError_lower,
+                droppedCallback: uniffiOutDroppedCallback
+            )
+        }
+    )
+
+    // Rust stores this pointer for future callback invocations, so it must live
+    // for the process lifetime (not just for the init function call).
+    //
+    // `nonisolated(unsafe)` is needed under Swift 6 strict concurrency.
+    // This is safe because the pointee is initialized once during static init
+    // and never mutated by either side of the FFI.  Its fields are C function pointers.
+    nonisolated(unsafe) static let vtablePtr: UnsafePointer<UniffiVTableCallbackInterfaceOAuthTokenStore> = {
+        let ptr = UnsafeMutablePointer<UniffiVTableCallbackInterfaceOAuthTokenStore>.allocate(capacity: 1)
+        ptr.initialize(to: vtable)
+        return UnsafePointer(ptr)
+    }()
+}
+
+private func uniffiCallbackInitOAuthTokenStore() {
+    uniffi_mcpcore_uniffi_fn_init_callback_vtable_oauthtokenstore(UniffiCallbackInterfaceOAuthTokenStore.vtablePtr)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeOAuthTokenStore: FfiConverter {
+    fileprivate static let handleMap = UniffiHandleMap<OAuthTokenStore>()
+
+    typealias FfiType = UInt64
+    typealias SwiftType = OAuthTokenStore
+
+    public static func lift(_ handle: UInt64) throws -> OAuthTokenStore {
+        if ((handle & 1) == 0) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return OAuthTokenStoreImpl(unsafeFromHandle: handle)
+        } else {
+            // Swift-generated handle, get the object from the handle map
+            return try handleMap.remove(handle: handle)
+        }
+    }
+
+    public static func lower(_ value: OAuthTokenStore) -> UInt64 {
+         if let rustImpl = value as? OAuthTokenStoreImpl {
+             // Rust-implemented object.  Clone the handle and return it
+            return rustImpl.uniffiCloneHandle()
+         } else {
+            // Swift object, generate a new vtable handle and return that.
+            return handleMap.insert(obj: value)
+         }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> OAuthTokenStore {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: OAuthTokenStore, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOAuthTokenStore_lift(_ handle: UInt64) throws -> OAuthTokenStore {
+    return try FfiConverterTypeOAuthTokenStore.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOAuthTokenStore_lower(_ value: OAuthTokenStore) -> UInt64 {
+    return FfiConverterTypeOAuthTokenStore.lower(value)
+}
+
+
+
+
+
+
+/**
  * Receives the progress of one call.
  */
 public protocol ProgressListener: AnyObject, Sendable {
@@ -2840,7 +3729,7 @@ public func FfiConverterTypeCallOptions_lower(_ value: CallOptions) -> RustBuffe
  * How a client connects. Every field has a default: `ConnectOptions()` negotiates the newest
  * revision both sides speak.
  */
-public struct ConnectOptions: Equatable, Hashable {
+public struct ConnectOptions {
     /**
      * Use only this lineage.
      */
@@ -2877,6 +3766,10 @@ public struct ConnectOptions: Equatable, Hashable {
      * HTTP: the transport (default `Auto`).
      */
     public var transport: HttpTransport?
+    /**
+     * HTTP: authorize with OAuth 2.1 when the server answers 401 (see [`crate::OAuth`]).
+     */
+    public var auth: OAuth?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -2907,7 +3800,10 @@ public struct ConnectOptions: Equatable, Hashable {
          */bearerToken: String? = nil, 
         /**
          * HTTP: the transport (default `Auto`).
-         */transport: HttpTransport? = nil) {
+         */transport: HttpTransport? = nil, 
+        /**
+         * HTTP: authorize with OAuth 2.1 when the server answers 401 (see [`crate::OAuth`]).
+         */auth: OAuth? = nil) {
         self.lineage = lineage
         self.protocolVersion = protocolVersion
         self.timeout = timeout
@@ -2917,6 +3813,7 @@ public struct ConnectOptions: Equatable, Hashable {
         self.headers = headers
         self.bearerToken = bearerToken
         self.transport = transport
+        self.auth = auth
     }
 
     
@@ -2943,7 +3840,8 @@ public struct FfiConverterTypeConnectOptions: FfiConverterRustBuffer {
                 cwd: FfiConverterOptionString.read(from: &buf), 
                 headers: FfiConverterDictionaryStringString.read(from: &buf), 
                 bearerToken: FfiConverterOptionString.read(from: &buf), 
-                transport: FfiConverterOptionTypeHttpTransport.read(from: &buf)
+                transport: FfiConverterOptionTypeHttpTransport.read(from: &buf), 
+                auth: FfiConverterOptionTypeOAuth.read(from: &buf)
         )
     }
 
@@ -2957,6 +3855,7 @@ public struct FfiConverterTypeConnectOptions: FfiConverterRustBuffer {
         FfiConverterDictionaryStringString.write(value.headers, into: &buf)
         FfiConverterOptionString.write(value.bearerToken, into: &buf)
         FfiConverterOptionTypeHttpTransport.write(value.transport, into: &buf)
+        FfiConverterOptionTypeOAuth.write(value.auth, into: &buf)
     }
 }
 
@@ -2973,6 +3872,195 @@ public func FfiConverterTypeConnectOptions_lift(_ buf: RustBuffer) throws -> Con
 #endif
 public func FfiConverterTypeConnectOptions_lower(_ value: ConnectOptions) -> RustBuffer {
     return FfiConverterTypeConnectOptions.lower(value)
+}
+
+
+/**
+ * The configuration of an [`OAuth`] client. Every field has a default.
+ */
+public struct OAuthOptions: Equatable, Hashable {
+    /**
+     * The grant (default: the authorization code grant).
+     */
+    public var grant: OAuthGrant?
+    /**
+     * Pre-registered client id (used first).
+     */
+    public var clientId: String?
+    /**
+     * Its secret (`client_secret_basic`/`_post`).
+     */
+    public var clientSecret: String?
+    /**
+     * `private_key_jwt`: a PKCS#8 PEM private key.
+     */
+    public var privateKeyPem: String?
+    /**
+     * The assertion's algorithm (default: the key's).
+     */
+    public var signingAlgorithm: String?
+    /**
+     * The issuer the pre-registered credentials belong to (others are refused).
+     */
+    public var issuer: String?
+    /**
+     * The JWT of [`OAuthGrant::JwtBearer`].
+     */
+    public var assertion: String?
+    /**
+     * Scopes to request instead of the server's (a 403 still adds what it needs).
+     */
+    public var scopes: [String]?
+    /**
+     * This client's Client ID Metadata Document (an https URL).
+     */
+    public var clientMetadataUrl: String?
+    /**
+     * `client_name` for Dynamic Client Registration.
+     */
+    public var clientName: String?
+    /**
+     * Ask for `offline_access` when offered (default true).
+     */
+    public var offlineAccess: Bool?
+    /**
+     * Use DPoP-bound tokens when offered (default true).
+     */
+    public var dpop: Bool?
+    /**
+     * Authorizations one request may trigger (default 3).
+     */
+    public var maxAuthorizations: UInt32?
+    /**
+     * A JSON file store (mode 0600), when no [`OAuthTokenStore`] is given.
+     */
+    public var storePath: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The grant (default: the authorization code grant).
+         */grant: OAuthGrant? = nil, 
+        /**
+         * Pre-registered client id (used first).
+         */clientId: String? = nil, 
+        /**
+         * Its secret (`client_secret_basic`/`_post`).
+         */clientSecret: String? = nil, 
+        /**
+         * `private_key_jwt`: a PKCS#8 PEM private key.
+         */privateKeyPem: String? = nil, 
+        /**
+         * The assertion's algorithm (default: the key's).
+         */signingAlgorithm: String? = nil, 
+        /**
+         * The issuer the pre-registered credentials belong to (others are refused).
+         */issuer: String? = nil, 
+        /**
+         * The JWT of [`OAuthGrant::JwtBearer`].
+         */assertion: String? = nil, 
+        /**
+         * Scopes to request instead of the server's (a 403 still adds what it needs).
+         */scopes: [String]? = nil, 
+        /**
+         * This client's Client ID Metadata Document (an https URL).
+         */clientMetadataUrl: String? = nil, 
+        /**
+         * `client_name` for Dynamic Client Registration.
+         */clientName: String? = nil, 
+        /**
+         * Ask for `offline_access` when offered (default true).
+         */offlineAccess: Bool? = nil, 
+        /**
+         * Use DPoP-bound tokens when offered (default true).
+         */dpop: Bool? = nil, 
+        /**
+         * Authorizations one request may trigger (default 3).
+         */maxAuthorizations: UInt32? = nil, 
+        /**
+         * A JSON file store (mode 0600), when no [`OAuthTokenStore`] is given.
+         */storePath: String? = nil) {
+        self.grant = grant
+        self.clientId = clientId
+        self.clientSecret = clientSecret
+        self.privateKeyPem = privateKeyPem
+        self.signingAlgorithm = signingAlgorithm
+        self.issuer = issuer
+        self.assertion = assertion
+        self.scopes = scopes
+        self.clientMetadataUrl = clientMetadataUrl
+        self.clientName = clientName
+        self.offlineAccess = offlineAccess
+        self.dpop = dpop
+        self.maxAuthorizations = maxAuthorizations
+        self.storePath = storePath
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension OAuthOptions: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeOAuthOptions: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> OAuthOptions {
+        return
+            try OAuthOptions(
+                grant: FfiConverterOptionTypeOAuthGrant.read(from: &buf), 
+                clientId: FfiConverterOptionString.read(from: &buf), 
+                clientSecret: FfiConverterOptionString.read(from: &buf), 
+                privateKeyPem: FfiConverterOptionString.read(from: &buf), 
+                signingAlgorithm: FfiConverterOptionString.read(from: &buf), 
+                issuer: FfiConverterOptionString.read(from: &buf), 
+                assertion: FfiConverterOptionString.read(from: &buf), 
+                scopes: FfiConverterOptionSequenceString.read(from: &buf), 
+                clientMetadataUrl: FfiConverterOptionString.read(from: &buf), 
+                clientName: FfiConverterOptionString.read(from: &buf), 
+                offlineAccess: FfiConverterOptionBool.read(from: &buf), 
+                dpop: FfiConverterOptionBool.read(from: &buf), 
+                maxAuthorizations: FfiConverterOptionUInt32.read(from: &buf), 
+                storePath: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: OAuthOptions, into buf: inout [UInt8]) {
+        FfiConverterOptionTypeOAuthGrant.write(value.grant, into: &buf)
+        FfiConverterOptionString.write(value.clientId, into: &buf)
+        FfiConverterOptionString.write(value.clientSecret, into: &buf)
+        FfiConverterOptionString.write(value.privateKeyPem, into: &buf)
+        FfiConverterOptionString.write(value.signingAlgorithm, into: &buf)
+        FfiConverterOptionString.write(value.issuer, into: &buf)
+        FfiConverterOptionString.write(value.assertion, into: &buf)
+        FfiConverterOptionSequenceString.write(value.scopes, into: &buf)
+        FfiConverterOptionString.write(value.clientMetadataUrl, into: &buf)
+        FfiConverterOptionString.write(value.clientName, into: &buf)
+        FfiConverterOptionBool.write(value.offlineAccess, into: &buf)
+        FfiConverterOptionBool.write(value.dpop, into: &buf)
+        FfiConverterOptionUInt32.write(value.maxAuthorizations, into: &buf)
+        FfiConverterOptionString.write(value.storePath, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOAuthOptions_lift(_ buf: RustBuffer) throws -> OAuthOptions {
+    return try FfiConverterTypeOAuthOptions.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOAuthOptions_lower(_ value: OAuthOptions) -> RustBuffer {
+    return FfiConverterTypeOAuthOptions.lower(value)
 }
 
 
@@ -3758,6 +4846,30 @@ enum McpError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
          * The HTTP status.
          */status: UInt16
     )
+    /**
+     * Authorization failed (OAuth 2.1 over HTTP).
+     */
+    case Auth(
+        /**
+         * -32603.
+         */code: Int32, 
+        /**
+         * The message.
+         */reason: String, 
+        /**
+         * Always `None`.
+         */data: String?, 
+        /**
+         * The OAuth `error` code (`invalid_grant`, `insufficient_scope`, `access_denied`…) or
+         * mcpcore's refusal (`resource_mismatch`, `issuer_mismatch`, `retry_limit`…).
+         */error: String, 
+        /**
+         * The `error_description`.
+         */errorDescription: String?, 
+        /**
+         * The HTTP status of the response that carried it (0: none).
+         */status: UInt16
+    )
 
     
 
@@ -3831,6 +4943,14 @@ public struct FfiConverterTypeMcpError: FfiConverterRustBuffer {
             code: try FfiConverterInt32.read(from: &buf), 
             reason: try FfiConverterString.read(from: &buf), 
             data: try FfiConverterOptionString.read(from: &buf), 
+            status: try FfiConverterUInt16.read(from: &buf)
+            )
+        case 10: return .Auth(
+            code: try FfiConverterInt32.read(from: &buf), 
+            reason: try FfiConverterString.read(from: &buf), 
+            data: try FfiConverterOptionString.read(from: &buf), 
+            error: try FfiConverterString.read(from: &buf), 
+            errorDescription: try FfiConverterOptionString.read(from: &buf), 
             status: try FfiConverterUInt16.read(from: &buf)
             )
 
@@ -3908,6 +5028,16 @@ public struct FfiConverterTypeMcpError: FfiConverterRustBuffer {
             FfiConverterOptionString.write(data, into: &buf)
             FfiConverterUInt16.write(status, into: &buf)
             
+        
+        case let .Auth(code,reason,data,error,errorDescription,status):
+            writeInt(&buf, Int32(10))
+            FfiConverterInt32.write(code, into: &buf)
+            FfiConverterString.write(reason, into: &buf)
+            FfiConverterOptionString.write(data, into: &buf)
+            FfiConverterString.write(error, into: &buf)
+            FfiConverterOptionString.write(errorDescription, into: &buf)
+            FfiConverterUInt16.write(status, into: &buf)
+            
         }
     }
 }
@@ -3926,6 +5056,91 @@ public func FfiConverterTypeMcpError_lift(_ buf: RustBuffer) throws -> McpError 
 public func FfiConverterTypeMcpError_lower(_ value: McpError) -> RustBuffer {
     return FfiConverterTypeMcpError.lower(value)
 }
+
+
+/**
+ * How tokens are obtained.
+ */
+
+public enum OAuthGrant: Equatable, Hashable {
+    
+    /**
+     * The authorization code grant with PKCE, through the [`OAuthHandler`].
+     */
+    case authorizationCode
+    /**
+     * Client credentials (machine to machine; needs `client_id`).
+     */
+    case clientCredentials
+    /**
+     * RFC 7523 JWT bearer with a workload identity `assertion`.
+     */
+    case jwtBearer
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension OAuthGrant: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeOAuthGrant: FfiConverterRustBuffer {
+    typealias SwiftType = OAuthGrant
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> OAuthGrant {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .authorizationCode
+        
+        case 2: return .clientCredentials
+        
+        case 3: return .jwtBearer
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: OAuthGrant, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .authorizationCode:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .clientCredentials:
+            writeInt(&buf, Int32(2))
+        
+        
+        case .jwtBearer:
+            writeInt(&buf, Int32(3))
+        
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOAuthGrant_lift(_ buf: RustBuffer) throws -> OAuthGrant {
+    return try FfiConverterTypeOAuthGrant.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOAuthGrant_lower(_ value: OAuthGrant) -> RustBuffer {
+    return FfiConverterTypeOAuthGrant.lower(value)
+}
+
 
 
 /**
@@ -4157,6 +5372,78 @@ fileprivate struct FfiConverterOptionDuration: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionTypeOAuth: FfiConverterRustBuffer {
+    typealias SwiftType = OAuth?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeOAuth.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeOAuth.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeOAuthHandler: FfiConverterRustBuffer {
+    typealias SwiftType = OAuthHandler?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeOAuthHandler.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeOAuthHandler.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeOAuthTokenStore: FfiConverterRustBuffer {
+    typealias SwiftType = OAuthTokenStore?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeOAuthTokenStore.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeOAuthTokenStore.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionTypeProgressListener: FfiConverterRustBuffer {
     typealias SwiftType = ProgressListener?
 
@@ -4245,6 +5532,54 @@ fileprivate struct FfiConverterOptionTypeLineage: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterTypeLineage.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeOAuthGrant: FfiConverterRustBuffer {
+    typealias SwiftType = OAuthGrant?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeOAuthGrant.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeOAuthGrant.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionSequenceString: FfiConverterRustBuffer {
+    typealias SwiftType = [String]?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterSequenceString.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterSequenceString.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -4585,6 +5920,30 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_func_text_result() != 31674) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpcore_uniffi_checksum_method_oauth_forget() != 62468) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_oauth_tokens() != 42709) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_oauthhandler_redirect_uri() != 6684) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_oauthhandler_authorize() != 53470) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_oauthtokenstore_load_tokens() != 4906) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_oauthtokenstore_save_tokens() != 12057) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_oauthtokenstore_load_client() != 41496) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_oauthtokenstore_save_client() != 7655) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpcore_uniffi_checksum_method_client_call_tool() != 55296) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -4699,6 +6058,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio() != 16339) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpcore_uniffi_checksum_constructor_oauth_new() != 7141) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpcore_uniffi_checksum_constructor_client_connect_http() != 28663) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -4713,6 +6075,8 @@ private let initializationResult: InitializationResult = {
     }
 
     uniffiCallbackInitLogListener()
+    uniffiCallbackInitOAuthHandler()
+    uniffiCallbackInitOAuthTokenStore()
     uniffiCallbackInitProgressListener()
     uniffiCallbackInitToolHandler()
     return InitializationResult.ok

@@ -243,6 +243,43 @@ typedef void (*UniffiForeignFutureCompleteVoid)(uint64_t, UniffiForeignFutureRes
     );
 
 #endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_O_AUTH_HANDLER_METHOD0
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_O_AUTH_HANDLER_METHOD0
+typedef void (*UniffiCallbackInterfaceOAuthHandlerMethod0)(uint64_t, RustBuffer* _Nonnull, 
+        RustCallStatus *_Nonnull uniffiCallStatus
+    );
+
+#endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_O_AUTH_HANDLER_METHOD1
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_O_AUTH_HANDLER_METHOD1
+typedef void (*UniffiCallbackInterfaceOAuthHandlerMethod1)(uint64_t, RustBuffer, UniffiForeignFutureCompleteRustBuffer _Nonnull, uint64_t, UniffiForeignFutureDroppedCallbackStruct* _Nonnull
+    );
+
+#endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_O_AUTH_TOKEN_STORE_METHOD0
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_O_AUTH_TOKEN_STORE_METHOD0
+typedef void (*UniffiCallbackInterfaceOAuthTokenStoreMethod0)(uint64_t, RustBuffer, UniffiForeignFutureCompleteRustBuffer _Nonnull, uint64_t, UniffiForeignFutureDroppedCallbackStruct* _Nonnull
+    );
+
+#endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_O_AUTH_TOKEN_STORE_METHOD1
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_O_AUTH_TOKEN_STORE_METHOD1
+typedef void (*UniffiCallbackInterfaceOAuthTokenStoreMethod1)(uint64_t, RustBuffer, RustBuffer, UniffiForeignFutureCompleteVoid _Nonnull, uint64_t, UniffiForeignFutureDroppedCallbackStruct* _Nonnull
+    );
+
+#endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_O_AUTH_TOKEN_STORE_METHOD2
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_O_AUTH_TOKEN_STORE_METHOD2
+typedef void (*UniffiCallbackInterfaceOAuthTokenStoreMethod2)(uint64_t, RustBuffer, UniffiForeignFutureCompleteRustBuffer _Nonnull, uint64_t, UniffiForeignFutureDroppedCallbackStruct* _Nonnull
+    );
+
+#endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_O_AUTH_TOKEN_STORE_METHOD3
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_O_AUTH_TOKEN_STORE_METHOD3
+typedef void (*UniffiCallbackInterfaceOAuthTokenStoreMethod3)(uint64_t, RustBuffer, RustBuffer, UniffiForeignFutureCompleteVoid _Nonnull, uint64_t, UniffiForeignFutureDroppedCallbackStruct* _Nonnull
+    );
+
+#endif
 #ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_LOG_LISTENER_METHOD0
 #define UNIFFI_FFIDEF_CALLBACK_INTERFACE_LOG_LISTENER_METHOD0
 typedef void (*UniffiCallbackInterfaceLogListenerMethod0)(uint64_t, RustBuffer, RustBuffer, RustBuffer, void* _Nonnull, 
@@ -261,6 +298,28 @@ typedef void (*UniffiCallbackInterfaceProgressListenerMethod0)(uint64_t, double,
 #define UNIFFI_FFIDEF_CALLBACK_INTERFACE_TOOL_HANDLER_METHOD0
 typedef void (*UniffiCallbackInterfaceToolHandlerMethod0)(uint64_t, uint64_t, UniffiForeignFutureCompleteRustBuffer _Nonnull, uint64_t, UniffiForeignFutureDroppedCallbackStruct* _Nonnull
     );
+
+#endif
+#ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_O_AUTH_HANDLER
+#define UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_O_AUTH_HANDLER
+typedef struct UniffiVTableCallbackInterfaceOAuthHandler {
+    UniffiCallbackInterfaceFree _Nonnull uniffiFree;
+    UniffiCallbackInterfaceClone _Nonnull uniffiClone;
+    UniffiCallbackInterfaceOAuthHandlerMethod0 _Nonnull redirectUri;
+    UniffiCallbackInterfaceOAuthHandlerMethod1 _Nonnull authorize;
+} UniffiVTableCallbackInterfaceOAuthHandler;
+
+#endif
+#ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_O_AUTH_TOKEN_STORE
+#define UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_O_AUTH_TOKEN_STORE
+typedef struct UniffiVTableCallbackInterfaceOAuthTokenStore {
+    UniffiCallbackInterfaceFree _Nonnull uniffiFree;
+    UniffiCallbackInterfaceClone _Nonnull uniffiClone;
+    UniffiCallbackInterfaceOAuthTokenStoreMethod0 _Nonnull loadTokens;
+    UniffiCallbackInterfaceOAuthTokenStoreMethod1 _Nonnull saveTokens;
+    UniffiCallbackInterfaceOAuthTokenStoreMethod2 _Nonnull loadClient;
+    UniffiCallbackInterfaceOAuthTokenStoreMethod3 _Nonnull saveClient;
+} UniffiVTableCallbackInterfaceOAuthTokenStore;
 
 #endif
 #ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_LOG_LISTENER
@@ -289,6 +348,91 @@ typedef struct UniffiVTableCallbackInterfaceToolHandler {
     UniffiCallbackInterfaceToolHandlerMethod0 _Nonnull call;
 } UniffiVTableCallbackInterfaceToolHandler;
 
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_OAUTH
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_OAUTH
+uint64_t uniffi_mcpcore_uniffi_fn_clone_oauth(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_OAUTH
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_OAUTH
+void uniffi_mcpcore_uniffi_fn_free_oauth(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CONSTRUCTOR_OAUTH_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CONSTRUCTOR_OAUTH_NEW
+uint64_t uniffi_mcpcore_uniffi_fn_constructor_oauth_new(RustBuffer options, RustBuffer handler, RustBuffer store, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_OAUTH_FORGET
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_OAUTH_FORGET
+uint64_t uniffi_mcpcore_uniffi_fn_method_oauth_forget(uint64_t ptr, RustBuffer url
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_OAUTH_TOKENS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_OAUTH_TOKENS
+uint64_t uniffi_mcpcore_uniffi_fn_method_oauth_tokens(uint64_t ptr, RustBuffer url
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_OAUTHHANDLER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_OAUTHHANDLER
+uint64_t uniffi_mcpcore_uniffi_fn_clone_oauthhandler(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_OAUTHHANDLER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_OAUTHHANDLER
+void uniffi_mcpcore_uniffi_fn_free_oauthhandler(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_INIT_CALLBACK_VTABLE_OAUTHHANDLER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_INIT_CALLBACK_VTABLE_OAUTHHANDLER
+void uniffi_mcpcore_uniffi_fn_init_callback_vtable_oauthhandler(const UniffiVTableCallbackInterfaceOAuthHandler* _Nonnull vtable
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_OAUTHHANDLER_REDIRECT_URI
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_OAUTHHANDLER_REDIRECT_URI
+RustBuffer uniffi_mcpcore_uniffi_fn_method_oauthhandler_redirect_uri(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_OAUTHHANDLER_AUTHORIZE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_OAUTHHANDLER_AUTHORIZE
+uint64_t uniffi_mcpcore_uniffi_fn_method_oauthhandler_authorize(uint64_t ptr, RustBuffer url
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_OAUTHTOKENSTORE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_OAUTHTOKENSTORE
+uint64_t uniffi_mcpcore_uniffi_fn_clone_oauthtokenstore(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_OAUTHTOKENSTORE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_OAUTHTOKENSTORE
+void uniffi_mcpcore_uniffi_fn_free_oauthtokenstore(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_INIT_CALLBACK_VTABLE_OAUTHTOKENSTORE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_INIT_CALLBACK_VTABLE_OAUTHTOKENSTORE
+void uniffi_mcpcore_uniffi_fn_init_callback_vtable_oauthtokenstore(const UniffiVTableCallbackInterfaceOAuthTokenStore* _Nonnull vtable
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_OAUTHTOKENSTORE_LOAD_TOKENS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_OAUTHTOKENSTORE_LOAD_TOKENS
+uint64_t uniffi_mcpcore_uniffi_fn_method_oauthtokenstore_load_tokens(uint64_t ptr, RustBuffer server
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_OAUTHTOKENSTORE_SAVE_TOKENS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_OAUTHTOKENSTORE_SAVE_TOKENS
+uint64_t uniffi_mcpcore_uniffi_fn_method_oauthtokenstore_save_tokens(uint64_t ptr, RustBuffer server, RustBuffer tokens
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_OAUTHTOKENSTORE_LOAD_CLIENT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_OAUTHTOKENSTORE_LOAD_CLIENT
+uint64_t uniffi_mcpcore_uniffi_fn_method_oauthtokenstore_load_client(uint64_t ptr, RustBuffer issuer
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_OAUTHTOKENSTORE_SAVE_CLIENT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_OAUTHTOKENSTORE_SAVE_CLIENT
+uint64_t uniffi_mcpcore_uniffi_fn_method_oauthtokenstore_save_client(uint64_t ptr, RustBuffer issuer, RustBuffer client
+);
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_CLIENT
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_CLIENT
@@ -911,6 +1055,54 @@ uint16_t uniffi_mcpcore_uniffi_checksum_func_text_result(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_OAUTH_FORGET
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_OAUTH_FORGET
+uint16_t uniffi_mcpcore_uniffi_checksum_method_oauth_forget(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_OAUTH_TOKENS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_OAUTH_TOKENS
+uint16_t uniffi_mcpcore_uniffi_checksum_method_oauth_tokens(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_OAUTHHANDLER_REDIRECT_URI
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_OAUTHHANDLER_REDIRECT_URI
+uint16_t uniffi_mcpcore_uniffi_checksum_method_oauthhandler_redirect_uri(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_OAUTHHANDLER_AUTHORIZE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_OAUTHHANDLER_AUTHORIZE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_oauthhandler_authorize(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_OAUTHTOKENSTORE_LOAD_TOKENS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_OAUTHTOKENSTORE_LOAD_TOKENS
+uint16_t uniffi_mcpcore_uniffi_checksum_method_oauthtokenstore_load_tokens(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_OAUTHTOKENSTORE_SAVE_TOKENS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_OAUTHTOKENSTORE_SAVE_TOKENS
+uint16_t uniffi_mcpcore_uniffi_checksum_method_oauthtokenstore_save_tokens(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_OAUTHTOKENSTORE_LOAD_CLIENT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_OAUTHTOKENSTORE_LOAD_CLIENT
+uint16_t uniffi_mcpcore_uniffi_checksum_method_oauthtokenstore_load_client(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_OAUTHTOKENSTORE_SAVE_CLIENT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_OAUTHTOKENSTORE_SAVE_CLIENT
+uint16_t uniffi_mcpcore_uniffi_checksum_method_oauthtokenstore_save_client(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_CALL_TOOL
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_CALL_TOOL
 uint16_t uniffi_mcpcore_uniffi_checksum_method_client_call_tool(void
@@ -1136,6 +1328,12 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_server_serve_http(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_SERVE_STDIO
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_SERVE_STDIO
 uint16_t uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_OAUTH_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_OAUTH_NEW
+uint16_t uniffi_mcpcore_uniffi_checksum_constructor_oauth_new(void
     
 );
 #endif

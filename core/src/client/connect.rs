@@ -110,7 +110,7 @@ pub(crate) async fn http(url: &str, http: HttpOptions, options: ClientOptions) -
     if ours.is_empty() {
         return Err(Error::invalid_input("the pinned version and lineage exclude each other"));
     }
-    let url = crate::http::client::parse_url(url)?;
+    let url = crate::transport::url::parse_url(url)?;
     let legacy_ok = ours.iter().any(|v| !v.is_modern());
     if http.transport == HttpTransport::Sse {
         return sse(url, http, &options, &ours).await;
@@ -118,6 +118,9 @@ pub(crate) async fn http(url: &str, http: HttpOptions, options: ClientOptions) -
     let (channel, stream) = streamable::connect_with_handle(url.clone(), http.clone(), options.max_frame)?;
     let client = Client::from_channel(channel, None, options.clone());
     let _ = client.inner.server_stream.set(stream);
+    if let Some(auth) = &http.auth {
+        let _ = client.inner.auth_clock.set(auth.flow_clock());
+    }
     if ours.iter().any(|v| v.is_modern()) {
         match probe(&client, &ours).await? {
             Probe::Modern(n) => {
@@ -158,8 +161,12 @@ async fn sse(
     ours: &[ProtocolVersion],
 ) -> Result<Client> {
     let wait = options.probe_timeout.max(std::time::Duration::from_secs(1));
+    let clock = http.auth.as_ref().map(|a| a.flow_clock());
     let channel = legacy_sse::connect(url, http, options.max_frame, wait).await?;
     let client = Client::from_channel(channel, None, options.clone());
+    if let Some(clock) = clock {
+        let _ = client.inner.auth_clock.set(clock);
+    }
     // The 2024-11-05 transport speaks its own revision unless the host pinned another.
     let ours = if ours.contains(&ProtocolVersion::V2024_11_05) && options.version.is_none() {
         &[ProtocolVersion::V2024_11_05][..]

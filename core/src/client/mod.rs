@@ -160,6 +160,8 @@ struct Inner {
     flushed: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
     /// Legacy Streamable HTTP: opens the GET stream server-initiated messages travel on.
     server_stream: std::sync::OnceLock<crate::http::client::streamable::StreamHandle>,
+    /// HTTP with OAuth: request timeouts pause while an authorization flow runs.
+    auth_clock: std::sync::OnceLock<Arc<crate::auth::client::FlowClock>>,
 }
 
 /// Sends `notifications/cancelled` for a request whose caller stopped waiting.
@@ -215,6 +217,7 @@ impl Client {
                 process,
                 flushed: std::sync::Mutex::new(flushed),
                 server_stream: std::sync::OnceLock::new(),
+                auth_clock: std::sync::OnceLock::new(),
             }),
         }
     }
@@ -490,6 +493,7 @@ impl Client {
         let start = tokio::time::Instant::now();
         let hard_max = opts.reset_timeout_on_progress.map(|m| start + m);
         let mut deadline = start + timeout;
+        let mut auth_epoch = self.inner.auth_clock.get().map(|c| c.epoch()).unwrap_or(0);
         tokio::pin!(rx);
         let outcome = loop {
             tokio::select! {
@@ -501,6 +505,14 @@ impl Client {
                     }
                 }
                 _ = tokio::time::sleep_until(deadline) => {
+                    // An authorization flow (a user logging in) ran meanwhile: start again.
+                    if let Some(clock) = self.inner.auth_clock.get() {
+                        if clock.busy_since(auth_epoch) {
+                            auth_epoch = clock.epoch();
+                            deadline = tokio::time::Instant::now() + timeout;
+                            continue;
+                        }
+                    }
                     guard.reason = "timeout";
                     drop(guard);
                     if let Some(t) = &progress { self.inner.shared.remove_progress(t); }

@@ -289,17 +289,16 @@ mod tests {
     }
 
     /// Found by the uri_template fuzz target: backtracking over adjacent expressions took time
-    /// exponential in their number (5 expressions and a 60-byte URI ran past libFuzzer's 10 s).
+    /// exponential in their number (5 expressions and a 60-byte URI ran past libFuzzer's 10 s);
+    /// the step budget bounds it now (this test would hang, not fail, without it).
     #[test]
     fn adversarial_uris_are_matched_in_bounded_time() {
-        let started = std::time::Instant::now();
         let t = UriTemplate::parse("x://{a}{b}{c}{d}{e}!").unwrap();
         assert_eq!(t.matches(&format!("x://{}", "a".repeat(60))), None);
         let t = UriTemplate::parse("x://{+a}{+b}{+c}{+d}!").unwrap();
         assert_eq!(t.matches(&format!("x://{}", "a".repeat(200))), None);
         // Past the budget a URI simply does not match.
         assert_eq!(t.matches(&format!("x://{}", "a/".repeat(100_000))), None);
-        assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
         // A long URI through one expression still matches.
         let t = UriTemplate::parse("file:///{+path}.txt").unwrap();
         let long = format!("file:///{}.txt", "d/".repeat(1 << 20));

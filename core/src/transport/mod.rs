@@ -6,6 +6,7 @@
 //! | stdio, own stdin/stdout | [`stdio`] | server |
 //! | newline-delimited framing shared by both | [`framing`] | both |
 //! | a child's stderr, bounded | [`stderr`] | client |
+//! | the URL of an HTTP peer, checked | `url` | client |
 //!
 //! Every transport hands the peer logic a [`Channel`]: a sender of outbound frames and a
 //! receiver of inbound events, ending with [`TransportEvent::Closed`] and a reason a person can act on.
@@ -15,6 +16,7 @@ pub mod framing;
 mod process;
 pub mod stderr;
 pub mod stdio;
+pub(crate) mod url;
 
 use crate::jsonrpc::{Inbound, Message, Response};
 use tokio::sync::mpsc;

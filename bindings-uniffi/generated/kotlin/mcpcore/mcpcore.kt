@@ -657,6 +657,24 @@ internal open class UniffiForeignFutureResultVoid(
 internal interface UniffiForeignFutureCompleteVoid : com.sun.jna.Callback {
     fun callback(`callbackData`: Long,`result`: UniffiForeignFutureResultVoid.UniffiByValue,)
 }
+internal interface UniffiCallbackInterfaceOAuthHandlerMethod0 : com.sun.jna.Callback {
+    fun callback(`uniffiHandle`: Long,`uniffiOutReturn`: RustBuffer,uniffiCallStatus: UniffiRustCallStatus,)
+}
+internal interface UniffiCallbackInterfaceOAuthHandlerMethod1 : com.sun.jna.Callback {
+    fun callback(`uniffiHandle`: Long,`url`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
+}
+internal interface UniffiCallbackInterfaceOAuthTokenStoreMethod0 : com.sun.jna.Callback {
+    fun callback(`uniffiHandle`: Long,`server`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
+}
+internal interface UniffiCallbackInterfaceOAuthTokenStoreMethod1 : com.sun.jna.Callback {
+    fun callback(`uniffiHandle`: Long,`server`: RustBuffer.ByValue,`tokens`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteVoid,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
+}
+internal interface UniffiCallbackInterfaceOAuthTokenStoreMethod2 : com.sun.jna.Callback {
+    fun callback(`uniffiHandle`: Long,`issuer`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
+}
+internal interface UniffiCallbackInterfaceOAuthTokenStoreMethod3 : com.sun.jna.Callback {
+    fun callback(`uniffiHandle`: Long,`issuer`: RustBuffer.ByValue,`client`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteVoid,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
+}
 internal interface UniffiCallbackInterfaceLogListenerMethod0 : com.sun.jna.Callback {
     fun callback(`uniffiHandle`: Long,`level`: RustBuffer.ByValue,`logger`: RustBuffer.ByValue,`data`: RustBuffer.ByValue,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,)
 }
@@ -665,6 +683,56 @@ internal interface UniffiCallbackInterfaceProgressListenerMethod0 : com.sun.jna.
 }
 internal interface UniffiCallbackInterfaceToolHandlerMethod0 : com.sun.jna.Callback {
     fun callback(`uniffiHandle`: Long,`call`: Long,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
+}
+@Structure.FieldOrder("uniffiFree", "uniffiClone", "redirectUri", "authorize")
+internal open class UniffiVTableCallbackInterfaceOAuthHandler(
+    @JvmField internal var `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+    @JvmField internal var `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+    @JvmField internal var `redirectUri`: UniffiCallbackInterfaceOAuthHandlerMethod0? = null,
+    @JvmField internal var `authorize`: UniffiCallbackInterfaceOAuthHandlerMethod1? = null,
+) : Structure() {
+    class UniffiByValue(
+        `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+        `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+        `redirectUri`: UniffiCallbackInterfaceOAuthHandlerMethod0? = null,
+        `authorize`: UniffiCallbackInterfaceOAuthHandlerMethod1? = null,
+    ): UniffiVTableCallbackInterfaceOAuthHandler(`uniffiFree`,`uniffiClone`,`redirectUri`,`authorize`,), Structure.ByValue
+
+   internal fun uniffiSetValue(other: UniffiVTableCallbackInterfaceOAuthHandler) {
+        `uniffiFree` = other.`uniffiFree`
+        `uniffiClone` = other.`uniffiClone`
+        `redirectUri` = other.`redirectUri`
+        `authorize` = other.`authorize`
+    }
+
+}
+@Structure.FieldOrder("uniffiFree", "uniffiClone", "loadTokens", "saveTokens", "loadClient", "saveClient")
+internal open class UniffiVTableCallbackInterfaceOAuthTokenStore(
+    @JvmField internal var `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+    @JvmField internal var `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+    @JvmField internal var `loadTokens`: UniffiCallbackInterfaceOAuthTokenStoreMethod0? = null,
+    @JvmField internal var `saveTokens`: UniffiCallbackInterfaceOAuthTokenStoreMethod1? = null,
+    @JvmField internal var `loadClient`: UniffiCallbackInterfaceOAuthTokenStoreMethod2? = null,
+    @JvmField internal var `saveClient`: UniffiCallbackInterfaceOAuthTokenStoreMethod3? = null,
+) : Structure() {
+    class UniffiByValue(
+        `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+        `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+        `loadTokens`: UniffiCallbackInterfaceOAuthTokenStoreMethod0? = null,
+        `saveTokens`: UniffiCallbackInterfaceOAuthTokenStoreMethod1? = null,
+        `loadClient`: UniffiCallbackInterfaceOAuthTokenStoreMethod2? = null,
+        `saveClient`: UniffiCallbackInterfaceOAuthTokenStoreMethod3? = null,
+    ): UniffiVTableCallbackInterfaceOAuthTokenStore(`uniffiFree`,`uniffiClone`,`loadTokens`,`saveTokens`,`loadClient`,`saveClient`,), Structure.ByValue
+
+   internal fun uniffiSetValue(other: UniffiVTableCallbackInterfaceOAuthTokenStore) {
+        `uniffiFree` = other.`uniffiFree`
+        `uniffiClone` = other.`uniffiClone`
+        `loadTokens` = other.`loadTokens`
+        `saveTokens` = other.`saveTokens`
+        `loadClient` = other.`loadClient`
+        `saveClient` = other.`saveClient`
+    }
+
 }
 @Structure.FieldOrder("uniffiFree", "uniffiClone", "onLog")
 internal open class UniffiVTableCallbackInterfaceLogListener(
@@ -756,6 +824,22 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_func_text_result(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_oauth_forget(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_oauth_tokens(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_oauthhandler_redirect_uri(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_oauthhandler_authorize(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_oauthtokenstore_load_tokens(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_oauthtokenstore_save_tokens(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_oauthtokenstore_load_client(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_oauthtokenstore_save_client(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_client_call_tool(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_client_disconnect(
@@ -832,6 +916,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_constructor_oauth_new(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_constructor_client_connect_http(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_constructor_client_connect_stdio(
@@ -857,12 +943,48 @@ internal object UniffiLib {
     init {
         Native.register(UniffiLib::class.java, findLibraryName(componentName = "mcpcore"))
         uniffiCallbackInterfaceLogListener.register(this)
+        uniffiCallbackInterfaceOAuthHandler.register(this)
+        uniffiCallbackInterfaceOAuthTokenStore.register(this)
         uniffiCallbackInterfaceProgressListener.register(this)
         uniffiCallbackInterfaceToolHandler.register(this)
         
     }
 
     internal fun ensureInitialized() = Unit
+    external fun uniffi_mcpcore_uniffi_fn_clone_oauth(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_free_oauth(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_constructor_oauth_new(`options`: RustBuffer.ByValue,`handler`: RustBuffer.ByValue,`store`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_oauth_forget(`ptr`: Long,`url`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_oauth_tokens(`ptr`: Long,`url`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_clone_oauthhandler(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_free_oauthhandler(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_init_callback_vtable_oauthhandler(`vtable`: UniffiVTableCallbackInterfaceOAuthHandler,
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_method_oauthhandler_redirect_uri(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_method_oauthhandler_authorize(`ptr`: Long,`url`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_clone_oauthtokenstore(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_free_oauthtokenstore(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_init_callback_vtable_oauthtokenstore(`vtable`: UniffiVTableCallbackInterfaceOAuthTokenStore,
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_method_oauthtokenstore_load_tokens(`ptr`: Long,`server`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_oauthtokenstore_save_tokens(`ptr`: Long,`server`: RustBuffer.ByValue,`tokens`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_oauthtokenstore_load_client(`ptr`: Long,`issuer`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_oauthtokenstore_save_client(`ptr`: Long,`issuer`: RustBuffer.ByValue,`client`: RustBuffer.ByValue,
+    ): Long
     external fun uniffi_mcpcore_uniffi_fn_clone_client(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_free_client(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1128,6 +1250,30 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_func_text_result() and 0xFFFF) != 31674) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_oauth_forget() and 0xFFFF) != 62468) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_oauth_tokens() and 0xFFFF) != 42709) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_oauthhandler_redirect_uri() and 0xFFFF) != 6684) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_oauthhandler_authorize() and 0xFFFF) != 53470) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_oauthtokenstore_load_tokens() and 0xFFFF) != 4906) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_oauthtokenstore_save_tokens() and 0xFFFF) != 12057) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_oauthtokenstore_load_client() and 0xFFFF) != 41496) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_oauthtokenstore_save_client() and 0xFFFF) != 7655) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_call_tool() and 0xFFFF) != 55296) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1240,6 +1386,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio() and 0xFFFF) != 16339) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_oauth_new() and 0xFFFF) != 7141) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_client_connect_http() and 0xFFFF) != 28663) {
@@ -3014,6 +3163,1268 @@ public object FfiConverterTypeLogListener: FfiConverter<LogListener, Long> {
     override fun allocationSize(value: LogListener) = 8UL
 
     override fun write(value: LogListener, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * An OAuth 2.1 client for one or more MCP servers; pass it as `ConnectOptions.auth`.
+ */
+public interface OAuthInterface {
+    
+    /**
+     * Forgets the tokens for the MCP server at `url` (registrations stay).
+     */
+    suspend fun `forget`(`url`: kotlin.String)
+    
+    /**
+     * The tokens held for the MCP server at `url`, as JSON text.
+     */
+    suspend fun `tokens`(`url`: kotlin.String): kotlin.String?
+    
+    companion object
+}
+
+/**
+ * An OAuth 2.1 client for one or more MCP servers; pass it as `ConnectOptions.auth`.
+ */
+open class OAuth: Disposable, AutoCloseable, OAuthInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+    /**
+     * A client with `options`; `handler` is the user step (without it, a 127.0.0.1 loopback
+     * listener opens the system browser); `store` keeps tokens (default: in memory).
+     */
+    constructor(`options`: OAuthOptions, `handler`: OAuthHandler? = null, `store`: OAuthTokenStore? = null) :
+        this(UniffiWithHandle, 
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_constructor_oauth_new(
+    
+        
+        FfiConverterTypeOAuthOptions.lower(`options`),
+        FfiConverterOptionalTypeOAuthHandler.lower(`handler`),
+        FfiConverterOptionalTypeOAuthTokenStore.lower(`store`),_status)
+}
+    )
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mcpcore_uniffi_fn_free_oauth(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_clone_oauth(handle, status)
+        }
+    }
+
+    
+    /**
+     * Forgets the tokens for the MCP server at `url` (registrations stay).
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `forget`(`url`: kotlin.String) {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_oauth_forget(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`url`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_void(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_void(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_void(future) },
+        // lift function
+        { },
+        
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * The tokens held for the MCP server at `url`, as JSON text.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `tokens`(`url`: kotlin.String) : kotlin.String? {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_oauth_tokens(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`url`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterOptionalString.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeOAuth: FfiConverter<OAuth, Long> {
+    override fun lower(value: OAuth): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): OAuth {
+        return OAuth(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): OAuth {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: OAuth) = 8UL
+
+    override fun write(value: OAuth, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * The user-interaction step of the authorization code grant.
+ */
+public interface OAuthHandler {
+    
+    /**
+     * The redirect URI sent in the authorization request (constant).
+     */
+    fun `redirectUri`(): kotlin.String
+    
+    /**
+     * Takes the user to `url`; returns the URL the authorization server redirected back to.
+     */
+    suspend fun `authorize`(`url`: kotlin.String): kotlin.String
+    
+    companion object
+}
+
+/**
+ * The user-interaction step of the authorization code grant.
+ */
+open class OAuthHandlerImpl: Disposable, AutoCloseable, OAuthHandler
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mcpcore_uniffi_fn_free_oauthhandler(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_clone_oauthhandler(handle, status)
+        }
+    }
+
+    
+    /**
+     * The redirect URI sent in the authorization request (constant).
+     */override fun `redirectUri`(): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_oauthhandler_redirect_uri(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Takes the user to `url`; returns the URL the authorization server redirected back to.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `authorize`(`url`: kotlin.String) : kotlin.String {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_oauthhandler_authorize(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`url`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterString.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+
+// Put the implementation in an object so we don't pollute the top-level namespace
+internal object uniffiCallbackInterfaceOAuthHandler {
+    internal object `redirectUri`: UniffiCallbackInterfaceOAuthHandlerMethod0 {
+        override fun callback(`uniffiHandle`: Long,`uniffiOutReturn`: RustBuffer,uniffiCallStatus: UniffiRustCallStatus,) {
+            val uniffiObj = FfiConverterTypeOAuthHandler.handleMap.get(uniffiHandle)
+            val makeCall = { ->
+                uniffiObj.`redirectUri`(
+                )
+            }
+            val writeReturn = { value: kotlin.String -> uniffiOutReturn.setValue(FfiConverterString.lower(value)) }
+            uniffiTraitInterfaceCall(uniffiCallStatus, makeCall, writeReturn)
+        }
+    }
+    internal object `authorize`: UniffiCallbackInterfaceOAuthHandlerMethod1 {
+        override fun callback(`uniffiHandle`: Long,`url`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,) {
+            val uniffiObj = FfiConverterTypeOAuthHandler.handleMap.get(uniffiHandle)
+            val makeCall = suspend { ->
+                uniffiObj.`authorize`(
+                    FfiConverterString.lift(`url`),
+                )
+            }
+            val uniffiHandleSuccess = { returnValue: kotlin.String ->
+                val uniffiResult = UniffiForeignFutureResultRustBuffer.UniffiByValue(
+                    FfiConverterString.lower(returnValue),
+                    UniffiRustCallStatus.ByValue()
+                )
+                uniffiResult.write()
+                uniffiFutureCallback.callback(uniffiCallbackData, uniffiResult)
+            }
+            val uniffiHandleError = { callStatus: UniffiRustCallStatus.ByValue ->
+                uniffiFutureCallback.callback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer.UniffiByValue(
+                        RustBuffer.ByValue(),
+                        callStatus,
+                    ),
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall,
+                uniffiHandleSuccess,
+                uniffiHandleError,
+                { e: McpException -> FfiConverterTypeMcpError.lower(e) },
+                uniffiOutDroppedCallback
+            )
+        }
+    }
+
+    internal object uniffiFree: UniffiCallbackInterfaceFree {
+        override fun callback(handle: Long) {
+            FfiConverterTypeOAuthHandler.handleMap.remove(handle)
+        }
+    }
+
+    internal object uniffiClone: UniffiCallbackInterfaceClone {
+        override fun callback(handle: Long): Long {
+            return FfiConverterTypeOAuthHandler.handleMap.clone(handle)
+        }
+    }
+
+    internal var vtable = UniffiVTableCallbackInterfaceOAuthHandler.UniffiByValue(
+        uniffiFree,
+        uniffiClone,
+        `redirectUri`,
+        `authorize`,
+    )
+
+    // Registers the foreign callback with the Rust side.
+    // This method is generated for each callback interface.
+    internal fun register(lib: UniffiLib) {
+        lib.uniffi_mcpcore_uniffi_fn_init_callback_vtable_oauthhandler(vtable)
+    }
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeOAuthHandler: FfiConverter<OAuthHandler, Long> {
+    internal val handleMap = UniffiHandleMap<OAuthHandler>()
+
+    override fun lower(value: OAuthHandler): Long {
+        if (value is OAuthHandlerImpl) {
+             // Rust-implemented object.  Clone the handle and return it
+            return value.uniffiCloneHandle()
+         } else {
+            // Kotlin object, generate a new vtable handle and return that.
+            return handleMap.insert(value)
+         }
+    }
+
+    override fun lift(value: Long): OAuthHandler {
+        if ((value and 1.toLong()) == 0.toLong()) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return OAuthHandlerImpl(UniffiWithHandle, value)
+        } else {
+            // Kotlin-generated handle, get the object from the handle map
+            return handleMap.remove(value)
+        }
+    }
+
+    override fun read(buf: ByteBuffer): OAuthHandler {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: OAuthHandler) = 8UL
+
+    override fun write(value: OAuthHandler, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * Where tokens (per MCP server URL) and client registrations (per issuer) survive a restart.
+ * Records are JSON objects as text (`null`/`None`: nothing stored); treat them as secrets.
+ */
+public interface OAuthTokenStore {
+    
+    /**
+     * The tokens stored for `server`.
+     */
+    suspend fun `loadTokens`(`server`: kotlin.String): kotlin.String?
+    
+    /**
+     * Stores (or, with `None`, forgets) the tokens for `server`.
+     */
+    suspend fun `saveTokens`(`server`: kotlin.String, `tokens`: kotlin.String?)
+    
+    /**
+     * The registration stored for the authorization server `issuer`.
+     */
+    suspend fun `loadClient`(`issuer`: kotlin.String): kotlin.String?
+    
+    /**
+     * Stores (or forgets) the registration for `issuer`.
+     */
+    suspend fun `saveClient`(`issuer`: kotlin.String, `client`: kotlin.String?)
+    
+    companion object
+}
+
+/**
+ * Where tokens (per MCP server URL) and client registrations (per issuer) survive a restart.
+ * Records are JSON objects as text (`null`/`None`: nothing stored); treat them as secrets.
+ */
+open class OAuthTokenStoreImpl: Disposable, AutoCloseable, OAuthTokenStore
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mcpcore_uniffi_fn_free_oauthtokenstore(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_clone_oauthtokenstore(handle, status)
+        }
+    }
+
+    
+    /**
+     * The tokens stored for `server`.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `loadTokens`(`server`: kotlin.String) : kotlin.String? {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_oauthtokenstore_load_tokens(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`server`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterOptionalString.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Stores (or, with `None`, forgets) the tokens for `server`.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `saveTokens`(`server`: kotlin.String, `tokens`: kotlin.String?) {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_oauthtokenstore_save_tokens(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`server`),
+        FfiConverterOptionalString.lower(`tokens`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_void(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_void(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_void(future) },
+        // lift function
+        { },
+        
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * The registration stored for the authorization server `issuer`.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `loadClient`(`issuer`: kotlin.String) : kotlin.String? {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_oauthtokenstore_load_client(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`issuer`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterOptionalString.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Stores (or forgets) the registration for `issuer`.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `saveClient`(`issuer`: kotlin.String, `client`: kotlin.String?) {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_oauthtokenstore_save_client(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`issuer`),
+        FfiConverterOptionalString.lower(`client`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_void(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_void(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_void(future) },
+        // lift function
+        { },
+        
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+
+// Put the implementation in an object so we don't pollute the top-level namespace
+internal object uniffiCallbackInterfaceOAuthTokenStore {
+    internal object `loadTokens`: UniffiCallbackInterfaceOAuthTokenStoreMethod0 {
+        override fun callback(`uniffiHandle`: Long,`server`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,) {
+            val uniffiObj = FfiConverterTypeOAuthTokenStore.handleMap.get(uniffiHandle)
+            val makeCall = suspend { ->
+                uniffiObj.`loadTokens`(
+                    FfiConverterString.lift(`server`),
+                )
+            }
+            val uniffiHandleSuccess = { returnValue: kotlin.String? ->
+                val uniffiResult = UniffiForeignFutureResultRustBuffer.UniffiByValue(
+                    FfiConverterOptionalString.lower(returnValue),
+                    UniffiRustCallStatus.ByValue()
+                )
+                uniffiResult.write()
+                uniffiFutureCallback.callback(uniffiCallbackData, uniffiResult)
+            }
+            val uniffiHandleError = { callStatus: UniffiRustCallStatus.ByValue ->
+                uniffiFutureCallback.callback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer.UniffiByValue(
+                        RustBuffer.ByValue(),
+                        callStatus,
+                    ),
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall,
+                uniffiHandleSuccess,
+                uniffiHandleError,
+                { e: McpException -> FfiConverterTypeMcpError.lower(e) },
+                uniffiOutDroppedCallback
+            )
+        }
+    }
+    internal object `saveTokens`: UniffiCallbackInterfaceOAuthTokenStoreMethod1 {
+        override fun callback(`uniffiHandle`: Long,`server`: RustBuffer.ByValue,`tokens`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteVoid,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,) {
+            val uniffiObj = FfiConverterTypeOAuthTokenStore.handleMap.get(uniffiHandle)
+            val makeCall = suspend { ->
+                uniffiObj.`saveTokens`(
+                    FfiConverterString.lift(`server`),
+                    FfiConverterOptionalString.lift(`tokens`),
+                )
+            }
+            val uniffiHandleSuccess = { _: Unit ->
+                val uniffiResult = UniffiForeignFutureResultVoid.UniffiByValue(
+                    UniffiRustCallStatus.ByValue()
+                )
+                uniffiResult.write()
+                uniffiFutureCallback.callback(uniffiCallbackData, uniffiResult)
+            }
+            val uniffiHandleError = { callStatus: UniffiRustCallStatus.ByValue ->
+                uniffiFutureCallback.callback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultVoid.UniffiByValue(
+                        callStatus,
+                    ),
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall,
+                uniffiHandleSuccess,
+                uniffiHandleError,
+                { e: McpException -> FfiConverterTypeMcpError.lower(e) },
+                uniffiOutDroppedCallback
+            )
+        }
+    }
+    internal object `loadClient`: UniffiCallbackInterfaceOAuthTokenStoreMethod2 {
+        override fun callback(`uniffiHandle`: Long,`issuer`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,) {
+            val uniffiObj = FfiConverterTypeOAuthTokenStore.handleMap.get(uniffiHandle)
+            val makeCall = suspend { ->
+                uniffiObj.`loadClient`(
+                    FfiConverterString.lift(`issuer`),
+                )
+            }
+            val uniffiHandleSuccess = { returnValue: kotlin.String? ->
+                val uniffiResult = UniffiForeignFutureResultRustBuffer.UniffiByValue(
+                    FfiConverterOptionalString.lower(returnValue),
+                    UniffiRustCallStatus.ByValue()
+                )
+                uniffiResult.write()
+                uniffiFutureCallback.callback(uniffiCallbackData, uniffiResult)
+            }
+            val uniffiHandleError = { callStatus: UniffiRustCallStatus.ByValue ->
+                uniffiFutureCallback.callback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer.UniffiByValue(
+                        RustBuffer.ByValue(),
+                        callStatus,
+                    ),
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall,
+                uniffiHandleSuccess,
+                uniffiHandleError,
+                { e: McpException -> FfiConverterTypeMcpError.lower(e) },
+                uniffiOutDroppedCallback
+            )
+        }
+    }
+    internal object `saveClient`: UniffiCallbackInterfaceOAuthTokenStoreMethod3 {
+        override fun callback(`uniffiHandle`: Long,`issuer`: RustBuffer.ByValue,`client`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteVoid,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,) {
+            val uniffiObj = FfiConverterTypeOAuthTokenStore.handleMap.get(uniffiHandle)
+            val makeCall = suspend { ->
+                uniffiObj.`saveClient`(
+                    FfiConverterString.lift(`issuer`),
+                    FfiConverterOptionalString.lift(`client`),
+                )
+            }
+            val uniffiHandleSuccess = { _: Unit ->
+                val uniffiResult = UniffiForeignFutureResultVoid.UniffiByValue(
+                    UniffiRustCallStatus.ByValue()
+                )
+                uniffiResult.write()
+                uniffiFutureCallback.callback(uniffiCallbackData, uniffiResult)
+            }
+            val uniffiHandleError = { callStatus: UniffiRustCallStatus.ByValue ->
+                uniffiFutureCallback.callback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultVoid.UniffiByValue(
+                        callStatus,
+                    ),
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall,
+                uniffiHandleSuccess,
+                uniffiHandleError,
+                { e: McpException -> FfiConverterTypeMcpError.lower(e) },
+                uniffiOutDroppedCallback
+            )
+        }
+    }
+
+    internal object uniffiFree: UniffiCallbackInterfaceFree {
+        override fun callback(handle: Long) {
+            FfiConverterTypeOAuthTokenStore.handleMap.remove(handle)
+        }
+    }
+
+    internal object uniffiClone: UniffiCallbackInterfaceClone {
+        override fun callback(handle: Long): Long {
+            return FfiConverterTypeOAuthTokenStore.handleMap.clone(handle)
+        }
+    }
+
+    internal var vtable = UniffiVTableCallbackInterfaceOAuthTokenStore.UniffiByValue(
+        uniffiFree,
+        uniffiClone,
+        `loadTokens`,
+        `saveTokens`,
+        `loadClient`,
+        `saveClient`,
+    )
+
+    // Registers the foreign callback with the Rust side.
+    // This method is generated for each callback interface.
+    internal fun register(lib: UniffiLib) {
+        lib.uniffi_mcpcore_uniffi_fn_init_callback_vtable_oauthtokenstore(vtable)
+    }
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeOAuthTokenStore: FfiConverter<OAuthTokenStore, Long> {
+    internal val handleMap = UniffiHandleMap<OAuthTokenStore>()
+
+    override fun lower(value: OAuthTokenStore): Long {
+        if (value is OAuthTokenStoreImpl) {
+             // Rust-implemented object.  Clone the handle and return it
+            return value.uniffiCloneHandle()
+         } else {
+            // Kotlin object, generate a new vtable handle and return that.
+            return handleMap.insert(value)
+         }
+    }
+
+    override fun lift(value: Long): OAuthTokenStore {
+        if ((value and 1.toLong()) == 0.toLong()) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return OAuthTokenStoreImpl(UniffiWithHandle, value)
+        } else {
+            // Kotlin-generated handle, get the object from the handle map
+            return handleMap.remove(value)
+        }
+    }
+
+    override fun read(buf: ByteBuffer): OAuthTokenStore {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: OAuthTokenStore) = 8UL
+
+    override fun write(value: OAuthTokenStore, buf: ByteBuffer) {
         buf.putLong(lower(value))
     }
 }
@@ -5345,12 +6756,34 @@ data class ConnectOptions (
      * HTTP: the transport (default `Auto`).
      */
     var `transport`: HttpTransport? = null 
+    , 
+    /**
+     * HTTP: authorize with OAuth 2.1 when the server answers 401 (see [`crate::OAuth`]).
+     */
+    var `auth`: OAuth? = null 
     
-){
+): Disposable{
     
 
     
 
+    
+    @Suppress("UNNECESSARY_SAFE_CALL") // codegen is much simpler if we unconditionally emit safe calls here
+    override fun destroy() {
+        
+    Disposable.destroy(
+        this.`lineage`,
+        this.`protocolVersion`,
+        this.`timeout`,
+        this.`clientName`,
+        this.`env`,
+        this.`cwd`,
+        this.`headers`,
+        this.`bearerToken`,
+        this.`transport`,
+        this.`auth`
+    )
+    }
     
     companion object
 }
@@ -5370,6 +6803,7 @@ public object FfiConverterTypeConnectOptions: FfiConverterRustBuffer<ConnectOpti
             FfiConverterMapStringString.read(buf),
             FfiConverterOptionalString.read(buf),
             FfiConverterOptionalTypeHttpTransport.read(buf),
+            FfiConverterOptionalTypeOAuth.read(buf),
         )
     }
 
@@ -5382,7 +6816,8 @@ public object FfiConverterTypeConnectOptions: FfiConverterRustBuffer<ConnectOpti
             FfiConverterOptionalString.allocationSize(value.`cwd`) +
             FfiConverterMapStringString.allocationSize(value.`headers`) +
             FfiConverterOptionalString.allocationSize(value.`bearerToken`) +
-            FfiConverterOptionalTypeHttpTransport.allocationSize(value.`transport`)
+            FfiConverterOptionalTypeHttpTransport.allocationSize(value.`transport`) +
+            FfiConverterOptionalTypeOAuth.allocationSize(value.`auth`)
     )
 
     override fun write(value: ConnectOptions, buf: ByteBuffer) {
@@ -5395,6 +6830,150 @@ public object FfiConverterTypeConnectOptions: FfiConverterRustBuffer<ConnectOpti
             FfiConverterMapStringString.write(value.`headers`, buf)
             FfiConverterOptionalString.write(value.`bearerToken`, buf)
             FfiConverterOptionalTypeHttpTransport.write(value.`transport`, buf)
+            FfiConverterOptionalTypeOAuth.write(value.`auth`, buf)
+    }
+}
+
+
+
+/**
+ * The configuration of an [`OAuth`] client. Every field has a default.
+ */
+data class OAuthOptions (
+    /**
+     * The grant (default: the authorization code grant).
+     */
+    var `grant`: OAuthGrant? = null 
+    , 
+    /**
+     * Pre-registered client id (used first).
+     */
+    var `clientId`: kotlin.String? = null 
+    , 
+    /**
+     * Its secret (`client_secret_basic`/`_post`).
+     */
+    var `clientSecret`: kotlin.String? = null 
+    , 
+    /**
+     * `private_key_jwt`: a PKCS#8 PEM private key.
+     */
+    var `privateKeyPem`: kotlin.String? = null 
+    , 
+    /**
+     * The assertion's algorithm (default: the key's).
+     */
+    var `signingAlgorithm`: kotlin.String? = null 
+    , 
+    /**
+     * The issuer the pre-registered credentials belong to (others are refused).
+     */
+    var `issuer`: kotlin.String? = null 
+    , 
+    /**
+     * The JWT of [`OAuthGrant::JwtBearer`].
+     */
+    var `assertion`: kotlin.String? = null 
+    , 
+    /**
+     * Scopes to request instead of the server's (a 403 still adds what it needs).
+     */
+    var `scopes`: List<kotlin.String>? = null 
+    , 
+    /**
+     * This client's Client ID Metadata Document (an https URL).
+     */
+    var `clientMetadataUrl`: kotlin.String? = null 
+    , 
+    /**
+     * `client_name` for Dynamic Client Registration.
+     */
+    var `clientName`: kotlin.String? = null 
+    , 
+    /**
+     * Ask for `offline_access` when offered (default true).
+     */
+    var `offlineAccess`: kotlin.Boolean? = null 
+    , 
+    /**
+     * Use DPoP-bound tokens when offered (default true).
+     */
+    var `dpop`: kotlin.Boolean? = null 
+    , 
+    /**
+     * Authorizations one request may trigger (default 3).
+     */
+    var `maxAuthorizations`: kotlin.UInt? = null 
+    , 
+    /**
+     * A JSON file store (mode 0600), when no [`OAuthTokenStore`] is given.
+     */
+    var `storePath`: kotlin.String? = null 
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeOAuthOptions: FfiConverterRustBuffer<OAuthOptions> {
+    override fun read(buf: ByteBuffer): OAuthOptions {
+        return OAuthOptions(
+            FfiConverterOptionalTypeOAuthGrant.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalSequenceString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalBoolean.read(buf),
+            FfiConverterOptionalBoolean.read(buf),
+            FfiConverterOptionalUInt.read(buf),
+            FfiConverterOptionalString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: OAuthOptions) = (
+            FfiConverterOptionalTypeOAuthGrant.allocationSize(value.`grant`) +
+            FfiConverterOptionalString.allocationSize(value.`clientId`) +
+            FfiConverterOptionalString.allocationSize(value.`clientSecret`) +
+            FfiConverterOptionalString.allocationSize(value.`privateKeyPem`) +
+            FfiConverterOptionalString.allocationSize(value.`signingAlgorithm`) +
+            FfiConverterOptionalString.allocationSize(value.`issuer`) +
+            FfiConverterOptionalString.allocationSize(value.`assertion`) +
+            FfiConverterOptionalSequenceString.allocationSize(value.`scopes`) +
+            FfiConverterOptionalString.allocationSize(value.`clientMetadataUrl`) +
+            FfiConverterOptionalString.allocationSize(value.`clientName`) +
+            FfiConverterOptionalBoolean.allocationSize(value.`offlineAccess`) +
+            FfiConverterOptionalBoolean.allocationSize(value.`dpop`) +
+            FfiConverterOptionalUInt.allocationSize(value.`maxAuthorizations`) +
+            FfiConverterOptionalString.allocationSize(value.`storePath`)
+    )
+
+    override fun write(value: OAuthOptions, buf: ByteBuffer) {
+            FfiConverterOptionalTypeOAuthGrant.write(value.`grant`, buf)
+            FfiConverterOptionalString.write(value.`clientId`, buf)
+            FfiConverterOptionalString.write(value.`clientSecret`, buf)
+            FfiConverterOptionalString.write(value.`privateKeyPem`, buf)
+            FfiConverterOptionalString.write(value.`signingAlgorithm`, buf)
+            FfiConverterOptionalString.write(value.`issuer`, buf)
+            FfiConverterOptionalString.write(value.`assertion`, buf)
+            FfiConverterOptionalSequenceString.write(value.`scopes`, buf)
+            FfiConverterOptionalString.write(value.`clientMetadataUrl`, buf)
+            FfiConverterOptionalString.write(value.`clientName`, buf)
+            FfiConverterOptionalBoolean.write(value.`offlineAccess`, buf)
+            FfiConverterOptionalBoolean.write(value.`dpop`, buf)
+            FfiConverterOptionalUInt.write(value.`maxAuthorizations`, buf)
+            FfiConverterOptionalString.write(value.`storePath`, buf)
     }
 }
 
@@ -6132,6 +7711,46 @@ sealed class McpException: kotlin.Exception() {
             get() = "code=${ `code` }, reason=${ `reason` }, data=${ `data` }, status=${ `status` }"
     }
     
+    /**
+     * Authorization failed (OAuth 2.1 over HTTP).
+     */
+    class Auth(
+        
+        /**
+         * -32603.
+         */
+        val `code`: kotlin.Int, 
+        
+        /**
+         * The message.
+         */
+        val `reason`: kotlin.String, 
+        
+        /**
+         * Always `None`.
+         */
+        val `data`: kotlin.String?, 
+        
+        /**
+         * The OAuth `error` code (`invalid_grant`, `insufficient_scope`, `access_denied`…) or
+         * mcpcore's refusal (`resource_mismatch`, `issuer_mismatch`, `retry_limit`…).
+         */
+        val `error`: kotlin.String, 
+        
+        /**
+         * The `error_description`.
+         */
+        val `errorDescription`: kotlin.String?, 
+        
+        /**
+         * The HTTP status of the response that carried it (0: none).
+         */
+        val `status`: kotlin.UShort
+        ) : McpException() {
+        override val message
+            get() = "code=${ `code` }, reason=${ `reason` }, data=${ `data` }, error=${ `error` }, errorDescription=${ `errorDescription` }, status=${ `status` }"
+    }
+    
 
     
 
@@ -6193,6 +7812,14 @@ public object FfiConverterTypeMcpError : FfiConverterRustBuffer<McpException> {
                 )
             9 -> McpException.Http(
                 FfiConverterInt.read(buf),
+                FfiConverterString.read(buf),
+                FfiConverterOptionalString.read(buf),
+                FfiConverterUShort.read(buf),
+                )
+            10 -> McpException.Auth(
+                FfiConverterInt.read(buf),
+                FfiConverterString.read(buf),
+                FfiConverterOptionalString.read(buf),
                 FfiConverterString.read(buf),
                 FfiConverterOptionalString.read(buf),
                 FfiConverterUShort.read(buf),
@@ -6267,6 +7894,16 @@ public object FfiConverterTypeMcpError : FfiConverterRustBuffer<McpException> {
                 + FfiConverterOptionalString.allocationSize(value.`data`)
                 + FfiConverterUShort.allocationSize(value.`status`)
             )
+            is McpException.Auth -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterInt.allocationSize(value.`code`)
+                + FfiConverterString.allocationSize(value.`reason`)
+                + FfiConverterOptionalString.allocationSize(value.`data`)
+                + FfiConverterString.allocationSize(value.`error`)
+                + FfiConverterOptionalString.allocationSize(value.`errorDescription`)
+                + FfiConverterUShort.allocationSize(value.`status`)
+            )
         }
     }
 
@@ -6336,10 +7973,67 @@ public object FfiConverterTypeMcpError : FfiConverterRustBuffer<McpException> {
                 FfiConverterUShort.write(value.`status`, buf)
                 Unit
             }
+            is McpException.Auth -> {
+                buf.putInt(10)
+                FfiConverterInt.write(value.`code`, buf)
+                FfiConverterString.write(value.`reason`, buf)
+                FfiConverterOptionalString.write(value.`data`, buf)
+                FfiConverterString.write(value.`error`, buf)
+                FfiConverterOptionalString.write(value.`errorDescription`, buf)
+                FfiConverterUShort.write(value.`status`, buf)
+                Unit
+            }
         }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
     }
 
 }
+
+
+
+/**
+ * How tokens are obtained.
+ */
+
+enum class OAuthGrant {
+    
+    /**
+     * The authorization code grant with PKCE, through the [`OAuthHandler`].
+     */
+    AUTHORIZATION_CODE,
+    /**
+     * Client credentials (machine to machine; needs `client_id`).
+     */
+    CLIENT_CREDENTIALS,
+    /**
+     * RFC 7523 JWT bearer with a workload identity `assertion`.
+     */
+    JWT_BEARER;
+
+    
+
+
+    companion object
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeOAuthGrant: FfiConverterRustBuffer<OAuthGrant> {
+    override fun read(buf: ByteBuffer) = try {
+        OAuthGrant.values()[buf.getInt() - 1]
+    } catch (e: IndexOutOfBoundsException) {
+        throw RuntimeException("invalid enum value, something is very wrong!!", e)
+    }
+
+    override fun allocationSize(value: OAuthGrant) = 4UL
+
+    override fun write(value: OAuthGrant, buf: ByteBuffer) {
+        buf.putInt(value.ordinal + 1)
+    }
+}
+
+
 
 
 
@@ -6642,6 +8336,102 @@ public object FfiConverterOptionalDuration: FfiConverterRustBuffer<java.time.Dur
 /**
  * @suppress
  */
+public object FfiConverterOptionalTypeOAuth: FfiConverterRustBuffer<OAuth?> {
+    override fun read(buf: ByteBuffer): OAuth? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeOAuth.read(buf)
+    }
+
+    override fun allocationSize(value: OAuth?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeOAuth.allocationSize(value)
+        }
+    }
+
+    override fun write(value: OAuth?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeOAuth.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeOAuthHandler: FfiConverterRustBuffer<OAuthHandler?> {
+    override fun read(buf: ByteBuffer): OAuthHandler? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeOAuthHandler.read(buf)
+    }
+
+    override fun allocationSize(value: OAuthHandler?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeOAuthHandler.allocationSize(value)
+        }
+    }
+
+    override fun write(value: OAuthHandler?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeOAuthHandler.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeOAuthTokenStore: FfiConverterRustBuffer<OAuthTokenStore?> {
+    override fun read(buf: ByteBuffer): OAuthTokenStore? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeOAuthTokenStore.read(buf)
+    }
+
+    override fun allocationSize(value: OAuthTokenStore?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeOAuthTokenStore.allocationSize(value)
+        }
+    }
+
+    override fun write(value: OAuthTokenStore?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeOAuthTokenStore.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
 public object FfiConverterOptionalTypeProgressListener: FfiConverterRustBuffer<ProgressListener?> {
     override fun read(buf: ByteBuffer): ProgressListener? {
         if (buf.get().toInt() == 0) {
@@ -6760,6 +8550,70 @@ public object FfiConverterOptionalTypeLineage: FfiConverterRustBuffer<Lineage?> 
         } else {
             buf.put(1)
             FfiConverterTypeLineage.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeOAuthGrant: FfiConverterRustBuffer<OAuthGrant?> {
+    override fun read(buf: ByteBuffer): OAuthGrant? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeOAuthGrant.read(buf)
+    }
+
+    override fun allocationSize(value: OAuthGrant?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeOAuthGrant.allocationSize(value)
+        }
+    }
+
+    override fun write(value: OAuthGrant?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeOAuthGrant.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalSequenceString: FfiConverterRustBuffer<List<kotlin.String>?> {
+    override fun read(buf: ByteBuffer): List<kotlin.String>? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterSequenceString.read(buf)
+    }
+
+    override fun allocationSize(value: List<kotlin.String>?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterSequenceString.allocationSize(value)
+        }
+    }
+
+    override fun write(value: List<kotlin.String>?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterSequenceString.write(value, buf)
         }
     }
 }

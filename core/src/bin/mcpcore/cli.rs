@@ -1,12 +1,17 @@
 //! `mcpcore tools|call`: list and call the tools of any MCP server, over stdio or HTTP.
 
+use mcpcore::auth::client::{
+    ClientAuth, FileTokenStore, LoopbackRedirect, OAuth, OAuthConfig, PreRegistered,
+};
 use mcpcore::client::{Client, ClientOptions};
 use mcpcore::http::client::{HttpOptions, HttpTransport};
 use mcpcore::protocol::Lineage;
 use mcpcore::transport::child::StdioCommand;
 use mcpcore::{Error, ProtocolVersion};
 use serde_json::{json, Value};
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 pub(crate) const USAGE: &str = "usage:
@@ -25,6 +30,15 @@ options:
   --transport auto|streamable|sse   HTTP transport (default auto: Streamable HTTP, then 2024-11-05 SSE)
   --header 'NAME: VALUE'   extra HTTP header (repeatable)
   --bearer TOKEN           send Authorization: Bearer TOKEN
+  --oauth                  authorize with OAuth 2.1 when the server asks (401): opens the browser
+                           ($BROWSER, else xdg-open/open) on a 127.0.0.1 redirect listener; tokens
+                           and registrations are kept in --token-store
+  --client-id ID           a pre-registered OAuth client id (implies --oauth; else the client
+                           registers itself)
+  --client-secret SECRET   its secret (client_secret_basic or _post, as the server supports)
+  --scope SCOPE            request this scope instead of the server's (repeatable, or space-separated)
+  --token-store PATH       where OAuth state lives (default $MCPCORE_TOKEN_STORE, else
+                           $XDG_CONFIG_HOME/mcpcore/oauth.json or ~/.config/mcpcore/oauth.json)
 exit codes: 0 ok, 1 failure, 2 the tool returned isError, 130/143 interrupted by SIGINT/SIGTERM";
 
 /// Where the server is.
@@ -52,6 +66,7 @@ fn parse(args: Vec<String>) -> Result<Cli, String> {
     let mut options = ClientOptions::default();
     options.info.name = "mcpcore-cli".into();
     let mut positional = Vec::new();
+    let mut oauth = OAuthArgs::default();
     let mut it = mine.iter();
     while let Some(a) = it.next() {
         let mut value = |name: &str| it.next().cloned().ok_or(format!("{name} needs a value"));
@@ -95,12 +110,28 @@ fn parse(args: Vec<String>) -> Result<Cli, String> {
                 http.headers.push((k.trim().to_owned(), v.trim().to_owned()));
             }
             "--bearer" => http.bearer_token = Some(value(a)?),
+            "--oauth" => oauth.enabled = true,
+            "--client-id" => oauth.client_id = Some(value(a)?),
+            "--client-secret" => oauth.client_secret = Some(value(a)?),
+            "--scope" => {
+                oauth.scopes.extend(value(a)?.split(' ').filter(|s| !s.is_empty()).map(str::to_owned))
+            }
+            "--token-store" => oauth.store = Some(PathBuf::from(value(a)?)),
             s if s.starts_with("--") => return Err(format!("unknown option {s}")),
             _ => positional.push(a.clone()),
         }
     }
     let command = if positional.is_empty() { String::new() } else { positional.remove(0) };
     let url = positional.iter().position(|p| p.starts_with("http://") || p.starts_with("https://"));
+    if oauth.wanted() {
+        if url.is_none() {
+            return Err(
+                "OAuth options need an HTTP server URL (stdio servers take credentials from the environment)"
+                    .into(),
+            );
+        }
+        http.auth = Some(oauth.build()?);
+    }
     let target = match (url, stdio) {
         (Some(_), Some(_)) => return Err("give either a URL or `-- CMD`, not both".into()),
         (Some(i), None) => Target::Http(positional.remove(i), http),
@@ -108,6 +139,46 @@ fn parse(args: Vec<String>) -> Result<Cli, String> {
         (None, None) => return Err("missing the server: a URL, or `-- CMD [ARGS...]`".into()),
     };
     Ok(Cli { command, positional, options, target })
+}
+
+/// The OAuth options.
+#[derive(Default)]
+struct OAuthArgs {
+    enabled: bool,
+    client_id: Option<String>,
+    client_secret: Option<String>,
+    scopes: Vec<String>,
+    store: Option<PathBuf>,
+}
+
+impl OAuthArgs {
+    fn wanted(&self) -> bool {
+        self.enabled || self.client_id.is_some() || self.client_secret.is_some() || !self.scopes.is_empty()
+    }
+
+    /// The authorization code grant through the loopback listener, with the file store.
+    fn build(self) -> Result<OAuth, String> {
+        if self.client_secret.is_some() && self.client_id.is_none() {
+            return Err("--client-secret needs --client-id".into());
+        }
+        let redirect = LoopbackRedirect::bind()
+            .map_err(|e| format!("cannot listen on 127.0.0.1 for the OAuth redirect: {e}"))?;
+        let mut config = OAuthConfig::authorization_code(Arc::new(redirect));
+        config.client_name = "mcpcore CLI".into();
+        let path = self
+            .store
+            .or_else(FileTokenStore::default_path)
+            .ok_or("no place for the OAuth token store: set --token-store, MCPCORE_TOKEN_STORE or HOME")?;
+        config.store = Arc::new(FileTokenStore::new(path));
+        if let Some(client_id) = self.client_id {
+            let auth = self.client_secret.map(ClientAuth::Secret).unwrap_or(ClientAuth::None);
+            config.pre_registered = Some(PreRegistered { client_id, auth, issuer: None });
+        }
+        if !self.scopes.is_empty() {
+            config.scopes = Some(self.scopes);
+        }
+        Ok(OAuth::new(config))
+    }
 }
 
 async fn run(cli: Cli) -> Result<ExitCode, Error> {

@@ -84,7 +84,11 @@ fn sample_arguments(tool: &Tool) -> Value {
 }
 
 async fn run(scenario: &str, url: &str) -> mcpcore::Result<()> {
-    let client = Client::connect_http(url, HttpOptions::default(), options(scenario)).await?;
+    let http = HttpOptions {
+        auth: crate::conformance_auth::oauth_for(scenario, &context()),
+        ..HttpOptions::default()
+    };
+    let client = Client::connect_http(url, http, options(scenario)).await?;
     let outcome = scenario_body(&client, scenario).await;
     client.close().await;
     outcome
@@ -149,6 +153,14 @@ async fn scenario_body(client: &Client, scenario: &str) -> mcpcore::Result<()> {
                 .find(|t| t.name == "json_schema_2020_12_tool")
                 .ok_or_else(|| Error::protocol("json_schema_2020_12_tool is not listed"))?;
             client.call_tool("json_schema_echo", json!({ "schema": tool.input_schema })).await?;
+            Ok(())
+        }
+        // Authorization: the first request gets a 401 and runs the flow; `tools/call` is where
+        // step-up (403 insufficient_scope) and authorization-server migration show.
+        s if s.starts_with("auth/") => {
+            for tool in client.list_tools().await? {
+                client.call_tool(&tool.name, sample_arguments(&tool)).await?;
+            }
             Ok(())
         }
         _ => {

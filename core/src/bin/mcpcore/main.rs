@@ -13,6 +13,7 @@
 //! with `isError: true` exits with 2; SIGINT / SIGTERM stop the server in order and exit 130 / 143.
 
 mod cli;
+mod conformance_auth;
 mod conformance_catalog;
 mod conformance_client;
 mod conformance_input;
@@ -24,6 +25,10 @@ use std::process::ExitCode;
 
 /// Prints an error with its JSON-RPC code and data, or its HTTP status.
 pub(crate) fn report(e: &mcpcore::Error) {
+    if let Some(a) = e.auth_error() {
+        eprintln!("mcpcore: {a}");
+        return;
+    }
     match (e.rpc_error(), e.http_status()) {
         (Some(rpc), _) => eprintln!(
             "mcpcore: {} (JSON-RPC code {}{})",

@@ -2,7 +2,7 @@
 //! `endpoint` event, POST every message there, read every answer from the stream.
 
 use super::read::{self, Body};
-use super::{send_error, HttpOptions};
+use super::{authed, HttpOptions};
 use crate::error::{Error, Result};
 use crate::http::{EVENT_STREAM, JSON};
 use crate::jsonrpc::{self, Message};
@@ -18,12 +18,12 @@ pub async fn connect(
     wait: Duration,
 ) -> Result<Channel> {
     let http = opts.client()?;
-    let resp = opts
-        .apply(http.get(url.clone()))
-        .header("accept", EVENT_STREAM)
-        .send()
-        .await
-        .map_err(|e| send_error(&url, &e))?;
+    let resp =
+        authed::send(&http, &opts, reqwest::Method::GET, &url, None, &|rb| rb.header("accept", EVENT_STREAM))
+            .await?;
+    if let Some(e) = authed::refusal(&url, &resp, opts.auth.is_some()) {
+        return Err(e);
+    }
     let status = resp.status();
     if !status.is_success() || !read::is_sse(&resp) {
         return Err(Error::http(
@@ -95,16 +95,20 @@ async fn writer(
             Message::Request(r) => Some(r.id.clone()),
             _ => None,
         };
-        let rb = opts.apply(http.post(post_url.clone())).header("content-type", JSON).body(msg.to_json());
-        let outcome = match rb.send().await {
+        let body = msg.to_json();
+        let build = |rb: reqwest::RequestBuilder| rb.header("content-type", JSON).body(body.clone());
+        let outcome = match authed::send(&http, &opts, reqwest::Method::POST, &post_url, None, &build).await {
             Ok(r) if r.status().is_success() => None,
+            Ok(r) if authed::refusal(&post_url, &r, opts.auth.is_some()).is_some() => {
+                authed::refusal(&post_url, &r, opts.auth.is_some())
+            }
             Ok(r) => {
                 let status = r.status();
                 let body = read::bytes(r, 64 * 1024).await.unwrap_or_default();
                 let text: String = String::from_utf8_lossy(&body).chars().take(300).collect();
                 Some(Error::http(status.as_u16(), format!("HTTP {status} from {post_url}: {text}")))
             }
-            Err(e) => Some(send_error(&post_url, &e)),
+            Err(e) => Some(e),
         };
         if let (Some(id), Some(e)) = (id, outcome) {
             let _ = events.send(TransportEvent::Failed(id, e));

@@ -6,6 +6,7 @@
 //!   with one re-`initialize` when the server forgets it (404); the legacy GET stream.
 //! - [`legacy_sse`]: the 2024-11-05 HTTP+SSE transport (DIGEST §D.6).
 
+mod authed;
 pub mod legacy_sse;
 mod read;
 pub mod streamable;
@@ -31,8 +32,13 @@ pub enum HttpTransport {
 pub struct HttpOptions {
     /// Extra headers sent on every request (e.g. an API key).
     pub headers: Vec<(String, String)>,
-    /// A bearer token, sent as `Authorization: Bearer …` on every request.
+    /// A fixed bearer token, sent as `Authorization: Bearer …` on every request (ignored when
+    /// [`HttpOptions::auth`] is set).
     pub bearer_token: Option<String>,
+    /// OAuth 2.1: tokens obtained, refreshed and presented by this client, with the
+    /// authorization flows run on 401 and 403 `insufficient_scope` (see
+    /// [`crate::auth::client`]).
+    pub auth: Option<crate::auth::client::OAuth>,
     /// Which transport.
     pub transport: HttpTransport,
     /// Timeout for establishing a TCP connection (default: none beyond the request timeout).
@@ -48,7 +54,7 @@ impl HttpOptions {
         for (k, v) in &self.headers {
             rb = rb.header(k.as_str(), v.as_str());
         }
-        if let Some(t) = &self.bearer_token {
+        if let (Some(t), None) = (&self.bearer_token, &self.auth) {
             rb = rb.header("authorization", format!("Bearer {t}"));
         }
         rb
@@ -61,16 +67,6 @@ impl HttpOptions {
             b = b.connect_timeout(t);
         }
         b.build().map_err(|e| Error::new(ErrorKind::Io, format!("cannot build the HTTP client: {e}")))
-    }
-}
-
-/// Parses an endpoint URL.
-pub(crate) fn parse_url(url: &str) -> Result<reqwest::Url> {
-    let u =
-        reqwest::Url::parse(url).map_err(|e| Error::invalid_input(format!("invalid URL {url:?}: {e}")))?;
-    match u.scheme() {
-        "http" | "https" => Ok(u),
-        s => Err(Error::invalid_input(format!("unsupported URL scheme {s:?} in {url}; use http or https"))),
     }
 }
 

@@ -7,7 +7,7 @@
 //! `notifications/initialized` a GET stream carries server→client messages.
 
 use super::read::{self, Body};
-use super::{send_error, HttpOptions};
+use super::{authed, HttpOptions};
 use crate::error::Error;
 use crate::http::headers::{self, HeaderParam};
 use crate::http::{EVENT_STREAM, JSON};
@@ -162,8 +162,24 @@ fn modern_version(msg: &Message) -> Option<&str> {
 }
 
 impl Conn {
-    fn builder(&self, method: reqwest::Method) -> reqwest::RequestBuilder {
-        self.opts.apply(self.http.request(method, self.url.clone()))
+    /// Sends `method` to the endpoint with the connection's credentials (and its OAuth flows).
+    async fn request(
+        &self,
+        method: reqwest::Method,
+        headers: &[(String, String)],
+        build: &(dyn Fn(reqwest::RequestBuilder) -> reqwest::RequestBuilder + Send + Sync),
+    ) -> Result<reqwest::Response, Error> {
+        let version = headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("mcp-protocol-version"))
+            .map(|(_, v)| v.as_str());
+        let with_headers = |mut rb: reqwest::RequestBuilder| {
+            for (k, v) in headers {
+                rb = rb.header(k.as_str(), v.as_str());
+            }
+            build(rb)
+        };
+        authed::send(&self.http, &self.opts, method, &self.url, version, &with_headers).await
     }
 
     /// Headers for `msg`: the modern set derived from the body, or the legacy session's.
@@ -197,20 +213,13 @@ impl Conn {
         (out, sid.map(|_| generation))
     }
 
-    async fn send(
-        &self,
-        body: String,
-        headers: &[(String, String)],
-    ) -> Result<reqwest::Response, reqwest::Error> {
-        let mut rb = self
-            .builder(reqwest::Method::POST)
-            .header("accept", format!("{JSON}, {EVENT_STREAM}"))
-            .header("content-type", JSON)
-            .body(body);
-        for (k, v) in headers {
-            rb = rb.header(k.as_str(), v.as_str());
-        }
-        rb.send().await
+    async fn send(&self, body: String, headers: &[(String, String)]) -> Result<reqwest::Response, Error> {
+        let build = |rb: reqwest::RequestBuilder| {
+            rb.header("accept", format!("{JSON}, {EVENT_STREAM}"))
+                .header("content-type", JSON)
+                .body(body.clone())
+        };
+        self.request(reqwest::Method::POST, headers, &build).await
     }
 
     /// POSTs one message and forwards what comes back.
@@ -232,7 +241,7 @@ impl Conn {
             let (hdrs, generation) = self.message_headers(&msg);
             let resp = match self.send(body.clone(), &hdrs).await {
                 Ok(r) => r,
-                Err(e) => return self.fail(id, send_error(&self.url, &e)),
+                Err(e) => return self.fail(id, e),
             };
             let status = resp.status();
             if status == reqwest::StatusCode::NOT_FOUND && !retried {
@@ -319,6 +328,9 @@ impl Conn {
     /// request fails with the status.
     async fn http_error(&self, id: Option<RequestId>, resp: reqwest::Response) {
         let status = resp.status();
+        if let Some(e) = authed::refusal(&self.url, &resp, self.opts.auth.is_some()) {
+            return self.fail(id, e);
+        }
         let body = read::bytes(resp, 64 * 1024).await.unwrap_or_default();
         if let Ok(Inbound::Single(Message::Response(r))) = jsonrpc::parse(&body) {
             if r.id.is_some() {
@@ -396,8 +408,7 @@ impl Conn {
             RequestId::String(format!("mcpcore-reinit-{}", self.reinit_ids.fetch_add(1, Ordering::Relaxed)));
         // The old id stays until the new one arrives: requests sent meanwhile get a 404, wait
         // for this lock, see the new generation and resend with the new id.
-        let resp =
-            self.send(Message::Request(init).to_json(), &[]).await.map_err(|e| send_error(&self.url, &e))?;
+        let resp = self.send(Message::Request(init).to_json(), &[]).await?;
         if !resp.status().is_success() {
             return Err(Error::http(resp.status().as_u16(), "re-initialize after session expiry failed"));
         }
@@ -422,12 +433,9 @@ impl Conn {
             method: String::new(),
             params: None,
         }));
-        let mut rb =
-            self.builder(reqwest::Method::GET).header("accept", EVENT_STREAM).header("last-event-id", last);
-        for (k, v) in &hdrs {
-            rb = rb.header(k.as_str(), v.as_str());
-        }
-        let resp = rb.send().await.ok()?;
+        let build =
+            |rb: reqwest::RequestBuilder| rb.header("accept", EVENT_STREAM).header("last-event-id", last);
+        let resp = self.request(reqwest::Method::GET, &hdrs, &build).await.ok()?;
         (resp.status().is_success() && read::is_sse(&resp)).then_some(resp)
     }
 
@@ -446,11 +454,8 @@ impl Conn {
                 method: String::new(),
                 params: None,
             }));
-            let mut rb = c.builder(reqwest::Method::GET).header("accept", EVENT_STREAM);
-            for (k, v) in &hdrs {
-                rb = rb.header(k.as_str(), v.as_str());
-            }
-            let resp = rb.send().await;
+            let build = |rb: reqwest::RequestBuilder| rb.header("accept", EVENT_STREAM);
+            let resp = c.request(reqwest::Method::GET, &hdrs, &build).await;
             let _ = answered.send(());
             let Ok(resp) = resp else { return };
             if !resp.status().is_success() || !read::is_sse(&resp) {
@@ -484,7 +489,8 @@ impl Conn {
     async fn end_session(&self) {
         let sid = self.session.lock().expect("lock").0.take();
         if let Some(sid) = sid {
-            let _ = self.builder(reqwest::Method::DELETE).header("mcp-session-id", sid).send().await;
+            let hdrs = [("mcp-session-id".to_owned(), sid)];
+            let _ = self.request(reqwest::Method::DELETE, &hdrs, &|rb| rb).await;
         }
     }
 }

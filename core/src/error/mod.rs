@@ -3,6 +3,9 @@
 //! Every failure a host can see carries a JSON-RPC [`ErrorCode`] and optional `data`, so the
 //! bindings can map it into their own exception types without losing anything.
 
+mod auth;
+pub use auth::AuthError;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
@@ -123,11 +126,15 @@ pub enum ErrorKind {
     /// `-32602` (2026-07-28) or `-32002` (legacy); [`Error::code`] and [`Error::data`] keep its
     /// error.
     ResourceNotFound,
+    /// Authorization failed (OAuth 2.1, HTTP only): a refused token request, a rejected
+    /// authorization response, a resource server that keeps answering 401/403 (see
+    /// [`Error::auth_error`] for the OAuth `error`, its description and the HTTP status).
+    Auth,
 }
 
 impl ErrorKind {
     /// Every kind, in a fixed order (the bindings' mapping tests enumerate it).
-    pub const ALL: [ErrorKind; 11] = [
+    pub const ALL: [ErrorKind; 12] = [
         ErrorKind::Rpc,
         ErrorKind::Timeout,
         ErrorKind::Cancelled,
@@ -139,6 +146,7 @@ impl ErrorKind {
         ErrorKind::Http,
         ErrorKind::InputRequired,
         ErrorKind::ResourceNotFound,
+        ErrorKind::Auth,
     ];
 
     /// The stable name every binding maps to its own error class (`rpc`, `timeout`, …).
@@ -155,6 +163,7 @@ impl ErrorKind {
             ErrorKind::Http => "http",
             ErrorKind::InputRequired => "input_required",
             ErrorKind::ResourceNotFound => "resource_not_found",
+            ErrorKind::Auth => "auth",
         }
     }
 
@@ -173,6 +182,12 @@ impl ErrorKind {
                 "http example",
                 ErrorData::new(ErrorCode::INVALID_REQUEST, "Unauthorized").with_data(data),
             ),
+            ErrorKind::Auth => Error::auth(AuthError {
+                error: "invalid_grant".into(),
+                description: Some("auth example".into()),
+                uri: Some("https://as.example/errors#invalid_grant".into()),
+                status: Some(400),
+            }),
             kind => Error::new(kind, format!("{} example", kind.as_str())),
         }
     }
@@ -202,29 +217,58 @@ pub struct Error {
     message: String,
     rpc: Option<ErrorData>,
     status: Option<u16>,
+    auth: Option<std::sync::Arc<AuthError>>,
 }
 
 impl Error {
     /// An HTTP error status without a JSON-RPC error body.
     pub fn http(status: u16, message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Http, message: message.into(), rpc: None, status: Some(status) }
+        Error { kind: ErrorKind::Http, message: message.into(), rpc: None, status: Some(status), auth: None }
     }
     /// An HTTP error status whose body carried a JSON-RPC error without a usable id: the kind
     /// stays [`ErrorKind::Http`], and [`Error::code`] and [`Error::data`] come from the body.
     pub fn http_rpc(status: u16, message: impl Into<String>, data: ErrorData) -> Self {
-        Error { kind: ErrorKind::Http, message: message.into(), rpc: Some(data), status: Some(status) }
+        Error {
+            kind: ErrorKind::Http,
+            message: message.into(),
+            rpc: Some(data),
+            status: Some(status),
+            auth: None,
+        }
     }
-    /// The HTTP status of an [`ErrorKind::Http`] error.
+    /// The HTTP status of an [`ErrorKind::Http`] error, or of the response that carried an
+    /// [`ErrorKind::Auth`] error.
     pub fn http_status(&self) -> Option<u16> {
         self.status
     }
+    /// An [`ErrorKind::Auth`] error.
+    pub fn auth(e: AuthError) -> Self {
+        Error {
+            kind: ErrorKind::Auth,
+            message: e.to_string(),
+            rpc: None,
+            status: e.status,
+            auth: Some(std::sync::Arc::new(e)),
+        }
+    }
+    /// What an [`ErrorKind::Auth`] error holds: the OAuth `error`, `error_description`,
+    /// `error_uri` and HTTP status.
+    pub fn auth_error(&self) -> Option<&AuthError> {
+        self.auth.as_deref()
+    }
     /// A new error of `kind`.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error { kind, message: message.into(), rpc: None, status: None }
+        Error { kind, message: message.into(), rpc: None, status: None, auth: None }
     }
     /// An error carrying a JSON-RPC error object received from (or meant for) the peer.
     pub fn rpc(data: ErrorData) -> Self {
-        Error { kind: ErrorKind::Rpc, message: data.message.clone(), rpc: Some(data), status: None }
+        Error {
+            kind: ErrorKind::Rpc,
+            message: data.message.clone(),
+            rpc: Some(data),
+            status: None,
+            auth: None,
+        }
     }
     /// A [`ErrorKind::ResourceNotFound`] error carrying the server's error object.
     pub fn resource_not_found(data: ErrorData) -> Self {
@@ -233,6 +277,7 @@ impl Error {
             message: data.message.clone(),
             rpc: Some(data),
             status: None,
+            auth: None,
         }
     }
     /// True for [`ErrorKind::ResourceNotFound`].
@@ -298,7 +343,7 @@ impl Error {
         let message = message.into();
         let data = ErrorData::invalid_request(message.clone())
             .with_data(serde_json::json!({ "size": size, "limit": limit }));
-        Error { kind: ErrorKind::Protocol, message, rpc: Some(data), status: None }
+        Error { kind: ErrorKind::Protocol, message, rpc: Some(data), status: None, auth: None }
     }
     /// An [`ErrorKind::InvalidInput`] error.
     pub fn invalid_input(message: impl Into<String>) -> Self {
