@@ -79,7 +79,7 @@ step "Maven: mvn -Pdist package (the native library at linux-x86-64/ in the jar)
 mkdir -p "$stage/jna/linux-x86-64"
 cp "$libdir/libmcpcore_uniffi.so" "$stage/jna/linux-x86-64/"
 mvn -q -B -Dstyle.color=never -Pdist -f bindings-uniffi/pom.xml -Dcargo.target.dir="$CARGO_TARGET_DIR" \
-  -Dmcpcore.native.dir="$stage/jna" package | sed 's/\x1b\[[0-9;]*m//g'  # Maven 3.8 prints colour resets
+  -Dmcpcore.native.dir="$stage/jna" package 2>&1 | sed 's/\x1b\[[0-9;]*m//g'  # Maven 3.8 prints colour resets
 cp "$CARGO_TARGET_DIR/uniffi-maven-dist/mcpcore-$version.jar" "$out/mcpcore-$version.jar"
 cp bindings-uniffi/pom.xml "$out/mcpcore-$version.pom"
 

@@ -178,7 +178,7 @@ done
 step "Kotlin: $(basename "$jar") installed to the local Maven repository, used by a fresh project"
 check "the jar holds linux-x86-64/libmcpcore_uniffi.so and the bindings, not the examples" \
   bash -c 'l=$(unzip -l "$1"); grep -q " linux-x86-64/libmcpcore_uniffi.so$" <<<"$l" && grep -q " mcpcore/Client.class$" <<<"$l" && ! grep -q "mcpcore/examples/" <<<"$l"' _ "$jar"
-mvnq() { user mvn -q -B -Dstyle.color=never "$@" | sed 's/\x1b\[[0-9;]*m//g'; }  # no colour resets
+mvnq() { user mvn -q -B -Dstyle.color=never "$@" 2>&1 | sed 's/\x1b\[[0-9;]*m//g'; }  # no colour resets
 check "mvn install:install-file (dev.mcpcore:mcpcore:$version)" \
   mvnq org.apache.maven.plugins:maven-install-plugin:3.1.4:install-file -Dfile="$jar" -DpomFile="$pom"
 kt="$tmp/kotlin-app"

@@ -61,8 +61,10 @@ command -v mvn >/dev/null || { echo "mvn is missing: install Maven and a JDK >= 
 bash bindings-uniffi/scripts/ci.sh 2>&1 | tee target/uniffi-test-output.txt
 
 step "packages: make dist, then install each with no cargo on PATH and run the examples (scripts/install-test.sh)"
-# Release builds of three native libraries (~9 min on 2 cores from a clean target dir, most of it
-# compiling the shared dependencies once). Always run in CI; MCPCORE_SKIP_DIST=1 skips it locally.
+# Release builds of three native libraries from a clean target dir: ~1430 s of CPU (user+sys,
+# measured), about 12-14 min on 2 idle cores; the install tests add ~1-5 min (the sdist build
+# reuses the debug dependencies built above). Always run in CI; MCPCORE_SKIP_DIST=1 skips it
+# locally.
 dist=0
 if [[ -n "${MCPCORE_SKIP_DIST:-}" && "${CI:-}" != true ]]; then
   echo "MCPCORE_SKIP_DIST is set: skipped" | tee target/install-test-output.txt
