@@ -2,7 +2,8 @@
 # Sets up and runs every test of every language on a fresh machine (what CI runs).
 # Needs: cargo (rustup toolchain), python3 >= 3.11 with venv, node >= 20 with npm, a JDK >= 17
 # with Maven (the Kotlin binding; Maven fetches its jars from Maven Central). Installs the
-# rest itself (Python and npm packages, and the Node 22 the conformance suite needs).
+# rest itself (Python and npm packages, the Node 22 the conformance suite and the install tests
+# need, and zig for the release builds of `make dist`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -11,6 +12,9 @@ step() { printf '\n== %s\n' "$*"; }
 
 command -v cargo >/dev/null || { echo "cargo is missing: install a Rust toolchain (rustup) first" >&2; exit 1; }
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
+
+step "one version for every package (scripts/version.py check)"
+python3 scripts/version.py check
 
 step "Python venv for the interop peers (official SDK mcp==2.3.0)"
 python3 -m venv .venv
@@ -61,6 +65,18 @@ fi
 command -v mvn >/dev/null || { echo "mvn is missing: install Maven and a JDK >= 17 (apt-get install maven)" >&2; exit 1; }
 bash bindings-uniffi/scripts/ci.sh 2>&1 | tee target/uniffi-test-output.txt
 
+step "packages: make dist, then install each with no cargo on PATH and run the examples (scripts/install-test.sh)"
+# Release builds of three native libraries from a clean target dir: ~1430 s of CPU (user+sys,
+# measured), about 12-14 min on 2 idle cores; the install tests add ~1-5 min (the sdist build
+# reuses the debug dependencies built above). Always run in CI; MCPCORE_SKIP_DIST=1 skips it
+# locally.
+dist=0
+if [[ -n "${MCPCORE_SKIP_DIST:-}" && "${CI:-}" != true ]]; then
+  echo "MCPCORE_SKIP_DIST is set: skipped" | tee target/install-test-output.txt
+else
+  { ./scripts/dist.sh && ./scripts/install-test.sh; } 2>&1 | tee target/install-test-output.txt || dist=1
+fi
+
 step "benchmark, quick mode (debug builds, small N: proves every workload runs, not a measurement)"
 bench=0
 bench/run --quick > target/bench-quick-output.txt 2>&1 || bench=1
@@ -84,9 +100,15 @@ node_failed=$(grep -Eo 'ℹ fail [0-9]+' target/node-test-output.txt | awk '{s+=
 uniffi_line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' target/uniffi-test-output.txt | tail -1 || true)
 uniffi_passed=$(awk '{print $1+0}' <<<"$uniffi_line")
 uniffi_failed=$(awk '{print $3+0}' <<<"$uniffi_line")
-passed=$((passed + node_passed + ${uniffi_passed:-0})); failed=$((failed + node_failed + ${uniffi_failed:-0}))
+# scripts/install-test.sh ends with one "N passed, M failed" line too.
+install_line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' target/install-test-output.txt | tail -1 || true)
+install_passed=$(awk '{print $1+0}' <<<"$install_line")
+install_failed=$(awk '{print $3+0}' <<<"$install_line")
+passed=$((passed + node_passed + ${uniffi_passed:-0} + ${install_passed:-0}))
+failed=$((failed + node_failed + ${uniffi_failed:-0} + ${install_failed:-0}))
 echo "$passed passed, $failed failed"
 [ "$conformance" -eq 0 ] || echo "the conformance step failed (see above)"
+[ "$dist" -eq 0 ] || echo "make dist or the install tests failed (target/install-test-output.txt)"
 [ "$bench" -eq 0 ] || echo "the quick benchmark failed: a workload errored (target/bench-quick-output.txt)"
 [ "$fuzz" -eq 0 ] || echo "a fuzz target crashed or did not build (target/fuzz-output.txt, target/fuzz-run/)"
-[ "$failed" -eq 0 ] && [ "$conformance" -eq 0 ] && [ "$bench" -eq 0 ] && [ "$fuzz" -eq 0 ]
+[ "$failed" -eq 0 ] && [ "$conformance" -eq 0 ] && [ "$bench" -eq 0 ] && [ "$fuzz" -eq 0 ] && [ "$dist" -eq 0 ]

@@ -2,7 +2,7 @@
 # Everything CI needs for the Node binding, from a fresh clone after `cargo build --workspace --bins`:
 #   npm ci (committed lockfiles) -> napi build (debug) -> index.d.ts/index.js unchanged ->
 #   tsc --noEmit over test/types -> node --test (with the TS SDK interop peers and the examples).
-# Runs on the machine's Node 20 (>= 20.17). Set MCPCORE_SKIP_SLOW=1 to skip the npm-install test.
+# Runs on the machine's Node 20 (>= 20.17). The packed packages are tested by scripts/install-test.sh.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -1,49 +1,77 @@
-// Slow: `npm install` of the package folder in a fresh project runs the install script, which
-// builds the native module with cargo (forced with MCPCORE_NODE_REBUILD=1), then the package
-// loads from CommonJS and ESM. Set MCPCORE_SKIP_SLOW=1 to skip it locally.
+// The package as npm would publish it, and the developer path of a checkout. The installs of the
+// packed tarballs (main + platform package, Node 20 and 22, no cargo) are scripts/install-test.sh.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync, rmSync, realpathSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync, rmSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pkgDir, run } from './helpers.mjs';
 
-const skip = process.env.MCPCORE_SKIP_SLOW ? 'MCPCORE_SKIP_SLOW is set' : false;
+const pkg = JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
+const platform = JSON.parse(readFileSync(path.join(pkgDir, 'npm', 'linux-x64-gnu', 'package.json'), 'utf8'));
 
-test('npm install of the package folder in a fresh project builds and loads (slow)', { skip, timeout: 900_000 }, async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'mcpcore-node-install-'));
+/** PATH without the directories that hold cargo or rustc. */
+function pathWithoutCargo() {
+  return (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .filter((d) => d && !['cargo', 'rustc'].some((b) => existsSync(path.join(d, b))))
+    .join(path.delimiter);
+}
+
+test('the main package builds nothing on install and needs no build tool', () => {
+  for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) {
+    assert.equal(pkg.scripts?.[hook], undefined, `no "${hook}" script`);
+  }
+  assert.deepEqual(Object.keys(pkg.dependencies ?? {}), [], 'no runtime dependencies');
+  assert.ok(pkg.devDependencies['@napi-rs/cli'], '@napi-rs/cli is a devDependency');
+});
+
+test('npm pack ships the JS, the types and the loader, no native module and no Rust sources', async () => {
+  const r = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: pkgDir });
+  assert.equal(r.code, 0, r.stderr);
+  const files = JSON.parse(r.stdout)[0].files.map((f) => f.path).sort();
+  for (const f of ['index.js', 'index.d.ts', 'lib/mcpcore.js', 'lib/mcpcore.d.ts', 'package.json', 'README.md']) {
+    assert.ok(files.includes(f), `${f} is packed (${files.join(', ')})`);
+  }
+  const unwanted = files.filter((f) => f.endsWith('.node') || f.startsWith('src/') || f === 'Cargo.toml' || f.startsWith('test/'));
+  assert.deepEqual(unwanted, []);
+});
+
+test('the platform package is the napi-rs one the loader asks for', () => {
+  assert.equal(platform.name, `${pkg.name}-linux-x64-gnu`);
+  assert.equal(platform.version, pkg.version);
+  assert.deepEqual([platform.os, platform.cpu, platform.libc], [['linux'], ['x64'], ['glibc']]);
+  assert.equal(platform.main, 'mcpcore.linux-x64-gnu.node');
+  assert.deepEqual(platform.files, [platform.main]);
+  const loader = readFileSync(path.join(pkgDir, 'index.js'), 'utf8');
+  assert.match(loader, /require\('mcpcore-linux-x64-gnu'\)/);
+  assert.match(loader, new RegExp(`bindingPackageVersion !== '${pkg.version.replace(/\./g, '\\.')}'`));
+});
+
+test('a checkout installs as a folder link in a fresh project (no cargo on PATH, no build) and loads', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'mcpcore-node-link-'));
   try {
     writeFileSync(
       path.join(dir, 'package.json'),
-      JSON.stringify({
-        name: 'fresh-project',
-        version: '1.0.0',
-        private: true,
-        dependencies: { mcpcore: `file:${pkgDir}` },
-        allowScripts: { mcpcore: true },
-      })
+      JSON.stringify({ name: 'fresh-project', version: '1.0.0', private: true, dependencies: { mcpcore: `file:${pkgDir}` } })
     );
-    const install = await run('npm', ['install', '--no-audit', '--no-fund', '--foreground-scripts'], {
-      cwd: dir,
-      env: { MCPCORE_NODE_REBUILD: '1' },
-      timeoutMs: 880_000,
-    });
+    const env = { PATH: pathWithoutCargo() };
+    const install = await run('npm', ['install', '--no-audit', '--no-fund', '--foreground-scripts'], { cwd: dir, env, timeoutMs: 120_000 });
     assert.equal(install.code, 0, install.stderr);
-    assert.match(install.stdout + install.stderr, /node scripts\/install\.js/, 'the install script ran');
     assert.equal(realpathSync(path.join(dir, 'node_modules', 'mcpcore')), realpathSync(pkgDir));
     const cjs = `const m = require('mcpcore');
       const s = new m.Server({ name: 'fresh', version: '1' });
       s.tool('echo', {}, ({ text }) => text);
       s.registry.callTool('echo', { text: 'cjs ok' }).then((r) => console.log(r.content[0].text));`;
-    const a = await run(process.execPath, ['-e', cjs], { cwd: dir });
+    const a = await run(process.execPath, ['-e', cjs], { cwd: dir, env });
     assert.equal(a.stdout, 'cjs ok\n', a.stderr);
     const esm = `import { Server, McpError, version } from 'mcpcore';
       const s = new Server({ name: 'fresh', version: '1' });
       s.tool('echo', {}, ({ text }) => text);
       const r = await s.registry.callTool('echo', { text: 'esm ok ' + version });
       console.log(r.content[0].text, typeof McpError);`;
-    const b = await run(process.execPath, ['--input-type=module', '-e', esm], { cwd: dir });
-    assert.equal(b.stdout, 'esm ok 0.1.0 function\n', b.stderr);
+    const b = await run(process.execPath, ['--input-type=module', '-e', esm], { cwd: dir, env });
+    assert.equal(b.stdout, `esm ok ${pkg.version} function\n`, b.stderr);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

