@@ -1,4 +1,4 @@
-//! The client's fallback paths (DIGEST §C.3): legacy-only servers, pinned clients, -32022,
+//! The client's fallback paths (spec 2026-07-28 basic/versioning and basic/transports/stdio): legacy-only servers, pinned clients, -32022,
 //! and servers that exit when the first message is not `initialize`.
 
 use mcpcore::client::{Client, ClientOptions};

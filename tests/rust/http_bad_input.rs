@@ -1,5 +1,5 @@
 //! Bad input over HTTP, sent with a raw client: each gets the right status and JSON-RPC error
-//! code (DIGEST §B.4, §B.5, §D.5, §D.6), and the server keeps serving (every test ends with a
+//! code (spec 2026-07-28 basic/transports/streamable-http; 2025-11-25 and 2024-11-05 basic/transports), and the server keeps serving (every test ends with a
 //! valid modern call).
 
 use mcpcore::http::server::{HttpServerConfig, HttpServing};
@@ -524,7 +524,7 @@ async fn a_session_whose_call_was_abandoned_can_expire() {
     let sid = raw.legacy_session("2025-11-25").await;
     let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "slow", "arguments": {"ms": 300}}});
-    // The client stops waiting; on a legacy session the call runs on (DIGEST §D.5).
+    // The client stops waiting; on a legacy session the call runs on (spec 2025-11-25 basic/transports, Streamable HTTP).
     let gone = raw.post_legacy(Some(&sid), &call).timeout(Duration::from_millis(50)).send().await;
     assert!(gone.unwrap_err().is_timeout());
     assert_eq!(try_initialize(&raw).await, 503, "a session with a call in flight is busy");

@@ -1,4 +1,4 @@
-//! The client's result cache (DIGEST §A.7): results of `tools/list`, `prompts/list`,
+//! The client's result cache (spec 2026-07-28 server/utilities/caching): results of `tools/list`, `prompts/list`,
 //! `resources/list`, `resources/templates/list` (each page) and `resources/read`, kept while
 //! fresh by their `ttlMs`, keyed by method and the params that affect the result.
 //!
@@ -66,7 +66,7 @@ impl ResultCache {
         if value.get("resultType").and_then(Value::as_str).is_some_and(|t| t != "complete") {
             return;
         }
-        // Negative or fractional values: treat as 0 / whole milliseconds (DIGEST §A.7).
+        // Negative or fractional values: treat as 0 / whole milliseconds (spec 2026-07-28 server/utilities/caching).
         let ttl = value.get("ttlMs").and_then(Value::as_f64).unwrap_or(0.0);
         if ttl < 1.0 || !ttl.is_finite() {
             return;

@@ -1,4 +1,4 @@
-//! Lineage negotiation on connect (DIGEST §C.3, §A.4, §D.1–D.2).
+//! Lineage negotiation on connect (spec 2026-07-28 basic/versioning; 2025-11-25 basic/lifecycle).
 //!
 //! 1. Unless pinned to legacy, probe `server/discover` with 2026-07-28 `_meta`.
 //!    - A result with `supportedVersions` → modern, at the newest mutual modern version.
@@ -102,7 +102,7 @@ async fn legacy_or_late_modern(client: &Client, ours: &[ProtocolVersion]) -> Res
     }
 }
 
-/// Connects over HTTP (DIGEST §B.9): probe modern with `server/discover`; else legacy
+/// Connects over HTTP (spec 2026-07-28 basic/versioning): probe modern with `server/discover`; else legacy
 /// `initialize` over Streamable HTTP; if that POST is refused with a 4xx, the 2024-11-05
 /// HTTP+SSE transport at the same URL.
 pub(crate) async fn http(url: &str, http: HttpOptions, options: ClientOptions) -> Result<Client> {

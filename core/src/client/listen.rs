@@ -1,4 +1,4 @@
-//! Modern subscriptions (DIGEST §A.10): [`Client::listen`] sends `subscriptions/listen`, waits
+//! Modern subscriptions (spec 2026-07-28 basic/patterns/subscriptions): [`Client::listen`] sends `subscriptions/listen`, waits
 //! for the acknowledgement and returns a [`Subscription`] yielding the stream's tagged
 //! notifications. Dropping it ends the subscription (stdio: `notifications/cancelled` for the
 //! listen id; HTTP: the response stream is closed).

@@ -57,7 +57,7 @@ pub struct ClientOptions {
     pub max_input_rounds: usize,
     /// Keep cacheable results (`tools/list`, `prompts/list`, `resources/list`,
     /// `resources/templates/list`, `resources/read`) while their `ttlMs` says they are fresh
-    /// (default on; DIGEST §A.7).
+    /// (default on; spec 2026-07-28 server/utilities/caching).
     pub cache: bool,
     /// Pin one revision (no negotiation beyond it).
     pub version: Option<ProtocolVersion>,

@@ -1,4 +1,4 @@
-//! Multi round-trip requests on the modern lineage (DIGEST §A.9): when `tools/call`,
+//! Multi round-trip requests on the modern lineage (spec 2026-07-28 basic/patterns/mrtr): when `tools/call`,
 //! `prompts/get` or `resources/read` answers `resultType: "input_required"`, gather every
 //! input request from the host's [`InputHandler`](super::InputHandler) (concurrently), then retry
 //! with a new JSON-RPC id, the original params, `inputResponses` and the echoed `requestState`

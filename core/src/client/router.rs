@@ -70,7 +70,7 @@ pub(crate) struct Shared {
     log: LogSlot,
     pub(crate) hooks: Hooks,
     listens: Mutex<HashMap<RequestId, mpsc::UnboundedSender<ListenMsg>>>,
-    /// Fresh results (DIGEST §A.7); `None` when the host turned caching off.
+    /// Fresh results (spec 2026-07-28 server/utilities/caching); `None` when the host turned caching off.
     pub(crate) cache: Option<ResultCache>,
 }
 

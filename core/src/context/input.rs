@@ -271,7 +271,7 @@ fn unavailable() -> Error {
 
 impl RequestContext {
     /// Asks the client for every request in `requests` (keys are yours, stable across rounds)
-    /// and returns the answers by key. See the [module docs](crate::input) for how this works on
+    /// and returns the answers by key. See the [module docs](crate::context::input) for how this works on
     /// each lineage. Errors: `-32021` (2026-07-28) when the client did not declare a needed
     /// capability; [`ErrorKind::InputRequired`] (2026-07-28) when answers are still missing —
     /// return it with `?`.

@@ -8,7 +8,7 @@
 //! reach the client ([`PeerLink`], [`TaskControl`], [`TaskInput`]).
 
 mod identity;
-mod input;
+pub mod input;
 
 pub use identity::Identity;
 pub use input::{missing_capability, InputLedger, InputSeed, PeerLink, TaskInput};

@@ -119,7 +119,7 @@ pub enum ErrorKind {
     /// An HTTP server answered with an error status and no JSON-RPC error (see
     /// [`Error::http_status`]).
     Http,
-    /// A 2026-07-28 handler needs client input it does not have yet (see [`crate::input`]);
+    /// A 2026-07-28 handler needs client input it does not have yet (see [`crate::context::input`]);
     /// the server answers with an `InputRequiredResult`. Propagate it unchanged.
     InputRequired,
     /// A resource the client asked for does not exist: the server answered `resources/read` with

@@ -1,5 +1,5 @@
 //! HTTP transports: Streamable HTTP (both lineages on one endpoint) and the 2024-11-05 HTTP+SSE
-//! transport, server and client (DIGEST §B, §D.5, §D.6).
+//! transport, server and client (spec 2026-07-28 basic/transports/streamable-http; 2025-11-25 and 2024-11-05 basic/transports).
 //!
 //! | piece | module |
 //! |---|---|

@@ -121,7 +121,7 @@ async fn scenario_body(client: &Client, scenario: &str) -> mcpcore::Result<()> {
             Ok(())
         }
         "http-invalid-tool-headers" => {
-            // Tools with invalid x-mcp-header annotations never reach the list (DIGEST §B.3).
+            // Tools with invalid x-mcp-header annotations never reach the list (spec 2026-07-28 basic/transports/streamable-http, value encoding).
             for tool in client.list_tools().await? {
                 client.call_tool(&tool.name, sample_arguments(&tool)).await?;
             }

@@ -1,4 +1,4 @@
-//! The 2024-11-05 HTTP+SSE client transport (DIGEST §D.6): GET the SSE endpoint, wait for the
+//! The 2024-11-05 HTTP+SSE client transport (spec 2024-11-05 basic/transports, HTTP with SSE): GET the SSE endpoint, wait for the
 //! `endpoint` event, POST every message there, read every answer from the stream.
 
 use super::read::{self, Body};

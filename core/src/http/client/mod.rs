@@ -2,9 +2,9 @@
 //! [`Channel`](crate::transport::Channel), so all request logic stays in one place:
 //!
 //! - [`streamable`]: Streamable HTTP. One POST per message with the modern headers derived from
-//!   the message (DIGEST §B.2); JSON or SSE answers; the legacy `Mcp-Session-Id` kept and replayed,
+//!   the message (spec 2026-07-28 basic/transports/streamable-http, request headers); JSON or SSE answers; the legacy `Mcp-Session-Id` kept and replayed,
 //!   with one re-`initialize` when the server forgets it (404); the legacy GET stream.
-//! - [`legacy_sse`]: the 2024-11-05 HTTP+SSE transport (DIGEST §D.6).
+//! - [`legacy_sse`]: the 2024-11-05 HTTP+SSE transport (spec 2024-11-05 basic/transports, HTTP with SSE).
 
 mod authed;
 pub mod legacy_sse;
@@ -18,7 +18,7 @@ use std::time::Duration;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum HttpTransport {
     /// Streamable HTTP, falling back to 2024-11-05 HTTP+SSE when a legacy server refuses the
-    /// `initialize` POST with a 4xx (DIGEST §B.9).
+    /// `initialize` POST with a 4xx (spec 2026-07-28 basic/versioning).
     #[default]
     Auto,
     /// Streamable HTTP only.

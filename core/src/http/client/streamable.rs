@@ -1,4 +1,4 @@
-//! The Streamable HTTP client transport (DIGEST §B, §D.5).
+//! The Streamable HTTP client transport (spec 2026-07-28 basic/transports/streamable-http; 2025-11-25 basic/transports).
 //!
 //! Every outbound message is its own POST. Modern requests carry the headers derived from the
 //! message (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`); cancelling one
@@ -272,7 +272,7 @@ impl Conn {
                 let inspect = |i: Inbound| self.inspect(i);
                 let mut end = read::forward(resp, self.max_frame, &self.events, &inspect).await;
                 // 2025-11-25 SSE polling: a stream that ends unanswered after naming an event id
-                // is resumed with GET + Last-Event-ID (DIGEST §D.5); bounded.
+                // is resumed with GET + Last-Event-ID (spec 2025-11-25 basic/transports, Streamable HTTP); bounded.
                 let mut resumes = 0;
                 while let (Some(rid), Some(last)) = (&id, end.last_event_id.clone()) {
                     let unanswered = self.methods.lock().expect("lock").contains_key(rid);
@@ -300,7 +300,7 @@ impl Conn {
                         Error::closed(format!("the server closed the response stream: {why}")),
                     );
                 }
-                // A request whose stream ended without its answer is lost (DIGEST §B.6).
+                // A request whose stream ended without its answer is lost (spec 2026-07-28 basic/transports/streamable-http).
                 if let Some(id) = id {
                     if self.methods.lock().expect("lock").remove(&id).is_some() {
                         self.fail(
@@ -355,7 +355,7 @@ impl Conn {
     }
 
     /// Learns from answers: `x-mcp-header` params from `tools/list` (dropping tools whose
-    /// annotations are invalid, as DIGEST §B.3 requires), the revision from `initialize`.
+    /// annotations are invalid, as spec 2026-07-28 basic/transports/streamable-http requires), the revision from `initialize`.
     fn inspect(&self, inbound: Inbound) -> Inbound {
         match inbound {
             Inbound::Single(Message::Response(mut r)) => {
