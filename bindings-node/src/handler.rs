@@ -13,8 +13,6 @@
 //! process alive; a pending server or client promise does.
 
 use crate::{errors, parse_json, to_json};
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine as _;
 use mcpcore::completion::{complete_from, Completer};
 use mcpcore::host::{HandlerKind, HostCall, HostCallback, HostCompleter, HostReply, HostValue};
 use mcpcore::registry::BoxFuture;
@@ -159,28 +157,9 @@ enum Envelope {
     Error(String),
 }
 
-/// `{"$bytes": base64}` as bytes, if `v` is that marker.
-fn marker(v: &Value) -> Option<Vec<u8>> {
-    let m = v.as_object().filter(|m| m.len() == 1)?;
-    STANDARD.decode(m.get("$bytes")?.as_str()?).ok()
-}
-
-/// The handler's value as a host value: the wrapper's bytes markers become bytes.
-fn host_value(v: Value) -> HostValue {
-    if let Some(b) = marker(&v) {
-        return HostValue::Bytes(b);
-    }
-    match v {
-        Value::Array(items) if items.iter().any(|i| marker(i).is_some()) => {
-            HostValue::List(items.into_iter().map(host_value).collect())
-        }
-        other => HostValue::Json(other),
-    }
-}
-
 pub(crate) fn reply_of(json: &str) -> HostReply {
     match serde_json::from_str::<Envelope>(json) {
-        Ok(Envelope::Value(v)) => HostReply::Value(host_value(v)),
+        Ok(Envelope::Value(v)) => HostReply::Value(HostValue::from_marked_json(v)),
         Ok(Envelope::Rpc { code, message, data }) => {
             let mut e = ErrorData::new(ErrorCode(code), message);
             e.data = data;

@@ -104,6 +104,28 @@ pub enum McpError {
         /// The HTTP status.
         status: u16,
     },
+    /// A 2026-07-28 handler needs client input it does not have yet. A tool throws it (or lets
+    /// it propagate) to end the round; the server answers with an `InputRequiredResult`.
+    #[error("{reason}")]
+    InputRequired {
+        /// -32603.
+        code: i32,
+        /// What is missing.
+        reason: String,
+        /// Always `None`.
+        data: Option<String>,
+    },
+    /// The resource asked for does not exist (`-32002` on legacy revisions, `-32602` on
+    /// 2026-07-28); `data` names its `uri`.
+    #[error("{reason} (code {code})")]
+    ResourceNotFound {
+        /// The JSON-RPC error code.
+        code: i32,
+        /// The error message.
+        reason: String,
+        /// The JSON-RPC `data` as JSON text.
+        data: Option<String>,
+    },
     /// Authorization failed (OAuth 2.1 over HTTP).
     #[error("{reason}")]
     Auth {
@@ -118,6 +140,8 @@ pub enum McpError {
         error: String,
         /// The `error_description`.
         error_description: Option<String>,
+        /// The `error_uri`.
+        error_uri: Option<String>,
         /// The HTTP status of the response that carried it (0: none).
         status: u16,
     },
@@ -136,6 +160,8 @@ impl McpError {
             | McpError::InvalidInput { code, .. }
             | McpError::Tool { code, .. }
             | McpError::Http { code, .. }
+            | McpError::InputRequired { code, .. }
+            | McpError::ResourceNotFound { code, .. }
             | McpError::Auth { code, .. } => *code,
         }
     }
@@ -152,6 +178,8 @@ impl McpError {
             | McpError::InvalidInput { reason, .. }
             | McpError::Tool { reason, .. }
             | McpError::Http { reason, .. }
+            | McpError::InputRequired { reason, .. }
+            | McpError::ResourceNotFound { reason, .. }
             | McpError::Auth { reason, .. } => reason,
         }
     }
@@ -177,6 +205,8 @@ impl From<Error> for McpError {
             ErrorKind::InvalidInput => McpError::InvalidInput { code, reason, data },
             ErrorKind::Tool => McpError::Tool { code, reason, data },
             ErrorKind::Http => McpError::Http { code, reason, data, status: e.http_status().unwrap_or(0) },
+            ErrorKind::InputRequired => McpError::InputRequired { code, reason, data },
+            ErrorKind::ResourceNotFound => McpError::ResourceNotFound { code, reason, data },
             ErrorKind::Auth => {
                 let a = e.auth_error();
                 McpError::Auth {
@@ -185,6 +215,7 @@ impl From<Error> for McpError {
                     data,
                     error: a.map(|a| a.error.clone()).unwrap_or_default(),
                     error_description: a.and_then(|a| a.description.clone()),
+                    error_uri: a.and_then(|a| a.uri.clone()),
                     status: e.http_status().unwrap_or(0),
                 }
             }
@@ -204,6 +235,7 @@ pub(crate) fn from_tool(e: McpError) -> Error {
             }
             Error::rpc(d)
         }
+        McpError::InputRequired { reason, .. } => Error::new(ErrorKind::InputRequired, reason),
         other => Error::tool(other.reason().to_owned()),
     }
 }

@@ -20,6 +20,7 @@ mod auth;
 mod client;
 mod errors;
 mod handler;
+mod host;
 mod registry;
 mod results;
 mod rt;
@@ -31,6 +32,7 @@ pub use client::{
 };
 pub use errors::McpError;
 pub use handler::{ToolCall, ToolHandler};
+pub use host::{bytes_result, error_kinds, host_result, raise_example, tool_result_json, value_result};
 pub use registry::{CollisionPolicy, Registration, Registry};
 pub use results::{error_result, structured_result, text_result, Content, ServerInfo, Tool, ToolResult};
 pub use server::{HttpServing, Server};

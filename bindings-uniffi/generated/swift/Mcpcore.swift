@@ -605,6 +605,24 @@ fileprivate struct FfiConverterString: FfiConverter {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterData: FfiConverterRustBuffer {
+    typealias SwiftType = Data
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Data {
+        let len: Int32 = try readInt(&buf)
+        return Data(try readBytes(&buf, count: Int(len)))
+    }
+
+    public static func write(_ value: Data, into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        writeBytes(&buf, value)
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterDuration: FfiConverterRustBuffer {
     typealias SwiftType = TimeInterval
 
@@ -4847,6 +4865,36 @@ enum McpError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
          */status: UInt16
     )
     /**
+     * A 2026-07-28 handler needs client input it does not have yet. A tool throws it (or lets
+     * it propagate) to end the round; the server answers with an `InputRequiredResult`.
+     */
+    case InputRequired(
+        /**
+         * -32603.
+         */code: Int32, 
+        /**
+         * What is missing.
+         */reason: String, 
+        /**
+         * Always `None`.
+         */data: String?
+    )
+    /**
+     * The resource asked for does not exist (`-32002` on legacy revisions, `-32602` on
+     * 2026-07-28); `data` names its `uri`.
+     */
+    case ResourceNotFound(
+        /**
+         * The JSON-RPC error code.
+         */code: Int32, 
+        /**
+         * The error message.
+         */reason: String, 
+        /**
+         * The JSON-RPC `data` as JSON text.
+         */data: String?
+    )
+    /**
      * Authorization failed (OAuth 2.1 over HTTP).
      */
     case Auth(
@@ -4866,6 +4914,9 @@ enum McpError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
         /**
          * The `error_description`.
          */errorDescription: String?, 
+        /**
+         * The `error_uri`.
+         */errorUri: String?, 
         /**
          * The HTTP status of the response that carried it (0: none).
          */status: UInt16
@@ -4945,12 +4996,23 @@ public struct FfiConverterTypeMcpError: FfiConverterRustBuffer {
             data: try FfiConverterOptionString.read(from: &buf), 
             status: try FfiConverterUInt16.read(from: &buf)
             )
-        case 10: return .Auth(
+        case 10: return .InputRequired(
+            code: try FfiConverterInt32.read(from: &buf), 
+            reason: try FfiConverterString.read(from: &buf), 
+            data: try FfiConverterOptionString.read(from: &buf)
+            )
+        case 11: return .ResourceNotFound(
+            code: try FfiConverterInt32.read(from: &buf), 
+            reason: try FfiConverterString.read(from: &buf), 
+            data: try FfiConverterOptionString.read(from: &buf)
+            )
+        case 12: return .Auth(
             code: try FfiConverterInt32.read(from: &buf), 
             reason: try FfiConverterString.read(from: &buf), 
             data: try FfiConverterOptionString.read(from: &buf), 
             error: try FfiConverterString.read(from: &buf), 
             errorDescription: try FfiConverterOptionString.read(from: &buf), 
+            errorUri: try FfiConverterOptionString.read(from: &buf), 
             status: try FfiConverterUInt16.read(from: &buf)
             )
 
@@ -5029,13 +5091,28 @@ public struct FfiConverterTypeMcpError: FfiConverterRustBuffer {
             FfiConverterUInt16.write(status, into: &buf)
             
         
-        case let .Auth(code,reason,data,error,errorDescription,status):
+        case let .InputRequired(code,reason,data):
             writeInt(&buf, Int32(10))
+            FfiConverterInt32.write(code, into: &buf)
+            FfiConverterString.write(reason, into: &buf)
+            FfiConverterOptionString.write(data, into: &buf)
+            
+        
+        case let .ResourceNotFound(code,reason,data):
+            writeInt(&buf, Int32(11))
+            FfiConverterInt32.write(code, into: &buf)
+            FfiConverterString.write(reason, into: &buf)
+            FfiConverterOptionString.write(data, into: &buf)
+            
+        
+        case let .Auth(code,reason,data,error,errorDescription,errorUri,status):
+            writeInt(&buf, Int32(12))
             FfiConverterInt32.write(code, into: &buf)
             FfiConverterString.write(reason, into: &buf)
             FfiConverterOptionString.write(data, into: &buf)
             FfiConverterString.write(error, into: &buf)
             FfiConverterOptionString.write(errorDescription, into: &buf)
+            FfiConverterOptionString.write(errorUri, into: &buf)
             FfiConverterUInt16.write(status, into: &buf)
             
         }
@@ -5859,6 +5936,79 @@ public func version() -> String  {
 })
 }
 /**
+ * The result of a tool that answers with `data`: one embedded binary resource block.
+ */
+public func bytesResult(data: Data) -> ToolResult  {
+    return try!  FfiConverterTypeToolResult_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_func_bytes_result(
+        FfiConverterData.lower(data),uniffiCallStatus
+    )
+})
+}
+/**
+ * The engine's error kinds (`mcpcore::ErrorKind::as_str`: `rpc`, `timeout`, …).
+ */
+public func errorKinds() -> [String]  {
+    return try!  FfiConverterSequenceString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_func_error_kinds(uniffiCallStatus
+    )
+})
+}
+/**
+ * The result (JSON) a handler of `kind` (`tool`, `resource`, `prompt`, `completer`) answers
+ * with when it returns `value_json`; `wrapped` is a tool whose declared output is not an
+ * object (the value becomes `{"result": value}`), `uri` and `mime_type` describe a resource
+ * read. `InvalidInput` when the value cannot be that result.
+ */
+public func hostResult(kind: String, valueJson: String, uri: String? = nil, mimeType: String? = nil, wrapped: Bool = false)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_func_host_result(
+        FfiConverterString.lower(kind),
+        FfiConverterString.lower(valueJson),
+        FfiConverterOptionString.lower(uri),
+        FfiConverterOptionString.lower(mimeType),
+        FfiConverterBool.lower(wrapped),uniffiCallStatus
+    )
+})
+}
+/**
+ * Throws the engine's example error of `kind`, mapped as every error of that kind is.
+ */
+public func raiseExample(kind: String)throws   {try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_func_raise_example(
+        FfiConverterString.lower(kind),uniffiCallStatus
+    )
+}
+}
+/**
+ * The wire JSON of `result` (a `CallToolResult`).
+ */
+public func toolResultJson(result: ToolResult)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_func_tool_result_json(
+        FfiConverterTypeToolResult_lower(result),uniffiCallStatus
+    )
+})
+}
+/**
+ * The result of a tool that answers with the JSON value `value_json`, by the rules every
+ * binding applies: `null` is no content, a string one text block, an object structured content
+ * plus its JSON text, a `CallToolResult` itself; `{"$bytes": "<base64>"}` stands for bytes.
+ */
+public func valueResult(valueJson: String)throws  -> ToolResult  {
+    return try  FfiConverterTypeToolResult_lift(try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_func_value_result(
+        FfiConverterString.lower(valueJson),uniffiCallStatus
+    )
+})
+}
+/**
  * A tool-execution error (`isError: true`) the model can read and act on.
  */
 public func errorResult(message: String) -> ToolResult  {
@@ -5909,6 +6059,24 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.contractVersionMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_func_version() != 56638) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_func_bytes_result() != 57952) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_func_error_kinds() != 14305) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_func_host_result() != 53429) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_func_raise_example() != 29754) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_func_tool_result_json() != 28698) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_func_value_result() != 46834) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_func_error_result() != 55098) {

@@ -756,6 +756,37 @@ RustBuffer uniffi_mcpcore_uniffi_fn_func_version(RustCallStatus *_Nonnull out_st
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_BYTES_RESULT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_BYTES_RESULT
+RustBuffer uniffi_mcpcore_uniffi_fn_func_bytes_result(RustBuffer data, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_ERROR_KINDS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_ERROR_KINDS
+RustBuffer uniffi_mcpcore_uniffi_fn_func_error_kinds(RustCallStatus *_Nonnull out_status
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_HOST_RESULT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_HOST_RESULT
+RustBuffer uniffi_mcpcore_uniffi_fn_func_host_result(RustBuffer kind, RustBuffer value_json, RustBuffer uri, RustBuffer mime_type, int8_t wrapped, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_RAISE_EXAMPLE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_RAISE_EXAMPLE
+void uniffi_mcpcore_uniffi_fn_func_raise_example(RustBuffer kind, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_TOOL_RESULT_JSON
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_TOOL_RESULT_JSON
+RustBuffer uniffi_mcpcore_uniffi_fn_func_tool_result_json(RustBuffer result, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_VALUE_RESULT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_VALUE_RESULT
+RustBuffer uniffi_mcpcore_uniffi_fn_func_value_result(RustBuffer value_json, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_ERROR_RESULT
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_ERROR_RESULT
 RustBuffer uniffi_mcpcore_uniffi_fn_func_error_result(RustBuffer message, RustCallStatus *_Nonnull out_status
@@ -1034,6 +1065,42 @@ void ffi_mcpcore_uniffi_rust_future_complete_void(uint64_t handle, RustCallStatu
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_VERSION
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_VERSION
 uint16_t uniffi_mcpcore_uniffi_checksum_func_version(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_BYTES_RESULT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_BYTES_RESULT
+uint16_t uniffi_mcpcore_uniffi_checksum_func_bytes_result(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_ERROR_KINDS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_ERROR_KINDS
+uint16_t uniffi_mcpcore_uniffi_checksum_func_error_kinds(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_HOST_RESULT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_HOST_RESULT
+uint16_t uniffi_mcpcore_uniffi_checksum_func_host_result(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_RAISE_EXAMPLE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_RAISE_EXAMPLE
+uint16_t uniffi_mcpcore_uniffi_checksum_func_raise_example(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_TOOL_RESULT_JSON
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_TOOL_RESULT_JSON
+uint16_t uniffi_mcpcore_uniffi_checksum_func_tool_result_json(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_VALUE_RESULT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_VALUE_RESULT
+uint16_t uniffi_mcpcore_uniffi_checksum_func_value_result(void
     
 );
 #endif

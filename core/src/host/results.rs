@@ -80,6 +80,25 @@ impl HostValue {
         }
     }
 
+    /// A value written as JSON in which `{"$bytes": "<base64>"}` (the whole value, or an item
+    /// of a top-level list) stands for bytes: how a binding whose host values reach Rust as JSON
+    /// text passes bytes (Node, Kotlin, Swift), and how `tests/vectors/host-results` writes them.
+    pub fn from_marked_json(v: Value) -> HostValue {
+        fn marker(v: &Value) -> Option<Vec<u8>> {
+            let m = v.as_object().filter(|m| m.len() == 1)?;
+            STANDARD.decode(m.get("$bytes")?.as_str()?).ok()
+        }
+        if let Some(b) = marker(&v) {
+            return HostValue::Bytes(b);
+        }
+        match v {
+            Value::Array(items) if items.iter().any(|i| marker(i).is_some()) => {
+                HostValue::List(items.into_iter().map(HostValue::from_marked_json).collect())
+            }
+            other => HostValue::Json(other),
+        }
+    }
+
     /// The items of a list (a JSON array or a [`HostValue::List`]).
     fn into_items(self) -> Result<Vec<HostValue>, HostValue> {
         match self {

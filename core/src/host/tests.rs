@@ -17,14 +17,22 @@ fn vectors(name: &str) -> Vec<Value> {
 
 /// A vector's value as a host value: `{"$bytes": b64}` is bytes, a list holding one is a list.
 pub(crate) fn host_value(v: &Value) -> HostValue {
-    match v {
-        Value::Object(m) if m.len() == 1 && m.contains_key("$bytes") => {
-            HostValue::Bytes(STANDARD.decode(m["$bytes"].as_str().unwrap()).unwrap())
-        }
-        Value::Array(items) if items.iter().any(|i| i.get("$bytes").is_some()) => {
-            HostValue::List(items.iter().map(host_value).collect())
-        }
-        other => HostValue::Json(other.clone()),
+    HostValue::from_marked_json(v.clone())
+}
+
+#[test]
+fn bytes_markers_are_bytes_only_where_the_vectors_say() {
+    let b64 = STANDARD.encode(b"\x00\xff");
+    assert!(matches!(host_value(&json!({"$bytes": b64})), HostValue::Bytes(b) if b == b"\x00\xff"));
+    assert!(matches!(host_value(&json!([1, {"$bytes": b64}])), HostValue::List(l) if l.len() == 2));
+    // Not a marker: another key beside it, a non-string, bad base64, nested deeper.
+    for v in [
+        json!({"$bytes": b64, "x": 1}),
+        json!({"$bytes": 1}),
+        json!({"$bytes": "***"}),
+        json!({"a": {"$bytes": b64}}),
+    ] {
+        assert!(matches!(host_value(&v), HostValue::Json(_)), "{v}");
     }
 }
 

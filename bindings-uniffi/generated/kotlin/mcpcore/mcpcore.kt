@@ -818,6 +818,18 @@ internal object IntegrityCheckingUniffiLib {
     internal fun ensureInitialized() = Unit
     external fun uniffi_mcpcore_uniffi_checksum_func_version(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_func_bytes_result(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_func_error_kinds(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_func_host_result(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_func_raise_example(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_func_tool_result_json(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_func_value_result(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_func_error_result(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_func_structured_result(
@@ -1113,6 +1125,18 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_func_version(uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_func_bytes_result(`data`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_func_error_kinds(uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_func_host_result(`kind`: RustBuffer.ByValue,`valueJson`: RustBuffer.ByValue,`uri`: RustBuffer.ByValue,`mimeType`: RustBuffer.ByValue,`wrapped`: Byte,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_func_raise_example(`kind`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_func_tool_result_json(`result`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_func_value_result(`valueJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_func_error_result(`message`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_func_structured_result(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1239,6 +1263,24 @@ private fun uniffiCheckContractApiVersion(lib: IntegrityCheckingUniffiLib) {
 @Suppress("UNUSED_PARAMETER")
 private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_func_version() and 0xFFFF) != 56638) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_func_bytes_result() and 0xFFFF) != 57952) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_func_error_kinds() and 0xFFFF) != 14305) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_func_host_result() and 0xFFFF) != 53429) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_func_raise_example() and 0xFFFF) != 29754) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_func_tool_result_json() and 0xFFFF) != 28698) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_func_value_result() and 0xFFFF) != 46834) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_func_error_result() and 0xFFFF) != 55098) {
@@ -1893,6 +1935,25 @@ public object FfiConverterString: FfiConverter<String, RustBuffer.ByValue> {
         val byteBuf = toUtf8(value)
         buf.putInt(byteBuf.limit())
         buf.put(byteBuf)
+    }
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterByteArray: FfiConverterRustBuffer<ByteArray> {
+    override fun read(buf: ByteBuffer): ByteArray {
+        val len = buf.getInt()
+        val byteArr = ByteArray(len)
+        buf.get(byteArr)
+        return byteArr
+    }
+    override fun allocationSize(value: ByteArray): ULong {
+        return 4UL + value.size.toULong()
+    }
+    override fun write(value: ByteArray, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        buf.put(value)
     }
 }
 
@@ -7712,6 +7773,56 @@ sealed class McpException: kotlin.Exception() {
     }
     
     /**
+     * A 2026-07-28 handler needs client input it does not have yet. A tool throws it (or lets
+     * it propagate) to end the round; the server answers with an `InputRequiredResult`.
+     */
+    class InputRequired(
+        
+        /**
+         * -32603.
+         */
+        val `code`: kotlin.Int, 
+        
+        /**
+         * What is missing.
+         */
+        val `reason`: kotlin.String, 
+        
+        /**
+         * Always `None`.
+         */
+        val `data`: kotlin.String?
+        ) : McpException() {
+        override val message
+            get() = "code=${ `code` }, reason=${ `reason` }, data=${ `data` }"
+    }
+    
+    /**
+     * The resource asked for does not exist (`-32002` on legacy revisions, `-32602` on
+     * 2026-07-28); `data` names its `uri`.
+     */
+    class ResourceNotFound(
+        
+        /**
+         * The JSON-RPC error code.
+         */
+        val `code`: kotlin.Int, 
+        
+        /**
+         * The error message.
+         */
+        val `reason`: kotlin.String, 
+        
+        /**
+         * The JSON-RPC `data` as JSON text.
+         */
+        val `data`: kotlin.String?
+        ) : McpException() {
+        override val message
+            get() = "code=${ `code` }, reason=${ `reason` }, data=${ `data` }"
+    }
+    
+    /**
      * Authorization failed (OAuth 2.1 over HTTP).
      */
     class Auth(
@@ -7743,12 +7854,17 @@ sealed class McpException: kotlin.Exception() {
         val `errorDescription`: kotlin.String?, 
         
         /**
+         * The `error_uri`.
+         */
+        val `errorUri`: kotlin.String?, 
+        
+        /**
          * The HTTP status of the response that carried it (0: none).
          */
         val `status`: kotlin.UShort
         ) : McpException() {
         override val message
-            get() = "code=${ `code` }, reason=${ `reason` }, data=${ `data` }, error=${ `error` }, errorDescription=${ `errorDescription` }, status=${ `status` }"
+            get() = "code=${ `code` }, reason=${ `reason` }, data=${ `data` }, error=${ `error` }, errorDescription=${ `errorDescription` }, errorUri=${ `errorUri` }, status=${ `status` }"
     }
     
 
@@ -7816,11 +7932,22 @@ public object FfiConverterTypeMcpError : FfiConverterRustBuffer<McpException> {
                 FfiConverterOptionalString.read(buf),
                 FfiConverterUShort.read(buf),
                 )
-            10 -> McpException.Auth(
+            10 -> McpException.InputRequired(
+                FfiConverterInt.read(buf),
+                FfiConverterString.read(buf),
+                FfiConverterOptionalString.read(buf),
+                )
+            11 -> McpException.ResourceNotFound(
+                FfiConverterInt.read(buf),
+                FfiConverterString.read(buf),
+                FfiConverterOptionalString.read(buf),
+                )
+            12 -> McpException.Auth(
                 FfiConverterInt.read(buf),
                 FfiConverterString.read(buf),
                 FfiConverterOptionalString.read(buf),
                 FfiConverterString.read(buf),
+                FfiConverterOptionalString.read(buf),
                 FfiConverterOptionalString.read(buf),
                 FfiConverterUShort.read(buf),
                 )
@@ -7894,6 +8021,20 @@ public object FfiConverterTypeMcpError : FfiConverterRustBuffer<McpException> {
                 + FfiConverterOptionalString.allocationSize(value.`data`)
                 + FfiConverterUShort.allocationSize(value.`status`)
             )
+            is McpException.InputRequired -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterInt.allocationSize(value.`code`)
+                + FfiConverterString.allocationSize(value.`reason`)
+                + FfiConverterOptionalString.allocationSize(value.`data`)
+            )
+            is McpException.ResourceNotFound -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterInt.allocationSize(value.`code`)
+                + FfiConverterString.allocationSize(value.`reason`)
+                + FfiConverterOptionalString.allocationSize(value.`data`)
+            )
             is McpException.Auth -> (
                 // Add the size for the Int that specifies the variant plus the size needed for all fields
                 4UL
@@ -7902,6 +8043,7 @@ public object FfiConverterTypeMcpError : FfiConverterRustBuffer<McpException> {
                 + FfiConverterOptionalString.allocationSize(value.`data`)
                 + FfiConverterString.allocationSize(value.`error`)
                 + FfiConverterOptionalString.allocationSize(value.`errorDescription`)
+                + FfiConverterOptionalString.allocationSize(value.`errorUri`)
                 + FfiConverterUShort.allocationSize(value.`status`)
             )
         }
@@ -7973,13 +8115,28 @@ public object FfiConverterTypeMcpError : FfiConverterRustBuffer<McpException> {
                 FfiConverterUShort.write(value.`status`, buf)
                 Unit
             }
-            is McpException.Auth -> {
+            is McpException.InputRequired -> {
                 buf.putInt(10)
+                FfiConverterInt.write(value.`code`, buf)
+                FfiConverterString.write(value.`reason`, buf)
+                FfiConverterOptionalString.write(value.`data`, buf)
+                Unit
+            }
+            is McpException.ResourceNotFound -> {
+                buf.putInt(11)
+                FfiConverterInt.write(value.`code`, buf)
+                FfiConverterString.write(value.`reason`, buf)
+                FfiConverterOptionalString.write(value.`data`, buf)
+                Unit
+            }
+            is McpException.Auth -> {
+                buf.putInt(12)
                 FfiConverterInt.write(value.`code`, buf)
                 FfiConverterString.write(value.`reason`, buf)
                 FfiConverterOptionalString.write(value.`data`, buf)
                 FfiConverterString.write(value.`error`, buf)
                 FfiConverterOptionalString.write(value.`errorDescription`, buf)
+                FfiConverterOptionalString.write(value.`errorUri`, buf)
                 FfiConverterUShort.write(value.`status`, buf)
                 Unit
             }
@@ -8784,6 +8941,101 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
     UniffiLib.uniffi_mcpcore_uniffi_fn_func_version(
     
         _status)
+}
+    )
+    }
+    
+
+        /**
+         * The result of a tool that answers with `data`: one embedded binary resource block.
+         */ fun `bytesResult`(`data`: kotlin.ByteArray): ToolResult {
+            return FfiConverterTypeToolResult.lift(
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_func_bytes_result(
+    
+        
+        FfiConverterByteArray.lower(`data`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * The engine's error kinds (`mcpcore::ErrorKind::as_str`: `rpc`, `timeout`, …).
+         */ fun `errorKinds`(): List<kotlin.String> {
+            return FfiConverterSequenceString.lift(
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_func_error_kinds(
+    
+        _status)
+}
+    )
+    }
+    
+
+        /**
+         * The result (JSON) a handler of `kind` (`tool`, `resource`, `prompt`, `completer`) answers
+         * with when it returns `value_json`; `wrapped` is a tool whose declared output is not an
+         * object (the value becomes `{"result": value}`), `uri` and `mime_type` describe a resource
+         * read. `InvalidInput` when the value cannot be that result.
+         */
+    @Throws(McpException::class) fun `hostResult`(`kind`: kotlin.String, `valueJson`: kotlin.String, `uri`: kotlin.String? = null, `mimeType`: kotlin.String? = null, `wrapped`: kotlin.Boolean = false): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_func_host_result(
+    
+        
+        FfiConverterString.lower(`kind`),
+        FfiConverterString.lower(`valueJson`),
+        FfiConverterOptionalString.lower(`uri`),
+        FfiConverterOptionalString.lower(`mimeType`),
+        FfiConverterBoolean.lower(`wrapped`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Throws the engine's example error of `kind`, mapped as every error of that kind is.
+         */
+    @Throws(McpException::class) fun `raiseExample`(`kind`: kotlin.String)
+        = 
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_func_raise_example(
+    
+        
+        FfiConverterString.lower(`kind`),_status)
+}
+    
+    
+
+        /**
+         * The wire JSON of `result` (a `CallToolResult`).
+         */
+    @Throws(McpException::class) fun `toolResultJson`(`result`: ToolResult): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_func_tool_result_json(
+    
+        
+        FfiConverterTypeToolResult.lower(`result`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * The result of a tool that answers with the JSON value `value_json`, by the rules every
+         * binding applies: `null` is no content, a string one text block, an object structured content
+         * plus its JSON text, a `CallToolResult` itself; `{"$bytes": "<base64>"}` stands for bytes.
+         */
+    @Throws(McpException::class) fun `valueResult`(`valueJson`: kotlin.String): ToolResult {
+            return FfiConverterTypeToolResult.lift(
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_func_value_result(
+    
+        
+        FfiConverterString.lower(`valueJson`),_status)
 }
     )
     }
