@@ -1,3 +1,4 @@
+#![allow(clippy::disallowed_methods)] // a test host: it serves its own axum app
 //! The MCP endpoint mounted in a host's own axum app: nested under `/api`, next to the host's
 //! own routes, behind the host's middleware. The middleware authenticates the request and hands
 //! the handler an `Identity` and a typed extension; the handler reads them, and a header, from
@@ -31,7 +32,8 @@ async fn authenticate(mut req: Request, next: Next) -> Response {
     if req.headers().get("x-api-key").is_none_or(|k| k != "key-1") {
         return (StatusCode::UNAUTHORIZED, "missing or wrong X-Api-Key").into_response();
     }
-    let identity = Identity { subject: Some("ada".into()), scopes: vec!["read".into()], ..Identity::default() };
+    let identity =
+        Identity { subject: Some("ada".into()), scopes: vec!["read".into()], ..Identity::default() };
     req.extensions_mut().insert(Arc::new(identity));
     req.extensions_mut().insert(Tenant("acme"));
     next.run(req).await
@@ -67,11 +69,7 @@ async fn serve_app() -> String {
 }
 
 fn keyed(transport: HttpTransport) -> HttpOptions {
-    HttpOptions {
-        headers: vec![("X-Api-Key".into(), "key-1".into())],
-        transport,
-        ..HttpOptions::default()
-    }
+    HttpOptions { headers: vec![("X-Api-Key".into(), "key-1".into())], transport, ..HttpOptions::default() }
 }
 
 async fn whoami(url: &str, http: HttpOptions, options: ClientOptions) -> (Client, Value) {
@@ -120,7 +118,8 @@ async fn the_2024_sse_transport_announces_the_nested_messages_path() {
 async fn the_hosts_middleware_refuses_before_mcp_and_its_routes_still_serve() {
     let base = serve_app().await;
     let options = ClientOptions { lineage: Some(Lineage::Modern), ..ClientOptions::default() };
-    let e = Client::connect_http(&format!("{base}/api/mcp"), HttpOptions::default(), options).await.unwrap_err();
+    let e =
+        Client::connect_http(&format!("{base}/api/mcp"), HttpOptions::default(), options).await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Http, "{e}");
     assert_eq!(e.http_status(), Some(401), "{e}");
     let health = reqwest::get(format!("{base}/health")).await.unwrap();
