@@ -30,6 +30,9 @@ struct Entry {
 #[derive(Debug, Default)]
 pub(crate) struct ResultCache {
     entries: Mutex<HashMap<String, Entry>>,
+    /// Bumped by every invalidation: a result asked for before one may be stale, and is not
+    /// stored after it (a list fetched while a `list_changed` arrives).
+    generation: std::sync::atomic::AtomicU64,
 }
 
 /// The cache key: the method and the params without `_meta` (serde_json maps are sorted, so
@@ -56,7 +59,14 @@ impl ResultCache {
     }
 
     /// Stores `value` when it is a complete result with a positive `ttlMs`.
-    pub(crate) fn put(&self, method: &str, params: &Map<String, Value>, value: &Value) {
+    /// The current generation; pass it to [`ResultCache::put`] with the result of a request
+    /// sent after reading it.
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Stores `value` unless the cache was invalidated since `generation` was read.
+    pub(crate) fn put(&self, generation: u64, method: &str, params: &Map<String, Value>, value: &Value) {
         if !CACHEABLE.contains(&method)
             || params.contains_key("inputResponses")
             || params.contains_key("requestState")
@@ -77,12 +87,18 @@ impl ResultCache {
             method: method.to_owned(),
             uri: params.get("uri").and_then(Value::as_str).map(str::to_owned),
         };
-        self.entries.lock().expect("lock").insert(key(method, params), entry);
+        let mut entries = self.entries.lock().expect("lock");
+        if self.generation() == generation {
+            entries.insert(key(method, params), entry);
+        }
     }
 
     /// Drops what `event` makes stale.
     pub(crate) fn invalidate(&self, event: &ServerEvent) {
         let mut entries = self.entries.lock().expect("lock");
+        if !matches!(event, ServerEvent::Other(_)) {
+            self.generation.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
         match event {
             ServerEvent::ToolsListChanged => entries.retain(|_, e| e.method != "tools/list"),
             ServerEvent::PromptsListChanged => entries.retain(|_, e| e.method != "prompts/list"),
@@ -101,7 +117,9 @@ impl ResultCache {
 
     /// Drops everything.
     pub(crate) fn clear(&self) {
-        self.entries.lock().expect("lock").clear();
+        let mut entries = self.entries.lock().expect("lock");
+        self.generation.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        entries.clear();
     }
 }
 
@@ -122,28 +140,45 @@ mod tests {
     fn stores_fresh_complete_results_only() {
         let c = ResultCache::default();
         let p = m(json!({"_meta": {"x": 1}}));
-        c.put("tools/list", &p, &json!({"tools": []}));
+        c.put(c.generation(), "tools/list", &p, &json!({"tools": []}));
         assert!(c.get("tools/list", &p).is_none(), "no ttlMs: not cached");
-        c.put("tools/list", &p, &json!({"tools": [], "ttlMs": 0}));
+        c.put(c.generation(), "tools/list", &p, &json!({"tools": [], "ttlMs": 0}));
         assert!(c.get("tools/list", &p).is_none(), "ttlMs 0: not cached");
-        c.put("tools/list", &p, &json!({"resultType": "complete", "tools": [], "ttlMs": 60000}));
+        c.put(
+            c.generation(),
+            "tools/list",
+            &p,
+            &json!({"resultType": "complete", "tools": [], "ttlMs": 60000}),
+        );
         assert!(c.get("tools/list", &m(json!({}))).is_some(), "_meta is not part of the key");
         assert!(c.get("tools/list", &m(json!({"cursor": "2"}))).is_none(), "pages are separate");
         let retry = m(json!({"uri": "a://x", "requestState": "s"}));
-        c.put("resources/read", &retry, &json!({"contents": [], "ttlMs": 60000}));
+        c.put(c.generation(), "resources/read", &retry, &json!({"contents": [], "ttlMs": 60000}));
         assert!(c.get("resources/read", &retry).is_none(), "MRTR retries are never cached");
-        c.put("tools/call", &p, &json!({"content": [], "ttlMs": 60000}));
+        c.put(c.generation(), "tools/call", &p, &json!({"content": [], "ttlMs": 60000}));
         assert!(c.get("tools/call", &p).is_none());
+    }
+
+    #[test]
+    fn a_result_asked_for_before_an_invalidation_is_not_stored() {
+        let c = ResultCache::default();
+        let fresh = json!({"tools": [], "ttlMs": 60000});
+        let before = c.generation();
+        c.invalidate(&ServerEvent::ToolsListChanged);
+        c.put(before, "tools/list", &m(json!({})), &fresh);
+        assert!(c.get("tools/list", &m(json!({}))).is_none(), "stale: asked for before the change");
+        c.put(c.generation(), "tools/list", &m(json!({})), &fresh);
+        assert!(c.get("tools/list", &m(json!({}))).is_some());
     }
 
     #[test]
     fn notifications_invalidate() {
         let c = ResultCache::default();
         let fresh = json!({"ttlMs": 60000});
-        c.put("tools/list", &m(json!({})), &fresh);
-        c.put("resources/templates/list", &m(json!({})), &fresh);
-        c.put("resources/read", &m(json!({"uri": "file:///a/b"})), &fresh);
-        c.put("resources/read", &m(json!({"uri": "file:///c"})), &fresh);
+        c.put(c.generation(), "tools/list", &m(json!({})), &fresh);
+        c.put(c.generation(), "resources/templates/list", &m(json!({})), &fresh);
+        c.put(c.generation(), "resources/read", &m(json!({"uri": "file:///a/b"})), &fresh);
+        c.put(c.generation(), "resources/read", &m(json!({"uri": "file:///c"})), &fresh);
         c.invalidate(&ServerEvent::ResourcesListChanged);
         assert!(c.get("resources/templates/list", &m(json!({}))).is_none());
         assert!(c.get("tools/list", &m(json!({}))).is_some());

@@ -118,6 +118,14 @@ pub struct CallOptions {
     /// (sent as `_meta` logLevel; delivered to [`Client::on_log`]). Legacy sessions use
     /// `logging/setLevel` instead.
     pub log_level: Option<crate::protocol::logging::LoggingLevel>,
+    /// Answers the input this call makes the server ask for, instead of [`ClientOptions::input`]
+    /// (a proxy relays it to its own caller this way, see [`crate::remote`]). Modern lineage:
+    /// the MRTR rounds of this call are answered by it, and the request's `_meta`
+    /// clientCapabilities declare its [`InputKinds`] instead of the connection's. Legacy
+    /// lineage: the capabilities were declared at `initialize` (by [`ClientOptions::input`]);
+    /// server→client requests arriving while this call is in flight go to it — to the newest
+    /// such call when several are, since a legacy server request names no request it belongs to.
+    pub input: Option<Arc<dyn InputHandler>>,
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -309,7 +317,18 @@ impl Client {
 
     /// The capabilities declared for `version`: the host's, with the input kinds of its handler.
     pub(crate) fn declared_capabilities(&self, version: ProtocolVersion) -> ClientCapabilities {
-        let kinds = self.inner.options.input.as_ref().map(|h| h.kinds()).unwrap_or_default();
+        self.capabilities_for(version, None)
+    }
+
+    /// [`Client::declared_capabilities`], with the kinds of a per-call handler instead of the
+    /// connection's when there is one.
+    fn capabilities_for(
+        &self,
+        version: ProtocolVersion,
+        call_input: Option<&Arc<dyn InputHandler>>,
+    ) -> ClientCapabilities {
+        let handler = call_input.or(self.inner.options.input.as_ref());
+        let kinds = handler.map(|h| h.kinds()).unwrap_or_default();
         input::capabilities(&self.inner.options.capabilities, kinds, version)
     }
 
@@ -390,9 +409,11 @@ impl Client {
         if let Some(v) = cache.and_then(|c| c.get(method, &params)) {
             return Ok(v);
         }
+        // A change announced while the request runs makes its result stale: not stored.
+        let generation = cache.map(|c| c.generation());
         let (v, retried) = self.request_inner(method, params.clone(), opts).await?;
-        if let (Some(c), false) = (cache, retried) {
-            c.put(method, &params, &v);
+        if let (Some(c), Some(g), false) = (cache, generation, retried) {
+            c.put(g, method, &params, &v);
         }
         Ok(v)
     }
@@ -436,13 +457,23 @@ impl Client {
     }
 
     /// Adds the modern `_meta` keys to `params` for `version`.
-    fn with_meta(&self, mut params: Map<String, Value>, version: ProtocolVersion) -> Map<String, Value> {
+    fn with_meta(&self, params: Map<String, Value>, version: ProtocolVersion) -> Map<String, Value> {
+        self.with_meta_for(params, version, None)
+    }
+
+    /// [`Client::with_meta`], declaring the kinds of a per-call input handler when there is one.
+    fn with_meta_for(
+        &self,
+        mut params: Map<String, Value>,
+        version: ProtocolVersion,
+        call_input: Option<&Arc<dyn InputHandler>>,
+    ) -> Map<String, Value> {
         let meta = params.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
         if let Value::Object(m) = meta {
             m.insert(meta::PROTOCOL_VERSION.into(), json!(version.as_str()));
             m.insert(
                 meta::CLIENT_CAPABILITIES.into(),
-                serde_json::to_value(self.declared_capabilities(version)).expect("serializable"),
+                serde_json::to_value(self.capabilities_for(version, call_input)).expect("serializable"),
             );
             m.insert(
                 meta::CLIENT_INFO.into(),
@@ -469,12 +500,14 @@ impl Client {
             token
         });
         if let Some(v) = version.filter(|v| v.is_modern()) {
-            params = self.with_meta(params, v);
+            params = self.with_meta_for(params, v, opts.input.as_ref());
             if let (Some(level), Some(Value::Object(m))) = (opts.log_level, params.get_mut("_meta")) {
                 m.insert(meta::LOG_LEVEL.into(), json!(level.as_str()));
             }
         }
         let rx = self.inner.shared.add_pending(id.clone())?;
+        // Legacy: server→client requests arriving meanwhile go to this call's own handler.
+        let _call_input = opts.input.clone().map(|h| self.inner.shared.push_call_input(h));
         let (ptx, mut prx) = mpsc::unbounded_channel();
         if let Some(token) = &progress {
             self.inner.shared.add_progress(token, ptx);

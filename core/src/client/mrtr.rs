@@ -49,7 +49,7 @@ pub(crate) async fn run(
             )));
         }
         round += 1;
-        let responses = gather(client, method, irr.input_requests.unwrap_or_default()).await?;
+        let responses = gather(client, method, irr.input_requests.unwrap_or_default(), opts).await?;
         params = original.clone();
         if !responses.is_empty() {
             params.insert("inputResponses".into(), serde_json::to_value(responses).expect("serializable"));
@@ -60,10 +60,15 @@ pub(crate) async fn run(
     }
 }
 
-/// Asks the handler for every input at once; fails when one cannot be answered (MRTR has no
-/// error path to the server, so the call itself fails).
-async fn gather(client: &Client, method: &str, requests: InputRequests) -> Result<InputResponses> {
-    let handler = client.inner.shared.hooks.input.clone();
+/// Asks the handler (the call's own, else the connection's) for every input at once; fails when
+/// one cannot be answered (MRTR has no error path to the server, so the call itself fails).
+async fn gather(
+    client: &Client,
+    method: &str,
+    requests: InputRequests,
+    opts: &CallOptions,
+) -> Result<InputResponses> {
+    let handler = opts.input.clone().or_else(|| client.inner.shared.hooks.input.clone());
     let kinds = handler.as_ref().map(|h| h.kinds()).unwrap_or_default();
     let asks = requests.into_iter().map(|(key, request)| {
         let handler = handler.clone();

@@ -44,6 +44,32 @@ pub(crate) struct Hooks {
     events: Mutex<Option<EventHandler>>,
 }
 
+/// The input handlers of calls in flight, oldest first, each with its number.
+#[derive(Default)]
+struct CallInputs {
+    list: Mutex<Vec<(u64, Arc<dyn InputHandler>)>>,
+    next: std::sync::atomic::AtomicU64,
+}
+
+impl std::fmt::Debug for CallInputs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.list.lock().map(|l| l.len()).unwrap_or(0);
+        f.debug_struct("CallInputs").field("in_flight", &n).finish()
+    }
+}
+
+/// Keeps a call's own input handler in place while the call is in flight.
+pub(crate) struct CallInputGuard {
+    shared: Arc<Shared>,
+    n: u64,
+}
+
+impl Drop for CallInputGuard {
+    fn drop(&mut self) {
+        self.shared.call_inputs.list.lock().expect("lock").retain(|(n, _)| *n != self.n);
+    }
+}
+
 impl std::fmt::Debug for Hooks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Hooks").field("input", &self.input.is_some()).finish_non_exhaustive()
@@ -70,6 +96,9 @@ pub(crate) struct Shared {
     log: LogSlot,
     pub(crate) hooks: Hooks,
     listens: Mutex<HashMap<RequestId, mpsc::UnboundedSender<ListenMsg>>>,
+    /// Input handlers of calls in flight that brought their own (`CallOptions::input`), oldest
+    /// first, with the number of the call.
+    call_inputs: CallInputs,
     /// Fresh results (spec 2026-07-28 server/utilities/caching); `None` when the host turned caching off.
     pub(crate) cache: Option<ResultCache>,
 }
@@ -120,6 +149,19 @@ impl Shared {
     /// Forgets a listen stream.
     pub(crate) fn remove_listen(&self, id: &RequestId) {
         self.listens.lock().expect("lock").remove(id);
+    }
+    /// Makes `handler` answer the legacy server→client requests that arrive until the guard is
+    /// dropped (the newest such handler wins).
+    pub(crate) fn push_call_input(self: &Arc<Self>, handler: Arc<dyn InputHandler>) -> CallInputGuard {
+        let n = self.call_inputs.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.call_inputs.list.lock().expect("lock").push((n, handler));
+        CallInputGuard { shared: self.clone(), n }
+    }
+    /// Who answers a legacy server→client request now: the newest call's own handler, else the
+    /// connection's.
+    fn input_handler(&self) -> Option<Arc<dyn InputHandler>> {
+        let call = self.call_inputs.list.lock().expect("lock").last().map(|(_, h)| h.clone());
+        call.or_else(|| self.hooks.input.clone())
     }
     /// Why the connection closed, once it has.
     pub(crate) fn closed_reason(&self) -> Option<String> {
@@ -274,7 +316,7 @@ pub(crate) async fn run(
         Message::Notification(n) => shared.notification(n),
         Message::Request(req) => {
             // Answered off the router task: a handler may wait on the user, or call the server.
-            let (tx, handler) = (tx.clone(), shared.hooks.input.clone());
+            let (tx, handler) = (tx.clone(), shared.input_handler());
             tokio::spawn(async move {
                 let resp = answer(handler, req).await;
                 if let Some(tx) = tx.upgrade() {

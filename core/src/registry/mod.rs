@@ -24,7 +24,7 @@ use std::sync::{Arc, RwLock};
 pub enum ToolOrigin {
     /// A host callback in this process.
     Local,
-    /// A tool of a connected server, forwarded by [`crate::remote::RemoteTools`].
+    /// A tool of a connected server, forwarded by [`crate::remote::RemoteServer`].
     Remote {
         /// The id the host gave that server.
         server: String,

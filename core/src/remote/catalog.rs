@@ -1,0 +1,323 @@
+//! What one remote server has registered in the local catalogs, and how a fresh listing of the
+//! remote is brought into them: entries gone from the remote are removed, new ones added,
+//! changed ones replaced. Names collide per [`CollisionPolicy`].
+
+use super::forward::{CompleteTarget, ForwardCompleter, ForwardPrompt, ForwardResource, ForwardTool, Remote};
+use crate::error::{Error, Result};
+use crate::prompts::PromptRegistry;
+use crate::protocol::prompts::Prompt;
+use crate::protocol::resources::{Resource, ResourceTemplate};
+use crate::protocol::Tool;
+use crate::registry::{CollisionPolicy, Registration, ToolOrigin, ToolRegistry};
+use crate::resources::{ResourceRegistry, UriTemplate};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The local catalogs remote servers register into.
+#[derive(Debug, Clone)]
+pub(crate) struct Catalogs {
+    pub(crate) tools: Arc<ToolRegistry>,
+    pub(crate) resources: Option<Arc<ResourceRegistry>>,
+    pub(crate) prompts: Option<Arc<PromptRegistry>>,
+}
+
+/// What happened to each entry of one listing of a remote server.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Registrations {
+    /// Tools (by remote name, in listing order).
+    pub tools: Vec<Registration>,
+    /// Prompts.
+    pub prompts: Vec<Registration>,
+    /// Fixed resources (by URI; URIs are never renamed: a taken one is refused under
+    /// [`CollisionPolicy::Error`] and skipped otherwise).
+    pub resources: Vec<Registration>,
+    /// Resource templates (by name).
+    pub templates: Vec<Registration>,
+}
+
+/// The entries one server registered: remote key → (local name, descriptor as listed).
+#[derive(Debug, Default)]
+pub(crate) struct Registered {
+    tools: BTreeMap<String, (String, Tool)>,
+    prompts: BTreeMap<String, (String, Prompt)>,
+    resources: BTreeMap<String, Resource>,
+    templates: BTreeMap<String, (String, ResourceTemplate)>,
+}
+
+/// Which part of the catalogue to bring up to date.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Part {
+    Tools,
+    Prompts,
+    Resources,
+}
+
+fn same<T: serde::Serialize>(a: &T, b: &T) -> bool {
+    serde_json::to_value(a).ok() == serde_json::to_value(b).ok()
+}
+
+/// The name an entry gets when `name` is taken: `{server}_{name}`.
+fn prefixed(server: &str, name: &str) -> String {
+    format!("{server}_{name}")
+}
+
+impl Registered {
+    /// Lists `part` of the remote and brings the local catalogs in line with it.
+    pub(crate) async fn sync(
+        &mut self,
+        part: Part,
+        remote: &Remote,
+        catalogs: &Catalogs,
+        policy: CollisionPolicy,
+        out: &mut Registrations,
+    ) -> Result<()> {
+        let caps = remote.client.negotiated().capabilities;
+        let completions = caps.completions.is_some();
+        match part {
+            Part::Tools if caps.tools.is_some() => {
+                let listed = remote.client.list_tools().await?;
+                out.tools = self.sync_tools(listed, remote, &catalogs.tools, policy)?;
+            }
+            Part::Prompts if caps.prompts.is_some() => {
+                let Some(prompts) = &catalogs.prompts else { return Ok(()) };
+                let listed = remote.client.list_prompts().await?;
+                out.prompts = self.sync_prompts(listed, remote, prompts, policy, completions)?;
+            }
+            Part::Resources if caps.resources.is_some() => {
+                let Some(resources) = &catalogs.resources else { return Ok(()) };
+                let listed = remote.client.list_resources().await?;
+                out.resources = self.sync_resources(listed, remote, resources, policy)?;
+                let listed = remote.client.list_resource_templates().await?;
+                out.templates = self.sync_templates(listed, remote, resources, policy, completions)?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn sync_tools(
+        &mut self,
+        listed: Vec<Tool>,
+        remote: &Remote,
+        registry: &ToolRegistry,
+        policy: CollisionPolicy,
+    ) -> Result<Vec<Registration>> {
+        let fresh: BTreeMap<String, Tool> = listed.iter().map(|t| (t.name.clone(), t.clone())).collect();
+        self.tools.retain(|name, (local, tool)| {
+            let keep = fresh.get(name).is_some_and(|t| same(t, tool));
+            if !keep {
+                registry.unregister(local);
+            }
+            keep
+        });
+        let mut done = Vec::with_capacity(listed.len());
+        for tool in listed {
+            if let Some((local, _)) = self.tools.get(&tool.name) {
+                done.push(Registration::Registered(local.clone()));
+                continue;
+            }
+            let remote_name = tool.name.clone();
+            let handler = Arc::new(ForwardTool { remote: remote.clone(), name: remote_name.clone() });
+            let origin =
+                ToolOrigin::Remote { server: remote.server.clone(), remote_name: remote_name.clone() };
+            let r = registry.register_with(tool.clone(), handler, origin, policy)?;
+            if let Some(local) = r.name() {
+                self.tools.insert(remote_name, (local.to_owned(), tool));
+            }
+            done.push(r);
+        }
+        Ok(done)
+    }
+
+    fn sync_prompts(
+        &mut self,
+        listed: Vec<Prompt>,
+        remote: &Remote,
+        registry: &PromptRegistry,
+        policy: CollisionPolicy,
+        completions: bool,
+    ) -> Result<Vec<Registration>> {
+        let fresh: BTreeMap<String, Prompt> = listed.iter().map(|p| (p.name.clone(), p.clone())).collect();
+        self.prompts.retain(|name, (local, prompt)| {
+            let keep = fresh.get(name).is_some_and(|p| same(p, prompt));
+            if !keep {
+                registry.remove(local);
+            }
+            keep
+        });
+        let mut done = Vec::with_capacity(listed.len());
+        for prompt in listed {
+            if let Some((local, _)) = self.prompts.get(&prompt.name) {
+                done.push(Registration::Registered(local.clone()));
+                continue;
+            }
+            let requested = prompt.name.clone();
+            let taken = |n: &str| registry.get(n).is_some();
+            let r = match claim(&requested, &remote.server, policy, taken)? {
+                Some(r) => r,
+                None => {
+                    done.push(Registration::Skipped(requested));
+                    continue;
+                }
+            };
+            let local = r.name().expect("claimed").to_owned();
+            let mut entry = prompt.clone();
+            entry.name = local.clone();
+            let handler = ForwardPrompt { remote: remote.clone(), name: requested.clone() };
+            registry.add(entry, handler)?;
+            if completions {
+                for arg in prompt.arguments.iter().flatten() {
+                    let target = CompleteTarget::Prompt(requested.clone());
+                    let completer = Arc::new(ForwardCompleter { remote: remote.clone(), target });
+                    registry.complete_argument(&local, &arg.name, completer)?;
+                }
+            }
+            self.prompts.insert(requested, (local, prompt));
+            done.push(r);
+        }
+        Ok(done)
+    }
+
+    fn sync_resources(
+        &mut self,
+        listed: Vec<Resource>,
+        remote: &Remote,
+        registry: &ResourceRegistry,
+        policy: CollisionPolicy,
+    ) -> Result<Vec<Registration>> {
+        let fresh: BTreeMap<String, Resource> = listed.iter().map(|r| (r.uri.clone(), r.clone())).collect();
+        self.resources.retain(|uri, resource| {
+            let keep = fresh.get(uri).is_some_and(|r| same(r, resource));
+            if !keep {
+                registry.remove(uri);
+            }
+            keep
+        });
+        let mut done = Vec::with_capacity(listed.len());
+        for resource in listed {
+            let uri = resource.uri.clone();
+            if self.resources.contains_key(&uri) {
+                done.push(Registration::Registered(uri));
+                continue;
+            }
+            match registry.add(resource.clone(), ForwardResource { remote: remote.clone() }) {
+                Ok(()) => {
+                    self.resources.insert(uri.clone(), resource);
+                    done.push(Registration::Registered(uri));
+                }
+                Err(e) if policy == CollisionPolicy::Error => return Err(e),
+                Err(_) => done.push(Registration::Skipped(uri)),
+            }
+        }
+        Ok(done)
+    }
+
+    fn sync_templates(
+        &mut self,
+        listed: Vec<ResourceTemplate>,
+        remote: &Remote,
+        registry: &ResourceRegistry,
+        policy: CollisionPolicy,
+        completions: bool,
+    ) -> Result<Vec<Registration>> {
+        let fresh: BTreeMap<String, ResourceTemplate> =
+            listed.iter().map(|t| (t.name.clone(), t.clone())).collect();
+        self.templates.retain(|name, (local, template)| {
+            let keep = fresh.get(name).is_some_and(|t| same(t, template));
+            if !keep {
+                registry.remove_template(local);
+            }
+            keep
+        });
+        let mut done = Vec::with_capacity(listed.len());
+        for template in listed {
+            if let Some((local, _)) = self.templates.get(&template.name) {
+                done.push(Registration::Registered(local.clone()));
+                continue;
+            }
+            let requested = template.name.clone();
+            let taken = |n: &str| {
+                registry
+                    .templates_page(None, usize::MAX)
+                    .is_ok_and(|(all, _)| all.iter().any(|t| t.name == n))
+            };
+            let r = match claim(&requested, &remote.server, policy, taken)? {
+                Some(r) => r,
+                None => {
+                    done.push(Registration::Skipped(requested));
+                    continue;
+                }
+            };
+            let local = r.name().expect("claimed").to_owned();
+            let mut entry = template.clone();
+            entry.name = local.clone();
+            registry.add_template(entry, ForwardResource { remote: remote.clone() })?;
+            if completions {
+                let parsed = UriTemplate::parse(&template.uri_template).map_err(Error::invalid_input)?;
+                for variable in parsed.variables() {
+                    let target = CompleteTarget::Template(template.uri_template.clone());
+                    let completer = Arc::new(ForwardCompleter { remote: remote.clone(), target });
+                    registry.complete_variable(&template.uri_template, variable, completer)?;
+                }
+            }
+            self.templates.insert(requested, (local, template));
+            done.push(r);
+        }
+        Ok(done)
+    }
+
+    /// Removes everything this server registered; returns the local names (tools, prompts,
+    /// resource URIs, templates).
+    pub(crate) fn clear(&mut self, catalogs: &Catalogs) -> Vec<String> {
+        let mut removed = Vec::new();
+        for (_, (local, _)) in std::mem::take(&mut self.tools) {
+            catalogs.tools.unregister(&local);
+            removed.push(local);
+        }
+        if let Some(prompts) = &catalogs.prompts {
+            for (_, (local, _)) in std::mem::take(&mut self.prompts) {
+                prompts.remove(&local);
+                removed.push(local);
+            }
+        }
+        if let Some(resources) = &catalogs.resources {
+            for (uri, _) in std::mem::take(&mut self.resources) {
+                resources.remove(&uri);
+                removed.push(uri);
+            }
+            for (_, (local, _)) in std::mem::take(&mut self.templates) {
+                resources.remove_template(&local);
+                removed.push(local);
+            }
+        }
+        removed
+    }
+}
+
+/// The name `requested` gets under `policy`: itself when free, `{server}_{requested}` under
+/// [`CollisionPolicy::Prefix`], `None` under [`CollisionPolicy::Skip`].
+fn claim(
+    requested: &str,
+    server: &str,
+    policy: CollisionPolicy,
+    taken: impl Fn(&str) -> bool,
+) -> Result<Option<Registration>> {
+    if !taken(requested) {
+        return Ok(Some(Registration::Registered(requested.to_owned())));
+    }
+    match policy {
+        CollisionPolicy::Skip => Ok(None),
+        CollisionPolicy::Prefix => {
+            let name = prefixed(server, requested);
+            if taken(&name) {
+                return Err(Error::invalid_input(format!(
+                    "{requested:?} collides, and its prefixed name {name:?} is taken too"
+                )));
+            }
+            Ok(Some(Registration::Renamed { requested: requested.to_owned(), name }))
+        }
+        CollisionPolicy::Error => {
+            Err(Error::invalid_input(format!("an entry named {requested:?} is already registered")))
+        }
+    }
+}

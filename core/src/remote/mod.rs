@@ -1,0 +1,241 @@
+//! Remote servers forwarded as local catalog entries: a [`RemoteServer`] registers the tools,
+//! resources, resource templates and prompts of connected servers into the local registries
+//! (with completion of their prompt arguments and template variables), keeps them in line with
+//! what each remote announces, and relays each remote's requests for client input to whoever
+//! made the forwarded call. [`RemoteTools`] is the tools-only front of it.
+//!
+//! - **Forwarding** (`forward.rs`): `tools/call`, `prompts/get`, `resources/read` and
+//!   `completion/complete` go to the remote; its JSON-RPC errors come back unchanged, progress
+//!   reaches the caller when the caller asked for it.
+//! - **Following** (`follow.rs`): legacy sessions deliver `notifications/{tools,prompts,resources}/list_changed`
+//!   and `notifications/resources/updated`; on 2026-07-28 a `subscriptions/listen` stream does
+//!   (2026-07-28 basic/patterns/subscriptions). Each list change re-lists that part of the remote
+//!   and updates the local registrations (`catalog.rs`), which announce the change to the local
+//!   server's own clients; each resource update becomes the local registry's
+//!   [`Change::ResourceUpdated`](crate::changes::Change::ResourceUpdated).
+//! - **Relaying input** (`relay.rs`): elicitation, sampling and roots the remote asks for
+//!   during a forwarded call are asked of the local caller through the call's
+//!   [`RequestContext`](crate::context::RequestContext), on both lineages, both sides. A legacy
+//!   remote can only ask for what the client declared at `initialize`: connect it with
+//!   [`RelayInput`] as [`ClientOptions::input`](crate::client::ClientOptions::input).
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use mcpcore::client::{Client, ClientOptions, InputKinds};
+//! use mcpcore::prompts::PromptRegistry;
+//! use mcpcore::registry::{CollisionPolicy, ToolRegistry};
+//! use mcpcore::remote::{RelayInput, RemoteServer};
+//! use mcpcore::resources::ResourceRegistry;
+//! use mcpcore::transport::child::StdioCommand;
+//! # async fn demo() -> mcpcore::Result<()> {
+//! let (tools, resources, prompts) =
+//!     (Arc::new(ToolRegistry::new()), Arc::new(ResourceRegistry::new()), Arc::new(PromptRegistry::new()));
+//! let remote = RemoteServer::new(tools.clone()).with_resources(resources.clone()).with_prompts(prompts.clone());
+//! let kinds = InputKinds { elicitation: true, sampling: true, ..InputKinds::default() };
+//! let options = ClientOptions { input: Some(RelayInput::new(kinds)), ..ClientOptions::default() };
+//! let client = Client::connect_stdio(StdioCommand::new("weather-server", Vec::<String>::new()), options).await?;
+//! let done = remote.connect("weather", client, CollisionPolicy::Prefix).await?;
+//! println!("{} tools, {} prompts", done.tools.len(), done.prompts.len());
+//! // Serve `tools`, `resources` and `prompts` with a `mcpcore::server::Server`…
+//! remote.disconnect("weather").await;
+//! # Ok(()) }
+//! ```
+
+mod catalog;
+mod follow;
+mod forward;
+mod relay;
+mod tools;
+
+pub use catalog::Registrations;
+pub use relay::RelayInput;
+pub use tools::RemoteTools;
+
+use crate::client::Client;
+use crate::error::{Error, Result};
+use crate::prompts::PromptRegistry;
+use crate::registry::{CollisionPolicy, ToolRegistry};
+use crate::resources::ResourceRegistry;
+use catalog::{Catalogs, Part, Registered};
+use forward::Remote;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// One connected server.
+#[derive(Debug)]
+struct Connected {
+    remote: Remote,
+    policy: CollisionPolicy,
+    registered: tokio::sync::Mutex<Registered>,
+    /// The last failure of a re-listing made while following the remote.
+    sync_error: Mutex<Option<Error>>,
+    /// The tasks following the remote's announcements (aborted at disconnect).
+    followers: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+    /// Where the remote's announcements go (to the task that acts on them).
+    events: Mutex<Option<tokio::sync::mpsc::UnboundedSender<crate::client::ServerEvent>>>,
+}
+
+impl Connected {
+    /// Re-lists `parts` of the remote and updates the registrations.
+    async fn sync(&self, catalogs: &Catalogs, parts: &[Part]) -> Result<Registrations> {
+        let mut out = Registrations::default();
+        let mut registered = self.registered.lock().await;
+        for part in parts {
+            registered.sync(*part, &self.remote, catalogs, self.policy, &mut out).await?;
+        }
+        Ok(out)
+    }
+}
+
+/// Connects servers into local catalogs: a tool registry, and optionally a resource and a
+/// prompt registry. Cheap to share behind an `Arc`; every method takes `&self`.
+#[derive(Debug)]
+pub struct RemoteServer {
+    catalogs: Catalogs,
+    servers: Mutex<HashMap<String, Arc<Connected>>>,
+}
+
+impl RemoteServer {
+    /// Forwards remote tools into `tools` (add resources and prompts with the `with_*` methods).
+    pub fn new(tools: Arc<ToolRegistry>) -> Self {
+        RemoteServer {
+            catalogs: Catalogs { tools, resources: None, prompts: None },
+            servers: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Forwards remote resources and resource templates into `resources` too.
+    pub fn with_resources(mut self, resources: Arc<ResourceRegistry>) -> Self {
+        self.catalogs.resources = Some(resources);
+        self
+    }
+
+    /// Forwards remote prompts into `prompts` too.
+    pub fn with_prompts(mut self, prompts: Arc<PromptRegistry>) -> Self {
+        self.catalogs.prompts = Some(prompts);
+        self
+    }
+
+    /// Registers what `client`'s server offers (the parts it declares and this provider has a
+    /// registry for) under `server_id`, resolving name collisions with `policy`, then follows
+    /// the server's changes until [`RemoteServer::disconnect`]. Returns what happened to each
+    /// entry. On error nothing stays registered.
+    pub async fn connect(
+        &self,
+        server_id: &str,
+        client: Client,
+        policy: CollisionPolicy,
+    ) -> Result<Registrations> {
+        self.connect_parts(server_id, client, policy, &[Part::Tools, Part::Prompts, Part::Resources]).await
+    }
+
+    /// [`RemoteServer::connect`] for some parts of the catalogue only.
+    async fn connect_parts(
+        &self,
+        server_id: &str,
+        client: Client,
+        policy: CollisionPolicy,
+        parts: &[Part],
+    ) -> Result<Registrations> {
+        let connected = Arc::new(Connected {
+            remote: Remote { client, server: server_id.to_owned() },
+            policy,
+            registered: tokio::sync::Mutex::new(Registered::default()),
+            sync_error: Mutex::new(None),
+            followers: Mutex::new(Vec::new()),
+            events: Mutex::new(None),
+        });
+        {
+            let mut servers = self.servers.lock().expect("lock");
+            if servers.contains_key(server_id) {
+                return Err(Error::invalid_input(format!(
+                    "a server with id {server_id:?} is already connected"
+                )));
+            }
+            servers.insert(server_id.to_owned(), connected.clone());
+        }
+        // Follow first, so a change made while we list is not missed (it re-lists after).
+        let outcome = async {
+            follow::start(&connected, &self.catalogs, parts).await?;
+            connected.sync(&self.catalogs, parts).await
+        }
+        .await;
+        match outcome {
+            Ok(done) => Ok(done),
+            Err(e) => {
+                self.servers.lock().expect("lock").remove(server_id);
+                stop(&connected, &self.catalogs).await;
+                Err(e)
+            }
+        }
+    }
+
+    /// Unregisters everything of `server_id`, stops following it and closes its connection;
+    /// returns the local names removed (tools, prompts, resource URIs, templates), sorted.
+    pub async fn disconnect(&self, server_id: &str) -> Vec<String> {
+        let connected = self.servers.lock().expect("lock").remove(server_id);
+        match connected {
+            Some(c) => {
+                let mut removed = stop(&c, &self.catalogs).await;
+                c.remote.client.close().await;
+                removed.sort();
+                removed
+            }
+            None => Vec::new(),
+        }
+    }
+
+    /// The ids of connected servers, sorted.
+    pub fn servers(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self.servers.lock().expect("lock").keys().cloned().collect();
+        ids.sort();
+        ids
+    }
+
+    /// The client of `server_id`.
+    pub fn client(&self, server_id: &str) -> Option<Client> {
+        self.get(server_id).ok().map(|c| c.remote.client.clone())
+    }
+
+    /// Re-lists everything of `server_id` now (following does this on each announced change).
+    pub async fn refresh(&self, server_id: &str) -> Result<Registrations> {
+        let c = self.get(server_id)?;
+        c.sync(&self.catalogs, &[Part::Tools, Part::Prompts, Part::Resources]).await
+    }
+
+    /// The last failure of a re-listing made while following `server_id` (the registrations
+    /// then stay as they were), if any.
+    pub fn sync_error(&self, server_id: &str) -> Option<Error> {
+        self.get(server_id).ok().and_then(|c| c.sync_error.lock().expect("lock").clone())
+    }
+
+    /// Subscribes to updates of the remote resource `uri` of `server_id` (legacy:
+    /// `resources/subscribe`; 2026-07-28: a `subscriptions/listen` stream with
+    /// `resourceSubscriptions`); each update is announced by the local resource registry
+    /// ([`ResourceRegistry::notify_updated`]), so local clients subscribed to `uri` hear it.
+    pub async fn subscribe_resource(&self, server_id: &str, uri: &str) -> Result<()> {
+        let c = self.get(server_id)?;
+        if self.catalogs.resources.is_none() {
+            return Err(Error::invalid_input("this RemoteServer forwards no resources (see with_resources)"));
+        }
+        follow::subscribe(&c, &self.catalogs, uri).await
+    }
+
+    fn get(&self, server_id: &str) -> Result<Arc<Connected>> {
+        self.servers
+            .lock()
+            .expect("lock")
+            .get(server_id)
+            .cloned()
+            .ok_or_else(|| Error::invalid_input(format!("no server with id {server_id:?} is connected")))
+    }
+}
+
+/// Stops following `c` and removes its registrations.
+async fn stop(c: &Connected, catalogs: &Catalogs) -> Vec<String> {
+    c.events.lock().expect("lock").take();
+    for f in c.followers.lock().expect("lock").drain(..) {
+        f.abort();
+    }
+    c.registered.lock().await.clear(catalogs)
+}
