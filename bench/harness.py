@@ -62,7 +62,7 @@ def subjects(env: Dict[str, str]) -> Dict[str, Dict[str, Any]]:
     flags = lambda best, cat: (["--best"] if best else []) + (["--catalogue"] if cat else [])  # noqa: E731
     binding_frame = (16 << 20, "the binding's stdio/HTTP client frame limit is a fixed 16 MiB")
     stateless = "stateless: no sessions, so no GET stream"
-    return {
+    subs = {
         "raw": {
             "label": "raw ceiling (serde_json lines / hyper fixed reply)",
             "lang": "rust",
@@ -157,6 +157,18 @@ def subjects(env: Dict[str, str]) -> Dict[str, Dict[str, Any]]:
             "w10_na": {"modern@defaults": "no 2026-07-28", "modern@best": "no 2026-07-28"},
         },
     }
+    before = env.get("BENCH_MCPCORE_BEFORE_BIN", "")
+    if before:
+        # Another build of mcpcore's echo_server (e.g. the commit before a refactor), served to
+        # the same current Rust client, so a change to the server is measured side by side.
+        subs["mcpcore-rust-before"] = {
+            "label": f"mcpcore (Rust tool, Rust client), server built from {env.get('BENCH_MCPCORE_BEFORE_REV', before)}",
+            "lang": "rust",
+            "stdio": [before],
+            "http": lambda a: [before, "--http", a],
+            "driver": [str(rbin / "mcpcore_driver")],
+        }
+    return subs
 
 
 def configs(s: Dict[str, Any]) -> List[str]:
