@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The main job: echo servers written in Rust and in Python (on mcpcore) served over stdio and HTTP
-# and called in both lineages, by the Rust client, by the mcpcore CLI, by a Python mcpcore client,
-# and across implementations by the official Python SDK.
+# The main job: echo servers written in Rust, Python and Node (on mcpcore) served over stdio and
+# HTTP and called in both lineages across languages: by the Rust client, the mcpcore CLI, the
+# Python and Node mcpcore clients, and across implementations by the official Python SDK.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,13 +18,28 @@ PATH="$PWD/.venv/bin:$PATH" CARGO_TARGET_DIR="$PWD/target" MATURIN_PEP517_ARGS="
   --no-deps ./bindings-python
 py=.venv/bin/python
 
+echo "== building the mcpcore Node package (napi, debug) for examples/node"
+command -v npm >/dev/null || { echo "node/npm are missing: install Node >= 20.17 first" >&2; exit 1; }
+(cd bindings-node && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error \
+  && CARGO_TARGET_DIR="$PWD/../target" npx --no-install napi build --platform >/dev/null)
+(cd examples/node && npm ci --no-audit --no-fund --loglevel=error)
+node_server="node examples/node/echo_server.mjs"
+node_client="node examples/node/echo_client.mjs"
+
 echo; echo "== A Python tool served by mcpcore (examples/python/echo_server.py), called from other processes"
 echo "-- by the Rust client:";           $bin/echo_client "hello, Python tool" -- $py examples/python/echo_server.py
 echo "-- by the mcpcore CLI (legacy):";  $bin/mcpcore call add '{"a": 20, "b": 22}' --lineage legacy -- $py examples/python/echo_server.py | $py -c 'import json,sys; print(json.load(sys.stdin)["structuredContent"])'
 echo "-- by the official Python SDK:";   $py tests/interop/python/sdk_client.py --text "hello from the official SDK" -- $py examples/python/echo_server.py
 echo "-- by the Python mcpcore client:"; $py examples/python/echo_client.py "hello, Rust server" -- $bin/echo_server
 
-echo "== Rust client -> Rust server, automatic negotiation (modern 2026-07-28)"
+echo; echo "== A Node tool served by mcpcore (examples/node/echo_server.mjs), called from other languages"
+echo "-- by the Rust client:";           $bin/echo_client "hello, Node tool" -- $node_server
+echo "-- by the Python mcpcore client:"; $py examples/python/echo_client.py "hello from Python, Node tool" -- $node_server
+echo "-- by the official Python SDK:";   $py tests/interop/python/sdk_client.py --lineage legacy --text "hello from the official SDK" -- $node_server
+echo "-- the Node client calls the Python tool:"; $node_client "hello from Node, Python tool" -- $py examples/python/echo_server.py
+echo "-- the Node client calls the Rust tool:";   $node_client "hello from Node, Rust tool" -- $bin/echo_server
+
+echo; echo "== Rust client -> Rust server, automatic negotiation (modern 2026-07-28)"
 $bin/echo_client "hello, modern world" -- $bin/echo_server
 
 echo; echo "== mcpcore CLI -> Rust server, pinned legacy 2025-11-25"
@@ -57,3 +72,4 @@ $bin/mcpcore tools "$url" --transport sse | python3 -c \
   'import json,sys; d=json.load(sys.stdin); print("2024-11-05 SSE transport:", d["protocolVersion"], [t["name"] for t in d["tools"]])'
 .venv/bin/python tests/interop/python/sdk_http_client.py --text "hello from Python over HTTP" "$url"
 $py examples/python/echo_client.py "$url" "hello over HTTP from the Python mcpcore client"
+$node_client "$url" "hello over HTTP from the Node mcpcore client"
