@@ -52,6 +52,9 @@ for d in "${dirs[@]}"; do
   nocargo="${nocargo:+$nocargo:}$d"
 done
 user() { env -u CARGO_TARGET_DIR -u CARGO_HOME -u RUSTUP_HOME -u VIRTUAL_ENV -u PYTHONPATH PATH="$nocargo" "$@"; }
+# The same, replacing the calling (sub)shell: a server started as `(cd DIR && user_exec ...) &`
+# is then `$!` itself, so killing `$!` stops the server (not only its subshell).
+user_exec() { exec env -u CARGO_TARGET_DIR -u CARGO_HOME -u RUSTUP_HOME -u VIRTUAL_ENV -u PYTHONPATH PATH="$nocargo" "$@"; }
 check "no cargo, rustc or maturin on the users' PATH" \
   bash -c '! PATH="$1" command -v cargo && ! PATH="$1" command -v rustc && ! PATH="$1" command -v maturin' _ "$nocargo"
 
@@ -89,7 +92,7 @@ for py in "${pythons[@]}"; do
 done
 venv="$tmp/py$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
 log="$tmp/py-http.log"
-(cd "$tmp" && user "$venv/bin/python" "$root/examples/python/echo_server.py" --http 127.0.0.1:0 >"$log" 2>&1) &
+(cd "$tmp" && user_exec "$venv/bin/python" "$root/examples/python/echo_server.py" --http 127.0.0.1:0 >"$log" 2>&1) &
 pids+=($!)
 if url=$(wait_url "$log"); then
   out=$(cd "$tmp" && user timeout 60 "$venv/bin/python" "$root/examples/python/echo_client.py" "$url" "hello over HTTP" 2>&1)
@@ -164,7 +167,7 @@ for nodebin in "$(command -v node)" "$node22"; do
   out=$(cd "$proj" && PATH="$npath" user timeout 60 "$nodebin" echo_client.mjs "hello from npm" -- "$nodebin" echo_server.mjs 2>&1)
   check "Node $nv: examples/node echo_client -> echo_server (stdio)" has_line "hello from npm" "$out" || echo "$out"
   log="$proj/http.log"
-  (cd "$proj" && user "$nodebin" echo_server.mjs --http 127.0.0.1:0 >"$log" 2>&1) &
+  (cd "$proj" && user_exec "$nodebin" echo_server.mjs --http 127.0.0.1:0 >"$log" 2>&1) &
   pids+=($!)
   if url=$(wait_url "$log"); then
     out=$(cd "$proj" && user timeout 60 "$nodebin" echo_client.mjs "$url" "hello over HTTP" 2>&1)
