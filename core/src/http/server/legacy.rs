@@ -9,7 +9,7 @@ use crate::engine::{Event, RouteId, ServerConnection, ServerEngine};
 use crate::http::headers;
 use crate::jsonrpc::{Inbound, Message, RequestId, Response as RpcResponse};
 use crate::runtime::entropy;
-use crate::session::SessionKind;
+use crate::session::{SessionKind, SessionRecord};
 use crate::{ErrorCode, ErrorData, ProtocolVersion};
 use axum::body::Bytes;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
@@ -36,6 +36,25 @@ pub(crate) fn store_failed(e: ErrorData) -> Response {
         StatusCode::SERVICE_UNAVAILABLE,
         ErrorData::internal(format!("Service Unavailable: the session store failed: {}", e.message)),
     )
+}
+
+/// Stores a new session's record under `id`, making room first: 503 when the server holds as
+/// many sessions as it may, or the store fails. Both legacy transports open sessions through it.
+pub(crate) async fn admit(st: &Arc<State>, id: &str, record: &SessionRecord) -> Result<(), Response> {
+    let full = || {
+        reply::status_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorData::internal("Service Unavailable: too many sessions"),
+        )
+    };
+    if !Sessions::make_room(st) {
+        return Err(full());
+    }
+    match st.config.sessions.create(id, record, st.env.now()).await {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(full()),
+        Err(e) => Err(store_failed(e)),
+    }
 }
 
 fn is_initialize(frame: &Inbound) -> bool {
@@ -139,21 +158,8 @@ async fn sessionless(st: &Arc<State>, origin: Arc<Origin>, frame: Inbound) -> Re
     let id = entropy::random_id();
     let _ = conn.take_dirty();
     let record = conn.record(SessionKind::Streamable);
-    if !Sessions::make_room(st) {
-        return reply::status_error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            ErrorData::internal("Service Unavailable: too many sessions"),
-        );
-    }
-    match st.config.sessions.create(&id, &record, st.env.now()).await {
-        Ok(true) => {}
-        Ok(false) => {
-            return reply::status_error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                ErrorData::internal("Service Unavailable: too many sessions"),
-            )
-        }
-        Err(e) => return store_failed(e),
+    if let Err(refused) = admit(st, &id, &record).await {
+        return refused;
     }
     Sessions::start(st, id.clone(), SessionKind::Streamable, conn);
     let mut out = reply::rpc(StatusCode::OK, resp);

@@ -63,21 +63,8 @@ pub(crate) async fn get(Shared(st): Shared<Arc<State>>, req: HttpRequest) -> Res
 pub(crate) async fn open(st: &Arc<State>, prefix: &str) -> Response {
     let id = entropy::random_id();
     let record = SessionRecord::new(SessionKind::Sse);
-    if !Sessions::make_room(st) {
-        return reply::status_error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            ErrorData::internal("Service Unavailable: too many sessions"),
-        );
-    }
-    match st.config.sessions.create(&id, &record, st.env.now()).await {
-        Ok(true) => {}
-        Ok(false) => {
-            return reply::status_error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                ErrorData::internal("Service Unavailable: too many sessions"),
-            )
-        }
-        Err(e) => return super::legacy::store_failed(e),
+    if let Err(refused) = super::legacy::admit(st, &id, &record).await {
+        return refused;
     }
     let live =
         Sessions::start(st, id.clone(), SessionKind::Sse, ServerConnection::new(st.env.engine.clone()));
