@@ -1,5 +1,5 @@
 //! [`Client`]: connect over stdio or HTTP with automatic lineage negotiation, list and call
-//! tools; [`Subscription`] is the handle of a log listener.
+//! tools (resources and prompts: `client_catalog.rs`); [`Subscription`] is the handle of a log listener.
 
 use crate::errors::McpError;
 use crate::results::{ServerInfo, Tool, ToolResult};
@@ -41,7 +41,7 @@ pub enum HttpTransport {
 
 /// How a client connects. Every field has a default: `ConnectOptions()` negotiates the newest
 /// revision both sides speak.
-#[derive(Debug, Clone, Default, uniffi::Record)]
+#[derive(Clone, Default, uniffi::Record)]
 pub struct ConnectOptions {
     /// Use only this lineage.
     #[uniffi(default = None)]
@@ -73,6 +73,23 @@ pub struct ConnectOptions {
     /// HTTP: authorize with OAuth 2.1 when the server answers 401 (see [`crate::OAuth`]).
     #[uniffi(default = None)]
     pub auth: Option<Arc<crate::auth::OAuth>>,
+    /// Answers the server's requests for input (elicitation, sampling, roots) on both lineages;
+    /// only the kinds it names are declared as capabilities. `None`: none are declared.
+    #[uniffi(default = None)]
+    pub input: Option<Arc<dyn crate::input::ClientInput>>,
+}
+
+impl std::fmt::Debug for ConnectOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConnectOptions")
+            .field("lineage", &self.lineage)
+            .field("protocol_version", &self.protocol_version)
+            .field("timeout", &self.timeout)
+            .field("client_name", &self.client_name)
+            .field("transport", &self.transport)
+            .field("input", &self.input.as_ref().map(|i| i.kinds()))
+            .finish_non_exhaustive()
+    }
 }
 
 impl ConnectOptions {
@@ -88,6 +105,9 @@ impl ConnectOptions {
         });
         if let Some(t) = positive(self.timeout)? {
             o.request_timeout = t;
+        }
+        if let Some(i) = &self.input {
+            o.input = Some(crate::input::ForeignInput::new(i.clone()));
         }
         Ok(o)
     }

@@ -147,8 +147,9 @@ pub enum McpError {
     },
 }
 
+#[uniffi::export]
 impl McpError {
-    /// The JSON-RPC code.
+    /// The JSON-RPC code, whatever the variant (Kotlin `e.code()`, Swift `e.code()`).
     pub fn code(&self) -> i32 {
         match self {
             McpError::Rpc { code, .. }
@@ -166,6 +167,26 @@ impl McpError {
         }
     }
 
+    /// The JSON-RPC `data` as JSON text, whatever the variant (`None` when there is none).
+    pub fn data(&self) -> Option<String> {
+        match self {
+            McpError::Rpc { data, .. }
+            | McpError::Timeout { data, .. }
+            | McpError::Cancelled { data, .. }
+            | McpError::Closed { data, .. }
+            | McpError::Protocol { data, .. }
+            | McpError::Transport { data, .. }
+            | McpError::InvalidInput { data, .. }
+            | McpError::Tool { data, .. }
+            | McpError::Http { data, .. }
+            | McpError::InputRequired { data, .. }
+            | McpError::ResourceNotFound { data, .. }
+            | McpError::Auth { data, .. } => data.clone(),
+        }
+    }
+}
+
+impl McpError {
     /// The message.
     pub fn reason(&self) -> &str {
         match self {
@@ -224,19 +245,12 @@ impl From<Error> for McpError {
     }
 }
 
-/// What a tool's error means to the server: [`McpError::Rpc`] is the JSON-RPC error to send
-/// (its `data` parsed back into JSON), anything else a tool failure (`isError: true`).
-pub(crate) fn from_tool(e: McpError) -> Error {
-    match e {
-        McpError::Rpc { code, reason, data } => {
-            let mut d = ErrorData::new(ErrorCode(code), reason);
-            if let Some(v) = data.as_deref().and_then(|t| serde_json::from_str(t).ok()) {
-                d = d.with_data(v);
-            }
-            Error::rpc(d)
-        }
-        McpError::InputRequired { reason, .. } => Error::new(ErrorKind::InputRequired, reason),
-        other => Error::tool(other.reason().to_owned()),
+/// The JSON-RPC error `code`/`reason` with `data` (JSON text; kept only when it parses).
+pub(crate) fn error_data(code: i32, reason: String, data: Option<&str>) -> ErrorData {
+    let d = ErrorData::new(ErrorCode(code), reason);
+    match data.and_then(|t| serde_json::from_str(t).ok()) {
+        Some(v) => d.with_data(v),
+        None => d,
     }
 }
 

@@ -1,12 +1,16 @@
 //! `mcpcore_uniffi`: the Kotlin and Swift binding of mcpcore, built with uniffi proc-macros (no
 //! UDL). It only converts and registers: JSON crosses the boundary as text, foreign objects
-//! implementing [`ToolHandler`] become tools, and every error becomes an [`McpError`] carrying its
+//! implementing [`ToolHandler`], [`ResourceReader`] and [`PromptRenderer`] become tools,
+//! resource readers and prompt renderers through the core's host bridge (`mcpcore::host`: the
+//! one rule set for what a host value becomes on the wire), a [`ClientInput`] answers a
+//! server's requests for elicitation, sampling and roots, and every error becomes an [`McpError`] carrying its
 //! JSON-RPC code and data. All protocol logic is in the `mcpcore` crate.
 //!
 //! | Rust here | Kotlin (package `mcpcore`) | Swift (module `Mcpcore`) |
 //! |---|---|---|
 //! | [`Registry`], [`Server`], [`HttpServing`], [`Client`] | classes (`AutoCloseable`) | classes |
-//! | [`ToolHandler`], [`LogListener`], [`OAuthHandler`], [`OAuthTokenStore`] | interfaces (`suspend fun`) | protocols (`async`) |
+//! | [`Resources`], [`Prompts`] (served by a [`Server`]) | classes | classes |
+//! | [`ToolHandler`], [`ResourceReader`], [`PromptRenderer`], [`ClientInput`], [`LogListener`], [`OAuthHandler`], [`OAuthTokenStore`] | interfaces (`suspend fun`) | protocols (`async`) |
 //! | [`OAuth`] (`ConnectOptions.auth`) | class | class |
 //! | [`McpError`] | `McpException` (sealed) | `McpError` (`Error`) |
 //!
@@ -17,22 +21,31 @@
 uniffi::setup_scaffolding!("mcpcore");
 
 mod auth;
+mod catalog;
 mod client;
+mod client_catalog;
 mod errors;
 mod handler;
 mod host;
+mod input;
 mod registry;
 mod results;
 mod rt;
 mod server;
 
 pub use auth::{OAuth, OAuthGrant, OAuthHandler, OAuthOptions, OAuthTokenStore};
+pub use catalog::{
+    prompt_messages, HostValue, PromptArgument, PromptMessage, PromptRenderer, Prompts, ResourceReader,
+    Resources,
+};
 pub use client::{
     CallOptions, Client, ConnectOptions, HttpTransport, Lineage, LogListener, ProgressListener, Subscription,
 };
+pub use client_catalog::{Completion, Prompt, PromptResult, Resource, ResourceContents, ResourceTemplate};
 pub use errors::McpError;
 pub use handler::{ToolCall, ToolHandler};
 pub use host::{bytes_result, error_kinds, host_result, raise_example, tool_result_json, value_result};
+pub use input::{ClientInput, ElicitAction, ElicitAnswer, ElicitRequest, InputKinds, Root};
 pub use registry::{CollisionPolicy, Registration, Registry};
 pub use results::{error_result, structured_result, text_result, Content, ServerInfo, Tool, ToolResult};
 pub use server::{HttpServing, Server};

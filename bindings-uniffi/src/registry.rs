@@ -6,6 +6,7 @@ use crate::errors::McpError;
 use crate::handler::{ForeignTool, ToolHandler};
 use crate::results::{Tool, ToolResult};
 use crate::{parse_json, rt};
+use mcpcore::host::HostTool;
 use mcpcore::registry::{ToolContext, ToolRegistry};
 use mcpcore::remote::RemoteTools;
 use std::sync::Arc;
@@ -107,7 +108,7 @@ impl Registry {
         if let Some(t) = title {
             tool = tool.with_title(t);
         }
-        Ok(self.tools.register(tool, ForeignTool(handler))?)
+        Ok(self.tools.register(tool, HostTool::new(Arc::new(ForeignTool(handler)), false))?)
     }
 
     /// Removes a tool; false when there was none.

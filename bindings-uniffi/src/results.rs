@@ -85,19 +85,39 @@ fn media(data: &str, mime_type: &str) -> ImageContent {
     ImageContent { data: data.to_owned(), mime_type: mime_type.to_owned(), annotations: None, meta: None }
 }
 
+/// The core's content block of `c` (an `Other` block must be one, as JSON).
+pub(crate) fn content_block(c: &Content) -> Result<ContentBlock, McpError> {
+    Ok(match c {
+        Content::Text { text } => ContentBlock::text(text.clone()),
+        Content::Image { data, mime_type } => ContentBlock::Image(media(data, mime_type)),
+        Content::Audio { data, mime_type } => ContentBlock::Audio(media(data, mime_type)),
+        Content::Other { json } => serde_json::from_value(parse_json("a content block", json)?)
+            .map_err(|e| McpError::invalid(format!("not a content block: {e}")))?,
+    })
+}
+
+/// `c` as its wire JSON.
+pub(crate) fn content_json(c: &Content) -> Result<Value, McpError> {
+    Ok(serde_json::to_value(content_block(c)?).expect("protocol values serialize"))
+}
+
+impl From<&ContentBlock> for Content {
+    fn from(c: &ContentBlock) -> Self {
+        match c {
+            ContentBlock::Text(t) => Content::Text { text: t.text.clone() },
+            ContentBlock::Image(i) => Content::Image { data: i.data.clone(), mime_type: i.mime_type.clone() },
+            ContentBlock::Audio(a) => Content::Audio { data: a.data.clone(), mime_type: a.mime_type.clone() },
+            other => {
+                Content::Other { json: serde_json::to_string(other).expect("protocol values serialize") }
+            }
+        }
+    }
+}
+
 impl ToolResult {
     /// Converts to the core result; `structured_content` and `Other` blocks must be JSON.
     pub(crate) fn into_core(self) -> Result<CallToolResult, McpError> {
-        let mut content = Vec::with_capacity(self.content.len());
-        for c in &self.content {
-            content.push(match c {
-                Content::Text { text } => ContentBlock::text(text.clone()),
-                Content::Image { data, mime_type } => ContentBlock::Image(media(data, mime_type)),
-                Content::Audio { data, mime_type } => ContentBlock::Audio(media(data, mime_type)),
-                Content::Other { json } => serde_json::from_value(parse_json("a content block", json)?)
-                    .map_err(|e| McpError::invalid(format!("not a content block: {e}")))?,
-            });
-        }
+        let content = self.content.iter().map(content_block).collect::<Result<Vec<_>, _>>()?;
         let structured_content = match &self.structured_content {
             Some(s) => Some(parse_json("structuredContent", s)?),
             None => None,
@@ -121,22 +141,7 @@ impl ToolResult {
 
 impl From<&CallToolResult> for ToolResult {
     fn from(r: &CallToolResult) -> Self {
-        let content = r
-            .content
-            .iter()
-            .map(|c| match c {
-                ContentBlock::Text(t) => Content::Text { text: t.text.clone() },
-                ContentBlock::Image(i) => {
-                    Content::Image { data: i.data.clone(), mime_type: i.mime_type.clone() }
-                }
-                ContentBlock::Audio(a) => {
-                    Content::Audio { data: a.data.clone(), mime_type: a.mime_type.clone() }
-                }
-                other => {
-                    Content::Other { json: serde_json::to_string(other).expect("protocol values serialize") }
-                }
-            })
-            .collect();
+        let content = r.content.iter().map(Content::from).collect();
         ToolResult {
             content,
             structured_content: r.structured_content.as_ref().map(Value::to_string),

@@ -1,6 +1,7 @@
-//! [`Server`] serves a [`Registry`] on stdio or HTTP (both lineages on one endpoint);
+//! [`Server`] serves a [`Registry`] (and [`Resources`], [`Prompts`]) on stdio or HTTP (both lineages on one endpoint);
 //! [`HttpServing`] is the handle of a running HTTP server, which stops it when closed or dropped.
 
+use crate::catalog::{Prompts, Resources};
 use crate::errors::McpError;
 use crate::registry::Registry;
 use crate::rt;
@@ -17,17 +18,27 @@ pub struct Server {
 #[uniffi::export]
 impl Server {
     /// A server named `name`/`version` serving the tools of `registry` (tools added later are
-    /// served too), with optional `instructions` for the model.
-    #[uniffi::constructor(default(instructions = None))]
+    /// served too), with optional `instructions` for the model, and `resources` and `prompts`
+    /// when given (their capabilities, and completion, are then declared).
+    #[uniffi::constructor(default(instructions = None, resources = None, prompts = None))]
     pub fn new(
         registry: Arc<Registry>,
         name: String,
         version: String,
         instructions: Option<String>,
+        resources: Option<Arc<Resources>>,
+        prompts: Option<Arc<Prompts>>,
     ) -> Arc<Self> {
         let mut config = ServerConfig::new(name, version);
         config.instructions = instructions;
-        Arc::new(Server { inner: mcpcore::server::Server::new(config, registry.tools.clone()) })
+        let mut inner = mcpcore::server::Server::new(config, registry.tools.clone());
+        if let Some(r) = resources {
+            inner = inner.with_resources(r.inner.clone());
+        }
+        if let Some(p) = prompts {
+            inner = inner.with_prompts(p.inner.clone());
+        }
+        Arc::new(Server { inner })
     }
 
     /// Serves on this process's stdin/stdout until stdin closes; in-flight calls finish first.

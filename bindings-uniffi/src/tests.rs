@@ -1,10 +1,11 @@
 //! Conversions and the in-process call path, from Rust (the Kotlin and Swift sides are tested
 //! on the JVM and with SwiftPM; see bindings-uniffi/README.md).
 
-use crate::errors::from_tool;
+use crate::handler::reply_of;
 use crate::{rt, McpError, Registry, ToolCall, ToolHandler, ToolResult};
+use mcpcore::host::HostReply;
 use mcpcore::protocol::CallToolResult;
-use mcpcore::{Error, ErrorCode, ErrorData, ErrorKind};
+use mcpcore::{Error, ErrorCode, ErrorData};
 use serde_json::json;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -25,14 +26,15 @@ fn core_errors_keep_code_data_and_status() {
 }
 
 #[test]
-fn tool_errors_become_rpc_errors_or_tool_failures() {
-    let sent = from_tool(McpError::Rpc { code: -32050, reason: "r".into(), data: Some("[1]".into()) });
-    assert_eq!(sent.kind(), ErrorKind::Rpc);
-    assert_eq!(sent.code(), ErrorCode(-32050));
-    assert_eq!(sent.data(), Some(&json!([1])));
-    let failed = from_tool(McpError::Timeout { code: -32001, reason: "late".into(), data: None });
-    assert_eq!(failed.kind(), ErrorKind::Tool);
-    assert_eq!(failed.message(), "late");
+fn handler_errors_become_rpc_errors_or_failures() {
+    let sent = reply_of(McpError::Rpc { code: -32050, reason: "r".into(), data: Some("[1]".into()) });
+    assert_eq!(sent, HostReply::Rpc(ErrorData::new(ErrorCode(-32050), "r").with_data(json!([1]))));
+    let missing = reply_of(McpError::ResourceNotFound { code: -32002, reason: "gone".into(), data: None });
+    assert_eq!(missing, HostReply::Rpc(ErrorData::new(ErrorCode(-32002), "gone")));
+    let input = reply_of(McpError::InputRequired { code: -32603, reason: "ask".into(), data: None });
+    assert_eq!(input, HostReply::InputRequired("ask".into()));
+    let failed = reply_of(McpError::Timeout { code: -32001, reason: "late".into(), data: None });
+    assert_eq!(failed, HostReply::Failure("late".into()));
 }
 
 #[test]

@@ -519,6 +519,22 @@ fileprivate struct FfiConverterInt32: FfiConverterPrimitive {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterUInt64: FfiConverterPrimitive {
+    typealias FfiType = UInt64
+    typealias SwiftType = UInt64
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UInt64 {
+        return try lift(readInt(&buf))
+    }
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterDouble: FfiConverterPrimitive {
     typealias FfiType = Double
     typealias SwiftType = Double
@@ -710,6 +726,45 @@ public protocol ClientProtocol: AnyObject, Sendable {
      * The OS process id of a spawned server.
      */
     func serverPid() throws  -> UInt32?
+    
+    /**
+     * Completion (2025-06-18+): suggestions for `argument` of the prompt `name` given what was
+     * typed (`value`) and the values of other arguments (`context`).
+     */
+    func completePrompt(name: String, argument: String, value: String, context: [String: String]) async throws  -> Completion
+    
+    /**
+     * Completion (2025-06-18+): suggestions for `variable` of the resource template
+     * `uri_template` given what was typed (`value`) and other variables (`context`).
+     */
+    func completeResource(uriTemplate: String, variable: String, value: String, context: [String: String]) async throws  -> Completion
+    
+    /**
+     * Gets the prompt `name` rendered with `arguments`. An unknown prompt or a missing required
+     * argument throws `Rpc` with code `-32602`.
+     */
+    func getPrompt(name: String, arguments: [String: String]) async throws  -> PromptResult
+    
+    /**
+     * Every prompt of the server (all pages).
+     */
+    func listPrompts() async throws  -> [Prompt]
+    
+    /**
+     * Every resource template of the server (all pages).
+     */
+    func listResourceTemplates() async throws  -> [ResourceTemplate]
+    
+    /**
+     * Every resource of the server (all pages).
+     */
+    func listResources() async throws  -> [Resource]
+    
+    /**
+     * Reads the resource `uri`. An unknown resource throws `ResourceNotFound` (`-32002`; the
+     * `data` names the `uri`); a blob that is not base64 throws `Protocol`.
+     */
+    func readResource(uri: String) async throws  -> [ResourceContents]
     
 }
 /**
@@ -960,6 +1015,143 @@ open func serverPid()throws  -> UInt32?  {
 })
 }
     
+    /**
+     * Completion (2025-06-18+): suggestions for `argument` of the prompt `name` given what was
+     * typed (`value`) and the values of other arguments (`context`).
+     */
+open func completePrompt(name: String, argument: String, value: String, context: [String: String] = [:])async throws  -> Completion  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_complete_prompt(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(name),FfiConverterString.lower(argument),FfiConverterString.lower(value),FfiConverterDictionaryStringString.lower(context)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeCompletion_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Completion (2025-06-18+): suggestions for `variable` of the resource template
+     * `uri_template` given what was typed (`value`) and other variables (`context`).
+     */
+open func completeResource(uriTemplate: String, variable: String, value: String, context: [String: String] = [:])async throws  -> Completion  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_complete_resource(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(uriTemplate),FfiConverterString.lower(variable),FfiConverterString.lower(value),FfiConverterDictionaryStringString.lower(context)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeCompletion_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Gets the prompt `name` rendered with `arguments`. An unknown prompt or a missing required
+     * argument throws `Rpc` with code `-32602`.
+     */
+open func getPrompt(name: String, arguments: [String: String] = [:])async throws  -> PromptResult  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_get_prompt(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(name),FfiConverterDictionaryStringString.lower(arguments)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypePromptResult_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Every prompt of the server (all pages).
+     */
+open func listPrompts()async throws  -> [Prompt]  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_list_prompts(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterSequenceTypePrompt.lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Every resource template of the server (all pages).
+     */
+open func listResourceTemplates()async throws  -> [ResourceTemplate]  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_list_resource_templates(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterSequenceTypeResourceTemplate.lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Every resource of the server (all pages).
+     */
+open func listResources()async throws  -> [Resource]  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_list_resources(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterSequenceTypeResource.lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Reads the resource `uri`. An unknown resource throws `ResourceNotFound` (`-32002`; the
+     * `data` names the `uri`); a blob that is not base64 throws `Protocol`.
+     */
+open func readResource(uri: String)async throws  -> [ResourceContents]  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_read_resource(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(uri)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterSequenceTypeResourceContents.lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
 
     
 }
@@ -1003,6 +1195,421 @@ public func FfiConverterTypeClient_lift(_ handle: UInt64) throws -> Client {
 #endif
 public func FfiConverterTypeClient_lower(_ value: Client) -> UInt64 {
     return FfiConverterTypeClient.lower(value)
+}
+
+
+
+
+
+
+/**
+ * The host's answers to the server's requests for input. Implement every method; those of
+ * kinds not named by [`ClientInput::kinds`] are never called. Throwing [`McpError::Rpc`]
+ * answers a legacy server with that JSON-RPC error (any other exception: `-32603`); on
+ * 2026-07-28 the call that needed the input fails with it.
+ */
+public protocol ClientInput: AnyObject, Sendable {
+    
+    /**
+     * The kinds answered (read once, at connect).
+     */
+    func kinds()  -> InputKinds
+    
+    /**
+     * Answers an `elicitation/create`.
+     */
+    func elicit(request: ElicitRequest) async throws  -> ElicitAnswer
+    
+    /**
+     * Answers a `sampling/createMessage`: `params` and the returned `CreateMessageResult`
+     * (`{role, content, model, stopReason}`) are JSON text.
+     */
+    func createMessage(params: String) async throws  -> String
+    
+    /**
+     * Answers a `roots/list`.
+     */
+    func listRoots() async throws  -> [Root]
+    
+}
+/**
+ * The host's answers to the server's requests for input. Implement every method; those of
+ * kinds not named by [`ClientInput::kinds`] are never called. Throwing [`McpError::Rpc`]
+ * answers a legacy server with that JSON-RPC error (any other exception: `-32603`); on
+ * 2026-07-28 the call that needed the input fails with it.
+ */
+open class ClientInputImpl: ClientInput, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpcore_uniffi_fn_clone_clientinput(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpcore_uniffi_fn_free_clientinput(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * The kinds answered (read once, at connect).
+     */
+open func kinds() -> InputKinds  {
+    return try!  FfiConverterTypeInputKinds_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_clientinput_kinds(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Answers an `elicitation/create`.
+     */
+open func elicit(request: ElicitRequest)async throws  -> ElicitAnswer  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_clientinput_elicit(
+                        self.uniffiCloneHandle(),FfiConverterTypeElicitRequest_lower(request)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeElicitAnswer_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Answers a `sampling/createMessage`: `params` and the returned `CreateMessageResult`
+     * (`{role, content, model, stopReason}`) are JSON text.
+     */
+open func createMessage(params: String)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_clientinput_create_message(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(params)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Answers a `roots/list`.
+     */
+open func listRoots()async throws  -> [Root]  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_clientinput_list_roots(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterSequenceTypeRoot.lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+
+    
+}
+
+
+
+// Put the implementation in a struct so we don't pollute the top-level namespace
+fileprivate struct UniffiCallbackInterfaceClientInput {
+
+    // Create the VTable using a series of closures.
+    // Swift automatically converts these into C callback functions.
+    //
+    // Store the vtable directly.
+    static let vtable: UniffiVTableCallbackInterfaceClientInput = UniffiVTableCallbackInterfaceClientInput(
+        uniffiFree: { (uniffiHandle: UInt64) -> () in
+            do {
+                try FfiConverterTypeClientInput.handleMap.remove(handle: uniffiHandle)
+            } catch {
+                print("Uniffi callback interface ClientInput: handle missing in uniffiFree")
+            }
+        },
+        uniffiClone: { (uniffiHandle: UInt64) -> UInt64 in
+            do {
+                return try FfiConverterTypeClientInput.handleMap.clone(handle: uniffiHandle)
+            } catch {
+                fatalError("Uniffi callback interface ClientInput: handle missing in uniffiClone")
+            }
+        },
+        kinds: { (
+            uniffiHandle: UInt64,
+            uniffiOutReturn: UnsafeMutablePointer<RustBuffer>,
+            uniffiCallStatus: UnsafeMutablePointer<RustCallStatus>
+        ) in
+            let makeCall = {
+                () throws -> InputKinds in
+                guard let uniffiObj = try? FfiConverterTypeClientInput.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return uniffiObj.kinds(
+                )
+            }
+
+            
+            let writeReturn = { uniffiOutReturn.pointee = FfiConverterTypeInputKinds_lower($0) }
+            uniffiTraitInterfaceCall(
+                callStatus: uniffiCallStatus,
+                makeCall: makeCall,
+                writeReturn: writeReturn
+            )
+        },
+        elicit: { (
+            uniffiHandle: UInt64,
+            request: RustBuffer,
+            uniffiFutureCallback: @escaping UniffiForeignFutureCompleteRustBuffer,
+            uniffiCallbackData: UInt64,
+            uniffiOutDroppedCallback: UnsafeMutablePointer<UniffiForeignFutureDroppedCallbackStruct>
+        ) in
+            let makeCall = {
+                () async throws -> ElicitAnswer in
+                guard let uniffiObj = try? FfiConverterTypeClientInput.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return try await uniffiObj.elicit(
+                     request: try FfiConverterTypeElicitRequest_lift(request)
+                )
+            }
+
+            let uniffiHandleSuccess = { (returnValue: ElicitAnswer) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: FfiConverterTypeElicitAnswer_lower(returnValue),
+                        callStatus: RustCallStatus()
+                    )
+                )
+            }
+            let uniffiHandleError = { (statusCode, errorBuf) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: RustBuffer.empty(),
+                        callStatus: RustCallStatus(code: statusCode, errorBuf: errorBuf)
+                    )
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall: makeCall,
+                handleSuccess: uniffiHandleSuccess,
+                handleError: uniffiHandleError,
+                lowerError: FfiConverterTypeMcpError_lower,
+                droppedCallback: uniffiOutDroppedCallback
+            )
+        },
+        createMessage: { (
+            uniffiHandle: UInt64,
+            params: RustBuffer,
+            uniffiFutureCallback: @escaping UniffiForeignFutureCompleteRustBuffer,
+            uniffiCallbackData: UInt64,
+            uniffiOutDroppedCallback: UnsafeMutablePointer<UniffiForeignFutureDroppedCallbackStruct>
+        ) in
+            let makeCall = {
+                () async throws -> String in
+                guard let uniffiObj = try? FfiConverterTypeClientInput.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return try await uniffiObj.createMessage(
+                     params: try FfiConverterString.lift(params)
+                )
+            }
+
+            let uniffiHandleSuccess = { (returnValue: String) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: FfiConverterString.lower(returnValue),
+                        callStatus: RustCallStatus()
+                    )
+                )
+            }
+            let uniffiHandleError = { (statusCode, errorBuf) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: RustBuffer.empty(),
+                        callStatus: RustCallStatus(code: statusCode, errorBuf: errorBuf)
+                    )
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall: makeCall,
+                handleSuccess: uniffiHandleSuccess,
+                handleError: uniffiHandleError,
+                lowerError: FfiConverterTypeMcpError_lower,
+                droppedCallback: uniffiOutDroppedCallback
+            )
+        },
+        listRoots: { (
+            uniffiHandle: UInt64,
+            uniffiFutureCallback: @escaping UniffiForeignFutureCompleteRustBuffer,
+            uniffiCallbackData: UInt64,
+            uniffiOutDroppedCallback: UnsafeMutablePointer<UniffiForeignFutureDroppedCallbackStruct>
+        ) in
+            let makeCall = {
+                () async throws -> [Root] in
+                guard let uniffiObj = try? FfiConverterTypeClientInput.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return try await uniffiObj.listRoots(
+                )
+            }
+
+            let uniffiHandleSuccess = { (returnValue: [Root]) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: FfiConverterSequenceTypeRoot.lower(returnValue),
+                        callStatus: RustCallStatus()
+                    )
+                )
+            }
+            let uniffiHandleError = { (statusCode, errorBuf) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: RustBuffer.empty(),
+                        callStatus: RustCallStatus(code: statusCode, errorBuf: errorBuf)
+                    )
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall: makeCall,
+                handleSuccess: uniffiHandleSuccess,
+                handleError: uniffiHandleError,
+                lowerError: FfiConverterTypeMcpError_lower,
+                droppedCallback: uniffiOutDroppedCallback
+            )
+        }
+    )
+
+    // Rust stores this pointer for future callback invocations, so it must live
+    // for the process lifetime (not just for the init function call).
+    //
+    // `nonisolated(unsafe)` is needed under Swift 6 strict concurrency.
+    // This is safe because the pointee is initialized once during static init
+    // and never mutated by either side of the FFI.  Its fields are C function pointers.
+    nonisolated(unsafe) static let vtablePtr: UnsafePointer<UniffiVTableCallbackInterfaceClientInput> = {
+        let ptr = UnsafeMutablePointer<UniffiVTableCallbackInterfaceClientInput>.allocate(capacity: 1)
+        ptr.initialize(to: vtable)
+        return UnsafePointer(ptr)
+    }()
+}
+
+private func uniffiCallbackInitClientInput() {
+    uniffi_mcpcore_uniffi_fn_init_callback_vtable_clientinput(UniffiCallbackInterfaceClientInput.vtablePtr)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeClientInput: FfiConverter {
+    fileprivate static let handleMap = UniffiHandleMap<ClientInput>()
+
+    typealias FfiType = UInt64
+    typealias SwiftType = ClientInput
+
+    public static func lift(_ handle: UInt64) throws -> ClientInput {
+        if ((handle & 1) == 0) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return ClientInputImpl(unsafeFromHandle: handle)
+        } else {
+            // Swift-generated handle, get the object from the handle map
+            return try handleMap.remove(handle: handle)
+        }
+    }
+
+    public static func lower(_ value: ClientInput) -> UInt64 {
+         if let rustImpl = value as? ClientInputImpl {
+             // Rust-implemented object.  Clone the handle and return it
+            return rustImpl.uniffiCloneHandle()
+         } else {
+            // Swift object, generate a new vtable handle and return that.
+            return handleMap.insert(obj: value)
+         }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ClientInput {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: ClientInput, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeClientInput_lift(_ handle: UInt64) throws -> ClientInput {
+    return try FfiConverterTypeClientInput.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeClientInput_lower(_ value: ClientInput) -> UInt64 {
+    return FfiConverterTypeClientInput.lower(value)
 }
 
 
@@ -2528,6 +3135,433 @@ public func FfiConverterTypeProgressListener_lower(_ value: ProgressListener) ->
 
 
 /**
+ * Renders a prompt for `prompts/get`, with its arguments (the required ones are checked by
+ * the core first). Answer with [`prompt_messages`], a string (one user message) or any
+ * `GetPromptResult` JSON.
+ */
+public protocol PromptRenderer: AnyObject, Sendable {
+    
+    /**
+     * Renders the prompt.
+     */
+    func render(arguments: [String: String], call: ToolCall) async throws  -> HostValue
+    
+}
+/**
+ * Renders a prompt for `prompts/get`, with its arguments (the required ones are checked by
+ * the core first). Answer with [`prompt_messages`], a string (one user message) or any
+ * `GetPromptResult` JSON.
+ */
+open class PromptRendererImpl: PromptRenderer, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpcore_uniffi_fn_clone_promptrenderer(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpcore_uniffi_fn_free_promptrenderer(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Renders the prompt.
+     */
+open func render(arguments: [String: String], call: ToolCall)async throws  -> HostValue  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_promptrenderer_render(
+                        self.uniffiCloneHandle(),FfiConverterDictionaryStringString.lower(arguments),FfiConverterTypeToolCall_lower(call)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeHostValue_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+
+    
+}
+
+
+
+// Put the implementation in a struct so we don't pollute the top-level namespace
+fileprivate struct UniffiCallbackInterfacePromptRenderer {
+
+    // Create the VTable using a series of closures.
+    // Swift automatically converts these into C callback functions.
+    //
+    // Store the vtable directly.
+    static let vtable: UniffiVTableCallbackInterfacePromptRenderer = UniffiVTableCallbackInterfacePromptRenderer(
+        uniffiFree: { (uniffiHandle: UInt64) -> () in
+            do {
+                try FfiConverterTypePromptRenderer.handleMap.remove(handle: uniffiHandle)
+            } catch {
+                print("Uniffi callback interface PromptRenderer: handle missing in uniffiFree")
+            }
+        },
+        uniffiClone: { (uniffiHandle: UInt64) -> UInt64 in
+            do {
+                return try FfiConverterTypePromptRenderer.handleMap.clone(handle: uniffiHandle)
+            } catch {
+                fatalError("Uniffi callback interface PromptRenderer: handle missing in uniffiClone")
+            }
+        },
+        render: { (
+            uniffiHandle: UInt64,
+            arguments: RustBuffer,
+            call: UInt64,
+            uniffiFutureCallback: @escaping UniffiForeignFutureCompleteRustBuffer,
+            uniffiCallbackData: UInt64,
+            uniffiOutDroppedCallback: UnsafeMutablePointer<UniffiForeignFutureDroppedCallbackStruct>
+        ) in
+            let makeCall = {
+                () async throws -> HostValue in
+                guard let uniffiObj = try? FfiConverterTypePromptRenderer.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return try await uniffiObj.render(
+                     arguments: try FfiConverterDictionaryStringString.lift(arguments),
+                     call: try FfiConverterTypeToolCall_lift(call)
+                )
+            }
+
+            let uniffiHandleSuccess = { (returnValue: HostValue) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: FfiConverterTypeHostValue_lower(returnValue),
+                        callStatus: RustCallStatus()
+                    )
+                )
+            }
+            let uniffiHandleError = { (statusCode, errorBuf) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: RustBuffer.empty(),
+                        callStatus: RustCallStatus(code: statusCode, errorBuf: errorBuf)
+                    )
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall: makeCall,
+                handleSuccess: uniffiHandleSuccess,
+                handleError: uniffiHandleError,
+                lowerError: FfiConverterTypeMcpError_lower,
+                droppedCallback: uniffiOutDroppedCallback
+            )
+        }
+    )
+
+    // Rust stores this pointer for future callback invocations, so it must live
+    // for the process lifetime (not just for the init function call).
+    //
+    // `nonisolated(unsafe)` is needed under Swift 6 strict concurrency.
+    // This is safe because the pointee is initialized once during static init
+    // and never mutated by either side of the FFI.  Its fields are C function pointers.
+    nonisolated(unsafe) static let vtablePtr: UnsafePointer<UniffiVTableCallbackInterfacePromptRenderer> = {
+        let ptr = UnsafeMutablePointer<UniffiVTableCallbackInterfacePromptRenderer>.allocate(capacity: 1)
+        ptr.initialize(to: vtable)
+        return UnsafePointer(ptr)
+    }()
+}
+
+private func uniffiCallbackInitPromptRenderer() {
+    uniffi_mcpcore_uniffi_fn_init_callback_vtable_promptrenderer(UniffiCallbackInterfacePromptRenderer.vtablePtr)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypePromptRenderer: FfiConverter {
+    fileprivate static let handleMap = UniffiHandleMap<PromptRenderer>()
+
+    typealias FfiType = UInt64
+    typealias SwiftType = PromptRenderer
+
+    public static func lift(_ handle: UInt64) throws -> PromptRenderer {
+        if ((handle & 1) == 0) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return PromptRendererImpl(unsafeFromHandle: handle)
+        } else {
+            // Swift-generated handle, get the object from the handle map
+            return try handleMap.remove(handle: handle)
+        }
+    }
+
+    public static func lower(_ value: PromptRenderer) -> UInt64 {
+         if let rustImpl = value as? PromptRendererImpl {
+             // Rust-implemented object.  Clone the handle and return it
+            return rustImpl.uniffiCloneHandle()
+         } else {
+            // Swift object, generate a new vtable handle and return that.
+            return handleMap.insert(obj: value)
+         }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> PromptRenderer {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: PromptRenderer, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePromptRenderer_lift(_ handle: UInt64) throws -> PromptRenderer {
+    return try FfiConverterTypePromptRenderer.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePromptRenderer_lower(_ value: PromptRenderer) -> UInt64 {
+    return FfiConverterTypePromptRenderer.lower(value)
+}
+
+
+
+
+
+
+/**
+ * The prompts of a server, each rendered by the host.
+ */
+public protocol PromptsProtocol: AnyObject, Sendable {
+    
+    /**
+     * Adds the prompt `name` with its `arguments`, rendered by `renderer`. Fails with
+     * `InvalidInput` when the name is empty or taken.
+     */
+    func add(name: String, renderer: PromptRenderer, description: String?, arguments: [PromptArgument], title: String?) throws 
+    
+    /**
+     * Completes `argument` of prompt `name` from `values` (those starting with what the user
+     * typed).
+     */
+    func complete(name: String, argument: String, values: [String]) throws 
+    
+    /**
+     * Removes prompt `name`; false when there was none.
+     */
+    func remove(name: String)  -> Bool
+    
+}
+/**
+ * The prompts of a server, each rendered by the host.
+ */
+open class Prompts: PromptsProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpcore_uniffi_fn_clone_prompts(self.handle, $0) }
+    }
+    /**
+     * An empty set of prompts.
+     */
+public convenience init() {
+    let handle =
+        try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_constructor_prompts_new(uniffiCallStatus
+    )
+}
+    self.init(unsafeFromHandle: handle)
+}
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpcore_uniffi_fn_free_prompts(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Adds the prompt `name` with its `arguments`, rendered by `renderer`. Fails with
+     * `InvalidInput` when the name is empty or taken.
+     */
+open func add(name: String, renderer: PromptRenderer, description: String? = nil, arguments: [PromptArgument] = [], title: String? = nil)throws   {try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_prompts_add(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(name),
+        FfiConverterTypePromptRenderer_lower(renderer),
+        FfiConverterOptionString.lower(description),
+        FfiConverterSequenceTypePromptArgument.lower(arguments),
+        FfiConverterOptionString.lower(title),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Completes `argument` of prompt `name` from `values` (those starting with what the user
+     * typed).
+     */
+open func complete(name: String, argument: String, values: [String])throws   {try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_prompts_complete(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(name),
+        FfiConverterString.lower(argument),
+        FfiConverterSequenceString.lower(values),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Removes prompt `name`; false when there was none.
+     */
+open func remove(name: String) -> Bool  {
+    return try!  FfiConverterBool.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_prompts_remove(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(name),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypePrompts: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = Prompts
+
+    public static func lift(_ handle: UInt64) throws -> Prompts {
+        return Prompts(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: Prompts) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Prompts {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: Prompts, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePrompts_lift(_ handle: UInt64) throws -> Prompts {
+    return try FfiConverterTypePrompts.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePrompts_lower(_ value: Prompts) -> UInt64 {
+    return FfiConverterTypePrompts.lower(value)
+}
+
+
+
+
+
+
+/**
  * A tool registry: register host tools, connect servers, call any of them, serve them all
  * with a [`crate::Server`].
  */
@@ -2827,6 +3861,503 @@ public func FfiConverterTypeRegistry_lower(_ value: Registry) -> UInt64 {
 
 
 /**
+ * Reads a resource (or a resource of a template) for `resources/read`.
+ *
+ * Throwing [`McpError::Rpc`] (or [`McpError::ResourceNotFound`]) sends that JSON-RPC error;
+ * any other exception sends `-32603` with its description.
+ */
+public protocol ResourceReader: AnyObject, Sendable {
+    
+    /**
+     * Reads `uri`; `variables` are what a template matched (empty for a fixed resource).
+     */
+    func read(uri: String, variables: [String: String], call: ToolCall) async throws  -> HostValue
+    
+}
+/**
+ * Reads a resource (or a resource of a template) for `resources/read`.
+ *
+ * Throwing [`McpError::Rpc`] (or [`McpError::ResourceNotFound`]) sends that JSON-RPC error;
+ * any other exception sends `-32603` with its description.
+ */
+open class ResourceReaderImpl: ResourceReader, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpcore_uniffi_fn_clone_resourcereader(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpcore_uniffi_fn_free_resourcereader(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Reads `uri`; `variables` are what a template matched (empty for a fixed resource).
+     */
+open func read(uri: String, variables: [String: String], call: ToolCall)async throws  -> HostValue  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_resourcereader_read(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(uri),FfiConverterDictionaryStringString.lower(variables),FfiConverterTypeToolCall_lower(call)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeHostValue_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+
+    
+}
+
+
+
+// Put the implementation in a struct so we don't pollute the top-level namespace
+fileprivate struct UniffiCallbackInterfaceResourceReader {
+
+    // Create the VTable using a series of closures.
+    // Swift automatically converts these into C callback functions.
+    //
+    // Store the vtable directly.
+    static let vtable: UniffiVTableCallbackInterfaceResourceReader = UniffiVTableCallbackInterfaceResourceReader(
+        uniffiFree: { (uniffiHandle: UInt64) -> () in
+            do {
+                try FfiConverterTypeResourceReader.handleMap.remove(handle: uniffiHandle)
+            } catch {
+                print("Uniffi callback interface ResourceReader: handle missing in uniffiFree")
+            }
+        },
+        uniffiClone: { (uniffiHandle: UInt64) -> UInt64 in
+            do {
+                return try FfiConverterTypeResourceReader.handleMap.clone(handle: uniffiHandle)
+            } catch {
+                fatalError("Uniffi callback interface ResourceReader: handle missing in uniffiClone")
+            }
+        },
+        read: { (
+            uniffiHandle: UInt64,
+            uri: RustBuffer,
+            variables: RustBuffer,
+            call: UInt64,
+            uniffiFutureCallback: @escaping UniffiForeignFutureCompleteRustBuffer,
+            uniffiCallbackData: UInt64,
+            uniffiOutDroppedCallback: UnsafeMutablePointer<UniffiForeignFutureDroppedCallbackStruct>
+        ) in
+            let makeCall = {
+                () async throws -> HostValue in
+                guard let uniffiObj = try? FfiConverterTypeResourceReader.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return try await uniffiObj.read(
+                     uri: try FfiConverterString.lift(uri),
+                     variables: try FfiConverterDictionaryStringString.lift(variables),
+                     call: try FfiConverterTypeToolCall_lift(call)
+                )
+            }
+
+            let uniffiHandleSuccess = { (returnValue: HostValue) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: FfiConverterTypeHostValue_lower(returnValue),
+                        callStatus: RustCallStatus()
+                    )
+                )
+            }
+            let uniffiHandleError = { (statusCode, errorBuf) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: RustBuffer.empty(),
+                        callStatus: RustCallStatus(code: statusCode, errorBuf: errorBuf)
+                    )
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall: makeCall,
+                handleSuccess: uniffiHandleSuccess,
+                handleError: uniffiHandleError,
+                lowerError: FfiConverterTypeMcpError_lower,
+                droppedCallback: uniffiOutDroppedCallback
+            )
+        }
+    )
+
+    // Rust stores this pointer for future callback invocations, so it must live
+    // for the process lifetime (not just for the init function call).
+    //
+    // `nonisolated(unsafe)` is needed under Swift 6 strict concurrency.
+    // This is safe because the pointee is initialized once during static init
+    // and never mutated by either side of the FFI.  Its fields are C function pointers.
+    nonisolated(unsafe) static let vtablePtr: UnsafePointer<UniffiVTableCallbackInterfaceResourceReader> = {
+        let ptr = UnsafeMutablePointer<UniffiVTableCallbackInterfaceResourceReader>.allocate(capacity: 1)
+        ptr.initialize(to: vtable)
+        return UnsafePointer(ptr)
+    }()
+}
+
+private func uniffiCallbackInitResourceReader() {
+    uniffi_mcpcore_uniffi_fn_init_callback_vtable_resourcereader(UniffiCallbackInterfaceResourceReader.vtablePtr)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeResourceReader: FfiConverter {
+    fileprivate static let handleMap = UniffiHandleMap<ResourceReader>()
+
+    typealias FfiType = UInt64
+    typealias SwiftType = ResourceReader
+
+    public static func lift(_ handle: UInt64) throws -> ResourceReader {
+        if ((handle & 1) == 0) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return ResourceReaderImpl(unsafeFromHandle: handle)
+        } else {
+            // Swift-generated handle, get the object from the handle map
+            return try handleMap.remove(handle: handle)
+        }
+    }
+
+    public static func lower(_ value: ResourceReader) -> UInt64 {
+         if let rustImpl = value as? ResourceReaderImpl {
+             // Rust-implemented object.  Clone the handle and return it
+            return rustImpl.uniffiCloneHandle()
+         } else {
+            // Swift object, generate a new vtable handle and return that.
+            return handleMap.insert(obj: value)
+         }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ResourceReader {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: ResourceReader, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeResourceReader_lift(_ handle: UInt64) throws -> ResourceReader {
+    return try FfiConverterTypeResourceReader.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeResourceReader_lower(_ value: ResourceReader) -> UInt64 {
+    return FfiConverterTypeResourceReader.lower(value)
+}
+
+
+
+
+
+
+/**
+ * The resources of a server: fixed URIs and RFC 6570 templates, each read by the host.
+ */
+public protocol ResourcesProtocol: AnyObject, Sendable {
+    
+    /**
+     * Adds the resource `uri` named `name`, read by `reader`; `json` (a Resource as JSON text)
+     * may add any other field (`size`, `annotations`, `icons`, `_meta`). Fails with
+     * `InvalidInput` when the URI is taken.
+     */
+    func add(uri: String, name: String, reader: ResourceReader, title: String?, description: String?, mimeType: String?, json: String?) throws 
+    
+    /**
+     * Adds a template (`uri_template`, RFC 6570 level 1-3, e.g. `file:///{path}`) named `name`,
+     * read by `reader` with the matched variables. Fails when it does not parse or its name is
+     * taken.
+     */
+    func addTemplate(uriTemplate: String, name: String, reader: ResourceReader, title: String?, description: String?, mimeType: String?, json: String?) throws 
+    
+    /**
+     * Completes `variable` of the template `uri_template` from `values` (those starting with
+     * what the user typed).
+     */
+    func complete(uriTemplate: String, variable: String, values: [String]) throws 
+    
+    /**
+     * Announces that the resource at `uri` changed (to the clients subscribed to it).
+     */
+    func notifyUpdated(uri: String) 
+    
+    /**
+     * Removes the resource with `uri`; false when there was none.
+     */
+    func remove(uri: String)  -> Bool
+    
+    /**
+     * Removes the template named `name`; false when there was none.
+     */
+    func removeTemplate(name: String)  -> Bool
+    
+}
+/**
+ * The resources of a server: fixed URIs and RFC 6570 templates, each read by the host.
+ */
+open class Resources: ResourcesProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpcore_uniffi_fn_clone_resources(self.handle, $0) }
+    }
+    /**
+     * An empty set of resources.
+     */
+public convenience init() {
+    let handle =
+        try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_constructor_resources_new(uniffiCallStatus
+    )
+}
+    self.init(unsafeFromHandle: handle)
+}
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpcore_uniffi_fn_free_resources(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Adds the resource `uri` named `name`, read by `reader`; `json` (a Resource as JSON text)
+     * may add any other field (`size`, `annotations`, `icons`, `_meta`). Fails with
+     * `InvalidInput` when the URI is taken.
+     */
+open func add(uri: String, name: String, reader: ResourceReader, title: String? = nil, description: String? = nil, mimeType: String? = nil, json: String? = nil)throws   {try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_resources_add(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(uri),
+        FfiConverterString.lower(name),
+        FfiConverterTypeResourceReader_lower(reader),
+        FfiConverterOptionString.lower(title),
+        FfiConverterOptionString.lower(description),
+        FfiConverterOptionString.lower(mimeType),
+        FfiConverterOptionString.lower(json),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Adds a template (`uri_template`, RFC 6570 level 1-3, e.g. `file:///{path}`) named `name`,
+     * read by `reader` with the matched variables. Fails when it does not parse or its name is
+     * taken.
+     */
+open func addTemplate(uriTemplate: String, name: String, reader: ResourceReader, title: String? = nil, description: String? = nil, mimeType: String? = nil, json: String? = nil)throws   {try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_resources_add_template(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(uriTemplate),
+        FfiConverterString.lower(name),
+        FfiConverterTypeResourceReader_lower(reader),
+        FfiConverterOptionString.lower(title),
+        FfiConverterOptionString.lower(description),
+        FfiConverterOptionString.lower(mimeType),
+        FfiConverterOptionString.lower(json),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Completes `variable` of the template `uri_template` from `values` (those starting with
+     * what the user typed).
+     */
+open func complete(uriTemplate: String, variable: String, values: [String])throws   {try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_resources_complete(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(uriTemplate),
+        FfiConverterString.lower(variable),
+        FfiConverterSequenceString.lower(values),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Announces that the resource at `uri` changed (to the clients subscribed to it).
+     */
+open func notifyUpdated(uri: String)  {try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_resources_notify_updated(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(uri),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Removes the resource with `uri`; false when there was none.
+     */
+open func remove(uri: String) -> Bool  {
+    return try!  FfiConverterBool.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_resources_remove(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(uri),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Removes the template named `name`; false when there was none.
+     */
+open func removeTemplate(name: String) -> Bool  {
+    return try!  FfiConverterBool.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_resources_remove_template(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(name),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeResources: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = Resources
+
+    public static func lift(_ handle: UInt64) throws -> Resources {
+        return Resources(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: Resources) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Resources {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: Resources, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeResources_lift(_ handle: UInt64) throws -> Resources {
+    return try FfiConverterTypeResources.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeResources_lower(_ value: Resources) -> UInt64 {
+    return FfiConverterTypeResources.lower(value)
+}
+
+
+
+
+
+
+/**
  * An MCP server over a registry: every revision of both lineages, on stdio or HTTP.
  */
 public protocol ServerProtocol: AnyObject, Sendable {
@@ -2888,9 +4419,10 @@ open class Server: ServerProtocol, @unchecked Sendable {
     }
     /**
      * A server named `name`/`version` serving the tools of `registry` (tools added later are
-     * served too), with optional `instructions` for the model.
+     * served too), with optional `instructions` for the model, and `resources` and `prompts`
+     * when given (their capabilities, and completion, are then declared).
      */
-public convenience init(registry: Registry, name: String, version: String, instructions: String? = nil) {
+public convenience init(registry: Registry, name: String, version: String, instructions: String? = nil, resources: Resources? = nil, prompts: Prompts? = nil) {
     let handle =
         try! rustCall() {
         uniffiCallStatus in
@@ -2898,7 +4430,9 @@ public convenience init(registry: Registry, name: String, version: String, instr
         FfiConverterTypeRegistry_lower(registry),
         FfiConverterString.lower(name),
         FfiConverterString.lower(version),
-        FfiConverterOptionString.lower(instructions),uniffiCallStatus
+        FfiConverterOptionString.lower(instructions),
+        FfiConverterOptionTypeResources.lower(resources),
+        FfiConverterOptionTypePrompts.lower(prompts),uniffiCallStatus
     )
 }
     self.init(unsafeFromHandle: handle)
@@ -3135,7 +4669,9 @@ public func FfiConverterTypeSubscription_lower(_ value: Subscription) -> UInt64 
 
 
 /**
- * One call of a tool: its arguments, who is calling, and how to report progress and logs.
+ * One call of a host handler (a tool, a resource reader, a prompt renderer): its input, who is
+ * calling, progress and logs, and input from the client. Every method is safe after the call
+ * ended (a no-op, or an error naming it).
  */
 public protocol ToolCallProtocol: AnyObject, Sendable {
     
@@ -3145,7 +4681,8 @@ public protocol ToolCallProtocol: AnyObject, Sendable {
     func argJson(name: String)  -> String?
     
     /**
-     * The arguments object as JSON text.
+     * The input as JSON text: a tool's arguments object, a prompt's arguments, or a resource
+     * read's `{"uri", "variables"}`.
      */
     func arguments()  -> String
     
@@ -3153,6 +4690,17 @@ public protocol ToolCallProtocol: AnyObject, Sendable {
      * The argument `name` when it is a boolean.
      */
     func boolArg(name: String)  -> Bool?
+    
+    /**
+     * What the client declared (legacy: in `initialize`; 2026-07-28: in this request's
+     * `_meta`), as JSON text; `None` in-process.
+     */
+    func clientCapabilities()  -> String?
+    
+    /**
+     * The HTTP request header `name` (over HTTP), the first value as text.
+     */
+    func header(name: String)  -> String?
     
     /**
      * Sends `notifications/message` at `level` (`debug` … `emergency`) with `data` (JSON
@@ -3177,7 +4725,7 @@ public protocol ToolCallProtocol: AnyObject, Sendable {
     func reportProgress(progress: Double, total: Double?, message: String?) 
     
     /**
-     * The JSON-RPC id of the request, or `None` for an in-process call.
+     * The JSON-RPC id of the request (an integer id as its digits), or `None` in-process.
      */
     func requestId()  -> String?
     
@@ -3187,13 +4735,41 @@ public protocol ToolCallProtocol: AnyObject, Sendable {
     func stringArg(name: String)  -> String?
     
     /**
-     * True when the caller asked for progress notifications.
+     * True when the caller asked for progress notifications (and the call still runs).
      */
     func wantsProgress()  -> Bool
     
+    /**
+     * Asks the user to fill a form (`elicitation/create`) under `key`: `message` and the form's
+     * JSON Schema (`requested_schema`, a flat object of primitives, as JSON text).
+     */
+    func elicit(key: String, message: String, requestedSchema: String) async throws  -> ElicitAnswer
+    
+    /**
+     * Asks the client for input: `requests` is JSON text of `{key: {method, params}}` (methods
+     * `elicitation/create`, `sampling/createMessage`, `roots/list`); returns the answers by key
+     * (JSON text). Throws `InputRequired` on 2026-07-28 while answers are missing (let it
+     * propagate: the server answers `input_required` and the client retries with them),
+     * `Rpc` -32021 when the client lacks the capability, `Cancelled` when the call is abandoned.
+     */
+    func input(requests: String) async throws  -> String
+    
+    /**
+     * Asks the client for its roots (`roots/list`) under `key`.
+     */
+    func listRoots(key: String) async throws  -> [Root]
+    
+    /**
+     * Asks the client's model for a completion (`sampling/createMessage`) under `key`: `params`
+     * (`{messages, maxTokens, …}`) and the returned `CreateMessageResult` are JSON text.
+     */
+    func sample(key: String, params: String) async throws  -> String
+    
 }
 /**
- * One call of a tool: its arguments, who is calling, and how to report progress and logs.
+ * One call of a host handler (a tool, a resource reader, a prompt renderer): its input, who is
+ * calling, progress and logs, and input from the client. Every method is safe after the call
+ * ended (a no-op, or an error naming it).
  */
 open class ToolCall: ToolCallProtocol, @unchecked Sendable {
     fileprivate let handle: UInt64
@@ -3262,7 +4838,8 @@ open func argJson(name: String) -> String?  {
 }
     
     /**
-     * The arguments object as JSON text.
+     * The input as JSON text: a tool's arguments object, a prompt's arguments, or a resource
+     * read's `{"uri", "variables"}`.
      */
 open func arguments() -> String  {
     return try!  FfiConverterString.lift(try! rustCall() {
@@ -3280,6 +4857,32 @@ open func boolArg(name: String) -> Bool?  {
     return try!  FfiConverterOptionBool.lift(try! rustCall() {
         uniffiCallStatus in
     uniffi_mcpcore_uniffi_fn_method_toolcall_bool_arg(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(name),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * What the client declared (legacy: in `initialize`; 2026-07-28: in this request's
+     * `_meta`), as JSON text; `None` in-process.
+     */
+open func clientCapabilities() -> String?  {
+    return try!  FfiConverterOptionString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_toolcall_client_capabilities(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The HTTP request header `name` (over HTTP), the first value as text.
+     */
+open func header(name: String) -> String?  {
+    return try!  FfiConverterOptionString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_toolcall_header(
             self.uniffiCloneHandle(),
         FfiConverterString.lower(name),uniffiCallStatus
     )
@@ -3342,7 +4945,7 @@ open func reportProgress(progress: Double, total: Double? = nil, message: String
 }
     
     /**
-     * The JSON-RPC id of the request, or `None` for an in-process call.
+     * The JSON-RPC id of the request (an integer id as its digits), or `None` in-process.
      */
 open func requestId() -> String?  {
     return try!  FfiConverterOptionString.lift(try! rustCall() {
@@ -3367,7 +4970,7 @@ open func stringArg(name: String) -> String?  {
 }
     
     /**
-     * True when the caller asked for progress notifications.
+     * True when the caller asked for progress notifications (and the call still runs).
      */
 open func wantsProgress() -> Bool  {
     return try!  FfiConverterBool.lift(try! rustCall() {
@@ -3376,6 +4979,88 @@ open func wantsProgress() -> Bool  {
             self.uniffiCloneHandle(),uniffiCallStatus
     )
 })
+}
+    
+    /**
+     * Asks the user to fill a form (`elicitation/create`) under `key`: `message` and the form's
+     * JSON Schema (`requested_schema`, a flat object of primitives, as JSON text).
+     */
+open func elicit(key: String, message: String, requestedSchema: String)async throws  -> ElicitAnswer  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_toolcall_elicit(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(key),FfiConverterString.lower(message),FfiConverterString.lower(requestedSchema)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeElicitAnswer_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Asks the client for input: `requests` is JSON text of `{key: {method, params}}` (methods
+     * `elicitation/create`, `sampling/createMessage`, `roots/list`); returns the answers by key
+     * (JSON text). Throws `InputRequired` on 2026-07-28 while answers are missing (let it
+     * propagate: the server answers `input_required` and the client retries with them),
+     * `Rpc` -32021 when the client lacks the capability, `Cancelled` when the call is abandoned.
+     */
+open func input(requests: String)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_toolcall_input(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(requests)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Asks the client for its roots (`roots/list`) under `key`.
+     */
+open func listRoots(key: String)async throws  -> [Root]  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_toolcall_list_roots(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(key)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterSequenceTypeRoot.lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Asks the client's model for a completion (`sampling/createMessage`) under `key`: `params`
+     * (`{messages, maxTokens, …}`) and the returned `CreateMessageResult` are JSON text.
+     */
+open func sample(key: String, params: String)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_toolcall_sample(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(key),FfiConverterString.lower(params)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
 }
     
 
@@ -3744,6 +5429,85 @@ public func FfiConverterTypeCallOptions_lower(_ value: CallOptions) -> RustBuffe
 
 
 /**
+ * Suggestions of `completion/complete`.
+ */
+public struct Completion: Equatable, Hashable {
+    /**
+     * The values (at most 100).
+     */
+    public var values: [String]
+    /**
+     * How many matched in all, when the server says.
+     */
+    public var total: UInt64?
+    /**
+     * True when more matched than were sent.
+     */
+    public var hasMore: Bool
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The values (at most 100).
+         */values: [String], 
+        /**
+         * How many matched in all, when the server says.
+         */total: UInt64?, 
+        /**
+         * True when more matched than were sent.
+         */hasMore: Bool) {
+        self.values = values
+        self.total = total
+        self.hasMore = hasMore
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension Completion: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeCompletion: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Completion {
+        return
+            try Completion(
+                values: FfiConverterSequenceString.read(from: &buf), 
+                total: FfiConverterOptionUInt64.read(from: &buf), 
+                hasMore: FfiConverterBool.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: Completion, into buf: inout [UInt8]) {
+        FfiConverterSequenceString.write(value.values, into: &buf)
+        FfiConverterOptionUInt64.write(value.total, into: &buf)
+        FfiConverterBool.write(value.hasMore, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeCompletion_lift(_ buf: RustBuffer) throws -> Completion {
+    return try FfiConverterTypeCompletion.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeCompletion_lower(_ value: Completion) -> RustBuffer {
+    return FfiConverterTypeCompletion.lower(value)
+}
+
+
+/**
  * How a client connects. Every field has a default: `ConnectOptions()` negotiates the newest
  * revision both sides speak.
  */
@@ -3788,6 +5552,11 @@ public struct ConnectOptions {
      * HTTP: authorize with OAuth 2.1 when the server answers 401 (see [`crate::OAuth`]).
      */
     public var auth: OAuth?
+    /**
+     * Answers the server's requests for input (elicitation, sampling, roots) on both lineages;
+     * only the kinds it names are declared as capabilities. `None`: none are declared.
+     */
+    public var input: ClientInput?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -3821,7 +5590,11 @@ public struct ConnectOptions {
          */transport: HttpTransport? = nil, 
         /**
          * HTTP: authorize with OAuth 2.1 when the server answers 401 (see [`crate::OAuth`]).
-         */auth: OAuth? = nil) {
+         */auth: OAuth? = nil, 
+        /**
+         * Answers the server's requests for input (elicitation, sampling, roots) on both lineages;
+         * only the kinds it names are declared as capabilities. `None`: none are declared.
+         */input: ClientInput? = nil) {
         self.lineage = lineage
         self.protocolVersion = protocolVersion
         self.timeout = timeout
@@ -3832,6 +5605,7 @@ public struct ConnectOptions {
         self.bearerToken = bearerToken
         self.transport = transport
         self.auth = auth
+        self.input = input
     }
 
     
@@ -3859,7 +5633,8 @@ public struct FfiConverterTypeConnectOptions: FfiConverterRustBuffer {
                 headers: FfiConverterDictionaryStringString.read(from: &buf), 
                 bearerToken: FfiConverterOptionString.read(from: &buf), 
                 transport: FfiConverterOptionTypeHttpTransport.read(from: &buf), 
-                auth: FfiConverterOptionTypeOAuth.read(from: &buf)
+                auth: FfiConverterOptionTypeOAuth.read(from: &buf), 
+                input: FfiConverterOptionTypeClientInput.read(from: &buf)
         )
     }
 
@@ -3874,6 +5649,7 @@ public struct FfiConverterTypeConnectOptions: FfiConverterRustBuffer {
         FfiConverterOptionString.write(value.bearerToken, into: &buf)
         FfiConverterOptionTypeHttpTransport.write(value.transport, into: &buf)
         FfiConverterOptionTypeOAuth.write(value.auth, into: &buf)
+        FfiConverterOptionTypeClientInput.write(value.input, into: &buf)
     }
 }
 
@@ -3890,6 +5666,266 @@ public func FfiConverterTypeConnectOptions_lift(_ buf: RustBuffer) throws -> Con
 #endif
 public func FfiConverterTypeConnectOptions_lower(_ value: ConnectOptions) -> RustBuffer {
     return FfiConverterTypeConnectOptions.lower(value)
+}
+
+
+/**
+ * The answer to an elicitation.
+ */
+public struct ElicitAnswer: Equatable, Hashable {
+    /**
+     * What the user did.
+     */
+    public var action: ElicitAction
+    /**
+     * `Accept` of a form: the values by field name, as a JSON object text. Fields left out get
+     * the schema's defaults (SEP-1034).
+     */
+    public var content: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * What the user did.
+         */action: ElicitAction, 
+        /**
+         * `Accept` of a form: the values by field name, as a JSON object text. Fields left out get
+         * the schema's defaults (SEP-1034).
+         */content: String? = nil) {
+        self.action = action
+        self.content = content
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ElicitAnswer: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeElicitAnswer: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ElicitAnswer {
+        return
+            try ElicitAnswer(
+                action: FfiConverterTypeElicitAction.read(from: &buf), 
+                content: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ElicitAnswer, into buf: inout [UInt8]) {
+        FfiConverterTypeElicitAction.write(value.action, into: &buf)
+        FfiConverterOptionString.write(value.content, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeElicitAnswer_lift(_ buf: RustBuffer) throws -> ElicitAnswer {
+    return try FfiConverterTypeElicitAnswer.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeElicitAnswer_lower(_ value: ElicitAnswer) -> RustBuffer {
+    return FfiConverterTypeElicitAnswer.lower(value)
+}
+
+
+/**
+ * An `elicitation/create` of the server.
+ */
+public struct ElicitRequest: Equatable, Hashable {
+    /**
+     * `form` or `url`.
+     */
+    public var mode: String
+    /**
+     * What to tell the user.
+     */
+    public var message: String
+    /**
+     * Form mode: the JSON Schema of the form (flat object of primitives), as JSON text.
+     */
+    public var requestedSchema: String?
+    /**
+     * URL mode: where to send the user.
+     */
+    public var url: String?
+    /**
+     * The whole request params, as JSON text.
+     */
+    public var json: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * `form` or `url`.
+         */mode: String, 
+        /**
+         * What to tell the user.
+         */message: String, 
+        /**
+         * Form mode: the JSON Schema of the form (flat object of primitives), as JSON text.
+         */requestedSchema: String?, 
+        /**
+         * URL mode: where to send the user.
+         */url: String?, 
+        /**
+         * The whole request params, as JSON text.
+         */json: String) {
+        self.mode = mode
+        self.message = message
+        self.requestedSchema = requestedSchema
+        self.url = url
+        self.json = json
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ElicitRequest: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeElicitRequest: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ElicitRequest {
+        return
+            try ElicitRequest(
+                mode: FfiConverterString.read(from: &buf), 
+                message: FfiConverterString.read(from: &buf), 
+                requestedSchema: FfiConverterOptionString.read(from: &buf), 
+                url: FfiConverterOptionString.read(from: &buf), 
+                json: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ElicitRequest, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.mode, into: &buf)
+        FfiConverterString.write(value.message, into: &buf)
+        FfiConverterOptionString.write(value.requestedSchema, into: &buf)
+        FfiConverterOptionString.write(value.url, into: &buf)
+        FfiConverterString.write(value.json, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeElicitRequest_lift(_ buf: RustBuffer) throws -> ElicitRequest {
+    return try FfiConverterTypeElicitRequest.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeElicitRequest_lower(_ value: ElicitRequest) -> RustBuffer {
+    return FfiConverterTypeElicitRequest.lower(value)
+}
+
+
+/**
+ * Which requests for input a [`ClientInput`] answers (the client declares those capabilities
+ * and no others).
+ */
+public struct InputKinds: Equatable, Hashable {
+    /**
+     * Form elicitation (`elicitation/create`; legacy from 2025-06-18).
+     */
+    public var elicitation: Bool
+    /**
+     * URL-mode elicitation as well (2025-11-25+).
+     */
+    public var elicitationUrl: Bool
+    /**
+     * Sampling (`sampling/createMessage`).
+     */
+    public var sampling: Bool
+    /**
+     * Roots (`roots/list`).
+     */
+    public var roots: Bool
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Form elicitation (`elicitation/create`; legacy from 2025-06-18).
+         */elicitation: Bool = false, 
+        /**
+         * URL-mode elicitation as well (2025-11-25+).
+         */elicitationUrl: Bool = false, 
+        /**
+         * Sampling (`sampling/createMessage`).
+         */sampling: Bool = false, 
+        /**
+         * Roots (`roots/list`).
+         */roots: Bool = false) {
+        self.elicitation = elicitation
+        self.elicitationUrl = elicitationUrl
+        self.sampling = sampling
+        self.roots = roots
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension InputKinds: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeInputKinds: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> InputKinds {
+        return
+            try InputKinds(
+                elicitation: FfiConverterBool.read(from: &buf), 
+                elicitationUrl: FfiConverterBool.read(from: &buf), 
+                sampling: FfiConverterBool.read(from: &buf), 
+                roots: FfiConverterBool.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: InputKinds, into buf: inout [UInt8]) {
+        FfiConverterBool.write(value.elicitation, into: &buf)
+        FfiConverterBool.write(value.elicitationUrl, into: &buf)
+        FfiConverterBool.write(value.sampling, into: &buf)
+        FfiConverterBool.write(value.roots, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeInputKinds_lift(_ buf: RustBuffer) throws -> InputKinds {
+    return try FfiConverterTypeInputKinds.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeInputKinds_lower(_ value: InputKinds) -> RustBuffer {
+    return FfiConverterTypeInputKinds.lower(value)
 }
 
 
@@ -4079,6 +6115,609 @@ public func FfiConverterTypeOAuthOptions_lift(_ buf: RustBuffer) throws -> OAuth
 #endif
 public func FfiConverterTypeOAuthOptions_lower(_ value: OAuthOptions) -> RustBuffer {
     return FfiConverterTypeOAuthOptions.lower(value)
+}
+
+
+/**
+ * A prompt as listed by a server.
+ */
+public struct Prompt: Equatable, Hashable {
+    /**
+     * The name.
+     */
+    public var name: String
+    /**
+     * Display title.
+     */
+    public var title: String?
+    /**
+     * What it is for.
+     */
+    public var description: String?
+    /**
+     * Its arguments.
+     */
+    public var arguments: [PromptArgument]
+    /**
+     * The whole descriptor as JSON text.
+     */
+    public var json: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The name.
+         */name: String, 
+        /**
+         * Display title.
+         */title: String?, 
+        /**
+         * What it is for.
+         */description: String?, 
+        /**
+         * Its arguments.
+         */arguments: [PromptArgument], 
+        /**
+         * The whole descriptor as JSON text.
+         */json: String) {
+        self.name = name
+        self.title = title
+        self.description = description
+        self.arguments = arguments
+        self.json = json
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension Prompt: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypePrompt: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Prompt {
+        return
+            try Prompt(
+                name: FfiConverterString.read(from: &buf), 
+                title: FfiConverterOptionString.read(from: &buf), 
+                description: FfiConverterOptionString.read(from: &buf), 
+                arguments: FfiConverterSequenceTypePromptArgument.read(from: &buf), 
+                json: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: Prompt, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.name, into: &buf)
+        FfiConverterOptionString.write(value.title, into: &buf)
+        FfiConverterOptionString.write(value.description, into: &buf)
+        FfiConverterSequenceTypePromptArgument.write(value.arguments, into: &buf)
+        FfiConverterString.write(value.json, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePrompt_lift(_ buf: RustBuffer) throws -> Prompt {
+    return try FfiConverterTypePrompt.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePrompt_lower(_ value: Prompt) -> RustBuffer {
+    return FfiConverterTypePrompt.lower(value)
+}
+
+
+/**
+ * An argument of a prompt.
+ */
+public struct PromptArgument: Equatable, Hashable {
+    /**
+     * The name.
+     */
+    public var name: String
+    /**
+     * What it is for.
+     */
+    public var description: String?
+    /**
+     * True when `prompts/get` must give it.
+     */
+    public var required: Bool
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The name.
+         */name: String, 
+        /**
+         * What it is for.
+         */description: String? = nil, 
+        /**
+         * True when `prompts/get` must give it.
+         */required: Bool = false) {
+        self.name = name
+        self.description = description
+        self.required = required
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension PromptArgument: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypePromptArgument: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> PromptArgument {
+        return
+            try PromptArgument(
+                name: FfiConverterString.read(from: &buf), 
+                description: FfiConverterOptionString.read(from: &buf), 
+                required: FfiConverterBool.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: PromptArgument, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.name, into: &buf)
+        FfiConverterOptionString.write(value.description, into: &buf)
+        FfiConverterBool.write(value.required, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePromptArgument_lift(_ buf: RustBuffer) throws -> PromptArgument {
+    return try FfiConverterTypePromptArgument.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePromptArgument_lower(_ value: PromptArgument) -> RustBuffer {
+    return FfiConverterTypePromptArgument.lower(value)
+}
+
+
+/**
+ * A prompt message a [`PromptRenderer`] answers with.
+ */
+public struct PromptMessage: Equatable, Hashable {
+    /**
+     * `user` or `assistant`.
+     */
+    public var role: String
+    /**
+     * The content block.
+     */
+    public var content: Content
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * `user` or `assistant`.
+         */role: String, 
+        /**
+         * The content block.
+         */content: Content) {
+        self.role = role
+        self.content = content
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension PromptMessage: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypePromptMessage: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> PromptMessage {
+        return
+            try PromptMessage(
+                role: FfiConverterString.read(from: &buf), 
+                content: FfiConverterTypeContent.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: PromptMessage, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.role, into: &buf)
+        FfiConverterTypeContent.write(value.content, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePromptMessage_lift(_ buf: RustBuffer) throws -> PromptMessage {
+    return try FfiConverterTypePromptMessage.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePromptMessage_lower(_ value: PromptMessage) -> RustBuffer {
+    return FfiConverterTypePromptMessage.lower(value)
+}
+
+
+/**
+ * The result of `prompts/get`.
+ */
+public struct PromptResult: Equatable, Hashable {
+    /**
+     * The description of the rendered prompt.
+     */
+    public var description: String?
+    /**
+     * The messages.
+     */
+    public var messages: [PromptMessage]
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The description of the rendered prompt.
+         */description: String?, 
+        /**
+         * The messages.
+         */messages: [PromptMessage]) {
+        self.description = description
+        self.messages = messages
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension PromptResult: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypePromptResult: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> PromptResult {
+        return
+            try PromptResult(
+                description: FfiConverterOptionString.read(from: &buf), 
+                messages: FfiConverterSequenceTypePromptMessage.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: PromptResult, into buf: inout [UInt8]) {
+        FfiConverterOptionString.write(value.description, into: &buf)
+        FfiConverterSequenceTypePromptMessage.write(value.messages, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePromptResult_lift(_ buf: RustBuffer) throws -> PromptResult {
+    return try FfiConverterTypePromptResult.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePromptResult_lower(_ value: PromptResult) -> RustBuffer {
+    return FfiConverterTypePromptResult.lower(value)
+}
+
+
+/**
+ * A resource as listed by a server.
+ */
+public struct Resource: Equatable, Hashable {
+    /**
+     * The URI.
+     */
+    public var uri: String
+    /**
+     * The name.
+     */
+    public var name: String
+    /**
+     * Display title.
+     */
+    public var title: String?
+    /**
+     * What it holds.
+     */
+    public var description: String?
+    /**
+     * The MIME type.
+     */
+    public var mimeType: String?
+    /**
+     * The whole descriptor as JSON text (`size`, annotations, icons, `_meta`…).
+     */
+    public var json: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The URI.
+         */uri: String, 
+        /**
+         * The name.
+         */name: String, 
+        /**
+         * Display title.
+         */title: String?, 
+        /**
+         * What it holds.
+         */description: String?, 
+        /**
+         * The MIME type.
+         */mimeType: String?, 
+        /**
+         * The whole descriptor as JSON text (`size`, annotations, icons, `_meta`…).
+         */json: String) {
+        self.uri = uri
+        self.name = name
+        self.title = title
+        self.description = description
+        self.mimeType = mimeType
+        self.json = json
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension Resource: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeResource: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Resource {
+        return
+            try Resource(
+                uri: FfiConverterString.read(from: &buf), 
+                name: FfiConverterString.read(from: &buf), 
+                title: FfiConverterOptionString.read(from: &buf), 
+                description: FfiConverterOptionString.read(from: &buf), 
+                mimeType: FfiConverterOptionString.read(from: &buf), 
+                json: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: Resource, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.uri, into: &buf)
+        FfiConverterString.write(value.name, into: &buf)
+        FfiConverterOptionString.write(value.title, into: &buf)
+        FfiConverterOptionString.write(value.description, into: &buf)
+        FfiConverterOptionString.write(value.mimeType, into: &buf)
+        FfiConverterString.write(value.json, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeResource_lift(_ buf: RustBuffer) throws -> Resource {
+    return try FfiConverterTypeResource.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeResource_lower(_ value: Resource) -> RustBuffer {
+    return FfiConverterTypeResource.lower(value)
+}
+
+
+/**
+ * A resource template as listed by a server.
+ */
+public struct ResourceTemplate: Equatable, Hashable {
+    /**
+     * The RFC 6570 URI template.
+     */
+    public var uriTemplate: String
+    /**
+     * The name.
+     */
+    public var name: String
+    /**
+     * Display title.
+     */
+    public var title: String?
+    /**
+     * What its resources hold.
+     */
+    public var description: String?
+    /**
+     * The MIME type.
+     */
+    public var mimeType: String?
+    /**
+     * The whole descriptor as JSON text.
+     */
+    public var json: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The RFC 6570 URI template.
+         */uriTemplate: String, 
+        /**
+         * The name.
+         */name: String, 
+        /**
+         * Display title.
+         */title: String?, 
+        /**
+         * What its resources hold.
+         */description: String?, 
+        /**
+         * The MIME type.
+         */mimeType: String?, 
+        /**
+         * The whole descriptor as JSON text.
+         */json: String) {
+        self.uriTemplate = uriTemplate
+        self.name = name
+        self.title = title
+        self.description = description
+        self.mimeType = mimeType
+        self.json = json
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ResourceTemplate: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeResourceTemplate: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ResourceTemplate {
+        return
+            try ResourceTemplate(
+                uriTemplate: FfiConverterString.read(from: &buf), 
+                name: FfiConverterString.read(from: &buf), 
+                title: FfiConverterOptionString.read(from: &buf), 
+                description: FfiConverterOptionString.read(from: &buf), 
+                mimeType: FfiConverterOptionString.read(from: &buf), 
+                json: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ResourceTemplate, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.uriTemplate, into: &buf)
+        FfiConverterString.write(value.name, into: &buf)
+        FfiConverterOptionString.write(value.title, into: &buf)
+        FfiConverterOptionString.write(value.description, into: &buf)
+        FfiConverterOptionString.write(value.mimeType, into: &buf)
+        FfiConverterString.write(value.json, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeResourceTemplate_lift(_ buf: RustBuffer) throws -> ResourceTemplate {
+    return try FfiConverterTypeResourceTemplate.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeResourceTemplate_lower(_ value: ResourceTemplate) -> RustBuffer {
+    return FfiConverterTypeResourceTemplate.lower(value)
+}
+
+
+/**
+ * A root the client exposes (`roots/list`).
+ */
+public struct Root: Equatable, Hashable {
+    /**
+     * A `file://` URI.
+     */
+    public var uri: String
+    /**
+     * A display name.
+     */
+    public var name: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * A `file://` URI.
+         */uri: String, 
+        /**
+         * A display name.
+         */name: String? = nil) {
+        self.uri = uri
+        self.name = name
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension Root: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeRoot: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Root {
+        return
+            try Root(
+                uri: FfiConverterString.read(from: &buf), 
+                name: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: Root, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.uri, into: &buf)
+        FfiConverterOptionString.write(value.name, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeRoot_lift(_ buf: RustBuffer) throws -> Root {
+    return try FfiConverterTypeRoot.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeRoot_lower(_ value: Root) -> RustBuffer {
+    return FfiConverterTypeRoot.lower(value)
 }
 
 
@@ -4563,6 +7202,195 @@ public func FfiConverterTypeContent_lower(_ value: Content) -> RustBuffer {
 
 
 /**
+ * What the user did with an elicitation.
+ */
+
+public enum ElicitAction: Equatable, Hashable {
+    
+    /**
+     * Submitted (the form's `content` goes with it).
+     */
+    case accept
+    /**
+     * Refused.
+     */
+    case decline
+    /**
+     * Dismissed without choosing.
+     */
+    case cancel
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension ElicitAction: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeElicitAction: FfiConverterRustBuffer {
+    typealias SwiftType = ElicitAction
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ElicitAction {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .accept
+        
+        case 2: return .decline
+        
+        case 3: return .cancel
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: ElicitAction, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .accept:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .decline:
+            writeInt(&buf, Int32(2))
+        
+        
+        case .cancel:
+            writeInt(&buf, Int32(3))
+        
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeElicitAction_lift(_ buf: RustBuffer) throws -> ElicitAction {
+    return try FfiConverterTypeElicitAction.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeElicitAction_lower(_ value: ElicitAction) -> RustBuffer {
+    return FfiConverterTypeElicitAction.lower(value)
+}
+
+
+
+/**
+ * What a host handler answers with: text, bytes, or any JSON value (as JSON text, in which
+ * `{"$bytes": "<base64>"}` stands for bytes). The core turns it into the result.
+ */
+
+public enum HostValue: Equatable, Hashable {
+    
+    /**
+     * A string (a resource's text, a prompt's one user message).
+     */
+    case text(
+        /**
+         * The text.
+         */text: String
+    )
+    /**
+     * Bytes (a resource's base64 `blob`).
+     */
+    case bytes(
+        /**
+         * The bytes.
+         */data: Data
+    )
+    /**
+     * A JSON value, as JSON text (contents objects, a list of them, a `GetPromptResult`…).
+     */
+    case json(
+        /**
+         * The JSON text.
+         */json: String
+    )
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension HostValue: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeHostValue: FfiConverterRustBuffer {
+    typealias SwiftType = HostValue
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> HostValue {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .text(text: try FfiConverterString.read(from: &buf)
+        )
+        
+        case 2: return .bytes(data: try FfiConverterData.read(from: &buf)
+        )
+        
+        case 3: return .json(json: try FfiConverterString.read(from: &buf)
+        )
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: HostValue, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case let .text(text):
+            writeInt(&buf, Int32(1))
+            FfiConverterString.write(text, into: &buf)
+            
+        
+        case let .bytes(data):
+            writeInt(&buf, Int32(2))
+            FfiConverterData.write(data, into: &buf)
+            
+        
+        case let .json(json):
+            writeInt(&buf, Int32(3))
+            FfiConverterString.write(json, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeHostValue_lift(_ buf: RustBuffer) throws -> HostValue {
+    return try FfiConverterTypeHostValue.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeHostValue_lower(_ value: HostValue) -> RustBuffer {
+    return FfiConverterTypeHostValue.lower(value)
+}
+
+
+
+/**
  * Which HTTP transport a client uses.
  */
 
@@ -4922,6 +7750,30 @@ enum McpError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
          */status: UInt16
     )
 
+    
+    /**
+     * The JSON-RPC code, whatever the variant (Kotlin `e.code()`, Swift `e.code()`).
+     */
+public func code() -> Int32  {
+    return try!  FfiConverterInt32.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_mcperror_code(
+            FfiConverterTypeMcpError_lower(self),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The JSON-RPC `data` as JSON text, whatever the variant (`None` when there is none).
+     */
+public func data() -> String?  {
+    return try!  FfiConverterOptionString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_mcperror_data(
+            FfiConverterTypeMcpError_lower(self),uniffiCallStatus
+    )
+})
+}
     
 
     
@@ -5326,6 +8178,109 @@ public func FfiConverterTypeRegistration_lower(_ value: Registration) -> RustBuf
 }
 
 
+
+/**
+ * One contents of a `resources/read` result.
+ */
+
+public enum ResourceContents: Equatable, Hashable {
+    
+    /**
+     * Text contents.
+     */
+    case text(
+        /**
+         * The URI.
+         */uri: String, 
+        /**
+         * The MIME type.
+         */mimeType: String?, 
+        /**
+         * The text.
+         */text: String
+    )
+    /**
+     * Binary contents (the `blob`, decoded).
+     */
+    case blob(
+        /**
+         * The URI.
+         */uri: String, 
+        /**
+         * The MIME type.
+         */mimeType: String?, 
+        /**
+         * The bytes.
+         */data: Data
+    )
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension ResourceContents: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeResourceContents: FfiConverterRustBuffer {
+    typealias SwiftType = ResourceContents
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ResourceContents {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .text(uri: try FfiConverterString.read(from: &buf), mimeType: try FfiConverterOptionString.read(from: &buf), text: try FfiConverterString.read(from: &buf)
+        )
+        
+        case 2: return .blob(uri: try FfiConverterString.read(from: &buf), mimeType: try FfiConverterOptionString.read(from: &buf), data: try FfiConverterData.read(from: &buf)
+        )
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: ResourceContents, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case let .text(uri,mimeType,text):
+            writeInt(&buf, Int32(1))
+            FfiConverterString.write(uri, into: &buf)
+            FfiConverterOptionString.write(mimeType, into: &buf)
+            FfiConverterString.write(text, into: &buf)
+            
+        
+        case let .blob(uri,mimeType,data):
+            writeInt(&buf, Int32(2))
+            FfiConverterString.write(uri, into: &buf)
+            FfiConverterOptionString.write(mimeType, into: &buf)
+            FfiConverterData.write(data, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeResourceContents_lift(_ buf: RustBuffer) throws -> ResourceContents {
+    return try FfiConverterTypeResourceContents.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeResourceContents_lower(_ value: ResourceContents) -> RustBuffer {
+    return FfiConverterTypeResourceContents.lower(value)
+}
+
+
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
@@ -5345,6 +8300,30 @@ fileprivate struct FfiConverterOptionUInt32: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterUInt32.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionUInt64: FfiConverterRustBuffer {
+    typealias SwiftType = UInt64?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterUInt64.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterUInt64.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -5449,6 +8428,30 @@ fileprivate struct FfiConverterOptionDuration: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionTypeClientInput: FfiConverterRustBuffer {
+    typealias SwiftType = ClientInput?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeClientInput.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeClientInput.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionTypeOAuth: FfiConverterRustBuffer {
     typealias SwiftType = OAuth?
 
@@ -5537,6 +8540,54 @@ fileprivate struct FfiConverterOptionTypeProgressListener: FfiConverterRustBuffe
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterTypeProgressListener.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypePrompts: FfiConverterRustBuffer {
+    typealias SwiftType = Prompts?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypePrompts.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypePrompts.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeResources: FfiConverterRustBuffer {
+    typealias SwiftType = Resources?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeResources.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeResources.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -5690,6 +8741,156 @@ fileprivate struct FfiConverterSequenceString: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterSequenceTypePrompt: FfiConverterRustBuffer {
+    typealias SwiftType = [Prompt]
+
+    public static func write(_ value: [Prompt], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypePrompt.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [Prompt] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [Prompt]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypePrompt.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypePromptArgument: FfiConverterRustBuffer {
+    typealias SwiftType = [PromptArgument]
+
+    public static func write(_ value: [PromptArgument], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypePromptArgument.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [PromptArgument] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [PromptArgument]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypePromptArgument.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypePromptMessage: FfiConverterRustBuffer {
+    typealias SwiftType = [PromptMessage]
+
+    public static func write(_ value: [PromptMessage], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypePromptMessage.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [PromptMessage] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [PromptMessage]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypePromptMessage.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeResource: FfiConverterRustBuffer {
+    typealias SwiftType = [Resource]
+
+    public static func write(_ value: [Resource], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeResource.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [Resource] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [Resource]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeResource.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeResourceTemplate: FfiConverterRustBuffer {
+    typealias SwiftType = [ResourceTemplate]
+
+    public static func write(_ value: [ResourceTemplate], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeResourceTemplate.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [ResourceTemplate] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [ResourceTemplate]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeResourceTemplate.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeRoot: FfiConverterRustBuffer {
+    typealias SwiftType = [Root]
+
+    public static func write(_ value: [Root], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeRoot.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [Root] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [Root]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeRoot.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterSequenceTypeTool: FfiConverterRustBuffer {
     typealias SwiftType = [Tool]
 
@@ -5757,6 +8958,31 @@ fileprivate struct FfiConverterSequenceTypeRegistration: FfiConverterRustBuffer 
         seq.reserveCapacity(Int(len))
         for _ in 0 ..< len {
             seq.append(try FfiConverterTypeRegistration.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeResourceContents: FfiConverterRustBuffer {
+    typealias SwiftType = [ResourceContents]
+
+    public static func write(_ value: [ResourceContents], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeResourceContents.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [ResourceContents] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [ResourceContents]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeResourceContents.read(from: &buf))
         }
         return seq
     }
@@ -5936,6 +9162,18 @@ public func version() -> String  {
 })
 }
 /**
+ * The value of a prompt answering with `messages` (and an optional `description`).
+ */
+public func promptMessages(messages: [PromptMessage], description: String? = nil)throws  -> HostValue  {
+    return try  FfiConverterTypeHostValue_lift(try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_func_prompt_messages(
+        FfiConverterSequenceTypePromptMessage.lower(messages),
+        FfiConverterOptionString.lower(description),uniffiCallStatus
+    )
+})
+}
+/**
  * The result of a tool that answers with `data`: one embedded binary resource block.
  */
 public func bytesResult(data: Data) -> ToolResult  {
@@ -6061,6 +9299,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_func_version() != 56638) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpcore_uniffi_checksum_func_prompt_messages() != 65274) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpcore_uniffi_checksum_func_bytes_result() != 57952) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -6112,6 +9353,39 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_oauthtokenstore_save_client() != 7655) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpcore_uniffi_checksum_method_promptrenderer_render() != 46863) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_prompts_add() != 37947) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_prompts_complete() != 54965) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_prompts_remove() != 2232) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_resourcereader_read() != 6285) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_resources_add() != 44311) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_resources_add_template() != 13723) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_resources_complete() != 59604) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_resources_notify_updated() != 6598) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_resources_remove() != 39441) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_resources_remove_template() != 39993) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpcore_uniffi_checksum_method_client_call_tool() != 55296) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -6142,6 +9416,27 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_client_server_pid() != 59008) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_complete_prompt() != 50822) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_complete_resource() != 33293) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_get_prompt() != 43761) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_list_prompts() != 24390) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_list_resource_templates() != 32831) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_list_resources() != 3204) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_read_resource() != 23583) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpcore_uniffi_checksum_method_loglistener_on_log() != 33608) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -6154,10 +9449,16 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_toolcall_arg_json() != 63943) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpcore_uniffi_checksum_method_toolcall_arguments() != 158) {
+    if (uniffi_mcpcore_uniffi_checksum_method_toolcall_arguments() != 55102) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_toolcall_bool_arg() != 22346) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_toolcall_client_capabilities() != 16112) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_toolcall_header() != 57520) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_toolcall_log() != 32105) {
@@ -6172,16 +9473,40 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_toolcall_report_progress() != 38801) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpcore_uniffi_checksum_method_toolcall_request_id() != 43082) {
+    if (uniffi_mcpcore_uniffi_checksum_method_toolcall_request_id() != 26570) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_toolcall_string_arg() != 16877) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpcore_uniffi_checksum_method_toolcall_wants_progress() != 2638) {
+    if (uniffi_mcpcore_uniffi_checksum_method_toolcall_wants_progress() != 6888) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_toolcall_elicit() != 22343) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_toolcall_input() != 43463) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_toolcall_list_roots() != 53534) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_toolcall_sample() != 57106) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_toolhandler_call() != 28253) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_clientinput_kinds() != 38912) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_clientinput_elicit() != 30465) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_clientinput_create_message() != 2265) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_clientinput_list_roots() != 9798) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_registry_add_tool() != 16887) {
@@ -6229,6 +9554,12 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_constructor_oauth_new() != 7141) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpcore_uniffi_checksum_constructor_prompts_new() != 27478) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_constructor_resources_new() != 36015) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpcore_uniffi_checksum_constructor_client_connect_http() != 28663) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -6238,14 +9569,17 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_constructor_registry_new() != 8487) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpcore_uniffi_checksum_constructor_server_new() != 19573) {
+    if (uniffi_mcpcore_uniffi_checksum_constructor_server_new() != 18703) {
         return InitializationResult.apiChecksumMismatch
     }
 
+    uniffiCallbackInitClientInput()
     uniffiCallbackInitLogListener()
     uniffiCallbackInitOAuthHandler()
     uniffiCallbackInitOAuthTokenStore()
     uniffiCallbackInitProgressListener()
+    uniffiCallbackInitPromptRenderer()
+    uniffiCallbackInitResourceReader()
     uniffiCallbackInitToolHandler()
     return InitializationResult.ok
 }()

@@ -280,6 +280,18 @@ typedef void (*UniffiCallbackInterfaceOAuthTokenStoreMethod3)(uint64_t, RustBuff
     );
 
 #endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_PROMPT_RENDERER_METHOD0
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_PROMPT_RENDERER_METHOD0
+typedef void (*UniffiCallbackInterfacePromptRendererMethod0)(uint64_t, RustBuffer, uint64_t, UniffiForeignFutureCompleteRustBuffer _Nonnull, uint64_t, UniffiForeignFutureDroppedCallbackStruct* _Nonnull
+    );
+
+#endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_RESOURCE_READER_METHOD0
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_RESOURCE_READER_METHOD0
+typedef void (*UniffiCallbackInterfaceResourceReaderMethod0)(uint64_t, RustBuffer, RustBuffer, uint64_t, UniffiForeignFutureCompleteRustBuffer _Nonnull, uint64_t, UniffiForeignFutureDroppedCallbackStruct* _Nonnull
+    );
+
+#endif
 #ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_LOG_LISTENER_METHOD0
 #define UNIFFI_FFIDEF_CALLBACK_INTERFACE_LOG_LISTENER_METHOD0
 typedef void (*UniffiCallbackInterfaceLogListenerMethod0)(uint64_t, RustBuffer, RustBuffer, RustBuffer, void* _Nonnull, 
@@ -297,6 +309,31 @@ typedef void (*UniffiCallbackInterfaceProgressListenerMethod0)(uint64_t, double,
 #ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_TOOL_HANDLER_METHOD0
 #define UNIFFI_FFIDEF_CALLBACK_INTERFACE_TOOL_HANDLER_METHOD0
 typedef void (*UniffiCallbackInterfaceToolHandlerMethod0)(uint64_t, uint64_t, UniffiForeignFutureCompleteRustBuffer _Nonnull, uint64_t, UniffiForeignFutureDroppedCallbackStruct* _Nonnull
+    );
+
+#endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_CLIENT_INPUT_METHOD0
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_CLIENT_INPUT_METHOD0
+typedef void (*UniffiCallbackInterfaceClientInputMethod0)(uint64_t, RustBuffer* _Nonnull, 
+        RustCallStatus *_Nonnull uniffiCallStatus
+    );
+
+#endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_CLIENT_INPUT_METHOD1
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_CLIENT_INPUT_METHOD1
+typedef void (*UniffiCallbackInterfaceClientInputMethod1)(uint64_t, RustBuffer, UniffiForeignFutureCompleteRustBuffer _Nonnull, uint64_t, UniffiForeignFutureDroppedCallbackStruct* _Nonnull
+    );
+
+#endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_CLIENT_INPUT_METHOD2
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_CLIENT_INPUT_METHOD2
+typedef void (*UniffiCallbackInterfaceClientInputMethod2)(uint64_t, RustBuffer, UniffiForeignFutureCompleteRustBuffer _Nonnull, uint64_t, UniffiForeignFutureDroppedCallbackStruct* _Nonnull
+    );
+
+#endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_CLIENT_INPUT_METHOD3
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_CLIENT_INPUT_METHOD3
+typedef void (*UniffiCallbackInterfaceClientInputMethod3)(uint64_t, UniffiForeignFutureCompleteRustBuffer _Nonnull, uint64_t, UniffiForeignFutureDroppedCallbackStruct* _Nonnull
     );
 
 #endif
@@ -320,6 +357,24 @@ typedef struct UniffiVTableCallbackInterfaceOAuthTokenStore {
     UniffiCallbackInterfaceOAuthTokenStoreMethod2 _Nonnull loadClient;
     UniffiCallbackInterfaceOAuthTokenStoreMethod3 _Nonnull saveClient;
 } UniffiVTableCallbackInterfaceOAuthTokenStore;
+
+#endif
+#ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_PROMPT_RENDERER
+#define UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_PROMPT_RENDERER
+typedef struct UniffiVTableCallbackInterfacePromptRenderer {
+    UniffiCallbackInterfaceFree _Nonnull uniffiFree;
+    UniffiCallbackInterfaceClone _Nonnull uniffiClone;
+    UniffiCallbackInterfacePromptRendererMethod0 _Nonnull render;
+} UniffiVTableCallbackInterfacePromptRenderer;
+
+#endif
+#ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_RESOURCE_READER
+#define UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_RESOURCE_READER
+typedef struct UniffiVTableCallbackInterfaceResourceReader {
+    UniffiCallbackInterfaceFree _Nonnull uniffiFree;
+    UniffiCallbackInterfaceClone _Nonnull uniffiClone;
+    UniffiCallbackInterfaceResourceReaderMethod0 _Nonnull read;
+} UniffiVTableCallbackInterfaceResourceReader;
 
 #endif
 #ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_LOG_LISTENER
@@ -347,6 +402,18 @@ typedef struct UniffiVTableCallbackInterfaceToolHandler {
     UniffiCallbackInterfaceClone _Nonnull uniffiClone;
     UniffiCallbackInterfaceToolHandlerMethod0 _Nonnull call;
 } UniffiVTableCallbackInterfaceToolHandler;
+
+#endif
+#ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_CLIENT_INPUT
+#define UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_CLIENT_INPUT
+typedef struct UniffiVTableCallbackInterfaceClientInput {
+    UniffiCallbackInterfaceFree _Nonnull uniffiFree;
+    UniffiCallbackInterfaceClone _Nonnull uniffiClone;
+    UniffiCallbackInterfaceClientInputMethod0 _Nonnull kinds;
+    UniffiCallbackInterfaceClientInputMethod1 _Nonnull elicit;
+    UniffiCallbackInterfaceClientInputMethod2 _Nonnull createMessage;
+    UniffiCallbackInterfaceClientInputMethod3 _Nonnull listRoots;
+} UniffiVTableCallbackInterfaceClientInput;
 
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_OAUTH
@@ -434,6 +501,123 @@ uint64_t uniffi_mcpcore_uniffi_fn_method_oauthtokenstore_load_client(uint64_t pt
 uint64_t uniffi_mcpcore_uniffi_fn_method_oauthtokenstore_save_client(uint64_t ptr, RustBuffer issuer, RustBuffer client
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_PROMPTRENDERER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_PROMPTRENDERER
+uint64_t uniffi_mcpcore_uniffi_fn_clone_promptrenderer(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_PROMPTRENDERER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_PROMPTRENDERER
+void uniffi_mcpcore_uniffi_fn_free_promptrenderer(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_INIT_CALLBACK_VTABLE_PROMPTRENDERER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_INIT_CALLBACK_VTABLE_PROMPTRENDERER
+void uniffi_mcpcore_uniffi_fn_init_callback_vtable_promptrenderer(const UniffiVTableCallbackInterfacePromptRenderer* _Nonnull vtable
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_PROMPTRENDERER_RENDER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_PROMPTRENDERER_RENDER
+uint64_t uniffi_mcpcore_uniffi_fn_method_promptrenderer_render(uint64_t ptr, RustBuffer arguments, uint64_t call
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_PROMPTS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_PROMPTS
+uint64_t uniffi_mcpcore_uniffi_fn_clone_prompts(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_PROMPTS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_PROMPTS
+void uniffi_mcpcore_uniffi_fn_free_prompts(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CONSTRUCTOR_PROMPTS_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CONSTRUCTOR_PROMPTS_NEW
+uint64_t uniffi_mcpcore_uniffi_fn_constructor_prompts_new(RustCallStatus *_Nonnull out_status
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_PROMPTS_ADD
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_PROMPTS_ADD
+void uniffi_mcpcore_uniffi_fn_method_prompts_add(uint64_t ptr, RustBuffer name, uint64_t renderer, RustBuffer description, RustBuffer arguments, RustBuffer title, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_PROMPTS_COMPLETE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_PROMPTS_COMPLETE
+void uniffi_mcpcore_uniffi_fn_method_prompts_complete(uint64_t ptr, RustBuffer name, RustBuffer argument, RustBuffer values, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_PROMPTS_REMOVE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_PROMPTS_REMOVE
+int8_t uniffi_mcpcore_uniffi_fn_method_prompts_remove(uint64_t ptr, RustBuffer name, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_RESOURCEREADER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_RESOURCEREADER
+uint64_t uniffi_mcpcore_uniffi_fn_clone_resourcereader(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_RESOURCEREADER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_RESOURCEREADER
+void uniffi_mcpcore_uniffi_fn_free_resourcereader(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_INIT_CALLBACK_VTABLE_RESOURCEREADER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_INIT_CALLBACK_VTABLE_RESOURCEREADER
+void uniffi_mcpcore_uniffi_fn_init_callback_vtable_resourcereader(const UniffiVTableCallbackInterfaceResourceReader* _Nonnull vtable
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_RESOURCEREADER_READ
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_RESOURCEREADER_READ
+uint64_t uniffi_mcpcore_uniffi_fn_method_resourcereader_read(uint64_t ptr, RustBuffer uri, RustBuffer variables, uint64_t call
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_RESOURCES
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_RESOURCES
+uint64_t uniffi_mcpcore_uniffi_fn_clone_resources(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_RESOURCES
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_RESOURCES
+void uniffi_mcpcore_uniffi_fn_free_resources(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CONSTRUCTOR_RESOURCES_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CONSTRUCTOR_RESOURCES_NEW
+uint64_t uniffi_mcpcore_uniffi_fn_constructor_resources_new(RustCallStatus *_Nonnull out_status
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_RESOURCES_ADD
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_RESOURCES_ADD
+void uniffi_mcpcore_uniffi_fn_method_resources_add(uint64_t ptr, RustBuffer uri, RustBuffer name, uint64_t reader, RustBuffer title, RustBuffer description, RustBuffer mime_type, RustBuffer json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_RESOURCES_ADD_TEMPLATE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_RESOURCES_ADD_TEMPLATE
+void uniffi_mcpcore_uniffi_fn_method_resources_add_template(uint64_t ptr, RustBuffer uri_template, RustBuffer name, uint64_t reader, RustBuffer title, RustBuffer description, RustBuffer mime_type, RustBuffer json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_RESOURCES_COMPLETE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_RESOURCES_COMPLETE
+void uniffi_mcpcore_uniffi_fn_method_resources_complete(uint64_t ptr, RustBuffer uri_template, RustBuffer variable, RustBuffer values, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_RESOURCES_NOTIFY_UPDATED
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_RESOURCES_NOTIFY_UPDATED
+void uniffi_mcpcore_uniffi_fn_method_resources_notify_updated(uint64_t ptr, RustBuffer uri, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_RESOURCES_REMOVE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_RESOURCES_REMOVE
+int8_t uniffi_mcpcore_uniffi_fn_method_resources_remove(uint64_t ptr, RustBuffer uri, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_RESOURCES_REMOVE_TEMPLATE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_RESOURCES_REMOVE_TEMPLATE
+int8_t uniffi_mcpcore_uniffi_fn_method_resources_remove_template(uint64_t ptr, RustBuffer name, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_CLIENT
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_CLIENT
 uint64_t uniffi_mcpcore_uniffi_fn_clone_client(uint64_t handle, RustCallStatus *_Nonnull out_status
@@ -502,6 +686,41 @@ RustBuffer uniffi_mcpcore_uniffi_fn_method_client_server_info(uint64_t ptr, Rust
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_SERVER_PID
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_SERVER_PID
 RustBuffer uniffi_mcpcore_uniffi_fn_method_client_server_pid(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_COMPLETE_PROMPT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_COMPLETE_PROMPT
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_complete_prompt(uint64_t ptr, RustBuffer name, RustBuffer argument, RustBuffer value, RustBuffer context
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_COMPLETE_RESOURCE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_COMPLETE_RESOURCE
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_complete_resource(uint64_t ptr, RustBuffer uri_template, RustBuffer variable, RustBuffer value, RustBuffer context
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_GET_PROMPT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_GET_PROMPT
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_get_prompt(uint64_t ptr, RustBuffer name, RustBuffer arguments
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_LIST_PROMPTS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_LIST_PROMPTS
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_list_prompts(uint64_t ptr
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_LIST_RESOURCE_TEMPLATES
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_LIST_RESOURCE_TEMPLATES
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_list_resource_templates(uint64_t ptr
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_LIST_RESOURCES
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_LIST_RESOURCES
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_list_resources(uint64_t ptr
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_READ_RESOURCE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_READ_RESOURCE
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_read_resource(uint64_t ptr, RustBuffer uri
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_LOGLISTENER
@@ -584,6 +803,16 @@ RustBuffer uniffi_mcpcore_uniffi_fn_method_toolcall_arguments(uint64_t ptr, Rust
 RustBuffer uniffi_mcpcore_uniffi_fn_method_toolcall_bool_arg(uint64_t ptr, RustBuffer name, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_CLIENT_CAPABILITIES
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_CLIENT_CAPABILITIES
+RustBuffer uniffi_mcpcore_uniffi_fn_method_toolcall_client_capabilities(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_HEADER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_HEADER
+RustBuffer uniffi_mcpcore_uniffi_fn_method_toolcall_header(uint64_t ptr, RustBuffer name, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_LOG
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_LOG
 void uniffi_mcpcore_uniffi_fn_method_toolcall_log(uint64_t ptr, RustBuffer level, RustBuffer data, RustBuffer logger, RustCallStatus *_Nonnull out_status
@@ -619,6 +848,26 @@ RustBuffer uniffi_mcpcore_uniffi_fn_method_toolcall_string_arg(uint64_t ptr, Rus
 int8_t uniffi_mcpcore_uniffi_fn_method_toolcall_wants_progress(uint64_t ptr, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_ELICIT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_ELICIT
+uint64_t uniffi_mcpcore_uniffi_fn_method_toolcall_elicit(uint64_t ptr, RustBuffer key, RustBuffer message, RustBuffer requested_schema
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_INPUT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_INPUT
+uint64_t uniffi_mcpcore_uniffi_fn_method_toolcall_input(uint64_t ptr, RustBuffer requests
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_LIST_ROOTS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_LIST_ROOTS
+uint64_t uniffi_mcpcore_uniffi_fn_method_toolcall_list_roots(uint64_t ptr, RustBuffer key
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_SAMPLE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_SAMPLE
+uint64_t uniffi_mcpcore_uniffi_fn_method_toolcall_sample(uint64_t ptr, RustBuffer key, RustBuffer params
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_TOOLHANDLER
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_TOOLHANDLER
 uint64_t uniffi_mcpcore_uniffi_fn_clone_toolhandler(uint64_t handle, RustCallStatus *_Nonnull out_status
@@ -637,6 +886,41 @@ void uniffi_mcpcore_uniffi_fn_init_callback_vtable_toolhandler(const UniffiVTabl
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLHANDLER_CALL
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLHANDLER_CALL
 uint64_t uniffi_mcpcore_uniffi_fn_method_toolhandler_call(uint64_t ptr, uint64_t call
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_CLIENTINPUT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_CLIENTINPUT
+uint64_t uniffi_mcpcore_uniffi_fn_clone_clientinput(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_CLIENTINPUT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_CLIENTINPUT
+void uniffi_mcpcore_uniffi_fn_free_clientinput(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_INIT_CALLBACK_VTABLE_CLIENTINPUT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_INIT_CALLBACK_VTABLE_CLIENTINPUT
+void uniffi_mcpcore_uniffi_fn_init_callback_vtable_clientinput(const UniffiVTableCallbackInterfaceClientInput* _Nonnull vtable
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENTINPUT_KINDS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENTINPUT_KINDS
+RustBuffer uniffi_mcpcore_uniffi_fn_method_clientinput_kinds(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENTINPUT_ELICIT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENTINPUT_ELICIT
+uint64_t uniffi_mcpcore_uniffi_fn_method_clientinput_elicit(uint64_t ptr, RustBuffer request
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENTINPUT_CREATE_MESSAGE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENTINPUT_CREATE_MESSAGE
+uint64_t uniffi_mcpcore_uniffi_fn_method_clientinput_create_message(uint64_t ptr, RustBuffer params
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENTINPUT_LIST_ROOTS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENTINPUT_LIST_ROOTS
+uint64_t uniffi_mcpcore_uniffi_fn_method_clientinput_list_roots(uint64_t ptr
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_REGISTRY
@@ -737,7 +1021,7 @@ void uniffi_mcpcore_uniffi_fn_free_server(uint64_t handle, RustCallStatus *_Nonn
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CONSTRUCTOR_SERVER_NEW
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CONSTRUCTOR_SERVER_NEW
-uint64_t uniffi_mcpcore_uniffi_fn_constructor_server_new(uint64_t registry, RustBuffer name, RustBuffer version, RustBuffer instructions, RustCallStatus *_Nonnull out_status
+uint64_t uniffi_mcpcore_uniffi_fn_constructor_server_new(uint64_t registry, RustBuffer name, RustBuffer version, RustBuffer instructions, RustBuffer resources, RustBuffer prompts, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_SERVE_HTTP
@@ -750,10 +1034,25 @@ uint64_t uniffi_mcpcore_uniffi_fn_method_server_serve_http(uint64_t ptr, RustBuf
 uint64_t uniffi_mcpcore_uniffi_fn_method_server_serve_stdio(uint64_t ptr
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_MCPERROR_CODE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_MCPERROR_CODE
+int32_t uniffi_mcpcore_uniffi_fn_method_mcperror_code(RustBuffer ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_MCPERROR_DATA
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_MCPERROR_DATA
+RustBuffer uniffi_mcpcore_uniffi_fn_method_mcperror_data(RustBuffer ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_VERSION
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_VERSION
 RustBuffer uniffi_mcpcore_uniffi_fn_func_version(RustCallStatus *_Nonnull out_status
     
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_PROMPT_MESSAGES
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_PROMPT_MESSAGES
+RustBuffer uniffi_mcpcore_uniffi_fn_func_prompt_messages(RustBuffer messages, RustBuffer description, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_BYTES_RESULT
@@ -1068,6 +1367,12 @@ uint16_t uniffi_mcpcore_uniffi_checksum_func_version(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_PROMPT_MESSAGES
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_PROMPT_MESSAGES
+uint16_t uniffi_mcpcore_uniffi_checksum_func_prompt_messages(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_BYTES_RESULT
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_BYTES_RESULT
 uint16_t uniffi_mcpcore_uniffi_checksum_func_bytes_result(void
@@ -1170,6 +1475,72 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_oauthtokenstore_save_client(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_PROMPTRENDERER_RENDER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_PROMPTRENDERER_RENDER
+uint16_t uniffi_mcpcore_uniffi_checksum_method_promptrenderer_render(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_PROMPTS_ADD
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_PROMPTS_ADD
+uint16_t uniffi_mcpcore_uniffi_checksum_method_prompts_add(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_PROMPTS_COMPLETE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_PROMPTS_COMPLETE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_prompts_complete(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_PROMPTS_REMOVE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_PROMPTS_REMOVE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_prompts_remove(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_RESOURCEREADER_READ
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_RESOURCEREADER_READ
+uint16_t uniffi_mcpcore_uniffi_checksum_method_resourcereader_read(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_RESOURCES_ADD
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_RESOURCES_ADD
+uint16_t uniffi_mcpcore_uniffi_checksum_method_resources_add(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_RESOURCES_ADD_TEMPLATE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_RESOURCES_ADD_TEMPLATE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_resources_add_template(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_RESOURCES_COMPLETE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_RESOURCES_COMPLETE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_resources_complete(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_RESOURCES_NOTIFY_UPDATED
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_RESOURCES_NOTIFY_UPDATED
+uint16_t uniffi_mcpcore_uniffi_checksum_method_resources_notify_updated(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_RESOURCES_REMOVE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_RESOURCES_REMOVE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_resources_remove(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_RESOURCES_REMOVE_TEMPLATE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_RESOURCES_REMOVE_TEMPLATE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_resources_remove_template(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_CALL_TOOL
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_CALL_TOOL
 uint16_t uniffi_mcpcore_uniffi_checksum_method_client_call_tool(void
@@ -1230,6 +1601,48 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_client_server_pid(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_COMPLETE_PROMPT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_COMPLETE_PROMPT
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_complete_prompt(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_COMPLETE_RESOURCE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_COMPLETE_RESOURCE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_complete_resource(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_GET_PROMPT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_GET_PROMPT
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_get_prompt(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_LIST_PROMPTS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_LIST_PROMPTS
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_list_prompts(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_LIST_RESOURCE_TEMPLATES
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_LIST_RESOURCE_TEMPLATES
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_list_resource_templates(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_LIST_RESOURCES
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_LIST_RESOURCES
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_list_resources(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_READ_RESOURCE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_READ_RESOURCE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_read_resource(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_LOGLISTENER_ON_LOG
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_LOGLISTENER_ON_LOG
 uint16_t uniffi_mcpcore_uniffi_checksum_method_loglistener_on_log(void
@@ -1263,6 +1676,18 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_toolcall_arguments(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_BOOL_ARG
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_BOOL_ARG
 uint16_t uniffi_mcpcore_uniffi_checksum_method_toolcall_bool_arg(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_CLIENT_CAPABILITIES
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_CLIENT_CAPABILITIES
+uint16_t uniffi_mcpcore_uniffi_checksum_method_toolcall_client_capabilities(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_HEADER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_HEADER
+uint16_t uniffi_mcpcore_uniffi_checksum_method_toolcall_header(void
     
 );
 #endif
@@ -1308,9 +1733,57 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_toolcall_wants_progress(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_ELICIT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_ELICIT
+uint16_t uniffi_mcpcore_uniffi_checksum_method_toolcall_elicit(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_INPUT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_INPUT
+uint16_t uniffi_mcpcore_uniffi_checksum_method_toolcall_input(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_LIST_ROOTS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_LIST_ROOTS
+uint16_t uniffi_mcpcore_uniffi_checksum_method_toolcall_list_roots(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_SAMPLE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_SAMPLE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_toolcall_sample(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLHANDLER_CALL
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLHANDLER_CALL
 uint16_t uniffi_mcpcore_uniffi_checksum_method_toolhandler_call(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENTINPUT_KINDS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENTINPUT_KINDS
+uint16_t uniffi_mcpcore_uniffi_checksum_method_clientinput_kinds(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENTINPUT_ELICIT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENTINPUT_ELICIT
+uint16_t uniffi_mcpcore_uniffi_checksum_method_clientinput_elicit(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENTINPUT_CREATE_MESSAGE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENTINPUT_CREATE_MESSAGE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_clientinput_create_message(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENTINPUT_LIST_ROOTS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENTINPUT_LIST_ROOTS
+uint16_t uniffi_mcpcore_uniffi_checksum_method_clientinput_list_roots(void
     
 );
 #endif
@@ -1401,6 +1874,18 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_OAUTH_NEW
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_OAUTH_NEW
 uint16_t uniffi_mcpcore_uniffi_checksum_constructor_oauth_new(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_PROMPTS_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_PROMPTS_NEW
+uint16_t uniffi_mcpcore_uniffi_checksum_constructor_prompts_new(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_RESOURCES_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_RESOURCES_NEW
+uint16_t uniffi_mcpcore_uniffi_checksum_constructor_resources_new(void
     
 );
 #endif

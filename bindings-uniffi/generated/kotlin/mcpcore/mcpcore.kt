@@ -675,6 +675,12 @@ internal interface UniffiCallbackInterfaceOAuthTokenStoreMethod2 : com.sun.jna.C
 internal interface UniffiCallbackInterfaceOAuthTokenStoreMethod3 : com.sun.jna.Callback {
     fun callback(`uniffiHandle`: Long,`issuer`: RustBuffer.ByValue,`client`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteVoid,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
 }
+internal interface UniffiCallbackInterfacePromptRendererMethod0 : com.sun.jna.Callback {
+    fun callback(`uniffiHandle`: Long,`arguments`: RustBuffer.ByValue,`call`: Long,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
+}
+internal interface UniffiCallbackInterfaceResourceReaderMethod0 : com.sun.jna.Callback {
+    fun callback(`uniffiHandle`: Long,`uri`: RustBuffer.ByValue,`variables`: RustBuffer.ByValue,`call`: Long,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
+}
 internal interface UniffiCallbackInterfaceLogListenerMethod0 : com.sun.jna.Callback {
     fun callback(`uniffiHandle`: Long,`level`: RustBuffer.ByValue,`logger`: RustBuffer.ByValue,`data`: RustBuffer.ByValue,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,)
 }
@@ -683,6 +689,18 @@ internal interface UniffiCallbackInterfaceProgressListenerMethod0 : com.sun.jna.
 }
 internal interface UniffiCallbackInterfaceToolHandlerMethod0 : com.sun.jna.Callback {
     fun callback(`uniffiHandle`: Long,`call`: Long,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
+}
+internal interface UniffiCallbackInterfaceClientInputMethod0 : com.sun.jna.Callback {
+    fun callback(`uniffiHandle`: Long,`uniffiOutReturn`: RustBuffer,uniffiCallStatus: UniffiRustCallStatus,)
+}
+internal interface UniffiCallbackInterfaceClientInputMethod1 : com.sun.jna.Callback {
+    fun callback(`uniffiHandle`: Long,`request`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
+}
+internal interface UniffiCallbackInterfaceClientInputMethod2 : com.sun.jna.Callback {
+    fun callback(`uniffiHandle`: Long,`params`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
+}
+internal interface UniffiCallbackInterfaceClientInputMethod3 : com.sun.jna.Callback {
+    fun callback(`uniffiHandle`: Long,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
 }
 @Structure.FieldOrder("uniffiFree", "uniffiClone", "redirectUri", "authorize")
 internal open class UniffiVTableCallbackInterfaceOAuthHandler(
@@ -731,6 +749,44 @@ internal open class UniffiVTableCallbackInterfaceOAuthTokenStore(
         `saveTokens` = other.`saveTokens`
         `loadClient` = other.`loadClient`
         `saveClient` = other.`saveClient`
+    }
+
+}
+@Structure.FieldOrder("uniffiFree", "uniffiClone", "render")
+internal open class UniffiVTableCallbackInterfacePromptRenderer(
+    @JvmField internal var `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+    @JvmField internal var `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+    @JvmField internal var `render`: UniffiCallbackInterfacePromptRendererMethod0? = null,
+) : Structure() {
+    class UniffiByValue(
+        `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+        `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+        `render`: UniffiCallbackInterfacePromptRendererMethod0? = null,
+    ): UniffiVTableCallbackInterfacePromptRenderer(`uniffiFree`,`uniffiClone`,`render`,), Structure.ByValue
+
+   internal fun uniffiSetValue(other: UniffiVTableCallbackInterfacePromptRenderer) {
+        `uniffiFree` = other.`uniffiFree`
+        `uniffiClone` = other.`uniffiClone`
+        `render` = other.`render`
+    }
+
+}
+@Structure.FieldOrder("uniffiFree", "uniffiClone", "read")
+internal open class UniffiVTableCallbackInterfaceResourceReader(
+    @JvmField internal var `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+    @JvmField internal var `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+    @JvmField internal var `read`: UniffiCallbackInterfaceResourceReaderMethod0? = null,
+) : Structure() {
+    class UniffiByValue(
+        `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+        `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+        `read`: UniffiCallbackInterfaceResourceReaderMethod0? = null,
+    ): UniffiVTableCallbackInterfaceResourceReader(`uniffiFree`,`uniffiClone`,`read`,), Structure.ByValue
+
+   internal fun uniffiSetValue(other: UniffiVTableCallbackInterfaceResourceReader) {
+        `uniffiFree` = other.`uniffiFree`
+        `uniffiClone` = other.`uniffiClone`
+        `read` = other.`read`
     }
 
 }
@@ -791,6 +847,34 @@ internal open class UniffiVTableCallbackInterfaceToolHandler(
     }
 
 }
+@Structure.FieldOrder("uniffiFree", "uniffiClone", "kinds", "elicit", "createMessage", "listRoots")
+internal open class UniffiVTableCallbackInterfaceClientInput(
+    @JvmField internal var `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+    @JvmField internal var `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+    @JvmField internal var `kinds`: UniffiCallbackInterfaceClientInputMethod0? = null,
+    @JvmField internal var `elicit`: UniffiCallbackInterfaceClientInputMethod1? = null,
+    @JvmField internal var `createMessage`: UniffiCallbackInterfaceClientInputMethod2? = null,
+    @JvmField internal var `listRoots`: UniffiCallbackInterfaceClientInputMethod3? = null,
+) : Structure() {
+    class UniffiByValue(
+        `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+        `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+        `kinds`: UniffiCallbackInterfaceClientInputMethod0? = null,
+        `elicit`: UniffiCallbackInterfaceClientInputMethod1? = null,
+        `createMessage`: UniffiCallbackInterfaceClientInputMethod2? = null,
+        `listRoots`: UniffiCallbackInterfaceClientInputMethod3? = null,
+    ): UniffiVTableCallbackInterfaceClientInput(`uniffiFree`,`uniffiClone`,`kinds`,`elicit`,`createMessage`,`listRoots`,), Structure.ByValue
+
+   internal fun uniffiSetValue(other: UniffiVTableCallbackInterfaceClientInput) {
+        `uniffiFree` = other.`uniffiFree`
+        `uniffiClone` = other.`uniffiClone`
+        `kinds` = other.`kinds`
+        `elicit` = other.`elicit`
+        `createMessage` = other.`createMessage`
+        `listRoots` = other.`listRoots`
+    }
+
+}
 
 // A JNA Library to expose the extern-C FFI definitions.
 // This is an implementation detail which will be called internally by the public API.
@@ -817,6 +901,8 @@ internal object IntegrityCheckingUniffiLib {
 
     internal fun ensureInitialized() = Unit
     external fun uniffi_mcpcore_uniffi_checksum_func_version(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_func_prompt_messages(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_func_bytes_result(
     ): Int
@@ -852,6 +938,28 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_oauthtokenstore_save_client(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_promptrenderer_render(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_prompts_add(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_prompts_complete(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_prompts_remove(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_resourcereader_read(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_resources_add(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_resources_add_template(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_resources_complete(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_resources_notify_updated(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_resources_remove(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_resources_remove_template(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_client_call_tool(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_client_disconnect(
@@ -872,6 +980,20 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_client_server_pid(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_complete_prompt(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_complete_resource(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_get_prompt(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_list_prompts(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_list_resource_templates(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_list_resources(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_read_resource(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_loglistener_on_log(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_progresslistener_on_progress(
@@ -883,6 +1005,10 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_arguments(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_bool_arg(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_client_capabilities(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_header(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_log(
     ): Int
@@ -898,7 +1024,23 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_wants_progress(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_elicit(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_input(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_list_roots(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_sample(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_toolhandler_call(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_clientinput_kinds(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_clientinput_elicit(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_clientinput_create_message(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_clientinput_list_roots(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_registry_add_tool(
     ): Int
@@ -930,6 +1072,10 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_constructor_oauth_new(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_constructor_prompts_new(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_constructor_resources_new(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_constructor_client_connect_http(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_constructor_client_connect_stdio(
@@ -954,10 +1100,13 @@ internal object UniffiLib {
 
     init {
         Native.register(UniffiLib::class.java, findLibraryName(componentName = "mcpcore"))
+        uniffiCallbackInterfaceClientInput.register(this)
         uniffiCallbackInterfaceLogListener.register(this)
         uniffiCallbackInterfaceOAuthHandler.register(this)
         uniffiCallbackInterfaceOAuthTokenStore.register(this)
         uniffiCallbackInterfaceProgressListener.register(this)
+        uniffiCallbackInterfacePromptRenderer.register(this)
+        uniffiCallbackInterfaceResourceReader.register(this)
         uniffiCallbackInterfaceToolHandler.register(this)
         
     }
@@ -997,6 +1146,52 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_oauthtokenstore_save_client(`ptr`: Long,`issuer`: RustBuffer.ByValue,`client`: RustBuffer.ByValue,
     ): Long
+    external fun uniffi_mcpcore_uniffi_fn_clone_promptrenderer(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_free_promptrenderer(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_init_callback_vtable_promptrenderer(`vtable`: UniffiVTableCallbackInterfacePromptRenderer,
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_method_promptrenderer_render(`ptr`: Long,`arguments`: RustBuffer.ByValue,`call`: Long,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_clone_prompts(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_free_prompts(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_constructor_prompts_new(uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_prompts_add(`ptr`: Long,`name`: RustBuffer.ByValue,`renderer`: Long,`description`: RustBuffer.ByValue,`arguments`: RustBuffer.ByValue,`title`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_method_prompts_complete(`ptr`: Long,`name`: RustBuffer.ByValue,`argument`: RustBuffer.ByValue,`values`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_method_prompts_remove(`ptr`: Long,`name`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Byte
+    external fun uniffi_mcpcore_uniffi_fn_clone_resourcereader(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_free_resourcereader(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_init_callback_vtable_resourcereader(`vtable`: UniffiVTableCallbackInterfaceResourceReader,
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_method_resourcereader_read(`ptr`: Long,`uri`: RustBuffer.ByValue,`variables`: RustBuffer.ByValue,`call`: Long,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_clone_resources(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_free_resources(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_constructor_resources_new(uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_resources_add(`ptr`: Long,`uri`: RustBuffer.ByValue,`name`: RustBuffer.ByValue,`reader`: Long,`title`: RustBuffer.ByValue,`description`: RustBuffer.ByValue,`mimeType`: RustBuffer.ByValue,`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_method_resources_add_template(`ptr`: Long,`uriTemplate`: RustBuffer.ByValue,`name`: RustBuffer.ByValue,`reader`: Long,`title`: RustBuffer.ByValue,`description`: RustBuffer.ByValue,`mimeType`: RustBuffer.ByValue,`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_method_resources_complete(`ptr`: Long,`uriTemplate`: RustBuffer.ByValue,`variable`: RustBuffer.ByValue,`values`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_method_resources_notify_updated(`ptr`: Long,`uri`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_method_resources_remove(`ptr`: Long,`uri`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Byte
+    external fun uniffi_mcpcore_uniffi_fn_method_resources_remove_template(`ptr`: Long,`name`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Byte
     external fun uniffi_mcpcore_uniffi_fn_clone_client(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_free_client(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1025,6 +1220,20 @@ internal object UniffiLib {
     ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_method_client_server_pid(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_method_client_complete_prompt(`ptr`: Long,`name`: RustBuffer.ByValue,`argument`: RustBuffer.ByValue,`value`: RustBuffer.ByValue,`context`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_complete_resource(`ptr`: Long,`uriTemplate`: RustBuffer.ByValue,`variable`: RustBuffer.ByValue,`value`: RustBuffer.ByValue,`context`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_get_prompt(`ptr`: Long,`name`: RustBuffer.ByValue,`arguments`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_list_prompts(`ptr`: Long,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_list_resource_templates(`ptr`: Long,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_list_resources(`ptr`: Long,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_read_resource(`ptr`: Long,`uri`: RustBuffer.ByValue,
+    ): Long
     external fun uniffi_mcpcore_uniffi_fn_clone_loglistener(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_free_loglistener(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1057,6 +1266,10 @@ internal object UniffiLib {
     ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_method_toolcall_bool_arg(`ptr`: Long,`name`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_method_toolcall_client_capabilities(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_method_toolcall_header(`ptr`: Long,`name`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_method_toolcall_log(`ptr`: Long,`level`: RustBuffer.ByValue,`data`: RustBuffer.ByValue,`logger`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
     external fun uniffi_mcpcore_uniffi_fn_method_toolcall_number_arg(`ptr`: Long,`name`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1071,6 +1284,14 @@ internal object UniffiLib {
     ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_method_toolcall_wants_progress(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Byte
+    external fun uniffi_mcpcore_uniffi_fn_method_toolcall_elicit(`ptr`: Long,`key`: RustBuffer.ByValue,`message`: RustBuffer.ByValue,`requestedSchema`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_toolcall_input(`ptr`: Long,`requests`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_toolcall_list_roots(`ptr`: Long,`key`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_toolcall_sample(`ptr`: Long,`key`: RustBuffer.ByValue,`params`: RustBuffer.ByValue,
+    ): Long
     external fun uniffi_mcpcore_uniffi_fn_clone_toolhandler(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_free_toolhandler(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1078,6 +1299,20 @@ internal object UniffiLib {
     external fun uniffi_mcpcore_uniffi_fn_init_callback_vtable_toolhandler(`vtable`: UniffiVTableCallbackInterfaceToolHandler,
     ): Unit
     external fun uniffi_mcpcore_uniffi_fn_method_toolhandler_call(`ptr`: Long,`call`: Long,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_clone_clientinput(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_free_clientinput(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_init_callback_vtable_clientinput(`vtable`: UniffiVTableCallbackInterfaceClientInput,
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_method_clientinput_kinds(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_method_clientinput_elicit(`ptr`: Long,`request`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_clientinput_create_message(`ptr`: Long,`params`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_clientinput_list_roots(`ptr`: Long,
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_clone_registry(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
@@ -1117,13 +1352,19 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_free_server(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
-    external fun uniffi_mcpcore_uniffi_fn_constructor_server_new(`registry`: Long,`name`: RustBuffer.ByValue,`version`: RustBuffer.ByValue,`instructions`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_mcpcore_uniffi_fn_constructor_server_new(`registry`: Long,`name`: RustBuffer.ByValue,`version`: RustBuffer.ByValue,`instructions`: RustBuffer.ByValue,`resources`: RustBuffer.ByValue,`prompts`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_server_serve_http(`ptr`: Long,`host`: RustBuffer.ByValue,`port`: Short,`path`: RustBuffer.ByValue,
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_server_serve_stdio(`ptr`: Long,
     ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_mcperror_code(`ptr`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Int
+    external fun uniffi_mcpcore_uniffi_fn_method_mcperror_data(`ptr`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_func_version(uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_func_prompt_messages(`messages`: RustBuffer.ByValue,`description`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_func_bytes_result(`data`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
@@ -1265,6 +1506,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_func_version() and 0xFFFF) != 56638) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_func_prompt_messages() and 0xFFFF) != 65274) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mcpcore_uniffi_checksum_func_bytes_result() and 0xFFFF) != 57952) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1316,6 +1560,39 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_oauthtokenstore_save_client() and 0xFFFF) != 7655) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_promptrenderer_render() and 0xFFFF) != 46863) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_prompts_add() and 0xFFFF) != 37947) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_prompts_complete() and 0xFFFF) != 54965) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_prompts_remove() and 0xFFFF) != 2232) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_resourcereader_read() and 0xFFFF) != 6285) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_resources_add() and 0xFFFF) != 44311) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_resources_add_template() and 0xFFFF) != 13723) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_resources_complete() and 0xFFFF) != 59604) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_resources_notify_updated() and 0xFFFF) != 6598) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_resources_remove() and 0xFFFF) != 39441) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_resources_remove_template() and 0xFFFF) != 39993) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_call_tool() and 0xFFFF) != 55296) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1346,6 +1623,27 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_server_pid() and 0xFFFF) != 59008) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_complete_prompt() and 0xFFFF) != 50822) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_complete_resource() and 0xFFFF) != 33293) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_get_prompt() and 0xFFFF) != 43761) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_list_prompts() and 0xFFFF) != 24390) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_list_resource_templates() and 0xFFFF) != 32831) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_list_resources() and 0xFFFF) != 3204) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_read_resource() and 0xFFFF) != 23583) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_loglistener_on_log() and 0xFFFF) != 33608) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1358,10 +1656,16 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_arg_json() and 0xFFFF) != 63943) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_arguments() and 0xFFFF) != 158) {
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_arguments() and 0xFFFF) != 55102) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_bool_arg() and 0xFFFF) != 22346) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_client_capabilities() and 0xFFFF) != 16112) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_header() and 0xFFFF) != 57520) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_log() and 0xFFFF) != 32105) {
@@ -1376,16 +1680,40 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_report_progress() and 0xFFFF) != 38801) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_request_id() and 0xFFFF) != 43082) {
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_request_id() and 0xFFFF) != 26570) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_string_arg() and 0xFFFF) != 16877) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_wants_progress() and 0xFFFF) != 2638) {
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_wants_progress() and 0xFFFF) != 6888) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_elicit() and 0xFFFF) != 22343) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_input() and 0xFFFF) != 43463) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_list_roots() and 0xFFFF) != 53534) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_sample() and 0xFFFF) != 57106) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolhandler_call() and 0xFFFF) != 28253) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_clientinput_kinds() and 0xFFFF) != 38912) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_clientinput_elicit() and 0xFFFF) != 30465) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_clientinput_create_message() and 0xFFFF) != 2265) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_clientinput_list_roots() and 0xFFFF) != 9798) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_registry_add_tool() and 0xFFFF) != 16887) {
@@ -1433,6 +1761,12 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_oauth_new() and 0xFFFF) != 7141) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_prompts_new() and 0xFFFF) != 27478) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_resources_new() and 0xFFFF) != 36015) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_client_connect_http() and 0xFFFF) != 28663) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1442,7 +1776,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_registry_new() and 0xFFFF) != 8487) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_server_new() and 0xFFFF) != 19573) {
+    if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_server_new() and 0xFFFF) != 18703) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
 }
@@ -1838,6 +2172,29 @@ public object FfiConverterInt: FfiConverter<Int, Int> {
 /**
  * @suppress
  */
+public object FfiConverterULong: FfiConverter<ULong, Long> {
+    override fun lift(value: Long): ULong {
+        return value.toULong()
+    }
+
+    override fun read(buf: ByteBuffer): ULong {
+        return lift(buf.getLong())
+    }
+
+    override fun lower(value: ULong): Long {
+        return value.toLong()
+    }
+
+    override fun allocationSize(value: ULong) = 8UL
+
+    override fun write(value: ULong, buf: ByteBuffer) {
+        buf.putLong(value.toLong())
+    }
+}
+
+/**
+ * @suppress
+ */
 public object FfiConverterDouble: FfiConverter<Double, Double> {
     override fun lift(value: Double): Double {
         return value
@@ -2153,6 +2510,45 @@ public interface ClientInterface {
      * The OS process id of a spawned server.
      */
     fun `serverPid`(): kotlin.UInt?
+    
+    /**
+     * Completion (2025-06-18+): suggestions for `argument` of the prompt `name` given what was
+     * typed (`value`) and the values of other arguments (`context`).
+     */
+    suspend fun `completePrompt`(`name`: kotlin.String, `argument`: kotlin.String, `value`: kotlin.String, `context`: Map<kotlin.String, kotlin.String> = mapOf()): Completion
+    
+    /**
+     * Completion (2025-06-18+): suggestions for `variable` of the resource template
+     * `uri_template` given what was typed (`value`) and other variables (`context`).
+     */
+    suspend fun `completeResource`(`uriTemplate`: kotlin.String, `variable`: kotlin.String, `value`: kotlin.String, `context`: Map<kotlin.String, kotlin.String> = mapOf()): Completion
+    
+    /**
+     * Gets the prompt `name` rendered with `arguments`. An unknown prompt or a missing required
+     * argument throws `Rpc` with code `-32602`.
+     */
+    suspend fun `getPrompt`(`name`: kotlin.String, `arguments`: Map<kotlin.String, kotlin.String> = mapOf()): PromptResult
+    
+    /**
+     * Every prompt of the server (all pages).
+     */
+    suspend fun `listPrompts`(): List<Prompt>
+    
+    /**
+     * Every resource template of the server (all pages).
+     */
+    suspend fun `listResourceTemplates`(): List<ResourceTemplate>
+    
+    /**
+     * Every resource of the server (all pages).
+     */
+    suspend fun `listResources`(): List<Resource>
+    
+    /**
+     * Reads the resource `uri`. An unknown resource throws `ResourceNotFound` (`-32002`; the
+     * `data` names the `uri`); a blob that is not base64 throws `Protocol`.
+     */
+    suspend fun `readResource`(`uri`: kotlin.String): List<ResourceContents>
     
     companion object
 }
@@ -2472,6 +2868,189 @@ open class Client: Disposable, AutoCloseable, ClientInterface
     
 
     
+    /**
+     * Completion (2025-06-18+): suggestions for `argument` of the prompt `name` given what was
+     * typed (`value`) and the values of other arguments (`context`).
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `completePrompt`(`name`: kotlin.String, `argument`: kotlin.String, `value`: kotlin.String, `context`: Map<kotlin.String, kotlin.String>) : Completion {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_complete_prompt(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`name`),
+        FfiConverterString.lower(`argument`),
+        FfiConverterString.lower(`value`),
+        FfiConverterMapStringString.lower(`context`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeCompletion.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Completion (2025-06-18+): suggestions for `variable` of the resource template
+     * `uri_template` given what was typed (`value`) and other variables (`context`).
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `completeResource`(`uriTemplate`: kotlin.String, `variable`: kotlin.String, `value`: kotlin.String, `context`: Map<kotlin.String, kotlin.String>) : Completion {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_complete_resource(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`uriTemplate`),
+        FfiConverterString.lower(`variable`),
+        FfiConverterString.lower(`value`),
+        FfiConverterMapStringString.lower(`context`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeCompletion.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Gets the prompt `name` rendered with `arguments`. An unknown prompt or a missing required
+     * argument throws `Rpc` with code `-32602`.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `getPrompt`(`name`: kotlin.String, `arguments`: Map<kotlin.String, kotlin.String>) : PromptResult {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_get_prompt(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`name`),
+        FfiConverterMapStringString.lower(`arguments`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypePromptResult.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Every prompt of the server (all pages).
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `listPrompts`() : List<Prompt> {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_list_prompts(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterSequenceTypePrompt.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Every resource template of the server (all pages).
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `listResourceTemplates`() : List<ResourceTemplate> {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_list_resource_templates(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterSequenceTypeResourceTemplate.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Every resource of the server (all pages).
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `listResources`() : List<Resource> {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_list_resources(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterSequenceTypeResource.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Reads the resource `uri`. An unknown resource throws `ResourceNotFound` (`-32002`; the
+     * `data` names the `uri`); a blob that is not base64 throws `Protocol`.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `readResource`(`uri`: kotlin.String) : List<ResourceContents> {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_read_resource(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`uri`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterSequenceTypeResourceContents.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
 
     
 
@@ -2547,6 +3126,529 @@ public object FfiConverterTypeClient: FfiConverter<Client, Long> {
     override fun allocationSize(value: Client) = 8UL
 
     override fun write(value: Client, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * The host's answers to the server's requests for input. Implement every method; those of
+ * kinds not named by [`ClientInput::kinds`] are never called. Throwing [`McpError::Rpc`]
+ * answers a legacy server with that JSON-RPC error (any other exception: `-32603`); on
+ * 2026-07-28 the call that needed the input fails with it.
+ */
+public interface ClientInput {
+    
+    /**
+     * The kinds answered (read once, at connect).
+     */
+    fun `kinds`(): InputKinds
+    
+    /**
+     * Answers an `elicitation/create`.
+     */
+    suspend fun `elicit`(`request`: ElicitRequest): ElicitAnswer
+    
+    /**
+     * Answers a `sampling/createMessage`: `params` and the returned `CreateMessageResult`
+     * (`{role, content, model, stopReason}`) are JSON text.
+     */
+    suspend fun `createMessage`(`params`: kotlin.String): kotlin.String
+    
+    /**
+     * Answers a `roots/list`.
+     */
+    suspend fun `listRoots`(): List<Root>
+    
+    companion object
+}
+
+/**
+ * The host's answers to the server's requests for input. Implement every method; those of
+ * kinds not named by [`ClientInput::kinds`] are never called. Throwing [`McpError::Rpc`]
+ * answers a legacy server with that JSON-RPC error (any other exception: `-32603`); on
+ * 2026-07-28 the call that needed the input fails with it.
+ */
+open class ClientInputImpl: Disposable, AutoCloseable, ClientInput
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mcpcore_uniffi_fn_free_clientinput(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_clone_clientinput(handle, status)
+        }
+    }
+
+    
+    /**
+     * The kinds answered (read once, at connect).
+     */override fun `kinds`(): InputKinds {
+            return FfiConverterTypeInputKinds.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_clientinput_kinds(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Answers an `elicitation/create`.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `elicit`(`request`: ElicitRequest) : ElicitAnswer {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_clientinput_elicit(
+                uniffiHandle,
+                
+        FfiConverterTypeElicitRequest.lower(`request`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeElicitAnswer.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Answers a `sampling/createMessage`: `params` and the returned `CreateMessageResult`
+     * (`{role, content, model, stopReason}`) are JSON text.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `createMessage`(`params`: kotlin.String) : kotlin.String {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_clientinput_create_message(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`params`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterString.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Answers a `roots/list`.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `listRoots`() : List<Root> {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_clientinput_list_roots(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterSequenceTypeRoot.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+
+// Put the implementation in an object so we don't pollute the top-level namespace
+internal object uniffiCallbackInterfaceClientInput {
+    internal object `kinds`: UniffiCallbackInterfaceClientInputMethod0 {
+        override fun callback(`uniffiHandle`: Long,`uniffiOutReturn`: RustBuffer,uniffiCallStatus: UniffiRustCallStatus,) {
+            val uniffiObj = FfiConverterTypeClientInput.handleMap.get(uniffiHandle)
+            val makeCall = { ->
+                uniffiObj.`kinds`(
+                )
+            }
+            val writeReturn = { value: InputKinds -> uniffiOutReturn.setValue(FfiConverterTypeInputKinds.lower(value)) }
+            uniffiTraitInterfaceCall(uniffiCallStatus, makeCall, writeReturn)
+        }
+    }
+    internal object `elicit`: UniffiCallbackInterfaceClientInputMethod1 {
+        override fun callback(`uniffiHandle`: Long,`request`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,) {
+            val uniffiObj = FfiConverterTypeClientInput.handleMap.get(uniffiHandle)
+            val makeCall = suspend { ->
+                uniffiObj.`elicit`(
+                    FfiConverterTypeElicitRequest.lift(`request`),
+                )
+            }
+            val uniffiHandleSuccess = { returnValue: ElicitAnswer ->
+                val uniffiResult = UniffiForeignFutureResultRustBuffer.UniffiByValue(
+                    FfiConverterTypeElicitAnswer.lower(returnValue),
+                    UniffiRustCallStatus.ByValue()
+                )
+                uniffiResult.write()
+                uniffiFutureCallback.callback(uniffiCallbackData, uniffiResult)
+            }
+            val uniffiHandleError = { callStatus: UniffiRustCallStatus.ByValue ->
+                uniffiFutureCallback.callback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer.UniffiByValue(
+                        RustBuffer.ByValue(),
+                        callStatus,
+                    ),
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall,
+                uniffiHandleSuccess,
+                uniffiHandleError,
+                { e: McpException -> FfiConverterTypeMcpError.lower(e) },
+                uniffiOutDroppedCallback
+            )
+        }
+    }
+    internal object `createMessage`: UniffiCallbackInterfaceClientInputMethod2 {
+        override fun callback(`uniffiHandle`: Long,`params`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,) {
+            val uniffiObj = FfiConverterTypeClientInput.handleMap.get(uniffiHandle)
+            val makeCall = suspend { ->
+                uniffiObj.`createMessage`(
+                    FfiConverterString.lift(`params`),
+                )
+            }
+            val uniffiHandleSuccess = { returnValue: kotlin.String ->
+                val uniffiResult = UniffiForeignFutureResultRustBuffer.UniffiByValue(
+                    FfiConverterString.lower(returnValue),
+                    UniffiRustCallStatus.ByValue()
+                )
+                uniffiResult.write()
+                uniffiFutureCallback.callback(uniffiCallbackData, uniffiResult)
+            }
+            val uniffiHandleError = { callStatus: UniffiRustCallStatus.ByValue ->
+                uniffiFutureCallback.callback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer.UniffiByValue(
+                        RustBuffer.ByValue(),
+                        callStatus,
+                    ),
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall,
+                uniffiHandleSuccess,
+                uniffiHandleError,
+                { e: McpException -> FfiConverterTypeMcpError.lower(e) },
+                uniffiOutDroppedCallback
+            )
+        }
+    }
+    internal object `listRoots`: UniffiCallbackInterfaceClientInputMethod3 {
+        override fun callback(`uniffiHandle`: Long,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,) {
+            val uniffiObj = FfiConverterTypeClientInput.handleMap.get(uniffiHandle)
+            val makeCall = suspend { ->
+                uniffiObj.`listRoots`(
+                )
+            }
+            val uniffiHandleSuccess = { returnValue: List<Root> ->
+                val uniffiResult = UniffiForeignFutureResultRustBuffer.UniffiByValue(
+                    FfiConverterSequenceTypeRoot.lower(returnValue),
+                    UniffiRustCallStatus.ByValue()
+                )
+                uniffiResult.write()
+                uniffiFutureCallback.callback(uniffiCallbackData, uniffiResult)
+            }
+            val uniffiHandleError = { callStatus: UniffiRustCallStatus.ByValue ->
+                uniffiFutureCallback.callback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer.UniffiByValue(
+                        RustBuffer.ByValue(),
+                        callStatus,
+                    ),
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall,
+                uniffiHandleSuccess,
+                uniffiHandleError,
+                { e: McpException -> FfiConverterTypeMcpError.lower(e) },
+                uniffiOutDroppedCallback
+            )
+        }
+    }
+
+    internal object uniffiFree: UniffiCallbackInterfaceFree {
+        override fun callback(handle: Long) {
+            FfiConverterTypeClientInput.handleMap.remove(handle)
+        }
+    }
+
+    internal object uniffiClone: UniffiCallbackInterfaceClone {
+        override fun callback(handle: Long): Long {
+            return FfiConverterTypeClientInput.handleMap.clone(handle)
+        }
+    }
+
+    internal var vtable = UniffiVTableCallbackInterfaceClientInput.UniffiByValue(
+        uniffiFree,
+        uniffiClone,
+        `kinds`,
+        `elicit`,
+        `createMessage`,
+        `listRoots`,
+    )
+
+    // Registers the foreign callback with the Rust side.
+    // This method is generated for each callback interface.
+    internal fun register(lib: UniffiLib) {
+        lib.uniffi_mcpcore_uniffi_fn_init_callback_vtable_clientinput(vtable)
+    }
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeClientInput: FfiConverter<ClientInput, Long> {
+    internal val handleMap = UniffiHandleMap<ClientInput>()
+
+    override fun lower(value: ClientInput): Long {
+        if (value is ClientInputImpl) {
+             // Rust-implemented object.  Clone the handle and return it
+            return value.uniffiCloneHandle()
+         } else {
+            // Kotlin object, generate a new vtable handle and return that.
+            return handleMap.insert(value)
+         }
+    }
+
+    override fun lift(value: Long): ClientInput {
+        if ((value and 1.toLong()) == 0.toLong()) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return ClientInputImpl(UniffiWithHandle, value)
+        } else {
+            // Kotlin-generated handle, get the object from the handle map
+            return handleMap.remove(value)
+        }
+    }
+
+    override fun read(buf: ByteBuffer): ClientInput {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: ClientInput) = 8UL
+
+    override fun write(value: ClientInput, buf: ByteBuffer) {
         buf.putLong(lower(value))
     }
 }
@@ -4914,6 +6016,699 @@ public object FfiConverterTypeProgressListener: FfiConverter<ProgressListener, L
 
 
 /**
+ * Renders a prompt for `prompts/get`, with its arguments (the required ones are checked by
+ * the core first). Answer with [`prompt_messages`], a string (one user message) or any
+ * `GetPromptResult` JSON.
+ */
+public interface PromptRenderer {
+    
+    /**
+     * Renders the prompt.
+     */
+    suspend fun `render`(`arguments`: Map<kotlin.String, kotlin.String>, `call`: ToolCall): HostValue
+    
+    companion object
+}
+
+/**
+ * Renders a prompt for `prompts/get`, with its arguments (the required ones are checked by
+ * the core first). Answer with [`prompt_messages`], a string (one user message) or any
+ * `GetPromptResult` JSON.
+ */
+open class PromptRendererImpl: Disposable, AutoCloseable, PromptRenderer
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mcpcore_uniffi_fn_free_promptrenderer(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_clone_promptrenderer(handle, status)
+        }
+    }
+
+    
+    /**
+     * Renders the prompt.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `render`(`arguments`: Map<kotlin.String, kotlin.String>, `call`: ToolCall) : HostValue {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_promptrenderer_render(
+                uniffiHandle,
+                
+        FfiConverterMapStringString.lower(`arguments`),
+        FfiConverterTypeToolCall.lower(`call`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeHostValue.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+
+// Put the implementation in an object so we don't pollute the top-level namespace
+internal object uniffiCallbackInterfacePromptRenderer {
+    internal object `render`: UniffiCallbackInterfacePromptRendererMethod0 {
+        override fun callback(`uniffiHandle`: Long,`arguments`: RustBuffer.ByValue,`call`: Long,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,) {
+            val uniffiObj = FfiConverterTypePromptRenderer.handleMap.get(uniffiHandle)
+            val makeCall = suspend { ->
+                uniffiObj.`render`(
+                    FfiConverterMapStringString.lift(`arguments`),
+                    FfiConverterTypeToolCall.lift(`call`),
+                )
+            }
+            val uniffiHandleSuccess = { returnValue: HostValue ->
+                val uniffiResult = UniffiForeignFutureResultRustBuffer.UniffiByValue(
+                    FfiConverterTypeHostValue.lower(returnValue),
+                    UniffiRustCallStatus.ByValue()
+                )
+                uniffiResult.write()
+                uniffiFutureCallback.callback(uniffiCallbackData, uniffiResult)
+            }
+            val uniffiHandleError = { callStatus: UniffiRustCallStatus.ByValue ->
+                uniffiFutureCallback.callback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer.UniffiByValue(
+                        RustBuffer.ByValue(),
+                        callStatus,
+                    ),
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall,
+                uniffiHandleSuccess,
+                uniffiHandleError,
+                { e: McpException -> FfiConverterTypeMcpError.lower(e) },
+                uniffiOutDroppedCallback
+            )
+        }
+    }
+
+    internal object uniffiFree: UniffiCallbackInterfaceFree {
+        override fun callback(handle: Long) {
+            FfiConverterTypePromptRenderer.handleMap.remove(handle)
+        }
+    }
+
+    internal object uniffiClone: UniffiCallbackInterfaceClone {
+        override fun callback(handle: Long): Long {
+            return FfiConverterTypePromptRenderer.handleMap.clone(handle)
+        }
+    }
+
+    internal var vtable = UniffiVTableCallbackInterfacePromptRenderer.UniffiByValue(
+        uniffiFree,
+        uniffiClone,
+        `render`,
+    )
+
+    // Registers the foreign callback with the Rust side.
+    // This method is generated for each callback interface.
+    internal fun register(lib: UniffiLib) {
+        lib.uniffi_mcpcore_uniffi_fn_init_callback_vtable_promptrenderer(vtable)
+    }
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypePromptRenderer: FfiConverter<PromptRenderer, Long> {
+    internal val handleMap = UniffiHandleMap<PromptRenderer>()
+
+    override fun lower(value: PromptRenderer): Long {
+        if (value is PromptRendererImpl) {
+             // Rust-implemented object.  Clone the handle and return it
+            return value.uniffiCloneHandle()
+         } else {
+            // Kotlin object, generate a new vtable handle and return that.
+            return handleMap.insert(value)
+         }
+    }
+
+    override fun lift(value: Long): PromptRenderer {
+        if ((value and 1.toLong()) == 0.toLong()) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return PromptRendererImpl(UniffiWithHandle, value)
+        } else {
+            // Kotlin-generated handle, get the object from the handle map
+            return handleMap.remove(value)
+        }
+    }
+
+    override fun read(buf: ByteBuffer): PromptRenderer {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: PromptRenderer) = 8UL
+
+    override fun write(value: PromptRenderer, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * The prompts of a server, each rendered by the host.
+ */
+public interface PromptsInterface {
+    
+    /**
+     * Adds the prompt `name` with its `arguments`, rendered by `renderer`. Fails with
+     * `InvalidInput` when the name is empty or taken.
+     */
+    fun `add`(`name`: kotlin.String, `renderer`: PromptRenderer, `description`: kotlin.String? = null, `arguments`: List<PromptArgument> = listOf(), `title`: kotlin.String? = null)
+    
+    /**
+     * Completes `argument` of prompt `name` from `values` (those starting with what the user
+     * typed).
+     */
+    fun `complete`(`name`: kotlin.String, `argument`: kotlin.String, `values`: List<kotlin.String>)
+    
+    /**
+     * Removes prompt `name`; false when there was none.
+     */
+    fun `remove`(`name`: kotlin.String): kotlin.Boolean
+    
+    companion object
+}
+
+/**
+ * The prompts of a server, each rendered by the host.
+ */
+open class Prompts: Disposable, AutoCloseable, PromptsInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+    /**
+     * An empty set of prompts.
+     */
+    constructor() :
+        this(UniffiWithHandle, 
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_constructor_prompts_new(
+    
+        _status)
+}
+    )
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mcpcore_uniffi_fn_free_prompts(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_clone_prompts(handle, status)
+        }
+    }
+
+    
+    /**
+     * Adds the prompt `name` with its `arguments`, rendered by `renderer`. Fails with
+     * `InvalidInput` when the name is empty or taken.
+     */
+    @Throws(McpException::class)override fun `add`(`name`: kotlin.String, `renderer`: PromptRenderer, `description`: kotlin.String?, `arguments`: List<PromptArgument>, `title`: kotlin.String?)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_prompts_add(
+        it,
+        
+        FfiConverterString.lower(`name`),
+        FfiConverterTypePromptRenderer.lower(`renderer`),
+        FfiConverterOptionalString.lower(`description`),
+        FfiConverterSequenceTypePromptArgument.lower(`arguments`),
+        FfiConverterOptionalString.lower(`title`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * Completes `argument` of prompt `name` from `values` (those starting with what the user
+     * typed).
+     */
+    @Throws(McpException::class)override fun `complete`(`name`: kotlin.String, `argument`: kotlin.String, `values`: List<kotlin.String>)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_prompts_complete(
+        it,
+        
+        FfiConverterString.lower(`name`),
+        FfiConverterString.lower(`argument`),
+        FfiConverterSequenceString.lower(`values`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * Removes prompt `name`; false when there was none.
+     */override fun `remove`(`name`: kotlin.String): kotlin.Boolean {
+            return FfiConverterBoolean.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_prompts_remove(
+        it,
+        
+        FfiConverterString.lower(`name`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypePrompts: FfiConverter<Prompts, Long> {
+    override fun lower(value: Prompts): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): Prompts {
+        return Prompts(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): Prompts {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: Prompts) = 8UL
+
+    override fun write(value: Prompts, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
  * A tool registry: register host tools, connect servers, call any of them, serve them all
  * with a [`crate::Server`].
  */
@@ -5388,6 +7183,782 @@ public object FfiConverterTypeRegistry: FfiConverter<Registry, Long> {
 
 
 /**
+ * Reads a resource (or a resource of a template) for `resources/read`.
+ *
+ * Throwing [`McpError::Rpc`] (or [`McpError::ResourceNotFound`]) sends that JSON-RPC error;
+ * any other exception sends `-32603` with its description.
+ */
+public interface ResourceReader {
+    
+    /**
+     * Reads `uri`; `variables` are what a template matched (empty for a fixed resource).
+     */
+    suspend fun `read`(`uri`: kotlin.String, `variables`: Map<kotlin.String, kotlin.String>, `call`: ToolCall): HostValue
+    
+    companion object
+}
+
+/**
+ * Reads a resource (or a resource of a template) for `resources/read`.
+ *
+ * Throwing [`McpError::Rpc`] (or [`McpError::ResourceNotFound`]) sends that JSON-RPC error;
+ * any other exception sends `-32603` with its description.
+ */
+open class ResourceReaderImpl: Disposable, AutoCloseable, ResourceReader
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mcpcore_uniffi_fn_free_resourcereader(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_clone_resourcereader(handle, status)
+        }
+    }
+
+    
+    /**
+     * Reads `uri`; `variables` are what a template matched (empty for a fixed resource).
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `read`(`uri`: kotlin.String, `variables`: Map<kotlin.String, kotlin.String>, `call`: ToolCall) : HostValue {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_resourcereader_read(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`uri`),
+        FfiConverterMapStringString.lower(`variables`),
+        FfiConverterTypeToolCall.lower(`call`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeHostValue.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+
+// Put the implementation in an object so we don't pollute the top-level namespace
+internal object uniffiCallbackInterfaceResourceReader {
+    internal object `read`: UniffiCallbackInterfaceResourceReaderMethod0 {
+        override fun callback(`uniffiHandle`: Long,`uri`: RustBuffer.ByValue,`variables`: RustBuffer.ByValue,`call`: Long,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,) {
+            val uniffiObj = FfiConverterTypeResourceReader.handleMap.get(uniffiHandle)
+            val makeCall = suspend { ->
+                uniffiObj.`read`(
+                    FfiConverterString.lift(`uri`),
+                    FfiConverterMapStringString.lift(`variables`),
+                    FfiConverterTypeToolCall.lift(`call`),
+                )
+            }
+            val uniffiHandleSuccess = { returnValue: HostValue ->
+                val uniffiResult = UniffiForeignFutureResultRustBuffer.UniffiByValue(
+                    FfiConverterTypeHostValue.lower(returnValue),
+                    UniffiRustCallStatus.ByValue()
+                )
+                uniffiResult.write()
+                uniffiFutureCallback.callback(uniffiCallbackData, uniffiResult)
+            }
+            val uniffiHandleError = { callStatus: UniffiRustCallStatus.ByValue ->
+                uniffiFutureCallback.callback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer.UniffiByValue(
+                        RustBuffer.ByValue(),
+                        callStatus,
+                    ),
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall,
+                uniffiHandleSuccess,
+                uniffiHandleError,
+                { e: McpException -> FfiConverterTypeMcpError.lower(e) },
+                uniffiOutDroppedCallback
+            )
+        }
+    }
+
+    internal object uniffiFree: UniffiCallbackInterfaceFree {
+        override fun callback(handle: Long) {
+            FfiConverterTypeResourceReader.handleMap.remove(handle)
+        }
+    }
+
+    internal object uniffiClone: UniffiCallbackInterfaceClone {
+        override fun callback(handle: Long): Long {
+            return FfiConverterTypeResourceReader.handleMap.clone(handle)
+        }
+    }
+
+    internal var vtable = UniffiVTableCallbackInterfaceResourceReader.UniffiByValue(
+        uniffiFree,
+        uniffiClone,
+        `read`,
+    )
+
+    // Registers the foreign callback with the Rust side.
+    // This method is generated for each callback interface.
+    internal fun register(lib: UniffiLib) {
+        lib.uniffi_mcpcore_uniffi_fn_init_callback_vtable_resourcereader(vtable)
+    }
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeResourceReader: FfiConverter<ResourceReader, Long> {
+    internal val handleMap = UniffiHandleMap<ResourceReader>()
+
+    override fun lower(value: ResourceReader): Long {
+        if (value is ResourceReaderImpl) {
+             // Rust-implemented object.  Clone the handle and return it
+            return value.uniffiCloneHandle()
+         } else {
+            // Kotlin object, generate a new vtable handle and return that.
+            return handleMap.insert(value)
+         }
+    }
+
+    override fun lift(value: Long): ResourceReader {
+        if ((value and 1.toLong()) == 0.toLong()) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return ResourceReaderImpl(UniffiWithHandle, value)
+        } else {
+            // Kotlin-generated handle, get the object from the handle map
+            return handleMap.remove(value)
+        }
+    }
+
+    override fun read(buf: ByteBuffer): ResourceReader {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: ResourceReader) = 8UL
+
+    override fun write(value: ResourceReader, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * The resources of a server: fixed URIs and RFC 6570 templates, each read by the host.
+ */
+public interface ResourcesInterface {
+    
+    /**
+     * Adds the resource `uri` named `name`, read by `reader`; `json` (a Resource as JSON text)
+     * may add any other field (`size`, `annotations`, `icons`, `_meta`). Fails with
+     * `InvalidInput` when the URI is taken.
+     */
+    fun `add`(`uri`: kotlin.String, `name`: kotlin.String, `reader`: ResourceReader, `title`: kotlin.String? = null, `description`: kotlin.String? = null, `mimeType`: kotlin.String? = null, `json`: kotlin.String? = null)
+    
+    /**
+     * Adds a template (`uri_template`, RFC 6570 level 1-3, e.g. `file:///{path}`) named `name`,
+     * read by `reader` with the matched variables. Fails when it does not parse or its name is
+     * taken.
+     */
+    fun `addTemplate`(`uriTemplate`: kotlin.String, `name`: kotlin.String, `reader`: ResourceReader, `title`: kotlin.String? = null, `description`: kotlin.String? = null, `mimeType`: kotlin.String? = null, `json`: kotlin.String? = null)
+    
+    /**
+     * Completes `variable` of the template `uri_template` from `values` (those starting with
+     * what the user typed).
+     */
+    fun `complete`(`uriTemplate`: kotlin.String, `variable`: kotlin.String, `values`: List<kotlin.String>)
+    
+    /**
+     * Announces that the resource at `uri` changed (to the clients subscribed to it).
+     */
+    fun `notifyUpdated`(`uri`: kotlin.String)
+    
+    /**
+     * Removes the resource with `uri`; false when there was none.
+     */
+    fun `remove`(`uri`: kotlin.String): kotlin.Boolean
+    
+    /**
+     * Removes the template named `name`; false when there was none.
+     */
+    fun `removeTemplate`(`name`: kotlin.String): kotlin.Boolean
+    
+    companion object
+}
+
+/**
+ * The resources of a server: fixed URIs and RFC 6570 templates, each read by the host.
+ */
+open class Resources: Disposable, AutoCloseable, ResourcesInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+    /**
+     * An empty set of resources.
+     */
+    constructor() :
+        this(UniffiWithHandle, 
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_constructor_resources_new(
+    
+        _status)
+}
+    )
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mcpcore_uniffi_fn_free_resources(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_clone_resources(handle, status)
+        }
+    }
+
+    
+    /**
+     * Adds the resource `uri` named `name`, read by `reader`; `json` (a Resource as JSON text)
+     * may add any other field (`size`, `annotations`, `icons`, `_meta`). Fails with
+     * `InvalidInput` when the URI is taken.
+     */
+    @Throws(McpException::class)override fun `add`(`uri`: kotlin.String, `name`: kotlin.String, `reader`: ResourceReader, `title`: kotlin.String?, `description`: kotlin.String?, `mimeType`: kotlin.String?, `json`: kotlin.String?)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_resources_add(
+        it,
+        
+        FfiConverterString.lower(`uri`),
+        FfiConverterString.lower(`name`),
+        FfiConverterTypeResourceReader.lower(`reader`),
+        FfiConverterOptionalString.lower(`title`),
+        FfiConverterOptionalString.lower(`description`),
+        FfiConverterOptionalString.lower(`mimeType`),
+        FfiConverterOptionalString.lower(`json`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * Adds a template (`uri_template`, RFC 6570 level 1-3, e.g. `file:///{path}`) named `name`,
+     * read by `reader` with the matched variables. Fails when it does not parse or its name is
+     * taken.
+     */
+    @Throws(McpException::class)override fun `addTemplate`(`uriTemplate`: kotlin.String, `name`: kotlin.String, `reader`: ResourceReader, `title`: kotlin.String?, `description`: kotlin.String?, `mimeType`: kotlin.String?, `json`: kotlin.String?)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_resources_add_template(
+        it,
+        
+        FfiConverterString.lower(`uriTemplate`),
+        FfiConverterString.lower(`name`),
+        FfiConverterTypeResourceReader.lower(`reader`),
+        FfiConverterOptionalString.lower(`title`),
+        FfiConverterOptionalString.lower(`description`),
+        FfiConverterOptionalString.lower(`mimeType`),
+        FfiConverterOptionalString.lower(`json`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * Completes `variable` of the template `uri_template` from `values` (those starting with
+     * what the user typed).
+     */
+    @Throws(McpException::class)override fun `complete`(`uriTemplate`: kotlin.String, `variable`: kotlin.String, `values`: List<kotlin.String>)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_resources_complete(
+        it,
+        
+        FfiConverterString.lower(`uriTemplate`),
+        FfiConverterString.lower(`variable`),
+        FfiConverterSequenceString.lower(`values`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * Announces that the resource at `uri` changed (to the clients subscribed to it).
+     */override fun `notifyUpdated`(`uri`: kotlin.String)
+        = 
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_resources_notify_updated(
+        it,
+        
+        FfiConverterString.lower(`uri`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * Removes the resource with `uri`; false when there was none.
+     */override fun `remove`(`uri`: kotlin.String): kotlin.Boolean {
+            return FfiConverterBoolean.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_resources_remove(
+        it,
+        
+        FfiConverterString.lower(`uri`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Removes the template named `name`; false when there was none.
+     */override fun `removeTemplate`(`name`: kotlin.String): kotlin.Boolean {
+            return FfiConverterBoolean.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_resources_remove_template(
+        it,
+        
+        FfiConverterString.lower(`name`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeResources: FfiConverter<Resources, Long> {
+    override fun lower(value: Resources): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): Resources {
+        return Resources(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): Resources {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: Resources) = 8UL
+
+    override fun write(value: Resources, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
  * An MCP server over a registry: every revision of both lineages, on stdio or HTTP.
  */
 public interface ServerInterface {
@@ -5436,9 +8007,10 @@ open class Server: Disposable, AutoCloseable, ServerInterface
     }
     /**
      * A server named `name`/`version` serving the tools of `registry` (tools added later are
-     * served too), with optional `instructions` for the model.
+     * served too), with optional `instructions` for the model, and `resources` and `prompts`
+     * when given (their capabilities, and completion, are then declared).
      */
-    constructor(`registry`: Registry, `name`: kotlin.String, `version`: kotlin.String, `instructions`: kotlin.String? = null) :
+    constructor(`registry`: Registry, `name`: kotlin.String, `version`: kotlin.String, `instructions`: kotlin.String? = null, `resources`: Resources? = null, `prompts`: Prompts? = null) :
         this(UniffiWithHandle, 
     uniffiRustCall() { _status ->
     UniffiLib.uniffi_mcpcore_uniffi_fn_constructor_server_new(
@@ -5447,7 +8019,9 @@ open class Server: Disposable, AutoCloseable, ServerInterface
         FfiConverterTypeRegistry.lower(`registry`),
         FfiConverterString.lower(`name`),
         FfiConverterString.lower(`version`),
-        FfiConverterOptionalString.lower(`instructions`),_status)
+        FfiConverterOptionalString.lower(`instructions`),
+        FfiConverterOptionalTypeResources.lower(`resources`),
+        FfiConverterOptionalTypePrompts.lower(`prompts`),_status)
 }
     )
 
@@ -5982,7 +8556,9 @@ public object FfiConverterTypeSubscription: FfiConverter<Subscription, Long> {
 
 
 /**
- * One call of a tool: its arguments, who is calling, and how to report progress and logs.
+ * One call of a host handler (a tool, a resource reader, a prompt renderer): its input, who is
+ * calling, progress and logs, and input from the client. Every method is safe after the call
+ * ended (a no-op, or an error naming it).
  */
 public interface ToolCallInterface {
     
@@ -5992,7 +8568,8 @@ public interface ToolCallInterface {
     fun `argJson`(`name`: kotlin.String): kotlin.String?
     
     /**
-     * The arguments object as JSON text.
+     * The input as JSON text: a tool's arguments object, a prompt's arguments, or a resource
+     * read's `{"uri", "variables"}`.
      */
     fun `arguments`(): kotlin.String
     
@@ -6000,6 +8577,17 @@ public interface ToolCallInterface {
      * The argument `name` when it is a boolean.
      */
     fun `boolArg`(`name`: kotlin.String): kotlin.Boolean?
+    
+    /**
+     * What the client declared (legacy: in `initialize`; 2026-07-28: in this request's
+     * `_meta`), as JSON text; `None` in-process.
+     */
+    fun `clientCapabilities`(): kotlin.String?
+    
+    /**
+     * The HTTP request header `name` (over HTTP), the first value as text.
+     */
+    fun `header`(`name`: kotlin.String): kotlin.String?
     
     /**
      * Sends `notifications/message` at `level` (`debug` … `emergency`) with `data` (JSON
@@ -6024,7 +8612,7 @@ public interface ToolCallInterface {
     fun `reportProgress`(`progress`: kotlin.Double, `total`: kotlin.Double? = null, `message`: kotlin.String? = null)
     
     /**
-     * The JSON-RPC id of the request, or `None` for an in-process call.
+     * The JSON-RPC id of the request (an integer id as its digits), or `None` in-process.
      */
     fun `requestId`(): kotlin.String?
     
@@ -6034,15 +8622,43 @@ public interface ToolCallInterface {
     fun `stringArg`(`name`: kotlin.String): kotlin.String?
     
     /**
-     * True when the caller asked for progress notifications.
+     * True when the caller asked for progress notifications (and the call still runs).
      */
     fun `wantsProgress`(): kotlin.Boolean
+    
+    /**
+     * Asks the user to fill a form (`elicitation/create`) under `key`: `message` and the form's
+     * JSON Schema (`requested_schema`, a flat object of primitives, as JSON text).
+     */
+    suspend fun `elicit`(`key`: kotlin.String, `message`: kotlin.String, `requestedSchema`: kotlin.String): ElicitAnswer
+    
+    /**
+     * Asks the client for input: `requests` is JSON text of `{key: {method, params}}` (methods
+     * `elicitation/create`, `sampling/createMessage`, `roots/list`); returns the answers by key
+     * (JSON text). Throws `InputRequired` on 2026-07-28 while answers are missing (let it
+     * propagate: the server answers `input_required` and the client retries with them),
+     * `Rpc` -32021 when the client lacks the capability, `Cancelled` when the call is abandoned.
+     */
+    suspend fun `input`(`requests`: kotlin.String): kotlin.String
+    
+    /**
+     * Asks the client for its roots (`roots/list`) under `key`.
+     */
+    suspend fun `listRoots`(`key`: kotlin.String): List<Root>
+    
+    /**
+     * Asks the client's model for a completion (`sampling/createMessage`) under `key`: `params`
+     * (`{messages, maxTokens, …}`) and the returned `CreateMessageResult` are JSON text.
+     */
+    suspend fun `sample`(`key`: kotlin.String, `params`: kotlin.String): kotlin.String
     
     companion object
 }
 
 /**
- * One call of a tool: its arguments, who is calling, and how to report progress and logs.
+ * One call of a host handler (a tool, a resource reader, a prompt renderer): its input, who is
+ * calling, progress and logs, and input from the client. Every method is safe after the call
+ * ended (a no-op, or an error naming it).
  */
 open class ToolCall: Disposable, AutoCloseable, ToolCallInterface
 {
@@ -6164,7 +8780,8 @@ open class ToolCall: Disposable, AutoCloseable, ToolCallInterface
 
     
     /**
-     * The arguments object as JSON text.
+     * The input as JSON text: a tool's arguments object, a prompt's arguments, or a resource
+     * read's `{"uri", "variables"}`.
      */override fun `arguments`(): kotlin.String {
             return FfiConverterString.lift(
     callWithHandle {
@@ -6186,6 +8803,40 @@ open class ToolCall: Disposable, AutoCloseable, ToolCallInterface
     callWithHandle {
     uniffiRustCall() { _status ->
     UniffiLib.uniffi_mcpcore_uniffi_fn_method_toolcall_bool_arg(
+        it,
+        
+        FfiConverterString.lower(`name`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * What the client declared (legacy: in `initialize`; 2026-07-28: in this request's
+     * `_meta`), as JSON text; `None` in-process.
+     */override fun `clientCapabilities`(): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_toolcall_client_capabilities(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The HTTP request header `name` (over HTTP), the first value as text.
+     */override fun `header`(`name`: kotlin.String): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_toolcall_header(
         it,
         
         FfiConverterString.lower(`name`),_status)
@@ -6269,7 +8920,7 @@ open class ToolCall: Disposable, AutoCloseable, ToolCallInterface
 
     
     /**
-     * The JSON-RPC id of the request, or `None` for an in-process call.
+     * The JSON-RPC id of the request (an integer id as its digits), or `None` in-process.
      */override fun `requestId`(): kotlin.String? {
             return FfiConverterOptionalString.lift(
     callWithHandle {
@@ -6302,7 +8953,7 @@ open class ToolCall: Disposable, AutoCloseable, ToolCallInterface
 
     
     /**
-     * True when the caller asked for progress notifications.
+     * True when the caller asked for progress notifications (and the call still runs).
      */override fun `wantsProgress`(): kotlin.Boolean {
             return FfiConverterBoolean.lift(
     callWithHandle {
@@ -6315,6 +8966,115 @@ open class ToolCall: Disposable, AutoCloseable, ToolCallInterface
     )
     }
     
+
+    
+    /**
+     * Asks the user to fill a form (`elicitation/create`) under `key`: `message` and the form's
+     * JSON Schema (`requested_schema`, a flat object of primitives, as JSON text).
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `elicit`(`key`: kotlin.String, `message`: kotlin.String, `requestedSchema`: kotlin.String) : ElicitAnswer {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_toolcall_elicit(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`key`),
+        FfiConverterString.lower(`message`),
+        FfiConverterString.lower(`requestedSchema`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeElicitAnswer.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Asks the client for input: `requests` is JSON text of `{key: {method, params}}` (methods
+     * `elicitation/create`, `sampling/createMessage`, `roots/list`); returns the answers by key
+     * (JSON text). Throws `InputRequired` on 2026-07-28 while answers are missing (let it
+     * propagate: the server answers `input_required` and the client retries with them),
+     * `Rpc` -32021 when the client lacks the capability, `Cancelled` when the call is abandoned.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `input`(`requests`: kotlin.String) : kotlin.String {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_toolcall_input(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`requests`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterString.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Asks the client for its roots (`roots/list`) under `key`.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `listRoots`(`key`: kotlin.String) : List<Root> {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_toolcall_list_roots(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`key`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterSequenceTypeRoot.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Asks the client's model for a completion (`sampling/createMessage`) under `key`: `params`
+     * (`{messages, maxTokens, …}`) and the returned `CreateMessageResult` are JSON text.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `sample`(`key`: kotlin.String, `params`: kotlin.String) : kotlin.String {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_toolcall_sample(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`key`),
+        FfiConverterString.lower(`params`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterString.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
 
     
 
@@ -6769,6 +9529,61 @@ public object FfiConverterTypeCallOptions: FfiConverterRustBuffer<CallOptions> {
 
 
 /**
+ * Suggestions of `completion/complete`.
+ */
+data class Completion (
+    /**
+     * The values (at most 100).
+     */
+    var `values`: List<kotlin.String>
+    , 
+    /**
+     * How many matched in all, when the server says.
+     */
+    var `total`: kotlin.ULong?
+    , 
+    /**
+     * True when more matched than were sent.
+     */
+    var `hasMore`: kotlin.Boolean
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeCompletion: FfiConverterRustBuffer<Completion> {
+    override fun read(buf: ByteBuffer): Completion {
+        return Completion(
+            FfiConverterSequenceString.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterBoolean.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: Completion) = (
+            FfiConverterSequenceString.allocationSize(value.`values`) +
+            FfiConverterOptionalULong.allocationSize(value.`total`) +
+            FfiConverterBoolean.allocationSize(value.`hasMore`)
+    )
+
+    override fun write(value: Completion, buf: ByteBuffer) {
+            FfiConverterSequenceString.write(value.`values`, buf)
+            FfiConverterOptionalULong.write(value.`total`, buf)
+            FfiConverterBoolean.write(value.`hasMore`, buf)
+    }
+}
+
+
+
+/**
  * How a client connects. Every field has a default: `ConnectOptions()` negotiates the newest
  * revision both sides speak.
  */
@@ -6822,6 +9637,12 @@ data class ConnectOptions (
      * HTTP: authorize with OAuth 2.1 when the server answers 401 (see [`crate::OAuth`]).
      */
     var `auth`: OAuth? = null 
+    , 
+    /**
+     * Answers the server's requests for input (elicitation, sampling, roots) on both lineages;
+     * only the kinds it names are declared as capabilities. `None`: none are declared.
+     */
+    var `input`: ClientInput? = null 
     
 ): Disposable{
     
@@ -6842,7 +9663,8 @@ data class ConnectOptions (
         this.`headers`,
         this.`bearerToken`,
         this.`transport`,
-        this.`auth`
+        this.`auth`,
+        this.`input`
     )
     }
     
@@ -6865,6 +9687,7 @@ public object FfiConverterTypeConnectOptions: FfiConverterRustBuffer<ConnectOpti
             FfiConverterOptionalString.read(buf),
             FfiConverterOptionalTypeHttpTransport.read(buf),
             FfiConverterOptionalTypeOAuth.read(buf),
+            FfiConverterOptionalTypeClientInput.read(buf),
         )
     }
 
@@ -6878,7 +9701,8 @@ public object FfiConverterTypeConnectOptions: FfiConverterRustBuffer<ConnectOpti
             FfiConverterMapStringString.allocationSize(value.`headers`) +
             FfiConverterOptionalString.allocationSize(value.`bearerToken`) +
             FfiConverterOptionalTypeHttpTransport.allocationSize(value.`transport`) +
-            FfiConverterOptionalTypeOAuth.allocationSize(value.`auth`)
+            FfiConverterOptionalTypeOAuth.allocationSize(value.`auth`) +
+            FfiConverterOptionalTypeClientInput.allocationSize(value.`input`)
     )
 
     override fun write(value: ConnectOptions, buf: ByteBuffer) {
@@ -6892,6 +9716,190 @@ public object FfiConverterTypeConnectOptions: FfiConverterRustBuffer<ConnectOpti
             FfiConverterOptionalString.write(value.`bearerToken`, buf)
             FfiConverterOptionalTypeHttpTransport.write(value.`transport`, buf)
             FfiConverterOptionalTypeOAuth.write(value.`auth`, buf)
+            FfiConverterOptionalTypeClientInput.write(value.`input`, buf)
+    }
+}
+
+
+
+/**
+ * The answer to an elicitation.
+ */
+data class ElicitAnswer (
+    /**
+     * What the user did.
+     */
+    var `action`: ElicitAction
+    , 
+    /**
+     * `Accept` of a form: the values by field name, as a JSON object text. Fields left out get
+     * the schema's defaults (SEP-1034).
+     */
+    var `content`: kotlin.String? = null 
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeElicitAnswer: FfiConverterRustBuffer<ElicitAnswer> {
+    override fun read(buf: ByteBuffer): ElicitAnswer {
+        return ElicitAnswer(
+            FfiConverterTypeElicitAction.read(buf),
+            FfiConverterOptionalString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ElicitAnswer) = (
+            FfiConverterTypeElicitAction.allocationSize(value.`action`) +
+            FfiConverterOptionalString.allocationSize(value.`content`)
+    )
+
+    override fun write(value: ElicitAnswer, buf: ByteBuffer) {
+            FfiConverterTypeElicitAction.write(value.`action`, buf)
+            FfiConverterOptionalString.write(value.`content`, buf)
+    }
+}
+
+
+
+/**
+ * An `elicitation/create` of the server.
+ */
+data class ElicitRequest (
+    /**
+     * `form` or `url`.
+     */
+    var `mode`: kotlin.String
+    , 
+    /**
+     * What to tell the user.
+     */
+    var `message`: kotlin.String
+    , 
+    /**
+     * Form mode: the JSON Schema of the form (flat object of primitives), as JSON text.
+     */
+    var `requestedSchema`: kotlin.String?
+    , 
+    /**
+     * URL mode: where to send the user.
+     */
+    var `url`: kotlin.String?
+    , 
+    /**
+     * The whole request params, as JSON text.
+     */
+    var `json`: kotlin.String
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeElicitRequest: FfiConverterRustBuffer<ElicitRequest> {
+    override fun read(buf: ByteBuffer): ElicitRequest {
+        return ElicitRequest(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ElicitRequest) = (
+            FfiConverterString.allocationSize(value.`mode`) +
+            FfiConverterString.allocationSize(value.`message`) +
+            FfiConverterOptionalString.allocationSize(value.`requestedSchema`) +
+            FfiConverterOptionalString.allocationSize(value.`url`) +
+            FfiConverterString.allocationSize(value.`json`)
+    )
+
+    override fun write(value: ElicitRequest, buf: ByteBuffer) {
+            FfiConverterString.write(value.`mode`, buf)
+            FfiConverterString.write(value.`message`, buf)
+            FfiConverterOptionalString.write(value.`requestedSchema`, buf)
+            FfiConverterOptionalString.write(value.`url`, buf)
+            FfiConverterString.write(value.`json`, buf)
+    }
+}
+
+
+
+/**
+ * Which requests for input a [`ClientInput`] answers (the client declares those capabilities
+ * and no others).
+ */
+data class InputKinds (
+    /**
+     * Form elicitation (`elicitation/create`; legacy from 2025-06-18).
+     */
+    var `elicitation`: kotlin.Boolean = false 
+    , 
+    /**
+     * URL-mode elicitation as well (2025-11-25+).
+     */
+    var `elicitationUrl`: kotlin.Boolean = false 
+    , 
+    /**
+     * Sampling (`sampling/createMessage`).
+     */
+    var `sampling`: kotlin.Boolean = false 
+    , 
+    /**
+     * Roots (`roots/list`).
+     */
+    var `roots`: kotlin.Boolean = false 
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeInputKinds: FfiConverterRustBuffer<InputKinds> {
+    override fun read(buf: ByteBuffer): InputKinds {
+        return InputKinds(
+            FfiConverterBoolean.read(buf),
+            FfiConverterBoolean.read(buf),
+            FfiConverterBoolean.read(buf),
+            FfiConverterBoolean.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: InputKinds) = (
+            FfiConverterBoolean.allocationSize(value.`elicitation`) +
+            FfiConverterBoolean.allocationSize(value.`elicitationUrl`) +
+            FfiConverterBoolean.allocationSize(value.`sampling`) +
+            FfiConverterBoolean.allocationSize(value.`roots`)
+    )
+
+    override fun write(value: InputKinds, buf: ByteBuffer) {
+            FfiConverterBoolean.write(value.`elicitation`, buf)
+            FfiConverterBoolean.write(value.`elicitationUrl`, buf)
+            FfiConverterBoolean.write(value.`sampling`, buf)
+            FfiConverterBoolean.write(value.`roots`, buf)
     }
 }
 
@@ -7035,6 +10043,431 @@ public object FfiConverterTypeOAuthOptions: FfiConverterRustBuffer<OAuthOptions>
             FfiConverterOptionalBoolean.write(value.`dpop`, buf)
             FfiConverterOptionalUInt.write(value.`maxAuthorizations`, buf)
             FfiConverterOptionalString.write(value.`storePath`, buf)
+    }
+}
+
+
+
+/**
+ * A prompt as listed by a server.
+ */
+data class Prompt (
+    /**
+     * The name.
+     */
+    var `name`: kotlin.String
+    , 
+    /**
+     * Display title.
+     */
+    var `title`: kotlin.String?
+    , 
+    /**
+     * What it is for.
+     */
+    var `description`: kotlin.String?
+    , 
+    /**
+     * Its arguments.
+     */
+    var `arguments`: List<PromptArgument>
+    , 
+    /**
+     * The whole descriptor as JSON text.
+     */
+    var `json`: kotlin.String
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypePrompt: FfiConverterRustBuffer<Prompt> {
+    override fun read(buf: ByteBuffer): Prompt {
+        return Prompt(
+            FfiConverterString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterSequenceTypePromptArgument.read(buf),
+            FfiConverterString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: Prompt) = (
+            FfiConverterString.allocationSize(value.`name`) +
+            FfiConverterOptionalString.allocationSize(value.`title`) +
+            FfiConverterOptionalString.allocationSize(value.`description`) +
+            FfiConverterSequenceTypePromptArgument.allocationSize(value.`arguments`) +
+            FfiConverterString.allocationSize(value.`json`)
+    )
+
+    override fun write(value: Prompt, buf: ByteBuffer) {
+            FfiConverterString.write(value.`name`, buf)
+            FfiConverterOptionalString.write(value.`title`, buf)
+            FfiConverterOptionalString.write(value.`description`, buf)
+            FfiConverterSequenceTypePromptArgument.write(value.`arguments`, buf)
+            FfiConverterString.write(value.`json`, buf)
+    }
+}
+
+
+
+/**
+ * An argument of a prompt.
+ */
+data class PromptArgument (
+    /**
+     * The name.
+     */
+    var `name`: kotlin.String
+    , 
+    /**
+     * What it is for.
+     */
+    var `description`: kotlin.String? = null 
+    , 
+    /**
+     * True when `prompts/get` must give it.
+     */
+    var `required`: kotlin.Boolean = false 
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypePromptArgument: FfiConverterRustBuffer<PromptArgument> {
+    override fun read(buf: ByteBuffer): PromptArgument {
+        return PromptArgument(
+            FfiConverterString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterBoolean.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: PromptArgument) = (
+            FfiConverterString.allocationSize(value.`name`) +
+            FfiConverterOptionalString.allocationSize(value.`description`) +
+            FfiConverterBoolean.allocationSize(value.`required`)
+    )
+
+    override fun write(value: PromptArgument, buf: ByteBuffer) {
+            FfiConverterString.write(value.`name`, buf)
+            FfiConverterOptionalString.write(value.`description`, buf)
+            FfiConverterBoolean.write(value.`required`, buf)
+    }
+}
+
+
+
+/**
+ * A prompt message a [`PromptRenderer`] answers with.
+ */
+data class PromptMessage (
+    /**
+     * `user` or `assistant`.
+     */
+    var `role`: kotlin.String
+    , 
+    /**
+     * The content block.
+     */
+    var `content`: Content
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypePromptMessage: FfiConverterRustBuffer<PromptMessage> {
+    override fun read(buf: ByteBuffer): PromptMessage {
+        return PromptMessage(
+            FfiConverterString.read(buf),
+            FfiConverterTypeContent.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: PromptMessage) = (
+            FfiConverterString.allocationSize(value.`role`) +
+            FfiConverterTypeContent.allocationSize(value.`content`)
+    )
+
+    override fun write(value: PromptMessage, buf: ByteBuffer) {
+            FfiConverterString.write(value.`role`, buf)
+            FfiConverterTypeContent.write(value.`content`, buf)
+    }
+}
+
+
+
+/**
+ * The result of `prompts/get`.
+ */
+data class PromptResult (
+    /**
+     * The description of the rendered prompt.
+     */
+    var `description`: kotlin.String?
+    , 
+    /**
+     * The messages.
+     */
+    var `messages`: List<PromptMessage>
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypePromptResult: FfiConverterRustBuffer<PromptResult> {
+    override fun read(buf: ByteBuffer): PromptResult {
+        return PromptResult(
+            FfiConverterOptionalString.read(buf),
+            FfiConverterSequenceTypePromptMessage.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: PromptResult) = (
+            FfiConverterOptionalString.allocationSize(value.`description`) +
+            FfiConverterSequenceTypePromptMessage.allocationSize(value.`messages`)
+    )
+
+    override fun write(value: PromptResult, buf: ByteBuffer) {
+            FfiConverterOptionalString.write(value.`description`, buf)
+            FfiConverterSequenceTypePromptMessage.write(value.`messages`, buf)
+    }
+}
+
+
+
+/**
+ * A resource as listed by a server.
+ */
+data class Resource (
+    /**
+     * The URI.
+     */
+    var `uri`: kotlin.String
+    , 
+    /**
+     * The name.
+     */
+    var `name`: kotlin.String
+    , 
+    /**
+     * Display title.
+     */
+    var `title`: kotlin.String?
+    , 
+    /**
+     * What it holds.
+     */
+    var `description`: kotlin.String?
+    , 
+    /**
+     * The MIME type.
+     */
+    var `mimeType`: kotlin.String?
+    , 
+    /**
+     * The whole descriptor as JSON text (`size`, annotations, icons, `_meta`…).
+     */
+    var `json`: kotlin.String
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeResource: FfiConverterRustBuffer<Resource> {
+    override fun read(buf: ByteBuffer): Resource {
+        return Resource(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: Resource) = (
+            FfiConverterString.allocationSize(value.`uri`) +
+            FfiConverterString.allocationSize(value.`name`) +
+            FfiConverterOptionalString.allocationSize(value.`title`) +
+            FfiConverterOptionalString.allocationSize(value.`description`) +
+            FfiConverterOptionalString.allocationSize(value.`mimeType`) +
+            FfiConverterString.allocationSize(value.`json`)
+    )
+
+    override fun write(value: Resource, buf: ByteBuffer) {
+            FfiConverterString.write(value.`uri`, buf)
+            FfiConverterString.write(value.`name`, buf)
+            FfiConverterOptionalString.write(value.`title`, buf)
+            FfiConverterOptionalString.write(value.`description`, buf)
+            FfiConverterOptionalString.write(value.`mimeType`, buf)
+            FfiConverterString.write(value.`json`, buf)
+    }
+}
+
+
+
+/**
+ * A resource template as listed by a server.
+ */
+data class ResourceTemplate (
+    /**
+     * The RFC 6570 URI template.
+     */
+    var `uriTemplate`: kotlin.String
+    , 
+    /**
+     * The name.
+     */
+    var `name`: kotlin.String
+    , 
+    /**
+     * Display title.
+     */
+    var `title`: kotlin.String?
+    , 
+    /**
+     * What its resources hold.
+     */
+    var `description`: kotlin.String?
+    , 
+    /**
+     * The MIME type.
+     */
+    var `mimeType`: kotlin.String?
+    , 
+    /**
+     * The whole descriptor as JSON text.
+     */
+    var `json`: kotlin.String
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeResourceTemplate: FfiConverterRustBuffer<ResourceTemplate> {
+    override fun read(buf: ByteBuffer): ResourceTemplate {
+        return ResourceTemplate(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ResourceTemplate) = (
+            FfiConverterString.allocationSize(value.`uriTemplate`) +
+            FfiConverterString.allocationSize(value.`name`) +
+            FfiConverterOptionalString.allocationSize(value.`title`) +
+            FfiConverterOptionalString.allocationSize(value.`description`) +
+            FfiConverterOptionalString.allocationSize(value.`mimeType`) +
+            FfiConverterString.allocationSize(value.`json`)
+    )
+
+    override fun write(value: ResourceTemplate, buf: ByteBuffer) {
+            FfiConverterString.write(value.`uriTemplate`, buf)
+            FfiConverterString.write(value.`name`, buf)
+            FfiConverterOptionalString.write(value.`title`, buf)
+            FfiConverterOptionalString.write(value.`description`, buf)
+            FfiConverterOptionalString.write(value.`mimeType`, buf)
+            FfiConverterString.write(value.`json`, buf)
+    }
+}
+
+
+
+/**
+ * A root the client exposes (`roots/list`).
+ */
+data class Root (
+    /**
+     * A `file://` URI.
+     */
+    var `uri`: kotlin.String
+    , 
+    /**
+     * A display name.
+     */
+    var `name`: kotlin.String? = null 
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeRoot: FfiConverterRustBuffer<Root> {
+    override fun read(buf: ByteBuffer): Root {
+        return Root(
+            FfiConverterString.read(buf),
+            FfiConverterOptionalString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: Root) = (
+            FfiConverterString.allocationSize(value.`uri`) +
+            FfiConverterOptionalString.allocationSize(value.`name`)
+    )
+
+    override fun write(value: Root, buf: ByteBuffer) {
+            FfiConverterString.write(value.`uri`, buf)
+            FfiConverterOptionalString.write(value.`name`, buf)
     }
 }
 
@@ -7438,6 +10871,182 @@ public object FfiConverterTypeContent : FfiConverterRustBuffer<Content>{
             }
             is Content.Other -> {
                 buf.putInt(4)
+                FfiConverterString.write(value.`json`, buf)
+                Unit
+            }
+        }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
+    }
+}
+
+
+
+
+
+/**
+ * What the user did with an elicitation.
+ */
+
+enum class ElicitAction {
+    
+    /**
+     * Submitted (the form's `content` goes with it).
+     */
+    ACCEPT,
+    /**
+     * Refused.
+     */
+    DECLINE,
+    /**
+     * Dismissed without choosing.
+     */
+    CANCEL;
+
+    
+
+
+    companion object
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeElicitAction: FfiConverterRustBuffer<ElicitAction> {
+    override fun read(buf: ByteBuffer) = try {
+        ElicitAction.values()[buf.getInt() - 1]
+    } catch (e: IndexOutOfBoundsException) {
+        throw RuntimeException("invalid enum value, something is very wrong!!", e)
+    }
+
+    override fun allocationSize(value: ElicitAction) = 4UL
+
+    override fun write(value: ElicitAction, buf: ByteBuffer) {
+        buf.putInt(value.ordinal + 1)
+    }
+}
+
+
+
+
+
+/**
+ * What a host handler answers with: text, bytes, or any JSON value (as JSON text, in which
+ * `{"$bytes": "<base64>"}` stands for bytes). The core turns it into the result.
+ */
+sealed class HostValue {
+    
+    /**
+     * A string (a resource's text, a prompt's one user message).
+     */
+    data class Text(
+        /**
+         * The text.
+         */
+        val `text`: kotlin.String) : HostValue()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * Bytes (a resource's base64 `blob`).
+     */
+    data class Bytes(
+        /**
+         * The bytes.
+         */
+        val `data`: kotlin.ByteArray) : HostValue()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * A JSON value, as JSON text (contents objects, a list of them, a `GetPromptResult`…).
+     */
+    data class Json(
+        /**
+         * The JSON text.
+         */
+        val `json`: kotlin.String) : HostValue()
+        
+    {
+        
+
+        companion object
+    }
+    
+
+    
+
+    
+    
+
+
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeHostValue : FfiConverterRustBuffer<HostValue>{
+    override fun read(buf: ByteBuffer): HostValue {
+        return when(buf.getInt()) {
+            1 -> HostValue.Text(
+                FfiConverterString.read(buf),
+                )
+            2 -> HostValue.Bytes(
+                FfiConverterByteArray.read(buf),
+                )
+            3 -> HostValue.Json(
+                FfiConverterString.read(buf),
+                )
+            else -> throw RuntimeException("invalid enum value, something is very wrong!!")
+        }
+    }
+
+    override fun allocationSize(value: HostValue): ULong = when(value) {
+        is HostValue.Text -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`text`)
+            )
+        }
+        is HostValue.Bytes -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterByteArray.allocationSize(value.`data`)
+            )
+        }
+        is HostValue.Json -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`json`)
+            )
+        }
+    }
+
+    override fun write(value: HostValue, buf: ByteBuffer) {
+        when(value) {
+            is HostValue.Text -> {
+                buf.putInt(1)
+                FfiConverterString.write(value.`text`, buf)
+                Unit
+            }
+            is HostValue.Bytes -> {
+                buf.putInt(2)
+                FfiConverterByteArray.write(value.`data`, buf)
+                Unit
+            }
+            is HostValue.Json -> {
+                buf.putInt(3)
                 FfiConverterString.write(value.`json`, buf)
                 Unit
             }
@@ -7865,6 +11474,32 @@ sealed class McpException: kotlin.Exception() {
         ) : McpException() {
         override val message
             get() = "code=${ `code` }, reason=${ `reason` }, data=${ `data` }, error=${ `error` }, errorDescription=${ `errorDescription` }, errorUri=${ `errorUri` }, status=${ `status` }"
+    }
+    
+
+    
+        /**
+         * The JSON-RPC code, whatever the variant (Kotlin `e.code()`, Swift `e.code()`).
+         */ fun `code`(): kotlin.Int {
+            return FfiConverterInt.lift(
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_mcperror_code(FfiConverterTypeMcpError.lower(this),
+        _status)
+}
+    )
+    }
+    
+
+    
+        /**
+         * The JSON-RPC `data` as JSON text, whatever the variant (`None` when there is none).
+         */ fun `data`(): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_mcperror_data(FfiConverterTypeMcpError.lower(this),
+        _status)
+}
+    )
     }
     
 
@@ -8329,6 +11964,132 @@ public object FfiConverterTypeRegistration : FfiConverterRustBuffer<Registration
 
 
 
+/**
+ * One contents of a `resources/read` result.
+ */
+sealed class ResourceContents {
+    
+    /**
+     * Text contents.
+     */
+    data class Text(
+        /**
+         * The URI.
+         */
+        val `uri`: kotlin.String, 
+        /**
+         * The MIME type.
+         */
+        val `mimeType`: kotlin.String?, 
+        /**
+         * The text.
+         */
+        val `text`: kotlin.String) : ResourceContents()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * Binary contents (the `blob`, decoded).
+     */
+    data class Blob(
+        /**
+         * The URI.
+         */
+        val `uri`: kotlin.String, 
+        /**
+         * The MIME type.
+         */
+        val `mimeType`: kotlin.String?, 
+        /**
+         * The bytes.
+         */
+        val `data`: kotlin.ByteArray) : ResourceContents()
+        
+    {
+        
+
+        companion object
+    }
+    
+
+    
+
+    
+    
+
+
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeResourceContents : FfiConverterRustBuffer<ResourceContents>{
+    override fun read(buf: ByteBuffer): ResourceContents {
+        return when(buf.getInt()) {
+            1 -> ResourceContents.Text(
+                FfiConverterString.read(buf),
+                FfiConverterOptionalString.read(buf),
+                FfiConverterString.read(buf),
+                )
+            2 -> ResourceContents.Blob(
+                FfiConverterString.read(buf),
+                FfiConverterOptionalString.read(buf),
+                FfiConverterByteArray.read(buf),
+                )
+            else -> throw RuntimeException("invalid enum value, something is very wrong!!")
+        }
+    }
+
+    override fun allocationSize(value: ResourceContents): ULong = when(value) {
+        is ResourceContents.Text -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`uri`)
+                + FfiConverterOptionalString.allocationSize(value.`mimeType`)
+                + FfiConverterString.allocationSize(value.`text`)
+            )
+        }
+        is ResourceContents.Blob -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`uri`)
+                + FfiConverterOptionalString.allocationSize(value.`mimeType`)
+                + FfiConverterByteArray.allocationSize(value.`data`)
+            )
+        }
+    }
+
+    override fun write(value: ResourceContents, buf: ByteBuffer) {
+        when(value) {
+            is ResourceContents.Text -> {
+                buf.putInt(1)
+                FfiConverterString.write(value.`uri`, buf)
+                FfiConverterOptionalString.write(value.`mimeType`, buf)
+                FfiConverterString.write(value.`text`, buf)
+                Unit
+            }
+            is ResourceContents.Blob -> {
+                buf.putInt(2)
+                FfiConverterString.write(value.`uri`, buf)
+                FfiConverterOptionalString.write(value.`mimeType`, buf)
+                FfiConverterByteArray.write(value.`data`, buf)
+                Unit
+            }
+        }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
+    }
+}
+
+
+
+
+
 
 /**
  * @suppress
@@ -8355,6 +12116,38 @@ public object FfiConverterOptionalUInt: FfiConverterRustBuffer<kotlin.UInt?> {
         } else {
             buf.put(1)
             FfiConverterUInt.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalULong: FfiConverterRustBuffer<kotlin.ULong?> {
+    override fun read(buf: ByteBuffer): kotlin.ULong? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterULong.read(buf)
+    }
+
+    override fun allocationSize(value: kotlin.ULong?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterULong.allocationSize(value)
+        }
+    }
+
+    override fun write(value: kotlin.ULong?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterULong.write(value, buf)
         }
     }
 }
@@ -8493,6 +12286,38 @@ public object FfiConverterOptionalDuration: FfiConverterRustBuffer<java.time.Dur
 /**
  * @suppress
  */
+public object FfiConverterOptionalTypeClientInput: FfiConverterRustBuffer<ClientInput?> {
+    override fun read(buf: ByteBuffer): ClientInput? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeClientInput.read(buf)
+    }
+
+    override fun allocationSize(value: ClientInput?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeClientInput.allocationSize(value)
+        }
+    }
+
+    override fun write(value: ClientInput?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeClientInput.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
 public object FfiConverterOptionalTypeOAuth: FfiConverterRustBuffer<OAuth?> {
     override fun read(buf: ByteBuffer): OAuth? {
         if (buf.get().toInt() == 0) {
@@ -8611,6 +12436,70 @@ public object FfiConverterOptionalTypeProgressListener: FfiConverterRustBuffer<P
         } else {
             buf.put(1)
             FfiConverterTypeProgressListener.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypePrompts: FfiConverterRustBuffer<Prompts?> {
+    override fun read(buf: ByteBuffer): Prompts? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypePrompts.read(buf)
+    }
+
+    override fun allocationSize(value: Prompts?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypePrompts.allocationSize(value)
+        }
+    }
+
+    override fun write(value: Prompts?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypePrompts.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeResources: FfiConverterRustBuffer<Resources?> {
+    override fun read(buf: ByteBuffer): Resources? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeResources.read(buf)
+    }
+
+    override fun allocationSize(value: Resources?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeResources.allocationSize(value)
+        }
+    }
+
+    override fun write(value: Resources?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeResources.write(value, buf)
         }
     }
 }
@@ -8809,6 +12698,174 @@ public object FfiConverterSequenceString: FfiConverterRustBuffer<List<kotlin.Str
 /**
  * @suppress
  */
+public object FfiConverterSequenceTypePrompt: FfiConverterRustBuffer<List<Prompt>> {
+    override fun read(buf: ByteBuffer): List<Prompt> {
+        val len = buf.getInt()
+        return List<Prompt>(len) {
+            FfiConverterTypePrompt.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<Prompt>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypePrompt.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<Prompt>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypePrompt.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterSequenceTypePromptArgument: FfiConverterRustBuffer<List<PromptArgument>> {
+    override fun read(buf: ByteBuffer): List<PromptArgument> {
+        val len = buf.getInt()
+        return List<PromptArgument>(len) {
+            FfiConverterTypePromptArgument.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<PromptArgument>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypePromptArgument.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<PromptArgument>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypePromptArgument.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterSequenceTypePromptMessage: FfiConverterRustBuffer<List<PromptMessage>> {
+    override fun read(buf: ByteBuffer): List<PromptMessage> {
+        val len = buf.getInt()
+        return List<PromptMessage>(len) {
+            FfiConverterTypePromptMessage.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<PromptMessage>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypePromptMessage.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<PromptMessage>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypePromptMessage.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterSequenceTypeResource: FfiConverterRustBuffer<List<Resource>> {
+    override fun read(buf: ByteBuffer): List<Resource> {
+        val len = buf.getInt()
+        return List<Resource>(len) {
+            FfiConverterTypeResource.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<Resource>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypeResource.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<Resource>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypeResource.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterSequenceTypeResourceTemplate: FfiConverterRustBuffer<List<ResourceTemplate>> {
+    override fun read(buf: ByteBuffer): List<ResourceTemplate> {
+        val len = buf.getInt()
+        return List<ResourceTemplate>(len) {
+            FfiConverterTypeResourceTemplate.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<ResourceTemplate>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypeResourceTemplate.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<ResourceTemplate>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypeResourceTemplate.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterSequenceTypeRoot: FfiConverterRustBuffer<List<Root>> {
+    override fun read(buf: ByteBuffer): List<Root> {
+        val len = buf.getInt()
+        return List<Root>(len) {
+            FfiConverterTypeRoot.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<Root>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypeRoot.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<Root>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypeRoot.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
 public object FfiConverterSequenceTypeTool: FfiConverterRustBuffer<List<Tool>> {
     override fun read(buf: ByteBuffer): List<Tool> {
         val len = buf.getInt()
@@ -8893,6 +12950,34 @@ public object FfiConverterSequenceTypeRegistration: FfiConverterRustBuffer<List<
 /**
  * @suppress
  */
+public object FfiConverterSequenceTypeResourceContents: FfiConverterRustBuffer<List<ResourceContents>> {
+    override fun read(buf: ByteBuffer): List<ResourceContents> {
+        val len = buf.getInt()
+        return List<ResourceContents>(len) {
+            FfiConverterTypeResourceContents.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<ResourceContents>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypeResourceContents.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<ResourceContents>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypeResourceContents.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
 public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.String, kotlin.String>> {
     override fun read(buf: ByteBuffer): Map<kotlin.String, kotlin.String> {
         val len = buf.getInt()
@@ -8941,6 +13026,22 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
     UniffiLib.uniffi_mcpcore_uniffi_fn_func_version(
     
         _status)
+}
+    )
+    }
+    
+
+        /**
+         * The value of a prompt answering with `messages` (and an optional `description`).
+         */
+    @Throws(McpException::class) fun `promptMessages`(`messages`: List<PromptMessage>, `description`: kotlin.String? = null): HostValue {
+            return FfiConverterTypeHostValue.lift(
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_func_prompt_messages(
+    
+        
+        FfiConverterSequenceTypePromptMessage.lower(`messages`),
+        FfiConverterOptionalString.lower(`description`),_status)
 }
     )
     }
