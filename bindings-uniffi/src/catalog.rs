@@ -175,6 +175,7 @@ impl Resources {
     /// may add any other field (`size`, `annotations`, `icons`, `_meta`). Fails with
     /// `InvalidInput` when the URI is taken.
     #[uniffi::method(default(title = None, description = None, mime_type = None, json = None))]
+    #[allow(clippy::too_many_arguments)] // the optional ones have defaults, named by callers
     pub fn add(
         &self,
         uri: String,
@@ -205,6 +206,7 @@ impl Resources {
     /// read by `reader` with the matched variables. Fails when it does not parse or its name is
     /// taken.
     #[uniffi::method(default(title = None, description = None, mime_type = None, json = None))]
+    #[allow(clippy::too_many_arguments)] // the optional ones have defaults, named by callers
     pub fn add_template(
         &self,
         uri_template: String,

@@ -91,17 +91,13 @@ class HostVectorsTest {
             val e = runCatching { raiseExample(kind) }.exceptionOrNull()
             assertTrue(classes.getValue(kind).isInstance(e), "$kind: got $e")
             e as McpException
-            val (code, data) = when (e) {
-                is McpException.Rpc -> e.code to e.data
-                is McpException.ResourceNotFound -> e.code to e.data
-                is McpException.Http -> e.code to e.data
-                else -> codeOf(e) to null
-            }
+            val (code, data) = e.code() to e.data()
             assertNotEquals(0, code, kind)
             if (kind in setOf("rpc", "resource_not_found", "http")) assertEquals(json("""{"kind":"$kind"}"""), json(data!!), kind)
         }
         val missing = runCatching { raiseExample("resource_not_found") }.exceptionOrNull() as McpException.ResourceNotFound
         assertEquals(-32002, missing.code)
+        assertEquals(missing.code, missing.code(), "code() is the variant's code")
         val http = runCatching { raiseExample("http") }.exceptionOrNull() as McpException.Http
         assertEquals(401.toUShort(), http.status)
         val auth = runCatching { raiseExample("auth") }.exceptionOrNull() as McpException.Auth
@@ -109,20 +105,5 @@ class HostVectorsTest {
         assertEquals("auth example", auth.errorDescription)
         assertEquals("https://as.example/errors#invalid_grant", auth.errorUri)
         assertEquals(400.toUShort(), auth.status)
-    }
-
-    private fun codeOf(e: McpException): Int = when (e) {
-        is McpException.Timeout -> e.code
-        is McpException.Cancelled -> e.code
-        is McpException.Closed -> e.code
-        is McpException.Protocol -> e.code
-        is McpException.Transport -> e.code
-        is McpException.InvalidInput -> e.code
-        is McpException.Tool -> e.code
-        is McpException.InputRequired -> e.code
-        is McpException.Auth -> e.code
-        is McpException.Rpc -> e.code
-        is McpException.ResourceNotFound -> e.code
-        is McpException.Http -> e.code
     }
 }
