@@ -30,6 +30,14 @@ class UserReader : ResourceReader {
     }
 }
 
+/** Answers a list of contents as JSON, one of them bytes (`{"$bytes": b64}`), or fails. */
+class ListReader : ResourceReader {
+    override suspend fun read(uri: String, variables: Map<String, String>, call: ToolCall): HostValue {
+        if (uri.endsWith("broken")) throw IllegalStateException("the disk is on fire")
+        return HostValue.Json("""[{"text":"part one"},{"${'$'}bytes":"AAEC"}]""")
+    }
+}
+
 /** Renders a greeting from its arguments, as typed messages. */
 class Greeting : PromptRenderer {
     override suspend fun render(arguments: Map<String, String>, call: ToolCall): HostValue {
@@ -56,6 +64,8 @@ fun catalogServer(): Server {
     resources.add("mem://readme", "readme", TextReader("read me"), description = "The readme", mimeType = "text/markdown")
     resources.add("mem://logo", "logo", BytesReader(PNG_BYTES), mimeType = "image/png")
     resources.addTemplate("mem://users/{id}", "user", UserReader(), title = "A user")
+    resources.add("mem://parts", "parts", ListReader(), mimeType = "application/x-parts")
+    resources.add("mem://broken", "broken", ListReader())
     resources.complete("mem://users/{id}", "id", listOf("alice", "albert", "bob"))
     val prompts = Prompts()
     prompts.add(
@@ -80,7 +90,7 @@ class CatalogTest {
             for (lineage in LINEAGES) {
                 Client.connectHttp(serving.url(), ConnectOptions(lineage = lineage)).use { client ->
                     val listed = client.listResources()
-                    assertEquals(listOf("mem://logo", "mem://readme"), listed.map { it.uri }.sorted(), "$lineage")
+                    assertEquals(listOf("mem://broken", "mem://logo", "mem://parts", "mem://readme"), listed.map { it.uri }.sorted(), "$lineage")
                     val readme = listed.first { it.uri == "mem://readme" }
                     assertEquals("readme", readme.name)
                     assertEquals("The readme", readme.description)
@@ -94,6 +104,16 @@ class CatalogTest {
                     assertEquals("mem://logo", logo.uri)
                     assertEquals("image/png", logo.mimeType)
                     assertArrayEquals(PNG_BYTES, logo.data)
+
+                    val parts = client.readResource("mem://parts")
+                    assertEquals(ResourceContents.Text("mem://parts", "application/x-parts", "part one"), parts[0])
+                    val blob = parts[1] as ResourceContents.Blob
+                    assertArrayEquals(byteArrayOf(0, 1, 2), blob.data)
+                    assertEquals("application/x-parts", blob.mimeType)
+                    // A reader's ordinary exception: -32603 with its description.
+                    val broken = thrown<McpException.Rpc> { runBlocking { client.readResource("mem://broken") } }
+                    assertEquals(-32603, broken.code(), "$lineage")
+                    assertTrue(broken.reason.contains("the disk is on fire"), broken.reason)
 
                     val templates = client.listResourceTemplates()
                     assertEquals(listOf("mem://users/{id}"), templates.map { it.uriTemplate })

@@ -51,6 +51,19 @@ class Asks : ToolHandler {
     }
 }
 
+/** A tool that swallows InputRequired: the core still answers input_required (2026-07-28). */
+class Swallows : ToolHandler {
+    override suspend fun call(call: ToolCall): ToolResult {
+        val schema = """{"type":"object","properties":{"city":{"type":"string"}}}"""
+        val form = try {
+            call.elicit("where", "Where?", schema)
+        } catch (e: McpException.InputRequired) {
+            return textResult("swallowed")
+        }
+        return textResult("got ${form.content}")
+    }
+}
+
 class ClientInputTest {
     @Test
     fun `a kotlin ClientInput answers the rust conformance server in both lineages`() = runBlocking {
@@ -93,6 +106,7 @@ class ClientInputTest {
     fun `a kotlin tool elicits, samples and lists roots from a kotlin client in both lineages`() = runBlocking {
         val registry = Registry()
         registry.addTool("asks", "Asks the client.", OBJECT_SCHEMA, Asks())
+        registry.addTool("swallows", "Catches InputRequired.", OBJECT_SCHEMA, Swallows())
         Server(registry, "kotlin-asks", "1.0").serveHttp("127.0.0.1", 0u).use { serving ->
             for (lineage in LINEAGES) {
                 val input = Answers()
@@ -103,6 +117,7 @@ class ClientInputTest {
                     assertTrue(input.seen.contains("elicit form: Pick a city"), "${input.seen}")
                     val declined = client.callTool("asks", """{"message":"please decline"}""")
                     assertEquals("no answer: DECLINE", declined.text(), "$lineage")
+                    assertEquals("""got {"city":"kotlin-city"}""", client.callTool("swallows", "{}").text(), "$lineage")
                 }
                 // A client that answers nothing: the tool's elicit fails with the missing capability.
                 Client.connectHttp(serving.url(), ConnectOptions(lineage = lineage)).use { client ->
