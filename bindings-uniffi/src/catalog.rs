@@ -1,15 +1,17 @@
 //! The server's resources and prompts, read and rendered by the host through the core's host
 //! bridge (`mcpcore::host::HostResource`, `HostPrompt`): [`Resources`] (fixed URIs and RFC 6570
 //! templates, each read by a [`ResourceReader`]) and [`Prompts`] (each rendered by a
-//! [`PromptRenderer`]), served by a [`crate::Server`] given them. A handler answers with a
+//! [`PromptRenderer`]; completion from fixed values or an [`ArgumentCompleter`]), served by a [`crate::Server`] given them. A handler answers with a
 //! [`HostValue`]; what it becomes on the wire is the core's one rule set
 //! (`core/src/host/results.rs`), the same as for a Python or Node handler returning that value.
 
 use crate::errors::McpError;
 use crate::handler::{reply_of, ToolCall};
 use crate::parse_json;
-use mcpcore::completion::complete_from;
-use mcpcore::host::{HandlerKind, HostCall, HostCallback, HostPrompt, HostReply, HostResource};
+use mcpcore::completion::{complete_from, Completer};
+use mcpcore::host::{
+    HandlerKind, HostCall, HostCallback, HostCompleter, HostPrompt, HostReply, HostResource,
+};
 use mcpcore::prompts::PromptRegistry;
 use mcpcore::protocol::prompts::{Prompt, PromptArgument as CorePromptArgument};
 use mcpcore::protocol::resources::{Resource, ResourceTemplate};
@@ -82,6 +84,21 @@ pub trait PromptRenderer: Send + Sync {
     ) -> Result<HostValue, McpError>;
 }
 
+/// Suggests values for an argument of a prompt or a variable of a resource template
+/// (`completion/complete`); at most 100 are sent (`total` and `hasMore` then say how many).
+#[uniffi::export(with_foreign)]
+#[async_trait::async_trait]
+pub trait ArgumentCompleter: Send + Sync {
+    /// The suggestions for `argument` given what was typed (`value`) and the values of the
+    /// other arguments (`context`).
+    async fn complete(
+        &self,
+        argument: String,
+        value: String,
+        context: HashMap<String, String>,
+    ) -> Result<Vec<String>, McpError>;
+}
+
 /// A prompt message a [`PromptRenderer`] answers with.
 #[derive(Debug, Clone, PartialEq, uniffi::Record)]
 pub struct PromptMessage {
@@ -143,6 +160,35 @@ impl HostCallback for ForeignRenderer {
             let arguments = serde_json::from_value(input.clone()).unwrap_or_default();
             reply(renderer.render(arguments, ToolCall::new(input, call)).await)
         })
+    }
+}
+
+struct ForeignCompleter(Arc<dyn ArgumentCompleter>);
+
+impl HostCallback for ForeignCompleter {
+    fn call(&self, _kind: HandlerKind, input: Value, _call: HostCall) -> BoxFuture<'static, HostReply> {
+        let completer = self.0.clone();
+        Box::pin(async move {
+            let argument = input["argument"].as_str().unwrap_or_default().to_owned();
+            let value = input["value"].as_str().unwrap_or_default().to_owned();
+            let context = serde_json::from_value(input["context"].clone()).unwrap_or_default();
+            match completer.complete(argument, value, context).await {
+                Ok(values) => HostReply::Value(mcpcore::host::HostValue::Json(json!(values))),
+                Err(e) => reply_of(e),
+            }
+        })
+    }
+}
+
+/// The core completer of `values` (filtered by prefix) or of `completer`: exactly one.
+fn completer_of(
+    values: Option<Vec<String>>,
+    completer: Option<Arc<dyn ArgumentCompleter>>,
+) -> Result<Arc<dyn Completer>, McpError> {
+    match (values, completer) {
+        (Some(v), None) => Ok(complete_from(v)),
+        (None, Some(c)) => Ok(Arc::new(HostCompleter::new(Arc::new(ForeignCompleter(c))))),
+        _ => Err(McpError::invalid("give a completer exactly one of values or completer")),
     }
 }
 
@@ -305,10 +351,17 @@ impl Prompts {
         Ok(self.inner.add(prompt, HostPrompt::new(Arc::new(ForeignRenderer(renderer))))?)
     }
 
-    /// Completes `argument` of prompt `name` from `values` (those starting with what the user
-    /// typed).
-    pub fn complete(&self, name: String, argument: String, values: Vec<String>) -> Result<(), McpError> {
-        Ok(self.inner.complete_argument(&name, &argument, complete_from(values))?)
+    /// Completes `argument` of prompt `name`: from the fixed `values` (those starting with what
+    /// the user typed), or by `completer`; give exactly one.
+    #[uniffi::method(default(values = None, completer = None))]
+    pub fn complete(
+        &self,
+        name: String,
+        argument: String,
+        values: Option<Vec<String>>,
+        completer: Option<Arc<dyn ArgumentCompleter>>,
+    ) -> Result<(), McpError> {
+        Ok(self.inner.complete_argument(&name, &argument, completer_of(values, completer)?)?)
     }
 
     /// Removes prompt `name`; false when there was none.

@@ -331,6 +331,13 @@ impl Client {
         Ok(Arc::new(Subscription { stop: Mutex::new(Some(stop)) }))
     }
 
+    /// Tells a legacy server that the roots changed (`notifications/roots/list_changed`, when the
+    /// `ClientInput` declared `rootsListChanged`); nothing on 2026-07-28, which has no such
+    /// notification.
+    pub fn roots_changed(&self) -> Result<(), McpError> {
+        Ok(self.inner()?.roots_changed()?)
+    }
+
     /// Closes the connection and waits (a spawned server gets 2 s to exit, then is killed);
     /// later calls throw `Closed`.
     pub async fn disconnect(&self) {

@@ -92,6 +92,24 @@ impl ToolCall {
         self.call.client_capabilities().map(|v| v.to_string())
     }
 
+    /// The authenticated caller (`{subject, clientId, scopes, claims}`) as JSON text, when the
+    /// server verifies tokens.
+    pub fn identity(&self) -> Option<String> {
+        self.call.identity().map(|v| v.to_string())
+    }
+
+    /// The state stored with [`ToolCall::set_request_state`] in the previous round of this
+    /// request (2026-07-28), as JSON text.
+    pub fn request_state(&self) -> Option<String> {
+        self.call.request_state().map(|v| v.to_string())
+    }
+
+    /// Stores state (JSON text) for the next round of this request (2026-07-28, sealed in
+    /// `requestState`); a no-op on legacy sessions.
+    pub fn set_request_state(&self, state: String) -> Result<(), McpError> {
+        Ok(self.call.set_request_state(crate::parse_json("request state", &state)?)?)
+    }
+
     /// The HTTP request header `name` (over HTTP), the first value as text.
     pub fn header(&self, name: String) -> Option<String> {
         self.call.header(&name)

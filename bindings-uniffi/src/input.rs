@@ -36,6 +36,10 @@ pub struct InputKinds {
     /// Roots (`roots/list`).
     #[uniffi(default = false)]
     pub roots: bool,
+    /// Legacy only: the host calls `Client.rootsChanged()` when its roots change
+    /// (`roots: {listChanged: true}`).
+    #[uniffi(default = false)]
+    pub roots_list_changed: bool,
 }
 
 /// What the user did with an elicitation.
@@ -134,7 +138,7 @@ impl ForeignInput {
             elicitation_url: k.elicitation_url,
             sampling: k.sampling,
             roots: k.roots,
-            roots_list_changed: false,
+            roots_list_changed: k.roots && k.roots_list_changed,
         };
         Arc::new(ForeignInput { host, kinds })
     }

@@ -668,6 +668,250 @@ fileprivate struct FfiConverterDuration: FfiConverterRustBuffer {
 
 
 /**
+ * Suggests values for an argument of a prompt or a variable of a resource template
+ * (`completion/complete`); at most 100 are sent (`total` and `hasMore` then say how many).
+ */
+public protocol ArgumentCompleter: AnyObject, Sendable {
+    
+    /**
+     * The suggestions for `argument` given what was typed (`value`) and the values of the
+     * other arguments (`context`).
+     */
+    func complete(argument: String, value: String, context: [String: String]) async throws  -> [String]
+    
+}
+/**
+ * Suggests values for an argument of a prompt or a variable of a resource template
+ * (`completion/complete`); at most 100 are sent (`total` and `hasMore` then say how many).
+ */
+open class ArgumentCompleterImpl: ArgumentCompleter, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpcore_uniffi_fn_clone_argumentcompleter(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpcore_uniffi_fn_free_argumentcompleter(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * The suggestions for `argument` given what was typed (`value`) and the values of the
+     * other arguments (`context`).
+     */
+open func complete(argument: String, value: String, context: [String: String])async throws  -> [String]  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_argumentcompleter_complete(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(argument),FfiConverterString.lower(value),FfiConverterDictionaryStringString.lower(context)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterSequenceString.lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+
+    
+}
+
+
+
+// Put the implementation in a struct so we don't pollute the top-level namespace
+fileprivate struct UniffiCallbackInterfaceArgumentCompleter {
+
+    // Create the VTable using a series of closures.
+    // Swift automatically converts these into C callback functions.
+    //
+    // Store the vtable directly.
+    static let vtable: UniffiVTableCallbackInterfaceArgumentCompleter = UniffiVTableCallbackInterfaceArgumentCompleter(
+        uniffiFree: { (uniffiHandle: UInt64) -> () in
+            do {
+                try FfiConverterTypeArgumentCompleter.handleMap.remove(handle: uniffiHandle)
+            } catch {
+                print("Uniffi callback interface ArgumentCompleter: handle missing in uniffiFree")
+            }
+        },
+        uniffiClone: { (uniffiHandle: UInt64) -> UInt64 in
+            do {
+                return try FfiConverterTypeArgumentCompleter.handleMap.clone(handle: uniffiHandle)
+            } catch {
+                fatalError("Uniffi callback interface ArgumentCompleter: handle missing in uniffiClone")
+            }
+        },
+        complete: { (
+            uniffiHandle: UInt64,
+            argument: RustBuffer,
+            value: RustBuffer,
+            context: RustBuffer,
+            uniffiFutureCallback: @escaping UniffiForeignFutureCompleteRustBuffer,
+            uniffiCallbackData: UInt64,
+            uniffiOutDroppedCallback: UnsafeMutablePointer<UniffiForeignFutureDroppedCallbackStruct>
+        ) in
+            let makeCall = {
+                () async throws -> [String] in
+                guard let uniffiObj = try? FfiConverterTypeArgumentCompleter.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return try await uniffiObj.complete(
+                     argument: try FfiConverterString.lift(argument),
+                     value: try FfiConverterString.lift(value),
+                     context: try FfiConverterDictionaryStringString.lift(context)
+                )
+            }
+
+            let uniffiHandleSuccess = { (returnValue: [String]) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: FfiConverterSequenceString.lower(returnValue),
+                        callStatus: RustCallStatus()
+                    )
+                )
+            }
+            let uniffiHandleError = { (statusCode, errorBuf) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: RustBuffer.empty(),
+                        callStatus: RustCallStatus(code: statusCode, errorBuf: errorBuf)
+                    )
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall: makeCall,
+                handleSuccess: uniffiHandleSuccess,
+                handleError: uniffiHandleError,
+                lowerError: FfiConverterTypeMcpError_lower,
+                droppedCallback: uniffiOutDroppedCallback
+            )
+        }
+    )
+
+    // Rust stores this pointer for future callback invocations, so it must live
+    // for the process lifetime (not just for the init function call).
+    //
+    // `nonisolated(unsafe)` is needed under Swift 6 strict concurrency.
+    // This is safe because the pointee is initialized once during static init
+    // and never mutated by either side of the FFI.  Its fields are C function pointers.
+    nonisolated(unsafe) static let vtablePtr: UnsafePointer<UniffiVTableCallbackInterfaceArgumentCompleter> = {
+        let ptr = UnsafeMutablePointer<UniffiVTableCallbackInterfaceArgumentCompleter>.allocate(capacity: 1)
+        ptr.initialize(to: vtable)
+        return UnsafePointer(ptr)
+    }()
+}
+
+private func uniffiCallbackInitArgumentCompleter() {
+    uniffi_mcpcore_uniffi_fn_init_callback_vtable_argumentcompleter(UniffiCallbackInterfaceArgumentCompleter.vtablePtr)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeArgumentCompleter: FfiConverter {
+    fileprivate static let handleMap = UniffiHandleMap<ArgumentCompleter>()
+
+    typealias FfiType = UInt64
+    typealias SwiftType = ArgumentCompleter
+
+    public static func lift(_ handle: UInt64) throws -> ArgumentCompleter {
+        if ((handle & 1) == 0) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return ArgumentCompleterImpl(unsafeFromHandle: handle)
+        } else {
+            // Swift-generated handle, get the object from the handle map
+            return try handleMap.remove(handle: handle)
+        }
+    }
+
+    public static func lower(_ value: ArgumentCompleter) -> UInt64 {
+         if let rustImpl = value as? ArgumentCompleterImpl {
+             // Rust-implemented object.  Clone the handle and return it
+            return rustImpl.uniffiCloneHandle()
+         } else {
+            // Swift object, generate a new vtable handle and return that.
+            return handleMap.insert(obj: value)
+         }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ArgumentCompleter {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: ArgumentCompleter, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeArgumentCompleter_lift(_ handle: UInt64) throws -> ArgumentCompleter {
+    return try FfiConverterTypeArgumentCompleter.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeArgumentCompleter_lower(_ value: ArgumentCompleter) -> UInt64 {
+    return FfiConverterTypeArgumentCompleter.lower(value)
+}
+
+
+
+
+
+
+/**
  * A connected client. Closing it (Kotlin `close()`, the last Swift reference going away)
  * closes the connection and stops a spawned server; [`Client::disconnect`] does so and waits.
  */
@@ -716,6 +960,13 @@ public protocol ClientProtocol: AnyObject, Sendable {
      * Sends any request (`params` as JSON text); returns the result as JSON text.
      */
     func request(method: String, params: String) async throws  -> String
+    
+    /**
+     * Tells a legacy server that the roots changed (`notifications/roots/list_changed`, when the
+     * `ClientInput` declared `rootsListChanged`); nothing on 2026-07-28, which has no such
+     * notification.
+     */
+    func rootsChanged() throws 
     
     /**
      * The server's `serverInfo`, when it sent one.
@@ -989,6 +1240,19 @@ open func request(method: String, params: String)async throws  -> String  {
             liftFunc: FfiConverterString.lift,
             errorHandler: FfiConverterTypeMcpError_lift
         )
+}
+    
+    /**
+     * Tells a legacy server that the roots changed (`notifications/roots/list_changed`, when the
+     * `ClientInput` declared `rootsListChanged`); nothing on 2026-07-28, which has no such
+     * notification.
+     */
+open func rootsChanged()throws   {try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_client_roots_changed(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+}
 }
     
     /**
@@ -3388,10 +3652,10 @@ public protocol PromptsProtocol: AnyObject, Sendable {
     func add(name: String, renderer: PromptRenderer, description: String?, arguments: [PromptArgument], title: String?) throws 
     
     /**
-     * Completes `argument` of prompt `name` from `values` (those starting with what the user
-     * typed).
+     * Completes `argument` of prompt `name`: from the fixed `values` (those starting with what
+     * the user typed), or by `completer`; give exactly one.
      */
-    func complete(name: String, argument: String, values: [String]) throws 
+    func complete(name: String, argument: String, values: [String]?, completer: ArgumentCompleter?) throws 
     
     /**
      * Removes prompt `name`; false when there was none.
@@ -3484,16 +3748,17 @@ open func add(name: String, renderer: PromptRenderer, description: String? = nil
 }
     
     /**
-     * Completes `argument` of prompt `name` from `values` (those starting with what the user
-     * typed).
+     * Completes `argument` of prompt `name`: from the fixed `values` (those starting with what
+     * the user typed), or by `completer`; give exactly one.
      */
-open func complete(name: String, argument: String, values: [String])throws   {try rustCallWithError(FfiConverterTypeMcpError_lift) {
+open func complete(name: String, argument: String, values: [String]? = nil, completer: ArgumentCompleter? = nil)throws   {try rustCallWithError(FfiConverterTypeMcpError_lift) {
         uniffiCallStatus in
     uniffi_mcpcore_uniffi_fn_method_prompts_complete(
             self.uniffiCloneHandle(),
         FfiConverterString.lower(name),
         FfiConverterString.lower(argument),
-        FfiConverterSequenceString.lower(values),uniffiCallStatus
+        FfiConverterOptionSequenceString.lower(values),
+        FfiConverterOptionTypeArgumentCompleter.lower(completer),uniffiCallStatus
     )
 }
 }
@@ -4703,6 +4968,12 @@ public protocol ToolCallProtocol: AnyObject, Sendable {
     func header(name: String)  -> String?
     
     /**
+     * The authenticated caller (`{subject, clientId, scopes, claims}`) as JSON text, when the
+     * server verifies tokens.
+     */
+    func identity()  -> String?
+    
+    /**
      * Sends `notifications/message` at `level` (`debug` … `emergency`) with `data` (JSON
      * text), when the caller asked for that level; a no-op otherwise.
      */
@@ -4728,6 +4999,18 @@ public protocol ToolCallProtocol: AnyObject, Sendable {
      * The JSON-RPC id of the request (an integer id as its digits), or `None` in-process.
      */
     func requestId()  -> String?
+    
+    /**
+     * The state stored with [`ToolCall::set_request_state`] in the previous round of this
+     * request (2026-07-28), as JSON text.
+     */
+    func requestState()  -> String?
+    
+    /**
+     * Stores state (JSON text) for the next round of this request (2026-07-28, sealed in
+     * `requestState`); a no-op on legacy sessions.
+     */
+    func setRequestState(state: String) throws 
     
     /**
      * The argument `name` when it is a string.
@@ -4890,6 +5173,19 @@ open func header(name: String) -> String?  {
 }
     
     /**
+     * The authenticated caller (`{subject, clientId, scopes, claims}`) as JSON text, when the
+     * server verifies tokens.
+     */
+open func identity() -> String?  {
+    return try!  FfiConverterOptionString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_toolcall_identity(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
      * Sends `notifications/message` at `level` (`debug` … `emergency`) with `data` (JSON
      * text), when the caller asked for that level; a no-op otherwise.
      */
@@ -4954,6 +5250,32 @@ open func requestId() -> String?  {
             self.uniffiCloneHandle(),uniffiCallStatus
     )
 })
+}
+    
+    /**
+     * The state stored with [`ToolCall::set_request_state`] in the previous round of this
+     * request (2026-07-28), as JSON text.
+     */
+open func requestState() -> String?  {
+    return try!  FfiConverterOptionString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_toolcall_request_state(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Stores state (JSON text) for the next round of this request (2026-07-28, sealed in
+     * `requestState`); a no-op on legacy sessions.
+     */
+open func setRequestState(state: String)throws   {try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_toolcall_set_request_state(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(state),uniffiCallStatus
+    )
+}
 }
     
     /**
@@ -5860,6 +6182,11 @@ public struct InputKinds: Equatable, Hashable {
      * Roots (`roots/list`).
      */
     public var roots: Bool
+    /**
+     * Legacy only: the host calls `Client.rootsChanged()` when its roots change
+     * (`roots: {listChanged: true}`).
+     */
+    public var rootsListChanged: Bool
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -5875,11 +6202,16 @@ public struct InputKinds: Equatable, Hashable {
          */sampling: Bool = false, 
         /**
          * Roots (`roots/list`).
-         */roots: Bool = false) {
+         */roots: Bool = false, 
+        /**
+         * Legacy only: the host calls `Client.rootsChanged()` when its roots change
+         * (`roots: {listChanged: true}`).
+         */rootsListChanged: Bool = false) {
         self.elicitation = elicitation
         self.elicitationUrl = elicitationUrl
         self.sampling = sampling
         self.roots = roots
+        self.rootsListChanged = rootsListChanged
     }
 
     
@@ -5901,7 +6233,8 @@ public struct FfiConverterTypeInputKinds: FfiConverterRustBuffer {
                 elicitation: FfiConverterBool.read(from: &buf), 
                 elicitationUrl: FfiConverterBool.read(from: &buf), 
                 sampling: FfiConverterBool.read(from: &buf), 
-                roots: FfiConverterBool.read(from: &buf)
+                roots: FfiConverterBool.read(from: &buf), 
+                rootsListChanged: FfiConverterBool.read(from: &buf)
         )
     }
 
@@ -5910,6 +6243,7 @@ public struct FfiConverterTypeInputKinds: FfiConverterRustBuffer {
         FfiConverterBool.write(value.elicitationUrl, into: &buf)
         FfiConverterBool.write(value.sampling, into: &buf)
         FfiConverterBool.write(value.roots, into: &buf)
+        FfiConverterBool.write(value.rootsListChanged, into: &buf)
     }
 }
 
@@ -8428,6 +8762,30 @@ fileprivate struct FfiConverterOptionDuration: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionTypeArgumentCompleter: FfiConverterRustBuffer {
+    typealias SwiftType = ArgumentCompleter?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeArgumentCompleter.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeArgumentCompleter.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionTypeClientInput: FfiConverterRustBuffer {
     typealias SwiftType = ClientInput?
 
@@ -9353,13 +9711,16 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_oauthtokenstore_save_client() != 7655) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpcore_uniffi_checksum_method_argumentcompleter_complete() != 39924) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpcore_uniffi_checksum_method_promptrenderer_render() != 46863) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_prompts_add() != 37947) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpcore_uniffi_checksum_method_prompts_complete() != 54965) {
+    if (uniffi_mcpcore_uniffi_checksum_method_prompts_complete() != 12240) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_prompts_remove() != 2232) {
@@ -9408,6 +9769,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_client_request() != 57610) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_roots_changed() != 1881) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_client_server_info() != 23297) {
@@ -9461,6 +9825,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_toolcall_header() != 57520) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpcore_uniffi_checksum_method_toolcall_identity() != 24963) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpcore_uniffi_checksum_method_toolcall_log() != 32105) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -9474,6 +9841,12 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_toolcall_request_id() != 26570) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_toolcall_request_state() != 53067) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_toolcall_set_request_state() != 56041) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_toolcall_string_arg() != 16877) {
@@ -9573,6 +9946,7 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
 
+    uniffiCallbackInitArgumentCompleter()
     uniffiCallbackInitClientInput()
     uniffiCallbackInitLogListener()
     uniffiCallbackInitOAuthHandler()

@@ -280,6 +280,12 @@ typedef void (*UniffiCallbackInterfaceOAuthTokenStoreMethod3)(uint64_t, RustBuff
     );
 
 #endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_ARGUMENT_COMPLETER_METHOD0
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_ARGUMENT_COMPLETER_METHOD0
+typedef void (*UniffiCallbackInterfaceArgumentCompleterMethod0)(uint64_t, RustBuffer, RustBuffer, RustBuffer, UniffiForeignFutureCompleteRustBuffer _Nonnull, uint64_t, UniffiForeignFutureDroppedCallbackStruct* _Nonnull
+    );
+
+#endif
 #ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_PROMPT_RENDERER_METHOD0
 #define UNIFFI_FFIDEF_CALLBACK_INTERFACE_PROMPT_RENDERER_METHOD0
 typedef void (*UniffiCallbackInterfacePromptRendererMethod0)(uint64_t, RustBuffer, uint64_t, UniffiForeignFutureCompleteRustBuffer _Nonnull, uint64_t, UniffiForeignFutureDroppedCallbackStruct* _Nonnull
@@ -357,6 +363,15 @@ typedef struct UniffiVTableCallbackInterfaceOAuthTokenStore {
     UniffiCallbackInterfaceOAuthTokenStoreMethod2 _Nonnull loadClient;
     UniffiCallbackInterfaceOAuthTokenStoreMethod3 _Nonnull saveClient;
 } UniffiVTableCallbackInterfaceOAuthTokenStore;
+
+#endif
+#ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_ARGUMENT_COMPLETER
+#define UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_ARGUMENT_COMPLETER
+typedef struct UniffiVTableCallbackInterfaceArgumentCompleter {
+    UniffiCallbackInterfaceFree _Nonnull uniffiFree;
+    UniffiCallbackInterfaceClone _Nonnull uniffiClone;
+    UniffiCallbackInterfaceArgumentCompleterMethod0 _Nonnull complete;
+} UniffiVTableCallbackInterfaceArgumentCompleter;
 
 #endif
 #ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_PROMPT_RENDERER
@@ -501,6 +516,26 @@ uint64_t uniffi_mcpcore_uniffi_fn_method_oauthtokenstore_load_client(uint64_t pt
 uint64_t uniffi_mcpcore_uniffi_fn_method_oauthtokenstore_save_client(uint64_t ptr, RustBuffer issuer, RustBuffer client
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_ARGUMENTCOMPLETER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_ARGUMENTCOMPLETER
+uint64_t uniffi_mcpcore_uniffi_fn_clone_argumentcompleter(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_ARGUMENTCOMPLETER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_ARGUMENTCOMPLETER
+void uniffi_mcpcore_uniffi_fn_free_argumentcompleter(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_INIT_CALLBACK_VTABLE_ARGUMENTCOMPLETER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_INIT_CALLBACK_VTABLE_ARGUMENTCOMPLETER
+void uniffi_mcpcore_uniffi_fn_init_callback_vtable_argumentcompleter(const UniffiVTableCallbackInterfaceArgumentCompleter* _Nonnull vtable
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_ARGUMENTCOMPLETER_COMPLETE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_ARGUMENTCOMPLETER_COMPLETE
+uint64_t uniffi_mcpcore_uniffi_fn_method_argumentcompleter_complete(uint64_t ptr, RustBuffer argument, RustBuffer value, RustBuffer context
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_PROMPTRENDERER
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_PROMPTRENDERER
 uint64_t uniffi_mcpcore_uniffi_fn_clone_promptrenderer(uint64_t handle, RustCallStatus *_Nonnull out_status
@@ -544,7 +579,7 @@ void uniffi_mcpcore_uniffi_fn_method_prompts_add(uint64_t ptr, RustBuffer name, 
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_PROMPTS_COMPLETE
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_PROMPTS_COMPLETE
-void uniffi_mcpcore_uniffi_fn_method_prompts_complete(uint64_t ptr, RustBuffer name, RustBuffer argument, RustBuffer values, RustCallStatus *_Nonnull out_status
+void uniffi_mcpcore_uniffi_fn_method_prompts_complete(uint64_t ptr, RustBuffer name, RustBuffer argument, RustBuffer values, RustBuffer completer, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_PROMPTS_REMOVE
@@ -676,6 +711,11 @@ RustBuffer uniffi_mcpcore_uniffi_fn_method_client_protocol_version(uint64_t ptr,
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_REQUEST
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_REQUEST
 uint64_t uniffi_mcpcore_uniffi_fn_method_client_request(uint64_t ptr, RustBuffer method, RustBuffer params
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_ROOTS_CHANGED
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_ROOTS_CHANGED
+void uniffi_mcpcore_uniffi_fn_method_client_roots_changed(uint64_t ptr, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_SERVER_INFO
@@ -813,6 +853,11 @@ RustBuffer uniffi_mcpcore_uniffi_fn_method_toolcall_client_capabilities(uint64_t
 RustBuffer uniffi_mcpcore_uniffi_fn_method_toolcall_header(uint64_t ptr, RustBuffer name, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_IDENTITY
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_IDENTITY
+RustBuffer uniffi_mcpcore_uniffi_fn_method_toolcall_identity(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_LOG
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_LOG
 void uniffi_mcpcore_uniffi_fn_method_toolcall_log(uint64_t ptr, RustBuffer level, RustBuffer data, RustBuffer logger, RustCallStatus *_Nonnull out_status
@@ -836,6 +881,16 @@ void uniffi_mcpcore_uniffi_fn_method_toolcall_report_progress(uint64_t ptr, doub
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_REQUEST_ID
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_REQUEST_ID
 RustBuffer uniffi_mcpcore_uniffi_fn_method_toolcall_request_id(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_REQUEST_STATE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_REQUEST_STATE
+RustBuffer uniffi_mcpcore_uniffi_fn_method_toolcall_request_state(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_SET_REQUEST_STATE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_SET_REQUEST_STATE
+void uniffi_mcpcore_uniffi_fn_method_toolcall_set_request_state(uint64_t ptr, RustBuffer state, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_STRING_ARG
@@ -1475,6 +1530,12 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_oauthtokenstore_save_client(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_ARGUMENTCOMPLETER_COMPLETE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_ARGUMENTCOMPLETER_COMPLETE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_argumentcompleter_complete(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_PROMPTRENDERER_RENDER
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_PROMPTRENDERER_RENDER
 uint16_t uniffi_mcpcore_uniffi_checksum_method_promptrenderer_render(void
@@ -1589,6 +1650,12 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_client_request(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_ROOTS_CHANGED
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_ROOTS_CHANGED
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_roots_changed(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_SERVER_INFO
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_SERVER_INFO
 uint16_t uniffi_mcpcore_uniffi_checksum_method_client_server_info(void
@@ -1691,6 +1758,12 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_toolcall_header(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_IDENTITY
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_IDENTITY
+uint16_t uniffi_mcpcore_uniffi_checksum_method_toolcall_identity(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_LOG
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_LOG
 uint16_t uniffi_mcpcore_uniffi_checksum_method_toolcall_log(void
@@ -1718,6 +1791,18 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_toolcall_report_progress(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_REQUEST_ID
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_REQUEST_ID
 uint16_t uniffi_mcpcore_uniffi_checksum_method_toolcall_request_id(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_REQUEST_STATE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_REQUEST_STATE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_toolcall_request_state(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_SET_REQUEST_STATE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_SET_REQUEST_STATE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_toolcall_set_request_state(void
     
 );
 #endif

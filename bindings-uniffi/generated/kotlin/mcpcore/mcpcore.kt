@@ -675,6 +675,9 @@ internal interface UniffiCallbackInterfaceOAuthTokenStoreMethod2 : com.sun.jna.C
 internal interface UniffiCallbackInterfaceOAuthTokenStoreMethod3 : com.sun.jna.Callback {
     fun callback(`uniffiHandle`: Long,`issuer`: RustBuffer.ByValue,`client`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteVoid,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
 }
+internal interface UniffiCallbackInterfaceArgumentCompleterMethod0 : com.sun.jna.Callback {
+    fun callback(`uniffiHandle`: Long,`argument`: RustBuffer.ByValue,`value`: RustBuffer.ByValue,`context`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
+}
 internal interface UniffiCallbackInterfacePromptRendererMethod0 : com.sun.jna.Callback {
     fun callback(`uniffiHandle`: Long,`arguments`: RustBuffer.ByValue,`call`: Long,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
 }
@@ -749,6 +752,25 @@ internal open class UniffiVTableCallbackInterfaceOAuthTokenStore(
         `saveTokens` = other.`saveTokens`
         `loadClient` = other.`loadClient`
         `saveClient` = other.`saveClient`
+    }
+
+}
+@Structure.FieldOrder("uniffiFree", "uniffiClone", "complete")
+internal open class UniffiVTableCallbackInterfaceArgumentCompleter(
+    @JvmField internal var `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+    @JvmField internal var `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+    @JvmField internal var `complete`: UniffiCallbackInterfaceArgumentCompleterMethod0? = null,
+) : Structure() {
+    class UniffiByValue(
+        `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+        `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+        `complete`: UniffiCallbackInterfaceArgumentCompleterMethod0? = null,
+    ): UniffiVTableCallbackInterfaceArgumentCompleter(`uniffiFree`,`uniffiClone`,`complete`,), Structure.ByValue
+
+   internal fun uniffiSetValue(other: UniffiVTableCallbackInterfaceArgumentCompleter) {
+        `uniffiFree` = other.`uniffiFree`
+        `uniffiClone` = other.`uniffiClone`
+        `complete` = other.`complete`
     }
 
 }
@@ -938,6 +960,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_oauthtokenstore_save_client(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_argumentcompleter_complete(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_promptrenderer_render(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_prompts_add(
@@ -976,6 +1000,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_client_request(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_roots_changed(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_client_server_info(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_client_server_pid(
@@ -1010,6 +1036,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_header(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_identity(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_log(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_number_arg(
@@ -1019,6 +1047,10 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_report_progress(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_request_id(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_request_state(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_set_request_state(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_string_arg(
     ): Int
@@ -1100,6 +1132,7 @@ internal object UniffiLib {
 
     init {
         Native.register(UniffiLib::class.java, findLibraryName(componentName = "mcpcore"))
+        uniffiCallbackInterfaceArgumentCompleter.register(this)
         uniffiCallbackInterfaceClientInput.register(this)
         uniffiCallbackInterfaceLogListener.register(this)
         uniffiCallbackInterfaceOAuthHandler.register(this)
@@ -1146,6 +1179,14 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_oauthtokenstore_save_client(`ptr`: Long,`issuer`: RustBuffer.ByValue,`client`: RustBuffer.ByValue,
     ): Long
+    external fun uniffi_mcpcore_uniffi_fn_clone_argumentcompleter(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_free_argumentcompleter(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_init_callback_vtable_argumentcompleter(`vtable`: UniffiVTableCallbackInterfaceArgumentCompleter,
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_method_argumentcompleter_complete(`ptr`: Long,`argument`: RustBuffer.ByValue,`value`: RustBuffer.ByValue,`context`: RustBuffer.ByValue,
+    ): Long
     external fun uniffi_mcpcore_uniffi_fn_clone_promptrenderer(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_free_promptrenderer(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1162,7 +1203,7 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_prompts_add(`ptr`: Long,`name`: RustBuffer.ByValue,`renderer`: Long,`description`: RustBuffer.ByValue,`arguments`: RustBuffer.ByValue,`title`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
-    external fun uniffi_mcpcore_uniffi_fn_method_prompts_complete(`ptr`: Long,`name`: RustBuffer.ByValue,`argument`: RustBuffer.ByValue,`values`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_mcpcore_uniffi_fn_method_prompts_complete(`ptr`: Long,`name`: RustBuffer.ByValue,`argument`: RustBuffer.ByValue,`values`: RustBuffer.ByValue,`completer`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
     external fun uniffi_mcpcore_uniffi_fn_method_prompts_remove(`ptr`: Long,`name`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Byte
@@ -1216,6 +1257,8 @@ internal object UniffiLib {
     ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_method_client_request(`ptr`: Long,`method`: RustBuffer.ByValue,`params`: RustBuffer.ByValue,
     ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_roots_changed(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
     external fun uniffi_mcpcore_uniffi_fn_method_client_server_info(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_method_client_server_pid(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1270,6 +1313,8 @@ internal object UniffiLib {
     ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_method_toolcall_header(`ptr`: Long,`name`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_method_toolcall_identity(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_method_toolcall_log(`ptr`: Long,`level`: RustBuffer.ByValue,`data`: RustBuffer.ByValue,`logger`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
     external fun uniffi_mcpcore_uniffi_fn_method_toolcall_number_arg(`ptr`: Long,`name`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1280,6 +1325,10 @@ internal object UniffiLib {
     ): Unit
     external fun uniffi_mcpcore_uniffi_fn_method_toolcall_request_id(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_method_toolcall_request_state(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_method_toolcall_set_request_state(`ptr`: Long,`state`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
     external fun uniffi_mcpcore_uniffi_fn_method_toolcall_string_arg(`ptr`: Long,`name`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_method_toolcall_wants_progress(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1560,13 +1609,16 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_oauthtokenstore_save_client() and 0xFFFF) != 7655) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_argumentcompleter_complete() and 0xFFFF) != 39924) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_promptrenderer_render() and 0xFFFF) != 46863) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_prompts_add() and 0xFFFF) != 37947) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mcpcore_uniffi_checksum_method_prompts_complete() and 0xFFFF) != 54965) {
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_prompts_complete() and 0xFFFF) != 12240) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_prompts_remove() and 0xFFFF) != 2232) {
@@ -1615,6 +1667,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_request() and 0xFFFF) != 57610) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_roots_changed() and 0xFFFF) != 1881) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_server_info() and 0xFFFF) != 23297) {
@@ -1668,6 +1723,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_header() and 0xFFFF) != 57520) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_identity() and 0xFFFF) != 24963) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_log() and 0xFFFF) != 32105) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1681,6 +1739,12 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_request_id() and 0xFFFF) != 26570) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_request_state() and 0xFFFF) != 53067) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_set_request_state() and 0xFFFF) != 56041) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_string_arg() and 0xFFFF) != 16877) {
@@ -2452,6 +2516,368 @@ public object FfiConverterDuration: FfiConverterRustBuffer<java.time.Duration> {
 
 
 /**
+ * Suggests values for an argument of a prompt or a variable of a resource template
+ * (`completion/complete`); at most 100 are sent (`total` and `hasMore` then say how many).
+ */
+public interface ArgumentCompleter {
+    
+    /**
+     * The suggestions for `argument` given what was typed (`value`) and the values of the
+     * other arguments (`context`).
+     */
+    suspend fun `complete`(`argument`: kotlin.String, `value`: kotlin.String, `context`: Map<kotlin.String, kotlin.String>): List<kotlin.String>
+    
+    companion object
+}
+
+/**
+ * Suggests values for an argument of a prompt or a variable of a resource template
+ * (`completion/complete`); at most 100 are sent (`total` and `hasMore` then say how many).
+ */
+open class ArgumentCompleterImpl: Disposable, AutoCloseable, ArgumentCompleter
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mcpcore_uniffi_fn_free_argumentcompleter(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_clone_argumentcompleter(handle, status)
+        }
+    }
+
+    
+    /**
+     * The suggestions for `argument` given what was typed (`value`) and the values of the
+     * other arguments (`context`).
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `complete`(`argument`: kotlin.String, `value`: kotlin.String, `context`: Map<kotlin.String, kotlin.String>) : List<kotlin.String> {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_argumentcompleter_complete(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`argument`),
+        FfiConverterString.lower(`value`),
+        FfiConverterMapStringString.lower(`context`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterSequenceString.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+
+// Put the implementation in an object so we don't pollute the top-level namespace
+internal object uniffiCallbackInterfaceArgumentCompleter {
+    internal object `complete`: UniffiCallbackInterfaceArgumentCompleterMethod0 {
+        override fun callback(`uniffiHandle`: Long,`argument`: RustBuffer.ByValue,`value`: RustBuffer.ByValue,`context`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,) {
+            val uniffiObj = FfiConverterTypeArgumentCompleter.handleMap.get(uniffiHandle)
+            val makeCall = suspend { ->
+                uniffiObj.`complete`(
+                    FfiConverterString.lift(`argument`),
+                    FfiConverterString.lift(`value`),
+                    FfiConverterMapStringString.lift(`context`),
+                )
+            }
+            val uniffiHandleSuccess = { returnValue: List<kotlin.String> ->
+                val uniffiResult = UniffiForeignFutureResultRustBuffer.UniffiByValue(
+                    FfiConverterSequenceString.lower(returnValue),
+                    UniffiRustCallStatus.ByValue()
+                )
+                uniffiResult.write()
+                uniffiFutureCallback.callback(uniffiCallbackData, uniffiResult)
+            }
+            val uniffiHandleError = { callStatus: UniffiRustCallStatus.ByValue ->
+                uniffiFutureCallback.callback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer.UniffiByValue(
+                        RustBuffer.ByValue(),
+                        callStatus,
+                    ),
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall,
+                uniffiHandleSuccess,
+                uniffiHandleError,
+                { e: McpException -> FfiConverterTypeMcpError.lower(e) },
+                uniffiOutDroppedCallback
+            )
+        }
+    }
+
+    internal object uniffiFree: UniffiCallbackInterfaceFree {
+        override fun callback(handle: Long) {
+            FfiConverterTypeArgumentCompleter.handleMap.remove(handle)
+        }
+    }
+
+    internal object uniffiClone: UniffiCallbackInterfaceClone {
+        override fun callback(handle: Long): Long {
+            return FfiConverterTypeArgumentCompleter.handleMap.clone(handle)
+        }
+    }
+
+    internal var vtable = UniffiVTableCallbackInterfaceArgumentCompleter.UniffiByValue(
+        uniffiFree,
+        uniffiClone,
+        `complete`,
+    )
+
+    // Registers the foreign callback with the Rust side.
+    // This method is generated for each callback interface.
+    internal fun register(lib: UniffiLib) {
+        lib.uniffi_mcpcore_uniffi_fn_init_callback_vtable_argumentcompleter(vtable)
+    }
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeArgumentCompleter: FfiConverter<ArgumentCompleter, Long> {
+    internal val handleMap = UniffiHandleMap<ArgumentCompleter>()
+
+    override fun lower(value: ArgumentCompleter): Long {
+        if (value is ArgumentCompleterImpl) {
+             // Rust-implemented object.  Clone the handle and return it
+            return value.uniffiCloneHandle()
+         } else {
+            // Kotlin object, generate a new vtable handle and return that.
+            return handleMap.insert(value)
+         }
+    }
+
+    override fun lift(value: Long): ArgumentCompleter {
+        if ((value and 1.toLong()) == 0.toLong()) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return ArgumentCompleterImpl(UniffiWithHandle, value)
+        } else {
+            // Kotlin-generated handle, get the object from the handle map
+            return handleMap.remove(value)
+        }
+    }
+
+    override fun read(buf: ByteBuffer): ArgumentCompleter {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: ArgumentCompleter) = 8UL
+
+    override fun write(value: ArgumentCompleter, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
  * A connected client. Closing it (Kotlin `close()`, the last Swift reference going away)
  * closes the connection and stops a spawned server; [`Client::disconnect`] does so and waits.
  */
@@ -2500,6 +2926,13 @@ public interface ClientInterface {
      * Sends any request (`params` as JSON text); returns the result as JSON text.
      */
     suspend fun `request`(`method`: kotlin.String, `params`: kotlin.String): kotlin.String
+    
+    /**
+     * Tells a legacy server that the roots changed (`notifications/roots/list_changed`, when the
+     * `ClientInput` declared `rootsListChanged`); nothing on 2026-07-28, which has no such
+     * notification.
+     */
+    fun `rootsChanged`()
     
     /**
      * The server's `serverInfo`, when it sent one.
@@ -2832,6 +3265,24 @@ open class Client: Disposable, AutoCloseable, ClientInterface
         McpException.ErrorHandler,
     )
     }
+
+    
+    /**
+     * Tells a legacy server that the roots changed (`notifications/roots/list_changed`, when the
+     * `ClientInput` declared `rootsListChanged`); nothing on 2026-07-28, which has no such
+     * notification.
+     */
+    @Throws(McpException::class)override fun `rootsChanged`()
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_roots_changed(
+        it,
+        _status)
+}
+    }
+    
+    
 
     
     /**
@@ -6387,10 +6838,10 @@ public interface PromptsInterface {
     fun `add`(`name`: kotlin.String, `renderer`: PromptRenderer, `description`: kotlin.String? = null, `arguments`: List<PromptArgument> = listOf(), `title`: kotlin.String? = null)
     
     /**
-     * Completes `argument` of prompt `name` from `values` (those starting with what the user
-     * typed).
+     * Completes `argument` of prompt `name`: from the fixed `values` (those starting with what
+     * the user typed), or by `completer`; give exactly one.
      */
-    fun `complete`(`name`: kotlin.String, `argument`: kotlin.String, `values`: List<kotlin.String>)
+    fun `complete`(`name`: kotlin.String, `argument`: kotlin.String, `values`: List<kotlin.String>? = null, `completer`: ArgumentCompleter? = null)
     
     /**
      * Removes prompt `name`; false when there was none.
@@ -6539,10 +6990,10 @@ open class Prompts: Disposable, AutoCloseable, PromptsInterface
 
     
     /**
-     * Completes `argument` of prompt `name` from `values` (those starting with what the user
-     * typed).
+     * Completes `argument` of prompt `name`: from the fixed `values` (those starting with what
+     * the user typed), or by `completer`; give exactly one.
      */
-    @Throws(McpException::class)override fun `complete`(`name`: kotlin.String, `argument`: kotlin.String, `values`: List<kotlin.String>)
+    @Throws(McpException::class)override fun `complete`(`name`: kotlin.String, `argument`: kotlin.String, `values`: List<kotlin.String>?, `completer`: ArgumentCompleter?)
         = 
     callWithHandle {
     uniffiRustCallWithError(McpException) { _status ->
@@ -6551,7 +7002,8 @@ open class Prompts: Disposable, AutoCloseable, PromptsInterface
         
         FfiConverterString.lower(`name`),
         FfiConverterString.lower(`argument`),
-        FfiConverterSequenceString.lower(`values`),_status)
+        FfiConverterOptionalSequenceString.lower(`values`),
+        FfiConverterOptionalTypeArgumentCompleter.lower(`completer`),_status)
 }
     }
     
@@ -8590,6 +9042,12 @@ public interface ToolCallInterface {
     fun `header`(`name`: kotlin.String): kotlin.String?
     
     /**
+     * The authenticated caller (`{subject, clientId, scopes, claims}`) as JSON text, when the
+     * server verifies tokens.
+     */
+    fun `identity`(): kotlin.String?
+    
+    /**
      * Sends `notifications/message` at `level` (`debug` … `emergency`) with `data` (JSON
      * text), when the caller asked for that level; a no-op otherwise.
      */
@@ -8615,6 +9073,18 @@ public interface ToolCallInterface {
      * The JSON-RPC id of the request (an integer id as its digits), or `None` in-process.
      */
     fun `requestId`(): kotlin.String?
+    
+    /**
+     * The state stored with [`ToolCall::set_request_state`] in the previous round of this
+     * request (2026-07-28), as JSON text.
+     */
+    fun `requestState`(): kotlin.String?
+    
+    /**
+     * Stores state (JSON text) for the next round of this request (2026-07-28, sealed in
+     * `requestState`); a no-op on legacy sessions.
+     */
+    fun `setRequestState`(`state`: kotlin.String)
     
     /**
      * The argument `name` when it is a string.
@@ -8848,6 +9318,23 @@ open class ToolCall: Disposable, AutoCloseable, ToolCallInterface
 
     
     /**
+     * The authenticated caller (`{subject, clientId, scopes, claims}`) as JSON text, when the
+     * server verifies tokens.
+     */override fun `identity`(): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_toolcall_identity(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
      * Sends `notifications/message` at `level` (`debug` … `emergency`) with `data` (JSON
      * text), when the caller asked for that level; a no-op otherwise.
      */
@@ -8932,6 +9419,41 @@ open class ToolCall: Disposable, AutoCloseable, ToolCallInterface
     }
     )
     }
+    
+
+    
+    /**
+     * The state stored with [`ToolCall::set_request_state`] in the previous round of this
+     * request (2026-07-28), as JSON text.
+     */override fun `requestState`(): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_toolcall_request_state(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Stores state (JSON text) for the next round of this request (2026-07-28, sealed in
+     * `requestState`); a no-op on legacy sessions.
+     */
+    @Throws(McpException::class)override fun `setRequestState`(`state`: kotlin.String)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_toolcall_set_request_state(
+        it,
+        
+        FfiConverterString.lower(`state`),_status)
+}
+    }
+    
     
 
     
@@ -9865,6 +10387,12 @@ data class InputKinds (
      * Roots (`roots/list`).
      */
     var `roots`: kotlin.Boolean = false 
+    , 
+    /**
+     * Legacy only: the host calls `Client.rootsChanged()` when its roots change
+     * (`roots: {listChanged: true}`).
+     */
+    var `rootsListChanged`: kotlin.Boolean = false 
     
 ){
     
@@ -9885,6 +10413,7 @@ public object FfiConverterTypeInputKinds: FfiConverterRustBuffer<InputKinds> {
             FfiConverterBoolean.read(buf),
             FfiConverterBoolean.read(buf),
             FfiConverterBoolean.read(buf),
+            FfiConverterBoolean.read(buf),
         )
     }
 
@@ -9892,7 +10421,8 @@ public object FfiConverterTypeInputKinds: FfiConverterRustBuffer<InputKinds> {
             FfiConverterBoolean.allocationSize(value.`elicitation`) +
             FfiConverterBoolean.allocationSize(value.`elicitationUrl`) +
             FfiConverterBoolean.allocationSize(value.`sampling`) +
-            FfiConverterBoolean.allocationSize(value.`roots`)
+            FfiConverterBoolean.allocationSize(value.`roots`) +
+            FfiConverterBoolean.allocationSize(value.`rootsListChanged`)
     )
 
     override fun write(value: InputKinds, buf: ByteBuffer) {
@@ -9900,6 +10430,7 @@ public object FfiConverterTypeInputKinds: FfiConverterRustBuffer<InputKinds> {
             FfiConverterBoolean.write(value.`elicitationUrl`, buf)
             FfiConverterBoolean.write(value.`sampling`, buf)
             FfiConverterBoolean.write(value.`roots`, buf)
+            FfiConverterBoolean.write(value.`rootsListChanged`, buf)
     }
 }
 
@@ -12276,6 +12807,38 @@ public object FfiConverterOptionalDuration: FfiConverterRustBuffer<java.time.Dur
         } else {
             buf.put(1)
             FfiConverterDuration.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeArgumentCompleter: FfiConverterRustBuffer<ArgumentCompleter?> {
+    override fun read(buf: ByteBuffer): ArgumentCompleter? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeArgumentCompleter.read(buf)
+    }
+
+    override fun allocationSize(value: ArgumentCompleter?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeArgumentCompleter.allocationSize(value)
+        }
+    }
+
+    override fun write(value: ArgumentCompleter?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeArgumentCompleter.write(value, buf)
         }
     }
 }

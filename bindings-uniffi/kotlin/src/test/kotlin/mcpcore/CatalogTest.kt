@@ -52,6 +52,12 @@ class Greeting : PromptRenderer {
     }
 }
 
+/** Completes a name from the style already chosen (the completion context). */
+class Names : ArgumentCompleter {
+    override suspend fun complete(argument: String, value: String, context: Map<String, String>): List<String> =
+        (1..150).map { "$value-${context["style"] ?: "none"}-$it" }
+}
+
 /** A renderer answering with a plain string: one user message. */
 class Plain : PromptRenderer {
     override suspend fun render(arguments: Map<String, String>, call: ToolCall): HostValue = HostValue.Text("just text")
@@ -74,6 +80,7 @@ fun catalogServer(): Server {
     )
     prompts.add("plain", Plain())
     prompts.complete("greet", "style", listOf("formal", "friendly"))
+    prompts.complete("greet", "name", completer = Names())
     return Server(mcpcore.examples.echoRegistry(), "kotlin-catalog", "1.0", resources = resources, prompts = prompts)
 }
 
@@ -141,6 +148,11 @@ class CatalogTest {
                     )
                     assertEquals(listOf(PromptMessage("user", Content.Text("just text"))), client.getPrompt("plain").messages)
                     assertEquals(listOf("formal", "friendly"), client.completePrompt("greet", "style", "f").values)
+                    val names = client.completePrompt("greet", "name", "ad", mapOf("style" to "formal"))
+                    assertEquals(100, names.values.size, "at most 100 values are sent")
+                    assertEquals("ad-formal-1", names.values[0])
+                    assertEquals(150uL, names.total)
+                    assertTrue(names.hasMore)
                 }
             }
             serving.shutdown()

@@ -64,6 +64,11 @@ class Swallows : ToolHandler {
     }
 }
 
+/** Answers with what the client declared (JSON). */
+class Caps : ToolHandler {
+    override suspend fun call(call: ToolCall): ToolResult = textResult(call.clientCapabilities() ?: "none")
+}
+
 class ClientInputTest {
     @Test
     fun `a kotlin ClientInput answers the rust conformance server in both lineages`() = runBlocking {
@@ -107,6 +112,7 @@ class ClientInputTest {
         val registry = Registry()
         registry.addTool("asks", "Asks the client.", OBJECT_SCHEMA, Asks())
         registry.addTool("swallows", "Catches InputRequired.", OBJECT_SCHEMA, Swallows())
+        registry.addTool("caps", "Shows the client's capabilities.", OBJECT_SCHEMA, Caps())
         Server(registry, "kotlin-asks", "1.0").serveHttp("127.0.0.1", 0u).use { serving ->
             for (lineage in LINEAGES) {
                 val input = Answers()
@@ -118,6 +124,16 @@ class ClientInputTest {
                     val declined = client.callTool("asks", """{"message":"please decline"}""")
                     assertEquals("no answer: DECLINE", declined.text(), "$lineage")
                     assertEquals("""got {"city":"kotlin-city"}""", client.callTool("swallows", "{}").text(), "$lineage")
+                }
+                // Only the declared kinds are capabilities; rootsListChanged is legacy only.
+                val rootsOnly = Answers(InputKinds(roots = true, rootsListChanged = true))
+                Client.connectHttp(serving.url(), ConnectOptions(lineage = lineage, input = rootsOnly)).use { client ->
+                    val caps = JsonParser.parseString(client.callTool("caps", "{}").text()).asJsonObject
+                    assertEquals(setOf("roots"), caps.keySet().intersect(setOf("roots", "elicitation", "sampling")), "$lineage: $caps")
+                    val listChanged = caps.getAsJsonObject("roots").get("listChanged")?.asBoolean ?: false
+                    assertEquals(lineage == Lineage.LEGACY, listChanged, "$lineage: $caps")
+                    client.rootsChanged()  // a notification on legacy, nothing on 2026-07-28
+                    assertTrue(client.callTool("caps", "{}").text().contains("roots"), "the session still serves ($lineage)")
                 }
                 // A client that answers nothing: the tool's elicit fails with the missing capability.
                 Client.connectHttp(serving.url(), ConnectOptions(lineage = lineage)).use { client ->
