@@ -108,3 +108,44 @@ fn registry_calls_validate_and_time_out() {
     });
     assert!(dropped.load(Ordering::SeqCst), "the timed-out tool's future was dropped");
 }
+
+/// A foreign tool answering with a fixed result.
+struct Fixed(ToolResult);
+
+#[async_trait::async_trait]
+impl ToolHandler for Fixed {
+    async fn call(&self, _call: Arc<ToolCall>) -> Result<ToolResult, McpError> {
+        Ok(self.0.clone())
+    }
+}
+
+#[test]
+fn a_foreign_tool_result_passes_the_host_bridge_unchanged() {
+    let cases = [
+        ToolResult { content: vec![], structured_content: Some(r#"{"a":1}"#.into()), is_error: true },
+        ToolResult { content: vec![], structured_content: None, is_error: false },
+        crate::text_result("hi".into()),
+        ToolResult {
+            content: vec![crate::Content::Other {
+                json: r#"{"type":"resource_link","uri":"file:///a","name":"a"}"#.into(),
+            }],
+            structured_content: Some("[1,2]".into()),
+            is_error: false,
+        },
+    ];
+    for (i, case) in cases.into_iter().enumerate() {
+        let registry = Registry::new();
+        registry
+            .add_tool(
+                "t".into(),
+                "d".into(),
+                r#"{"type":"object"}"#.into(),
+                Arc::new(Fixed(case.clone())),
+                None,
+                None,
+            )
+            .unwrap();
+        let got = rt::runtime().block_on(registry.call_tool("t".into(), "{}".into(), None)).unwrap();
+        assert_eq!(got, case, "case {i}");
+    }
+}
