@@ -3,7 +3,7 @@
 
 use super::{parse_params, reply_err, shape, Action, At, PendingCall, ServerEngine, Who, Work};
 use crate::completion::CompletionRequest;
-use crate::context::InputSeed;
+use crate::context::{Access, Entry, InputSeed, Origin};
 use crate::error::{ErrorCode, ErrorData};
 use crate::jsonrpc::{Request, RequestId};
 use crate::prompts::PromptArguments;
@@ -93,16 +93,28 @@ impl ServerEngine {
         }
     }
 
-    pub(super) fn resources_list(&self, req: Request, version: ProtocolVersion) -> Action {
+    pub(super) fn resources_list(&self, req: Request, version: ProtocolVersion, origin: &Origin) -> Action {
         let registry = self.resources.as_ref().expect("checked by the caller");
-        let page = cursor(&req).and_then(|c| registry.page(c, self.config.page_size));
+        let size = self.config.page_size;
+        let page = cursor(&req).and_then(|c| match origin.has_view() {
+            false => registry.page(c, size),
+            true => registry.page_where(c, size, |r| {
+                origin.allows(&Entry::Resource { uri: &r.uri, template: None }, Access::List)
+            }),
+        });
         let page = shaped(page, version, shape::descriptor);
         self.list_reply(req.id, version, "resources", page)
     }
 
-    pub(super) fn templates_list(&self, req: Request, version: ProtocolVersion) -> Action {
+    pub(super) fn templates_list(&self, req: Request, version: ProtocolVersion, origin: &Origin) -> Action {
         let registry = self.resources.as_ref().expect("checked by the caller");
-        let page = cursor(&req).and_then(|c| registry.templates_page(c, self.config.page_size));
+        let size = self.config.page_size;
+        let page = cursor(&req).and_then(|c| match origin.has_view() {
+            false => registry.templates_page(c, size),
+            true => registry.templates_page_where(c, size, |t| {
+                origin.allows(&Entry::ResourceTemplate(&t.uri_template), Access::List)
+            }),
+        });
         let page = shaped(page, version, shape::descriptor);
         self.list_reply(req.id, version, "resourceTemplates", page)
     }
@@ -114,6 +126,7 @@ impl ServerEngine {
         log_level: Option<LoggingLevel>,
         who: Who,
         now: SystemTime,
+        origin: &Origin,
     ) -> Action {
         let registry = self.resources.as_ref().expect("checked by the caller");
         let Some(uri) =
@@ -124,7 +137,12 @@ impl ServerEngine {
                 ErrorData::invalid_params("Invalid params: resources/read needs a string uri"),
             );
         };
-        let Some((handler, request)) = registry.resolve(&uri) else {
+        // A resource the caller may not read is refused exactly like one that does not exist.
+        let usable = !origin.has_view() || {
+            let template = registry.template_of(&uri);
+            origin.allows(&Entry::Resource { uri: &uri, template: template.as_deref() }, Access::Use)
+        };
+        let Some((handler, request)) = registry.resolve(&uri).filter(|_| usable) else {
             // 2026-07-28: -32602 (SEP-2164); earlier revisions: -32002.
             let code = if version.is_modern() {
                 ErrorCode::INVALID_PARAMS
@@ -154,9 +172,13 @@ impl ServerEngine {
         }))
     }
 
-    pub(super) fn prompts_list(&self, req: Request, version: ProtocolVersion) -> Action {
+    pub(super) fn prompts_list(&self, req: Request, version: ProtocolVersion, origin: &Origin) -> Action {
         let registry = self.prompts.as_ref().expect("checked by the caller");
-        let page = cursor(&req).and_then(|c| registry.page(c, self.config.page_size));
+        let size = self.config.page_size;
+        let page = cursor(&req).and_then(|c| match origin.has_view() {
+            false => registry.page(c, size),
+            true => registry.page_where(c, size, |p| origin.allows(&Entry::Prompt(&p.name), Access::List)),
+        });
         let page = shaped(page, version, shape::descriptor);
         self.list_reply(req.id, version, "prompts", page)
     }
@@ -168,6 +190,7 @@ impl ServerEngine {
         log_level: Option<LoggingLevel>,
         who: Who,
         now: SystemTime,
+        origin: &Origin,
     ) -> Action {
         let registry = self.prompts.as_ref().expect("checked by the caller");
         let params = req.params.clone().unwrap_or_default();
@@ -177,7 +200,8 @@ impl ServerEngine {
                 ErrorData::invalid_params("Invalid params: prompts/get needs a string name"),
             );
         };
-        let Some(prompt) = registry.get(name) else {
+        let usable = origin.allows(&Entry::Prompt(name), Access::Use);
+        let Some(prompt) = registry.get(name).filter(|_| usable) else {
             return reply_err(
                 req.id,
                 ErrorData::invalid_params(format!("Unknown prompt: {name}"))
@@ -220,13 +244,24 @@ impl ServerEngine {
         }))
     }
 
-    pub(super) fn complete(&self, req: Request, version: ProtocolVersion, who: Who) -> Action {
+    pub(super) fn complete(
+        &self,
+        req: Request,
+        version: ProtocolVersion,
+        who: Who,
+        origin: &Origin,
+    ) -> Action {
         let params: CompleteRequestParams = match parse_params(&req) {
             Ok(p) => p,
             Err(e) => return reply_err(req.id, e),
         };
         let completer = match &params.reference {
-            CompletionReference::Prompt(p) => match self.prompts.as_ref().and_then(|r| r.get(&p.name)) {
+            CompletionReference::Prompt(p) => match self
+                .prompts
+                .as_ref()
+                .and_then(|r| r.get(&p.name))
+                .filter(|_| origin.allows(&Entry::Prompt(&p.name), Access::Use))
+            {
                 Some(prompt) => prompt.completer(&params.argument.name),
                 None => {
                     return reply_err(
@@ -236,7 +271,8 @@ impl ServerEngine {
                 }
             },
             CompletionReference::Resource(r) => {
-                match self.resources.as_ref().filter(|reg| reg.has_template(&r.uri)) {
+                let usable = origin.allows(&Entry::ResourceTemplate(&r.uri), Access::Use);
+                match self.resources.as_ref().filter(|reg| usable && reg.has_template(&r.uri)) {
                     Some(reg) => reg.completer(&r.uri, &params.argument.name),
                     None => {
                         return reply_err(
