@@ -97,12 +97,16 @@ struct EchoServer {
 
 impl EchoServer {
     fn start(issuer: &Issuer) -> EchoServer {
+        EchoServer::with(&issuer.jwks(), &issuer.url)
+    }
+
+    fn with(jwks: &str, issuer: &str) -> EchoServer {
         // The audience is the server's own URL, known only once bound: reserve a port first.
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let url = format!("http://127.0.0.1:{port}/mcp");
         let mut child = Command::new(bin("echo_server"))
             .args(["--http", &format!("127.0.0.1:{port}")])
-            .args(["--auth-jwks", &issuer.jwks(), "--auth-issuer", &issuer.url, "--auth-audience", &url])
+            .args(["--auth-jwks", jwks, "--auth-issuer", issuer, "--auth-audience", &url])
             .stdout(Stdio::piped())
             .spawn()
             .expect("echo_server runs");
@@ -434,4 +438,60 @@ async fn introspection_verifies_with_the_authorization_server() {
     .await;
     let a = raw(&bad_url, Some(&token), "tools/list", json!({})).await;
     assert_eq!((a.status, a.body["error"].as_str()), (503, Some("temporarily_unavailable")), "{}", a.body);
+}
+
+fn python() -> String {
+    std::env::var("MCPCORE_PYTHON").unwrap_or_else(|_| {
+        let ws = PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
+        ws.join(".venv/bin/python").to_string_lossy().into_owned()
+    })
+}
+
+/// The authorization-code server of the OAuth interop tests (tests/interop/oauth/mock_as.mjs:
+/// PKCE, `aud` = the requested `resource`, the scope asked at /authorize), until dropped.
+struct CodeServer {
+    child: Child,
+    issuer: String,
+}
+
+impl CodeServer {
+    fn start() -> CodeServer {
+        let mut child = Command::new("node")
+            .arg(interop("oauth/mock_as.mjs"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("node runs tests/interop/oauth/mock_as.mjs");
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        let issuer =
+            line.trim().strip_prefix("READY ").unwrap_or_else(|| panic!("mock AS said {line:?}")).to_owned();
+        std::thread::spawn(move || out.lines().map_while(Result::ok).for_each(drop));
+        CodeServer { child, issuer }
+    }
+}
+
+impl Drop for CodeServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn the_official_python_sdk_oauth_client_runs_the_whole_flow_against_echo_server() {
+    let auth = CodeServer::start();
+    let server = EchoServer::with(&format!("{}/jwks", auth.issuer), &auth.issuer);
+    // 401 -> our PRM -> the AS metadata -> authorization code + PKCE + resource -> the calls.
+    let out = Command::new(python())
+        .arg(interop("python/sdk_oauth_client.py"))
+        .args(["--client-id", "sdk-client", &server.url])
+        .output()
+        .expect("the venv's python runs (scripts/test.sh creates .venv)");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The PRM advertises mcp:add, so the SDK asks for it and sees add.
+    assert_eq!(got, json!({"tools": ["add", "echo"], "echo": "hi", "add": {"sum": 5.0}, "scope": "mcp:add"}));
 }
