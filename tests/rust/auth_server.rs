@@ -144,7 +144,9 @@ async fn raw(url: &str, token: Option<&str>, method: &str, params: Value) -> Ans
         .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", "2026-07-28")
         .header("mcp-method", method);
-    if let Some(name) = params.get("name").and_then(Value::as_str) {
+    // Mcp-Name: `name` of tools/call and prompts/get, `uri` of resources/read (2026-07-28).
+    let named = matches!(method, "tools/call" | "prompts/get" | "resources/read");
+    if let Some(name) = params.get("name").or(params.get("uri")).and_then(Value::as_str).filter(|_| named) {
         rb = rb.header("mcp-name", name);
     }
     if let Some(t) = token {
@@ -494,4 +496,131 @@ fn the_official_python_sdk_oauth_client_runs_the_whole_flow_against_echo_server(
     let got: Value = serde_json::from_slice(&out.stdout).unwrap();
     // The PRM advertises mcp:add, so the SDK asks for it and sees add.
     assert_eq!(got, json!({"tools": ["add", "echo"], "echo": "hi", "add": {"sum": 5.0}, "scope": "mcp:add"}));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prompts_resources_and_templates_are_per_identity_too_and_the_host_filter_hides() {
+    use mcpcore::protocol::prompts::{GetPromptResult, Prompt};
+    use mcpcore::protocol::resources::{ResourceContents, ResourceTemplate};
+    use mcpcore::{PromptRegistry, ResourceRegistry, ServerConfig, ToolRegistry};
+    let issuer = Issuer::start();
+    let prompts = Arc::new(PromptRegistry::default());
+    for name in ["open", "secret"] {
+        prompts
+            .add(Prompt::new(name).argument("who", "Whom", false), |_a, _c| async {
+                Ok(GetPromptResult::user_text("hello"))
+            })
+            .unwrap();
+    }
+    let resources = Arc::new(ResourceRegistry::default());
+    resources.add_text("mem://open", "open", "text/plain", "o").unwrap();
+    resources.add_text("mem://secret", "secret", "text/plain", "s").unwrap();
+    let template: ResourceTemplate =
+        serde_json::from_value(json!({"uriTemplate": "files:///{name}", "name": "files"})).unwrap();
+    resources
+        .add_template(template, |r: mcpcore::resources::ReadRequest, _c| async move {
+            Ok(vec![ResourceContents::text(r.uri, None, "f")])
+        })
+        .unwrap();
+    let tools = Arc::new(ToolRegistry::new());
+    tools.add(whoami).unwrap();
+    tools.add(add).unwrap();
+    let server = mcpcore::Server::new(ServerConfig::new("auth-test", "1.0"), tools)
+        .with_prompts(prompts)
+        .with_resources(resources);
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let verifier = JwtVerifier::new(JwtConfig::new(issuer.jwks(), issuer.url.clone(), url.clone()));
+    let auth = AuthConfig::new(Arc::new(verifier), url.clone(), [issuer.url.clone()])
+        .prompt_scopes("secret", ["p:secret"])
+        .resource_scopes("mem://secret", ["r:secret"])
+        .resource_scopes("files:///{name}", ["r:files"])
+        // Beyond scopes: only the subject "root" sees `add`, whatever its token grants.
+        .filter(|id, entry| {
+            *entry != mcpcore::auth::server::Entry::Tool("add") || id.subject.as_deref() == Some("root")
+        });
+    let config = HttpServerConfig { auth: Some(auth), ..Default::default() };
+    let _serving = server.serve_http(format!("127.0.0.1:{port}").parse().unwrap(), config).await.unwrap();
+
+    let names = |v: &Value, key: &str, field: &str| -> Vec<String> {
+        v["result"][key]
+            .as_array()
+            .unwrap_or_else(|| panic!("{v}"))
+            .iter()
+            .map(|i| i[field].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let plain = issuer.token(&url, "mcp:add", json!({}));
+    let all = issuer.token(&url, "mcp:add p:secret r:secret r:files", json!({"sub": "root"}));
+    let ask = |t: String, method: &'static str, params: Value| {
+        let url = url.clone();
+        async move { raw(&url, Some(&t), method, params).await.body }
+    };
+
+    // Without the scopes: lists leave the entries out, and naming them is "unknown".
+    assert_eq!(names(&ask(plain.clone(), "prompts/list", json!({})).await, "prompts", "name"), ["open"]);
+    assert_eq!(
+        names(&ask(plain.clone(), "resources/list", json!({})).await, "resources", "uri"),
+        ["mem://open"]
+    );
+    assert!(names(
+        &ask(plain.clone(), "resources/templates/list", json!({})).await,
+        "resourceTemplates",
+        "uriTemplate"
+    )
+    .is_empty());
+    assert_eq!(
+        names(&ask(plain.clone(), "tools/list", json!({})).await, "tools", "name"),
+        ["whoami"],
+        "the filter hides add"
+    );
+    let e = ask(plain.clone(), "prompts/get", json!({"name": "secret"})).await;
+    assert_eq!(
+        (e["error"]["code"].as_i64(), e["error"]["message"].as_str()),
+        (Some(-32602), Some("Unknown prompt: secret"))
+    );
+    let e = ask(plain.clone(), "resources/read", json!({"uri": "mem://secret"})).await;
+    assert_eq!(e["error"]["message"], "Resource not found: mem://secret", "{e}");
+    let e = ask(plain.clone(), "resources/read", json!({"uri": "files:///a.txt"})).await;
+    assert_eq!(e["error"]["message"], "Resource not found: files:///a.txt", "{e}");
+    let complete =
+        json!({"ref": {"type": "ref/prompt", "name": "secret"}, "argument": {"name": "who", "value": ""}});
+    let e = ask(plain.clone(), "completion/complete", complete.clone()).await;
+    assert_eq!(e["error"]["message"], "Unknown prompt: secret", "{e}");
+    // A template's completion, by the template or by a URI it matches.
+    for uri in ["files:///{name}", "files:///a.txt"] {
+        let c =
+            json!({"ref": {"type": "ref/resource", "uri": uri}, "argument": {"name": "name", "value": ""}});
+        let e = ask(plain.clone(), "completion/complete", c.clone()).await;
+        assert_eq!(e["error"]["message"], format!("Unknown resource template: {uri}"), "{e}");
+        assert!(ask(all.clone(), "completion/complete", c).await.get("result").is_some());
+    }
+    let e = ask(plain, "tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 2}})).await;
+    assert_eq!(e["error"]["message"], "Unknown tool: add");
+
+    // With them (and the subject the filter wants), everything is there.
+    assert_eq!(
+        names(&ask(all.clone(), "prompts/list", json!({})).await, "prompts", "name"),
+        ["open", "secret"]
+    );
+    assert_eq!(
+        names(&ask(all.clone(), "resources/list", json!({})).await, "resources", "uri"),
+        ["mem://open", "mem://secret"]
+    );
+    assert_eq!(
+        names(
+            &ask(all.clone(), "resources/templates/list", json!({})).await,
+            "resourceTemplates",
+            "uriTemplate"
+        ),
+        ["files:///{name}"]
+    );
+    assert_eq!(names(&ask(all.clone(), "tools/list", json!({})).await, "tools", "name"), ["add", "whoami"]);
+    let r = ask(all.clone(), "prompts/get", json!({"name": "secret"})).await;
+    assert_eq!(r["result"]["messages"][0]["content"]["text"], "hello", "{r}");
+    let r = ask(all.clone(), "resources/read", json!({"uri": "files:///a.txt"})).await;
+    assert_eq!(r["result"]["contents"][0]["text"], "f", "{r}");
+    assert!(ask(all.clone(), "completion/complete", complete).await.get("result").is_some());
+    let r = ask(all, "tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 2}})).await;
+    assert_eq!(r["result"]["content"][0]["text"], "3", "{r}");
 }

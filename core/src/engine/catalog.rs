@@ -10,6 +10,7 @@ use crate::prompts::PromptArguments;
 use crate::protocol::completion::{CompleteRequestParams, CompletionReference};
 use crate::protocol::logging::LoggingLevel;
 use crate::protocol::{meta, ProtocolVersion};
+use crate::resources::ResourceRegistry;
 use crate::state::Binding;
 use serde_json::{json, Value};
 use std::time::SystemTime;
@@ -271,8 +272,14 @@ impl ServerEngine {
                 }
             },
             CompletionReference::Resource(r) => {
-                let usable = origin.allows(&Entry::ResourceTemplate(&r.uri), Access::Use);
-                match self.resources.as_ref().filter(|reg| usable && reg.has_template(&r.uri)) {
+                // The reference names a template or a URI it matches: the policy sees the template.
+                let usable = |reg: &ResourceRegistry| {
+                    !origin.has_view() || {
+                        let template = reg.template_of(&r.uri).unwrap_or_else(|| r.uri.clone());
+                        origin.allows(&Entry::ResourceTemplate(&template), Access::Use)
+                    }
+                };
+                match self.resources.as_ref().filter(|reg| reg.has_template(&r.uri) && usable(reg)) {
                     Some(reg) => reg.completer(&r.uri, &params.argument.name),
                     None => {
                         return reply_err(

@@ -265,14 +265,18 @@ impl ResourceRegistry {
         )
     }
 
-    /// The `uriTemplate` that `uri` is read through: `None` for a fixed resource or a URI no
-    /// template matches (the same order as [`ResourceRegistry::resolve`]).
+    /// The `uriTemplate` that `uri` is read through (or `uri` itself, when it is one): `None`
+    /// for a fixed resource or a URI no template matches.
     pub fn template_of(&self, uri: &str) -> Option<String> {
         if self.fixed.read().expect("lock").contains_key(uri) {
             return None;
         }
         let templates = self.templates.read().expect("lock");
-        templates.values().find(|t| t.parsed.matches(uri).is_some()).map(|t| t.template.uri_template.clone())
+        let t = templates
+            .values()
+            .find(|t| t.template.uri_template == uri)
+            .or_else(|| templates.values().find(|t| t.parsed.matches(uri).is_some()));
+        t.map(|t| t.template.uri_template.clone())
     }
 
     /// The handler for `uri` and the variables it matched: a fixed resource first, then the
