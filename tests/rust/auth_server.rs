@@ -384,6 +384,7 @@ async fn step_up_mode_challenges_with_the_needed_scopes_and_required_scopes_gate
     let names: Vec<&str> =
         a.body["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["add", "whoami"]);
+    assert_eq!(a.body["result"]["cacheScope"], "private", "a per-caller list is not shareable");
     let a = raw(&url, Some(&base), "tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 1}})).await;
     assert_eq!(a.status, 403);
     let c = a.challenge.unwrap();

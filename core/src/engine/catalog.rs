@@ -41,13 +41,16 @@ fn progress_token(req: &Request) -> Option<Value> {
 }
 
 impl ServerEngine {
-    /// `{<key>: items, nextCursor?}` plus caching hints on modern.
+    /// `{<key>: items, nextCursor?}` plus caching hints on modern; a per-caller listing
+    /// (`origin` carries a catalogue view) is `cacheScope: private` (2026-07-28: only within
+    /// the same authorization context), whatever the server's default.
     pub(super) fn list_reply(
         &self,
         id: RequestId,
         version: ProtocolVersion,
         key: &str,
         page: Result<(Vec<Value>, Option<String>), ErrorData>,
+        origin: &Origin,
     ) -> Action {
         let (items, next) = match page {
             Ok(p) => p,
@@ -59,6 +62,9 @@ impl ServerEngine {
         }
         if version.is_modern() {
             self.cache_hints(&mut result);
+            if origin.has_view() {
+                result["cacheScope"] = json!(crate::protocol::CacheScope::Private);
+            }
         }
         self.reply_ok(id, version, result)
     }
@@ -104,7 +110,7 @@ impl ServerEngine {
             }),
         });
         let page = shaped(page, version, shape::descriptor);
-        self.list_reply(req.id, version, "resources", page)
+        self.list_reply(req.id, version, "resources", page, origin)
     }
 
     pub(super) fn templates_list(&self, req: Request, version: ProtocolVersion, origin: &Origin) -> Action {
@@ -117,7 +123,7 @@ impl ServerEngine {
             }),
         });
         let page = shaped(page, version, shape::descriptor);
-        self.list_reply(req.id, version, "resourceTemplates", page)
+        self.list_reply(req.id, version, "resourceTemplates", page, origin)
     }
 
     pub(super) fn resources_read(
@@ -181,7 +187,7 @@ impl ServerEngine {
             true => registry.page_where(c, size, |p| origin.allows(&Entry::Prompt(&p.name), Access::List)),
         });
         let page = shaped(page, version, shape::descriptor);
-        self.list_reply(req.id, version, "prompts", page)
+        self.list_reply(req.id, version, "prompts", page, origin)
     }
 
     pub(super) fn prompts_get(

@@ -476,7 +476,7 @@ impl ServerEngine {
             true => self.registry.page_where(c, size, |t| origin.allows(&Entry::Tool(&t.name), Access::List)),
         });
         let page = catalog::shaped(page, version, shape::tool);
-        self.list_reply(req.id, version, "tools", page)
+        self.list_reply(req.id, version, "tools", page, origin)
     }
 
     /// Legacy `logging/setLevel`: remembers the session's level; the result is `{}`.

@@ -12,6 +12,10 @@
 //!   endpoint without a session) sends the `endpoint` event; POSTs there are answered on the
 //!   stream.
 //!
+//! - Authorization ([`HttpServerConfig::auth`], 2025-11-25 / 2026-07-28 basic/authorization):
+//!   the routes above behind a bearer-token gate (`auth.rs`), the Protected Resource Metadata
+//!   at its well-known paths, each caller's own catalogue; see [`crate::auth::server`].
+//!
 //! [`router`] gives the endpoint as an `axum::Router` to mount in a host's own app (at any
 //! path, under any tower layers); [`serve_http`] binds a socket and serves it.
 //!
