@@ -6,9 +6,13 @@
 //! `WWW-Authenticate` contents; per-identity `tools/list` in both lineages; hidden `add`
 //! refused like an unknown tool), and servers built in-process for key rotation with the
 //! refetch cooldown, step-up challenges, required scopes, RFC 7662 introspection, and the
-//! identity reaching handlers without the token.
+//! identity reaching handlers without the token. Real clients through the whole flow: the
+//! official Python SDK's `OAuthClientProvider` (`mcp==2.3.0`) and the TypeScript SDK's
+//! (`@modelcontextprotocol/client` 2.4.0) against `echo_server --auth-*` with the
+//! authorization-code server `mock_as.mjs`.
 //!
-//! The test command runs `npm ci` in tests/interop/oauth; a missing peer fails the test.
+//! The test command runs `npm ci` in tests/interop/oauth and tests/interop/ts and creates
+//! `.venv`; a missing peer fails the test.
 
 use mcpcore::auth::server::{
     AuthConfig, IntrospectionConfig, IntrospectionVerifier, JwtConfig, JwtVerifier, ScopeMode,
@@ -483,20 +487,36 @@ impl Drop for CodeServer {
     }
 }
 
-#[test]
-fn the_official_python_sdk_oauth_client_runs_the_whole_flow_against_echo_server() {
+/// Runs an official SDK's OAuth client (`program script`) against `echo_server --auth-*` in
+/// front of the authorization-code server: 401 -> our PRM -> the AS metadata -> authorization
+/// code + PKCE + resource -> the calls. The PRM advertises mcp:add, so the SDK asks for it and
+/// sees add.
+fn sdk_oauth_flow(program: &str, script: &str) {
     let auth = CodeServer::start();
     let server = EchoServer::with(&format!("{}/jwks", auth.issuer), &auth.issuer);
-    // 401 -> our PRM -> the AS metadata -> authorization code + PKCE + resource -> the calls.
-    let out = Command::new(python())
-        .arg(interop("python/sdk_oauth_client.py"))
+    let out = Command::new(program)
+        .arg(interop(script))
         .args(["--client-id", "sdk-client", &server.url])
+        .stderr(Stdio::piped())
         .output()
-        .expect("the venv's python runs (scripts/test.sh creates .venv)");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
-    // The PRM advertises mcp:add, so the SDK asks for it and sees add.
+        .unwrap_or_else(|e| panic!("{program} runs (scripts/test.sh installs the peers): {e}"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("warn") && !stderr.contains("Warn"), "{stderr}");
+    let mut got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(got["add"]["sum"].as_f64(), Some(5.0), "{got}"); // JS prints 5, Python 5.0
+    got["add"]["sum"] = json!(5.0);
     assert_eq!(got, json!({"tools": ["add", "echo"], "echo": "hi", "add": {"sum": 5.0}, "scope": "mcp:add"}));
+}
+
+#[test]
+fn the_official_python_sdk_oauth_client_runs_the_whole_flow_against_echo_server() {
+    sdk_oauth_flow(&python(), "python/sdk_oauth_client.py");
+}
+
+#[test]
+fn the_official_typescript_sdk_oauth_client_runs_the_whole_flow_against_echo_server() {
+    sdk_oauth_flow("node", "ts/sdk_oauth_client.mjs");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
