@@ -645,3 +645,30 @@ async fn prompts_resources_and_templates_are_per_identity_too_and_the_host_filte
     let r = ask(all, "tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 2}})).await;
     assert_eq!(r["result"]["content"][0]["text"], "3", "{r}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_issuer_costs_one_fetch_per_cooldown_and_known_keys_keep_verifying() {
+    use mcpcore::auth::server::{Refusal, TokenVerifier};
+    // Nothing listens on port 1: the fetch fails at once.
+    let mut jwt = JwtConfig::new("http://127.0.0.1:1/jwks", "http://127.0.0.1:1", "http://127.0.0.1:2/mcp");
+    jwt.jwks_cooldown = Duration::from_secs(3600);
+    let verifier = JwtVerifier::new(jwt);
+    let token = "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsifQ.e30.c2ln"; // {"alg":"RS256","kid":"k"}.{}.sig
+    for _ in 0..3 {
+        assert!(matches!(verifier.verify(token).await, Err(Refusal::Unavailable(_))));
+    }
+    assert_eq!(verifier.jwks_fetches(), 1, "one attempt per cooldown");
+
+    // Keys fetched before the issuer went away still verify, with a fetch attempt per cooldown.
+    let issuer = Issuer::start();
+    let aud = "http://127.0.0.1:2/mcp";
+    let mut jwt = JwtConfig::new(issuer.jwks(), issuer.url.clone(), aud);
+    jwt.jwks_ttl = Duration::ZERO; // always stale
+    jwt.jwks_cooldown = Duration::ZERO;
+    let verifier = JwtVerifier::new(jwt);
+    let token = issuer.token(aud, "s", json!({}));
+    assert_eq!(verifier.verify(&token).await.unwrap().scopes, ["s"]);
+    drop(issuer);
+    assert_eq!(verifier.verify(&token).await.unwrap().scopes, ["s"], "the issuer is down, its key is known");
+    assert_eq!(verifier.jwks_fetches(), 2, "a stale set is fetched again (which failed)");
+}

@@ -1,6 +1,7 @@
 //! A JWKS URL's keys, cached: fetched on first use, again when older than the TTL, and when a
-//! token names a key id the set lacks (the issuer rotated its keys) — at most once per
-//! cooldown, so tokens with made-up key ids cannot make the server hammer the issuer.
+//! token names a key id the set lacks (the issuer rotated its keys) — at most one attempt per
+//! cooldown, so neither tokens with made-up key ids nor an unreachable issuer make every
+//! request wait on a fetch. Keys already fetched keep verifying while the issuer is down.
 
 use super::Refusal;
 use crate::auth::client::discovery::read_limited;
@@ -52,8 +53,9 @@ pub(super) struct Jwks {
     ttl: Duration,
     cooldown: Duration,
     set: RwLock<Arc<KeySet>>,
-    /// Held while fetching: concurrent misses wait for one fetch.
-    fetching: tokio::sync::Mutex<()>,
+    /// When a fetch was last attempted; held while fetching, so concurrent misses wait for
+    /// one fetch.
+    attempt: tokio::sync::Mutex<Option<Instant>>,
     fetches: AtomicU64,
 }
 
@@ -65,7 +67,7 @@ impl Jwks {
             ttl,
             cooldown,
             set: RwLock::default(),
-            fetching: tokio::sync::Mutex::new(()),
+            attempt: tokio::sync::Mutex::new(None),
             fetches: AtomicU64::new(0),
         }
     }
@@ -87,15 +89,15 @@ impl Jwks {
                 return Ok(k);
             }
         }
-        let _one = self.fetching.lock().await;
+        let mut attempt = self.attempt.lock().await;
         let mut set = self.current();
         if set.fresh(self.ttl) {
             if let Some(k) = set.find(kid, alg) {
                 return Ok(k); // another request just fetched it
             }
         }
-        let cooled = set.fetched.is_none_or(|t| t.elapsed() >= self.cooldown);
-        if !set.fresh(self.ttl) || cooled {
+        if attempt.is_none_or(|t| t.elapsed() >= self.cooldown) {
+            *attempt = Some(Instant::now());
             match self.fetch().await {
                 Ok(new) => {
                     let new = Arc::new(new);
@@ -105,7 +107,13 @@ impl Jwks {
                 // Keys we had still verify while the issuer is unreachable.
                 Err(e) => return set.find(kid, alg).ok_or(Refusal::Unavailable(e)),
             }
+        } else if set.fetched.is_none() {
+            return Err(Refusal::Unavailable(format!(
+                "the keys of {} could not be fetched yet; retrying after the cooldown",
+                self.url
+            )));
         }
+        // Within the cooldown a stale set still serves the keys it has.
         set.find(kid, alg).ok_or_else(|| {
             Refusal::InvalidToken(match kid {
                 Some(kid) => format!("the token is signed with an unknown key ({kid:?})"),
