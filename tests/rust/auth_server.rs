@@ -672,3 +672,70 @@ async fn an_unreachable_issuer_costs_one_fetch_per_cooldown_and_known_keys_keep_
     assert_eq!(verifier.verify(&token).await.unwrap().scopes, ["s"], "the issuer is down, its key is known");
     assert_eq!(verifier.jwks_fetches(), 2, "a stale set is fetched again (which failed)");
 }
+
+/// A legacy POST: the status, the `Mcp-Session-Id` answered, the body.
+async fn legacy_post(
+    url: &str,
+    token: &str,
+    session: Option<&str>,
+    body: Value,
+) -> (u16, Option<String>, Value) {
+    let mut rb = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("authorization", format!("Bearer {token}"));
+    if let Some(s) = session {
+        rb = rb.header("mcp-session-id", s).header("mcp-protocol-version", "2025-11-25");
+    }
+    let resp = rb.body(body.to_string()).send().await.unwrap();
+    let status = resp.status().as_u16();
+    let sid = resp.headers().get("mcp-session-id").map(|v| v.to_str().unwrap().to_owned());
+    let text = resp.text().await.unwrap();
+    (status, sid, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_legacy_session_belongs_to_the_subject_that_opened_it() {
+    let issuer = Issuer::start();
+    let (_serving, url) = serve(|url| {
+        let verifier = JwtVerifier::new(JwtConfig::new(issuer.jwks(), issuer.url.clone(), url));
+        AuthConfig::new(Arc::new(verifier), url, [issuer.url.clone()])
+    })
+    .await;
+    let alice = issuer.token(&url, "", json!({"sub": "alice"}));
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let (status, sid, _) = legacy_post(&url, &alice, None, init).await;
+    assert_eq!(status, 200);
+    let sid = sid.expect("a session id");
+    let (inner, tag) = sid.rsplit_once('.').expect("<id>.<tag>");
+    assert_eq!(tag.len(), 32);
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(legacy_post(&url, &alice, Some(&sid), initialized).await.0, 202);
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+
+    // Alice, with a fresh token, uses her session.
+    let alice2 = issuer.token(&url, "", json!({"sub": "alice"}));
+    let (status, _, body) = legacy_post(&url, &alice2, Some(&sid), list.clone()).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body["result"]["tools"].is_array());
+    // Bob's valid token with Alice's session id, or the bare id, or a forged tag: unknown session.
+    let bob = issuer.token(&url, "", json!({"sub": "bob"}));
+    let forged = format!("{inner}.{}", "0".repeat(32));
+    for (token, id) in [(&bob, sid.as_str()), (&alice2, inner), (&alice2, forged.as_str())] {
+        let (status, _, body) = legacy_post(&url, token, Some(id), list.clone()).await;
+        assert_eq!(status, 404, "{id}: {body}");
+    }
+    // DELETE is bound too: Bob cannot end it, Alice can.
+    let delete = |token: String| {
+        let (url, sid) = (url.clone(), sid.clone());
+        async move {
+            let rb = reqwest::Client::new().delete(&url).header("authorization", format!("Bearer {token}"));
+            rb.header("mcp-session-id", sid).send().await.unwrap().status().as_u16()
+        }
+    };
+    assert_eq!(delete(bob).await, 404);
+    assert_eq!(delete(alice2.clone()).await, 200);
+    assert_eq!(legacy_post(&url, &alice2, Some(&sid), list).await.0, 404, "ended");
+}

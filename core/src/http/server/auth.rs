@@ -6,10 +6,19 @@
 //! config's [`CatalogView`](crate::context::CatalogView) become request extensions (the
 //! engine reads them through `Origin`), and the header is removed so the token goes no
 //! further. See [`crate::auth::server`] for the answers owed.
+//!
+//! Legacy sessions are bound to their owner (the token's subject, else its client): the
+//! `Mcp-Session-Id` handed out is `<id>.<tag>`, the tag an HMAC of the id and the owner under
+//! the server's `requestState` keys (so instances sharing keys and a session store agree), and
+//! a request whose token belongs to someone else gets the 404 of an unknown session
+//! (2025-06-18 security best practices, "Session Hijacking": bind session ids to the user).
+//! The 2024-11-05 transport's `sessionId` query parameter is not bound.
 
 use super::State;
 use crate::auth::server::{AuthConfig, Entry, Refusal, ScopeMode};
 use crate::context::{CatalogView, Identity};
+use crate::http::headers::MCP_SESSION_ID;
+use crate::state::StateKeys;
 use axum::body::Body;
 use axum::extract::{Request, State as Shared};
 use axum::http::{header, HeaderValue, Method, StatusCode};
@@ -24,12 +33,48 @@ pub(crate) struct Gate {
     config: AuthConfig,
     view: CatalogView,
     endpoint: Arc<State>,
+    /// Bind session ids to their owners.
+    keys: StateKeys,
 }
+
+/// The HMAC domain of session bindings.
+const SESSION_OWNER: &str = "mcpcore session owner";
 
 impl Gate {
     pub(crate) fn new(config: AuthConfig, endpoint: Arc<State>) -> Arc<Gate> {
         let view = config.catalog_view();
-        Arc::new(Gate { config, view, endpoint })
+        let mut keys = endpoint.env.engine.config().state_keys.clone();
+        if keys.is_empty() {
+            keys = crate::runtime::entropy::state_key().into();
+        }
+        Arc::new(Gate { config, view, endpoint, keys })
+    }
+
+    /// The id handed to the client for session `id` of `owner`.
+    fn bind(&self, id: &str, owner: &str) -> String {
+        let tag = self.keys.tag(SESSION_OWNER, &[id.as_bytes(), owner.as_bytes()]).expect("a key");
+        let hex: String = tag.iter().map(|b| format!("{b:02x}")).collect();
+        format!("{id}.{hex}")
+    }
+
+    /// The session id inside a bound one, when `owner` is its owner.
+    fn unbind<'a>(&self, bound: &'a str, owner: &str) -> Option<&'a str> {
+        let (id, hex) = bound.rsplit_once('.')?;
+        let tag: Option<Vec<u8>> = (0..hex.len())
+            .step_by(2)
+            .map(|i| hex.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok()))
+            .collect();
+        let ok = self.keys.verify_tag(SESSION_OWNER, &[id.as_bytes(), owner.as_bytes()], &tag?);
+        ok.then_some(id)
+    }
+}
+
+/// Whose session a token may use: its subject, else its client.
+fn owner(identity: &Identity) -> String {
+    match (&identity.subject, &identity.client_id) {
+        (Some(s), _) => format!("sub:{s}"),
+        (None, Some(c)) => format!("client:{c}"),
+        (None, None) => String::new(),
     }
 }
 
@@ -111,10 +156,24 @@ pub(crate) async fn gate(Shared(gate): Shared<Arc<Gate>>, mut req: Request, next
         }
         req = Request::from_parts(parts, Body::from(bytes));
     }
+    let owner = owner(&identity);
+    if let Some(bound) = req.headers().get(MCP_SESSION_ID) {
+        let inner = bound.to_str().ok().and_then(|b| gate.unbind(b.trim(), &owner));
+        let Some(inner) = inner.and_then(|i| HeaderValue::from_str(i).ok()) else {
+            return super::legacy::not_found_session();
+        };
+        req.headers_mut().insert(MCP_SESSION_ID, inner);
+    }
     req.headers_mut().remove(header::AUTHORIZATION);
     req.extensions_mut().insert(Arc::new(identity));
     req.extensions_mut().insert(gate.view.clone());
-    next.run(req).await
+    let mut resp = next.run(req).await;
+    let minted =
+        resp.headers().get(MCP_SESSION_ID).and_then(|v| v.to_str().ok()).map(|id| gate.bind(id, &owner));
+    if let Some(v) = minted.and_then(|b| HeaderValue::from_str(&b).ok()) {
+        resp.headers_mut().insert(MCP_SESSION_ID, v);
+    }
+    resp
 }
 
 fn refused(gate: &Gate, r: &Refusal) -> Response {
