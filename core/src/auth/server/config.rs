@@ -263,17 +263,10 @@ impl CatalogFilter for ScopePolicy {
 mod tests {
     use super::*;
     use crate::auth::server::Refusal;
-    use crate::future::BoxFuture;
-
-    struct Nobody;
-    impl TokenVerifier for Nobody {
-        fn verify<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<Identity, Refusal>> {
-            Box::pin(async { Err(Refusal::InvalidToken("no".into())) })
-        }
-    }
 
     fn config() -> AuthConfig {
-        AuthConfig::new(Arc::new(Nobody), "http://127.0.0.1:9/mcp", ["http://as.example"])
+        let nobody = |_: String| async { Err::<Identity, _>(Refusal::InvalidToken("no".into())) };
+        AuthConfig::new(Arc::new(nobody), "http://127.0.0.1:9/mcp", ["http://as.example"])
             .tool_scopes("add", ["mcp:add"])
             .resource_scopes("file:///{name}", ["files:read"])
     }

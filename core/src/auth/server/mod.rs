@@ -50,6 +50,29 @@ pub trait TokenVerifier: Send + Sync {
     fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Identity, Refusal>>;
 }
 
+/// Any `Fn(String) -> impl Future<Output = Result<Identity, Refusal>>` is a verifier: what a
+/// binding wraps a host callback in, and the quickest way to write one.
+///
+/// ```
+/// use mcpcore::auth::server::{Identity, Refusal, TokenVerifier};
+/// let verifier = |token: String| async move {
+///     match token.as_str() {
+///         "letmein" => Ok(Identity { subject: Some("ops".into()), ..Identity::default() }),
+///         _ => Err(Refusal::InvalidToken("unknown token".into())),
+///     }
+/// };
+/// let _: std::sync::Arc<dyn TokenVerifier> = std::sync::Arc::new(verifier);
+/// ```
+impl<F, Fut> TokenVerifier for F
+where
+    F: Fn(String) -> Fut + Send + Sync,
+    Fut: std::future::Future<Output = Result<Identity, Refusal>> + Send + 'static,
+{
+    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Identity, Refusal>> {
+        Box::pin(self(token.to_owned()))
+    }
+}
+
 /// Why a token is refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
