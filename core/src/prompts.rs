@@ -184,7 +184,17 @@ impl PromptRegistry {
         cursor: Option<&str>,
         size: usize,
     ) -> Result<(Vec<Prompt>, Option<String>), ErrorData> {
-        page_of(&self.prompts.read().expect("lock"), cursor, size, |p| p.prompt.clone())
+        self.page_where(cursor, size, |_| true)
+    }
+
+    /// [`PromptRegistry::page`] of the prompts `keep` accepts (a caller's own catalogue).
+    pub fn page_where(
+        &self,
+        cursor: Option<&str>,
+        size: usize,
+        keep: impl Fn(&Prompt) -> bool,
+    ) -> Result<(Vec<Prompt>, Option<String>), ErrorData> {
+        page_of(&self.prompts.read().expect("lock"), cursor, size, |p| keep(&p.prompt), |p| p.prompt.clone())
     }
 
     /// The feed of this registry's changes.

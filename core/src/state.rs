@@ -82,6 +82,33 @@ impl StateKeys {
     pub fn all(&self) -> &[StateKey] {
         &self.0
     }
+
+    /// A 16-byte HMAC-SHA256 tag of `parts` (length-prefixed, under a `domain` label) with the
+    /// sealing key; `None` without keys. Binds other values to this server's secret (e.g. a
+    /// session id to its owner).
+    pub(crate) fn tag(&self, domain: &str, parts: &[&[u8]]) -> Option<[u8; 16]> {
+        let mut mac = self.current()?.mac();
+        feed(&mut mac, domain, parts);
+        let full = mac.finalize().into_bytes();
+        Some(full[..16].try_into().expect("16 of 32 bytes"))
+    }
+
+    /// True when `tag` is [`StateKeys::tag`] of `parts` under any key (constant-time).
+    pub(crate) fn verify_tag(&self, domain: &str, parts: &[&[u8]], tag: &[u8]) -> bool {
+        tag.len() == 16
+            && self.0.iter().any(|k| {
+                let mut mac = k.mac();
+                feed(&mut mac, domain, parts);
+                mac.verify_truncated_left(tag).is_ok()
+            })
+    }
+}
+
+fn feed(mac: &mut HmacSha256, domain: &str, parts: &[&[u8]]) {
+    for p in std::iter::once(domain.as_bytes()).chain(parts.iter().copied()) {
+        mac.update(&(p.len() as u64).to_be_bytes());
+        mac.update(p);
+    }
 }
 
 impl From<StateKey> for StateKeys {
@@ -288,5 +315,19 @@ mod tests {
             open(&key.clone().into(), "x.y", &binding(), now).unwrap_err().code,
             crate::ErrorCode::INVALID_PARAMS
         );
+    }
+
+    #[test]
+    fn tags_verify_under_any_key_and_only_for_their_parts() {
+        let (a, b) = (StateKey::new(vec![1u8; 32]), StateKey::new(vec![2u8; 32]));
+        let tag = StateKeys::from(a.clone()).tag("d", &[b"id", b"alice"]).unwrap();
+        let rotated = StateKeys::new([b.clone(), a]);
+        assert!(rotated.verify_tag("d", &[b"id", b"alice"], &tag));
+        assert!(!rotated.verify_tag("d", &[b"id", b"bob"], &tag));
+        assert!(!rotated.verify_tag("d", &[b"ida", b"lice"], &tag), "parts are length-prefixed");
+        assert!(!rotated.verify_tag("e", &[b"id", b"alice"], &tag));
+        assert!(!StateKeys::from(b).verify_tag("d", &[b"id", b"alice"], &tag));
+        assert!(!rotated.verify_tag("d", &[b"id", b"alice"], &tag[..8]));
+        assert!(StateKeys::default().tag("d", &[]).is_none());
     }
 }

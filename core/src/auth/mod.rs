@@ -8,9 +8,11 @@
 //! | PRM and authorization server metadata, well-known URLs, identity checks (sans-IO) | [`metadata`] |
 //! | the typed failure carried by [`crate::Error`] | [`AuthError`] |
 //! | the OAuth client of the HTTP transports | [`client`] |
+//! | the resource server: token verifiers, the PRM, the per-identity catalogue | [`server`] |
 
 pub mod challenge;
 pub mod client;
 pub mod metadata;
+pub mod server;
 
 pub use crate::error::AuthError;

@@ -27,3 +27,43 @@ impl Identity {
         scopes.into_iter().all(|s| self.has_scope(s))
     }
 }
+
+impl Identity {
+    /// The identity a token's claims describe (a JWT payload, an RFC 7662 introspection
+    /// response): `sub`; `client_id`, else `azp`; the scopes of `scope` (space-separated,
+    /// RFC 9068 / RFC 7662), else of `scp` (a list or a string, as some servers send).
+    pub fn from_claims(claims: Map<String, Value>) -> Identity {
+        let text = |k: &str| claims.get(k).and_then(Value::as_str).map(str::to_owned);
+        let split = |s: &str| s.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+        let scopes = match (claims.get("scope"), claims.get("scp")) {
+            (Some(Value::String(s)), _) => split(s),
+            (_, Some(Value::String(s))) => split(s),
+            (_, Some(Value::Array(a))) => a.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+            _ => Vec::new(),
+        };
+        Identity {
+            subject: text("sub"),
+            client_id: text("client_id").or_else(|| text("azp")),
+            scopes,
+            claims,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn claims_give_subject_client_and_scopes() {
+        let Value::Object(c) = json!({"sub": "u1", "azp": "app", "scope": "a  b"}) else { unreachable!() };
+        let id = Identity::from_claims(c);
+        assert_eq!((id.subject.as_deref(), id.client_id.as_deref()), (Some("u1"), Some("app")));
+        assert_eq!(id.scopes, ["a", "b"]);
+        assert!(id.has_scopes(["a", "b"]) && !id.has_scope("c"));
+        let Value::Object(c) = json!({"client_id": "c", "azp": "x", "scp": ["s"]}) else { unreachable!() };
+        let id = Identity::from_claims(c);
+        assert_eq!((id.client_id.as_deref(), id.scopes.as_slice()), (Some("c"), &["s".to_owned()][..]));
+    }
+}

@@ -7,9 +7,11 @@
 //! its call into a task. Pure data plus trait objects: the runtime supplies the links that
 //! reach the client ([`PeerLink`], [`TaskControl`], [`TaskInput`]).
 
+mod access;
 mod identity;
 pub mod input;
 
+pub use access::{Access, CatalogFilter, CatalogView, Entry};
 pub use identity::Identity;
 pub use input::{missing_capability, InputLedger, InputSeed, PeerLink, TaskInput};
 

@@ -3,13 +3,14 @@
 
 use super::{parse_params, reply_err, shape, Action, At, PendingCall, ServerEngine, Who, Work};
 use crate::completion::CompletionRequest;
-use crate::context::InputSeed;
+use crate::context::{Access, Entry, InputSeed, Origin};
 use crate::error::{ErrorCode, ErrorData};
 use crate::jsonrpc::{Request, RequestId};
 use crate::prompts::PromptArguments;
 use crate::protocol::completion::{CompleteRequestParams, CompletionReference};
 use crate::protocol::logging::LoggingLevel;
 use crate::protocol::{meta, ProtocolVersion};
+use crate::resources::ResourceRegistry;
 use crate::state::Binding;
 use serde_json::{json, Value};
 use std::time::SystemTime;
@@ -40,13 +41,16 @@ fn progress_token(req: &Request) -> Option<Value> {
 }
 
 impl ServerEngine {
-    /// `{<key>: items, nextCursor?}` plus caching hints on modern.
+    /// `{<key>: items, nextCursor?}` plus caching hints on modern; a per-caller listing
+    /// (`origin` carries a catalogue view) is `cacheScope: private` (2026-07-28: only within
+    /// the same authorization context), whatever the server's default.
     pub(super) fn list_reply(
         &self,
         id: RequestId,
         version: ProtocolVersion,
         key: &str,
         page: Result<(Vec<Value>, Option<String>), ErrorData>,
+        origin: &Origin,
     ) -> Action {
         let (items, next) = match page {
             Ok(p) => p,
@@ -58,6 +62,9 @@ impl ServerEngine {
         }
         if version.is_modern() {
             self.cache_hints(&mut result);
+            if origin.has_view() {
+                result["cacheScope"] = json!(crate::protocol::CacheScope::Private);
+            }
         }
         self.reply_ok(id, version, result)
     }
@@ -93,18 +100,30 @@ impl ServerEngine {
         }
     }
 
-    pub(super) fn resources_list(&self, req: Request, version: ProtocolVersion) -> Action {
+    pub(super) fn resources_list(&self, req: Request, version: ProtocolVersion, origin: &Origin) -> Action {
         let registry = self.resources.as_ref().expect("checked by the caller");
-        let page = cursor(&req).and_then(|c| registry.page(c, self.config.page_size));
+        let size = self.config.page_size;
+        let page = cursor(&req).and_then(|c| match origin.has_view() {
+            false => registry.page(c, size),
+            true => registry.page_where(c, size, |r| {
+                origin.allows(&Entry::Resource { uri: &r.uri, template: None }, Access::List)
+            }),
+        });
         let page = shaped(page, version, shape::descriptor);
-        self.list_reply(req.id, version, "resources", page)
+        self.list_reply(req.id, version, "resources", page, origin)
     }
 
-    pub(super) fn templates_list(&self, req: Request, version: ProtocolVersion) -> Action {
+    pub(super) fn templates_list(&self, req: Request, version: ProtocolVersion, origin: &Origin) -> Action {
         let registry = self.resources.as_ref().expect("checked by the caller");
-        let page = cursor(&req).and_then(|c| registry.templates_page(c, self.config.page_size));
+        let size = self.config.page_size;
+        let page = cursor(&req).and_then(|c| match origin.has_view() {
+            false => registry.templates_page(c, size),
+            true => registry.templates_page_where(c, size, |t| {
+                origin.allows(&Entry::ResourceTemplate(&t.uri_template), Access::List)
+            }),
+        });
         let page = shaped(page, version, shape::descriptor);
-        self.list_reply(req.id, version, "resourceTemplates", page)
+        self.list_reply(req.id, version, "resourceTemplates", page, origin)
     }
 
     pub(super) fn resources_read(
@@ -114,6 +133,7 @@ impl ServerEngine {
         log_level: Option<LoggingLevel>,
         who: Who,
         now: SystemTime,
+        origin: &Origin,
     ) -> Action {
         let registry = self.resources.as_ref().expect("checked by the caller");
         let Some(uri) =
@@ -124,7 +144,12 @@ impl ServerEngine {
                 ErrorData::invalid_params("Invalid params: resources/read needs a string uri"),
             );
         };
-        let Some((handler, request)) = registry.resolve(&uri) else {
+        // A resource the caller may not read is refused exactly like one that does not exist.
+        let usable = !origin.has_view() || {
+            let template = registry.template_of(&uri);
+            origin.allows(&Entry::Resource { uri: &uri, template: template.as_deref() }, Access::Use)
+        };
+        let Some((handler, request)) = registry.resolve(&uri).filter(|_| usable) else {
             // 2026-07-28: -32602 (SEP-2164); earlier revisions: -32002.
             let code = if version.is_modern() {
                 ErrorCode::INVALID_PARAMS
@@ -154,11 +179,15 @@ impl ServerEngine {
         }))
     }
 
-    pub(super) fn prompts_list(&self, req: Request, version: ProtocolVersion) -> Action {
+    pub(super) fn prompts_list(&self, req: Request, version: ProtocolVersion, origin: &Origin) -> Action {
         let registry = self.prompts.as_ref().expect("checked by the caller");
-        let page = cursor(&req).and_then(|c| registry.page(c, self.config.page_size));
+        let size = self.config.page_size;
+        let page = cursor(&req).and_then(|c| match origin.has_view() {
+            false => registry.page(c, size),
+            true => registry.page_where(c, size, |p| origin.allows(&Entry::Prompt(&p.name), Access::List)),
+        });
         let page = shaped(page, version, shape::descriptor);
-        self.list_reply(req.id, version, "prompts", page)
+        self.list_reply(req.id, version, "prompts", page, origin)
     }
 
     pub(super) fn prompts_get(
@@ -168,6 +197,7 @@ impl ServerEngine {
         log_level: Option<LoggingLevel>,
         who: Who,
         now: SystemTime,
+        origin: &Origin,
     ) -> Action {
         let registry = self.prompts.as_ref().expect("checked by the caller");
         let params = req.params.clone().unwrap_or_default();
@@ -177,7 +207,8 @@ impl ServerEngine {
                 ErrorData::invalid_params("Invalid params: prompts/get needs a string name"),
             );
         };
-        let Some(prompt) = registry.get(name) else {
+        let usable = origin.allows(&Entry::Prompt(name), Access::Use);
+        let Some(prompt) = registry.get(name).filter(|_| usable) else {
             return reply_err(
                 req.id,
                 ErrorData::invalid_params(format!("Unknown prompt: {name}"))
@@ -220,13 +251,24 @@ impl ServerEngine {
         }))
     }
 
-    pub(super) fn complete(&self, req: Request, version: ProtocolVersion, who: Who) -> Action {
+    pub(super) fn complete(
+        &self,
+        req: Request,
+        version: ProtocolVersion,
+        who: Who,
+        origin: &Origin,
+    ) -> Action {
         let params: CompleteRequestParams = match parse_params(&req) {
             Ok(p) => p,
             Err(e) => return reply_err(req.id, e),
         };
         let completer = match &params.reference {
-            CompletionReference::Prompt(p) => match self.prompts.as_ref().and_then(|r| r.get(&p.name)) {
+            CompletionReference::Prompt(p) => match self
+                .prompts
+                .as_ref()
+                .and_then(|r| r.get(&p.name))
+                .filter(|_| origin.allows(&Entry::Prompt(&p.name), Access::Use))
+            {
                 Some(prompt) => prompt.completer(&params.argument.name),
                 None => {
                     return reply_err(
@@ -236,7 +278,14 @@ impl ServerEngine {
                 }
             },
             CompletionReference::Resource(r) => {
-                match self.resources.as_ref().filter(|reg| reg.has_template(&r.uri)) {
+                // The reference names a template or a URI it matches: the policy sees the template.
+                let usable = |reg: &ResourceRegistry| {
+                    !origin.has_view() || {
+                        let template = reg.template_of(&r.uri).unwrap_or_else(|| r.uri.clone());
+                        origin.allows(&Entry::ResourceTemplate(&template), Access::Use)
+                    }
+                };
+                match self.resources.as_ref().filter(|reg| reg.has_template(&r.uri) && usable(reg)) {
                     Some(reg) => reg.completer(&r.uri, &params.argument.name),
                     None => {
                         return reply_err(

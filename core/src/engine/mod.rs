@@ -29,7 +29,7 @@ pub use listen::Listen;
 pub use tasks::TaskOp;
 pub use work::{Outcome, PendingCall, Work};
 
-use crate::context::{Caller, Origin};
+use crate::context::{Access, Caller, Entry, Origin};
 use crate::error::{ErrorCode, ErrorData};
 use crate::jsonrpc::{Message, Notification, Request, RequestId, Response};
 use crate::prompts::PromptRegistry;
@@ -199,8 +199,7 @@ impl ServerEngine {
         origin: &Origin,
         now: SystemTime,
     ) -> Action {
-        let _ = origin; // the authorization layer's per-identity catalogue reads it
-        let mut at = At { session, now };
+        let mut at = At { session, now, origin };
         match msg {
             Message::Request(req) => self.handle_request(&mut at, req),
             Message::Notification(n) => self.handle_notification(&mut at, n),
@@ -228,7 +227,7 @@ impl ServerEngine {
         let meta_version =
             req.params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get(meta::PROTOCOL_VERSION));
         if meta_version.is_some() {
-            return self.modern(req, at.now);
+            return self.modern(req, at.now, at.origin);
         }
         if req.method == "initialize" {
             return self.initialize(at, req);
@@ -247,7 +246,8 @@ impl ServerEngine {
                     client_info: Some(s.client_info.clone()),
                     client_capabilities: s.client_capabilities.clone(),
                 };
-                self.legacy(req, version, Some(log_level.unwrap_or(LoggingLevel::Debug)), caller, at.now)
+                let level = Some(log_level.unwrap_or(LoggingLevel::Debug));
+                self.legacy(req, version, level, caller, at.now, at.origin)
             }
             Some(_) => reply_err(
                 req.id,
@@ -310,7 +310,7 @@ impl ServerEngine {
         Ok(version)
     }
 
-    fn modern(&self, req: Request, now: SystemTime) -> Action {
+    fn modern(&self, req: Request, now: SystemTime, origin: &Origin) -> Action {
         let version = match self.modern_precheck(&req) {
             Ok(v) => v,
             Err(e) => return reply_err(req.id, e),
@@ -340,7 +340,7 @@ impl ServerEngine {
             }
             "subscriptions/listen" => self.listen(req, version, &caller.client_capabilities),
             "tasks/get" | "tasks/update" | "tasks/cancel" => self.tasks_method(req, version, caller),
-            _ => self.common(req, version, level, Who::Modern(Arc::new(caller)), now),
+            _ => self.common(req, version, level, Who::Modern(Arc::new(caller)), now, origin),
         }
     }
 
@@ -394,16 +394,18 @@ impl ServerEngine {
         log_level: Option<LoggingLevel>,
         caller: Caller,
         now: SystemTime,
+        origin: &Origin,
     ) -> Action {
         match req.method.as_str() {
             "ping" => self.reply_ok(req.id, version, json!({})),
-            _ => self.common(req, version, log_level, Who::Legacy(Arc::new(caller)), now),
+            _ => self.common(req, version, log_level, Who::Legacy(Arc::new(caller)), now, origin),
         }
     }
 
     // ----- shared methods -------------------------------------------------------------------
 
-    /// Methods both lineages share.
+    /// Methods both lineages share. `origin` decides the caller's catalogue (a
+    /// [`CatalogView`](crate::context::CatalogView) the authorization layer attached).
     fn common(
         &self,
         req: Request,
@@ -411,18 +413,23 @@ impl ServerEngine {
         log_level: Option<LoggingLevel>,
         who: Who,
         now: SystemTime,
+        origin: &Origin,
     ) -> Action {
         match req.method.as_str() {
-            "tools/list" => self.tools_list(req, version),
-            "tools/call" => self.tools_call(req, version, log_level, who, now),
-            "resources/list" if self.resources.is_some() => self.resources_list(req, version),
-            "resources/templates/list" if self.resources.is_some() => self.templates_list(req, version),
-            "resources/read" if self.resources.is_some() => {
-                self.resources_read(req, version, log_level, who, now)
+            "tools/list" => self.tools_list(req, version, origin),
+            "tools/call" => self.tools_call(req, version, log_level, who, now, origin),
+            "resources/list" if self.resources.is_some() => self.resources_list(req, version, origin),
+            "resources/templates/list" if self.resources.is_some() => {
+                self.templates_list(req, version, origin)
             }
-            "prompts/list" if self.prompts.is_some() => self.prompts_list(req, version),
-            "prompts/get" if self.prompts.is_some() => self.prompts_get(req, version, log_level, who, now),
-            "completion/complete" if self.completions() => self.complete(req, version, who),
+            "resources/read" if self.resources.is_some() => {
+                self.resources_read(req, version, log_level, who, now, origin)
+            }
+            "prompts/list" if self.prompts.is_some() => self.prompts_list(req, version, origin),
+            "prompts/get" if self.prompts.is_some() => {
+                self.prompts_get(req, version, log_level, who, now, origin)
+            }
+            "completion/complete" if self.completions() => self.complete(req, version, who, origin),
             _ => reply_err(req.id, ErrorData::method_not_found(&req.method)),
         }
     }
@@ -462,10 +469,14 @@ impl ServerEngine {
         }
     }
 
-    fn tools_list(&self, req: Request, version: ProtocolVersion) -> Action {
-        let page = catalog::cursor(&req).and_then(|c| self.registry.page(c, self.config.page_size));
+    fn tools_list(&self, req: Request, version: ProtocolVersion, origin: &Origin) -> Action {
+        let size = self.config.page_size;
+        let page = catalog::cursor(&req).and_then(|c| match origin.has_view() {
+            false => self.registry.page(c, size),
+            true => self.registry.page_where(c, size, |t| origin.allows(&Entry::Tool(&t.name), Access::List)),
+        });
         let page = catalog::shaped(page, version, shape::tool);
-        self.list_reply(req.id, version, "tools", page)
+        self.list_reply(req.id, version, "tools", page, origin)
     }
 
     /// Legacy `logging/setLevel`: remembers the session's level; the result is `{}`.
@@ -487,12 +498,15 @@ impl ServerEngine {
         log_level: Option<LoggingLevel>,
         who: Who,
         now: SystemTime,
+        origin: &Origin,
     ) -> Action {
         let params: CallToolRequestParams = match parse_params(&req) {
             Ok(p) => p,
             Err(e) => return reply_err(req.id, e),
         };
-        let Some(tool) = self.registry.get(&params.name) else {
+        // A tool the caller may not use is refused exactly like one that does not exist.
+        let usable = origin.allows(&Entry::Tool(&params.name), Access::Use);
+        let Some(tool) = self.registry.get(&params.name).filter(|_| usable) else {
             return reply_err(
                 req.id,
                 ErrorData::invalid_params(format!("Unknown tool: {}", params.name))
@@ -569,6 +583,7 @@ impl Who {
 struct At<'a> {
     session: &'a mut Option<LegacySession>,
     now: SystemTime,
+    origin: &'a Origin,
 }
 
 fn reply_err(id: RequestId, e: ErrorData) -> Action {

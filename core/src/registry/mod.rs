@@ -191,12 +191,14 @@ fn decode_cursor(cursor: &str) -> Option<String> {
     String::from_utf8(bytes?).ok()
 }
 
-/// One page of `map` after the key named by `cursor` (opaque `t1.<hex>` cursors), mapped by
-/// `f`, and the cursor of the next page; an unreadable cursor is `-32602`.
+/// One page of the entries of `map` that `keep` accepts, after the key named by `cursor`
+/// (opaque `t1.<hex>` cursors), mapped by `f`, and the cursor of the next page; an unreadable
+/// cursor is `-32602`.
 pub(crate) fn page_of<V, T>(
     map: &BTreeMap<String, V>,
     cursor: Option<&str>,
     page_size: usize,
+    keep: impl Fn(&V) -> bool,
     f: impl Fn(&V) -> T,
 ) -> Result<(Vec<T>, Option<String>), ErrorData> {
     let after = match cursor {
@@ -206,12 +208,13 @@ pub(crate) fn page_of<V, T>(
         ),
     };
     let size = page_size.max(1);
-    let mut iter: Box<dyn Iterator<Item = (&String, &V)>> = match &after {
+    let iter: Box<dyn Iterator<Item = (&String, &V)>> = match &after {
         None => Box::new(map.iter()),
         Some(a) => Box::new(
             map.range::<String, _>((std::ops::Bound::Excluded(a.clone()), std::ops::Bound::Unbounded)),
         ),
     };
+    let mut iter = iter.filter(|(_, v)| keep(v));
     let page: Vec<(&String, &V)> = iter.by_ref().take(size).collect();
     let next = if iter.next().is_some() { page.last().map(|(k, _)| encode_cursor(k)) } else { None };
     Ok((page.into_iter().map(|(_, v)| f(v)).collect(), next))
@@ -369,8 +372,19 @@ impl ToolRegistry {
         cursor: Option<&str>,
         page_size: usize,
     ) -> Result<(Vec<Tool>, Option<String>), ErrorData> {
+        self.page_where(cursor, page_size, |_| true)
+    }
+
+    /// [`ToolRegistry::page`] of the tools `keep` accepts (a caller's own catalogue): pages stay
+    /// full and cursors stable.
+    pub fn page_where(
+        &self,
+        cursor: Option<&str>,
+        page_size: usize,
+        keep: impl Fn(&Tool) -> bool,
+    ) -> Result<(Vec<Tool>, Option<String>), ErrorData> {
         let tools = self.tools.read().expect("registry lock poisoned");
-        page_of(&tools, cursor, page_size, |t| t.tool.clone())
+        page_of(&tools, cursor, page_size, |t| keep(&t.tool), |t| t.tool.clone())
     }
 
     /// The feed announcing tool-list changes (tools registered or removed).

@@ -221,7 +221,23 @@ impl ResourceRegistry {
         cursor: Option<&str>,
         size: usize,
     ) -> Result<(Vec<Resource>, Option<String>), ErrorData> {
-        page_of(&self.fixed.read().expect("lock"), cursor, size, |f| f.resource.clone())
+        self.page_where(cursor, size, |_| true)
+    }
+
+    /// [`ResourceRegistry::page`] of the resources `keep` accepts (a caller's own catalogue).
+    pub fn page_where(
+        &self,
+        cursor: Option<&str>,
+        size: usize,
+        keep: impl Fn(&Resource) -> bool,
+    ) -> Result<(Vec<Resource>, Option<String>), ErrorData> {
+        page_of(
+            &self.fixed.read().expect("lock"),
+            cursor,
+            size,
+            |f| keep(&f.resource),
+            |f| f.resource.clone(),
+        )
     }
 
     /// One page of templates (by name order) and the next cursor.
@@ -230,7 +246,37 @@ impl ResourceRegistry {
         cursor: Option<&str>,
         size: usize,
     ) -> Result<(Vec<ResourceTemplate>, Option<String>), ErrorData> {
-        page_of(&self.templates.read().expect("lock"), cursor, size, |t| t.template.clone())
+        self.templates_page_where(cursor, size, |_| true)
+    }
+
+    /// [`ResourceRegistry::templates_page`] of the templates `keep` accepts.
+    pub fn templates_page_where(
+        &self,
+        cursor: Option<&str>,
+        size: usize,
+        keep: impl Fn(&ResourceTemplate) -> bool,
+    ) -> Result<(Vec<ResourceTemplate>, Option<String>), ErrorData> {
+        page_of(
+            &self.templates.read().expect("lock"),
+            cursor,
+            size,
+            |t| keep(&t.template),
+            |t| t.template.clone(),
+        )
+    }
+
+    /// The `uriTemplate` that `uri` is read through (or `uri` itself, when it is one): `None`
+    /// for a fixed resource or a URI no template matches.
+    pub fn template_of(&self, uri: &str) -> Option<String> {
+        if self.fixed.read().expect("lock").contains_key(uri) {
+            return None;
+        }
+        let templates = self.templates.read().expect("lock");
+        let t = templates
+            .values()
+            .find(|t| t.template.uri_template == uri)
+            .or_else(|| templates.values().find(|t| t.parsed.matches(uri).is_some()));
+        t.map(|t| t.template.uri_template.clone())
     }
 
     /// The handler for `uri` and the variables it matched: a fixed resource first, then the

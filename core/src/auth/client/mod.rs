@@ -38,7 +38,7 @@
 //! ```
 
 pub mod config;
-mod discovery;
+pub(crate) mod discovery;
 mod dpop;
 mod flow;
 pub mod redirect;

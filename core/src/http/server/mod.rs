@@ -12,6 +12,10 @@
 //!   endpoint without a session) sends the `endpoint` event; POSTs there are answered on the
 //!   stream.
 //!
+//! - Authorization ([`HttpServerConfig::auth`], 2025-11-25 / 2026-07-28 basic/authorization):
+//!   the routes above behind a bearer-token gate (`auth.rs`), the Protected Resource Metadata
+//!   at its well-known paths, each caller's own catalogue; see [`crate::auth::server`].
+//!
 //! [`router`] gives the endpoint as an `axum::Router` to mount in a host's own app (at any
 //! path, under any tower layers); [`serve_http`] binds a socket and serves it.
 //!
@@ -29,6 +33,7 @@
 // Checks return the refusal response itself; they are cold paths, so its size does not matter.
 #![allow(clippy::result_large_err)]
 
+mod auth;
 mod guard;
 mod legacy;
 mod legacy_sse;
@@ -90,6 +95,10 @@ pub struct HttpServerConfig {
     /// How long a legacy session must be unused (no request in flight, no open stream) before
     /// it may be ended to make room (default 60 s).
     pub session_idle: Duration,
+    /// Authorization: when set, every request to the endpoint needs a bearer token the
+    /// config's verifier accepts, each caller sees its own catalogue, and the Protected
+    /// Resource Metadata is served (see [`crate::auth::server`]). Default: none.
+    pub auth: Option<crate::auth::server::AuthConfig>,
 }
 
 impl Default for HttpServerConfig {
@@ -106,6 +115,7 @@ impl Default for HttpServerConfig {
             sessions: Arc::new(MemorySessionStore::default()),
             max_sessions: 10_000,
             session_idle: Duration::from_secs(60),
+            auth: None,
         }
     }
 }
@@ -164,15 +174,26 @@ impl HttpEndpoint {
         HttpEndpoint { state, shutdown, hard_stop }
     }
 
-    /// The routes: the endpoint path (POST, GET, DELETE), the 2024-11-05 SSE and messages paths.
+    /// The routes: the endpoint path (POST, GET, DELETE), the 2024-11-05 SSE and messages paths;
+    /// with [`HttpServerConfig::auth`], behind the token check, plus the Protected Resource
+    /// Metadata at its well-known paths (derived from the resource URI: mount the router at
+    /// the root of the host, or serve those paths yourself).
     /// Mount it anywhere in a host app (`Router::nest`, `merge`) and wrap it in tower layers.
     pub fn router(&self) -> axum::Router {
         let c = &self.state.config;
-        axum::Router::new()
+        let mcp = axum::Router::new()
             .route(&c.path, post(streamable::post).get(streamable::get).delete(streamable::delete))
             .route(&c.sse_path, get(legacy_sse::get))
             .route(&c.messages_path, post(legacy_sse::post))
-            .with_state(self.state.clone())
+            .with_state(self.state.clone());
+        let Some(config) = &c.auth else { return mcp };
+        let gate = auth::Gate::new(config.clone(), self.state.clone());
+        let mut prm = axum::Router::new();
+        for path in config.metadata_paths() {
+            prm = prm.route(&path, get(auth::metadata));
+        }
+        mcp.route_layer(axum::middleware::from_fn_with_state(gate.clone(), auth::gate))
+            .merge(prm.with_state(gate))
     }
 
     /// Begins shutdown: open streams end, legacy sessions let their in-flight calls finish

@@ -3,8 +3,15 @@
 //! ```text
 //! echo_server                       # stdio, both lineages
 //! echo_server --http 127.0.0.1:PORT # HTTP: both lineages on /mcp, 2024-11-05 SSE on /sse
+//! echo_server --http 127.0.0.1:PORT --auth-jwks URL --auth-issuer ISS --auth-audience AUD
 //! ```
 //! On HTTP it prints `listening on http://ADDR/mcp` once bound and stops cleanly on Ctrl-C.
+//!
+//! With the `--auth-*` options (HTTP only) it is an OAuth resource server: every request needs
+//! a bearer JWT signed by a key of the JWKS at URL, issued by ISS for the audience AUD (the
+//! server's canonical URI, also the `resource` of its Protected Resource Metadata, which names
+//! ISS as the authorization server). `echo` needs no scope; `add` needs `mcp:add` and is
+//! hidden from `tools/list` (and unknown to `tools/call`) for tokens without it.
 //!
 //! It runs on tokio's multi-thread runtime (`#[tokio::main]`, one worker per core), the setup
 //! to copy for production: handlers of different connections and calls run in parallel, so one
@@ -12,8 +19,10 @@
 //! a blocking API, heavy computation) still belong in `tokio::task::spawn_blocking`: a blocked
 //! worker serves nobody else.
 
+use mcpcore::auth::server::{AuthConfig, JwtConfig, JwtVerifier};
 use mcpcore::prelude::*;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// Returns the text unchanged.
 #[tool]
@@ -42,12 +51,33 @@ async fn add(
     Json(Sum { sum: a + b })
 }
 
-async fn serve_http(server: Server, addr: &str) -> ExitCode {
+/// The value after `flag`, when given.
+fn option(args: &[String], flag: &str) -> Option<String> {
+    args.iter().position(|a| a == flag).map(|i| args.get(i + 1).cloned().unwrap_or_default())
+}
+
+/// `--auth-jwks URL --auth-issuer ISS --auth-audience AUD`: all three or none.
+fn auth(args: &[String]) -> Result<Option<AuthConfig>, String> {
+    let given = ["--auth-jwks", "--auth-issuer", "--auth-audience"].map(|f| option(args, f));
+    match given {
+        [None, None, None] => Ok(None),
+        [Some(jwks), Some(issuer), Some(audience)]
+            if ![&jwks, &issuer, &audience].iter().any(|v| v.is_empty()) =>
+        {
+            let verifier = JwtVerifier::new(JwtConfig::new(jwks, issuer.clone(), audience.clone()));
+            Ok(Some(AuthConfig::new(Arc::new(verifier), audience, [issuer]).tool_scopes("add", ["mcp:add"])))
+        }
+        _ => Err("--auth-jwks URL, --auth-issuer ISS and --auth-audience AUD go together".to_owned()),
+    }
+}
+
+async fn serve_http(server: Server, addr: &str, auth: Option<AuthConfig>) -> ExitCode {
     let Ok(addr) = addr.parse() else {
         eprintln!("echo_server: --http needs IP:PORT, e.g. 127.0.0.1:8080, not {addr:?}");
         return ExitCode::from(2);
     };
-    let serving = match server.serve_http(addr, HttpServerConfig::default()).await {
+    let config = HttpServerConfig { auth, ..Default::default() };
+    let serving = match server.serve_http(addr, config).await {
         Ok(s) => s,
         Err(e) => {
             eprintln!("echo_server: {e}");
@@ -67,7 +97,14 @@ async fn serve_http(server: Server, addr: &str) -> ExitCode {
 #[tokio::main]
 async fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let http = args.iter().position(|a| a == "--http").map(|i| args.get(i + 1).cloned().unwrap_or_default());
+    let http = option(&args, "--http");
+    let auth = match auth(&args) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("echo_server: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let server = match Server::builder("mcpcore-echo", env!("CARGO_PKG_VERSION")).tool(echo).tool(add).build()
     {
         Ok(s) => s,
@@ -77,7 +114,12 @@ async fn main() -> ExitCode {
         }
     };
     if let Some(addr) = http {
-        return serve_http(server, &addr).await;
+        return serve_http(server, &addr, auth).await;
+    }
+    if auth.is_some() {
+        // 2026-07-28 basic/authorization: stdio servers take credentials from the environment.
+        eprintln!("echo_server: --auth-* needs --http (a stdio server takes no bearer tokens)");
+        return ExitCode::from(2);
     }
     match server.serve_stdio().await {
         Ok(()) => ExitCode::SUCCESS,

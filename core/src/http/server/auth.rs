@@ -1,0 +1,258 @@
+//! The resource-server gate in front of the MCP routes (2025-11-25 and 2026-07-28
+//! `basic/authorization`), and the Protected Resource Metadata routes (RFC 9728).
+//!
+//! Each request's `Authorization: Bearer` token goes to the configured
+//! [`TokenVerifier`](crate::auth::server::TokenVerifier); the identity it yields and the
+//! config's [`CatalogView`](crate::context::CatalogView) become request extensions (the
+//! engine reads them through `Origin`), and the header is removed so the token goes no
+//! further. See [`crate::auth::server`] for the answers owed.
+//!
+//! Legacy sessions are bound to their owner (the token's subject, else its client): the
+//! `Mcp-Session-Id` handed out is `<id>.<tag>`, the tag an HMAC of the id and the owner under
+//! the server's `requestState` keys (so instances sharing keys and a session store agree), and
+//! a request whose token belongs to someone else gets the 404 of an unknown session
+//! (2025-06-18 security best practices, "Session Hijacking": bind session ids to the user).
+//! The 2024-11-05 transport's `sessionId` query parameter is not bound.
+
+use super::State;
+use crate::auth::server::{AuthConfig, Entry, Refusal, ScopeMode};
+use crate::context::{CatalogView, Identity};
+use crate::http::headers::MCP_SESSION_ID;
+use crate::state::StateKeys;
+use axum::body::Body;
+use axum::extract::{Request, State as Shared};
+use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// What the gate needs: the config, its catalogue view, the endpoint (for resource templates
+/// and the body limit).
+pub(crate) struct Gate {
+    config: AuthConfig,
+    view: CatalogView,
+    endpoint: Arc<State>,
+    /// Bind session ids to their owners.
+    keys: StateKeys,
+}
+
+/// The HMAC domain of session bindings.
+const SESSION_OWNER: &str = "mcpcore session owner";
+
+impl Gate {
+    pub(crate) fn new(config: AuthConfig, endpoint: Arc<State>) -> Arc<Gate> {
+        let view = config.catalog_view();
+        let mut keys = endpoint.env.engine.config().state_keys.clone();
+        if keys.is_empty() {
+            keys = crate::runtime::entropy::state_key().into();
+        }
+        Arc::new(Gate { config, view, endpoint, keys })
+    }
+
+    /// The id handed to the client for session `id` of `owner`.
+    fn bind(&self, id: &str, owner: &str) -> String {
+        let tag = self.keys.tag(SESSION_OWNER, &[id.as_bytes(), owner.as_bytes()]).expect("a key");
+        let hex: String = tag.iter().map(|b| format!("{b:02x}")).collect();
+        format!("{id}.{hex}")
+    }
+
+    /// The session id inside a bound one, when `owner` is its owner.
+    fn unbind<'a>(&self, bound: &'a str, owner: &str) -> Option<&'a str> {
+        let (id, hex) = bound.rsplit_once('.')?;
+        let tag: Option<Vec<u8>> = (0..hex.len())
+            .step_by(2)
+            .map(|i| hex.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok()))
+            .collect();
+        let ok = self.keys.verify_tag(SESSION_OWNER, &[id.as_bytes(), owner.as_bytes()], &tag?);
+        ok.then_some(id)
+    }
+}
+
+/// Whose session a token may use: its subject, else its client.
+fn owner(identity: &Identity) -> String {
+    match (&identity.subject, &identity.client_id) {
+        (Some(s), _) => format!("sub:{s}"),
+        (None, Some(c)) => format!("client:{c}"),
+        (None, None) => String::new(),
+    }
+}
+
+fn json_response(status: StatusCode, body: &Value) -> Response {
+    let mut resp = (status, body.to_string()).into_response();
+    resp.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    resp
+}
+
+/// `401`/`403` with the challenge and an RFC 6750-style JSON body.
+fn refuse(gate: &Gate, status: StatusCode, error: Option<(&str, &str)>, scopes: &[String]) -> Response {
+    let challenge = gate.config.challenge(error, scopes);
+    let body = match error {
+        Some((e, d)) => json!({"error": e, "error_description": d}),
+        None => {
+            json!({"error": "unauthorized", "error_description": "this MCP server requires a bearer token"})
+        }
+    };
+    let mut resp = json_response(status, &body);
+    if let Ok(v) = HeaderValue::from_str(&challenge) {
+        resp.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+    }
+    resp
+}
+
+/// The token of `Authorization: Bearer <token>`: `Ok(None)` when there is no such header (or
+/// another scheme), `Err` when it is malformed.
+fn bearer(headers: &axum::http::HeaderMap) -> Result<Option<&str>, &'static str> {
+    let mut values = headers.get_all(header::AUTHORIZATION).iter();
+    let Some(value) = values.next() else { return Ok(None) };
+    if values.next().is_some() {
+        return Err("the request carries several Authorization headers");
+    }
+    let value = value.to_str().map_err(|_| "the Authorization header is not ASCII")?;
+    let Some((scheme, token)) = value.split_once(' ') else {
+        return if value.eq_ignore_ascii_case("bearer") {
+            Err("the bearer token is empty")
+        } else {
+            Ok(None)
+        };
+    };
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Ok(None);
+    }
+    let token = token.trim();
+    // RFC 6750 §2.1 b64token.
+    let b64token = |c: char| c.is_ascii_alphanumeric() || "-._~+/=".contains(c);
+    if token.is_empty() || !token.chars().all(b64token) {
+        return Err("the bearer token is malformed");
+    }
+    Ok(Some(token))
+}
+
+/// The middleware: verify, refuse, or pass the request on with its identity.
+pub(crate) async fn gate(Shared(gate): Shared<Arc<Gate>>, mut req: Request, next: Next) -> Response {
+    let token = match bearer(req.headers()) {
+        Ok(Some(t)) => t.to_owned(),
+        Ok(None) => return refuse(&gate, StatusCode::UNAUTHORIZED, None, &gate.config.required_scopes),
+        Err(why) => return refuse(&gate, StatusCode::BAD_REQUEST, Some(("invalid_request", why)), &[]),
+    };
+    let identity = match gate.config.verifier.verify(&token).await {
+        Ok(id) => id,
+        Err(r) => return refused(&gate, &r),
+    };
+    let required = &gate.config.required_scopes;
+    if !identity.has_scopes(required.iter().map(String::as_str)) {
+        let why = "the token lacks a scope this server requires";
+        return refuse(&gate, StatusCode::FORBIDDEN, Some(("insufficient_scope", why)), required);
+    }
+    if gate.config.scope_mode == ScopeMode::StepUp && req.method() == Method::POST {
+        let (parts, body) = req.into_parts();
+        let bytes = match super::guard::read_body(&parts.headers, body, gate.endpoint.config.max_body).await {
+            Ok(b) => b,
+            Err(r) => return r,
+        };
+        if let Some(scopes) = step_up(&gate, &identity, &bytes) {
+            let why = "the token lacks a scope this operation requires";
+            return refuse(&gate, StatusCode::FORBIDDEN, Some(("insufficient_scope", why)), &scopes);
+        }
+        req = Request::from_parts(parts, Body::from(bytes));
+    }
+    let owner = owner(&identity);
+    if let Some(bound) = req.headers().get(MCP_SESSION_ID) {
+        let inner = bound.to_str().ok().and_then(|b| gate.unbind(b.trim(), &owner));
+        let Some(inner) = inner.and_then(|i| HeaderValue::from_str(i).ok()) else {
+            return super::legacy::not_found_session();
+        };
+        req.headers_mut().insert(MCP_SESSION_ID, inner);
+    }
+    req.headers_mut().remove(header::AUTHORIZATION);
+    req.extensions_mut().insert(Arc::new(identity));
+    req.extensions_mut().insert(gate.view.clone());
+    let mut resp = next.run(req).await;
+    let minted =
+        resp.headers().get(MCP_SESSION_ID).and_then(|v| v.to_str().ok()).map(|id| gate.bind(id, &owner));
+    if let Some(v) = minted.and_then(|b| HeaderValue::from_str(&b).ok()) {
+        resp.headers_mut().insert(MCP_SESSION_ID, v);
+    }
+    resp
+}
+
+fn refused(gate: &Gate, r: &Refusal) -> Response {
+    match r {
+        Refusal::InvalidToken(d) => {
+            refuse(gate, StatusCode::UNAUTHORIZED, Some((r.error(), d)), &gate.config.required_scopes)
+        }
+        Refusal::InsufficientScope { scopes, description } => {
+            refuse(gate, StatusCode::FORBIDDEN, Some((r.error(), description)), scopes)
+        }
+        Refusal::Unavailable(d) => {
+            let body = json!({"error": r.error(), "error_description": d});
+            json_response(StatusCode::SERVICE_UNAVAILABLE, &body)
+        }
+    }
+}
+
+/// Under [`ScopeMode::StepUp`]: the scopes to challenge for when the body uses an entry whose
+/// scopes the token lacks (every scope the operation needs, in one challenge). The host
+/// filter is not consulted: what it hides stays unknown (the engine answers).
+fn step_up(gate: &Gate, identity: &Identity, body: &[u8]) -> Option<Vec<String>> {
+    let messages = match serde_json::from_slice::<Value>(body).ok()? {
+        Value::Array(batch) => batch,
+        one => vec![one],
+    };
+    let resources = gate.endpoint.env.engine.resources();
+    for m in &messages {
+        let params = m.get("params");
+        let text = |k: &str| params.and_then(|p| p.get(k)).and_then(Value::as_str);
+        let template;
+        let entry = match m.get("method").and_then(Value::as_str) {
+            Some("tools/call") => Entry::Tool(text("name")?),
+            Some("prompts/get") => Entry::Prompt(text("name")?),
+            Some("resources/read") => {
+                let uri = text("uri")?;
+                template = resources.and_then(|r| r.template_of(uri));
+                Entry::Resource { uri, template: template.as_deref() }
+            }
+            _ => continue,
+        };
+        let needed = gate.config.entry_scopes(&entry);
+        if !identity.has_scopes(needed.iter().map(String::as_str)) {
+            return Some(gate.config.operation_scopes(&entry));
+        }
+    }
+    None
+}
+
+/// The PRM document (unauthenticated, cacheable, readable cross-origin by browser clients).
+pub(crate) async fn metadata(Shared(gate): Shared<Arc<Gate>>) -> Response {
+    let doc = serde_json::to_value(gate.config.metadata_document()).expect("serializable");
+    let mut resp = json_response(StatusCode::OK, &doc);
+    let h = resp.headers_mut();
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("max-age=300"));
+    h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
+    resp
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bearer;
+    use axum::http::{HeaderMap, HeaderValue};
+
+    fn with(v: &[&str]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for v in v {
+            h.append("authorization", HeaderValue::from_str(v).unwrap());
+        }
+        h
+    }
+
+    #[test]
+    fn bearer_tokens_are_read_and_malformed_ones_refused() {
+        assert_eq!(bearer(&with(&[])), Ok(None));
+        assert_eq!(bearer(&with(&["Basic dXNlcg=="])), Ok(None));
+        assert_eq!(bearer(&with(&["Bearer abc.DEF-_~+/="])), Ok(Some("abc.DEF-_~+/=")));
+        assert_eq!(bearer(&with(&["bearer  t1 "])), Ok(Some("t1")));
+        assert!(bearer(&with(&["Bearer"])).is_err());
+        assert!(bearer(&with(&["Bearer a b"])).is_err());
+        assert!(bearer(&with(&["Bearer a", "Bearer b"])).is_err());
+    }
+}
