@@ -62,6 +62,7 @@ async fn finish(st: &State, run: &mut Finish) -> Message {
     let mut stop = st.hard_stop.clone();
     let id = run.id.clone();
     tokio::select! {
+        biased;
         m = run.finish() => m,
         _ = stop.wait_for(|s| *s) => {
             let e = ErrorData::internal("Internal error: the server shut down before the call finished");
@@ -85,11 +86,13 @@ async fn respond(st: &Arc<State>, mut run: Box<Running>) -> Response {
             return json(finish(st, &mut run.done).await);
         }
         ResponseMode::Sse => None,
+        // The result is polled first: a handler that finishes in its first poll (most do) is
+        // answered without ever registering on the notification channel, whose closing would
+        // otherwise wake this connection's task once more for nothing.
         ResponseMode::Auto => tokio::select! {
             biased;
-            Some(m) = run.notifications.recv() => Some(m),
             m = finish(st, &mut run.done) => {
-                // The handler may have finished in the same poll as it notified.
+                // The handler may have notified before it finished in the same poll.
                 let mut sent = Vec::new();
                 while let Ok(n) = run.notifications.try_recv() {
                     sent.push(n);
@@ -102,6 +105,7 @@ async fn respond(st: &Arc<State>, mut run: Box<Running>) -> Response {
                     sent.iter().map(|m| Ok(reply::sse_message(m))).collect();
                 return reply::sse_stream(futures_util::stream::iter(body));
             }
+            Some(m) = run.notifications.recv() => Some(m),
         },
     };
     stream(st, run, first)
