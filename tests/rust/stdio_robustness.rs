@@ -8,6 +8,7 @@ use mcpcore::client::{CallOptions, ClientOptions};
 use mcpcore::ErrorKind;
 use mcpcore_tests::{bin, connect};
 use serde_json::json;
+use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -211,25 +212,43 @@ fn sigkill_of_the_cli_takes_the_whole_server_tree_down() {
     assert_eq!(code, None, "killed by the signal");
 }
 
+/// The tokio worker threads of process `pid`.
+fn runtime_workers(pid: u32) -> usize {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return 0 };
+    tasks
+        .flatten()
+        .filter(|t| {
+            let comm = std::fs::read_to_string(t.path().join("comm")).unwrap_or_default();
+            comm.starts_with("tokio-rt-worker") || comm.starts_with("tokio-runtime-w")
+        })
+        .count()
+}
+
 #[test]
-fn the_echo_server_runs_on_a_multi_thread_runtime() {
-    // A runtime with one thread runs every connection's handlers on it: one blocking handler
-    // would stall them all. The example shows the production setup instead.
-    let mut server =
+fn the_echo_server_serves_http_on_a_multi_thread_runtime_and_stdio_on_one_thread() {
+    // Over HTTP, a runtime with one thread runs every connection's handlers on it: one
+    // blocking handler would stall them all, so the example shows the production setup. On
+    // stdio (one client, one pipe) it keeps every message on the current thread.
+    let mut http = Command::new(bin("echo_server"))
+        .args(["--http", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let ok = wait_until(Duration::from_secs(5), || runtime_workers(http.id()) >= 2);
+    let n = runtime_workers(http.id());
+    let _ = http.kill();
+    let _ = http.wait();
+    assert!(ok, "echo_server --http has {n} runtime worker thread(s)");
+
+    let mut stdio =
         Command::new(bin("echo_server")).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
-    let workers = || {
-        let tasks = std::fs::read_dir(format!("/proc/{}/task", server.id())).unwrap();
-        tasks
-            .flatten()
-            .filter(|t| {
-                let comm = std::fs::read_to_string(t.path().join("comm")).unwrap_or_default();
-                comm.starts_with("tokio-rt-worker") || comm.starts_with("tokio-runtime-w")
-            })
-            .count()
-    };
-    let ok = wait_until(Duration::from_secs(5), || workers() >= 2);
-    let n = workers();
-    let _ = server.kill();
-    let _ = server.wait();
-    assert!(ok, "echo_server has {n} runtime worker thread(s)");
+    let mut line = String::new();
+    let stdin = stdio.stdin.as_mut().unwrap();
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":1,"method":"ping"}}"#).unwrap();
+    BufReader::new(stdio.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
+    let n = runtime_workers(stdio.id());
+    let _ = stdio.kill();
+    let _ = stdio.wait();
+    assert!(line.contains(r#""id":1"#), "echo_server answers on stdio: {line}");
+    assert_eq!(n, 0, "echo_server on stdio runs on the current thread");
 }

@@ -35,12 +35,13 @@ pub struct Registrations {
     pub templates: Vec<Registration>,
 }
 
-/// The entries one server registered: remote key → (local name, descriptor as listed).
+/// The entries one server registered: remote key → (local name, descriptor as listed); a
+/// resource's key and local name are both its URI.
 #[derive(Debug, Default)]
 pub(crate) struct Registered {
     tools: BTreeMap<String, (String, Tool)>,
     prompts: BTreeMap<String, (String, Prompt)>,
-    resources: BTreeMap<String, Resource>,
+    resources: BTreeMap<String, (String, Resource)>,
     templates: BTreeMap<String, (String, ResourceTemplate)>,
 }
 
@@ -102,31 +103,21 @@ impl Registered {
         registry: &ToolRegistry,
         policy: CollisionPolicy,
     ) -> Result<Vec<Registration>> {
-        let fresh: BTreeMap<String, Tool> = listed.iter().map(|t| (t.name.clone(), t.clone())).collect();
-        self.tools.retain(|name, (local, tool)| {
-            let keep = fresh.get(name).is_some_and(|t| same(t, tool));
-            if !keep {
-                registry.unregister(local);
-            }
-            keep
-        });
-        let mut done = Vec::with_capacity(listed.len());
-        for tool in listed {
-            if let Some((local, _)) = self.tools.get(&tool.name) {
-                done.push(Registration::Registered(local.clone()));
-                continue;
-            }
-            let remote_name = tool.name.clone();
-            let handler = Arc::new(ForwardTool { remote: remote.clone(), name: remote_name.clone() });
-            let origin =
-                ToolOrigin::Remote { server: remote.server.clone(), remote_name: remote_name.clone() };
-            let r = registry.register_with(tool.clone(), handler, origin, policy)?;
-            if let Some(local) = r.name() {
-                self.tools.insert(remote_name, (local.to_owned(), tool));
-            }
-            done.push(r);
-        }
-        Ok(done)
+        let remove = |local: &str| {
+            registry.unregister(local);
+        };
+        reconcile(
+            &mut self.tools,
+            listed,
+            |t| &t.name,
+            remove,
+            |tool| {
+                let remote_name = tool.name.clone();
+                let handler = Arc::new(ForwardTool { remote: remote.clone(), name: remote_name.clone() });
+                let origin = ToolOrigin::Remote { server: remote.server.clone(), remote_name };
+                registry.register_with(tool.clone(), handler, origin, policy)
+            },
+        )
     }
 
     fn sync_prompts(
@@ -137,45 +128,35 @@ impl Registered {
         policy: CollisionPolicy,
         completions: bool,
     ) -> Result<Vec<Registration>> {
-        let fresh: BTreeMap<String, Prompt> = listed.iter().map(|p| (p.name.clone(), p.clone())).collect();
-        self.prompts.retain(|name, (local, prompt)| {
-            let keep = fresh.get(name).is_some_and(|p| same(p, prompt));
-            if !keep {
-                registry.remove(local);
-            }
-            keep
-        });
-        let mut done = Vec::with_capacity(listed.len());
-        for prompt in listed {
-            if let Some((local, _)) = self.prompts.get(&prompt.name) {
-                done.push(Registration::Registered(local.clone()));
-                continue;
-            }
-            let requested = prompt.name.clone();
-            let taken = |n: &str| registry.get(n).is_some();
-            let r = match claim(&requested, &remote.server, policy, taken)? {
-                Some(r) => r,
-                None => {
-                    done.push(Registration::Skipped(requested));
-                    continue;
+        let remove = |local: &str| {
+            registry.remove(local);
+        };
+        reconcile(
+            &mut self.prompts,
+            listed,
+            |p| &p.name,
+            remove,
+            |prompt| {
+                let requested = prompt.name.clone();
+                let taken = |n: &str| registry.get(n).is_some();
+                let Some(r) = claim(&requested, &remote.server, policy, taken)? else {
+                    return Ok(Registration::Skipped(requested));
+                };
+                let local = r.name().expect("claimed").to_owned();
+                let mut entry = prompt.clone();
+                entry.name = local.clone();
+                let handler = ForwardPrompt { remote: remote.clone(), name: requested.clone() };
+                registry.add(entry, handler)?;
+                if completions {
+                    for arg in prompt.arguments.iter().flatten() {
+                        let target = CompleteTarget::Prompt(requested.clone());
+                        let completer = Arc::new(ForwardCompleter { remote: remote.clone(), target });
+                        registry.complete_argument(&local, &arg.name, completer)?;
+                    }
                 }
-            };
-            let local = r.name().expect("claimed").to_owned();
-            let mut entry = prompt.clone();
-            entry.name = local.clone();
-            let handler = ForwardPrompt { remote: remote.clone(), name: requested.clone() };
-            registry.add(entry, handler)?;
-            if completions {
-                for arg in prompt.arguments.iter().flatten() {
-                    let target = CompleteTarget::Prompt(requested.clone());
-                    let completer = Arc::new(ForwardCompleter { remote: remote.clone(), target });
-                    registry.complete_argument(&local, &arg.name, completer)?;
-                }
-            }
-            self.prompts.insert(requested, (local, prompt));
-            done.push(r);
-        }
-        Ok(done)
+                Ok(r)
+            },
+        )
     }
 
     fn sync_resources(
@@ -185,31 +166,23 @@ impl Registered {
         registry: &ResourceRegistry,
         policy: CollisionPolicy,
     ) -> Result<Vec<Registration>> {
-        let fresh: BTreeMap<String, Resource> = listed.iter().map(|r| (r.uri.clone(), r.clone())).collect();
-        self.resources.retain(|uri, resource| {
-            let keep = fresh.get(uri).is_some_and(|r| same(r, resource));
-            if !keep {
-                registry.remove(uri);
-            }
-            keep
-        });
-        let mut done = Vec::with_capacity(listed.len());
-        for resource in listed {
-            let uri = resource.uri.clone();
-            if self.resources.contains_key(&uri) {
-                done.push(Registration::Registered(uri));
-                continue;
-            }
-            match registry.add(resource.clone(), ForwardResource { remote: remote.clone() }) {
-                Ok(()) => {
-                    self.resources.insert(uri.clone(), resource);
-                    done.push(Registration::Registered(uri));
+        let remove = |uri: &str| {
+            registry.remove(uri);
+        };
+        reconcile(
+            &mut self.resources,
+            listed,
+            |r| &r.uri,
+            remove,
+            |resource| {
+                let uri = resource.uri.clone();
+                match registry.add(resource.clone(), ForwardResource { remote: remote.clone() }) {
+                    Ok(()) => Ok(Registration::Registered(uri)),
+                    Err(e) if policy == CollisionPolicy::Error => Err(e),
+                    Err(_) => Ok(Registration::Skipped(uri)),
                 }
-                Err(e) if policy == CollisionPolicy::Error => return Err(e),
-                Err(_) => done.push(Registration::Skipped(uri)),
-            }
-        }
-        Ok(done)
+            },
+        )
     }
 
     fn sync_templates(
@@ -220,50 +193,38 @@ impl Registered {
         policy: CollisionPolicy,
         completions: bool,
     ) -> Result<Vec<Registration>> {
-        let fresh: BTreeMap<String, ResourceTemplate> =
-            listed.iter().map(|t| (t.name.clone(), t.clone())).collect();
-        self.templates.retain(|name, (local, template)| {
-            let keep = fresh.get(name).is_some_and(|t| same(t, template));
-            if !keep {
-                registry.remove_template(local);
-            }
-            keep
-        });
-        let mut done = Vec::with_capacity(listed.len());
-        for template in listed {
-            if let Some((local, _)) = self.templates.get(&template.name) {
-                done.push(Registration::Registered(local.clone()));
-                continue;
-            }
-            let requested = template.name.clone();
-            let taken = |n: &str| {
-                registry
-                    .templates_page(None, usize::MAX)
-                    .is_ok_and(|(all, _)| all.iter().any(|t| t.name == n))
-            };
-            let r = match claim(&requested, &remote.server, policy, taken)? {
-                Some(r) => r,
-                None => {
-                    done.push(Registration::Skipped(requested));
-                    continue;
+        let remove = |local: &str| {
+            registry.remove_template(local);
+        };
+        reconcile(
+            &mut self.templates,
+            listed,
+            |t| &t.name,
+            remove,
+            |template| {
+                let requested = template.name.clone();
+                let taken = |n: &str| {
+                    registry
+                        .templates_page(None, usize::MAX)
+                        .is_ok_and(|(all, _)| all.iter().any(|t| t.name == n))
+                };
+                let Some(r) = claim(&requested, &remote.server, policy, taken)? else {
+                    return Ok(Registration::Skipped(requested));
+                };
+                let mut entry = template.clone();
+                entry.name = r.name().expect("claimed").to_owned();
+                registry.add_template(entry, ForwardResource { remote: remote.clone() })?;
+                if completions {
+                    let parsed = UriTemplate::parse(&template.uri_template).map_err(Error::invalid_input)?;
+                    for variable in parsed.variables() {
+                        let target = CompleteTarget::Template(template.uri_template.clone());
+                        let completer = Arc::new(ForwardCompleter { remote: remote.clone(), target });
+                        registry.complete_variable(&template.uri_template, variable, completer)?;
+                    }
                 }
-            };
-            let local = r.name().expect("claimed").to_owned();
-            let mut entry = template.clone();
-            entry.name = local.clone();
-            registry.add_template(entry, ForwardResource { remote: remote.clone() })?;
-            if completions {
-                let parsed = UriTemplate::parse(&template.uri_template).map_err(Error::invalid_input)?;
-                for variable in parsed.variables() {
-                    let target = CompleteTarget::Template(template.uri_template.clone());
-                    let completer = Arc::new(ForwardCompleter { remote: remote.clone(), target });
-                    registry.complete_variable(&template.uri_template, variable, completer)?;
-                }
-            }
-            self.templates.insert(requested, (local, template));
-            done.push(r);
-        }
-        Ok(done)
+                Ok(r)
+            },
+        )
     }
 
     /// Removes everything this server registered; returns the local names (tools, prompts,
@@ -292,6 +253,40 @@ impl Registered {
         }
         removed
     }
+}
+
+/// Brings `known` (remote key → local name and descriptor) in line with a fresh listing:
+/// entries gone from it or changed are removed (`remove` takes the local name), known
+/// unchanged ones stay, and new ones go through `add`; what `add` registered under a name is
+/// remembered. Returns what happened to each listed entry, in listing order.
+fn reconcile<T: serde::Serialize>(
+    known: &mut BTreeMap<String, (String, T)>,
+    listed: Vec<T>,
+    key: impl Fn(&T) -> &str,
+    remove: impl Fn(&str),
+    mut add: impl FnMut(&T) -> Result<Registration>,
+) -> Result<Vec<Registration>> {
+    let fresh: BTreeMap<&str, &T> = listed.iter().map(|t| (key(t), t)).collect();
+    known.retain(|k, (local, old)| {
+        let keep = fresh.get(k.as_str()).is_some_and(|t| same(*t, old));
+        if !keep {
+            remove(local);
+        }
+        keep
+    });
+    let mut done = Vec::with_capacity(listed.len());
+    for item in listed {
+        if let Some((local, _)) = known.get(key(&item)) {
+            done.push(Registration::Registered(local.clone()));
+            continue;
+        }
+        let r = add(&item)?;
+        if let Some(local) = r.name() {
+            known.insert(key(&item).to_owned(), (local.to_owned(), item));
+        }
+        done.push(r);
+    }
+    Ok(done)
 }
 
 /// The name `requested` gets under `policy`: itself when free, `{server}_{requested}` under
