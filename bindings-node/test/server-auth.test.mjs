@@ -157,6 +157,7 @@ describe('protected servers (serveHttp({ auth }))', () => {
       if (token === 'guest-token') return { subject: 'guest' };
       if (token === 'down') throw new TokenRefused('directory unreachable', { kind: 'unavailable' });
       if (token === 'revoked') throw new TokenRefused('revoked at 12:00');
+      if (token === 'boom') throw new Error('the directory crashed');
       return null;
     };
     const port = await freePort();
@@ -174,6 +175,9 @@ describe('protected servers (serveHttp({ auth }))', () => {
       const down = await post(url, 'down');
       assert.equal(down.status, 503);
       assert.equal(down.body.error_description, 'directory unreachable');
+      const boom = await post(url, 'boom');
+      assert.equal(boom.status, 503);
+      assert.match(boom.body.error_description, /the directory crashed/);
       await assert.rejects(Client.connectHttp(url, { bearerToken: 'who-knows' }), (e) => e.httpStatus === 401);
 
       const guest = await Client.connectHttp(url, { bearerToken: 'guest-token' });

@@ -259,3 +259,24 @@ async def test_example_echo_server_with_auth_flags(issuer: Issuer) -> None:
     half = subprocess.run([PY, str(EXAMPLES / "echo_server.py"), "--http", "127.0.0.1:0", "--auth-jwks",
                            issuer.jwks], capture_output=True, text=True, timeout=30)
     assert half.returncode != 0 and "go together" in half.stderr, half.stderr
+
+
+@run_async(timeout=60)
+async def test_a_sync_verify_works_and_a_crashing_one_is_a_503() -> None:
+    def verify(token: str) -> Optional[Identity]:
+        if token == "boom":
+            raise RuntimeError("the directory crashed")
+        return Identity(subject="sync-user") if token == "ok" else None
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    serving = await protected_server().serve_http(
+        port=port, auth=Auth(verify=verify, resource=url, authorization_servers=["https://as.example"]))
+    try:
+        status, _, body = await asyncio_to_thread(post, url, "boom")
+        assert status == 503 and "the directory crashed" in body["error_description"], (status, body)
+        async with await Client.connect_http(url, bearer_token="ok") as c:
+            who = (await c.call_tool("whoami", {})).structured_content
+            assert who is not None and who["subject"] == "sync-user", who
+    finally:
+        await serving.shutdown()
