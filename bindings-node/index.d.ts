@@ -159,6 +159,11 @@ export declare class Server {
    * serving.
    */
   withPrompts(prompts: Prompts): void
+  /**
+   * A copy of this server (as it is now) whose `serveHttp` requires what `auth` says: an
+   * OAuth resource server (what `serveHttp({ auth })` uses).
+   */
+  withAuth(auth: ServerAuth): Server
   /** Serves on this process's stdin/stdout until stdin closes. */
   serveStdio(): Promise<void>
   /**
@@ -166,6 +171,17 @@ export declare class Server {
    * `HttpServing` once bound.
    */
   serveHttp(options?: ServeHttpOptions | undefined | null): Promise<HttpServing>
+}
+
+/** A protected server's settings (see `Auth` in lib/mcpcore.d.ts). */
+export declare class ServerAuth {
+  /**
+   * `settingsJson` is the settings; `verify` the wrapper's async host verifier (else the JWT
+   * verifier of `jwksUrl`, `issuer`, `audience`).
+   */
+  constructor(settingsJson: string, verify?: ((token: string) => Promise<string>) | undefined | null)
+  /** The Protected Resource Metadata URL named in challenges. */
+  get metadataUrl(): string | null
 }
 
 /**

@@ -78,6 +78,9 @@ export interface ToolContext {
   /** What the client declared (legacy: in `initialize`; 2026-07-28: in this request's `_meta`);
    * undefined for an in-process call. */
   readonly clientCapabilities: ClientCapabilities | undefined;
+  /** The authenticated caller on a protected server (`serveHttp({ auth })`); undefined
+   * otherwise. The bearer token itself is not exposed (the spec forbids passing it on). */
+  readonly auth: Identity | undefined;
   /** The state stored with `setRequestState` in the previous round of this request (2026-07-28);
    * undefined when there is none. */
   readonly requestState: Json | undefined;
@@ -287,6 +290,66 @@ export interface ServeHttpOptions {
   allowedOrigins?: string[];
   anyHost?: boolean;
   shutdownGraceMs?: number;
+  /** Makes the server an OAuth 2.1 resource server (see `Auth`). */
+  auth?: Auth;
+}
+
+/** Who a verified access token says the caller is. */
+export interface Identity {
+  /** The token's subject (`sub`). */
+  subject?: string;
+  /** The OAuth client the token was issued to (`client_id` / `azp`). */
+  clientId?: string;
+  /** The scopes the token grants. */
+  scopes: string[];
+  /** Every claim of the token (a JWT's payload, an introspection response). */
+  claims: { [claim: string]: Json };
+}
+
+/**
+ * What a protected server requires. Every request needs `Authorization: Bearer <token>`
+ * (401 with `WWW-Authenticate: Bearer resource_metadata="…"` otherwise; the Protected Resource
+ * Metadata is served at its well-known paths). Tokens are JWTs checked against `jwksUrl`,
+ * `issuer` and `audience`, or whatever `verify` says.
+ */
+export interface Auth {
+  /** The issuer's JWKS URL: accept JWTs signed with its keys. */
+  jwksUrl?: string;
+  /** The `iss` tokens must carry; also the PRM's authorization server by default. */
+  issuer?: string;
+  /** The `aud` tokens must hold: this server's canonical URI (e.g. `http://127.0.0.1:8000/mcp`). */
+  audience?: string;
+  /** The host's own check: an identity, or null / a thrown `TokenRefused` to refuse. */
+  verify?: (token: string) => Promise<Identity | null | undefined> | Identity | null | undefined;
+  /** The canonical resource URI (default `audience`; needed with `verify`). */
+  resource?: string;
+  /** The PRM's `authorization_servers` (default `[issuer]`). */
+  authorizationServers?: string[];
+  /** The PRM's `scopes_supported` (default: every scope named here). */
+  scopesSupported?: string[];
+  /** Scopes every request needs (403 insufficient_scope without them). */
+  requiredScopes?: string[];
+  /** Scopes each tool needs, by name (e.g. `{ add: ['mcp:add'] }`). */
+  toolScopes?: { [tool: string]: string[] };
+  /** Scopes each prompt needs, by name. */
+  promptScopes?: { [prompt: string]: string[] };
+  /** Scopes each resource needs, by URI or URI template. */
+  resourceScopes?: { [uri: string]: string[] };
+  /** 'hide' (default): entries the token does not reach are left out of lists and refused like
+   * unknown ones; 'stepUp': listed, and using them gets 403 insufficient_scope. */
+  scopeMode?: 'hide' | 'stepUp';
+  /** Clock skew allowed on `exp`/`nbf`, in seconds (default 60). */
+  leewaySeconds?: number;
+  /** More PRM fields (`resource_name`, `resource_documentation`, …). */
+  metadata?: { [field: string]: Json };
+}
+
+/** Thrown by `Auth.verify` to refuse a token: 'invalid_token' (401, the default),
+ * 'insufficient_scope' (403, naming `scopes`) or 'unavailable' (503). */
+export class TokenRefused extends Error {
+  constructor(message?: string, options?: { kind?: 'invalid_token' | 'insufficient_scope' | 'unavailable'; scopes?: string[] });
+  readonly kind: 'invalid_token' | 'insufficient_scope' | 'unavailable';
+  readonly scopes: string[];
 }
 
 export class HttpServing {

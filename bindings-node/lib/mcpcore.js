@@ -11,6 +11,7 @@ const { toJsonSchema, envelopeCallback } = require('./tools');
 const { createNodeHandler } = require('./node-handler');
 const features = require('./features');
 const { OAuth, MemoryTokenStore } = require('./auth');
+const { TokenRefused, serverAuth } = require('./server-auth');
 
 const { native: awaitNative, nativeSync, InvalidInput, makeError } = errors;
 
@@ -212,10 +213,13 @@ class Server {
   /**
    * Starts serving HTTP: both lineages on `path` (default `/mcp`), 2024-11-05 SSE on `/sse`.
    * Options: host (an IP, default 127.0.0.1), port (0 = a free one), path, responseMode ('auto',
-   * 'json', 'sse'), maxBody, allowedHosts, allowedOrigins, anyHost, shutdownGraceMs.
+   * 'json', 'sse'), maxBody, allowedHosts, allowedOrigins, anyHost, shutdownGraceMs, and auth
+   * (a protected server: see `Auth` in mcpcore.d.ts and lib/server-auth.js).
    */
   async serveHttp(options = {}) {
-    return new HttpServing(await awaitNative(this._native.serveHttp(options)));
+    const { auth, ...rest } = options ?? {};
+    const target = auth === undefined ? this._native : this._native.withAuth(serverAuth(auth));
+    return new HttpServing(await awaitNative(target.serveHttp(rest)));
   }
 
   /**
@@ -352,6 +356,7 @@ exports.InputRequired = errors.InputRequired;
 exports.ResourceNotFound = errors.ResourceNotFound;
 exports.AuthError = errors.AuthError;
 exports.OAuth = OAuth;
+exports.TokenRefused = TokenRefused;
 exports.MemoryTokenStore = MemoryTokenStore;
 exports.toJsonSchema = toJsonSchema;
 exports.version = native.nativeVersion();

@@ -5,6 +5,7 @@
 // envelope machinery and the handler's `ctx` serve resources, prompts and completers too.
 
 const { InvalidInput, InputRequired, McpError, native: awaitNative, nativeSync } = require('./errors');
+const { identity } = require('./server-auth');
 
 const EMPTY_OBJECT_SCHEMA = Object.freeze({ type: 'object', properties: {} });
 
@@ -87,6 +88,8 @@ class HandlerContext {
   get wantsProgress() { return this.#call.wantsProgress; }
   get clientCapabilities() { return parse(this.#call.clientCapabilities); }
   get requestState() { return parse(this.#call.requestState); }
+  /** The authenticated caller on a protected server (undefined otherwise). */
+  get auth() { return identity(this.#call.identity); }
 
   /** Made on first use: most handlers never look, and each costs a native thread-safe function. */
   get signal() {

@@ -12,6 +12,7 @@ mod handler;
 mod registry;
 mod resources;
 mod server;
+mod server_auth;
 
 pub use client::Client;
 pub use handler::ToolCall;

@@ -2,6 +2,7 @@
 
 use crate::registry::Registry;
 use crate::resources::{Prompts, Resources};
+use crate::server_auth::ServerAuth;
 use crate::{bad_option, errors};
 use mcpcore::engine::ServerConfig;
 use mcpcore::http::server::{HostPolicy, HttpServerConfig, ResponseMode};
@@ -64,6 +65,8 @@ fn http_config(o: ServeHttpOptions) -> napi::Result<(std::net::SocketAddr, HttpS
 #[napi]
 pub struct Server {
     inner: mcpcore::server::Server,
+    /// Set on the protected copy `withAuth` makes.
+    auth: Option<mcpcore::auth::server::AuthConfig>,
 }
 
 #[napi]
@@ -73,7 +76,7 @@ impl Server {
     pub fn new(registry: &Registry, name: String, version: String, instructions: Option<String>) -> Self {
         let mut config = ServerConfig::new(name, version);
         config.instructions = instructions;
-        Server { inner: mcpcore::server::Server::new(config, registry.tools.clone()) }
+        Server { inner: mcpcore::server::Server::new(config, registry.tools.clone()), auth: None }
     }
 
     /// Serves `resources` too (`resources/*`, subscriptions, completion; the capability is
@@ -90,6 +93,13 @@ impl Server {
         self.inner = self.inner.clone().with_prompts(prompts.inner.clone());
     }
 
+    /// A copy of this server (as it is now) whose `serveHttp` requires what `auth` says: an
+    /// OAuth resource server (what `serveHttp({ auth })` uses).
+    #[napi]
+    pub fn with_auth(&self, auth: &ServerAuth) -> Server {
+        Server { inner: self.inner.clone(), auth: Some(auth.config.clone()) }
+    }
+
     /// Serves on this process's stdin/stdout until stdin closes.
     #[napi]
     pub async fn serve_stdio(&self) -> napi::Result<()> {
@@ -100,7 +110,8 @@ impl Server {
     /// `HttpServing` once bound.
     #[napi]
     pub async fn serve_http(&self, options: Option<ServeHttpOptions>) -> napi::Result<HttpServing> {
-        let (addr, config) = http_config(options.unwrap_or_default())?;
+        let (addr, mut config) = http_config(options.unwrap_or_default())?;
+        config.auth = self.auth.clone();
         let serving = self.inner.serve_http(addr, config).await.map_err(errors::to_js)?;
         Ok(HttpServing { inner: Arc::new(serving) })
     }

@@ -32,7 +32,7 @@ impl LoopSlot {
         }
     }
 
-    fn get(&self, py: Python<'_>) -> Option<TaskLocals> {
+    pub(crate) fn get(&self, py: Python<'_>) -> Option<TaskLocals> {
         let slot = self.0.lock().expect("lock");
         let locals = slot.as_ref()?;
         // A closed loop cannot run handlers any more; fall back to a private loop.

@@ -15,6 +15,7 @@ mod prompts;
 mod registry;
 mod resources;
 mod server;
+mod server_auth;
 mod values;
 
 use pyo3::prelude::*;
@@ -32,6 +33,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<server::HttpServing>()?;
     m.add_class::<client::Client>()?;
     m.add_class::<auth::OAuth>()?;
+    m.add_class::<server_auth::ServerAuth>()?;
     m.add_class::<handler::ToolCall>()?;
     m.add_class::<resources::Resources>()?;
     m.add_class::<prompts::Prompts>()?;

@@ -5,6 +5,7 @@ use crate::handler::LoopSlot;
 use crate::prompts::Prompts;
 use crate::registry::Registry;
 use crate::resources::Resources;
+use crate::server_auth::ServerAuth;
 use mcpcore::engine::ServerConfig;
 use mcpcore::http::server::{HostPolicy, HttpServerConfig, ResponseMode};
 use pyo3::prelude::*;
@@ -65,9 +66,9 @@ impl Server {
     }
 
     /// Starts serving HTTP (both lineages on `path`, 2024-11-05 SSE on `/sse`); resolves to an
-    /// `HttpServing` once bound.
+    /// `HttpServing` once bound. With `auth`, a protected server (OAuth resource server).
     #[pyo3(signature = (host="127.0.0.1", port=0, path="/mcp", response_mode="auto", max_body=None,
-                        allowed_hosts=None, allowed_origins=None))]
+                        allowed_hosts=None, allowed_origins=None, auth=None))]
     #[allow(clippy::too_many_arguments)]
     fn serve_http<'py>(
         &self,
@@ -79,8 +80,12 @@ impl Server {
         max_body: Option<usize>,
         allowed_hosts: Option<Vec<String>>,
         allowed_origins: Option<Vec<String>>,
+        auth: Option<&ServerAuth>,
     ) -> PyResult<Bound<'py, PyAny>> {
         self.bind(py);
+        if let Some(a) = auth {
+            a.loop_slot.bind(py);
+        }
         let ip: std::net::IpAddr = host.parse().map_err(|_| {
             errors::to_py(mcpcore::Error::invalid_input(format!("host must be an IP address, not {host:?}")))
         })?;
@@ -104,6 +109,7 @@ impl Server {
                 origins: allowed_origins.unwrap_or_default(),
             };
         }
+        config.auth = auth.map(|a| a.config.clone());
         let server = self.inner.clone();
         let addr = std::net::SocketAddr::new(ip, port);
         pyo3_async_runtimes::tokio::future_into_py(py, async move {

@@ -3,7 +3,32 @@
 //
 //   node echo_server.mjs                        # stdio, both lineages
 //   node echo_server.mjs --http 127.0.0.1:PORT  # HTTP on /mcp (prints "listening on URL")
+//   node echo_server.mjs --http 127.0.0.1:PORT --auth-jwks URL --auth-issuer ISS --auth-audience AUD
+//
+// With the `--auth-*` options (HTTP only) it is an OAuth resource server: every request needs a
+// bearer JWT signed with a key of the JWKS at URL, issued by ISS for AUD (the PRM names ISS as
+// the authorization server). `echo` needs no scope; `add` needs `mcp:add` and is hidden from
+// `tools/list` for tokens without it.
+import { parseArgs } from 'node:util';
 import { Server } from 'mcpcore';
+
+const fail = (why) => {
+  console.error(`echo_server: ${why}`);
+  process.exit(2);
+};
+let values;
+try {
+  ({ values } = parseArgs({
+    options: {
+      http: { type: 'string' },
+      'auth-jwks': { type: 'string' },
+      'auth-issuer': { type: 'string' },
+      'auth-audience': { type: 'string' },
+    },
+  }));
+} catch (e) {
+  fail(e.message);
+}
 
 const server = new Server({ name: 'mcpcore-echo-node', version: '0.1.0' });
 
@@ -30,12 +55,21 @@ server.tool(
   async ({ a, b }) => ({ sum: a + b })
 );
 
-const at = process.argv.indexOf('--http');
-if (at === -1) {
+const given = [values['auth-jwks'], values['auth-issuer'], values['auth-audience']];
+let auth;
+if (given.some(Boolean)) {
+  if (!given.every(Boolean)) fail('--auth-jwks URL, --auth-issuer ISS and --auth-audience AUD go together');
+  // 2026-07-28 basic/authorization: stdio servers take credentials from the environment.
+  if (values.http === undefined) fail('--auth-* needs --http (a stdio server takes no bearer tokens)');
+  const [jwksUrl, issuer, audience] = given;
+  auth = { jwksUrl, issuer, audience, toolScopes: { add: ['mcp:add'] } };
+}
+
+if (values.http === undefined) {
   await server.serveStdio();
 } else {
-  const [host, port] = splitHostPort(process.argv[at + 1] ?? '127.0.0.1:0');
-  const serving = await server.serveHttp({ host, port });
+  const [host, port] = splitHostPort(values.http);
+  const serving = await server.serveHttp({ host, port, auth });
   console.log(`listening on ${serving.url}`);
   const stop = () => serving.shutdown();
   process.once('SIGINT', stop);

@@ -111,3 +111,24 @@ void new OAuth({ grant: 'client_credentials', clientId: 'svc', clientSecret: 's'
 // @ts-expect-error: grants are checked
 void new OAuth({ grant: 'password' });
 void new MemoryTokenStore();
+
+// Protected servers: serveHttp({ auth }) and ctx.auth.
+import { TokenRefused, type Auth, type Identity } from 'mcpcore';
+server.tool('whoami', {}, (_args, ctx) => {
+  const who: Identity | undefined = ctx.auth;
+  return { subject: who?.subject ?? null, scopes: who?.scopes ?? [], team: who?.claims['team'] ?? null };
+});
+const jwtAuth: Auth = { jwksUrl: 'http://as/jwks', issuer: 'http://as', audience: 'http://127.0.0.1:8000/mcp', toolScopes: { add: ['mcp:add'] } };
+const hostAuth: Auth = {
+  resource: 'http://127.0.0.1:8000/mcp',
+  authorizationServers: ['https://as.example'],
+  scopeMode: 'stepUp',
+  verify: async (token) => {
+    if (token === 'ok') return { subject: 'u', scopes: ['mcp:add'], claims: {} };
+    throw new TokenRefused('no', { kind: 'invalid_token' });
+  },
+};
+void server.serveHttp({ port: 8000, auth: jwtAuth });
+void hostAuth;
+// @ts-expect-error: scope modes are checked
+void ({ scopeMode: 'loose' } satisfies Auth);

@@ -38,6 +38,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, TypeV
 
 from . import _convert, _features, _native, _schema
 from ._auth import MemoryTokenStore, OAuth, TokenStore
+from ._server_auth import Auth, Identity, TokenRefused
 from ._features import CompletionSource
 from .content import Audio, EmbeddedResource, Image, Message, Text
 from .errors import (
@@ -89,6 +90,9 @@ __all__ = [
     "AuthError",
     "OAuth",
     "TokenStore",
+    "Auth",
+    "Identity",
+    "TokenRefused",
     "MemoryTokenStore",
 ]
 
@@ -482,14 +486,17 @@ class Server:
         max_body: Optional[int] = None,
         allowed_hosts: Optional[Sequence[str]] = None,
         allowed_origins: Optional[Sequence[str]] = None,
+        auth: Optional[Auth] = None,
     ) -> HttpServing:
         """Starts serving HTTP: both lineages on ``path``, the 2024-11-05 SSE transport on
         ``/sse``. ``response_mode`` is "auto" (SSE only when a tool sends progress first), "json"
-        or "sse". Returns once bound (``port=0`` picks a free port)."""
+        or "sse". Returns once bound (``port=0`` picks a free port). ``auth`` makes it a protected
+        server (an OAuth resource server, see :class:`Auth`)."""
         native = await self._native_server().serve_http(
             host, port, path, response_mode, max_body,
             list(allowed_hosts) if allowed_hosts is not None else None,
             list(allowed_origins) if allowed_origins is not None else None,
+            auth._native if auth is not None else None,
         )
         return HttpServing(native)
 

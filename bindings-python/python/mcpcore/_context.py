@@ -8,6 +8,7 @@ import json
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _convert, _native, _schema
+from ._server_auth import Identity
 from .content import Message
 from .errors import InvalidInput
 from .types import ElicitResult, Root, SamplingResult
@@ -49,6 +50,13 @@ class Context:
         e.g. ``{"elicitation": {}, "sampling": {}}``; None for an in-process call."""
         caps = self._call.client_capabilities
         return json.loads(caps) if caps is not None else None
+
+    @property
+    def auth(self) -> Optional[Identity]:
+        """The authenticated caller (subject, scopes, client_id, claims) when the server is
+        protected (``serve_http(auth=...)``); None otherwise. The bearer token itself is not
+        exposed (the spec forbids passing it on)."""
+        return Identity._from_json(self._call.identity)
 
     @property
     def request_state(self) -> Any:

@@ -3,7 +3,7 @@
 from typing import Any, Awaitable, Callable, List, Optional, Tuple, final
 
 __all__ = [
-    "Registry", "Server", "HttpServing", "Client", "OAuth", "ToolCall", "Resources", "Prompts", "__version__",
+    "Registry", "Server", "HttpServing", "Client", "OAuth", "ServerAuth", "ToolCall", "Resources", "Prompts", "__version__",
     "tool_result", "resource_contents", "prompt_result", "completion", "error_kinds", "raise_example",
 ]
 
@@ -121,7 +121,14 @@ class Server:
         max_body: Optional[int] = None,
         allowed_hosts: Optional[List[str]] = None,
         allowed_origins: Optional[List[str]] = None,
+        auth: Optional["ServerAuth"] = None,
     ) -> Awaitable[HttpServing]: ...
+
+@final
+class ServerAuth:
+    def __new__(cls, settings: str, verify: Optional[Callable[[str], Awaitable[str]]] = None) -> "ServerAuth": ...
+    @property
+    def metadata_url(self) -> Optional[str]: ...
 
 @final
 class OAuth:
