@@ -35,11 +35,13 @@ mod config;
 mod introspection;
 mod jwks;
 mod jwt;
+mod settings;
 
 pub use crate::context::{Access, Entry, Identity};
 pub use config::{AuthConfig, HostFilter, ScopeMode};
 pub use introspection::{IntrospectionConfig, IntrospectionVerifier};
 pub use jwt::{JwtConfig, JwtVerifier};
+pub use settings::{auth_config, host_verdict, verifier_failed, Spelling};
 
 use crate::future::BoxFuture;
 

@@ -1,0 +1,228 @@
+//! A protected server's settings as a binding's host code writes them (JSON), and the verdict a
+//! host verifier returns (JSON): read once here for every binding, which only supplies its
+//! users' spelling and, optionally, the host verifier.
+
+use super::{AuthConfig, Identity, JwtConfig, JwtVerifier, Refusal, ScopeMode, TokenVerifier};
+use crate::error::{Error, Result};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How a binding's users spell the settings' names (`jwks_url` or `jwksUrl`), which errors
+/// then use too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spelling {
+    /// Python: `jwks_url`, `scope_mode="step_up"`, errors about `Auth`.
+    Snake,
+    /// JavaScript: `jwksUrl`, `scopeMode: 'stepUp'`, errors about `auth`.
+    Camel,
+}
+
+impl Spelling {
+    /// `snake` (a settings name in snake case) as the users spell it.
+    fn name(self, snake: &str) -> String {
+        match self {
+            Spelling::Snake => snake.to_owned(),
+            Spelling::Camel => {
+                let mut out = String::with_capacity(snake.len());
+                let mut upper = false;
+                for c in snake.chars() {
+                    match (c, upper) {
+                        ('_', _) => upper = true,
+                        (c, true) => {
+                            out.extend(c.to_uppercase());
+                            upper = false;
+                        }
+                        (c, false) => out.push(c),
+                    }
+                }
+                out
+            }
+        }
+    }
+
+    /// What the users call the settings object.
+    fn label(self) -> &'static str {
+        match self {
+            Spelling::Snake => "Auth",
+            Spelling::Camel => "auth",
+        }
+    }
+}
+
+/// The settings, by their snake-case names.
+#[derive(Deserialize)]
+struct Settings {
+    jwks_url: Option<String>,
+    issuer: Option<String>,
+    audience: Option<String>,
+    resource: Option<String>,
+    #[serde(default)]
+    authorization_servers: Vec<String>,
+    scopes_supported: Option<Vec<String>>,
+    #[serde(default)]
+    required_scopes: Vec<String>,
+    #[serde(default)]
+    tool_scopes: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    prompt_scopes: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    resource_scopes: BTreeMap<String, Vec<String>>,
+    scope_mode: Option<String>,
+    leeway_seconds: Option<u64>,
+    #[serde(default)]
+    metadata: Map<String, Value>,
+}
+
+/// Reads `json` (top-level names in `spelling`; names spelled otherwise are ignored like any
+/// unknown name) into an [`AuthConfig`]: `host` verifies tokens when given, else a
+/// [`JwtVerifier`] of `jwks_url`, `issuer` and `audience` (default: `resource`). `resource`
+/// defaults to `audience`; `authorization_servers` to `[issuer]`.
+pub fn auth_config(
+    json: &str,
+    spelling: Spelling,
+    host: Option<Arc<dyn TokenVerifier>>,
+) -> Result<AuthConfig> {
+    let n = |snake: &str| spelling.name(snake);
+    let label = spelling.label();
+    let invalid = |why: String| Error::invalid_input(why);
+    let mut raw: Map<String, Value> =
+        serde_json::from_str(json).map_err(|e| invalid(format!("bad {label} settings: {e}")))?;
+    if spelling == Spelling::Camel {
+        raw =
+            raw.into_iter().filter(|(k, _)| !k.contains('_')).map(|(k, v)| (camel_to_snake(&k), v)).collect();
+    }
+    let s: Settings = serde_json::from_value(Value::Object(raw))
+        .map_err(|e| invalid(format!("bad {label} settings: {e}")))?;
+    let resource =
+        s.resource.clone().or_else(|| s.audience.clone()).ok_or_else(|| {
+            invalid(format!("{label} needs resource (the server's canonical URI) or audience"))
+        })?;
+    let mut servers = s.authorization_servers;
+    if servers.is_empty() {
+        servers.extend(s.issuer.clone());
+    }
+    if servers.is_empty() {
+        return Err(invalid(format!(
+            "{label} needs issuer or {} (named in the PRM)",
+            n("authorization_servers")
+        )));
+    }
+    let verifier: Arc<dyn TokenVerifier> = match (host, s.jwks_url) {
+        (Some(v), _) => v,
+        (None, Some(jwks)) => {
+            let issuer = s.issuer.ok_or_else(|| invalid(format!("{} needs issuer", n("jwks_url"))))?;
+            let mut jwt = JwtConfig::new(jwks, issuer, s.audience.unwrap_or_else(|| resource.clone()));
+            if let Some(l) = s.leeway_seconds {
+                jwt.leeway = Duration::from_secs(l);
+            }
+            Arc::new(JwtVerifier::new(jwt))
+        }
+        (None, None) => {
+            return Err(invalid(format!("{label} needs {} (with issuer) or verify", n("jwks_url"))))
+        }
+    };
+    let mut config = AuthConfig::new(verifier, resource, servers).require(s.required_scopes);
+    config.scopes_supported = s.scopes_supported;
+    config.tool_scopes = s.tool_scopes;
+    config.prompt_scopes = s.prompt_scopes;
+    config.resource_scopes = s.resource_scopes;
+    config.metadata = s.metadata;
+    let step_up = n("step_up");
+    config.scope_mode = match s.scope_mode.as_deref().unwrap_or("hide") {
+        "hide" => ScopeMode::Hide,
+        m if m == step_up => ScopeMode::StepUp,
+        other => {
+            return Err(invalid(format!("{} must be 'hide' or '{step_up}', not {other:?}", n("scope_mode"))))
+        }
+    };
+    Ok(config)
+}
+
+fn camel_to_snake(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    for c in name.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// What a host verifier's wrapper answers: `{"identity": {...}}` or `{"refusal": {...}}`.
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Verdict {
+    Identity {
+        subject: Option<String>,
+        #[serde(alias = "clientId")]
+        client_id: Option<String>,
+        scopes: Vec<String>,
+        claims: Map<String, Value>,
+    },
+    Refusal {
+        kind: String,
+        description: String,
+        scopes: Vec<String>,
+    },
+}
+
+/// The refusal of a host verifier that failed (raised, rejected, answered nonsense): 503.
+pub fn verifier_failed(why: impl std::fmt::Display) -> Refusal {
+    Refusal::Unavailable(format!("the token verifier failed: {why}"))
+}
+
+/// A host verifier's verdict JSON (`client_id` or `clientId`; refusal kinds
+/// `invalid_token`, `insufficient_scope`, `unavailable`) as the verifier's answer.
+pub fn host_verdict(json: &str) -> std::result::Result<Identity, Refusal> {
+    match serde_json::from_str(json).map_err(verifier_failed)? {
+        Verdict::Identity { subject, client_id, scopes, claims } => {
+            Ok(Identity { subject, client_id, scopes, claims })
+        }
+        Verdict::Refusal { kind, description, scopes } => Err(match kind.as_str() {
+            "insufficient_scope" => Refusal::InsufficientScope { scopes, description },
+            "unavailable" => Refusal::Unavailable(description),
+            _ => Refusal::InvalidToken(description),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_errors_follow_the_spelling() {
+        assert_eq!(Spelling::Camel.name("authorization_servers"), "authorizationServers");
+        assert_eq!(camel_to_snake("leewaySeconds"), "leeway_seconds");
+        let e = auth_config(r#"{"issuer":"https://as","audience":"https://r"}"#, Spelling::Camel, None)
+            .unwrap_err();
+        assert!(e.to_string().contains("auth needs jwksUrl (with issuer) or verify"), "{e}");
+        let e = auth_config(r#"{"issuer":"https://as","audience":"https://r"}"#, Spelling::Snake, None)
+            .unwrap_err();
+        assert!(e.to_string().contains("Auth needs jwks_url (with issuer) or verify"), "{e}");
+        // A snake-case name is not a JavaScript setting: ignored like any unknown one.
+        let j = r#"{"jwks_url":"https://as/jwks","issuer":"https://as","audience":"https://r"}"#;
+        assert!(auth_config(j, Spelling::Camel, None).is_err());
+        let j = r#"{"jwksUrl":"https://as/jwks","issuer":"https://as","audience":"https://r","scopeMode":"stepUp"}"#;
+        assert_eq!(auth_config(j, Spelling::Camel, None).unwrap().scope_mode, ScopeMode::StepUp);
+        let j = r#"{"jwks_url":"https://as/jwks","issuer":"https://as","audience":"https://r","scope_mode":"stepUp"}"#;
+        let e = auth_config(j, Spelling::Snake, None).unwrap_err();
+        assert!(e.to_string().contains("scope_mode must be 'hide' or 'step_up'"), "{e}");
+    }
+
+    #[test]
+    fn verdicts() {
+        let ok = host_verdict(r#"{"identity":{"subject":"s","clientId":"c","scopes":["a"],"claims":{}}}"#);
+        assert_eq!(ok.unwrap().client_id.as_deref(), Some("c"));
+        let no =
+            host_verdict(r#"{"refusal":{"kind":"insufficient_scope","description":"d","scopes":["x"]}}"#);
+        assert!(matches!(no, Err(Refusal::InsufficientScope { .. })));
+        assert!(matches!(host_verdict("nonsense"), Err(Refusal::Unavailable(_))));
+    }
+}
