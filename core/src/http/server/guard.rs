@@ -126,6 +126,25 @@ pub(crate) fn check_content_type(headers: &HeaderMap) -> Result<(), Response> {
     ))
 }
 
+/// Reads and drops what the client still sends of a refused body, up to twice `limit` or 2 s: a connection closed with unread data is reset, and the reset can overtake the 413 on
+/// its way to a client still writing (it would see no answer at all). Bounded in bytes and
+/// time: a bigger or slower body still gets the 413, then the close.
+async fn discard<S>(stream: &mut S, limit: usize)
+where
+    S: futures_util::Stream<Item = Result<Bytes, axum::Error>> + Unpin,
+{
+    let mut left = limit.saturating_mul(2);
+    let drain = async {
+        while let Some(Ok(chunk)) = stream.next().await {
+            if chunk.len() >= left {
+                break;
+            }
+            left -= chunk.len();
+        }
+    };
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), drain).await;
+}
+
 /// Reads the whole body, or 413 once it passes `limit` bytes (checked against `Content-Length`
 /// first, then while streaming).
 pub(crate) async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes, Response> {
@@ -138,11 +157,12 @@ pub(crate) async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> 
         )
     };
     let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    let mut stream = body.into_data_stream();
     if declared.is_some_and(|n| n > limit as u64) {
+        discard(&mut stream, limit).await;
         return Err(too_large());
     }
     let mut buf = Vec::with_capacity(declared.map_or(0, |n| n as usize));
-    let mut stream = body.into_data_stream();
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(|e| {
             reply::status_error(
@@ -151,6 +171,7 @@ pub(crate) async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> 
             )
         })?;
         if buf.len() + chunk.len() > limit {
+            discard(&mut stream, limit).await;
             return Err(too_large());
         }
         buf.extend_from_slice(&chunk);
