@@ -149,12 +149,25 @@ pub async fn serve_registry(
     versions: &[ProtocolVersion],
     config: HttpServerConfig,
 ) -> HttpServing {
+    serve_registry_at("127.0.0.1:0", registry, versions, config).await
+}
+
+/// Serves `registry` in-process on `addr` (e.g. `0.0.0.0:0`) with `versions` (all when empty).
+pub async fn serve_registry_at(
+    addr: &str,
+    registry: ToolRegistry,
+    versions: &[ProtocolVersion],
+    config: HttpServerConfig,
+) -> HttpServing {
     let mut server_config = ServerConfig::new("fixture", "1.0.0");
     if !versions.is_empty() {
         server_config.versions = versions.to_vec();
     }
     let server = Server::new(server_config, Arc::new(registry));
-    server.serve_http("127.0.0.1:0".parse().unwrap(), config).await.expect("serve_http on 127.0.0.1:0")
+    server
+        .serve_http(addr.parse().unwrap(), config)
+        .await
+        .unwrap_or_else(|e| panic!("serve_http on {addr}: {e}"))
 }
 
 /// Serves the fixture tools in-process with `versions` (all when empty).

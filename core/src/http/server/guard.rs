@@ -12,7 +12,10 @@ use std::net::SocketAddr;
 /// Which `Host` and `Origin` values are accepted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HostPolicy {
-    /// Loopback names with the bound port when bound to a loopback address; no check otherwise.
+    /// Loopback names with the bound port when bound to a loopback address. Bound elsewhere,
+    /// any `Host`, and an `Origin` only when it names that same host (a browser page of another
+    /// site, or `Origin: null`, is refused): 2025-11-25 basic/transports, "Servers MUST validate
+    /// the Origin header on all incoming connections".
     Auto,
     /// No check (e.g. behind a proxy that checks).
     Any,
@@ -45,20 +48,23 @@ impl HostPolicy {
 pub(crate) struct Guard {
     hosts: Option<Vec<String>>,
     origins: Option<Vec<String>>,
+    /// An `Origin` must name the request's own `Host` (used when there is no allow-list).
+    same_origin: bool,
 }
 
 impl Guard {
     /// The guard for `policy` on a server bound to `bound` (when known).
     pub(crate) fn new(policy: &HostPolicy, bound: Option<SocketAddr>) -> Guard {
         match policy {
-            HostPolicy::Any => Guard { hosts: None, origins: None },
+            HostPolicy::Any => Guard { hosts: None, origins: None, same_origin: false },
             HostPolicy::Allow { hosts, origins } => Guard {
                 hosts: Some(hosts.iter().map(|h| h.to_ascii_lowercase()).collect()),
                 origins: Some(origins.iter().map(|o| o.to_ascii_lowercase()).collect()),
+                same_origin: false,
             },
             HostPolicy::Auto => match bound {
                 Some(b) if b.ip().is_loopback() => Guard::new(&HostPolicy::loopback(b.port()), bound),
-                _ => Guard { hosts: None, origins: None },
+                _ => Guard { hosts: None, origins: None, same_origin: true },
             },
         }
     }
@@ -82,8 +88,30 @@ impl Guard {
                 )));
             }
         }
+        if let (true, Some(origin)) = (self.same_origin, headers.get(header::ORIGIN)) {
+            let origin = origin.to_str().unwrap_or("").to_ascii_lowercase();
+            let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).map(str::to_ascii_lowercase);
+            if !host.is_some_and(|h| same_host(&origin, &h)) {
+                return Err(reply::forbidden(&format!(
+                    "Forbidden: Origin {origin} does not match the Host of the request (DNS-rebinding protection)"
+                )));
+            }
+        }
         Ok(())
     }
+}
+
+/// True when `origin` (`scheme://authority`, lowercase) names `host` (a `Host` value): the same
+/// authority, where a default port (80 for http, 443 for https) may be left out on either side.
+fn same_host(origin: &str, host: &str) -> bool {
+    let Some((scheme, authority)) = origin.split_once("://") else { return false };
+    let default = match scheme {
+        "http" => ":80",
+        "https" => ":443",
+        _ => return false,
+    };
+    let bare = |a: &str| a.strip_suffix(default).map(str::to_owned).unwrap_or_else(|| a.to_owned());
+    !authority.is_empty() && bare(authority) == bare(host)
 }
 
 /// True when `Accept` admits `media` (exactly, by `type/*`, or by `*/*`).
@@ -145,9 +173,31 @@ where
     let _ = tokio::time::timeout(std::time::Duration::from_secs(2), drain).await;
 }
 
-/// Reads the whole body, or 413 once it passes `limit` bytes (checked against `Content-Length`
-/// first, then while streaming).
-pub(crate) async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes, Response> {
+/// Reads the whole body within `timeout`, else 408; or 413 once it passes `limit` bytes
+/// (checked against `Content-Length` first, then while streaming). Memory grows with what
+/// arrives, not with what `Content-Length` declares.
+pub(crate) async fn read_body(
+    headers: &HeaderMap,
+    body: Body,
+    limit: usize,
+    timeout: std::time::Duration,
+) -> Result<Bytes, Response> {
+    match tokio::time::timeout(timeout, read_limited(headers, body, limit)).await {
+        Ok(read) => read,
+        Err(_) => Err(reply::status_error(
+            StatusCode::REQUEST_TIMEOUT,
+            crate::ErrorData::invalid_request(format!(
+                "Request Timeout: the body was not received within {} s",
+                timeout.as_secs_f64()
+            )),
+        )),
+    }
+}
+
+/// The first reservation for a body: what `Content-Length` declares, up to this.
+const FIRST_RESERVE: usize = 64 * 1024;
+
+async fn read_limited(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes, Response> {
     let too_large = || {
         reply::status_error(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -162,7 +212,7 @@ pub(crate) async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> 
         discard(&mut stream, limit).await;
         return Err(too_large());
     }
-    let mut buf = Vec::with_capacity(declared.map_or(0, |n| n as usize));
+    let mut buf = Vec::with_capacity(declared.map_or(0, |n| (n as usize).min(FIRST_RESERVE)));
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(|e| {
             reply::status_error(

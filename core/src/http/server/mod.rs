@@ -17,7 +17,8 @@
 //!   at its well-known paths, each caller's own catalogue; see [`crate::auth::server`].
 //!
 //! [`router`] gives the endpoint as an `axum::Router` to mount in a host's own app (at any
-//! path, under any tower layers); [`serve_http`] binds a socket and serves it.
+//! path, under any tower layers); [`serve_http`] binds a socket and serves it (`listen.rs`:
+//! hyper with a head-read and idle timeout and a cap on open connections).
 //!
 //! ```no_run
 //! use mcpcore::{engine::ServerConfig, registry::ToolRegistry, server::Server};
@@ -37,6 +38,7 @@ mod auth;
 mod guard;
 mod legacy;
 mod legacy_sse;
+mod listen;
 mod live;
 mod modern;
 mod reply;
@@ -79,6 +81,17 @@ pub struct HttpServerConfig {
     pub messages_path: String,
     /// Largest accepted body in bytes (default 4 MiB); larger ones get 413.
     pub max_body: usize,
+    /// The longest a client may take to send a request body (default 30 s); a slower one gets
+    /// `408 Request Timeout`.
+    pub body_timeout: Duration,
+    /// The longest a client may take to send a request head, counted from when its connection
+    /// is ready for a request: it also closes keep-alive connections left idle that long
+    /// (default 30 s). Applies to [`serve_http`]; a host serving [`router`] itself sets its own.
+    pub header_timeout: Duration,
+    /// The most connections [`serve_http`] keeps open at once (default 10,000, or fewer when
+    /// the process's open-file limit is lower: that limit less 64). A connection past the cap
+    /// is answered `503 Service Unavailable` with `Retry-After: 1` and closed.
+    pub max_connections: usize,
     /// DNS-rebinding protection.
     pub hosts: HostPolicy,
     /// JSON or SSE answers.
@@ -108,6 +121,9 @@ impl Default for HttpServerConfig {
             sse_path: "/sse".to_owned(),
             messages_path: "/messages".to_owned(),
             max_body: 4 * 1024 * 1024,
+            body_timeout: Duration::from_secs(30),
+            header_timeout: Duration::from_secs(30),
+            max_connections: listen::default_max_connections(),
             hosts: HostPolicy::Auto,
             response_mode: ResponseMode::Auto,
             keep_alive: Duration::from_secs(15),
@@ -320,16 +336,14 @@ pub async fn serve_http(env: Arc<Env>, addr: SocketAddr, config: HttpServerConfi
     let local_addr = listener.local_addr().map_err(|e| Error::new(ErrorKind::Io, e.to_string()))?;
     let path = config.path.clone();
     let grace = config.shutdown_grace;
+    let limits =
+        listen::ConnLimits { header_timeout: config.header_timeout, max_connections: config.max_connections };
     let endpoint = HttpEndpoint::new(env, config, Some(local_addr));
     let router = endpoint.router();
-    let (accepting, mut signal) = watch::channel(false);
+    let (accepting, signal) = watch::channel(false);
     let (done_tx, done) = watch::channel(None);
     let task = tokio::spawn(async move {
-        let served = axum::serve(listener, router)
-            .with_graceful_shutdown(async move {
-                let _ = signal.wait_for(|down| *down).await;
-            })
-            .await;
+        let served = listen::run(listener, router, limits, signal).await;
         let _ = done_tx.send(Some(served.map_err(|e| format!("HTTP server failed: {e}"))));
     });
     let abort = task.abort_handle();

@@ -46,7 +46,7 @@ pub(crate) async fn post(Shared(st): Shared<Arc<State>>, req: HttpRequest) -> Re
     if let Err(r) = checks {
         return r;
     }
-    let bytes = match guard::read_body(h, body, st.config.max_body).await {
+    let bytes = match guard::read_body(h, body, st.config.max_body, st.config.body_timeout).await {
         Ok(b) => b,
         Err(r) => return r,
     };

@@ -1,0 +1,158 @@
+//! The accept loop of [`serve_http`](super::serve_http): HTTP/1 connections served by hyper with
+//! a timer, so a client that trickles its request head, or keeps a connection idle, is cut off
+//! after [`HttpServerConfig::header_timeout`](super::HttpServerConfig::header_timeout); and a
+//! cap on open connections ([`HttpServerConfig::max_connections`](super::HttpServerConfig::max_connections)),
+//! past which a new connection is answered `503 Service Unavailable` with `Retry-After` and
+//! closed, so that idle connections cannot exhaust the process's file descriptors and lock
+//! every client out.
+
+use axum::body::Body;
+use axum::http::{header, HeaderValue, Request, Response, StatusCode};
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use std::convert::Infallible;
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{watch, Semaphore};
+
+/// How many over-cap connections may be being answered 503 at once; past that they are
+/// closed unanswered (each answer holds a descriptor for up to [`REFUSE_TIME`]).
+const REFUSING: usize = 64;
+/// The longest an over-cap connection is kept to read its request and send the 503.
+const REFUSE_TIME: Duration = Duration::from_secs(2);
+
+/// The bounds of one listener.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ConnLimits {
+    /// Time to receive a request head, counted from when the connection is ready for one.
+    pub(crate) header_timeout: Duration,
+    /// The most connections open at once.
+    pub(crate) max_connections: usize,
+}
+
+/// The default connection cap: 10,000, or less when the process may open fewer files (the soft
+/// `RLIMIT_NOFILE` less 64 descriptors kept for everything else, at least 16).
+pub(crate) fn default_max_connections() -> usize {
+    const CAP: usize = 10_000;
+    #[cfg(unix)]
+    {
+        let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        // SAFETY: getrlimit writes into the struct we own; no other effect.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } == 0
+            && lim.rlim_cur != libc::RLIM_INFINITY
+        {
+            let soft = usize::try_from(lim.rlim_cur).unwrap_or(CAP);
+            return soft.saturating_sub(64).clamp(16, CAP);
+        }
+    }
+    CAP
+}
+
+/// Accepts and serves connections until `stop` turns true, then lets the open connections
+/// finish their requests (hyper's graceful shutdown) and returns once all have closed.
+pub(crate) async fn run(
+    listener: TcpListener,
+    router: axum::Router,
+    limits: ConnLimits,
+    mut stop: watch::Receiver<bool>,
+) -> io::Result<()> {
+    let open = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let refusing = Arc::new(Semaphore::new(REFUSING));
+    // Each connection holds a receiver; `closed()` on the sender completes once all are gone.
+    let (alive_tx, alive_rx) = watch::channel(false);
+    loop {
+        let accepted = tokio::select! {
+            biased;
+            _ = stop.wait_for(|down| *down) => break,
+            accepted = listener.accept() => accepted,
+        };
+        let stream = match accepted {
+            Ok((stream, _peer)) => stream,
+            Err(e) => {
+                accept_error(e).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        match open.clone().try_acquire_owned() {
+            Ok(permit) => {
+                let alive = alive_rx.clone();
+                let router = router.clone();
+                tokio::spawn(async move {
+                    serve(stream, router, limits.header_timeout, alive).await;
+                    drop(permit);
+                });
+            }
+            Err(_) => {
+                if let Ok(permit) = refusing.clone().try_acquire_owned() {
+                    tokio::spawn(async move {
+                        let _ = tokio::time::timeout(REFUSE_TIME, refuse(stream)).await;
+                        drop(permit);
+                    });
+                }
+                // else: dropped here, closed unanswered.
+            }
+        }
+    }
+    drop(listener);
+    let _ = alive_tx.send(true);
+    drop(alive_rx);
+    alive_tx.closed().await;
+    Ok(())
+}
+
+/// Serves one connection until it closes, or shuts it down gracefully once `alive` says so.
+async fn serve(
+    stream: TcpStream,
+    router: axum::Router,
+    header_timeout: Duration,
+    mut alive: watch::Receiver<bool>,
+) {
+    let service = TowerToHyperService::new(router);
+    let mut builder = http1::Builder::new();
+    builder.timer(TokioTimer::new()).header_read_timeout(header_timeout).keep_alive(true);
+    let conn = builder.serve_connection(TokioIo::new(stream), service);
+    let mut conn = std::pin::pin!(conn);
+    tokio::select! {
+        _ = conn.as_mut() => return,
+        _ = alive.wait_for(|down| *down) => {}
+    }
+    conn.as_mut().graceful_shutdown();
+    let _ = conn.await;
+}
+
+/// Answers one request on an over-cap connection with 503 and closes it.
+async fn refuse(stream: TcpStream) {
+    let service = hyper::service::service_fn(|_req: Request<Incoming>| async {
+        let body = crate::jsonrpc::Message::Response(crate::jsonrpc::Response::error(
+            None,
+            crate::ErrorData::new(
+                crate::ErrorCode::INTERNAL_ERROR,
+                "Service Unavailable: the server has too many open connections; retry shortly",
+            ),
+        ))
+        .to_json();
+        let mut r = Response::new(Body::from(body));
+        *r.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+        let h = r.headers_mut();
+        h.insert(header::CONTENT_TYPE, HeaderValue::from_static(crate::http::JSON));
+        h.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        Ok::<_, Infallible>(r)
+    });
+    let mut builder = http1::Builder::new();
+    builder.timer(TokioTimer::new()).header_read_timeout(REFUSE_TIME).keep_alive(false);
+    let _ = builder.serve_connection(TokioIo::new(stream), service).await;
+}
+
+/// After a failed accept: per-connection errors (the peer reset before we took it) are
+/// retried at once; others (out of file descriptors) after a pause, so the loop never spins.
+async fn accept_error(e: io::Error) {
+    use io::ErrorKind::{ConnectionAborted, ConnectionRefused, ConnectionReset};
+    if !matches!(e.kind(), ConnectionAborted | ConnectionRefused | ConnectionReset) {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}

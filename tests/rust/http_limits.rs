@@ -1,0 +1,197 @@
+//! The HTTP server's connection bounds, over real sockets on loopback: a request head must
+//! arrive within `header_timeout` (which also closes idle keep-alive connections), a body
+//! within `body_timeout` (else 408), at most `max_connections` stay open (the next one gets
+//! 503 with `Retry-After`), and off loopback an `Origin` must name the request's own host.
+//! Each test ends by checking that the server still serves.
+
+use mcpcore::http::server::{HttpServerConfig, HttpServing};
+use mcpcore_tests::http::{
+    fixture_registry, modern_echo, modern_headers, open, read_until, send, serve_fixture, serve_registry_at,
+    sse_events, Raw, IO_TIMEOUT,
+};
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// A complete modern `echo` POST as raw bytes (keep-alive unless `close`).
+fn echo_request(serving: &HttpServing, text: &str, close: bool) -> Vec<u8> {
+    let body = modern_echo(1, text);
+    let json = body.to_string();
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n",
+        serving.local_addr(),
+        json.len()
+    );
+    if close {
+        head.push_str("Connection: close\r\n");
+    }
+    for (k, v) in modern_headers(&body) {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    let mut bytes = head.into_bytes();
+    bytes.extend_from_slice(json.as_bytes());
+    bytes
+}
+
+/// Reads until the peer closes (EOF or reset), bounded by [`IO_TIMEOUT`]; what arrived.
+async fn read_to_close(sock: &mut TcpStream) -> String {
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(IO_TIMEOUT, sock.read_to_end(&mut answer)).await;
+    assert!(read.is_ok(), "the server kept the connection open past {IO_TIMEOUT:?}; got {answer:?}");
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// Sends one request on a new connection with `Connection: close`; the whole answer.
+async fn exchange(serving: &HttpServing, text: &str) -> String {
+    let mut sock = TcpStream::connect(serving.local_addr()).await.unwrap();
+    sock.write_all(&echo_request(serving, text, true)).await.unwrap();
+    read_to_close(&mut sock).await
+}
+
+#[tokio::test]
+async fn idle_and_trickling_connections_are_closed() {
+    let config = HttpServerConfig { header_timeout: Duration::from_secs(1), ..Default::default() };
+    let serving = serve_fixture(&[], config).await;
+
+    // A connection that never sends anything is closed after the head timeout.
+    let started = Instant::now();
+    let mut idle = TcpStream::connect(serving.local_addr()).await.unwrap();
+    let got = read_to_close(&mut idle).await;
+    assert!(got.is_empty() || !got.contains(" 200 "), "{got:?}");
+    assert!(
+        started.elapsed() >= Duration::from_millis(500),
+        "closed before the timeout: {:?}",
+        started.elapsed()
+    );
+
+    // A keep-alive connection is answered, then closed once idle that long.
+    let mut kept = TcpStream::connect(serving.local_addr()).await.unwrap();
+    kept.write_all(&echo_request(&serving, "kept", false)).await.unwrap();
+    let got = read_to_close(&mut kept).await;
+    assert!(got.starts_with("HTTP/1.1 200"), "{got:?}");
+    assert!(got.contains("kept"), "{got:?}");
+
+    // A head trickled one byte every 250 ms never completes: the server cuts it off.
+    let request = echo_request(&serving, "trickled", true);
+    let mut slow = TcpStream::connect(serving.local_addr()).await.unwrap();
+    let mut sent = 0;
+    for byte in request.iter().take(40) {
+        if slow.write_all(std::slice::from_ref(byte)).await.is_err() {
+            break;
+        }
+        sent += 1;
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        let mut probe = [0u8; 256];
+        match tokio::time::timeout(Duration::from_millis(1), slow.read(&mut probe)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => break,
+            Ok(Ok(n)) => {
+                assert!(!String::from_utf8_lossy(&probe[..n]).contains(" 200 "), "answered a partial head")
+            }
+            Err(_) => {}
+        }
+    }
+    assert!(sent < 40, "the server kept reading a trickled head for {sent} bytes (10 s)");
+
+    assert!(exchange(&serving, "still serving").await.starts_with("HTTP/1.1 200"));
+    serving.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_open_stream_is_not_idle() {
+    // A server→client stream quiet for longer than the head timeout stays open: the timeout
+    // runs only while a connection waits for a request head.
+    let config = HttpServerConfig { header_timeout: Duration::from_secs(1), ..Default::default() };
+    let serving = serve_fixture(&[], config).await;
+    let raw = Raw::new(&serving.url());
+    let mut stream =
+        open(raw.http.get(format!("{}/sse", raw.base)).header("accept", "text/event-stream")).await;
+    let text = read_until(&mut stream, |t| t.contains("\n\n")).await;
+    let post_url = format!("{}{}", raw.base, sse_events(&text)[0].data);
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
+    let r = send(raw.http.post(&post_url).header("content-type", "application/json").body(init.to_string()))
+        .await;
+    assert_eq!(r.status, 202, "{r:?}");
+    let text = read_until(&mut stream, |t| t.contains("\n\n")).await;
+    let answer: Value = serde_json::from_str(&sse_events(&text)[0].data).unwrap();
+    assert_eq!(answer["result"]["protocolVersion"], "2024-11-05", "{text:?}");
+    serving.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_slow_body_is_408() {
+    let config = HttpServerConfig { body_timeout: Duration::from_secs(1), ..Default::default() };
+    let serving = serve_fixture(&[], config).await;
+    let request = echo_request(&serving, "slow body", true);
+    // The head and the first 5 bytes of the body, then nothing.
+    let cut = request.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4 + 5;
+    let mut sock = TcpStream::connect(serving.local_addr()).await.unwrap();
+    sock.write_all(&request[..cut]).await.unwrap();
+    let got = read_to_close(&mut sock).await;
+    assert!(got.starts_with("HTTP/1.1 408"), "{got:?}");
+    assert!(got.contains("-32600") && got.contains("Request Timeout"), "{got:?}");
+    assert!(exchange(&serving, "still serving").await.starts_with("HTTP/1.1 200"));
+    serving.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn connections_past_the_cap_get_503() {
+    let config = HttpServerConfig { max_connections: 3, ..Default::default() };
+    let serving = serve_fixture(&[], config).await;
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        held.push(TcpStream::connect(serving.local_addr()).await.unwrap());
+    }
+    let refused = exchange(&serving, "one too many").await;
+    assert!(refused.starts_with("HTTP/1.1 503"), "{refused:?}");
+    assert!(refused.to_ascii_lowercase().contains("retry-after: 1"), "{refused:?}");
+    assert!(refused.contains("-32603") && refused.contains("too many open connections"), "{refused:?}");
+
+    // A held connection still works, and closing one makes room for a new one.
+    let mut first = held.remove(0);
+    first.write_all(&echo_request(&serving, "held", true)).await.unwrap();
+    let got = read_to_close(&mut first).await;
+    assert!(got.starts_with("HTTP/1.1 200") && got.contains("held"), "{got:?}");
+    drop(first);
+    let deadline = Instant::now() + IO_TIMEOUT;
+    loop {
+        let got = exchange(&serving, "room again").await;
+        if got.starts_with("HTTP/1.1 200") {
+            assert!(got.contains("room again"), "{got:?}");
+            break;
+        }
+        assert!(got.starts_with("HTTP/1.1 503"), "{got:?}");
+        assert!(Instant::now() < deadline, "the freed connection never made room");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    drop(held);
+    serving.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn off_loopback_an_origin_must_name_the_request_host() {
+    let serving = serve_registry_at("0.0.0.0:0", fixture_registry(), &[], HttpServerConfig::default()).await;
+    let port = serving.local_addr().port();
+    let raw = Raw::new(&format!("http://127.0.0.1:{port}/mcp"));
+    let body = modern_echo(2, "origin");
+    for origin in
+        ["http://evil.example", "null", &format!("http://evil.example:{port}"), "http://127.0.0.1:1"]
+    {
+        let r = send(raw.post_modern(&body).header("origin", origin)).await;
+        assert_eq!(r.status, 403, "Origin {origin}: {r:?}");
+        assert_eq!(r.error_code(), Some(-32600), "Origin {origin}: {r:?}");
+    }
+    for origin in [format!("http://127.0.0.1:{port}"), format!("https://127.0.0.1:{port}")] {
+        let r = send(raw.post_modern(&body).header("origin", origin.as_str())).await;
+        assert_eq!(r.status, 200, "Origin {origin}: {r:?}");
+    }
+    // No Origin (not a browser) is served, and so is any Host: there is no allow-list.
+    raw.assert_serving().await;
+    let r = send(raw.post_modern(&body).header("host", "mcp.example.com")).await;
+    assert_eq!(r.status, 200, "{r:?}");
+    serving.shutdown().await.unwrap();
+}
