@@ -266,7 +266,10 @@ export declare function nativeVersion(): string
 /** Throws the engine's example error of `kind`, as every binding maps it. */
 export declare function raiseExample(kind: string): void
 
-/** Options of `Server.serveHttp` (every field optional). */
+/**
+ * Options of `Server.serveHttp` (every field optional; read and checked by the core,
+ * `mcpcore::http::server::serve_settings`).
+ */
 export interface ServeHttpOptions {
   /** The IP address to bind (default `127.0.0.1`). */
   host?: string
@@ -286,6 +289,18 @@ export interface ServeHttpOptions {
   anyHost?: boolean
   /** How long `shutdown()` lets in-flight requests run, in ms (default 30000). */
   shutdownGraceMs?: number
+  /**
+   * How long a client may take to send a request head, in ms; also closes keep-alive
+   * connections idle that long (default 30000).
+   */
+  headerTimeoutMs?: number
+  /** How long a client may take to send a request body, in ms (default 30000; slower: 408). */
+  bodyTimeoutMs?: number
+  /**
+   * The most connections open at once (default 10000, or the open-file limit less 64);
+   * past it a new connection gets 503 with `Retry-After`.
+   */
+  maxConnections?: number
 }
 
 /** Options of `Client.connectStdio` (every field optional). */

@@ -290,6 +290,12 @@ export interface ServeHttpOptions {
   allowedOrigins?: string[];
   anyHost?: boolean;
   shutdownGraceMs?: number;
+  /** Time to receive a request head, in ms; also closes keep-alive connections idle that long (default 30000). */
+  headerTimeoutMs?: number;
+  /** Time to receive a request body, in ms (default 30000; slower: 408). */
+  bodyTimeoutMs?: number;
+  /** Connections open at once (default 10000, or the open-file limit less 64); past it: 503 with Retry-After. */
+  maxConnections?: number;
   /** Makes the server an OAuth 2.1 resource server (see `Auth`). */
   auth?: Auth;
 }

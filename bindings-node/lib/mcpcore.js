@@ -213,7 +213,8 @@ class Server {
   /**
    * Starts serving HTTP: both lineages on `path` (default `/mcp`), 2024-11-05 SSE on `/sse`.
    * Options: host (an IP, default 127.0.0.1), port (0 = a free one), path, responseMode ('auto',
-   * 'json', 'sse'), maxBody, allowedHosts, allowedOrigins, anyHost, shutdownGraceMs, and auth
+   * 'json', 'sse'), maxBody, allowedHosts, allowedOrigins, anyHost, shutdownGraceMs,
+   * headerTimeoutMs, bodyTimeoutMs, maxConnections, and auth
    * (a protected server: see `Auth` in mcpcore.d.ts and lib/server-auth.js).
    */
   async serveHttp(options = {}) {

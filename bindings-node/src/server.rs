@@ -5,13 +5,16 @@ use crate::resources::{Prompts, Resources};
 use crate::server_auth::ServerAuth;
 use crate::{bad_option, errors};
 use mcpcore::engine::ServerConfig;
-use mcpcore::http::server::{HostPolicy, HttpServerConfig, ResponseMode};
+use mcpcore::host::Spelling;
+use mcpcore::http::server::{serve_settings, HttpServerConfig};
 use napi_derive::napi;
 use std::sync::Arc;
 
-/// Options of `Server.serveHttp` (every field optional).
+/// Options of `Server.serveHttp` (every field optional; read and checked by the core,
+/// `mcpcore::http::server::serve_settings`).
 #[napi(object)]
-#[derive(Default)]
+#[derive(Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ServeHttpOptions {
     /// The IP address to bind (default `127.0.0.1`).
     pub host: Option<String>,
@@ -31,34 +34,20 @@ pub struct ServeHttpOptions {
     pub any_host: Option<bool>,
     /// How long `shutdown()` lets in-flight requests run, in ms (default 30000).
     pub shutdown_grace_ms: Option<u32>,
+    /// How long a client may take to send a request head, in ms; also closes keep-alive
+    /// connections idle that long (default 30000).
+    pub header_timeout_ms: Option<u32>,
+    /// How long a client may take to send a request body, in ms (default 30000; slower: 408).
+    pub body_timeout_ms: Option<u32>,
+    /// The most connections open at once (default 10000, or the open-file limit less 64);
+    /// past it a new connection gets 503 with `Retry-After`.
+    pub max_connections: Option<u32>,
 }
 
 fn http_config(o: ServeHttpOptions) -> napi::Result<(std::net::SocketAddr, HttpServerConfig)> {
-    let host = o.host.unwrap_or_else(|| "127.0.0.1".into());
-    let ip: std::net::IpAddr = host.parse().map_err(|_| bad_option("host", "an IP address", &host))?;
-    let port = u16::try_from(o.port.unwrap_or(0)).map_err(|_| bad_option("port", "0..65535", "too large"))?;
-    let mut config = HttpServerConfig { path: o.path.unwrap_or_else(|| "/mcp".into()), ..Default::default() };
-    config.response_mode = match o.response_mode.as_deref().unwrap_or("auto") {
-        "auto" => ResponseMode::Auto,
-        "json" => ResponseMode::Json,
-        "sse" => ResponseMode::Sse,
-        other => return Err(bad_option("responseMode", "'auto', 'json' or 'sse'", other)),
-    };
-    if let Some(m) = o.max_body {
-        config.max_body = m as usize;
-    }
-    if let Some(g) = o.shutdown_grace_ms {
-        config.shutdown_grace = std::time::Duration::from_millis(g.into());
-    }
-    if o.any_host == Some(true) {
-        config.hosts = HostPolicy::Any;
-    } else if o.allowed_hosts.is_some() || o.allowed_origins.is_some() {
-        config.hosts = HostPolicy::Allow {
-            hosts: o.allowed_hosts.unwrap_or_default(),
-            origins: o.allowed_origins.unwrap_or_default(),
-        };
-    }
-    Ok((std::net::SocketAddr::new(ip, port), config))
+    let json = serde_json::to_string(&o)
+        .map_err(|e| bad_option("serveHttp options", "serializable", &e.to_string()))?;
+    serve_settings(&json, Spelling::Camel).map_err(errors::to_js)
 }
 
 /// An MCP server over a registry (both lineages, every revision).

@@ -68,6 +68,39 @@ describe('serveHttp', () => {
     assert.equal(new URL(serving.url).port, String(serving.port));
     await assert.rejects(server.serveHttp({ host: 'localhost' }), InvalidInput);
     await assert.rejects(server.serveHttp({ responseMode: 'xml' }), InvalidInput);
+    await assert.rejects(server.serveHttp({ maxConnections: 0 }), /maxConnections must be positive/);
+    await assert.rejects(server.serveHttp({ headerTimeoutMs: 0 }), /headerTimeoutMs must be positive/);
+  });
+  test('headerTimeoutMs and maxConnections bound the connections', async () => {
+    const s = await server.serveHttp({ headerTimeoutMs: 500, maxConnections: 2 });
+    const net = await import('node:net');
+    const connect = () => new Promise((resolve, reject) => {
+      const sock = net.connect(s.port, '127.0.0.1', () => resolve(sock));
+      sock.once('error', reject);
+    });
+    const readToClose = (sock) => new Promise((resolve) => {
+      const chunks = [];
+      sock.on('data', (c) => chunks.push(c));
+      sock.on('close', () => resolve(Buffer.concat(chunks).toString()));
+    });
+    const started = Date.now();
+    const idle = await connect();
+    const idleDone = readToClose(idle);
+    const held = await connect();
+    const over = await connect();
+    const refused = readToClose(over);
+    over.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}');
+    const answer = await refused;
+    assert.match(answer, /^HTTP\/1\.1 503/);
+    assert.match(answer.toLowerCase(), /retry-after: 1/);
+    assert.match(answer, /-32603/);
+    assert.equal(await idleDone, '', 'closed by the head timeout');
+    assert.ok(Date.now() - started >= 400);
+    held.destroy();
+    const c = await Client.connectHttp(s.url);
+    assert.equal(textOf(await c.callTool('echo', { text: 'room' })), 'room');
+    await c.close();
+    await s.shutdown();
   });
   test('responseMode sse and json', async () => {
     for (const responseMode of ['sse', 'json']) {

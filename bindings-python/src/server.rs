@@ -7,7 +7,8 @@ use crate::registry::Registry;
 use crate::resources::Resources;
 use crate::server_auth::ServerAuth;
 use mcpcore::engine::ServerConfig;
-use mcpcore::http::server::{HostPolicy, HttpServerConfig, ResponseMode};
+use mcpcore::host::Spelling;
+use mcpcore::http::server::serve_settings;
 use pyo3::prelude::*;
 use std::sync::Arc;
 
@@ -65,53 +66,24 @@ impl Server {
         })
     }
 
-    /// Starts serving HTTP (both lineages on `path`, 2024-11-05 SSE on `/sse`); resolves to an
-    /// `HttpServing` once bound. With `auth`, a protected server (OAuth resource server).
-    #[pyo3(signature = (host="127.0.0.1", port=0, path="/mcp", response_mode="auto", max_body=None,
-                        allowed_hosts=None, allowed_origins=None, auth=None))]
-    #[allow(clippy::too_many_arguments)]
+    /// Starts serving HTTP (both lineages on the endpoint path, 2024-11-05 SSE on `/sse`);
+    /// resolves to an `HttpServing` once bound. `settings` is a JSON object of the options
+    /// (snake-case names, read by the core: `mcpcore::http::server::serve_settings`). With
+    /// `auth`, a protected server (OAuth resource server).
+    #[pyo3(signature = (settings="{}", auth=None))]
     fn serve_http<'py>(
         &self,
         py: Python<'py>,
-        host: &str,
-        port: u16,
-        path: &str,
-        response_mode: &str,
-        max_body: Option<usize>,
-        allowed_hosts: Option<Vec<String>>,
-        allowed_origins: Option<Vec<String>>,
+        settings: &str,
         auth: Option<&ServerAuth>,
     ) -> PyResult<Bound<'py, PyAny>> {
         self.bind(py);
         if let Some(a) = auth {
             a.loop_slot.bind(py);
         }
-        let ip: std::net::IpAddr = host.parse().map_err(|_| {
-            errors::to_py(mcpcore::Error::invalid_input(format!("host must be an IP address, not {host:?}")))
-        })?;
-        let mut config = HttpServerConfig { path: path.to_owned(), ..Default::default() };
-        config.response_mode = match response_mode {
-            "auto" => ResponseMode::Auto,
-            "json" => ResponseMode::Json,
-            "sse" => ResponseMode::Sse,
-            other => {
-                return Err(errors::to_py(mcpcore::Error::invalid_input(format!(
-                    "response_mode must be 'auto', 'json' or 'sse', not {other:?}"
-                ))))
-            }
-        };
-        if let Some(m) = max_body {
-            config.max_body = m;
-        }
-        if allowed_hosts.is_some() || allowed_origins.is_some() {
-            config.hosts = HostPolicy::Allow {
-                hosts: allowed_hosts.unwrap_or_default(),
-                origins: allowed_origins.unwrap_or_default(),
-            };
-        }
+        let (addr, mut config) = serve_settings(settings, Spelling::Snake).map_err(errors::to_py)?;
         config.auth = auth.map(|a| a.config.clone());
         let server = self.inner.clone();
-        let addr = std::net::SocketAddr::new(ip, port);
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
             let serving = server.serve_http(addr, config).await.map_err(errors::to_py)?;
             Ok(HttpServing { inner: Arc::new(serving) })

@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict
 import pytest
 from jsonschema import Draft202012Validator
 
-from mcpcore import Client, Server, TransportError
+from mcpcore import Client, InvalidInput, Server, TransportError
 
 from conftest import LINEAGES, PY, TOOLBOX, bounded, run_async
 
@@ -267,3 +267,37 @@ def test_stdio_server_speaks_raw_json_rpc_in_both_lineages() -> None:
     (answer,) = map(json.loads, proc.stdout.splitlines())
     assert answer["id"] == "a"
     assert answer["result"]["content"] == [{"type": "text", "text": "modern"}]
+
+
+async def _read_to_close(reader: asyncio.StreamReader) -> bytes:
+    return await asyncio.wait_for(reader.read(-1), 10)
+
+
+@run_async
+async def test_serve_http_connection_limits() -> None:
+    """header_timeout closes a connection that sends nothing; past max_connections a new one
+    gets 503 with Retry-After; a held connection still serves; bad values name the option."""
+    server = toolbox_module.build()
+    serving = await server.serve_http(header_timeout=0.5, max_connections=2)
+    try:
+        port = int(serving.url.rsplit(":", 1)[1].split("/")[0])
+        started = time.monotonic()
+        idle_r, idle_w = await asyncio.open_connection("127.0.0.1", port)
+        held_r, held_w = await asyncio.open_connection("127.0.0.1", port)
+        over_r, over_w = await asyncio.open_connection("127.0.0.1", port)
+        over_w.write(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}")
+        refused = await _read_to_close(over_r)
+        assert refused.startswith(b"HTTP/1.1 503"), refused
+        assert b"retry-after: 1" in refused.lower() and b"-32603" in refused, refused
+        assert await _read_to_close(idle_r) == b""  # closed by the head timeout
+        assert time.monotonic() - started >= 0.4
+        for w in (idle_w, held_w, over_w):
+            w.close()
+        async with await Client.connect_http(serving.url) as client:
+            assert (await client.call_tool("echo", {"text": "room"})).text == "room"
+    finally:
+        await serving.shutdown()
+    for bad in ({"max_connections": 0}, {"header_timeout": 0}, {"body_timeout": -1}):
+        with pytest.raises(InvalidInput) as e:
+            await server.serve_http(**bad)
+        assert list(bad)[0] in str(e.value), e.value

@@ -486,17 +486,49 @@ class Server:
         max_body: Optional[int] = None,
         allowed_hosts: Optional[Sequence[str]] = None,
         allowed_origins: Optional[Sequence[str]] = None,
+        any_host: bool = False,
+        shutdown_grace: Optional[float] = None,
+        header_timeout: Optional[float] = None,
+        body_timeout: Optional[float] = None,
+        max_connections: Optional[int] = None,
         auth: Optional[Auth] = None,
     ) -> HttpServing:
         """Starts serving HTTP: both lineages on ``path``, the 2024-11-05 SSE transport on
-        ``/sse``. ``response_mode`` is "auto" (SSE only when a tool sends progress first), "json"
-        or "sse". Returns once bound (``port=0`` picks a free port). ``auth`` makes it a protected
-        server (an OAuth resource server, see :class:`Auth`)."""
+        ``/sse``. Returns once bound (``port=0`` picks a free port).
+
+        - ``response_mode``: "auto" (SSE only when a tool sends progress first), "json" or "sse".
+        - ``max_body``: the largest request body in bytes (default 4 MiB; larger: 413).
+        - ``allowed_hosts`` / ``allowed_origins``: the accepted ``Host`` and ``Origin`` values
+          (default: the loopback names when bound to loopback; elsewhere any ``Host``, and an
+          ``Origin`` only when it names the request's own host). ``any_host=True``: no check.
+        - ``shutdown_grace``: seconds in-flight requests get at shutdown (default 30).
+        - ``header_timeout``: seconds a client may take to send a request head, which also closes
+          idle keep-alive connections (default 30); ``body_timeout``: seconds for a request
+          body (default 30; slower: 408).
+        - ``max_connections``: connections open at once (default 10,000, or the open-file limit
+          less 64); past it a new connection gets 503 with ``Retry-After``.
+        - ``auth`` makes it a protected server (an OAuth resource server, see :class:`Auth`).
+        """
+
+        def ms(seconds: Optional[float]) -> Optional[int]:
+            return None if seconds is None else round(seconds * 1000)
+
+        settings = {
+            "host": host,
+            "port": port,
+            "path": path,
+            "response_mode": response_mode,
+            "max_body": max_body,
+            "allowed_hosts": list(allowed_hosts) if allowed_hosts is not None else None,
+            "allowed_origins": list(allowed_origins) if allowed_origins is not None else None,
+            "any_host": any_host,
+            "shutdown_grace_ms": ms(shutdown_grace),
+            "header_timeout_ms": ms(header_timeout),
+            "body_timeout_ms": ms(body_timeout),
+            "max_connections": max_connections,
+        }
         native = await self._native_server().serve_http(
-            host, port, path, response_mode, max_body,
-            list(allowed_hosts) if allowed_hosts is not None else None,
-            list(allowed_origins) if allowed_origins is not None else None,
-            auth._native if auth is not None else None,
+            json.dumps(settings), auth._native if auth is not None else None
         )
         return HttpServing(native)
 

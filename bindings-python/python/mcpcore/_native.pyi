@@ -114,15 +114,9 @@ class Server:
     def serve_stdio(self) -> Awaitable[None]: ...
     def serve_http(
         self,
-        host: str = "127.0.0.1",
-        port: int = 0,
-        path: str = "/mcp",
-        response_mode: str = "auto",
-        max_body: Optional[int] = None,
-        allowed_hosts: Optional[List[str]] = None,
-        allowed_origins: Optional[List[str]] = None,
+        settings: str = "{}",
         auth: Optional["ServerAuth"] = None,
-    ) -> Awaitable[HttpServing]: ...
+) -> Awaitable[HttpServing]: ...
 
 @final
 class ServerAuth:

@@ -18,9 +18,11 @@
 
 mod call;
 pub mod results;
+mod spelling;
 
 pub use call::{HostCall, OnAbandon};
 pub use results::HostValue;
+pub use spelling::Spelling;
 
 use crate::completion::{Completer, CompletionRequest};
 use crate::context::{Arguments, BoxFuture, RequestContext};

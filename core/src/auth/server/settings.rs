@@ -10,45 +10,13 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// How a binding's users spell the settings' names (`jwks_url` or `jwksUrl`), which errors
-/// then use too.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Spelling {
-    /// Python: `jwks_url`, `scope_mode="step_up"`, errors about `Auth`.
-    Snake,
-    /// JavaScript: `jwksUrl`, `scopeMode: 'stepUp'`, errors about `auth`.
-    Camel,
-}
+pub use crate::host::Spelling;
 
-impl Spelling {
-    /// `snake` (a settings name in snake case) as the users spell it.
-    fn name(self, snake: &str) -> String {
-        match self {
-            Spelling::Snake => snake.to_owned(),
-            Spelling::Camel => {
-                let mut out = String::with_capacity(snake.len());
-                let mut upper = false;
-                for c in snake.chars() {
-                    match (c, upper) {
-                        ('_', _) => upper = true,
-                        (c, true) => {
-                            out.extend(c.to_uppercase());
-                            upper = false;
-                        }
-                        (c, false) => out.push(c),
-                    }
-                }
-                out
-            }
-        }
-    }
-
-    /// What the users call the settings object.
-    fn label(self) -> &'static str {
-        match self {
-            Spelling::Snake => "Auth",
-            Spelling::Camel => "auth",
-        }
+/// What the users call the settings object.
+fn label(spelling: Spelling) -> &'static str {
+    match spelling {
+        Spelling::Snake => "Auth",
+        Spelling::Camel => "auth",
     }
 }
 
@@ -86,14 +54,11 @@ pub fn auth_config(
     host: Option<Arc<dyn TokenVerifier>>,
 ) -> Result<AuthConfig> {
     let n = |snake: &str| spelling.name(snake);
-    let label = spelling.label();
+    let label = label(spelling);
     let invalid = |why: String| Error::invalid_input(why);
     let mut raw: Map<String, Value> =
         serde_json::from_str(json).map_err(|e| invalid(format!("bad {label} settings: {e}")))?;
-    if spelling == Spelling::Camel {
-        raw =
-            raw.into_iter().filter(|(k, _)| !k.contains('_')).map(|(k, v)| (camel_to_snake(&k), v)).collect();
-    }
+    raw = spelling.to_snake(raw);
     let s: Settings = serde_json::from_value(Value::Object(raw))
         .map_err(|e| invalid(format!("bad {label} settings: {e}")))?;
     let resource =
@@ -141,19 +106,6 @@ pub fn auth_config(
     Ok(config)
 }
 
-fn camel_to_snake(name: &str) -> String {
-    let mut out = String::with_capacity(name.len() + 4);
-    for c in name.chars() {
-        if c.is_ascii_uppercase() {
-            out.push('_');
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// What a host verifier's wrapper answers: `{"identity": {...}}` or `{"refusal": {...}}`.
 #[derive(Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -199,7 +151,6 @@ mod tests {
     #[test]
     fn names_and_errors_follow_the_spelling() {
         assert_eq!(Spelling::Camel.name("authorization_servers"), "authorizationServers");
-        assert_eq!(camel_to_snake("leewaySeconds"), "leeway_seconds");
         let e = auth_config(r#"{"issuer":"https://as","audience":"https://r"}"#, Spelling::Camel, None)
             .unwrap_err();
         assert!(e.to_string().contains("auth needs jwksUrl (with issuer) or verify"), "{e}");

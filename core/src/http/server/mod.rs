@@ -41,6 +41,7 @@ mod legacy_sse;
 mod listen;
 mod live;
 mod modern;
+mod options;
 mod reply;
 mod stream;
 mod streamable;
@@ -49,6 +50,7 @@ pub use crate::session::{
     InMemorySessionStore, MemorySessionStore, SessionKind, SessionRecord, SessionStore,
 };
 pub use guard::HostPolicy;
+pub use options::serve_settings;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::runtime::Env;

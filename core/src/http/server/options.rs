@@ -1,0 +1,160 @@
+//! An HTTP server's settings as a binding's host code writes them (JSON, in the users'
+//! spelling): read and checked once here for Python, Node and Kotlin/Swift, which only convert
+//! their users' values (seconds or milliseconds) into this shape.
+
+use super::{HostPolicy, HttpServerConfig, ResponseMode};
+use crate::error::{Error, Result};
+use crate::host::Spelling;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
+
+/// The settings, by their snake-case names; every one optional.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Settings {
+    host: Option<String>,
+    port: Option<i64>,
+    path: Option<String>,
+    response_mode: Option<String>,
+    max_body: Option<i64>,
+    allowed_hosts: Option<Vec<String>>,
+    allowed_origins: Option<Vec<String>>,
+    any_host: Option<bool>,
+    shutdown_grace_ms: Option<i64>,
+    header_timeout_ms: Option<i64>,
+    body_timeout_ms: Option<i64>,
+    max_connections: Option<i64>,
+}
+
+/// Reads `json` (names in `spelling`: `max_body` or `maxBody`; an unknown name is an error
+/// naming it) into the address to bind and an [`HttpServerConfig`]:
+///
+/// | name | default | meaning |
+/// |---|---|---|
+/// | `host`, `port` | `127.0.0.1`, `0` | the address to bind (an IP address; port 0 picks one) |
+/// | `path` | `/mcp` | the endpoint path |
+/// | `response_mode` | `auto` | `auto`, `json` or `sse` ([`ResponseMode`]) |
+/// | `max_body` | 4 MiB | [`HttpServerConfig::max_body`] |
+/// | `allowed_hosts`, `allowed_origins` | loopback | [`HostPolicy::Allow`] |
+/// | `any_host` | false | [`HostPolicy::Any`] |
+/// | `shutdown_grace_ms` | 30000 | [`HttpServerConfig::shutdown_grace`] |
+/// | `header_timeout_ms` | 30000 | [`HttpServerConfig::header_timeout`] |
+/// | `body_timeout_ms` | 30000 | [`HttpServerConfig::body_timeout`] |
+/// | `max_connections` | by the open-file limit | [`HttpServerConfig::max_connections`] |
+pub fn serve_settings(json: &str, spelling: Spelling) -> Result<(SocketAddr, HttpServerConfig)> {
+    let n = |snake: &str| spelling.name(snake);
+    let invalid = |why: String| Error::invalid_input(why);
+    let raw: Map<String, Value> =
+        serde_json::from_str(json).map_err(|e| invalid(format!("bad HTTP server settings: {e}")))?;
+    let raw: Map<String, Value> = raw.into_iter().filter(|(_, v)| !v.is_null()).collect();
+    let s: Settings = serde_json::from_value(Value::Object(spelling.to_snake(raw))).map_err(|e| {
+        // serde names the field in snake case; say it as the user wrote it.
+        let msg = e.to_string();
+        let msg = match msg.split('`').nth(1) {
+            Some(field) if msg.starts_with("unknown field") => {
+                format!("unknown HTTP server option {}", n(field))
+            }
+            _ => msg,
+        };
+        invalid(format!("bad HTTP server settings: {msg}"))
+    })?;
+    let host = s.host.unwrap_or_else(|| "127.0.0.1".to_owned());
+    let ip: IpAddr =
+        host.parse().map_err(|_| invalid(format!("{} must be an IP address, not {host:?}", n("host"))))?;
+    let port =
+        u16::try_from(s.port.unwrap_or(0)).map_err(|_| invalid(format!("{} must be 0..65535", n("port"))))?;
+    let mut config = HttpServerConfig::default();
+    if let Some(path) = s.path {
+        if !path.starts_with('/') {
+            return Err(invalid(format!("{} must start with '/', not {path:?}", n("path"))));
+        }
+        config.path = path;
+    }
+    config.response_mode = match s.response_mode.as_deref().unwrap_or("auto") {
+        "auto" => ResponseMode::Auto,
+        "json" => ResponseMode::Json,
+        "sse" => ResponseMode::Sse,
+        other => {
+            return Err(invalid(format!(
+                "{} must be 'auto', 'json' or 'sse', not {other:?}",
+                n("response_mode")
+            )))
+        }
+    };
+    let positive = |name: &str, v: i64| {
+        u64::try_from(v)
+            .ok()
+            .filter(|v| *v > 0)
+            .ok_or_else(|| invalid(format!("{} must be positive, not {v}", n(name))))
+    };
+    if let Some(m) = s.max_body {
+        config.max_body = usize::try_from(positive("max_body", m)?).unwrap_or(usize::MAX);
+    }
+    if let Some(ms) = s.shutdown_grace_ms {
+        let ms = u64::try_from(ms)
+            .map_err(|_| invalid(format!("{} must not be negative", n("shutdown_grace_ms"))))?;
+        config.shutdown_grace = Duration::from_millis(ms);
+    }
+    if let Some(ms) = s.header_timeout_ms {
+        config.header_timeout = Duration::from_millis(positive("header_timeout_ms", ms)?);
+    }
+    if let Some(ms) = s.body_timeout_ms {
+        config.body_timeout = Duration::from_millis(positive("body_timeout_ms", ms)?);
+    }
+    if let Some(c) = s.max_connections {
+        config.max_connections = usize::try_from(positive("max_connections", c)?).unwrap_or(usize::MAX);
+    }
+    if s.any_host == Some(true) {
+        if s.allowed_hosts.is_some() || s.allowed_origins.is_some() {
+            return Err(invalid(format!(
+                "{} contradicts {} / {}",
+                n("any_host"),
+                n("allowed_hosts"),
+                n("allowed_origins")
+            )));
+        }
+        config.hosts = HostPolicy::Any;
+    } else if s.allowed_hosts.is_some() || s.allowed_origins.is_some() {
+        config.hosts = HostPolicy::Allow {
+            hosts: s.allowed_hosts.unwrap_or_default(),
+            origins: s.allowed_origins.unwrap_or_default(),
+        };
+    }
+    Ok((SocketAddr::new(ip, port), config))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_spellings() {
+        let (addr, c) = serve_settings("{}", Spelling::Snake).unwrap();
+        assert_eq!(addr, "127.0.0.1:0".parse().unwrap());
+        assert_eq!(c.path, "/mcp");
+        let (addr, c) = serve_settings(
+            r#"{"host":"0.0.0.0","port":8080,"maxBody":10,"headerTimeoutMs":1500,"maxConnections":7,"bodyTimeoutMs":null}"#,
+            Spelling::Camel,
+        )
+        .unwrap();
+        assert_eq!(addr.port(), 8080);
+        assert_eq!((c.max_body, c.max_connections), (10, 7));
+        assert_eq!(c.header_timeout, Duration::from_millis(1500));
+        assert_eq!(c.body_timeout, HttpServerConfig::default().body_timeout);
+    }
+
+    #[test]
+    fn errors_name_the_option_as_spelled() {
+        let e = serve_settings(r#"{"maxBodyy": 1}"#, Spelling::Camel).unwrap_err().to_string();
+        assert!(e.contains("maxBodyy"), "{e}");
+        let e = serve_settings(r#"{"max_connections": 0}"#, Spelling::Snake).unwrap_err().to_string();
+        assert!(e.contains("max_connections must be positive"), "{e}");
+        let e = serve_settings(r#"{"responseMode": "xml"}"#, Spelling::Camel).unwrap_err().to_string();
+        assert!(e.contains("responseMode must be"), "{e}");
+        let e = serve_settings(r#"{"host": "localhost"}"#, Spelling::Snake).unwrap_err().to_string();
+        assert!(e.contains("host must be an IP address"), "{e}");
+        assert!(serve_settings(r#"{"any_host": true, "allowed_hosts": ["a"]}"#, Spelling::Snake).is_err());
+    }
+}
