@@ -142,7 +142,9 @@ async fn raw(url: &str, token: Option<&str>, method: &str, params: Value) -> Ans
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {}
     });
-    let mut rb = reqwest::Client::new()
+    let mut rb = mcpcore_tests::http::client_builder()
+        .build()
+        .unwrap()
         .post(url)
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
@@ -680,7 +682,9 @@ async fn legacy_post(
     session: Option<&str>,
     body: Value,
 ) -> (u16, Option<String>, Value) {
-    let mut rb = reqwest::Client::new()
+    let mut rb = mcpcore_tests::http::client_builder()
+        .build()
+        .unwrap()
         .post(url)
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
@@ -731,7 +735,11 @@ async fn a_legacy_session_belongs_to_the_subject_that_opened_it() {
     let delete = |token: String| {
         let (url, sid) = (url.clone(), sid.clone());
         async move {
-            let rb = reqwest::Client::new().delete(&url).header("authorization", format!("Bearer {token}"));
+            let rb = mcpcore_tests::http::client_builder()
+                .build()
+                .unwrap()
+                .delete(&url)
+                .header("authorization", format!("Bearer {token}"));
             rb.header("mcp-session-id", sid).send().await.unwrap().status().as_u16()
         }
     };

@@ -7,11 +7,13 @@
 //! | modern header derivation and validation, `=?base64?…?=` values (sans-IO) | [`headers`] |
 //! | the server: one endpoint, both lineages, sessions, 2024-11-05 SSE | [`server`] |
 //! | the client transport: JSON and SSE responses, sessions, 2024-11-05 fallback | [`client`] |
+//! | HTTPS: rustls for every client and the server | [`tls`] |
 
 pub mod client;
 pub mod headers;
 pub mod server;
 pub mod sse;
+pub mod tls;
 
 /// `application/json`.
 pub const JSON: &str = "application/json";

@@ -7,6 +7,7 @@ by uvicorn on 127.0.0.1 only.
 Usage:
   sdk_http_server.py --port PORT [--legacy-only | --modern-only] [--json-response]
   sdk_http_server.py --port PORT --sse-transport [--legacy-only | --modern-only]
+  ... [--ssl-certfile PEM --ssl-keyfile PEM [--ssl-ca-certs PEM]]   (HTTPS; with a CA: mutual TLS)
 
 ``--port 0`` picks a free port. When listening, one line goes to stdout (then it is flushed):
   READY http://127.0.0.1:PORT/mcp       (Streamable HTTP)
@@ -136,10 +137,10 @@ def sse_app(server: Server[Any], mode: str) -> Starlette:
     )
 
 
-async def serve(port: int, mode: str, json_response: bool, sse_transport: bool, log_level: str) -> None:
+async def serve(port: int, mode: str, json_response: bool, sse_transport: bool, log_level: str, tls: dict) -> None:
     server = build_server()
     app = sse_app(server, mode) if sse_transport else streamable_http_app(server, mode, json_response)
-    config = uvicorn.Config(app, host=HOST, port=port, log_level=log_level.lower(), lifespan="on")
+    config = uvicorn.Config(app, host=HOST, port=port, log_level=log_level.lower(), lifespan="on", **tls)
     uv = uvicorn.Server(config)
 
     async with anyio.create_task_group() as tg:
@@ -151,7 +152,8 @@ async def serve(port: int, mode: str, json_response: bool, sse_transport: bool, 
                 await anyio.sleep(0.02)
             bound = uv.servers[0].sockets[0].getsockname()[1]
             path = "/sse" if sse_transport else "/mcp"
-            print(f"READY http://{HOST}:{bound}{path}", flush=True)
+            scheme = "https" if tls else "http"
+            print(f"READY {scheme}://{HOST}:{bound}{path}", flush=True)
 
         tg.start_soon(announce)
         try:
@@ -173,13 +175,23 @@ def main() -> int:
     parser.add_argument("--json-response", action="store_true", help="answer with application/json, not SSE")
     parser.add_argument("--sse-transport", action="store_true", help="2024-11-05 HTTP+SSE transport at /sse")
     parser.add_argument("--log-level", default="WARNING", help="stderr log level (default WARNING)")
+    parser.add_argument("--ssl-certfile", help="serve HTTPS with this PEM certificate (uvicorn's ssl_certfile)")
+    parser.add_argument("--ssl-keyfile", help="its PEM key")
+    parser.add_argument("--ssl-ca-certs", help="require client certificates signed by these CAs")
     args = parser.parse_args()
+    tls: dict = {}
+    if args.ssl_certfile:
+        import ssl
+
+        tls = {"ssl_certfile": args.ssl_certfile, "ssl_keyfile": args.ssl_keyfile}
+        if args.ssl_ca_certs:
+            tls.update(ssl_ca_certs=args.ssl_ca_certs, ssl_cert_reqs=ssl.CERT_REQUIRED)
     if args.sse_transport and args.json_response:
         parser.error("--json-response applies to Streamable HTTP only")
     logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(), format="sdk_http_server: %(message)s")
     mode = "legacy-only" if args.legacy_only else "modern-only" if args.modern_only else "dual-era"
     log.info("serving on %s:%d, mode=%s", HOST, args.port, mode)
-    anyio.run(serve, args.port, mode, args.json_response, args.sse_transport, args.log_level)
+    anyio.run(serve, args.port, mode, args.json_response, args.sse_transport, args.log_level, tls)
     return 0
 
 

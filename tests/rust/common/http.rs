@@ -143,6 +143,13 @@ pub fn add_task_tools(r: &ToolRegistry) {
     .unwrap();
 }
 
+/// A reqwest builder for the tests' raw requests (mcpcore's ring provider installed first:
+/// the workspace's reqwest has rustls without a provider of its own).
+pub fn client_builder() -> reqwest::ClientBuilder {
+    mcpcore::http::tls::install_provider();
+    reqwest::Client::builder()
+}
+
 /// Serves `registry` in-process on `127.0.0.1:0` with `versions` (all when empty).
 pub async fn serve_registry(
     registry: ToolRegistry,
@@ -347,7 +354,7 @@ impl Raw {
     /// A raw client for the endpoint `url` (`http://ADDR/mcp`).
     pub fn new(url: &str) -> Raw {
         let base = url.rsplit_once('/').expect("a path").0.to_owned();
-        let http = reqwest::Client::builder().build().expect("reqwest client");
+        let http = client_builder().build().expect("reqwest client");
         Raw { http, url: url.to_owned(), base }
     }
 

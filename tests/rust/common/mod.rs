@@ -2,6 +2,7 @@
 
 pub mod http;
 pub mod schema;
+pub mod tls;
 pub mod wire;
 
 use mcpcore::client::{Client, ClientOptions};

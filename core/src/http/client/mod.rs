@@ -46,6 +46,8 @@ pub struct HttpOptions {
     /// Legacy Streamable HTTP: open the GET stream for server-initiated messages after
     /// `notifications/initialized` (default off: answers to our requests never need it).
     pub standalone_stream: bool,
+    /// HTTPS: extra trusted CAs and a client certificate (default: the platform's roots).
+    pub tls: crate::http::tls::TlsOptions,
 }
 
 impl HttpOptions {
@@ -62,7 +64,7 @@ impl HttpOptions {
 
     /// A reqwest client for these options.
     pub(crate) fn client(&self) -> Result<reqwest::Client> {
-        let mut b = reqwest::Client::builder();
+        let mut b = self.tls.builder()?;
         if let Some(t) = self.connect_timeout {
             b = b.connect_timeout(t);
         }

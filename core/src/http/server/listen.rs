@@ -25,13 +25,16 @@ const REFUSING: usize = 64;
 /// The longest an over-cap connection is kept to read its request and send the 503.
 const REFUSE_TIME: Duration = Duration::from_secs(2);
 
-/// The bounds of one listener.
-#[derive(Debug, Clone, Copy)]
+/// The bounds of one listener, and its TLS.
+#[derive(Clone)]
 pub(crate) struct ConnLimits {
-    /// Time to receive a request head, counted from when the connection is ready for one.
+    /// Time to receive a request head, counted from when the connection is ready for one (and
+    /// for a TLS handshake).
     pub(crate) header_timeout: Duration,
     /// The most connections open at once.
     pub(crate) max_connections: usize,
+    /// Serve HTTPS with this acceptor.
+    pub(crate) tls: Option<tokio_rustls::TlsAcceptor>,
 }
 
 /// The default connection cap: 10,000, or less when the process may open fewer files (the soft
@@ -82,11 +85,23 @@ pub(crate) async fn run(
             Ok(permit) => {
                 let alive = alive_rx.clone();
                 let router = router.clone();
+                let (timeout, tls) = (limits.header_timeout, limits.tls.clone());
                 tokio::spawn(async move {
-                    serve(stream, router, limits.header_timeout, alive).await;
+                    match tls {
+                        None => serve(stream, router, timeout, alive).await,
+                        Some(acceptor) => {
+                            // A failed or stalled handshake just closes the connection.
+                            if let Ok(Ok(stream)) =
+                                tokio::time::timeout(timeout, acceptor.accept(stream)).await
+                            {
+                                serve(stream, router, timeout, alive).await;
+                            }
+                        }
+                    }
                     drop(permit);
                 });
             }
+            Err(_) if limits.tls.is_some() => {} // no plain 503 on a TLS port: closed unanswered
             Err(_) => {
                 if let Ok(permit) = refusing.clone().try_acquire_owned() {
                     tokio::spawn(async move {
@@ -106,12 +121,10 @@ pub(crate) async fn run(
 }
 
 /// Serves one connection until it closes, or shuts it down gracefully once `alive` says so.
-async fn serve(
-    stream: TcpStream,
-    router: axum::Router,
-    header_timeout: Duration,
-    mut alive: watch::Receiver<bool>,
-) {
+async fn serve<S>(stream: S, router: axum::Router, header_timeout: Duration, mut alive: watch::Receiver<bool>)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
     let service = TowerToHyperService::new(router);
     let mut builder = http1::Builder::new();
     builder.timer(TokioTimer::new()).header_read_timeout(header_timeout).keep_alive(true);

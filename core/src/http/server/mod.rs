@@ -114,6 +114,8 @@ pub struct HttpServerConfig {
     /// config's verifier accepts, each caller sees its own catalogue, and the Protected
     /// Resource Metadata is served (see [`crate::auth::server`]). Default: none.
     pub auth: Option<crate::auth::server::AuthConfig>,
+    /// HTTPS: the certificate and key [`serve_http`] presents (default: none, plain HTTP).
+    pub tls: Option<crate::http::tls::ServerTls>,
 }
 
 impl Default for HttpServerConfig {
@@ -134,6 +136,7 @@ impl Default for HttpServerConfig {
             max_sessions: 10_000,
             session_idle: Duration::from_secs(60),
             auth: None,
+            tls: None,
         }
     }
 }
@@ -263,6 +266,7 @@ pub fn router(env: Arc<Env>, config: HttpServerConfig) -> axum::Router {
 #[derive(Debug)]
 pub struct HttpServing {
     local_addr: SocketAddr,
+    scheme: &'static str,
     path: String,
     endpoint: HttpEndpoint,
     accepting: watch::Sender<bool>,
@@ -278,9 +282,9 @@ impl HttpServing {
         self.local_addr
     }
 
-    /// The endpoint URL, e.g. `http://127.0.0.1:8080/mcp`.
+    /// The endpoint URL, e.g. `http://127.0.0.1:8080/mcp` (`https://` when serving TLS).
     pub fn url(&self) -> String {
-        format!("http://{}{}", self.local_addr, self.path)
+        format!("{}://{}{}", self.scheme, self.local_addr, self.path)
     }
 
     /// Stops accepting, ends open streams, lets in-flight requests finish within the grace
@@ -338,8 +342,12 @@ pub async fn serve_http(env: Arc<Env>, addr: SocketAddr, config: HttpServerConfi
     let local_addr = listener.local_addr().map_err(|e| Error::new(ErrorKind::Io, e.to_string()))?;
     let path = config.path.clone();
     let grace = config.shutdown_grace;
-    let limits =
-        listen::ConnLimits { header_timeout: config.header_timeout, max_connections: config.max_connections };
+    let limits = listen::ConnLimits {
+        header_timeout: config.header_timeout,
+        max_connections: config.max_connections,
+        tls: config.tls.as_ref().map(|t| tokio_rustls::TlsAcceptor::from(t.config.clone())),
+    };
+    let scheme = if config.tls.is_some() { "https" } else { "http" };
     let endpoint = HttpEndpoint::new(env, config, Some(local_addr));
     let router = endpoint.router();
     let (accepting, signal) = watch::channel(false);
@@ -349,5 +357,5 @@ pub async fn serve_http(env: Arc<Env>, addr: SocketAddr, config: HttpServerConfi
         let _ = done_tx.send(Some(served.map_err(|e| format!("HTTP server failed: {e}"))));
     });
     let abort = task.abort_handle();
-    Ok(HttpServing { local_addr, path, endpoint, accepting, grace, done, abort })
+    Ok(HttpServing { local_addr, scheme, path, endpoint, accepting, grace, done, abort })
 }

@@ -26,6 +26,9 @@ struct Settings {
     header_timeout_ms: Option<i64>,
     body_timeout_ms: Option<i64>,
     max_connections: Option<i64>,
+    tls_cert_file: Option<String>,
+    tls_key_file: Option<String>,
+    tls_client_ca_file: Option<String>,
 }
 
 /// Reads `json` (names in `spelling`: `max_body` or `maxBody`; an unknown name is an error
@@ -43,6 +46,8 @@ struct Settings {
 /// | `header_timeout_ms` | 30000 | [`HttpServerConfig::header_timeout`] |
 /// | `body_timeout_ms` | 30000 | [`HttpServerConfig::body_timeout`] |
 /// | `max_connections` | by the open-file limit | [`HttpServerConfig::max_connections`] |
+/// | `tls_cert_file`, `tls_key_file` | none | serve HTTPS with this PEM chain and key ([`crate::http::tls::ServerTls`]) |
+/// | `tls_client_ca_file` | none | with TLS: require client certificates signed by these CAs |
 pub fn serve_settings(json: &str, spelling: Spelling) -> Result<(SocketAddr, HttpServerConfig)> {
     let n = |snake: &str| spelling.name(snake);
     let invalid = |why: String| Error::invalid_input(why);
@@ -122,6 +127,18 @@ pub fn serve_settings(json: &str, spelling: Spelling) -> Result<(SocketAddr, Htt
             origins: s.allowed_origins.unwrap_or_default(),
         };
     }
+    config.tls = match (s.tls_cert_file, s.tls_key_file) {
+        (None, None) if s.tls_client_ca_file.is_some() => {
+            return Err(invalid(format!("{} needs {}", n("tls_client_ca_file"), n("tls_cert_file"))))
+        }
+        (None, None) => None,
+        (Some(cert), Some(key)) => Some(crate::http::tls::ServerTls::from_files(
+            cert.as_ref(),
+            key.as_ref(),
+            s.tls_client_ca_file.as_deref().map(std::path::Path::new),
+        )?),
+        _ => return Err(invalid(format!("{} and {} go together", n("tls_cert_file"), n("tls_key_file")))),
+    };
     Ok((SocketAddr::new(ip, port), config))
 }
 
