@@ -258,6 +258,12 @@ export interface HttpConnectOptions {
   lineage?: string
   /** The default per-request timeout in ms (60000). */
   timeoutMs?: number
+  /** HTTPS: a PEM file of extra trusted CAs (added to the platform's roots). */
+  caFile?: string
+  /** HTTPS: a PEM client certificate, for servers that require one (with `clientKey`). */
+  clientCert?: string
+  /** HTTPS: the PEM key of `clientCert`. */
+  clientKey?: string
 }
 
 /** The version of the native module (the crate version). */
@@ -301,6 +307,12 @@ export interface ServeHttpOptions {
    * past it a new connection gets 503 with `Retry-After`.
    */
   maxConnections?: number
+  /** HTTPS: the PEM certificate chain file to serve (with `tlsKeyFile`). */
+  tlsCertFile?: string
+  /** HTTPS: its PEM key file. */
+  tlsKeyFile?: string
+  /** HTTPS: require client certificates signed by the CAs in this PEM file (mutual TLS). */
+  tlsClientCaFile?: string
 }
 
 /** Options of `Client.connectStdio` (every field optional). */

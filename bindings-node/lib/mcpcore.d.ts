@@ -296,6 +296,12 @@ export interface ServeHttpOptions {
   bodyTimeoutMs?: number;
   /** Connections open at once (default 10000, or the open-file limit less 64); past it: 503 with Retry-After. */
   maxConnections?: number;
+  /** HTTPS: the PEM certificate chain file to serve (with `tlsKeyFile`). */
+  tlsCertFile?: string;
+  /** HTTPS: its PEM key file. */
+  tlsKeyFile?: string;
+  /** HTTPS: require client certificates signed by the CAs in this PEM file (mutual TLS). */
+  tlsClientCaFile?: string;
   /** Makes the server an OAuth 2.1 resource server (see `Auth`). */
   auth?: Auth;
 }
@@ -413,6 +419,12 @@ export interface HttpOptions extends ClientOptions {
   transport?: 'auto' | 'streamable' | 'sse';
   /** OAuth 2.1: authorize when the server answers 401 (or 403 insufficient_scope). */
   auth?: OAuth;
+  /** HTTPS: a PEM file of extra trusted CAs (added to the platform's roots). */
+  caFile?: string;
+  /** HTTPS: a PEM client certificate for servers that require one (with `clientKey`). */
+  clientCert?: string;
+  /** HTTPS: the PEM key of `clientCert`. */
+  clientKey?: string;
 }
 
 /** What a token store keeps: tokens per MCP server URL, registrations per issuer (secrets). */

@@ -264,7 +264,8 @@ class Client {
   /**
    * Connects to an HTTP endpoint. Options: headers, bearerToken, transport ('auto' = Streamable
    * HTTP falling back to 2024-11-05 SSE, 'streamable', 'sse'), protocolVersion, lineage, timeoutMs,
-   * auth (an `OAuth`: authorizes when the server answers 401).
+   * auth (an `OAuth`: authorizes when the server answers 401), and for HTTPS caFile, clientCert,
+   * clientKey (PEM files).
    */
   static async connectHttp(url, options = {}) {
     const { auth, ...rest } = options;

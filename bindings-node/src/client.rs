@@ -49,6 +49,12 @@ pub struct HttpConnectOptions {
     pub lineage: Option<String>,
     /// The default per-request timeout in ms (60000).
     pub timeout_ms: Option<f64>,
+    /// HTTPS: a PEM file of extra trusted CAs (added to the platform's roots).
+    pub ca_file: Option<String>,
+    /// HTTPS: a PEM client certificate, for servers that require one (with `clientKey`).
+    pub client_cert: Option<String>,
+    /// HTTPS: the PEM key of `clientCert`.
+    pub client_key: Option<String>,
 }
 
 /// `progress(progress, total, message)`, called for each progress notification of a call.
@@ -290,11 +296,21 @@ pub(crate) async fn connect_http_with(
         "sse" => HttpTransport::Sse,
         other => return Err(bad_option("transport", "'auto', 'streamable' or 'sse'", other)),
     };
+    fn path(p: &Option<String>) -> Option<&std::path::Path> {
+        p.as_deref().map(std::path::Path::new)
+    }
+    let tls = mcpcore::http::tls::TlsOptions::from_files(
+        path(&o.ca_file),
+        path(&o.client_cert),
+        path(&o.client_key),
+    )
+    .map_err(errors::to_js)?;
     let http = HttpOptions {
         headers: o.headers.unwrap_or_default().into_iter().collect(),
         bearer_token: o.bearer_token,
         transport,
         auth,
+        tls,
         ..Default::default()
     };
     let c = mcpcore::client::Client::connect_http(&url, http, opts).await.map_err(errors::to_js)?;

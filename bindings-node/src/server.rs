@@ -42,6 +42,12 @@ pub struct ServeHttpOptions {
     /// The most connections open at once (default 10000, or the open-file limit less 64);
     /// past it a new connection gets 503 with `Retry-After`.
     pub max_connections: Option<u32>,
+    /// HTTPS: the PEM certificate chain file to serve (with `tlsKeyFile`).
+    pub tls_cert_file: Option<String>,
+    /// HTTPS: its PEM key file.
+    pub tls_key_file: Option<String>,
+    /// HTTPS: require client certificates signed by the CAs in this PEM file (mutual TLS).
+    pub tls_client_ca_file: Option<String>,
 }
 
 fn http_config(o: ServeHttpOptions) -> napi::Result<(std::net::SocketAddr, HttpServerConfig)> {

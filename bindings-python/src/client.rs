@@ -83,7 +83,7 @@ impl Client {
     /// Connects to an HTTP endpoint (Streamable HTTP, falling back to 2024-11-05 SSE).
     #[staticmethod]
     #[pyo3(signature = (url, headers=None, bearer_token=None, transport="auto", protocol_version=None,
-                        lineage=None, timeout=None, auth=None))]
+                        lineage=None, timeout=None, auth=None, ca_file=None, client_cert=None, client_key=None))]
     #[allow(clippy::too_many_arguments)]
     fn connect_http<'py>(
         py: Python<'py>,
@@ -95,8 +95,17 @@ impl Client {
         lineage: Option<&str>,
         timeout: Option<f64>,
         auth: Option<PyRef<'py, crate::auth::OAuth>>,
+        ca_file: Option<std::path::PathBuf>,
+        client_cert: Option<std::path::PathBuf>,
+        client_key: Option<std::path::PathBuf>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let opts = options(protocol_version, lineage, timeout)?;
+        let tls = mcpcore::http::tls::TlsOptions::from_files(
+            ca_file.as_deref(),
+            client_cert.as_deref(),
+            client_key.as_deref(),
+        )
+        .map_err(errors::to_py)?;
         let transport = match transport {
             "auto" => HttpTransport::Auto,
             "streamable" => HttpTransport::Streamable,
@@ -115,6 +124,7 @@ impl Client {
             bearer_token,
             transport,
             auth: auth.map(|a| a.inner.clone()),
+            tls,
             ..Default::default()
         };
         pyo3_async_runtimes::tokio::future_into_py(py, async move {

@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import json
+import os
 import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, TypeVar, Union
 
@@ -491,6 +492,9 @@ class Server:
         header_timeout: Optional[float] = None,
         body_timeout: Optional[float] = None,
         max_connections: Optional[int] = None,
+        tls_cert: Optional[Union[str, "os.PathLike[str]"]] = None,
+        tls_key: Optional[Union[str, "os.PathLike[str]"]] = None,
+        tls_client_ca: Optional[Union[str, "os.PathLike[str]"]] = None,
         auth: Optional[Auth] = None,
     ) -> HttpServing:
         """Starts serving HTTP: both lineages on ``path``, the 2024-11-05 SSE transport on
@@ -507,6 +511,8 @@ class Server:
           body (default 30; slower: 408).
         - ``max_connections``: connections open at once (default 10,000, or the open-file limit
           less 64); past it a new connection gets 503 with ``Retry-After``.
+        - ``tls_cert`` and ``tls_key`` (PEM files) serve HTTPS; with ``tls_client_ca`` every
+          client must present a certificate that CA signed (mutual TLS).
         - ``auth`` makes it a protected server (an OAuth resource server, see :class:`Auth`).
         """
 
@@ -526,6 +532,9 @@ class Server:
             "header_timeout_ms": ms(header_timeout),
             "body_timeout_ms": ms(body_timeout),
             "max_connections": max_connections,
+            "tls_cert_file": None if tls_cert is None else os.fspath(tls_cert),
+            "tls_key_file": None if tls_key is None else os.fspath(tls_key),
+            "tls_client_ca_file": None if tls_client_ca is None else os.fspath(tls_client_ca),
         }
         native = await self._native_server().serve_http(
             json.dumps(settings), auth._native if auth is not None else None
@@ -594,10 +603,15 @@ class Client:
         lineage: Optional[str] = None,
         timeout: Optional[float] = None,
         auth: Optional[OAuth] = None,
+        ca_file: Optional[Union[str, "os.PathLike[str]"]] = None,
+        client_cert: Optional[Union[str, "os.PathLike[str]"]] = None,
+        client_key: Optional[Union[str, "os.PathLike[str]"]] = None,
     ) -> "Client":
-        """Connects to an HTTP endpoint. ``transport`` is "auto" (Streamable HTTP, falling back
-        to the 2024-11-05 SSE transport), "streamable" or "sse". ``auth`` authorizes with OAuth
-        2.1 when the server asks (see :class:`OAuth`)."""
+        """Connects to an HTTP or HTTPS endpoint. ``transport`` is "auto" (Streamable HTTP,
+        falling back to the 2024-11-05 SSE transport), "streamable" or "sse". ``auth`` authorizes
+        with OAuth 2.1 when the server asks (see :class:`OAuth`). HTTPS trusts the platform's
+        root certificates plus ``ca_file`` (PEM); ``client_cert`` and ``client_key`` (PEM) answer
+        servers that require a client certificate."""
         native = await _native.Client.connect_http(
             url,
             list((headers or {}).items()),
@@ -607,6 +621,9 @@ class Client:
             lineage,
             timeout,
             auth._native if auth is not None else None,
+            None if ca_file is None else os.fspath(ca_file),
+            None if client_cert is None else os.fspath(client_cert),
+            None if client_key is None else os.fspath(client_key),
         )
         return cls(native)
 

@@ -154,6 +154,9 @@ class Client:
         lineage: Optional[str] = None,
         timeout: Optional[float] = None,
         auth: Optional["OAuth"] = None,
+        ca_file: Optional[str] = None,
+        client_cert: Optional[str] = None,
+        client_key: Optional[str] = None,
     ) -> Awaitable["Client"]: ...
     @property
     def protocol_version(self) -> str: ...

@@ -77,10 +77,18 @@ impl HttpOptions {
 pub(crate) fn send_error(url: &reqwest::Url, e: &reqwest::Error) -> Error {
     let mut msg = format!("HTTP request to {url} failed: {e}");
     let mut src = std::error::Error::source(e);
+    // A TLS failure (a refused certificate, a client certificate the server required) can
+    // surface after the connection counts as made: it is still a transport failure, not a
+    // server that went away.
+    let mut tls = false;
     while let Some(s) = src {
         msg.push_str(&format!(": {s}"));
+        tls |= s.downcast_ref::<rustls::Error>().is_some()
+            || s.downcast_ref::<std::io::Error>()
+                .and_then(|io| io.get_ref())
+                .is_some_and(|inner| inner.downcast_ref::<rustls::Error>().is_some());
         src = s.source();
     }
-    let kind = if e.is_connect() || e.is_builder() { ErrorKind::Io } else { ErrorKind::Closed };
+    let kind = if e.is_connect() || e.is_builder() || tls { ErrorKind::Io } else { ErrorKind::Closed };
     Error::new(kind, msg)
 }
