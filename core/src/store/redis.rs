@@ -1,0 +1,197 @@
+//! Legacy sessions in Redis: one JSON [`SessionRecord`] per session under
+//! `<prefix>:session:<id>` (prefix `mcpcore` by default), expiring after the idle timeout;
+//! every `load` and `touch` pushes the expiry out again, so only an abandoned session expires.
+//!
+//! The connection is a `redis` crate [`ConnectionManager`] opened lazily: the server starts
+//! while Redis is down, and reconnects by itself when it comes back. While Redis cannot be
+//! reached each call fails within about two seconds with a `-32603` [`ErrorData`], which the
+//! HTTP server answers with 503 (2025-11-25 basic/transports: a session the server cannot find
+//! would be 404, which would make the client start over; 503 tells it to retry).
+
+use crate::error::ErrorData;
+use crate::future::BoxFuture;
+use crate::session::{SessionRecord, SessionStore};
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::AsyncCommands as _;
+use std::time::{Duration, SystemTime};
+
+/// How long one connection attempt may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
+/// How long one command may wait for its answer.
+const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// A [`SessionStore`] in Redis, shared by every server instance using the same database and
+/// prefix.
+#[derive(Clone)]
+pub struct RedisSessionStore {
+    conn: ConnectionManager,
+    prefix: String,
+    idle_timeout: Duration,
+    target: String,
+}
+
+impl std::fmt::Debug for RedisSessionStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisSessionStore")
+            .field("target", &self.target)
+            .field("prefix", &self.prefix)
+            .field("idle_timeout", &self.idle_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RedisSessionStore {
+    /// A store on the Redis at `url` (`redis://HOST:PORT[/DB]`, optionally with
+    /// `USER:PASSWORD@`); a session unused for `idle_timeout` expires. Connects on first use,
+    /// so this needs no running Redis, only a valid URL and a tokio runtime.
+    pub fn new(url: &str, idle_timeout: Duration) -> Result<Self, crate::Error> {
+        let bad = |why: String| {
+            crate::Error::new(crate::ErrorKind::InvalidInput, format!("bad Redis URL {url:?}: {why}"))
+        };
+        let rest = url.strip_prefix("redis://").ok_or_else(|| bad("it must start with redis://".into()))?;
+        let host_part = rest.rsplit_once('@').map_or(rest, |(_, h)| h);
+        if host_part.split('/').next().unwrap_or("").is_empty() {
+            return Err(bad("it names no host".into()));
+        }
+        let client = redis::Client::open(url).map_err(|e| bad(e.to_string()))?;
+        let info = client.get_connection_info();
+        let target = format!("{}/{}", info.addr(), info.redis_settings().db());
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(CONNECT_TIMEOUT))
+            .set_response_timeout(Some(RESPONSE_TIMEOUT))
+            .set_number_of_retries(1)
+            .set_min_delay(Duration::from_millis(50))
+            .set_max_delay(Duration::from_millis(200));
+        let conn = ConnectionManager::new_lazy_with_config(client, config).map_err(|e| bad(e.to_string()))?;
+        let idle_timeout = idle_timeout.max(Duration::from_millis(1));
+        Ok(RedisSessionStore { conn, prefix: "mcpcore".to_owned(), idle_timeout, target })
+    }
+
+    /// Keys start with `prefix` instead of `mcpcore` (several deployments on one database).
+    pub fn with_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// The key of session `id`.
+    pub fn key(&self, id: &str) -> String {
+        format!("{}:session:{id}", self.prefix)
+    }
+
+    /// How long an unused session lives.
+    pub fn idle_timeout(&self) -> Duration {
+        self.idle_timeout
+    }
+
+    fn ttl_ms(&self) -> u64 {
+        u64::try_from(self.idle_timeout.as_millis()).unwrap_or(u64::MAX).max(1)
+    }
+
+    fn failed(&self, e: redis::RedisError) -> ErrorData {
+        ErrorData::internal(format!("Redis at {} is unavailable: {e}", self.target))
+    }
+
+    fn encode(record: &SessionRecord) -> String {
+        serde_json::to_string(record).expect("a session record serializes")
+    }
+
+    fn decode(&self, id: &str, text: &str) -> Result<SessionRecord, ErrorData> {
+        serde_json::from_str(text)
+            .map_err(|e| ErrorData::internal(format!("the stored record of session {id} is unreadable: {e}")))
+    }
+
+    async fn create_now(&self, id: &str, record: &SessionRecord) -> Result<bool, ErrorData> {
+        let set: Option<String> = redis::cmd("SET")
+            .arg(self.key(id))
+            .arg(Self::encode(record))
+            .arg("NX")
+            .arg("PX")
+            .arg(self.ttl_ms())
+            .query_async(&mut self.conn.clone())
+            .await
+            .map_err(|e| self.failed(e))?;
+        match set {
+            Some(_) => Ok(true),
+            None => Err(ErrorData::internal(format!("session id {id} is taken already"))),
+        }
+    }
+
+    async fn load_now(&self, id: &str) -> Result<Option<SessionRecord>, ErrorData> {
+        // GETEX (Redis 6.2, Valkey): read and push the expiry out in one step.
+        let text: Option<String> = redis::cmd("GETEX")
+            .arg(self.key(id))
+            .arg("PX")
+            .arg(self.ttl_ms())
+            .query_async(&mut self.conn.clone())
+            .await
+            .map_err(|e| self.failed(e))?;
+        text.map(|t| self.decode(id, &t)).transpose()
+    }
+
+    async fn store_now(&self, id: &str, record: &SessionRecord) -> Result<(), ErrorData> {
+        // XX: a session deleted meanwhile stays deleted.
+        let _: Option<String> = redis::cmd("SET")
+            .arg(self.key(id))
+            .arg(Self::encode(record))
+            .arg("XX")
+            .arg("PX")
+            .arg(self.ttl_ms())
+            .query_async(&mut self.conn.clone())
+            .await
+            .map_err(|e| self.failed(e))?;
+        Ok(())
+    }
+
+    async fn delete_now(&self, id: &str) -> Result<bool, ErrorData> {
+        let n: u64 = self.conn.clone().del(self.key(id)).await.map_err(|e| self.failed(e))?;
+        Ok(n > 0)
+    }
+
+    async fn touch_now(&self, id: &str) -> Result<(), ErrorData> {
+        let ttl = i64::try_from(self.ttl_ms()).unwrap_or(i64::MAX);
+        let _: bool = self.conn.clone().pexpire(self.key(id), ttl).await.map_err(|e| self.failed(e))?;
+        Ok(())
+    }
+}
+
+/// Expiry is Redis's (its own clock, the TTL set on each write, `load` and `touch`): the `now`
+/// the server passes is not used.
+impl SessionStore for RedisSessionStore {
+    fn create<'a>(
+        &'a self,
+        id: &'a str,
+        record: &'a SessionRecord,
+        _now: SystemTime,
+    ) -> BoxFuture<'a, Result<bool, ErrorData>> {
+        Box::pin(self.create_now(id, record))
+    }
+
+    fn load<'a>(
+        &'a self,
+        id: &'a str,
+        _now: SystemTime,
+    ) -> BoxFuture<'a, Result<Option<SessionRecord>, ErrorData>> {
+        Box::pin(self.load_now(id))
+    }
+
+    fn store<'a>(
+        &'a self,
+        id: &'a str,
+        record: &'a SessionRecord,
+        _now: SystemTime,
+    ) -> BoxFuture<'a, Result<(), ErrorData>> {
+        Box::pin(self.store_now(id, record))
+    }
+
+    fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, ErrorData>> {
+        Box::pin(self.delete_now(id))
+    }
+
+    fn touch<'a>(&'a self, id: &'a str, _now: SystemTime) -> BoxFuture<'a, Result<(), ErrorData>> {
+        Box::pin(self.touch_now(id))
+    }
+
+    fn shared(&self) -> bool {
+        true
+    }
+}
