@@ -12,7 +12,6 @@ use crate::error::ErrorData;
 use crate::future::BoxFuture;
 use crate::session::{SessionRecord, SessionStore};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use redis::AsyncCommands as _;
 use std::time::{Duration, SystemTime};
 
 /// How long one connection attempt may take.
@@ -100,56 +99,51 @@ impl RedisSessionStore {
             .map_err(|e| ErrorData::internal(format!("the stored record of session {id} is unreadable: {e}")))
     }
 
-    async fn create_now(&self, id: &str, record: &SessionRecord) -> Result<bool, ErrorData> {
-        let set: Option<String> = redis::cmd("SET")
-            .arg(self.key(id))
-            .arg(Self::encode(record))
-            .arg("NX")
-            .arg("PX")
-            .arg(self.ttl_ms())
-            .query_async(&mut self.conn.clone())
-            .await
-            .map_err(|e| self.failed(e))?;
-        match set {
-            Some(_) => Ok(true),
-            None => Err(ErrorData::internal(format!("session id {id} is taken already"))),
+    /// Runs `cmd`; once more when the connection had dropped (Redis restarted: the manager
+    /// reconnects, and the retry goes out on the new connection). Every command here is
+    /// idempotent, so a retry after a lost reply does no harm.
+    async fn run<T: redis::FromRedisValue>(&self, cmd: &redis::Cmd) -> Result<T, ErrorData> {
+        let mut conn = self.conn.clone();
+        match cmd.query_async(&mut conn).await {
+            Err(e) if e.is_io_error() || e.is_connection_dropped() => {
+                cmd.query_async(&mut conn).await.map_err(|e| self.failed(e))
+            }
+            other => other.map_err(|e| self.failed(e)),
         }
+    }
+
+    fn set(&self, id: &str, record: &SessionRecord) -> redis::Cmd {
+        let mut cmd = redis::cmd("SET");
+        cmd.arg(self.key(id)).arg(Self::encode(record)).arg("PX").arg(self.ttl_ms());
+        cmd
+    }
+
+    async fn create_now(&self, id: &str, record: &SessionRecord) -> Result<bool, ErrorData> {
+        // Ids are 128 random bits (runtime::entropy): no NX, so a retry is idempotent.
+        let _: Option<String> = self.run(&self.set(id, record)).await?;
+        Ok(true)
     }
 
     async fn load_now(&self, id: &str) -> Result<Option<SessionRecord>, ErrorData> {
         // GETEX (Redis 6.2, Valkey): read and push the expiry out in one step.
-        let text: Option<String> = redis::cmd("GETEX")
-            .arg(self.key(id))
-            .arg("PX")
-            .arg(self.ttl_ms())
-            .query_async(&mut self.conn.clone())
-            .await
-            .map_err(|e| self.failed(e))?;
+        let text: Option<String> =
+            self.run(redis::cmd("GETEX").arg(self.key(id)).arg("PX").arg(self.ttl_ms())).await?;
         text.map(|t| self.decode(id, &t)).transpose()
     }
 
     async fn store_now(&self, id: &str, record: &SessionRecord) -> Result<(), ErrorData> {
         // XX: a session deleted meanwhile stays deleted.
-        let _: Option<String> = redis::cmd("SET")
-            .arg(self.key(id))
-            .arg(Self::encode(record))
-            .arg("XX")
-            .arg("PX")
-            .arg(self.ttl_ms())
-            .query_async(&mut self.conn.clone())
-            .await
-            .map_err(|e| self.failed(e))?;
+        let _: Option<String> = self.run(self.set(id, record).arg("XX")).await?;
         Ok(())
     }
 
     async fn delete_now(&self, id: &str) -> Result<bool, ErrorData> {
-        let n: u64 = self.conn.clone().del(self.key(id)).await.map_err(|e| self.failed(e))?;
+        let n: u64 = self.run(redis::cmd("DEL").arg(self.key(id))).await?;
         Ok(n > 0)
     }
 
     async fn touch_now(&self, id: &str) -> Result<(), ErrorData> {
-        let ttl = i64::try_from(self.ttl_ms()).unwrap_or(i64::MAX);
-        let _: bool = self.conn.clone().pexpire(self.key(id), ttl).await.map_err(|e| self.failed(e))?;
+        let _: bool = self.run(redis::cmd("PEXPIRE").arg(self.key(id)).arg(self.ttl_ms())).await?;
         Ok(())
     }
 }
