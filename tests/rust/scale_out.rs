@@ -386,3 +386,79 @@ fn three_instances_behind_nginx_share_sessions_and_state_and_survive_losses() {
     assert_eq!(served.len(), 2, "{served:?}");
     drop(instances);
 }
+
+/// One inline command to Redis; its reply line.
+fn redis_cmd(port: u16, cmd: &str) -> String {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.write_all(format!("{cmd}\r\n").as_bytes()).unwrap();
+    let mut line = String::new();
+    BufReader::new(s).read_line(&mut line).unwrap();
+    line.trim_end().to_owned()
+}
+
+#[test]
+fn the_redis_store_keeps_records_under_namespaced_keys_with_the_idle_ttl() {
+    use mcpcore::session::{SessionKind, SessionRecord, SessionStore};
+    use mcpcore::store::redis::RedisSessionStore;
+    let Some(redis) = find("redis-server") else {
+        assert!(std::env::var_os("CI").is_none(), "CI is set but redis-server is missing");
+        eprintln!("SKIPPED: redis-server is not installed");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("mcpcore-redis-store-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let _scratch = Scratch(dir.clone());
+    let port = free_port();
+    let mut server = start_redis(&redis, port, &dir);
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        for bad in ["127.0.0.1:6379", "redis://", "http://127.0.0.1:6379", "redis://h:notaport"] {
+            assert!(RedisSessionStore::new(bad, Duration::from_secs(60)).is_err(), "{bad:?} accepted");
+        }
+        let ttl = Duration::from_secs(600);
+        let store = RedisSessionStore::new(&format!("redis://127.0.0.1:{port}/0"), ttl).unwrap();
+        assert!(store.shared());
+        let now = std::time::SystemTime::now();
+        let record = SessionRecord::new(SessionKind::Streamable);
+        assert!(store.create("abc", &record, now).await.unwrap());
+        let pttl: i64 = redis_cmd(port, "PTTL mcpcore:session:abc")[1..].parse().unwrap();
+        assert!(pttl > 590_000 && pttl <= 600_000, "{pttl}");
+        assert_eq!(redis_cmd(port, "PEXPIRE mcpcore:session:abc 1000"), ":1");
+        assert_eq!(store.load("abc", now).await.unwrap(), Some(record.clone()));
+        let pttl: i64 = redis_cmd(port, "PTTL mcpcore:session:abc")[1..].parse().unwrap();
+        assert!(pttl > 590_000, "load pushes the expiry out: {pttl}");
+        assert_eq!(redis_cmd(port, "PEXPIRE mcpcore:session:abc 1000"), ":1");
+        store.touch("abc", now).await.unwrap();
+        let pttl: i64 = redis_cmd(port, "PTTL mcpcore:session:abc")[1..].parse().unwrap();
+        assert!(pttl > 590_000, "touch pushes the expiry out: {pttl}");
+        let mut changed = record.clone();
+        changed.kind = SessionKind::Sse;
+        store.store("abc", &changed, now).await.unwrap();
+        assert_eq!(store.load("abc", now).await.unwrap(), Some(changed.clone()));
+        assert!(store.delete("abc").await.unwrap());
+        assert!(!store.delete("abc").await.unwrap());
+        store.store("abc", &changed, now).await.unwrap();
+        assert_eq!(store.load("abc", now).await.unwrap(), None, "a deleted session stays deleted");
+        assert_eq!(redis_cmd(port, "SET mcpcore:session:bad {"), "+OK");
+        let e = store.load("bad", now).await.unwrap_err();
+        assert_eq!(e.code, mcpcore::ErrorCode::INTERNAL_ERROR);
+        // Redis down: every call fails, quickly, with -32603 naming Redis.
+        server.kill();
+        let started = Instant::now();
+        let e = store.load("abc", now).await.unwrap_err();
+        assert_eq!(e.code, mcpcore::ErrorCode::INTERNAL_ERROR);
+        assert!(e.message.contains("Redis at 127.0.0.1:"), "{e}");
+        assert!(store.create("x", &record, now).await.is_err());
+        assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+        // Back up: the next call succeeds, with no new store.
+        let mut again = start_redis(&redis, port, &dir);
+        assert!(store.create("after", &record, now).await.unwrap());
+        // Restarted between two calls: the first call on the dropped connection succeeds too.
+        again.kill();
+        let _again = start_redis(&redis, port, &dir);
+        assert_eq!(store.load("after", now).await.unwrap(), None, "no persistence: a new, empty Redis");
+        let prefixed = store.clone().with_prefix("other");
+        assert_eq!(prefixed.key("after"), "other:session:after");
+        assert_eq!(prefixed.load("after", now).await.unwrap(), None);
+    });
+}
