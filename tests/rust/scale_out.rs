@@ -9,7 +9,9 @@
 //!   call (the shared `MCPCORE_STATE_KEY` opens the other's `requestState`);
 //! - Redis stopped: a legacy request gets 503 with a JSON-RPC `-32603` error, a modern
 //!   stateless call still works; Redis started again on the same port: a new legacy session
-//!   works, with no restart of the servers.
+//!   works, with no restart of the servers, including what crosses instances through Redis
+//!   pub/sub: elicitation answers POSTed to another instance than the waiting call, and
+//!   resource updates produced on an instance without the session's GET stream.
 //!
 //! Needs `redis-server` and `nginx` (Debian packages; `scripts/test.sh` installs them). Without
 //! them the test is skipped with a message, except in CI (`CI` set), where it fails.
@@ -380,10 +382,16 @@ fn three_instances_behind_nginx_share_sessions_and_state_and_survive_losses() {
     // Redis is back (empty: no persistence): new legacy sessions work, on both instances.
     let _redis_again = start_redis(&redis, redis_port, &dir);
     let mark = access_log(&dir).len();
-    let out = run_sdk(&url, &["--mode", "legacy", "--calls", "6"]);
+    let out = run_sdk(&url, &["--mode", "legacy", "--calls", "6", "--mrtr", "3", "--updates", "3"]);
     assert_eq!(out["echoes"], echoes(6));
     let served = upstreams_of(access_log(&dir)[mark..].iter().filter(|l| l.http_method == "POST"));
     assert_eq!(served.len(), 2, "{served:?}");
+    // Cross-instance delivery: with two instances in turn, the SDK's answer to each
+    // elicitation/create is POSTed to the other instance than the call waiting for it, and
+    // every other resource update is triggered on the instance without the GET stream.
+    assert_eq!(out["mrtr"], json!(["Hello, Ann!", "Hello, Ann!", "Hello, Ann!"]), "{out}");
+    let watched = "test://watched-resource";
+    assert_eq!(out["updates"], json!([watched, watched, watched]), "{out}");
     drop(instances);
 }
 

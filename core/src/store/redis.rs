@@ -10,9 +10,84 @@
 
 use crate::error::ErrorData;
 use crate::future::BoxFuture;
-use crate::session::{SessionRecord, SessionStore};
+use crate::session::{SessionRecord, SessionStore, Subscription, Topic};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
+use tokio::sync::mpsc;
+
+/// Local subscribers by channel name.
+type Subscribers = Arc<Mutex<HashMap<String, Vec<(u64, mpsc::UnboundedSender<String>)>>>>;
+
+/// Pub/sub between instances: one RESP3 connection (its manager resubscribes after a
+/// reconnect) whose pushed messages are handed to this process's subscribers by channel.
+#[derive(Clone)]
+struct Bus {
+    conn: ConnectionManager,
+    subscribers: Subscribers,
+    next: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Bus {
+    fn new(client: &redis::Client, config: ConnectionManagerConfig) -> redis::RedisResult<Bus> {
+        let info = client.get_connection_info().clone();
+        let settings = info.redis_settings().clone().set_protocol(redis::ProtocolVersion::RESP3);
+        let client = redis::Client::open(info.set_redis_settings(settings))?;
+        let subscribers: Subscribers = Arc::default();
+        let subs = subscribers.clone();
+        let deliver = move |push: redis::PushInfo| -> Result<(), ()> {
+            if push.kind != redis::PushKind::Message {
+                return Ok(());
+            }
+            let (Some(channel), Some(payload)) = (push.data.first(), push.data.get(1)) else { return Ok(()) };
+            let (Ok(channel), Ok(payload)) = (
+                redis::from_redis_value_ref::<String>(channel),
+                redis::from_redis_value_ref::<String>(payload),
+            ) else {
+                return Ok(());
+            };
+            if let Some(list) = subs.lock().expect("lock").get_mut(&channel) {
+                list.retain(|(_, tx)| tx.send(payload.clone()).is_ok());
+            }
+            Ok(())
+        };
+        let config = config.set_push_sender(deliver).set_automatic_resubscription();
+        let conn = ConnectionManager::new_lazy_with_config(client, config)?;
+        Ok(Bus { conn, subscribers, next: Arc::default() })
+    }
+}
+
+/// Unsubscribes one local subscriber when dropped (and the channel when it was the last).
+struct Unsubscribe {
+    bus: Bus,
+    channel: String,
+    id: u64,
+}
+
+impl Drop for Unsubscribe {
+    fn drop(&mut self) {
+        let last = {
+            let mut map = self.bus.subscribers.lock().expect("lock");
+            let list = map.entry(self.channel.clone()).or_default();
+            list.retain(|(i, _)| *i != self.id);
+            let last = list.is_empty();
+            if last {
+                map.remove(&self.channel);
+            }
+            last
+        };
+        if last {
+            if let Ok(rt) = tokio::runtime::Handle::try_current() {
+                let mut conn = self.bus.conn.clone();
+                let channel = std::mem::take(&mut self.channel);
+                rt.spawn(async move {
+                    let _ = conn.unsubscribe(channel).await;
+                });
+            }
+        }
+    }
+}
 
 /// How long one connection attempt may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
@@ -24,6 +99,7 @@ const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
 #[derive(Clone)]
 pub struct RedisSessionStore {
     conn: ConnectionManager,
+    bus: Bus,
     prefix: String,
     idle_timeout: Duration,
     target: String,
@@ -61,9 +137,10 @@ impl RedisSessionStore {
             .set_number_of_retries(1)
             .set_min_delay(Duration::from_millis(50))
             .set_max_delay(Duration::from_millis(200));
+        let bus = Bus::new(&client, config.clone()).map_err(|e| bad(e.to_string()))?;
         let conn = ConnectionManager::new_lazy_with_config(client, config).map_err(|e| bad(e.to_string()))?;
         let idle_timeout = idle_timeout.max(Duration::from_millis(1));
-        Ok(RedisSessionStore { conn, prefix: "mcpcore".to_owned(), idle_timeout, target })
+        Ok(RedisSessionStore { conn, bus, prefix: "mcpcore".to_owned(), idle_timeout, target })
     }
 
     /// Keys start with `prefix` instead of `mcpcore` (several deployments on one database).
@@ -75,6 +152,40 @@ impl RedisSessionStore {
     /// The key of session `id`.
     pub fn key(&self, id: &str) -> String {
         format!("{}:session:{id}", self.prefix)
+    }
+
+    /// The pub/sub channel of `topic` of session `id`.
+    pub fn channel(&self, id: &str, topic: Topic) -> String {
+        format!("{}:session:{id}:{}", self.prefix, topic.name())
+    }
+
+    async fn publish_now(&self, id: &str, topic: Topic, message: String) -> Result<(), ErrorData> {
+        let _: u64 = self.run(redis::cmd("PUBLISH").arg(self.channel(id, topic)).arg(message)).await?;
+        Ok(())
+    }
+
+    async fn subscribe_now(&self, id: &str, topic: Topic) -> Result<Option<Subscription>, ErrorData> {
+        let channel = self.channel(id, topic);
+        let (tx, rx) = mpsc::unbounded_channel();
+        let n = self.bus.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let first = {
+            let mut map = self.bus.subscribers.lock().expect("lock");
+            let list = map.entry(channel.clone()).or_default();
+            list.push((n, tx));
+            list.len() == 1
+        };
+        let guard = Unsubscribe { bus: self.bus.clone(), channel: channel.clone(), id: n };
+        if first {
+            // Dropping the guard on failure removes the subscriber again.
+            // Once more on a dropped connection, as `run` does.
+            let mut conn = self.bus.conn.clone();
+            match conn.subscribe(&channel).await {
+                Err(e) if e.is_io_error() || e.is_connection_dropped() => conn.subscribe(&channel).await,
+                other => other,
+            }
+            .map_err(|e| self.failed(e))?;
+        }
+        Ok(Some(Subscription::new(rx, Box::new(guard))))
     }
 
     /// How long an unused session lives.
@@ -187,5 +298,22 @@ impl SessionStore for RedisSessionStore {
 
     fn shared(&self) -> bool {
         true
+    }
+
+    fn publish<'a>(
+        &'a self,
+        id: &'a str,
+        topic: Topic,
+        message: String,
+    ) -> BoxFuture<'a, Result<(), ErrorData>> {
+        Box::pin(self.publish_now(id, topic, message))
+    }
+
+    fn subscribe<'a>(
+        &'a self,
+        id: &'a str,
+        topic: Topic,
+    ) -> BoxFuture<'a, Result<Option<Subscription>, ErrorData>> {
+        Box::pin(self.subscribe_now(id, topic))
     }
 }
