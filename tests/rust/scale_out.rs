@@ -470,3 +470,40 @@ fn the_redis_store_keeps_records_under_namespaced_keys_with_the_idle_ttl() {
         assert_eq!(prefixed.load("after", now).await.unwrap(), None);
     });
 }
+
+/// Runs the workspace binary `name` with `args`, `MCPCORE_STATE_KEY` set to `key` only when
+/// given; its exit code and stderr.
+fn refused(name: &str, args: &[&str], key: Option<&str>) -> (Option<i32>, String) {
+    let mut cmd = Command::new(bin(name));
+    cmd.args(args).env_remove("MCPCORE_STATE_KEY").stdout(Stdio::null()).stderr(Stdio::piped());
+    if let Some(k) = key {
+        cmd.env("MCPCORE_STATE_KEY", k);
+    }
+    let out = cmd.output().unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn a_store_without_a_shared_state_key_or_with_a_bad_url_is_refused_at_startup() {
+    for (name, flag, code) in [("mcpcore", "--listen", 1), ("echo_server", "--http", 2)] {
+        let base: Vec<&str> = if name == "mcpcore" {
+            vec!["conformance-server", flag, "127.0.0.1:0"]
+        } else {
+            vec![flag, "127.0.0.1:0"]
+        };
+        let with =
+            |extra: &[&'static str]| base.iter().copied().chain(extra.iter().copied()).collect::<Vec<_>>();
+        let (status, err) = refused(name, &with(&["--store", "redis://127.0.0.1:1"]), None);
+        assert_eq!(status, Some(code), "{name}: {err}");
+        assert!(err.contains("--store needs MCPCORE_STATE_KEY"), "{name}: {err}");
+        let (status, err) = refused(name, &with(&["--store", "redis://127.0.0.1:1"]), Some("abcd"));
+        assert_eq!(status, Some(code), "{name}: {err}");
+        assert!(err.contains("at least 32 bytes"), "{name}: {err}");
+        let (status, err) = refused(name, &with(&["--store", "redis://"]), Some(STATE_KEY));
+        assert_eq!(status, Some(code), "{name}: {err}");
+        assert!(err.contains("bad Redis URL"), "{name}: {err}");
+        let (status, err) = refused(name, &with(&["--allowed-host", "http://x"]), None);
+        assert_eq!(status, Some(code), "{name}: {err}");
+        assert!(err.contains("--allowed-host needs NAME[:PORT]"), "{name}: {err}");
+    }
+}
