@@ -318,8 +318,14 @@ impl Sessions {
         st: &Arc<State>,
         id: String,
         kind: SessionKind,
-        conn: ServerConnection,
+        mut conn: ServerConnection,
     ) -> Arc<LiveSession> {
+        if st.config.sessions.shared() {
+            // 32 random bits above room for 2^24 requests: two instances' ids meet only when
+            // their random parts do (2^-32), and the counter cannot overflow.
+            let hex = crate::runtime::entropy::random_id();
+            conn.number_requests_from(u64::from_str_radix(&hex[..8], 16).expect("hex") << 24);
+        }
         let routes = Arc::new(Mutex::new(Routes::default()));
         let records = spawn_writer(st.config.sessions.clone(), id.clone(), st.env.clock.clone());
         let json = st.config.response_mode == ResponseMode::Json;
