@@ -18,7 +18,7 @@ LAYERS = [
     ("catalogs", ["registry", "resources", "prompts", "completion"]),
     ("engine", ["engine"]),
     ("runtime", ["runtime", "host"]),
-    ("shells", ["transport", "http", "client", "server", "remote", "auth", "gateway", "config"]),
+    ("shells", ["transport", "http", "client", "server", "remote", "auth", "gateway", "config", "store", "tls"]),
     ("api", ["prelude", "typed", "builder", "fuzzing"]),
 ]
 ROOT_REEXPORTS = {

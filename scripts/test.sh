@@ -13,6 +13,16 @@ step() { printf '\n== %s\n' "$*"; }
 command -v cargo >/dev/null || { echo "cargo is missing: install a Rust toolchain (rustup) first" >&2; exit 1; }
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 
+# tests/rust/scale_out.rs runs redis-server and nginx itself, on loopback ports it picks; the
+# Node TLS test makes its CA with the openssl command; HTTPS clients read the system's roots.
+if ! command -v redis-server >/dev/null || ! { command -v nginx >/dev/null || [ -x /usr/sbin/nginx ]; } \
+  || ! command -v openssl >/dev/null || [ ! -d /etc/ssl/certs ]; then
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+    echo "installing redis-server, nginx, openssl and ca-certificates from Debian's packages"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server nginx openssl ca-certificates >/dev/null
+  fi
+fi
+
 step "one version for every package (scripts/version.py check)"
 python3 scripts/version.py check
 

@@ -76,6 +76,53 @@ impl SessionRecord {
     }
 }
 
+/// What instances sharing a store tell each other about one session (see
+/// [`SessionStore::publish`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Topic {
+    /// A server→client message produced where the session's server→client stream is not open:
+    /// the instance holding that stream sends it.
+    ToClient,
+    /// A client's response to a server→client request that the instance receiving it did not
+    /// send: the instance that sent the request hands it to the waiting handler.
+    FromClient,
+}
+
+impl Topic {
+    /// The name used in channel names.
+    pub fn name(self) -> &'static str {
+        match self {
+            Topic::ToClient => "to-client",
+            Topic::FromClient => "from-client",
+        }
+    }
+}
+
+/// Messages published on one topic of one session, from the time of subscribing; dropping it
+/// unsubscribes.
+pub struct Subscription {
+    rx: tokio::sync::mpsc::UnboundedReceiver<String>,
+    _guard: Box<dyn Send + Sync>,
+}
+
+impl std::fmt::Debug for Subscription {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Subscription").finish_non_exhaustive()
+    }
+}
+
+impl Subscription {
+    /// Messages arrive on `rx`; `guard` is dropped (and so unsubscribes) with the subscription.
+    pub fn new(rx: tokio::sync::mpsc::UnboundedReceiver<String>, guard: Box<dyn Send + Sync>) -> Self {
+        Subscription { rx, _guard: guard }
+    }
+
+    /// The next message; `None` when the store closed the subscription.
+    pub async fn recv(&mut self) -> Option<String> {
+        self.rx.recv().await
+    }
+}
+
 /// Where legacy sessions live. Every method is async, and a store that cannot answer (its
 /// database is down) fails with the JSON-RPC error the client should get (`-32603`; the HTTP
 /// server answers 503 then).
@@ -109,6 +156,27 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug + 'static {
     /// record before each message instead of trusting its own copy.
     fn shared(&self) -> bool {
         false
+    }
+    /// Sends `message` (one JSON-RPC message) to every instance subscribed to `topic` of
+    /// session `id`, this one included. The default store has no other instance: a no-op.
+    fn publish<'a>(
+        &'a self,
+        id: &'a str,
+        topic: Topic,
+        message: String,
+    ) -> BoxFuture<'a, Result<(), ErrorData>> {
+        let _ = (id, topic, message);
+        Box::pin(std::future::ready(Ok(())))
+    }
+    /// What is published on `topic` of session `id` from now on; `None` when the store has no
+    /// other instances to hear from (the default).
+    fn subscribe<'a>(
+        &'a self,
+        id: &'a str,
+        topic: Topic,
+    ) -> BoxFuture<'a, Result<Option<Subscription>, ErrorData>> {
+        let _ = (id, topic);
+        Box::pin(std::future::ready(Ok(None)))
     }
 }
 

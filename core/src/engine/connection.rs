@@ -155,6 +155,12 @@ impl ServerConnection {
         }
     }
 
+    /// Numbers this connection's server→client request ids from `n` on: instances serving one
+    /// shared session start far apart, so the client never gets two requests with one id.
+    pub fn number_requests_from(&mut self, n: u64) {
+        self.next_outgoing = n;
+    }
+
     /// The engine.
     pub fn engine(&self) -> &Arc<ServerEngine> {
         &self.engine

@@ -7,13 +7,14 @@
 //! | modern header derivation and validation, `=?base64?…?=` values (sans-IO) | [`headers`] |
 //! | the server: one endpoint, both lineages, sessions, 2024-11-05 SSE | [`server`] |
 //! | the client transport: JSON and SSE responses, sessions, 2024-11-05 fallback | [`client`] |
-//! | HTTPS: rustls for every client and the server | [`tls`] |
+//! | HTTPS: rustls for every client and the server | [`crate::tls`] |
 
 pub mod client;
 pub mod headers;
 pub mod server;
 pub mod sse;
-pub mod tls;
+/// HTTPS for the clients and the server (the crate's [`tls`](crate::tls) module).
+pub use crate::tls;
 
 /// `application/json`.
 pub const JSON: &str = "application/json";

@@ -132,7 +132,7 @@ pub(crate) struct Tries {
 impl OAuth {
     /// A client with `config`.
     pub fn new(config: OAuthConfig) -> OAuth {
-        let http = crate::http::tls::client_builder()
+        let http = crate::tls::client_builder()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(std::time::Duration::from_secs(30))
             .build()

@@ -200,7 +200,7 @@ pub struct FetchRedirect {
 impl FetchRedirect {
     /// A handler announcing `redirect_uri` (nothing listens there).
     pub fn new(redirect_uri: impl Into<String>) -> Self {
-        let http = crate::http::tls::client_builder()
+        let http = crate::tls::client_builder()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(Duration::from_secs(30))
             .build()
@@ -253,7 +253,7 @@ mod tests {
             .with_timeout(Duration::from_secs(10));
         let uri = l.redirect_uri();
         assert!(uri.starts_with("http://127.0.0.1:") && uri.ends_with("/callback"), "{uri}");
-        let http = crate::http::tls::client_builder().build().unwrap();
+        let http = crate::tls::client_builder().build().unwrap();
         let u = uri.clone();
         // The listener is bound already: these connect even before the server runs.
         let browser = tokio::spawn(async move {

@@ -64,7 +64,7 @@ pub struct IntrospectionVerifier {
 impl IntrospectionVerifier {
     /// A verifier for `config`.
     pub fn new(config: IntrospectionConfig) -> IntrospectionVerifier {
-        let http = crate::http::tls::client_builder()
+        let http = crate::tls::client_builder()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(Duration::from_secs(10))
             .build()

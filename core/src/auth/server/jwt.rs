@@ -64,7 +64,7 @@ impl std::fmt::Debug for JwtVerifier {
 impl JwtVerifier {
     /// A verifier for `config` (keys are fetched on first use).
     pub fn new(config: JwtConfig) -> JwtVerifier {
-        let http = crate::http::tls::client_builder()
+        let http = crate::tls::client_builder()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(Duration::from_secs(10))
             .build()

@@ -20,6 +20,12 @@ pub(crate) const USAGE: &str = "usage:
   mcpcore call TOOL 'JSON-ARGS' [OPTIONS] -- CMD [ARGS...]   call one tool, print the result
   mcpcore call TOOL 'JSON-ARGS' URL [OPTIONS]                the same over HTTP
   mcpcore conformance-server --listen 127.0.0.1:PORT        the conformance fixture (endpoint /mcp)
+      [--store redis://HOST:PORT[/DB]]                       legacy sessions in Redis, shared by every
+                                                             instance (needs MCPCORE_STATE_KEY: hex
+                                                             requestState keys >= 32 bytes, comma-
+                                                             separated, newest first, on every instance)
+      [--allowed-host NAME[:PORT]]...                        the public host a proxy forwards (Host and
+                                                             Origin allow-list; repeatable)
   mcpcore conformance-client URL                             the conformance client (scenario in
                                                              MCP_CONFORMANCE_SCENARIO)
 options:

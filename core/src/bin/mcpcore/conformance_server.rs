@@ -1,6 +1,9 @@
 //! `mcpcore conformance-server --listen 127.0.0.1:PORT` (or `--stdio`): the fixture the official conformance
 //! suite drives in server mode (tool names and outputs from the suite's reference fixture; see
-//! tests/conformance/NOTES.md §6). Both lineages on `/mcp`.
+//! tests/conformance/NOTES.md §6). Both lineages on `/mcp`. For several instances behind one
+//! load balancer: `--store redis://HOST:PORT[/DB]` (legacy sessions in Redis; needs the shared
+//! `requestState` keys in `MCPCORE_STATE_KEY`) and `--allowed-host NAME[:PORT]` (repeatable:
+//! the public host the proxy forwards, for the DNS-rebinding guard).
 //! Input tools (sampling, elicitation, roots; MRTR) are in `conformance_input.rs`; resources,
 //! prompts and the list-change triggers in `conformance_catalog.rs`; the Tasks extension's
 //! tools in `conformance_tasks.rs`.
@@ -11,6 +14,7 @@ use mcpcore::protocol::logging::LoggingLevel;
 use mcpcore::protocol::{CallToolResult, Tool};
 use mcpcore::registry::{Arguments, ToolContext, ToolRegistry};
 use mcpcore::server::Server;
+use mcpcore::store::ScaleOut;
 use serde_json::{json, Value};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -158,33 +162,72 @@ fn registry() -> mcpcore::Result<ToolRegistry> {
 }
 
 /// The fixture server: tools, resources and prompts.
-fn server() -> mcpcore::Result<Server> {
+fn server(scale: &ScaleOut) -> mcpcore::Result<Server> {
     let tools = Arc::new(registry()?);
     let prompts = Arc::new(super::conformance_catalog::prompts()?);
     let resources = Arc::new(super::conformance_catalog::resources()?);
     super::conformance_catalog::register_triggers(&tools, &prompts, &resources)?;
-    let config = ServerConfig::new("mcpcore-conformance", env!("CARGO_PKG_VERSION"));
+    let mut config = ServerConfig::new("mcpcore-conformance", env!("CARGO_PKG_VERSION"));
+    config.state_keys = scale.state_keys().clone();
     Ok(Server::new(config, tools).with_resources(resources).with_prompts(prompts))
+}
+
+const USAGE: &str = "usage: mcpcore conformance-server (--listen IP:PORT [--store redis://HOST:PORT[/DB]] \
+[--allowed-host NAME[:PORT]]... | --stdio)";
+
+/// `--listen` (or `--http`), `--stdio`, `--store`, `--allowed-host`.
+struct Args {
+    listen: Option<String>,
+    store: Option<String>,
+    allowed_hosts: Vec<String>,
+}
+
+fn parse(args: &[String]) -> Result<Args, String> {
+    let mut out = Args { listen: None, store: None, allowed_hosts: Vec::new() };
+    let mut stdio = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = || it.next().cloned().ok_or(format!("{a} needs a value"));
+        match a.as_str() {
+            "--listen" | "--http" => out.listen = Some(value()?),
+            "--stdio" => stdio = true,
+            "--store" => out.store = Some(value()?),
+            "--allowed-host" => out.allowed_hosts.push(value()?),
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    match (stdio, &out.listen) {
+        (true, None) if out.store.is_none() && out.allowed_hosts.is_empty() => Ok(out),
+        (true, _) => Err("--stdio takes no other option".into()),
+        (false, None) => Err("give --listen IP:PORT or --stdio".into()),
+        (false, Some(_)) => Ok(out),
+    }
 }
 
 /// Serves the fixture until Ctrl-C.
 pub(crate) async fn main(args: Vec<String>) -> ExitCode {
-    let listen = match args.as_slice() {
-        [flag, addr] if flag == "--listen" => Some(addr.clone()),
-        [flag] if flag == "--stdio" => None,
-        _ => {
-            eprintln!("usage: mcpcore conformance-server --listen 127.0.0.1:PORT | --stdio");
+    let args = match parse(&args) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("mcpcore: {e}\n{USAGE}");
             return ExitCode::from(1);
         }
     };
-    let server = match server() {
+    let scale = match ScaleOut::from_env(args.store.as_deref(), &args.allowed_hosts) {
         Ok(s) => s,
         Err(e) => {
             crate::report(&e);
             return ExitCode::from(1);
         }
     };
-    let Some(listen) = listen else {
+    let server = match server(&scale) {
+        Ok(s) => s,
+        Err(e) => {
+            crate::report(&e);
+            return ExitCode::from(1);
+        }
+    };
+    let Some(listen) = args.listen else {
         return match server.serve_stdio().await {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
@@ -197,7 +240,8 @@ pub(crate) async fn main(args: Vec<String>) -> ExitCode {
         eprintln!("mcpcore: --listen needs IP:PORT, not {listen:?}");
         return ExitCode::from(1);
     };
-    let serving = match server.serve_http(addr, HttpServerConfig::default()).await {
+    let config = scale.http_config(HttpServerConfig::default(), Some(addr));
+    let serving = match server.serve_http(addr, config).await {
         Ok(s) => s,
         Err(e) => {
             crate::report(&e);

@@ -47,7 +47,7 @@ pub struct HttpOptions {
     /// `notifications/initialized` (default off: answers to our requests never need it).
     pub standalone_stream: bool,
     /// HTTPS: extra trusted CAs and a client certificate (default: the platform's roots).
-    pub tls: crate::http::tls::TlsOptions,
+    pub tls: crate::tls::TlsOptions,
 }
 
 impl HttpOptions {

@@ -6,14 +6,14 @@
 use super::{ResponseMode, State};
 use crate::context::Origin;
 use crate::engine::{RouteId, ServerConnection};
-use crate::jsonrpc::{Inbound, Message, Response};
+use crate::jsonrpc::{Inbound, Message, RequestId, Response};
 use crate::runtime::{Driver, DriverHandle, Outbound};
-use crate::session::{SessionKind, SessionRecord, SessionStore};
-use std::collections::HashMap;
+use crate::session::{SessionKind, SessionRecord, SessionStore, Topic};
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 
 /// What a POST's route carries back.
 #[derive(Debug)]
@@ -31,11 +31,34 @@ struct Routes {
 }
 
 impl Routes {
-    fn to_stream(&self, message: Message) {
-        if let Some(tx) = &self.stream {
-            let _ = tx.send(message);
+    /// Sends `message` down the open server→client stream; false when none is open here.
+    fn to_stream(&self, message: Message) -> Result<(), Message> {
+        match &self.stream {
+            Some(tx) => tx.send(message).map_err(|e| e.0),
+            None => Err(message),
         }
     }
+}
+
+/// How a session on a shared store reaches the other instances.
+#[derive(Clone)]
+struct Shared {
+    store: Arc<dyn SessionStore>,
+    /// Ordered publishing (one task per session).
+    publish: mpsc::UnboundedSender<(Topic, String)>,
+    /// Server→client requests sent from here and not yet answered through the bus.
+    outstanding: Arc<Mutex<HashSet<RequestId>>>,
+}
+
+/// Publishes a session's messages in order.
+fn spawn_publisher(store: Arc<dyn SessionStore>, id: String) -> mpsc::UnboundedSender<(Topic, String)> {
+    let (tx, mut rx) = mpsc::unbounded_channel::<(Topic, String)>();
+    tokio::spawn(async move {
+        while let Some((topic, message)) = rx.recv().await {
+            let _ = store.publish(&id, topic, message).await;
+        }
+    });
+    tx
 }
 
 /// One live legacy session.
@@ -47,6 +70,9 @@ pub(crate) struct LiveSession {
     next_route: AtomicU64,
     in_flight: Arc<AtomicUsize>,
     last_used: Mutex<SystemTime>,
+    shared: Option<Shared>,
+    /// Dropped with the session: its bus listener stops.
+    _stop: watch::Sender<()>,
 }
 
 impl std::fmt::Debug for LiveSession {
@@ -108,7 +134,27 @@ impl LiveSession {
             return None;
         }
         let (tx, rx) = mpsc::unbounded_channel();
-        routes.stream = Some(tx);
+        routes.stream = Some(tx.clone());
+        if let Some(shared) = &self.shared {
+            // What other instances produce for this session comes here while the stream is open.
+            let (store, id) = (shared.store.clone(), self.id.clone());
+            tokio::spawn(async move {
+                let Ok(Some(mut sub)) = store.subscribe(&id, Topic::ToClient).await else { return };
+                loop {
+                    tokio::select! {
+                        m = sub.recv() => {
+                            let Some(m) = m else { return };
+                            if let Ok(Inbound::Single(message)) = crate::jsonrpc::parse(m.as_bytes()) {
+                                if tx.send(message).is_err() {
+                                    return;
+                                }
+                            }
+                        }
+                        _ = tx.closed() => return,
+                    }
+                }
+            });
+        }
         Some(rx)
     }
 
@@ -131,21 +177,36 @@ struct SessionOut {
     routes: Arc<Mutex<Routes>>,
     records: mpsc::UnboundedSender<SessionRecord>,
     in_flight: Arc<AtomicUsize>,
+    shared: Option<Shared>,
+}
+
+impl SessionOut {
+    /// Down this instance's stream, else (a shared store) to the instance that has it open.
+    fn to_stream(&self, routes: &Routes, message: Message) {
+        if let Err(message) = routes.to_stream(message) {
+            if let Some(shared) = &self.shared {
+                let _ = shared.publish.send((Topic::ToClient, message.to_json()));
+            }
+        }
+    }
 }
 
 impl Outbound for SessionOut {
     fn send(&mut self, route: Option<RouteId>, message: Message) {
         let routes = self.routes.lock().expect("lock");
-        if self.kind == SessionKind::Sse {
-            return routes.to_stream(message);
+        if let (Some(shared), Message::Request(r)) = (&self.shared, &message) {
+            shared.outstanding.lock().expect("lock").insert(r.id.clone());
         }
-        let Some(route) = route else { return routes.to_stream(message) };
+        if self.kind == SessionKind::Sse {
+            return self.to_stream(&routes, message);
+        }
+        let Some(route) = route else { return self.to_stream(&routes, message) };
         // JSON answers carry only the response: requests to the client take the GET stream,
         // notifications are dropped.
         if self.json {
             match &message {
                 Message::Response(_) => {}
-                Message::Request(_) => return routes.to_stream(message),
+                Message::Request(_) => return self.to_stream(&routes, message),
                 Message::Notification(_) => return,
             }
         }
@@ -155,7 +216,7 @@ impl Outbound for SessionOut {
         // A legacy call runs on when its POST is abandoned: its requests to the client still
         // reach it through the GET stream.
         if !delivered && is_request {
-            routes.to_stream(message);
+            self.to_stream(&routes, message);
         }
     }
 
@@ -163,7 +224,7 @@ impl Outbound for SessionOut {
         let routes = self.routes.lock().expect("lock");
         if self.kind == SessionKind::Sse {
             for m in messages {
-                routes.to_stream(m);
+                self.to_stream(&routes, m);
             }
             return;
         }
@@ -176,7 +237,12 @@ impl Outbound for SessionOut {
         self.routes.lock().expect("lock").posts.remove(&route);
     }
 
-    fn unmatched(&mut self, _response: Response) {}
+    /// Not ours: with a shared store, maybe another instance's request.
+    fn unmatched(&mut self, response: Response) {
+        if let Some(shared) = &self.shared {
+            let _ = shared.publish.send((Topic::FromClient, Message::Response(response).to_json()));
+        }
+    }
 
     fn session_changed(&mut self, conn: &ServerConnection) {
         let _ = self.records.send(conn.record(self.kind));
@@ -205,6 +271,36 @@ fn spawn_writer(
     tx
 }
 
+/// Hands the client's answers to this instance's server→client requests, POSTed to another
+/// instance, to the waiting handler; ends with the session.
+fn spawn_answers_listener(live: std::sync::Weak<LiveSession>, mut stopped: watch::Receiver<()>) {
+    tokio::spawn(async move {
+        let Some((store, id)) =
+            live.upgrade().and_then(|l| l.shared.as_ref().map(|s| (s.store.clone(), l.id.clone())))
+        else {
+            return;
+        };
+        let Ok(Some(mut sub)) = store.subscribe(&id, Topic::FromClient).await else { return };
+        loop {
+            let m = tokio::select! {
+                m = sub.recv() => m,
+                _ = stopped.changed() => None,
+            };
+            let (Some(m), Some(session)) = (m, live.upgrade()) else { return };
+            let Ok(Inbound::Single(Message::Response(r))) = crate::jsonrpc::parse(m.as_bytes()) else {
+                continue;
+            };
+            let Some(shared) = &session.shared else { return };
+            // Only requests sent from here, each once: an answer nobody here waits for is not
+            // handed on again (it would come back as unmatched and be published anew).
+            let ours = r.id.as_ref().is_some_and(|id| shared.outstanding.lock().expect("lock").remove(id));
+            if ours {
+                session.post_quiet(Inbound::Single(Message::Response(r)), Origin::none());
+            }
+        }
+    });
+}
+
 /// The live sessions of one HTTP endpoint.
 #[derive(Debug, Default)]
 pub(crate) struct Sessions {
@@ -222,13 +318,33 @@ impl Sessions {
         st: &Arc<State>,
         id: String,
         kind: SessionKind,
-        conn: ServerConnection,
+        mut conn: ServerConnection,
     ) -> Arc<LiveSession> {
+        if st.config.sessions.shared() {
+            // 32 random bits above room for 2^24 requests: two instances' ids meet only when
+            // their random parts do (2^-32), and the counter cannot overflow.
+            let hex = crate::runtime::entropy::random_id();
+            conn.number_requests_from(u64::from_str_radix(&hex[..8], 16).expect("hex") << 24);
+        }
         let routes = Arc::new(Mutex::new(Routes::default()));
         let records = spawn_writer(st.config.sessions.clone(), id.clone(), st.env.clock.clone());
         let json = st.config.response_mode == ResponseMode::Json;
         let in_flight = Arc::new(AtomicUsize::new(0));
-        let out = SessionOut { kind, json, routes: routes.clone(), records, in_flight: in_flight.clone() };
+        let store = st.config.sessions.clone();
+        let shared = store.shared().then(|| Shared {
+            publish: spawn_publisher(store.clone(), id.clone()),
+            store,
+            outstanding: Arc::default(),
+        });
+        let out = SessionOut {
+            kind,
+            json,
+            routes: routes.clone(),
+            records,
+            in_flight: in_flight.clone(),
+            shared: shared.clone(),
+        };
+        let (stop, stopped) = watch::channel(());
         let (driver, handle) = Driver::new(conn, st.env.clone(), out, st.config.shutdown_grace);
         let live = Arc::new(LiveSession {
             id: id.clone(),
@@ -238,7 +354,12 @@ impl Sessions {
             next_route: AtomicU64::new(1),
             in_flight,
             last_used: Mutex::new(st.env.now()),
+            shared,
+            _stop: stop,
         });
+        if live.shared.is_some() {
+            spawn_answers_listener(Arc::downgrade(&live), stopped);
+        }
         st.sessions.live.lock().expect("lock").insert(id.clone(), live.clone());
         let state = st.clone();
         tokio::spawn(async move {

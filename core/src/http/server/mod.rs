@@ -115,7 +115,7 @@ pub struct HttpServerConfig {
     /// Resource Metadata is served (see [`crate::auth::server`]). Default: none.
     pub auth: Option<crate::auth::server::AuthConfig>,
     /// HTTPS: the certificate and key [`serve_http`] presents (default: none, plain HTTP).
-    pub tls: Option<crate::http::tls::ServerTls>,
+    pub tls: Option<crate::tls::ServerTls>,
 }
 
 impl Default for HttpServerConfig {

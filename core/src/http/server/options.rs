@@ -46,7 +46,7 @@ struct Settings {
 /// | `header_timeout_ms` | 30000 | [`HttpServerConfig::header_timeout`] |
 /// | `body_timeout_ms` | 30000 | [`HttpServerConfig::body_timeout`] |
 /// | `max_connections` | by the open-file limit | [`HttpServerConfig::max_connections`] |
-/// | `tls_cert_file`, `tls_key_file` | none | serve HTTPS with this PEM chain and key ([`crate::http::tls::ServerTls`]) |
+/// | `tls_cert_file`, `tls_key_file` | none | serve HTTPS with this PEM chain and key ([`crate::tls::ServerTls`]) |
 /// | `tls_client_ca_file` | none | with TLS: require client certificates signed by these CAs |
 pub fn serve_settings(json: &str, spelling: Spelling) -> Result<(SocketAddr, HttpServerConfig)> {
     let n = |snake: &str| spelling.name(snake);
@@ -132,7 +132,7 @@ pub fn serve_settings(json: &str, spelling: Spelling) -> Result<(SocketAddr, Htt
             return Err(invalid(format!("{} needs {}", n("tls_client_ca_file"), n("tls_cert_file"))))
         }
         (None, None) => None,
-        (Some(cert), Some(key)) => Some(crate::http::tls::ServerTls::from_files(
+        (Some(cert), Some(key)) => Some(crate::tls::ServerTls::from_files(
             cert.as_ref(),
             key.as_ref(),
             s.tls_client_ca_file.as_deref().map(std::path::Path::new),

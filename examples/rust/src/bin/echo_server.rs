@@ -4,6 +4,7 @@
 //! echo_server                       # stdio, both lineages
 //! echo_server --http 127.0.0.1:PORT # HTTP: both lineages on /mcp, 2024-11-05 SSE on /sse
 //! echo_server --http 127.0.0.1:PORT --auth-jwks URL --auth-issuer ISS --auth-audience AUD
+//! echo_server --http 127.0.0.1:PORT --store redis://HOST:PORT[/DB] [--allowed-host NAME[:PORT]]...
 //! ```
 //! On HTTP it prints `listening on http://ADDR/mcp` once bound and stops cleanly on Ctrl-C.
 //!
@@ -12,6 +13,13 @@
 //! server's canonical URI, also the `resource` of its Protected Resource Metadata, which names
 //! ISS as the authorization server). `echo` needs no scope; `add` needs `mcp:add` and is
 //! hidden from `tools/list` (and unknown to `tools/call`) for tokens without it.
+//!
+//! Behind a load balancer with several instances (no sticky routing): `--store redis://…`
+//! keeps legacy sessions in Redis, so any instance serves any session; it needs
+//! `MCPCORE_STATE_KEY` (hex `requestState` keys of at least 32 bytes, comma-separated, newest
+//! first, the same on every instance), and refuses to start without it. `--allowed-host
+//! NAME[:PORT]` (repeatable) adds the public host the proxy forwards to the Host/Origin
+//! allow-list (DNS-rebinding protection).
 //!
 //! Over HTTP it runs on tokio's multi-thread runtime (one worker per core), the setup to copy
 //! for production: handlers of different connections and calls run in parallel, so one slow
@@ -24,6 +32,7 @@
 
 use mcpcore::auth::server::{AuthConfig, JwtConfig, JwtVerifier};
 use mcpcore::prelude::*;
+use mcpcore::store::ScaleOut;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -74,12 +83,21 @@ fn auth(args: &[String]) -> Result<Option<AuthConfig>, String> {
     }
 }
 
-async fn serve_http(server: Server, addr: &str, auth: Option<AuthConfig>) -> ExitCode {
+/// Every value of the repeatable `flag`.
+fn options(args: &[String], flag: &str) -> Vec<String> {
+    args.iter()
+        .enumerate()
+        .filter(|(_, a)| *a == flag)
+        .map(|(i, _)| args.get(i + 1).cloned().unwrap_or_default())
+        .collect()
+}
+
+async fn serve_http(server: Server, addr: &str, auth: Option<AuthConfig>, scale: &ScaleOut) -> ExitCode {
     let Ok(addr) = addr.parse() else {
         eprintln!("echo_server: --http needs IP:PORT, e.g. 127.0.0.1:8080, not {addr:?}");
         return ExitCode::from(2);
     };
-    let config = HttpServerConfig { auth, ..Default::default() };
+    let config = scale.http_config(HttpServerConfig { auth, ..Default::default() }, Some(addr));
     let serving = match server.serve_http(addr, config).await {
         Ok(s) => s,
         Err(e) => {
@@ -112,7 +130,7 @@ fn main() -> ExitCode {
         None => tokio::runtime::Builder::new_current_thread().enable_all().build(),
     };
     match runtime {
-        Ok(rt) => rt.block_on(run(http, auth)),
+        Ok(rt) => rt.block_on(run(&args, http, auth)),
         Err(e) => {
             eprintln!("echo_server: cannot start the runtime: {e}");
             ExitCode::from(1)
@@ -120,9 +138,26 @@ fn main() -> ExitCode {
     }
 }
 
-async fn run(http: Option<String>, auth: Option<AuthConfig>) -> ExitCode {
-    let server = match Server::builder("mcpcore-echo", env!("CARGO_PKG_VERSION")).tool(echo).tool(add).build()
-    {
+async fn run(args: &[String], http: Option<String>, auth: Option<AuthConfig>) -> ExitCode {
+    let store = option(args, "--store");
+    let hosts = options(args, "--allowed-host");
+    if http.is_none() && (store.is_some() || !hosts.is_empty()) {
+        eprintln!("echo_server: --store and --allowed-host need --http");
+        return ExitCode::from(2);
+    }
+    let scale = match ScaleOut::from_env(store.as_deref(), &hosts) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("echo_server: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let built = Server::builder("mcpcore-echo", env!("CARGO_PKG_VERSION"))
+        .config(|c| c.state_keys = scale.state_keys().clone())
+        .tool(echo)
+        .tool(add)
+        .build();
+    let server = match built {
         Ok(s) => s,
         Err(e) => {
             eprintln!("echo_server: {e}");
@@ -130,7 +165,7 @@ async fn run(http: Option<String>, auth: Option<AuthConfig>) -> ExitCode {
         }
     };
     if let Some(addr) = http {
-        return serve_http(server, &addr, auth).await;
+        return serve_http(server, &addr, auth, &scale).await;
     }
     if auth.is_some() {
         // 2026-07-28 basic/authorization: stdio servers take credentials from the environment.
