@@ -57,6 +57,8 @@ pub mod future;
 #[doc(hidden)]
 #[allow(missing_docs, clippy::too_many_arguments)]
 pub mod fuzzing;
+#[allow(clippy::disallowed_methods)] // a shell module: starts upstreams, reads its config file
+pub mod gateway;
 #[allow(clippy::disallowed_methods)] // runtime layer: bridges host event loops
 pub mod host;
 #[allow(clippy::disallowed_methods)] // a runtime or shell module

@@ -44,10 +44,12 @@
 mod catalog;
 mod follow;
 mod forward;
+mod mount;
 mod relay;
 mod tools;
 
 pub use catalog::Registrations;
+pub use mount::{Mount, ToolFilter};
 pub use relay::RelayInput;
 pub use tools::RemoteTools;
 
@@ -65,7 +67,7 @@ use std::sync::{Arc, Mutex};
 #[derive(Debug)]
 struct Connected {
     remote: Remote,
-    policy: CollisionPolicy,
+    mount: Mount,
     registered: tokio::sync::Mutex<Registered>,
     /// The last failure of a re-listing made while following the remote.
     sync_error: Mutex<Option<Error>>,
@@ -81,7 +83,7 @@ impl Connected {
         let mut out = Registrations::default();
         let mut registered = self.registered.lock().await;
         for part in parts {
-            registered.sync(*part, &self.remote, catalogs, self.policy, &mut out).await?;
+            registered.sync(*part, &self.remote, catalogs, &self.mount, &mut out).await?;
         }
         Ok(out)
     }
@@ -126,7 +128,15 @@ impl RemoteServer {
         client: Client,
         policy: CollisionPolicy,
     ) -> Result<Registrations> {
-        self.connect_parts(server_id, client, policy, &[Part::Tools, Part::Prompts, Part::Resources]).await
+        self.mount(server_id, client, Mount::with_policy(policy)).await
+    }
+
+    /// [`RemoteServer::connect`] with a [`Mount`]: the local names of the server's tools,
+    /// prompts and resource templates get `mount.prefix` in front, only the tools
+    /// `mount.tools` admits are registered, and `mount.policy` resolves collisions of the
+    /// prefixed names.
+    pub async fn mount(&self, server_id: &str, client: Client, mount: Mount) -> Result<Registrations> {
+        self.connect_parts(server_id, client, mount, &[Part::Tools, Part::Prompts, Part::Resources]).await
     }
 
     /// [`RemoteServer::connect`] for some parts of the catalogue only.
@@ -134,12 +144,12 @@ impl RemoteServer {
         &self,
         server_id: &str,
         client: Client,
-        policy: CollisionPolicy,
+        mount: Mount,
         parts: &[Part],
     ) -> Result<Registrations> {
         let connected = Arc::new(Connected {
             remote: Remote { client, server: server_id.to_owned() },
-            policy,
+            mount,
             registered: tokio::sync::Mutex::new(Registered::default()),
             sync_error: Mutex::new(None),
             followers: Mutex::new(Vec::new()),
