@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The official MCP conformance suite as referee (pinned in package.json), in CI:
-#   server mode: `mcpcore conformance-server` under --requirements 2025-11-25 and 2026-07-28;
+#   server mode: `mcpcore conformance-server` under --requirements 2025-11-25 and 2026-07-28,
+#   and `mcpcore gateway` fronting it (stdio upstream, no prefix) under 2025-11-25;
 #   client mode: `mcpcore conformance-client` under the same two requirement sets;
 #   each judged against expected-<revision>.yaml (unexpected failures AND stale entries fail);
 #   plus single-scenario runs of client scenarios that pass vacuously in requirements mode,
@@ -33,6 +34,23 @@ done
 [ -n "$url" ] || { echo "conformance: the fixture server did not start:" >&2; cat "$out/server.log" >&2; exit 1; }
 echo "conformance: fixture at $url"
 
+# The gateway in front of the fixture (a stdio upstream, "prefix": ""): transparent, so the
+# 2025-11-25 server scenarios must give what the fixture gives direct (judged against
+# expected-gateway-2025-11-25.yaml, which lists what a gateway cannot pass yet, with reasons).
+printf '{"mcpServers": {"conformance": {"command": "%s", "args": ["conformance-server", "--stdio"], "prefix": ""}}}\n' \
+  "$bin" >"$out/gateway.json"
+"$bin" gateway --config "$out/gateway.json" --listen 127.0.0.1:0 >"$out/gateway.log" 2>&1 &
+gateway_pid=$!
+trap 'kill $server_pid $gateway_pid 2>/dev/null; wait $server_pid $gateway_pid 2>/dev/null' EXIT
+gateway_url=""
+for _ in $(seq 1 300); do
+  gateway_url=$(sed -n 's/^listening on //p' "$out/gateway.log")
+  [ -n "$gateway_url" ] && break
+  sleep 0.1
+done
+[ -n "$gateway_url" ] || { echo "conformance: the gateway did not start:" >&2; cat "$out/gateway.log" >&2; exit 1; }
+echo "conformance: gateway at $gateway_url"
+
 status=0
 run() { # label, then the suite's arguments
   local label=$1; shift
@@ -52,6 +70,8 @@ for rev in 2025-11-25 2026-07-28; do
   run "client-$rev" client --command "$client_cmd" --requirements "$rev" \
     --expected-failures "$here/expected-$rev.yaml" -o "$out/client-$rev"
 done
+run "gateway-server-2025-11-25" server --url "$gateway_url" --requirements 2025-11-25 \
+  --expected-failures "$here/expected-gateway-2025-11-25.yaml" -o "$out/gateway-server-2025-11-25"
 # Alone, a client scenario also fails on warnings, a client exit != 0 and a timeout.
 run "client-initialize" client --command "$client_cmd" --scenario initialize -o "$out/single"
 run "client-sse-retry" client --command "$client_cmd" --scenario sse-retry -o "$out/single"

@@ -18,6 +18,12 @@
 //!   [`RequestContext`](crate::context::RequestContext), on both lineages, both sides. A legacy
 //!   remote can only ask for what the client declared at `initialize`: connect it with
 //!   [`RelayInput`] as [`ClientOptions::input`](crate::client::ClientOptions::input).
+//! - **Relaying logs** (`logs.rs`): the remote's `notifications/message` reach the caller of
+//!   the forwarded call (at the caller's level), while that call is the only one in flight on
+//!   the connection (a log message names no request); connecting takes over the client's
+//!   [`Client::on_log`](crate::client::Client::on_log).
+//! - **Mounting** (`mount.rs`): [`RemoteServer::mount`] puts a prefix in front of the local
+//!   names and takes only the tools a [`ToolFilter`] admits.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -44,6 +50,7 @@
 mod catalog;
 mod follow;
 mod forward;
+mod logs;
 mod mount;
 mod relay;
 mod tools;
@@ -148,7 +155,7 @@ impl RemoteServer {
         parts: &[Part],
     ) -> Result<Registrations> {
         let connected = Arc::new(Connected {
-            remote: Remote { client, server: server_id.to_owned() },
+            remote: Remote { logs: logs::LogRoute::install(&client), client, server: server_id.to_owned() },
             mount,
             registered: tokio::sync::Mutex::new(Registered::default()),
             sync_error: Mutex::new(None),
