@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The official MCP conformance suite as referee (pinned in package.json), in CI:
 #   server mode: `mcpcore conformance-server` under --requirements 2025-11-25 and 2026-07-28,
-#   and `mcpcore gateway` fronting it (stdio upstream, no prefix) under 2025-11-25;
+#   and `mcpcore gateway` fronting it (stdio upstream, no prefix) under both;
 #   client mode: `mcpcore conformance-client` under the same two requirement sets;
 #   each judged against expected-<revision>.yaml (unexpected failures AND stale entries fail);
 #   plus single-scenario runs of client scenarios that pass vacuously in requirements mode,
@@ -35,8 +35,8 @@ done
 echo "conformance: fixture at $url"
 
 # The gateway in front of the fixture (a stdio upstream, "prefix": ""): transparent, so the
-# 2025-11-25 server scenarios must give what the fixture gives direct (judged against
-# expected-gateway-2025-11-25.yaml, which lists what a gateway cannot pass yet, with reasons).
+# server scenarios should give what the fixture gives direct; expected-gateway-<rev>.yaml lists
+# what the gateway cannot pass yet, with reasons (2025-11-25: nothing).
 printf '{"mcpServers": {"conformance": {"command": "%s", "args": ["conformance-server", "--stdio"], "prefix": ""}}}\n' \
   "$bin" >"$out/gateway.json"
 "$bin" gateway --config "$out/gateway.json" --listen 127.0.0.1:0 >"$out/gateway.log" 2>&1 &
@@ -70,8 +70,10 @@ for rev in 2025-11-25 2026-07-28; do
   run "client-$rev" client --command "$client_cmd" --requirements "$rev" \
     --expected-failures "$here/expected-$rev.yaml" -o "$out/client-$rev"
 done
-run "gateway-server-2025-11-25" server --url "$gateway_url" --requirements 2025-11-25 \
-  --expected-failures "$here/expected-gateway-2025-11-25.yaml" -o "$out/gateway-server-2025-11-25"
+for rev in 2025-11-25 2026-07-28; do
+  run "gateway-server-$rev" server --url "$gateway_url" --requirements "$rev" \
+    --expected-failures "$here/expected-gateway-$rev.yaml" -o "$out/gateway-server-$rev"
+done
 # Alone, a client scenario also fails on warnings, a client exit != 0 and a timeout.
 run "client-initialize" client --command "$client_cmd" --scenario initialize -o "$out/single"
 run "client-sse-retry" client --command "$client_cmd" --scenario sse-retry -o "$out/single"

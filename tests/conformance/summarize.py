@@ -104,7 +104,7 @@ def main():
             ok = tally(f"{rev} {role:6}", scenarios(os.path.join(out_dir, f"{role}-{rev}"), prefix),
                        score[role], exp[role]) and ok
     # `mcpcore gateway` fronting the fixture (run.sh), against its own expected failures.
-    for rev in ("2025-11-25",):
+    for rev in ("2025-11-25", "2026-07-28"):
         run_dir = os.path.join(out_dir, f"gateway-server-{rev}")
         if os.path.isdir(run_dir):
             exp = expected(os.path.join(conf_dir, f"expected-gateway-{rev}.yaml"))
