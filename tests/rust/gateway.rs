@@ -340,3 +340,36 @@ fn bad_configs_are_clear_errors() {
     let out = Command::new(bin("mcpcore")).args(["gateway", "--help"]).output().unwrap();
     assert!(out.status.success() && String::from_utf8_lossy(&out.stdout).contains("\"collision\""));
 }
+
+#[test]
+fn a_2024_11_05_sse_upstream_is_served() {
+    let script = workspace().join("tests/interop/ts/everything_sse.mjs");
+    let mut child = Command::new("node")
+        .args([script.to_string_lossy().as_ref(), "--port", "0"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("node everything_sse.mjs");
+    let line = first_line(&mut child);
+    let _sse = Killed(child);
+    let url =
+        line.strip_prefix("READY ").unwrap_or_else(|| panic!("everything_sse said {line:?}")).to_owned();
+    let m = marker();
+    let config = json!({"mcpServers": {"old": {"url": url, "type": "sse", "include": ["echo", "get-sum"]}}});
+    let path = write_config(&config, &m);
+    let gateway = [bin("mcpcore"), "gateway".into(), "--config".into(), path.to_string_lossy().into_owned()];
+    let out = Command::new(bin("mcpcore")).arg("tools").arg("--").args(&gateway).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> =
+        listed["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["old__echo", "old__get-sum"]);
+    let out = Command::new(bin("mcpcore"))
+        .args(["call", "old__echo", r#"{"message": "over sse"}"#, "--"])
+        .args(&gateway)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["content"][0]["text"], "Echo: over sse", "{result}");
+    std::fs::remove_file(&path).unwrap();
+}
