@@ -373,3 +373,47 @@ fn a_2024_11_05_sse_upstream_is_served() {
     assert_eq!(result["content"][0]["text"], "Echo: over sse", "{result}");
     std::fs::remove_file(&path).unwrap();
 }
+
+#[test]
+fn a_dead_upstream_is_a_tool_error_naming_it_and_the_rest_keeps_serving() {
+    let m = marker();
+    let env = json!({ "MCPCORE_GATEWAY_TEST": m });
+    let fixture = |prefix: &str| {
+        json!({"command": bin("mcpcore"), "args": ["conformance-server", "--stdio"], "env": env, "prefix": prefix,
+               "include": ["echo"]})
+    };
+    // Two copies of one server: their resource URIs (never renamed) collide, hence `skip`.
+    let config =
+        json!({"mcpServers": {"doomed": fixture("doomed."), "fine": fixture("fine.")}, "collision": "skip"});
+    let path = write_config(&config, &m);
+    let (mut gateway, endpoint) = gateway_http(&path);
+    let pids = marked(&m);
+    assert_eq!(pids.len(), 2);
+    // Kill one of the two (which entry it serves is seen from which tool fails).
+    // SAFETY: kill(2) on a process of this test's own making (found by its marker).
+    assert_eq!(unsafe { libc::kill(pids[0] as i32, libc::SIGKILL) }, 0);
+    let call = |tool: &str| {
+        Command::new(bin("mcpcore")).args(["call", tool, r#"{"text": "hi"}"#, &endpoint]).output().unwrap()
+    };
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let (dead, failed) = loop {
+        let (a, b) = (call("doomed.echo"), call("fine.echo"));
+        match (a.status.code(), b.status.code()) {
+            (Some(2), Some(0)) => break ("doomed", a),
+            (Some(0), Some(2)) => break ("fine", b),
+            _ if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(100)),
+            codes => panic!("one upstream's tool should fail, the other's answer: {codes:?}"),
+        }
+    };
+    let result: Value = serde_json::from_slice(&failed.stdout).unwrap();
+    assert_eq!(result["isError"], true, "{result}");
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains(&format!("{dead:?}")), "the error names the upstream: {text}");
+    // Listing still works, and the gateway stops cleanly.
+    let out = Command::new(bin("mcpcore")).args(["tools", &endpoint]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    signal(&gateway, libc::SIGTERM);
+    assert_eq!(gateway.wait().unwrap().code(), Some(143));
+    assert_all_gone(&m);
+    std::fs::remove_file(&path).unwrap();
+}
