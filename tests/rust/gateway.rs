@@ -417,3 +417,49 @@ fn a_dead_upstream_is_a_tool_error_naming_it_and_the_rest_keeps_serving() {
     assert_all_gone(&m);
     std::fs::remove_file(&path).unwrap();
 }
+
+/// The `Gateway` type in host code: pinned upstream revisions, a local tool beside the
+/// upstreams' ones, a call through the registry, and `shutdown` ending the stdio children.
+#[tokio::test]
+async fn the_gateway_type_pins_upstreams_and_takes_local_tools() {
+    use mcpcore::gateway::{Gateway, GatewayConfig};
+    use mcpcore::protocol::{CallToolResult, ProtocolVersion, Tool};
+    use mcpcore::registry::{Arguments, Registration, ToolContext};
+    let fixture = |extra: Value| {
+        let mut e = json!({"command": bin("mcpcore"), "args": ["conformance-server", "--stdio"], "include": ["echo"]});
+        e.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        e
+    };
+    let config = GatewayConfig::from_value(json!({"mcpServers": {
+        "old": fixture(json!({"protocolVersion": "2025-06-18"})),
+        "new": fixture(json!({"lineage": "modern", "prefix": "n_"})),
+    }, "collision": "skip"}))
+    .unwrap();
+    let gateway = Gateway::start(&config).await.unwrap();
+    assert_eq!(gateway.upstreams(), ["new", "old"]);
+    let (old, new) = (gateway.client("old").unwrap(), gateway.client("new").unwrap());
+    assert_eq!(old.protocol_version(), ProtocolVersion::V2025_06_18);
+    assert_eq!(new.protocol_version(), ProtocolVersion::V2026_07_28);
+    assert_eq!(gateway.registrations("new").unwrap().tools, [Registration::Registered("n_echo".into())]);
+    let local = Tool::new("local_time", "A host tool beside the upstreams.", json!({"type": "object"}));
+    gateway
+        .tools()
+        .register(local, |_: Arguments, _: ToolContext| async { Ok(CallToolResult::text("noon")) })
+        .unwrap();
+    assert_eq!(gateway.tools().names(), ["local_time", "n_echo", "old__echo"]);
+    let r = gateway
+        .tools()
+        .call("old__echo", json!({"text": "via 2025-06-18"}), ToolContext::local())
+        .await
+        .unwrap();
+    assert_eq!(r.first_text(), Some("via 2025-06-18"));
+    let pids = [old.server_pid().unwrap(), new.server_pid().unwrap()];
+    gateway.shutdown().await;
+    assert!(gateway.upstreams().is_empty());
+    assert_eq!(gateway.tools().names(), ["local_time"], "the upstreams' tools are gone, the host's stays");
+    for pid in pids {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let state = stat.rsplit(')').next().and_then(|s| s.split_whitespace().next());
+        assert!(matches!(state, None | Some("Z" | "X")), "upstream {pid} still runs after shutdown: {stat}");
+    }
+}
