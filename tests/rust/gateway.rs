@@ -463,3 +463,41 @@ async fn the_gateway_type_pins_upstreams_and_takes_local_tools() {
         assert!(matches!(state, None | Some("Z" | "X")), "upstream {pid} still runs after shutdown: {stat}");
     }
 }
+
+/// An upstream's `list_changed` is followed under its prefix and filter, on both lineages.
+#[tokio::test]
+async fn list_changes_are_followed_under_the_prefix_and_filter() {
+    use mcpcore::gateway::{Gateway, GatewayConfig};
+    use mcpcore::registry::ToolContext;
+    for lineage in ["legacy", "modern"] {
+        let config = GatewayConfig::from_value(json!({"mcpServers": {"up": {
+            "command": bin("mcpcore"), "args": ["conformance-server", "--stdio"], "lineage": lineage,
+            "prefix": "p_", "include": ["test_trigger_tool_change", "test_dynamic_*"]
+        }}}))
+        .unwrap();
+        let gateway = Gateway::start(&config).await.unwrap();
+        let tools = gateway.tools().clone();
+        assert_eq!(tools.names(), ["p_test_trigger_tool_change"]);
+        let wait_for = |want: Vec<&'static str>| {
+            let tools = tools.clone();
+            async move {
+                let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+                while tools.names() != want {
+                    assert!(
+                        tokio::time::Instant::now() < deadline,
+                        "{lineage}: {:?}, not {want:?}",
+                        tools.names()
+                    );
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            }
+        };
+        tools.call("p_test_trigger_tool_change", json!({}), ToolContext::local()).await.unwrap();
+        wait_for(vec!["p_test_dynamic_tool", "p_test_trigger_tool_change"]).await;
+        let r = tools.call("p_test_dynamic_tool", json!({}), ToolContext::local()).await.unwrap();
+        assert_eq!(r.first_text(), Some("dynamic"));
+        tools.call("p_test_trigger_tool_change", json!({}), ToolContext::local()).await.unwrap();
+        wait_for(vec!["p_test_trigger_tool_change"]).await;
+        gateway.shutdown().await;
+    }
+}
