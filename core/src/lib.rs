@@ -15,7 +15,7 @@
 //! | catalogs | [`registry`], [`resources`], [`prompts`], [`completion`] | host handlers by name |
 //! | engine | [`engine`] | every protocol rule and the request lifecycle ([`engine::ServerConnection`]) |
 //! | runtime | [`runtime`], [`host`] | clock, entropy, spawning, the one driver loop; the host-callback bridge of the bindings |
-//! | shells | [`transport`], [`http`], [`client`], [`server`], [`remote`] | move bytes |
+//! | shells | [`transport`], [`http`], [`client`], [`server`], [`remote`], [`gateway`] | move bytes |
 //! | api | [`prelude`], [`typed`], [`builder`] | the Rust API on top: typed tools, `#[tool]`, [`Server::builder`] |
 //!
 //! Everything above the runtime is pure: no clock reads, sleeps, spawns or OS entropy (CI
