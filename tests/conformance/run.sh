@@ -27,7 +27,7 @@ server_pid=$!
 trap 'kill $server_pid 2>/dev/null; wait $server_pid 2>/dev/null' EXIT
 url=""
 for _ in $(seq 1 100); do
-  url=$(sed -n 's/^listening on //p' "$out/server.log")
+  url=$(sed -n 's/^listening on //p' "$out/server.log" 2>/dev/null)
   [ -n "$url" ] && break
   sleep 0.1
 done
@@ -44,7 +44,7 @@ gateway_pid=$!
 trap 'kill $server_pid $gateway_pid 2>/dev/null; wait $server_pid $gateway_pid 2>/dev/null' EXIT
 gateway_url=""
 for _ in $(seq 1 300); do
-  gateway_url=$(sed -n 's/^listening on //p' "$out/gateway.log")
+  gateway_url=$(sed -n 's/^listening on //p' "$out/gateway.log" 2>/dev/null)
   [ -n "$gateway_url" ] && break
   sleep 0.1
 done
