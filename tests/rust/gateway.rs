@@ -128,11 +128,27 @@ fn config(echo_url: &str, marker: &str) -> Value {
     })
 }
 
-/// Writes `config` to a fresh file; returns its path (removed by the caller).
-fn write_config(config: &Value, marker: &str) -> PathBuf {
+/// A config file, removed when dropped (also when the test fails).
+struct ConfigFile(PathBuf);
+
+impl std::ops::Deref for ConfigFile {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for ConfigFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// Writes `config` to a fresh file.
+fn write_config(config: &Value, marker: &str) -> ConfigFile {
     let path = std::env::temp_dir().join(format!("mcpcore-{marker}.json"));
     std::fs::write(&path, serde_json::to_vec_pretty(config).unwrap()).unwrap();
-    path
+    ConfigFile(path)
 }
 
 /// The SDK client's arguments: one call per upstream, a read, a prompt get.
@@ -234,7 +250,6 @@ fn python_sdk_through_the_gateway_on_stdio_both_lineages() {
         assert_report(&r, lineage);
         // The SDK client closed the gateway's stdin: the gateway stopped its upstreams.
         assert_all_gone(&m);
-        std::fs::remove_file(&path).unwrap();
     }
 }
 
@@ -254,7 +269,6 @@ fn python_sdk_through_the_gateway_on_http_both_lineages_then_sigterm() {
     let status = gateway.wait().unwrap();
     assert_eq!(status.code(), Some(143), "SIGTERM exits 143 after an orderly stop");
     assert_all_gone(&m);
-    std::fs::remove_file(&path).unwrap();
 }
 
 #[test]
@@ -272,7 +286,6 @@ fn a_killed_gateway_leaves_no_upstream() {
     gateway.wait().unwrap();
     // No orderly stop: the parent-death signal and the group watchdog end them.
     assert_all_gone(&m);
-    std::fs::remove_file(&path).unwrap();
 }
 
 #[test]
@@ -298,7 +311,7 @@ fn a_collision_refuses_to_start_naming_both_entries() {
     assert_all_gone(&m);
     // `skip` starts: the second entry's names are left out.
     let config = json!({"mcpServers": {"alpha": fixture, "beta": fixture}, "collision": "skip"});
-    std::fs::write(&path, config.to_string()).unwrap();
+    std::fs::write(&*path, config.to_string()).unwrap();
     let out = Command::new(bin("mcpcore"))
         .args(["tools", "--", &bin("mcpcore"), "gateway", "--config", &path.to_string_lossy()])
         .output()
@@ -312,7 +325,6 @@ fn a_collision_refuses_to_start_naming_both_entries() {
         "{names:?}"
     );
     assert_all_gone(&m);
-    std::fs::remove_file(&path).unwrap();
 }
 
 #[test]
@@ -331,7 +343,6 @@ fn bad_configs_are_clear_errors() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{stderr}");
         assert!(stderr.contains(wanted), "{config}: {stderr}");
-        std::fs::remove_file(&path).unwrap();
     }
     let out =
         Command::new(bin("mcpcore")).args(["gateway", "--config", "/nonexistent/mcp.json"]).output().unwrap();
@@ -371,7 +382,6 @@ fn a_2024_11_05_sse_upstream_is_served() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let result: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(result["content"][0]["text"], "Echo: over sse", "{result}");
-    std::fs::remove_file(&path).unwrap();
 }
 
 #[test]
@@ -415,7 +425,6 @@ fn a_dead_upstream_is_a_tool_error_naming_it_and_the_rest_keeps_serving() {
     signal(&gateway, libc::SIGTERM);
     assert_eq!(gateway.wait().unwrap().code(), Some(143));
     assert_all_gone(&m);
-    std::fs::remove_file(&path).unwrap();
 }
 
 /// The `Gateway` type in host code: pinned upstream revisions, a local tool beside the
