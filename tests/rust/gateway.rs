@@ -309,6 +309,25 @@ fn a_collision_refuses_to_start_naming_both_entries() {
         "{stderr}"
     );
     assert_all_gone(&m);
+    // Distinct prefixes, but resource URIs are never renamed: the first taken URI names both.
+    let prefixed = |p: &str| {
+        let mut f = fixture.clone();
+        f["prefix"] = json!(p);
+        f
+    };
+    let config = json!({"mcpServers": {"alpha": prefixed("a_"), "beta": prefixed("b_")}});
+    std::fs::write(&*path, config.to_string()).unwrap();
+    let out =
+        Command::new(bin("mcpcore")).args(["gateway", "--config", &path.to_string_lossy()]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("upstream \"beta\"")
+            && stderr.contains("held by upstream \"alpha\"")
+            && stderr.contains("URI"),
+        "{stderr}"
+    );
+    assert_all_gone(&m);
     // `skip` starts: the second entry's names are left out.
     let config = json!({"mcpServers": {"alpha": fixture, "beta": fixture}, "collision": "skip"});
     std::fs::write(&*path, config.to_string()).unwrap();

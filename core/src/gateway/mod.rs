@@ -80,7 +80,7 @@ impl Gateway {
                         gateway.mounted.insert(upstream.name.clone(), done);
                     }
                     Err(e) => {
-                        failure = Some(named(&upstream.name, &e));
+                        failure = Some(gateway.collision(&upstream.name, &e));
                         break;
                     }
                 }
@@ -130,6 +130,23 @@ impl Gateway {
     /// registries, not this).
     pub fn registrations(&self, upstream: &str) -> Option<&Registrations> {
         self.mounted.get(upstream)
+    }
+
+    /// `e` (mounting `upstream` failed) naming the upstream, and the mounted upstream holding
+    /// the name or URI it quotes, when one does (the registry naming the holder of a tool
+    /// already, this covers prompts, resources and templates).
+    fn collision(&self, upstream: &str, e: &Error) -> Error {
+        let message = e.message();
+        let holder = self.mounted.iter().find(|(_, r)| {
+            let names = r.tools.iter().chain(&r.prompts).chain(&r.resources).chain(&r.templates);
+            names.filter_map(|n| n.name()).any(|n| message.contains(&format!("{n:?}")))
+        });
+        match holder {
+            Some((other, _)) if !message.contains(&format!("server {other:?}")) => {
+                Error::new(e.kind(), format!("upstream {upstream:?}: {message} (held by upstream {other:?})"))
+            }
+            _ => named(upstream, e),
+        }
     }
 
     /// The client connected to `upstream`.
