@@ -15,7 +15,7 @@
 //! | catalogs | [`registry`], [`resources`], [`prompts`], [`completion`] | host handlers by name |
 //! | engine | [`engine`] | every protocol rule and the request lifecycle ([`engine::ServerConnection`]) |
 //! | runtime | [`runtime`], [`host`] | clock, entropy, spawning, the one driver loop; the host-callback bridge of the bindings |
-//! | shells | [`transport`], [`http`], [`client`], [`server`], [`remote`], [`store`], [`tls`] | move bytes; stores on a database; HTTPS |
+//! | shells | [`transport`], [`http`], [`client`], [`server`], [`remote`], [`gateway`], [`store`], [`tls`] | move bytes; stores on a database; HTTPS |
 //! | api | [`prelude`], [`typed`], [`builder`] | the Rust API on top: typed tools, `#[tool]`, [`Server::builder`] |
 //!
 //! Everything above the runtime is pure: no clock reads, sleeps, spawns or OS entropy (CI
@@ -57,6 +57,8 @@ pub mod future;
 #[doc(hidden)]
 #[allow(missing_docs, clippy::too_many_arguments)]
 pub mod fuzzing;
+#[allow(clippy::disallowed_methods)] // a shell module: starts upstreams, reads its config file
+pub mod gateway;
 #[allow(clippy::disallowed_methods)] // runtime layer: bridges host event loops
 pub mod host;
 #[allow(clippy::disallowed_methods)] // a runtime or shell module

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The official MCP conformance suite as referee (pinned in package.json), in CI:
-#   server mode: `mcpcore conformance-server` under --requirements 2025-11-25 and 2026-07-28;
+#   server mode: `mcpcore conformance-server` under --requirements 2025-11-25 and 2026-07-28,
+#   and `mcpcore gateway` fronting it (stdio upstream, no prefix) under both;
 #   client mode: `mcpcore conformance-client` under the same two requirement sets;
 #   each judged against expected-<revision>.yaml (unexpected failures AND stale entries fail);
 #   plus single-scenario runs of client scenarios that pass vacuously in requirements mode,
@@ -26,12 +27,29 @@ server_pid=$!
 trap 'kill $server_pid 2>/dev/null; wait $server_pid 2>/dev/null' EXIT
 url=""
 for _ in $(seq 1 100); do
-  url=$(sed -n 's/^listening on //p' "$out/server.log")
+  url=$(sed -n 's/^listening on //p' "$out/server.log" 2>/dev/null)
   [ -n "$url" ] && break
   sleep 0.1
 done
 [ -n "$url" ] || { echo "conformance: the fixture server did not start:" >&2; cat "$out/server.log" >&2; exit 1; }
 echo "conformance: fixture at $url"
+
+# The gateway in front of the fixture (a stdio upstream, "prefix": ""): transparent, so the
+# server scenarios should give what the fixture gives direct; expected-gateway-<rev>.yaml lists
+# what the gateway cannot pass yet, with reasons (2025-11-25: nothing).
+printf '{"mcpServers": {"conformance": {"command": "%s", "args": ["conformance-server", "--stdio"], "prefix": ""}}}\n' \
+  "$bin" >"$out/gateway.json"
+"$bin" gateway --config "$out/gateway.json" --listen 127.0.0.1:0 >"$out/gateway.log" 2>&1 &
+gateway_pid=$!
+trap 'kill $server_pid $gateway_pid 2>/dev/null; wait $server_pid $gateway_pid 2>/dev/null' EXIT
+gateway_url=""
+for _ in $(seq 1 300); do
+  gateway_url=$(sed -n 's/^listening on //p' "$out/gateway.log" 2>/dev/null)
+  [ -n "$gateway_url" ] && break
+  sleep 0.1
+done
+[ -n "$gateway_url" ] || { echo "conformance: the gateway did not start:" >&2; cat "$out/gateway.log" >&2; exit 1; }
+echo "conformance: gateway at $gateway_url"
 
 status=0
 run() { # label, then the suite's arguments
@@ -51,6 +69,10 @@ for rev in 2025-11-25 2026-07-28; do
     --expected-failures "$here/expected-$rev.yaml" -o "$out/server-$rev"
   run "client-$rev" client --command "$client_cmd" --requirements "$rev" \
     --expected-failures "$here/expected-$rev.yaml" -o "$out/client-$rev"
+done
+for rev in 2025-11-25 2026-07-28; do
+  run "gateway-server-$rev" server --url "$gateway_url" --requirements "$rev" \
+    --expected-failures "$here/expected-gateway-$rev.yaml" -o "$out/gateway-server-$rev"
 done
 # Alone, a client scenario also fails on warnings, a client exit != 0 and a timeout.
 run "client-initialize" client --command "$client_cmd" --scenario initialize -o "$out/single"

@@ -65,6 +65,34 @@ def scenarios(run_dir, prefix):
     return out
 
 
+def tally(label, found, score, exp):
+    """Prints passed / expected to fail / failed of the scored scenarios in `found`; False when
+    one failed unexpectedly, passed vacuously or produced no results."""
+    ok = True
+    passed = xfail = bad = 0
+    extra = [0, 0]
+    for name, checks in sorted(found.items()):
+        failed = any(c.get("status") in ("FAILURE", "WARNING") for c in checks)
+        if name not in score:
+            extra[failed] += 1
+            continue
+        if name in MUST_HAVE and not any(c.get("id") == MUST_HAVE[name] for c in checks):
+            print(f"  {label}: {name} produced no {MUST_HAVE[name]} check (vacuous pass)")
+            failed, ok = True, False
+        if not failed:
+            passed += 1
+        elif name in exp:
+            xfail += 1
+        else:
+            bad += 1
+    print(f"  {label}: {passed} passed, {xfail} expected to fail, {bad} failed unexpectedly"
+          f" (of {len(score)}); not scored: {extra[0]} passed, {extra[1]} failed")
+    if passed + xfail + bad != len(score):
+        print(f"  {label}: {len(score) - passed - xfail - bad} scored scenarios produced no results")
+        ok = False
+    return ok
+
+
 def main():
     out_dir, conf_dir = sys.argv[1], sys.argv[2]
     ok = True
@@ -73,28 +101,15 @@ def main():
         exp = expected(os.path.join(conf_dir, f"expected-{rev}.yaml"))
         score = scored(os.path.join(out_dir, f"scored-{rev}.txt"))
         for role, prefix in (("server", "server-"), ("client", "")):
-            found = scenarios(os.path.join(out_dir, f"{role}-{rev}"), prefix)
-            passed = xfail = bad = 0
-            extra = [0, 0]
-            for name, checks in sorted(found.items()):
-                failed = any(c.get("status") in ("FAILURE", "WARNING") for c in checks)
-                if name not in score[role]:
-                    extra[failed] += 1
-                    continue
-                if name in MUST_HAVE and not any(c.get("id") == MUST_HAVE[name] for c in checks):
-                    print(f"  {rev} {role}: {name} produced no {MUST_HAVE[name]} check (vacuous pass)")
-                    failed, ok = True, False
-                if not failed:
-                    passed += 1
-                elif name in exp[role]:
-                    xfail += 1
-                else:
-                    bad += 1
-            print(f"  {rev} {role:6}: {passed} passed, {xfail} expected to fail, {bad} failed unexpectedly"
-                  f" (of {len(score[role])}); not scored: {extra[0]} passed, {extra[1]} failed")
-            if passed + xfail + bad != len(score[role]):
-                print(f"  {rev} {role}: {len(score[role]) - passed - xfail - bad} scored scenarios produced no results")
-                ok = False
+            ok = tally(f"{rev} {role:6}", scenarios(os.path.join(out_dir, f"{role}-{rev}"), prefix),
+                       score[role], exp[role]) and ok
+    # `mcpcore gateway` fronting the fixture (run.sh), against its own expected failures.
+    for rev in ("2025-11-25", "2026-07-28"):
+        run_dir = os.path.join(out_dir, f"gateway-server-{rev}")
+        if os.path.isdir(run_dir):
+            exp = expected(os.path.join(conf_dir, f"expected-gateway-{rev}.yaml"))
+            score = scored(os.path.join(out_dir, f"scored-{rev}.txt"))
+            ok = tally(f"{rev} gateway", scenarios(run_dir, "server-"), score["server"], exp["server"]) and ok
     tasks_dir = os.path.join(out_dir, "tasks")
     if os.path.isdir(tasks_dir):
         found = scenarios(tasks_dir, "server-")

@@ -310,7 +310,19 @@ impl ToolRegistry {
                 self.changes.send(crate::changes::Change::ToolsListChanged);
                 Ok(Registration::Renamed { requested, name })
             }
-            _ => Err(Error::invalid_input(format!("a tool named {requested:?} is already registered"))),
+            _ => {
+                let from = |o: &ToolOrigin| match o {
+                    ToolOrigin::Local => "a local tool".to_owned(),
+                    ToolOrigin::Remote { server, remote_name } => {
+                        format!("tool {remote_name:?} of server {server:?}")
+                    }
+                };
+                let holder = from(&tools[&requested].origin);
+                Err(Error::invalid_input(format!(
+                    "a tool named {requested:?} is already registered ({} collides with {holder})",
+                    from(&entry.origin)
+                )))
+            }
         }
     }
 

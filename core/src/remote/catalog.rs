@@ -3,6 +3,7 @@
 //! changed ones replaced. Names collide per [`CollisionPolicy`].
 
 use super::forward::{CompleteTarget, ForwardCompleter, ForwardPrompt, ForwardResource, ForwardTool, Remote};
+use super::mount::Mount;
 use crate::error::{Error, Result};
 use crate::prompts::PromptRegistry;
 use crate::protocol::prompts::Prompt;
@@ -69,27 +70,28 @@ impl Registered {
         part: Part,
         remote: &Remote,
         catalogs: &Catalogs,
-        policy: CollisionPolicy,
+        mount: &Mount,
         out: &mut Registrations,
     ) -> Result<()> {
         let caps = remote.client.negotiated().capabilities;
         let completions = caps.completions.is_some();
         match part {
             Part::Tools if caps.tools.is_some() => {
-                let listed = remote.client.list_tools().await?;
-                out.tools = self.sync_tools(listed, remote, &catalogs.tools, policy)?;
+                let mut listed = remote.client.list_tools().await?;
+                listed.retain(|t| mount.tools.admits(&t.name));
+                out.tools = self.sync_tools(listed, remote, &catalogs.tools, mount)?;
             }
             Part::Prompts if caps.prompts.is_some() => {
                 let Some(prompts) = &catalogs.prompts else { return Ok(()) };
                 let listed = remote.client.list_prompts().await?;
-                out.prompts = self.sync_prompts(listed, remote, prompts, policy, completions)?;
+                out.prompts = self.sync_prompts(listed, remote, prompts, mount, completions)?;
             }
             Part::Resources if caps.resources.is_some() => {
                 let Some(resources) = &catalogs.resources else { return Ok(()) };
                 let listed = remote.client.list_resources().await?;
-                out.resources = self.sync_resources(listed, remote, resources, policy)?;
+                out.resources = self.sync_resources(listed, remote, resources, mount.policy)?;
                 let listed = remote.client.list_resource_templates().await?;
-                out.templates = self.sync_templates(listed, remote, resources, policy, completions)?;
+                out.templates = self.sync_templates(listed, remote, resources, mount, completions)?;
             }
             _ => {}
         }
@@ -101,7 +103,7 @@ impl Registered {
         listed: Vec<Tool>,
         remote: &Remote,
         registry: &ToolRegistry,
-        policy: CollisionPolicy,
+        mount: &Mount,
     ) -> Result<Vec<Registration>> {
         let remove = |local: &str| {
             registry.unregister(local);
@@ -115,7 +117,9 @@ impl Registered {
                 let remote_name = tool.name.clone();
                 let handler = Arc::new(ForwardTool { remote: remote.clone(), name: remote_name.clone() });
                 let origin = ToolOrigin::Remote { server: remote.server.clone(), remote_name };
-                registry.register_with(tool.clone(), handler, origin, policy)
+                let mut entry = tool.clone();
+                entry.name = mount.local_name(&tool.name);
+                registry.register_with(entry, handler, origin, mount.policy)
             },
         )
     }
@@ -125,7 +129,7 @@ impl Registered {
         listed: Vec<Prompt>,
         remote: &Remote,
         registry: &PromptRegistry,
-        policy: CollisionPolicy,
+        mount: &Mount,
         completions: bool,
     ) -> Result<Vec<Registration>> {
         let remove = |local: &str| {
@@ -138,9 +142,10 @@ impl Registered {
             remove,
             |prompt| {
                 let requested = prompt.name.clone();
+                let wanted = mount.local_name(&requested);
                 let taken = |n: &str| registry.get(n).is_some();
-                let Some(r) = claim(&requested, &remote.server, policy, taken)? else {
-                    return Ok(Registration::Skipped(requested));
+                let Some(r) = claim(&wanted, &remote.server, mount.policy, taken)? else {
+                    return Ok(Registration::Skipped(wanted));
                 };
                 let local = r.name().expect("claimed").to_owned();
                 let mut entry = prompt.clone();
@@ -190,7 +195,7 @@ impl Registered {
         listed: Vec<ResourceTemplate>,
         remote: &Remote,
         registry: &ResourceRegistry,
-        policy: CollisionPolicy,
+        mount: &Mount,
         completions: bool,
     ) -> Result<Vec<Registration>> {
         let remove = |local: &str| {
@@ -202,14 +207,14 @@ impl Registered {
             |t| &t.name,
             remove,
             |template| {
-                let requested = template.name.clone();
+                let wanted = mount.local_name(&template.name);
                 let taken = |n: &str| {
                     registry
                         .templates_page(None, usize::MAX)
                         .is_ok_and(|(all, _)| all.iter().any(|t| t.name == n))
                 };
-                let Some(r) = claim(&requested, &remote.server, policy, taken)? else {
-                    return Ok(Registration::Skipped(requested));
+                let Some(r) = claim(&wanted, &remote.server, mount.policy, taken)? else {
+                    return Ok(Registration::Skipped(wanted));
                 };
                 let mut entry = template.clone();
                 entry.name = r.name().expect("claimed").to_owned();

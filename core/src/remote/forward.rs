@@ -2,6 +2,7 @@
 //! remote (`tools/call`, `prompts/get`, `resources/read`, `completion/complete`), with the
 //! caller's progress and input relayed, and gives back the remote's answer.
 
+use super::logs::{self, InFlight, LogRoute};
 use super::relay::CallRelay;
 use crate::client::{CallOptions, Client};
 use crate::completion::{Completer, CompletionRequest};
@@ -25,19 +26,23 @@ use std::sync::Arc;
 pub(crate) struct Remote {
     pub(crate) client: Client,
     pub(crate) server: String,
+    /// Where the remote's log messages go.
+    pub(crate) logs: Arc<LogRoute>,
 }
 
 impl Remote {
-    /// Call options relaying the caller's progress and input; the relay drives the call.
-    fn options(&self, ctx: &RequestContext) -> (CallOptions, Arc<CallRelay>) {
+    /// Call options relaying the caller's progress, log messages and input; the relay drives
+    /// the call, the guard keeps it known as in flight (for the log messages).
+    fn options(&self, ctx: &RequestContext) -> (CallOptions, Arc<CallRelay>, InFlight) {
         let relay = CallRelay::new(ctx.clone(), &self.server);
-        let mut opts = CallOptions { input: Some(relay.clone()), ..CallOptions::default() };
+        let log_level = logs::wanted(ctx);
+        let mut opts = CallOptions { input: Some(relay.clone()), log_level, ..CallOptions::default() };
         if ctx.wants_progress() {
             let ctx = ctx.clone();
             opts.on_progress =
                 Some(Box::new(move |p| ctx.progress(p.progress, p.total, p.message.as_deref())));
         }
-        (opts, relay)
+        (opts, relay, self.logs.enter(ctx))
     }
 
     /// A JSON-RPC error from the remote, or a stop for the caller's input, passes unchanged;
@@ -60,7 +65,7 @@ impl ToolHandler for ForwardTool {
     fn call(&self, arguments: Arguments, ctx: RequestContext) -> BoxFuture<'static, Result<CallToolResult>> {
         let (remote, name) = (self.remote.clone(), self.name.clone());
         Box::pin(async move {
-            let (opts, relay) = remote.options(&ctx);
+            let (opts, relay, _in_flight) = remote.options(&ctx);
             let call = remote.client.call_tool_with(&name, Value::Object(arguments), &opts);
             match relay.run(call).await {
                 Ok(mut r) => {
@@ -91,7 +96,7 @@ impl PromptHandler for ForwardPrompt {
     ) -> BoxFuture<'static, Result<GetPromptResult>> {
         let (remote, name) = (self.remote.clone(), self.name.clone());
         Box::pin(async move {
-            let (opts, relay) = remote.options(&ctx);
+            let (opts, relay, _in_flight) = remote.options(&ctx);
             let args = (!arguments.is_empty()).then_some(arguments);
             relay.run(remote.client.get_prompt_with(&name, args, &opts)).await.map_err(|e| remote.failure(e))
         })
@@ -111,7 +116,7 @@ impl ResourceHandler for ForwardResource {
     ) -> BoxFuture<'static, Result<Vec<ResourceContents>>> {
         let remote = self.remote.clone();
         Box::pin(async move {
-            let (opts, relay) = remote.options(&ctx);
+            let (opts, relay, _in_flight) = remote.options(&ctx);
             match relay.run(remote.client.read_resource_with(&request.uri, &opts)).await {
                 Ok(r) => Ok(r.contents),
                 // Not found is said the way the caller's revision says it (2026-07-28: -32602,

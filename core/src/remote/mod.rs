@@ -18,6 +18,12 @@
 //!   [`RequestContext`](crate::context::RequestContext), on both lineages, both sides. A legacy
 //!   remote can only ask for what the client declared at `initialize`: connect it with
 //!   [`RelayInput`] as [`ClientOptions::input`](crate::client::ClientOptions::input).
+//! - **Relaying logs** (`logs.rs`): the remote's `notifications/message` reach the caller of
+//!   the forwarded call (at the caller's level), while that call is the only one in flight on
+//!   the connection (a log message names no request); connecting takes over the client's
+//!   [`Client::on_log`](crate::client::Client::on_log).
+//! - **Mounting** (`mount.rs`): [`RemoteServer::mount`] puts a prefix in front of the local
+//!   names and takes only the tools a [`ToolFilter`] admits.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -44,10 +50,13 @@
 mod catalog;
 mod follow;
 mod forward;
+mod logs;
+mod mount;
 mod relay;
 mod tools;
 
 pub use catalog::Registrations;
+pub use mount::{Mount, ToolFilter};
 pub use relay::RelayInput;
 pub use tools::RemoteTools;
 
@@ -65,7 +74,7 @@ use std::sync::{Arc, Mutex};
 #[derive(Debug)]
 struct Connected {
     remote: Remote,
-    policy: CollisionPolicy,
+    mount: Mount,
     registered: tokio::sync::Mutex<Registered>,
     /// The last failure of a re-listing made while following the remote.
     sync_error: Mutex<Option<Error>>,
@@ -81,7 +90,7 @@ impl Connected {
         let mut out = Registrations::default();
         let mut registered = self.registered.lock().await;
         for part in parts {
-            registered.sync(*part, &self.remote, catalogs, self.policy, &mut out).await?;
+            registered.sync(*part, &self.remote, catalogs, &self.mount, &mut out).await?;
         }
         Ok(out)
     }
@@ -126,7 +135,15 @@ impl RemoteServer {
         client: Client,
         policy: CollisionPolicy,
     ) -> Result<Registrations> {
-        self.connect_parts(server_id, client, policy, &[Part::Tools, Part::Prompts, Part::Resources]).await
+        self.mount(server_id, client, Mount::with_policy(policy)).await
+    }
+
+    /// [`RemoteServer::connect`] with a [`Mount`]: the local names of the server's tools,
+    /// prompts and resource templates get `mount.prefix` in front, only the tools
+    /// `mount.tools` admits are registered, and `mount.policy` resolves collisions of the
+    /// prefixed names.
+    pub async fn mount(&self, server_id: &str, client: Client, mount: Mount) -> Result<Registrations> {
+        self.connect_parts(server_id, client, mount, &[Part::Tools, Part::Prompts, Part::Resources]).await
     }
 
     /// [`RemoteServer::connect`] for some parts of the catalogue only.
@@ -134,12 +151,12 @@ impl RemoteServer {
         &self,
         server_id: &str,
         client: Client,
-        policy: CollisionPolicy,
+        mount: Mount,
         parts: &[Part],
     ) -> Result<Registrations> {
         let connected = Arc::new(Connected {
-            remote: Remote { client, server: server_id.to_owned() },
-            policy,
+            remote: Remote { logs: logs::LogRoute::install(&client), client, server: server_id.to_owned() },
+            mount,
             registered: tokio::sync::Mutex::new(Registered::default()),
             sync_error: Mutex::new(None),
             followers: Mutex::new(Vec::new()),

@@ -46,7 +46,10 @@ impl RemoteTools {
         client: Client,
         policy: CollisionPolicy,
     ) -> Result<Vec<Registration>> {
-        let done = self.inner.connect_parts(server_id, client, policy, &[Part::Tools]).await?;
+        let done = self
+            .inner
+            .connect_parts(server_id, client, super::Mount::with_policy(policy), &[Part::Tools])
+            .await?;
         Ok(done.tools)
     }
 

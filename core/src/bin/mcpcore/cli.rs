@@ -28,6 +28,9 @@ pub(crate) const USAGE: &str = "usage:
                                                              Origin allow-list; repeatable)
   mcpcore conformance-client URL                             the conformance client (scenario in
                                                              MCP_CONFORMANCE_SCENARIO)
+  mcpcore gateway --config mcp.json [--listen IP:PORT]      serve every server of an mcpServers config
+                                                             as one (stdio, or HTTP at /mcp); see
+                                                             `mcpcore gateway --help`
 options:
   --protocol-version V     use exactly this revision (2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)
   --lineage modern|legacy  use only this lineage

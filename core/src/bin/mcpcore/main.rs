@@ -8,6 +8,7 @@
 //! mcpcore call TOOL 'JSON-ARGS' [OPTIONS] (URL | -- CMD [ARGS…])
 //! mcpcore conformance-server --listen 127.0.0.1:PORT
 //! mcpcore conformance-client URL
+//! mcpcore gateway --config mcp.json [--listen 127.0.0.1:PORT]
 //! ```
 //! Results are JSON on stdout; failures are a message on stderr and exit code 1; a tool result
 //! with `isError: true` exits with 2; SIGINT / SIGTERM stop the server in order and exit 130 / 143.
@@ -19,6 +20,7 @@ mod conformance_client;
 mod conformance_input;
 mod conformance_server;
 mod conformance_tasks;
+mod gateway;
 mod signals;
 
 use std::process::ExitCode;
@@ -43,7 +45,10 @@ pub(crate) fn report(e: &mcpcore::Error) {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.is_empty() || args.iter().take_while(|a| *a != "--").any(|a| a == "--help" || a == "-h") {
+    let gateway = args.first().map(String::as_str) == Some("gateway");
+    // `mcpcore gateway --help` is the gateway's own usage.
+    let help = !gateway && args.iter().take_while(|a| *a != "--").any(|a| a == "--help" || a == "-h");
+    if args.is_empty() || help {
         println!("{}", cli::USAGE);
         return ExitCode::SUCCESS;
     }
@@ -60,6 +65,7 @@ fn main() -> ExitCode {
     match args[0].as_str() {
         "conformance-server" => rt.block_on(conformance_server::main(rest)),
         "conformance-client" => rt.block_on(conformance_client::main(rest)),
+        "gateway" => rt.block_on(gateway::main(rest)),
         _ => rt.block_on(cli::main(args)),
     }
 }

@@ -1,0 +1,110 @@
+//! `mcpcore gateway --config mcp.json [--listen IP:PORT]`: every server of an `mcpServers`
+//! config behind one endpoint (see `mcpcore::gateway`), served on stdio or on Streamable HTTP.
+
+use mcpcore::gateway::{Gateway, GatewayConfig};
+use mcpcore::http::server::HttpServerConfig;
+use std::net::SocketAddr;
+use std::process::ExitCode;
+
+pub(crate) const USAGE: &str = "usage: mcpcore gateway --config mcp.json [--listen IP:PORT]
+
+Connects every server of an `mcpServers` config (the Claude Desktop / Cursor / VS Code file) and
+serves them as one MCP server: on stdio (default), or with --listen on Streamable HTTP at
+http://IP:PORT/mcp (2026-07-28 and the initialize-based revisions on one endpoint, 2024-11-05
+HTTP+SSE on /sse). A tool, prompt or resource template `x` of the entry `name` is served as
+`name__x` unless the entry sets \"prefix\" (\"\" for none); resource URIs keep their names.
+
+config, per entry:
+  \"command\", \"args\", \"env\", \"cwd\"        a stdio server (a child process)
+  \"url\", \"headers\", \"type\"                an HTTP server; type \"http\" (or \"streamable-http\")
+                                          or \"sse\" (2024-11-05); none: try http, then sse
+  \"prefix\"                                default \"<name>__\"
+  \"protocolVersion\" | \"lineage\"           pin the upstream connection (e.g. \"2025-11-25\", \"legacy\")
+  \"include\", \"exclude\"                    tool names to take / leave out (`*` is a wildcard)
+  \"timeoutMs\"                             timeout of each request to the upstream
+  \"disabled\": true                        leave the entry out
+top level:
+  \"collision\": \"error\" | \"skip\" | \"prefix\"  two entries with one name: refuse to start (default),
+                                          keep the first (by entry name), or rename the later one
+                                          to <entry>_<name>
+Other fields are ignored. SIGINT / SIGTERM (or the end of stdin on stdio) close every upstream
+(stdio children are stopped) and exit.";
+
+struct Args {
+    config: String,
+    listen: Option<SocketAddr>,
+}
+
+fn parse(args: &[String]) -> Result<Option<Args>, String> {
+    let (mut config, mut listen) = (None, None);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = || it.next().cloned().ok_or(format!("{a} needs a value"));
+        match a.as_str() {
+            "--help" | "-h" => return Ok(None),
+            "--config" => config = Some(value()?),
+            "--listen" => {
+                let v = value()?;
+                listen = Some(v.parse().map_err(|_| format!("--listen needs IP:PORT, not {v:?}"))?);
+            }
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    let config = config.ok_or("--config mcp.json is required")?;
+    Ok(Some(Args { config, listen }))
+}
+
+/// Runs the gateway with the arguments after `gateway`.
+pub(crate) async fn main(args: Vec<String>) -> ExitCode {
+    let args = match parse(&args) {
+        Ok(Some(a)) => a,
+        Ok(None) => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("mcpcore gateway: {e}\n{USAGE}");
+            return ExitCode::from(1);
+        }
+    };
+    match run(args).await {
+        Ok(code) => code,
+        Err(e) => {
+            crate::report(&e);
+            ExitCode::from(1)
+        }
+    }
+}
+
+async fn run(args: Args) -> mcpcore::Result<ExitCode> {
+    let config = GatewayConfig::from_file(&args.config)?;
+    let mut signals = crate::signals::Signals::catch()?;
+    // A signal while connecting drops the half-started upstreams (their process groups die).
+    let gateway = tokio::select! {
+        g = Gateway::start(&config) => g?,
+        code = signals.next() => return Ok(code),
+    };
+    eprintln!(
+        "mcpcore gateway: {} upstreams ({}), {} tools",
+        gateway.upstreams().len(),
+        gateway.upstreams().join(", "),
+        gateway.tools().len()
+    );
+    let server = gateway.server();
+    let outcome = match args.listen {
+        None => tokio::select! {
+            r = server.serve_stdio() => r.map(|()| ExitCode::SUCCESS),
+            code = signals.next() => Ok(code),
+        },
+        Some(addr) => match server.serve_http(addr, HttpServerConfig::default()).await {
+            Ok(serving) => {
+                println!("listening on {}", serving.url());
+                let code = signals.next().await;
+                serving.shutdown().await.map(|()| code)
+            }
+            Err(e) => Err(e),
+        },
+    };
+    gateway.shutdown().await;
+    outcome
+}

@@ -1,0 +1,307 @@
+//! The gateway's configuration: the de-facto `mcpServers` JSON of Claude Desktop, Cursor and
+//! VS Code (`servers` there), plus per-entry options of the gateway.
+//!
+//! ```json
+//! {
+//!   "mcpServers": {
+//!     "everything": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"] },
+//!     "echo": { "url": "http://127.0.0.1:8081/mcp", "type": "http", "prefix": "", "include": ["echo"] }
+//!   },
+//!   "collision": "error"
+//! }
+//! ```
+//!
+//! An entry with `command` (and `args`, `env`, `cwd`) is a stdio child; one with `url` (and
+//! `headers`) is remote: `type` `http` / `streamable-http` is Streamable HTTP, `sse` the
+//! 2024-11-05 HTTP+SSE transport, no `type` tries Streamable HTTP then SSE. Gateway options per
+//! entry: `prefix` (default `<name>__`, `""` for none), `protocolVersion` or `lineage`
+//! (`modern` / `legacy`) to pin the upstream connection, `include` / `exclude` (tool names,
+//! `*` as a wildcard), `timeoutMs` (each request to the upstream), `disabled`. Top level:
+//! `collision` (`error`, the default: refuse to start; `skip`: the entry whose name sorts
+//! first keeps the name; `prefix`: the later one becomes `<entry>_<name>`). Other fields
+//! (editors put their own keys there) are ignored; a bad shape is an error naming the entry.
+
+use crate::error::{Error, Result};
+use crate::http::client::HttpTransport;
+use crate::protocol::{Lineage, ProtocolVersion};
+use crate::registry::CollisionPolicy;
+use crate::remote::{Mount, ToolFilter};
+use crate::transport::child::StdioCommand;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// What the gateway serves: its upstreams (in name order) and the collision policy.
+#[derive(Debug, Clone)]
+pub struct GatewayConfig {
+    /// The upstream servers, sorted by name (disabled entries left out).
+    pub upstreams: Vec<Upstream>,
+    /// What to do when two upstreams' entries get the same local name.
+    pub collision: CollisionPolicy,
+}
+
+/// One upstream server.
+#[derive(Debug, Clone)]
+pub struct Upstream {
+    /// The entry's name in the config (also the id of its tools' origin).
+    pub name: String,
+    /// How to reach it.
+    pub transport: UpstreamTransport,
+    /// The prefix and tool filter its entries are mounted with (`mount.policy` is the
+    /// config's collision policy).
+    pub mount: Mount,
+    /// Exactly this revision on the upstream connection.
+    pub version: Option<ProtocolVersion>,
+    /// Only this lineage on the upstream connection.
+    pub lineage: Option<Lineage>,
+    /// The timeout of each request to the upstream.
+    pub timeout: Option<Duration>,
+}
+
+/// How an upstream is reached.
+#[derive(Debug, Clone)]
+pub enum UpstreamTransport {
+    /// A child process speaking MCP on its stdin and stdout.
+    Stdio(StdioCommand),
+    /// An HTTP endpoint.
+    Http {
+        /// The endpoint (`…/mcp` for Streamable HTTP, `…/sse` for 2024-11-05 SSE).
+        url: String,
+        /// Extra headers on every request (credentials for the upstream go here).
+        headers: Vec<(String, String)>,
+        /// Streamable HTTP, SSE, or the first that works.
+        transport: HttpTransport,
+    },
+}
+
+/// One entry as written (fields the gateway does not know are ignored).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Entry {
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    cwd: Option<PathBuf>,
+    url: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    prefix: Option<String>,
+    protocol_version: Option<String>,
+    lineage: Option<String>,
+    #[serde(default)]
+    include: Vec<String>,
+    #[serde(default)]
+    exclude: Vec<String>,
+    timeout_ms: Option<u64>,
+    #[serde(default)]
+    disabled: bool,
+}
+
+impl GatewayConfig {
+    /// Reads the config file at `path`.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<GatewayConfig> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::invalid_input(format!("cannot read {}: {e}", path.display())))?;
+        GatewayConfig::from_json(&text)
+            .map_err(|e| Error::invalid_input(format!("{}: {}", path.display(), e.message())))
+    }
+
+    /// Parses a config from JSON text.
+    pub fn from_json(text: &str) -> Result<GatewayConfig> {
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| Error::invalid_input(format!("not valid JSON: {e}")))?;
+        GatewayConfig::from_value(value)
+    }
+
+    /// Parses a config from a JSON value.
+    pub fn from_value(value: Value) -> Result<GatewayConfig> {
+        let Value::Object(top) = value else {
+            return Err(Error::invalid_input("the config must be a JSON object with \"mcpServers\""));
+        };
+        let (key, servers) = match (top.get("mcpServers"), top.get("servers")) {
+            (Some(s), _) => ("mcpServers", s),
+            (None, Some(s)) => ("servers", s),
+            (None, None) => return Err(Error::invalid_input("the config has no \"mcpServers\" object")),
+        };
+        let Value::Object(servers) = servers else {
+            return Err(Error::invalid_input(format!("\"{key}\" must be an object of named servers")));
+        };
+        let collision = collision(&top)?;
+        let mut upstreams = Vec::new();
+        let mut sorted: Vec<(&String, &Value)> = servers.iter().collect();
+        sorted.sort_by(|a, b| a.0.cmp(b.0));
+        for (name, v) in sorted {
+            let fail = |m: String| Error::invalid_input(format!("{key}.{name}: {m}"));
+            let entry: Entry = serde_json::from_value(v.clone()).map_err(|e| fail(e.to_string()))?;
+            if entry.disabled {
+                continue;
+            }
+            upstreams.push(upstream(name, entry, collision).map_err(fail)?);
+        }
+        if upstreams.is_empty() {
+            return Err(Error::invalid_input(format!("\"{key}\" names no (enabled) server")));
+        }
+        Ok(GatewayConfig { upstreams, collision })
+    }
+}
+
+fn collision(top: &Map<String, Value>) -> Result<CollisionPolicy> {
+    Ok(match top.get("collision") {
+        None => CollisionPolicy::Error,
+        Some(Value::String(s)) if s == "error" => CollisionPolicy::Error,
+        Some(Value::String(s)) if s == "skip" => CollisionPolicy::Skip,
+        Some(Value::String(s)) if s == "prefix" => CollisionPolicy::Prefix,
+        Some(other) => {
+            return Err(Error::invalid_input(format!(
+                "\"collision\" must be \"error\", \"skip\" or \"prefix\", not {other}"
+            )))
+        }
+    })
+}
+
+fn upstream(name: &str, e: Entry, policy: CollisionPolicy) -> std::result::Result<Upstream, String> {
+    let transport = match (e.command, e.url) {
+        (Some(_), Some(_)) => return Err("give either \"command\" or \"url\", not both".into()),
+        (None, None) => return Err("needs \"command\" (a stdio server) or \"url\" (an HTTP server)".into()),
+        (Some(program), None) => {
+            if !matches!(e.kind.as_deref(), None | Some("stdio")) {
+                return Err(format!(
+                    "\"type\" {:?} does not fit a \"command\" (use \"stdio\")",
+                    e.kind.unwrap()
+                ));
+            }
+            let mut cmd = StdioCommand::new(program, e.args);
+            cmd.env = e.env.into_iter().collect();
+            cmd.cwd = e.cwd;
+            UpstreamTransport::Stdio(cmd)
+        }
+        (None, Some(url)) => {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(format!("\"url\" must be http:// or https://, not {url:?}"));
+            }
+            let transport = match e.kind.as_deref() {
+                None => HttpTransport::Auto,
+                Some("http" | "streamable-http" | "streamableHttp") => HttpTransport::Streamable,
+                Some("sse") => HttpTransport::Sse,
+                Some(other) => {
+                    return Err(format!(
+                        "\"type\" must be \"http\", \"streamable-http\" or \"sse\", not {other:?}"
+                    ))
+                }
+            };
+            UpstreamTransport::Http { url, headers: e.headers.into_iter().collect(), transport }
+        }
+    };
+    let version = match e.protocol_version {
+        None => None,
+        Some(v) => Some(v.parse::<ProtocolVersion>().map_err(|err| format!("\"protocolVersion\": {err}"))?),
+    };
+    let lineage = match e.lineage.as_deref() {
+        None => None,
+        Some("modern") => Some(Lineage::Modern),
+        Some("legacy") => Some(Lineage::Legacy),
+        Some(other) => return Err(format!("\"lineage\" must be \"modern\" or \"legacy\", not {other:?}")),
+    };
+    let timeout = match e.timeout_ms {
+        Some(0) => return Err("\"timeoutMs\" must be positive".into()),
+        t => t.map(Duration::from_millis),
+    };
+    for pattern in e.include.iter().chain(&e.exclude) {
+        if pattern.is_empty() {
+            return Err("an empty tool name in \"include\" / \"exclude\"".into());
+        }
+    }
+    let prefix = e.prefix.unwrap_or_else(|| format!("{name}__"));
+    let tools = ToolFilter { include: e.include, exclude: e.exclude };
+    Ok(Upstream {
+        name: name.to_owned(),
+        transport,
+        mount: Mount { prefix, tools, policy },
+        version,
+        lineage,
+        timeout,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn parses_the_editor_shapes() {
+        let c = GatewayConfig::from_value(json!({
+            "mcpServers": {
+                "b": {"url": "http://127.0.0.1:1/mcp", "type": "sse", "headers": {"X-Key": "k"},
+                      "prefix": "", "include": ["echo"], "autoApprove": ["x"]},
+                "a": {"command": "node", "args": ["s.js"], "env": {"K": "V"}, "cwd": "/tmp",
+                      "protocolVersion": "2025-11-25", "timeoutMs": 1500, "exclude": ["get-*"]},
+                "off": {"command": "x", "disabled": true}
+            },
+            "collision": "skip",
+            "globalShortcut": "x"
+        }))
+        .unwrap();
+        assert_eq!(c.collision, CollisionPolicy::Skip);
+        let names: Vec<_> = c.upstreams.iter().map(|u| u.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        let a = &c.upstreams[0];
+        assert_eq!(a.mount.prefix, "a__");
+        assert_eq!(a.mount.policy, CollisionPolicy::Skip);
+        assert_eq!(a.version, Some(ProtocolVersion::V2025_11_25));
+        assert_eq!(a.timeout, Some(Duration::from_millis(1500)));
+        assert!(!a.mount.tools.admits("get-sum") && a.mount.tools.admits("echo"));
+        let UpstreamTransport::Stdio(cmd) = &a.transport else { panic!("stdio") };
+        assert_eq!((cmd.program.as_str(), cmd.args.clone()), ("node", vec!["s.js".to_owned()]));
+        assert_eq!(cmd.env, [("K".to_owned(), "V".to_owned())]);
+        let b = &c.upstreams[1];
+        assert_eq!(b.mount.prefix, "");
+        let UpstreamTransport::Http { transport, headers, .. } = &b.transport else { panic!("http") };
+        assert_eq!(*transport, HttpTransport::Sse);
+        assert_eq!(headers, &[("X-Key".to_owned(), "k".to_owned())]);
+    }
+
+    #[test]
+    fn vs_code_servers_key() {
+        let c =
+            GatewayConfig::from_value(json!({"servers": {"x": {"type": "stdio", "command": "y"}}})).unwrap();
+        assert_eq!(c.collision, CollisionPolicy::Error);
+        assert_eq!(c.upstreams[0].name, "x");
+    }
+
+    #[test]
+    fn bad_shapes_name_the_entry() {
+        let cases = [
+            (json!({"mcpServers": {"e": {"command": 3}}}), "mcpServers.e: invalid type"),
+            (json!({"mcpServers": {"e": {}}}), "mcpServers.e: needs \"command\""),
+            (json!({"mcpServers": {"e": {"command": "x", "url": "http://h"}}}), "mcpServers.e: give either"),
+            (json!({"mcpServers": {"e": {"url": "ftp://h"}}}), "mcpServers.e: \"url\" must be"),
+            (
+                json!({"mcpServers": {"e": {"url": "http://h", "type": "ws"}}}),
+                "mcpServers.e: \"type\" must be",
+            ),
+            (
+                json!({"mcpServers": {"e": {"command": "x", "protocolVersion": "1999"}}}),
+                "mcpServers.e: \"protocolVersion\"",
+            ),
+            (json!({"mcpServers": {"e": {"command": "x", "timeoutMs": 0}}}), "mcpServers.e: \"timeoutMs\""),
+            (json!({"mcpServers": {"e": {"command": "x", "include": "echo"}}}), "mcpServers.e: invalid type"),
+            (json!({"mcpServers": {}}), "names no"),
+            (json!({"mcpServers": []}), "must be an object"),
+            (json!({"other": {}}), "no \"mcpServers\""),
+            (json!({"mcpServers": {"e": {"command": "x"}}, "collision": "merge"}), "\"collision\" must be"),
+        ];
+        for (config, wanted) in cases {
+            let e = GatewayConfig::from_value(config.clone()).unwrap_err();
+            assert!(e.message().contains(wanted), "{config}: {e}");
+        }
+        assert!(GatewayConfig::from_json("{").unwrap_err().message().contains("not valid JSON"));
+    }
+}
