@@ -46,6 +46,10 @@ options:
                            registers itself)
   --client-secret SECRET   its secret (client_secret_basic or _post, as the server supports)
   --scope SCOPE            request this scope instead of the server's (repeatable, or space-separated)
+  --ca-cert FILE           HTTPS: also trust the CA certificates in this PEM file (the system's
+                           roots are always trusted)
+  --client-cert FILE       HTTPS: present this PEM client certificate (with --client-key)
+  --client-key FILE        its PEM private key
   --token-store PATH       where OAuth state lives (default $MCPCORE_TOKEN_STORE, else
                            $XDG_CONFIG_HOME/mcpcore/oauth.json or ~/.config/mcpcore/oauth.json)
 exit codes: 0 ok, 1 failure, 2 the tool returned isError, 130/143 interrupted by SIGINT/SIGTERM";
@@ -73,6 +77,7 @@ fn parse(args: Vec<String>) -> Result<Cli, String> {
     };
     let mut http = HttpOptions::default();
     let mut options = ClientOptions::default();
+    let mut tls_files: (Option<PathBuf>, Option<PathBuf>, Option<PathBuf>) = (None, None, None);
     options.info.name = "mcpcore-cli".into();
     let mut positional = Vec::new();
     let mut oauth = OAuthArgs::default();
@@ -126,12 +131,23 @@ fn parse(args: Vec<String>) -> Result<Cli, String> {
                 oauth.scopes.extend(value(a)?.split(' ').filter(|s| !s.is_empty()).map(str::to_owned))
             }
             "--token-store" => oauth.store = Some(PathBuf::from(value(a)?)),
+            "--ca-cert" => tls_files.0 = Some(PathBuf::from(value(a)?)),
+            "--client-cert" => tls_files.1 = Some(PathBuf::from(value(a)?)),
+            "--client-key" => tls_files.2 = Some(PathBuf::from(value(a)?)),
             s if s.starts_with("--") => return Err(format!("unknown option {s}")),
             _ => positional.push(a.clone()),
         }
     }
     let command = if positional.is_empty() { String::new() } else { positional.remove(0) };
     let url = positional.iter().position(|p| p.starts_with("http://") || p.starts_with("https://"));
+    if tls_files != (None, None, None) {
+        if url.is_none() {
+            return Err("--ca-cert, --client-cert and --client-key need an https:// server URL".into());
+        }
+        let (ca, cert, key) = &tls_files;
+        http.tls = mcpcore::tls::TlsOptions::from_files(ca.as_deref(), cert.as_deref(), key.as_deref())
+            .map_err(|e| e.to_string())?;
+    }
     if oauth.wanted() {
         if url.is_none() {
             return Err(

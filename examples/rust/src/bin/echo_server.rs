@@ -5,6 +5,7 @@
 //! echo_server --http 127.0.0.1:PORT # HTTP: both lineages on /mcp, 2024-11-05 SSE on /sse
 //! echo_server --http 127.0.0.1:PORT --auth-jwks URL --auth-issuer ISS --auth-audience AUD
 //! echo_server --http 127.0.0.1:PORT --store redis://HOST:PORT[/DB] [--allowed-host NAME[:PORT]]...
+//! echo_server --http 127.0.0.1:PORT --tls-cert CHAIN.pem --tls-key KEY.pem   # HTTPS
 //! ```
 //! On HTTP it prints `listening on http://ADDR/mcp` once bound and stops cleanly on Ctrl-C.
 //!
@@ -33,6 +34,7 @@
 use mcpcore::auth::server::{AuthConfig, JwtConfig, JwtVerifier};
 use mcpcore::prelude::*;
 use mcpcore::store::ScaleOut;
+use mcpcore::tls::ServerTls;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -92,12 +94,18 @@ fn options(args: &[String], flag: &str) -> Vec<String> {
         .collect()
 }
 
-async fn serve_http(server: Server, addr: &str, auth: Option<AuthConfig>, scale: &ScaleOut) -> ExitCode {
+async fn serve_http(
+    server: Server,
+    addr: &str,
+    auth: Option<AuthConfig>,
+    scale: &ScaleOut,
+    tls: Option<ServerTls>,
+) -> ExitCode {
     let Ok(addr) = addr.parse() else {
         eprintln!("echo_server: --http needs IP:PORT, e.g. 127.0.0.1:8080, not {addr:?}");
         return ExitCode::from(2);
     };
-    let config = scale.http_config(HttpServerConfig { auth, ..Default::default() }, Some(addr));
+    let config = scale.http_config(HttpServerConfig { auth, tls, ..Default::default() }, Some(addr));
     let serving = match server.serve_http(addr, config).await {
         Ok(s) => s,
         Err(e) => {
@@ -141,10 +149,25 @@ fn main() -> ExitCode {
 async fn run(args: &[String], http: Option<String>, auth: Option<AuthConfig>) -> ExitCode {
     let store = option(args, "--store");
     let hosts = options(args, "--allowed-host");
-    if http.is_none() && (store.is_some() || !hosts.is_empty()) {
-        eprintln!("echo_server: --store and --allowed-host need --http");
+    let (cert, key) = (option(args, "--tls-cert"), option(args, "--tls-key"));
+    if http.is_none() && (store.is_some() || !hosts.is_empty() || cert.is_some() || key.is_some()) {
+        eprintln!("echo_server: --store, --allowed-host and --tls-* need --http");
         return ExitCode::from(2);
     }
+    let tls = match (cert, key) {
+        (None, None) => None,
+        (Some(c), Some(k)) => match ServerTls::from_files(c.as_ref(), k.as_ref(), None) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                eprintln!("echo_server: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        _ => {
+            eprintln!("echo_server: --tls-cert and --tls-key go together");
+            return ExitCode::from(2);
+        }
+    };
     let scale = match ScaleOut::from_env(store.as_deref(), &hosts) {
         Ok(s) => s,
         Err(e) => {
@@ -165,7 +188,7 @@ async fn run(args: &[String], http: Option<String>, auth: Option<AuthConfig>) ->
         }
     };
     if let Some(addr) = http {
-        return serve_http(server, &addr, auth, &scale).await;
+        return serve_http(server, &addr, auth, &scale, tls).await;
     }
     if auth.is_some() {
         // 2026-07-28 basic/authorization: stdio servers take credentials from the environment.
