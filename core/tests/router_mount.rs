@@ -127,6 +127,9 @@ async fn the_hosts_middleware_refuses_before_mcp_and_its_routes_still_serve() {
     // A 401 to a client with no OAuth configured is an authorization error.
     assert_eq!(e.kind(), ErrorKind::Auth, "{e}");
     assert_eq!(e.http_status(), Some(401), "{e}");
+    // The host's own reqwest client shares mcpcore's reqwest build (rustls without a provider
+    // of its own): install mcpcore's first, as a host doing this would.
+    mcpcore::tls::install_provider();
     let health = reqwest::get(format!("{base}/health")).await.unwrap();
     assert_eq!(health.status(), 200);
     assert_eq!(health.text().await.unwrap(), "ok");
