@@ -274,7 +274,7 @@ export declare function raiseExample(kind: string): void
 
 /**
  * Options of `Server.serveHttp` (every field optional; read and checked by the core,
- * `mcpcore::http::server::serve_settings`).
+ * `mcpcore::server::Server::http_settings`).
  */
 export interface ServeHttpOptions {
   /** The IP address to bind (default `127.0.0.1`). */
@@ -313,6 +313,16 @@ export interface ServeHttpOptions {
   tlsKeyFile?: string
   /** HTTPS: require client certificates signed by the CAs in this PEM file (mutual TLS). */
   tlsClientCaFile?: string
+  /**
+   * Where legacy sessions live: `redis://HOST:PORT[/DB]`, shared by every instance behind
+   * one load balancer (default: in this process's memory). Needs `stateKeys`.
+   */
+  store?: string
+  /**
+   * The `requestState` keys (hex, at least 32 bytes each, newest first), the same on every
+   * instance; default: the environment variable `MCPCORE_STATE_KEY` (comma-separated).
+   */
+  stateKeys?: Array<string>
 }
 
 /** Options of `Client.connectStdio` (every field optional). */

@@ -302,6 +302,17 @@ export interface ServeHttpOptions {
   tlsKeyFile?: string;
   /** HTTPS: require client certificates signed by the CAs in this PEM file (mutual TLS). */
   tlsClientCaFile?: string;
+  /**
+   * Where legacy sessions live: `redis://HOST:PORT[/DB]`, shared by every instance behind one
+   * load balancer (default: this process's memory). Needs `stateKeys` (or `MCPCORE_STATE_KEY`).
+   */
+  store?: string;
+  /**
+   * The keys sealing `requestState` (hex, at least 32 bytes each, newest first; one string may
+   * list several, comma-separated), the same on every instance. Default: the environment
+   * variable `MCPCORE_STATE_KEY`.
+   */
+  stateKeys?: string | string[];
   /** Makes the server an OAuth 2.1 resource server (see `Auth`). */
   auth?: Auth;
 }

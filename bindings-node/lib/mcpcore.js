@@ -214,11 +214,14 @@ class Server {
    * Starts serving HTTP: both lineages on `path` (default `/mcp`), 2024-11-05 SSE on `/sse`.
    * Options: host (an IP, default 127.0.0.1), port (0 = a free one), path, responseMode ('auto',
    * 'json', 'sse'), maxBody, allowedHosts, allowedOrigins, anyHost, shutdownGraceMs,
-   * headerTimeoutMs, bodyTimeoutMs, maxConnections, and auth
-   * (a protected server: see `Auth` in mcpcore.d.ts and lib/server-auth.js).
+   * headerTimeoutMs, bodyTimeoutMs, maxConnections, tlsCertFile, tlsKeyFile, tlsClientCaFile,
+   * store ('redis://HOST:PORT[/DB]': sessions shared by several instances), stateKeys (default:
+   * MCPCORE_STATE_KEY), and auth (a protected server: see `Auth` in mcpcore.d.ts and
+   * lib/server-auth.js).
    */
   async serveHttp(options = {}) {
     const { auth, ...rest } = options ?? {};
+    if (typeof rest.stateKeys === 'string') rest.stateKeys = [rest.stateKeys];
     const target = auth === undefined ? this._native : this._native.withAuth(serverAuth(auth));
     return new HttpServing(await awaitNative(target.serveHttp(rest)));
   }

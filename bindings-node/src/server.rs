@@ -6,12 +6,11 @@ use crate::server_auth::ServerAuth;
 use crate::{bad_option, errors};
 use mcpcore::engine::ServerConfig;
 use mcpcore::host::Spelling;
-use mcpcore::http::server::{serve_settings, HttpServerConfig};
 use napi_derive::napi;
 use std::sync::Arc;
 
 /// Options of `Server.serveHttp` (every field optional; read and checked by the core,
-/// `mcpcore::http::server::serve_settings`).
+/// `mcpcore::server::Server::http_settings`).
 #[napi(object)]
 #[derive(Default, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -48,12 +47,16 @@ pub struct ServeHttpOptions {
     pub tls_key_file: Option<String>,
     /// HTTPS: require client certificates signed by the CAs in this PEM file (mutual TLS).
     pub tls_client_ca_file: Option<String>,
+    /// Where legacy sessions live: `redis://HOST:PORT[/DB]`, shared by every instance behind
+    /// one load balancer (default: in this process's memory). Needs `stateKeys`.
+    pub store: Option<String>,
+    /// The `requestState` keys (hex, at least 32 bytes each, newest first), the same on every
+    /// instance; default: the environment variable `MCPCORE_STATE_KEY` (comma-separated).
+    pub state_keys: Option<Vec<String>>,
 }
 
-fn http_config(o: ServeHttpOptions) -> napi::Result<(std::net::SocketAddr, HttpServerConfig)> {
-    let json = serde_json::to_string(&o)
-        .map_err(|e| bad_option("serveHttp options", "serializable", &e.to_string()))?;
-    serve_settings(&json, Spelling::Camel).map_err(errors::to_js)
+fn options_json(o: ServeHttpOptions) -> napi::Result<String> {
+    serde_json::to_string(&o).map_err(|e| bad_option("serveHttp options", "serializable", &e.to_string()))
 }
 
 /// An MCP server over a registry (both lineages, every revision).
@@ -105,9 +108,11 @@ impl Server {
     /// `HttpServing` once bound.
     #[napi]
     pub async fn serve_http(&self, options: Option<ServeHttpOptions>) -> napi::Result<HttpServing> {
-        let (addr, mut config) = http_config(options.unwrap_or_default())?;
+        let json = options_json(options.unwrap_or_default())?;
+        let (server, addr, mut config) =
+            self.inner.http_settings(&json, Spelling::Camel).map_err(errors::to_js)?;
         config.auth = self.auth.clone();
-        let serving = self.inner.serve_http(addr, config).await.map_err(errors::to_js)?;
+        let serving = server.serve_http(addr, config).await.map_err(errors::to_js)?;
         Ok(HttpServing { inner: Arc::new(serving) })
     }
 }

@@ -8,7 +8,6 @@ use crate::resources::Resources;
 use crate::server_auth::ServerAuth;
 use mcpcore::engine::ServerConfig;
 use mcpcore::host::Spelling;
-use mcpcore::http::server::serve_settings;
 use pyo3::prelude::*;
 use std::sync::Arc;
 
@@ -68,7 +67,7 @@ impl Server {
 
     /// Starts serving HTTP (both lineages on the endpoint path, 2024-11-05 SSE on `/sse`);
     /// resolves to an `HttpServing` once bound. `settings` is a JSON object of the options
-    /// (snake-case names, read by the core: `mcpcore::http::server::serve_settings`). With
+    /// (snake-case names, read by the core: `mcpcore::server::Server::http_settings`). With
     /// `auth`, a protected server (OAuth resource server).
     #[pyo3(signature = (settings="{}", auth=None))]
     fn serve_http<'py>(
@@ -81,9 +80,12 @@ impl Server {
         if let Some(a) = auth {
             a.loop_slot.bind(py);
         }
-        let (addr, mut config) = serve_settings(settings, Spelling::Snake).map_err(errors::to_py)?;
+        // A Redis store starts its connection tasks on the runtime the futures run on.
+        let (server, addr, mut config) = {
+            let _runtime = pyo3_async_runtimes::tokio::get_runtime().enter();
+            self.inner.http_settings(settings, Spelling::Snake).map_err(errors::to_py)?
+        };
         config.auth = auth.map(|a| a.config.clone());
-        let server = self.inner.clone();
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
             let serving = server.serve_http(addr, config).await.map_err(errors::to_py)?;
             Ok(HttpServing { inner: Arc::new(serving) })

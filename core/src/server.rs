@@ -69,6 +69,39 @@ impl Server {
         self
     }
 
+    /// Seals `requestState` with `keys` (newest first) instead of the key drawn for this process:
+    /// every instance behind one load balancer needs the same keys (2026-07-28
+    /// basic/patterns/mrtr). Empty `keys` change nothing.
+    pub fn with_state_keys(mut self, keys: crate::state::StateKeys) -> Self {
+        if !keys.is_empty() {
+            self.engine = Arc::new((*self.engine).clone().with_state_keys(keys));
+        }
+        self
+    }
+
+    /// Reads a binding's HTTP settings (JSON in the users' `spelling`,
+    /// [`crate::http::server::serve_settings`]) for this server, with `store` and `state_keys`
+    /// applied by the rules of [`crate::store::ScaleOut`] (no `state_keys`: the environment
+    /// variable `MCPCORE_STATE_KEY`; a store without keys is refused). Returns the server to
+    /// serve (sealing `requestState` with those keys), the address to bind and the listener's
+    /// configuration (sessions in the store). Needs a tokio runtime when a store is given.
+    pub fn http_settings(
+        &self,
+        json: &str,
+        spelling: crate::host::Spelling,
+    ) -> crate::Result<(Server, std::net::SocketAddr, crate::http::server::HttpServerConfig)> {
+        use crate::store::ScaleOut;
+        let s = crate::http::server::serve_settings(json, spelling)?;
+        let store = s.store.as_deref();
+        let scale = match &s.state_keys {
+            None => ScaleOut::from_env(store, &[]),
+            Some(keys) => ScaleOut::new(store, Some(keys), &[]),
+        }
+        .map_err(|e| crate::Error::new(e.kind(), e.message().replace("--store", &spelling.name("store"))))?;
+        let server = self.clone().with_state_keys(scale.state_keys().clone());
+        Ok((server, s.addr, scale.http_config(s.config, None)))
+    }
+
     /// Keeps tasks (Tasks extension, [`crate::tasks`]) in `store` instead of the default
     /// bounded in-memory store. Task settings (`ttlMs`, `pollIntervalMs`) are in
     /// [`ServerConfig::tasks`].
@@ -181,5 +214,43 @@ impl Outbound for ChannelOut {
 
     fn send_batch(&mut self, _route: RouteId, messages: Vec<Message>) {
         let _ = self.tx.send(OutFrame::Batch(messages));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::ServerConfig;
+    use crate::host::Spelling;
+
+    const KEY: &str = "4d43505f7363616c655f6f75745f746573745f6b65795f33325f62797465735f21";
+
+    fn server() -> Server {
+        Server::new(ServerConfig::new("t", "0"), Arc::new(ToolRegistry::default()))
+    }
+
+    #[test]
+    fn state_keys_as_a_string_or_a_list_reach_the_engine() {
+        let (s, _, _) =
+            server().http_settings(&format!(r#"{{"stateKeys": "{KEY},{KEY}"}}"#), Spelling::Camel).unwrap();
+        assert_eq!(s.engine().config().state_keys.all().len(), 2);
+        let (s, _, _) =
+            server().http_settings(&format!(r#"{{"state_keys": ["{KEY}"]}}"#), Spelling::Snake).unwrap();
+        assert_eq!(
+            s.engine().config().state_keys.current().unwrap(),
+            &crate::state::StateKey::from_hex(KEY).unwrap()
+        );
+        let e = server().http_settings(r#"{"state_keys": ["ab"]}"#, Spelling::Snake).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::InvalidInput);
+        assert!(e.message().contains("MCPCORE_STATE_KEY key 1"), "{e:?}");
+    }
+
+    #[test]
+    fn a_store_is_checked_in_the_users_spelling() {
+        let e = server()
+            .http_settings(&format!(r#"{{"store": "memcached://x", "stateKeys": "{KEY}"}}"#), Spelling::Camel)
+            .unwrap_err();
+        assert!(e.message().starts_with("store \"memcached://x\""), "{e:?}");
+        assert_eq!(e.kind(), crate::ErrorKind::InvalidInput);
     }
 }

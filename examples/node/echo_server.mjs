@@ -4,6 +4,13 @@
 //   node echo_server.mjs                        # stdio, both lineages
 //   node echo_server.mjs --http 127.0.0.1:PORT  # HTTP on /mcp (prints "listening on URL")
 //   node echo_server.mjs --http 127.0.0.1:PORT --auth-jwks URL --auth-issuer ISS --auth-audience AUD
+//   node echo_server.mjs --http 127.0.0.1:PORT --store redis://HOST:PORT[/DB] [--allowed-host NAME[:PORT]]...
+//
+// Behind a load balancer with several instances (no sticky routing): `--store redis://…` keeps
+// legacy sessions in Redis, so any instance serves any message of any session; it needs the
+// `requestState` keys in MCPCORE_STATE_KEY (hex, at least 32 bytes, newest first, the same on
+// every instance) and refuses to start without them. `--allowed-host NAME[:PORT]` (repeatable)
+// accepts the public host the proxy forwards as Host/Origin, besides the loopback names.
 //
 // With the `--auth-*` options (HTTP only) it is an OAuth resource server: every request needs a
 // bearer JWT signed with a key of the JWKS at URL, issued by ISS for AUD (the PRM names ISS as
@@ -24,6 +31,8 @@ try {
       'auth-jwks': { type: 'string' },
       'auth-issuer': { type: 'string' },
       'auth-audience': { type: 'string' },
+      store: { type: 'string' },
+      'allowed-host': { type: 'string', multiple: true },
     },
   }));
 } catch (e) {
@@ -65,16 +74,36 @@ if (given.some(Boolean)) {
   auth = { jwksUrl, issuer, audience, toolScopes: { add: ['mcp:add'] } };
 }
 
+const publicHosts = values['allowed-host'] ?? [];
+if (values.http === undefined && (values.store !== undefined || publicHosts.length > 0)) {
+  fail('--store and --allowed-host need --http');
+}
+
 if (values.http === undefined) {
   await server.serveStdio();
 } else {
   const [host, port] = splitHostPort(values.http);
-  const serving = await server.serveHttp({ host, port, auth });
+  let serving;
+  try {
+    serving = await server.serveHttp({ host, port, auth, store: values.store, ...hostOptions(publicHosts, port) });
+  } catch (e) {
+    fail(e.message);
+  }
   console.log(`listening on ${serving.url}`);
   const stop = () => serving.shutdown();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   await serving.wait();
+}
+
+// The allow-lists for --allowed-host: the given names plus the loopback names with this port
+// (as the Rust echo_server does), each as a Host and as http/https origins.
+function hostOptions(hosts, port) {
+  if (hosts.length === 0) return {};
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'];
+  const withPort = loopback.map((n) => `${n}:${port}`);
+  const origins = [...withPort, ...hosts].flatMap((n) => [`http://${n}`, `https://${n}`]);
+  return { allowedHosts: [...withPort, ...loopback, ...hosts], allowedOrigins: origins };
 }
 
 function splitHostPort(s) {

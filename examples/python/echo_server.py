@@ -3,6 +3,14 @@
     python echo_server.py                       # stdio, both lineages
     python echo_server.py --http 127.0.0.1:PORT # HTTP on /mcp (prints "listening on URL")
     python echo_server.py --http 127.0.0.1:PORT --auth-jwks URL --auth-issuer ISS --auth-audience AUD
+    python echo_server.py --http 127.0.0.1:PORT --store redis://HOST:PORT[/DB] [--allowed-host NAME[:PORT]]...
+
+Behind a load balancer with several instances (no sticky routing): ``--store redis://...`` keeps
+legacy sessions in Redis, so any instance serves any message of any session; it needs the
+``requestState`` keys in the environment variable ``MCPCORE_STATE_KEY`` (hex, at least 32 bytes,
+newest first, the same on every instance) and refuses to start without them.
+``--allowed-host NAME[:PORT]`` (repeatable) accepts the public host the proxy forwards as
+``Host``/``Origin`` (the DNS-rebinding guard), besides the loopback names with this port.
 
 With the ``--auth-*`` options (HTTP only) it is an OAuth resource server: every request needs a
 bearer JWT signed with a key of the JWKS at URL, issued by ISS for AUD (the PRM names ISS as
@@ -12,9 +20,9 @@ from ``tools/list`` for tokens without it.
 
 import argparse
 import sys
-from typing import Optional, TypedDict
+from typing import Any, Dict, List, Optional, TypedDict
 
-from mcpcore import Auth, Server
+from mcpcore import Auth, McpError, Server
 
 server = Server("mcpcore-echo-python", "0.1.0")
 
@@ -48,16 +56,36 @@ def auth(args: argparse.Namespace) -> Optional[Auth]:
                 tool_scopes={"add": ["mcp:add"]})
 
 
+def host_options(hosts: List[str], port: int) -> Dict[str, Any]:
+    """The allow-lists for ``--allowed-host``: the given names plus the loopback names with this
+    port (as the Rust echo_server does), each as a ``Host`` and as http/https origins."""
+    if not hosts:
+        return {}
+    loopback = ["127.0.0.1", "localhost", "[::1]"]
+    names = [f"{n}:{port}" for n in loopback] + loopback + hosts
+    origins = [f"{s}://{n}" for n in [f"{n}:{port}" for n in loopback] + hosts for s in ("http", "https")]
+    return {"allowed_hosts": names, "allowed_origins": origins}
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="The example contract's echo server.")
     parser.add_argument("--http", metavar="IP:PORT", help="serve HTTP on /mcp instead of stdio")
     parser.add_argument("--auth-jwks", metavar="URL", help="accept JWTs signed with the keys at URL")
     parser.add_argument("--auth-issuer", metavar="ISS", help="the issuer those tokens must name")
     parser.add_argument("--auth-audience", metavar="AUD", help="the audience (this server's URI)")
+    parser.add_argument("--store", metavar="URL", help="keep legacy sessions in redis://HOST:PORT[/DB]")
+    parser.add_argument("--allowed-host", metavar="NAME[:PORT]", action="append", default=[],
+                        help="a public host name a proxy forwards (repeatable)")
     args = parser.parse_args()
     protected = auth(args)
+    if args.http is None and (args.store or args.allowed_host):
+        sys.exit("echo_server: --store and --allowed-host need --http")
     if args.http is not None:
         host, _, port = args.http.rpartition(":")
-        server.run("http", host=host, port=int(port), auth=protected)
+        try:
+            server.run("http", host=host.strip("[]"), port=int(port), auth=protected, store=args.store,
+                       **host_options(args.allowed_host, int(port)))
+        except McpError as e:
+            sys.exit(f"echo_server: {e}")
     else:
         server.run()

@@ -129,6 +129,8 @@ const hostAuth: Auth = {
   },
 };
 void server.serveHttp({ port: 8000, auth: jwtAuth });
+void server.serveHttp({ store: 'redis://127.0.0.1:6379/0', stateKeys: 'ab'.repeat(32), allowedHosts: ['mcp.example'] });
+void server.serveHttp({ stateKeys: ['ab'.repeat(32), 'cd'.repeat(32)] });
 void hostAuth;
 // @ts-expect-error: scope modes are checked
 void ({ scopeMode: 'loose' } satisfies Auth);

@@ -495,6 +495,8 @@ class Server:
         tls_cert: Optional[Union[str, "os.PathLike[str]"]] = None,
         tls_key: Optional[Union[str, "os.PathLike[str]"]] = None,
         tls_client_ca: Optional[Union[str, "os.PathLike[str]"]] = None,
+        store: Optional[str] = None,
+        state_keys: Optional[Union[str, Sequence[str]]] = None,
         auth: Optional[Auth] = None,
     ) -> HttpServing:
         """Starts serving HTTP: both lineages on ``path``, the 2024-11-05 SSE transport on
@@ -513,6 +515,12 @@ class Server:
           less 64); past it a new connection gets 503 with ``Retry-After``.
         - ``tls_cert`` and ``tls_key`` (PEM files) serve HTTPS; with ``tls_client_ca`` every
           client must present a certificate that CA signed (mutual TLS).
+        - ``store``: ``"redis://HOST:PORT[/DB]"`` keeps legacy sessions in Redis, so several
+          instances behind one load balancer serve any message of any session (default: in
+          this process's memory). ``state_keys``: the hex keys (at least 32 bytes, newest
+          first; one comma-separated string or a list) sealing ``requestState``, the same on
+          every instance; default: the environment variable ``MCPCORE_STATE_KEY``. A store
+          without keys is refused (:class:`InvalidInput`).
         - ``auth`` makes it a protected server (an OAuth resource server, see :class:`Auth`).
         """
 
@@ -535,6 +543,8 @@ class Server:
             "tls_cert_file": None if tls_cert is None else os.fspath(tls_cert),
             "tls_key_file": None if tls_key is None else os.fspath(tls_key),
             "tls_client_ca_file": None if tls_client_ca is None else os.fspath(tls_client_ca),
+            "store": store,
+            "state_keys": state_keys if state_keys is None or isinstance(state_keys, str) else list(state_keys),
         }
         native = await self._native_server().serve_http(
             json.dumps(settings), auth._native if auth is not None else None

@@ -1,6 +1,10 @@
 //! An HTTP server's settings as a binding's host code writes them (JSON, in the users'
 //! spelling): read and checked once here for Python, Node and Kotlin/Swift, which only convert
 //! their users' values (seconds or milliseconds) into this shape.
+//!
+//! `store` and `state_keys` are read here and applied by [`crate::server::Server::http_settings`]
+//! with the rules of [`crate::store::ScaleOut`] (the same as the `mcpcore` CLI's `--store` and
+//! `MCPCORE_STATE_KEY`).
 
 use super::{HostPolicy, HttpServerConfig, ResponseMode};
 use crate::error::{Error, Result};
@@ -29,6 +33,30 @@ struct Settings {
     tls_cert_file: Option<String>,
     tls_key_file: Option<String>,
     tls_client_ca_file: Option<String>,
+    store: Option<String>,
+    state_keys: Option<KeyList>,
+}
+
+/// `state_keys`: one string (comma-separated, as in `MCPCORE_STATE_KEY`) or a list, newest first.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum KeyList {
+    One(String),
+    Many(Vec<String>),
+}
+
+/// An HTTP server's settings, read by [`serve_settings`].
+#[derive(Debug)]
+pub struct ServeSettings {
+    /// The address to bind.
+    pub addr: SocketAddr,
+    /// The listener's configuration (sessions in memory).
+    pub config: HttpServerConfig,
+    /// `store`: where legacy sessions live (`redis://HOST:PORT[/DB]`), unchecked.
+    pub store: Option<String>,
+    /// `state_keys`: the `requestState` keys, comma-separated (a list joined), unchecked; none:
+    /// `MCPCORE_STATE_KEY`.
+    pub state_keys: Option<String>,
 }
 
 /// Reads `json` (names in `spelling`: `max_body` or `maxBody`; an unknown name is an error
@@ -48,7 +76,9 @@ struct Settings {
 /// | `max_connections` | by the open-file limit | [`HttpServerConfig::max_connections`] |
 /// | `tls_cert_file`, `tls_key_file` | none | serve HTTPS with this PEM chain and key ([`crate::tls::ServerTls`]) |
 /// | `tls_client_ca_file` | none | with TLS: require client certificates signed by these CAs |
-pub fn serve_settings(json: &str, spelling: Spelling) -> Result<(SocketAddr, HttpServerConfig)> {
+/// | `store` | none (in memory) | `redis://HOST:PORT[/DB]`: legacy sessions shared by every instance ([`crate::store`]) |
+/// | `state_keys` | `MCPCORE_STATE_KEY` | hex keys (≥ 32 bytes, newest first) sealing `requestState`; required with `store` |
+pub fn serve_settings(json: &str, spelling: Spelling) -> Result<ServeSettings> {
     let n = |snake: &str| spelling.name(snake);
     let invalid = |why: String| Error::invalid_input(why);
     let raw: Map<String, Value> =
@@ -139,7 +169,11 @@ pub fn serve_settings(json: &str, spelling: Spelling) -> Result<(SocketAddr, Htt
         )?),
         _ => return Err(invalid(format!("{} and {} go together", n("tls_cert_file"), n("tls_key_file")))),
     };
-    Ok((SocketAddr::new(ip, port), config))
+    let state_keys = s.state_keys.map(|keys| match keys {
+        KeyList::One(k) => k,
+        KeyList::Many(ks) => ks.join(","),
+    });
+    Ok(ServeSettings { addr: SocketAddr::new(ip, port), config, store: s.store, state_keys })
 }
 
 #[cfg(test)]
@@ -148,10 +182,10 @@ mod tests {
 
     #[test]
     fn defaults_and_spellings() {
-        let (addr, c) = serve_settings("{}", Spelling::Snake).unwrap();
+        let ServeSettings { addr, config: c, .. } = serve_settings("{}", Spelling::Snake).unwrap();
         assert_eq!(addr, "127.0.0.1:0".parse().unwrap());
         assert_eq!(c.path, "/mcp");
-        let (addr, c) = serve_settings(
+        let ServeSettings { addr, config: c, .. } = serve_settings(
             r#"{"host":"0.0.0.0","port":8080,"maxBody":10,"headerTimeoutMs":1500,"maxConnections":7,"bodyTimeoutMs":null}"#,
             Spelling::Camel,
         )
