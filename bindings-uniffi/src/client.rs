@@ -77,6 +77,15 @@ pub struct ConnectOptions {
     /// only the kinds it names are declared as capabilities. `None`: none are declared.
     #[uniffi(default = None)]
     pub input: Option<Arc<dyn crate::input::ClientInput>>,
+    /// HTTPS: a PEM file of extra trusted CAs (added to the platform's roots).
+    #[uniffi(default = None)]
+    pub ca_file: Option<String>,
+    /// HTTPS: a PEM client certificate for servers that require one (with `client_key`).
+    #[uniffi(default = None)]
+    pub client_cert: Option<String>,
+    /// HTTPS: the PEM key of `client_cert`.
+    #[uniffi(default = None)]
+    pub client_key: Option<String>,
 }
 
 impl std::fmt::Debug for ConnectOptions {
@@ -218,11 +227,19 @@ impl Client {
         .await
     }
 
-    /// Connects to an HTTP endpoint (`http://…/mcp`), negotiating the lineage and the transport.
+    /// Connects to an HTTP or HTTPS endpoint (`https://…/mcp`), negotiating the lineage and the
+    /// transport.
     #[uniffi::constructor(default(options))]
     pub async fn connect_http(url: String, options: ConnectOptions) -> Result<Arc<Client>, McpError> {
         let opts = options.client_options()?;
+        let path = |p: &Option<String>| p.as_ref().map(std::path::PathBuf::from);
+        let tls = mcpcore::tls::TlsOptions::from_files(
+            path(&options.ca_file).as_deref(),
+            path(&options.client_cert).as_deref(),
+            path(&options.client_key).as_deref(),
+        )?;
         let http = mcpcore::http::client::HttpOptions {
+            tls,
             headers: options.headers.into_iter().collect(),
             bearer_token: options.bearer_token,
             transport: match options.transport.unwrap_or(HttpTransport::Auto) {

@@ -6,7 +6,7 @@ use crate::errors::McpError;
 use crate::registry::Registry;
 use crate::rt;
 use mcpcore::engine::ServerConfig;
-use mcpcore::http::server::HttpServerConfig;
+use mcpcore::host::Spelling;
 use std::sync::Arc;
 
 /// An MCP server over a registry: every revision of both lineages, on stdio or HTTP.
@@ -50,24 +50,76 @@ impl Server {
 
     /// Starts serving HTTP on `host:port` (port 0 picks a free one): Streamable HTTP of both
     /// lineages on `path`, the 2024-11-05 HTTP+SSE transport on `/sse`. Returns once bound.
-    #[uniffi::method(default(path = "/mcp"))]
+    /// `options`: limits, allow-lists and HTTPS (see [`ServeOptions`]).
+    #[uniffi::method(default(path = "/mcp", options))]
     pub async fn serve_http(
         &self,
         host: String,
         port: u16,
         path: String,
+        options: ServeOptions,
     ) -> Result<Arc<HttpServing>, McpError> {
-        let ip: std::net::IpAddr = host
-            .parse()
-            .map_err(|_| McpError::invalid(format!("host must be an IP address, not {host:?}")))?;
-        let config = HttpServerConfig { path, ..Default::default() };
+        let settings = Settings { host, port, path, options };
+        let json = serde_json::to_string(&settings).map_err(|e| McpError::invalid(e.to_string()))?;
         let server = self.inner.clone();
         rt::in_runtime(async move {
-            let serving = server.serve_http(std::net::SocketAddr::new(ip, port), config).await?;
+            // Inside the runtime: a Redis store is made on it.
+            let (server, addr, config) = server.http_settings(&json, Spelling::Camel)?;
+            let serving = server.serve_http(addr, config).await?;
             Ok(Arc::new(HttpServing { inner: Arc::new(serving) }))
         })
         .await
     }
+}
+
+/// How [`Server::serve_http`] serves; every field has a default (`ServeOptions()`). Read and
+/// checked by the core (`mcpcore::http::server::serve_settings`), as in Python and Node.
+#[derive(Clone, Default, uniffi::Record, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServeOptions {
+    /// The largest request body in bytes (default 4 MiB; larger: 413).
+    #[uniffi(default = None)]
+    pub max_body: Option<u64>,
+    /// Time to receive a request head, in ms; also closes idle keep-alive connections (30000).
+    #[uniffi(default = None)]
+    pub header_timeout_ms: Option<u64>,
+    /// Time to receive a request body, in ms (30000; slower: 408).
+    #[uniffi(default = None)]
+    pub body_timeout_ms: Option<u64>,
+    /// Connections open at once (10000, or the open-file limit less 64; past it: 503).
+    #[uniffi(default = None)]
+    pub max_connections: Option<u64>,
+    /// Accepted `Host` values (with `allowed_origins`, replaces the loopback default).
+    #[uniffi(default = None)]
+    pub allowed_hosts: Option<Vec<String>>,
+    /// Accepted `Origin` values.
+    #[uniffi(default = None)]
+    pub allowed_origins: Option<Vec<String>>,
+    /// HTTPS: the PEM certificate chain file (with `tls_key_file`).
+    #[uniffi(default = None)]
+    pub tls_cert_file: Option<String>,
+    /// HTTPS: its PEM key file.
+    #[uniffi(default = None)]
+    pub tls_key_file: Option<String>,
+    /// HTTPS: require client certificates signed by the CAs in this PEM file.
+    #[uniffi(default = None)]
+    pub tls_client_ca_file: Option<String>,
+    /// Where legacy sessions live, shared by every instance (`redis://HOST:PORT[/DB]`).
+    #[uniffi(default = None)]
+    pub store: Option<String>,
+    /// The `requestState` keys (hex, >= 32 bytes, newest first); none: `MCPCORE_STATE_KEY`.
+    #[uniffi(default = None)]
+    pub state_keys: Option<Vec<String>>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Settings {
+    host: String,
+    port: u16,
+    path: String,
+    #[serde(flatten)]
+    options: ServeOptions,
 }
 
 /// A running HTTP server. Closing it (Kotlin `close()`/`use {}`, or the last Swift reference

@@ -1074,7 +1074,8 @@ open class Client: ClientProtocol, @unchecked Sendable {
 
     
     /**
-     * Connects to an HTTP endpoint (`http://…/mcp`), negotiating the lineage and the transport.
+     * Connects to an HTTP or HTTPS endpoint (`https://…/mcp`), negotiating the lineage and the
+     * transport.
      */
 public static func connectHttp(url: String, options: ConnectOptions = ConnectOptions())async throws  -> Client  {
     return
@@ -4630,8 +4631,9 @@ public protocol ServerProtocol: AnyObject, Sendable {
     /**
      * Starts serving HTTP on `host:port` (port 0 picks a free one): Streamable HTTP of both
      * lineages on `path`, the 2024-11-05 HTTP+SSE transport on `/sse`. Returns once bound.
+     * `options`: limits, allow-lists and HTTPS (see [`ServeOptions`]).
      */
-    func serveHttp(host: String, port: UInt16, path: String) async throws  -> HttpServing
+    func serveHttp(host: String, port: UInt16, path: String, options: ServeOptions) async throws  -> HttpServing
     
     /**
      * Serves on this process's stdin/stdout until stdin closes; in-flight calls finish first.
@@ -4718,13 +4720,14 @@ public convenience init(registry: Registry, name: String, version: String, instr
     /**
      * Starts serving HTTP on `host:port` (port 0 picks a free one): Streamable HTTP of both
      * lineages on `path`, the 2024-11-05 HTTP+SSE transport on `/sse`. Returns once bound.
+     * `options`: limits, allow-lists and HTTPS (see [`ServeOptions`]).
      */
-open func serveHttp(host: String, port: UInt16, path: String = "/mcp")async throws  -> HttpServing  {
+open func serveHttp(host: String, port: UInt16, path: String = "/mcp", options: ServeOptions = ServeOptions())async throws  -> HttpServing  {
     return
         try  await uniffiRustCallAsync(
             rustFutureFunc: {
                 uniffi_mcpcore_uniffi_fn_method_server_serve_http(
-                        self.uniffiCloneHandle(),FfiConverterString.lower(host),FfiConverterUInt16.lower(port),FfiConverterString.lower(path)
+                        self.uniffiCloneHandle(),FfiConverterString.lower(host),FfiConverterUInt16.lower(port),FfiConverterString.lower(path),FfiConverterTypeServeOptions_lower(options)
                 )
             },
             pollFunc: ffi_mcpcore_uniffi_rust_future_poll_u64,
@@ -5879,6 +5882,18 @@ public struct ConnectOptions {
      * only the kinds it names are declared as capabilities. `None`: none are declared.
      */
     public var input: ClientInput?
+    /**
+     * HTTPS: a PEM file of extra trusted CAs (added to the platform's roots).
+     */
+    public var caFile: String?
+    /**
+     * HTTPS: a PEM client certificate for servers that require one (with `client_key`).
+     */
+    public var clientCert: String?
+    /**
+     * HTTPS: the PEM key of `client_cert`.
+     */
+    public var clientKey: String?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -5916,7 +5931,16 @@ public struct ConnectOptions {
         /**
          * Answers the server's requests for input (elicitation, sampling, roots) on both lineages;
          * only the kinds it names are declared as capabilities. `None`: none are declared.
-         */input: ClientInput? = nil) {
+         */input: ClientInput? = nil, 
+        /**
+         * HTTPS: a PEM file of extra trusted CAs (added to the platform's roots).
+         */caFile: String? = nil, 
+        /**
+         * HTTPS: a PEM client certificate for servers that require one (with `client_key`).
+         */clientCert: String? = nil, 
+        /**
+         * HTTPS: the PEM key of `client_cert`.
+         */clientKey: String? = nil) {
         self.lineage = lineage
         self.protocolVersion = protocolVersion
         self.timeout = timeout
@@ -5928,6 +5952,9 @@ public struct ConnectOptions {
         self.transport = transport
         self.auth = auth
         self.input = input
+        self.caFile = caFile
+        self.clientCert = clientCert
+        self.clientKey = clientKey
     }
 
     
@@ -5956,7 +5983,10 @@ public struct FfiConverterTypeConnectOptions: FfiConverterRustBuffer {
                 bearerToken: FfiConverterOptionString.read(from: &buf), 
                 transport: FfiConverterOptionTypeHttpTransport.read(from: &buf), 
                 auth: FfiConverterOptionTypeOAuth.read(from: &buf), 
-                input: FfiConverterOptionTypeClientInput.read(from: &buf)
+                input: FfiConverterOptionTypeClientInput.read(from: &buf), 
+                caFile: FfiConverterOptionString.read(from: &buf), 
+                clientCert: FfiConverterOptionString.read(from: &buf), 
+                clientKey: FfiConverterOptionString.read(from: &buf)
         )
     }
 
@@ -5972,6 +6002,9 @@ public struct FfiConverterTypeConnectOptions: FfiConverterRustBuffer {
         FfiConverterOptionTypeHttpTransport.write(value.transport, into: &buf)
         FfiConverterOptionTypeOAuth.write(value.auth, into: &buf)
         FfiConverterOptionTypeClientInput.write(value.input, into: &buf)
+        FfiConverterOptionString.write(value.caFile, into: &buf)
+        FfiConverterOptionString.write(value.clientCert, into: &buf)
+        FfiConverterOptionString.write(value.clientKey, into: &buf)
     }
 }
 
@@ -7052,6 +7085,166 @@ public func FfiConverterTypeRoot_lift(_ buf: RustBuffer) throws -> Root {
 #endif
 public func FfiConverterTypeRoot_lower(_ value: Root) -> RustBuffer {
     return FfiConverterTypeRoot.lower(value)
+}
+
+
+/**
+ * How [`Server::serve_http`] serves; every field has a default (`ServeOptions()`). Read and
+ * checked by the core (`mcpcore::http::server::serve_settings`), as in Python and Node.
+ */
+public struct ServeOptions: Equatable, Hashable {
+    /**
+     * The largest request body in bytes (default 4 MiB; larger: 413).
+     */
+    public var maxBody: UInt64?
+    /**
+     * Time to receive a request head, in ms; also closes idle keep-alive connections (30000).
+     */
+    public var headerTimeoutMs: UInt64?
+    /**
+     * Time to receive a request body, in ms (30000; slower: 408).
+     */
+    public var bodyTimeoutMs: UInt64?
+    /**
+     * Connections open at once (10000, or the open-file limit less 64; past it: 503).
+     */
+    public var maxConnections: UInt64?
+    /**
+     * Accepted `Host` values (with `allowed_origins`, replaces the loopback default).
+     */
+    public var allowedHosts: [String]?
+    /**
+     * Accepted `Origin` values.
+     */
+    public var allowedOrigins: [String]?
+    /**
+     * HTTPS: the PEM certificate chain file (with `tls_key_file`).
+     */
+    public var tlsCertFile: String?
+    /**
+     * HTTPS: its PEM key file.
+     */
+    public var tlsKeyFile: String?
+    /**
+     * HTTPS: require client certificates signed by the CAs in this PEM file.
+     */
+    public var tlsClientCaFile: String?
+    /**
+     * Where legacy sessions live, shared by every instance (`redis://HOST:PORT[/DB]`).
+     */
+    public var store: String?
+    /**
+     * The `requestState` keys (hex, >= 32 bytes, newest first); none: `MCPCORE_STATE_KEY`.
+     */
+    public var stateKeys: [String]?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The largest request body in bytes (default 4 MiB; larger: 413).
+         */maxBody: UInt64? = nil, 
+        /**
+         * Time to receive a request head, in ms; also closes idle keep-alive connections (30000).
+         */headerTimeoutMs: UInt64? = nil, 
+        /**
+         * Time to receive a request body, in ms (30000; slower: 408).
+         */bodyTimeoutMs: UInt64? = nil, 
+        /**
+         * Connections open at once (10000, or the open-file limit less 64; past it: 503).
+         */maxConnections: UInt64? = nil, 
+        /**
+         * Accepted `Host` values (with `allowed_origins`, replaces the loopback default).
+         */allowedHosts: [String]? = nil, 
+        /**
+         * Accepted `Origin` values.
+         */allowedOrigins: [String]? = nil, 
+        /**
+         * HTTPS: the PEM certificate chain file (with `tls_key_file`).
+         */tlsCertFile: String? = nil, 
+        /**
+         * HTTPS: its PEM key file.
+         */tlsKeyFile: String? = nil, 
+        /**
+         * HTTPS: require client certificates signed by the CAs in this PEM file.
+         */tlsClientCaFile: String? = nil, 
+        /**
+         * Where legacy sessions live, shared by every instance (`redis://HOST:PORT[/DB]`).
+         */store: String? = nil, 
+        /**
+         * The `requestState` keys (hex, >= 32 bytes, newest first); none: `MCPCORE_STATE_KEY`.
+         */stateKeys: [String]? = nil) {
+        self.maxBody = maxBody
+        self.headerTimeoutMs = headerTimeoutMs
+        self.bodyTimeoutMs = bodyTimeoutMs
+        self.maxConnections = maxConnections
+        self.allowedHosts = allowedHosts
+        self.allowedOrigins = allowedOrigins
+        self.tlsCertFile = tlsCertFile
+        self.tlsKeyFile = tlsKeyFile
+        self.tlsClientCaFile = tlsClientCaFile
+        self.store = store
+        self.stateKeys = stateKeys
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ServeOptions: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeServeOptions: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ServeOptions {
+        return
+            try ServeOptions(
+                maxBody: FfiConverterOptionUInt64.read(from: &buf), 
+                headerTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
+                bodyTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
+                maxConnections: FfiConverterOptionUInt64.read(from: &buf), 
+                allowedHosts: FfiConverterOptionSequenceString.read(from: &buf), 
+                allowedOrigins: FfiConverterOptionSequenceString.read(from: &buf), 
+                tlsCertFile: FfiConverterOptionString.read(from: &buf), 
+                tlsKeyFile: FfiConverterOptionString.read(from: &buf), 
+                tlsClientCaFile: FfiConverterOptionString.read(from: &buf), 
+                store: FfiConverterOptionString.read(from: &buf), 
+                stateKeys: FfiConverterOptionSequenceString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ServeOptions, into buf: inout [UInt8]) {
+        FfiConverterOptionUInt64.write(value.maxBody, into: &buf)
+        FfiConverterOptionUInt64.write(value.headerTimeoutMs, into: &buf)
+        FfiConverterOptionUInt64.write(value.bodyTimeoutMs, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxConnections, into: &buf)
+        FfiConverterOptionSequenceString.write(value.allowedHosts, into: &buf)
+        FfiConverterOptionSequenceString.write(value.allowedOrigins, into: &buf)
+        FfiConverterOptionString.write(value.tlsCertFile, into: &buf)
+        FfiConverterOptionString.write(value.tlsKeyFile, into: &buf)
+        FfiConverterOptionString.write(value.tlsClientCaFile, into: &buf)
+        FfiConverterOptionString.write(value.store, into: &buf)
+        FfiConverterOptionSequenceString.write(value.stateKeys, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeServeOptions_lift(_ buf: RustBuffer) throws -> ServeOptions {
+    return try FfiConverterTypeServeOptions.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeServeOptions_lower(_ value: ServeOptions) -> RustBuffer {
+    return FfiConverterTypeServeOptions.lower(value)
 }
 
 
@@ -9918,7 +10111,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_httpserving_wait() != 34913) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpcore_uniffi_checksum_method_server_serve_http() != 63814) {
+    if (uniffi_mcpcore_uniffi_checksum_method_server_serve_http() != 31509) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio() != 16339) {
@@ -9933,7 +10126,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_constructor_resources_new() != 36015) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpcore_uniffi_checksum_constructor_client_connect_http() != 28663) {
+    if (uniffi_mcpcore_uniffi_checksum_constructor_client_connect_http() != 3637) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_constructor_client_connect_stdio() != 59270) {

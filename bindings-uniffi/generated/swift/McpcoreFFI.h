@@ -1081,7 +1081,7 @@ uint64_t uniffi_mcpcore_uniffi_fn_constructor_server_new(uint64_t registry, Rust
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_SERVE_HTTP
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_SERVE_HTTP
-uint64_t uniffi_mcpcore_uniffi_fn_method_server_serve_http(uint64_t ptr, RustBuffer host, uint16_t port, RustBuffer path
+uint64_t uniffi_mcpcore_uniffi_fn_method_server_serve_http(uint64_t ptr, RustBuffer host, uint16_t port, RustBuffer path, RustBuffer options
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_SERVE_STDIO

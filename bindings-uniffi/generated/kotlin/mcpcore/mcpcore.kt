@@ -1403,7 +1403,7 @@ internal object UniffiLib {
     ): Unit
     external fun uniffi_mcpcore_uniffi_fn_constructor_server_new(`registry`: Long,`name`: RustBuffer.ByValue,`version`: RustBuffer.ByValue,`instructions`: RustBuffer.ByValue,`resources`: RustBuffer.ByValue,`prompts`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
-    external fun uniffi_mcpcore_uniffi_fn_method_server_serve_http(`ptr`: Long,`host`: RustBuffer.ByValue,`port`: Short,`path`: RustBuffer.ByValue,
+    external fun uniffi_mcpcore_uniffi_fn_method_server_serve_http(`ptr`: Long,`host`: RustBuffer.ByValue,`port`: Short,`path`: RustBuffer.ByValue,`options`: RustBuffer.ByValue,
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_server_serve_stdio(`ptr`: Long,
     ): Long
@@ -1816,7 +1816,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_httpserving_wait() and 0xFFFF) != 34913) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_serve_http() and 0xFFFF) != 63814) {
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_serve_http() and 0xFFFF) != 31509) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio() and 0xFFFF) != 16339) {
@@ -1831,7 +1831,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_resources_new() and 0xFFFF) != 36015) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_client_connect_http() and 0xFFFF) != 28663) {
+    if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_client_connect_http() and 0xFFFF) != 3637) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_client_connect_stdio() and 0xFFFF) != 59270) {
@@ -3510,7 +3510,8 @@ open class Client: Disposable, AutoCloseable, ClientInterface
     companion object {
         
     /**
-     * Connects to an HTTP endpoint (`http://…/mcp`), negotiating the lineage and the transport.
+     * Connects to an HTTP or HTTPS endpoint (`https://…/mcp`), negotiating the lineage and the
+     * transport.
      */
     @Throws(McpException::class)
     @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
@@ -8418,8 +8419,9 @@ public interface ServerInterface {
     /**
      * Starts serving HTTP on `host:port` (port 0 picks a free one): Streamable HTTP of both
      * lineages on `path`, the 2024-11-05 HTTP+SSE transport on `/sse`. Returns once bound.
+     * `options`: limits, allow-lists and HTTPS (see [`ServeOptions`]).
      */
-    suspend fun `serveHttp`(`host`: kotlin.String, `port`: kotlin.UShort, `path`: kotlin.String = "/mcp"): HttpServing
+    suspend fun `serveHttp`(`host`: kotlin.String, `port`: kotlin.UShort, `path`: kotlin.String = "/mcp", `options`: ServeOptions = ServeOptions()): HttpServing
     
     /**
      * Serves on this process's stdin/stdout until stdin closes; in-flight calls finish first.
@@ -8557,10 +8559,11 @@ open class Server: Disposable, AutoCloseable, ServerInterface
     /**
      * Starts serving HTTP on `host:port` (port 0 picks a free one): Streamable HTTP of both
      * lineages on `path`, the 2024-11-05 HTTP+SSE transport on `/sse`. Returns once bound.
+     * `options`: limits, allow-lists and HTTPS (see [`ServeOptions`]).
      */
     @Throws(McpException::class)
     @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
-    override suspend fun `serveHttp`(`host`: kotlin.String, `port`: kotlin.UShort, `path`: kotlin.String) : HttpServing {
+    override suspend fun `serveHttp`(`host`: kotlin.String, `port`: kotlin.UShort, `path`: kotlin.String, `options`: ServeOptions) : HttpServing {
         return uniffiRustCallAsync(
         callWithHandle { uniffiHandle ->
             UniffiLib.uniffi_mcpcore_uniffi_fn_method_server_serve_http(
@@ -8569,6 +8572,7 @@ open class Server: Disposable, AutoCloseable, ServerInterface
         FfiConverterString.lower(`host`),
         FfiConverterUShort.lower(`port`),
         FfiConverterString.lower(`path`),
+        FfiConverterTypeServeOptions.lower(`options`),
             )
         },
         { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_u64(future, callback, continuation) },
@@ -10165,6 +10169,21 @@ data class ConnectOptions (
      * only the kinds it names are declared as capabilities. `None`: none are declared.
      */
     var `input`: ClientInput? = null 
+    , 
+    /**
+     * HTTPS: a PEM file of extra trusted CAs (added to the platform's roots).
+     */
+    var `caFile`: kotlin.String? = null 
+    , 
+    /**
+     * HTTPS: a PEM client certificate for servers that require one (with `client_key`).
+     */
+    var `clientCert`: kotlin.String? = null 
+    , 
+    /**
+     * HTTPS: the PEM key of `client_cert`.
+     */
+    var `clientKey`: kotlin.String? = null 
     
 ): Disposable{
     
@@ -10186,7 +10205,10 @@ data class ConnectOptions (
         this.`bearerToken`,
         this.`transport`,
         this.`auth`,
-        this.`input`
+        this.`input`,
+        this.`caFile`,
+        this.`clientCert`,
+        this.`clientKey`
     )
     }
     
@@ -10210,6 +10232,9 @@ public object FfiConverterTypeConnectOptions: FfiConverterRustBuffer<ConnectOpti
             FfiConverterOptionalTypeHttpTransport.read(buf),
             FfiConverterOptionalTypeOAuth.read(buf),
             FfiConverterOptionalTypeClientInput.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
         )
     }
 
@@ -10224,7 +10249,10 @@ public object FfiConverterTypeConnectOptions: FfiConverterRustBuffer<ConnectOpti
             FfiConverterOptionalString.allocationSize(value.`bearerToken`) +
             FfiConverterOptionalTypeHttpTransport.allocationSize(value.`transport`) +
             FfiConverterOptionalTypeOAuth.allocationSize(value.`auth`) +
-            FfiConverterOptionalTypeClientInput.allocationSize(value.`input`)
+            FfiConverterOptionalTypeClientInput.allocationSize(value.`input`) +
+            FfiConverterOptionalString.allocationSize(value.`caFile`) +
+            FfiConverterOptionalString.allocationSize(value.`clientCert`) +
+            FfiConverterOptionalString.allocationSize(value.`clientKey`)
     )
 
     override fun write(value: ConnectOptions, buf: ByteBuffer) {
@@ -10239,6 +10267,9 @@ public object FfiConverterTypeConnectOptions: FfiConverterRustBuffer<ConnectOpti
             FfiConverterOptionalTypeHttpTransport.write(value.`transport`, buf)
             FfiConverterOptionalTypeOAuth.write(value.`auth`, buf)
             FfiConverterOptionalTypeClientInput.write(value.`input`, buf)
+            FfiConverterOptionalString.write(value.`caFile`, buf)
+            FfiConverterOptionalString.write(value.`clientCert`, buf)
+            FfiConverterOptionalString.write(value.`clientKey`, buf)
     }
 }
 
@@ -10999,6 +11030,126 @@ public object FfiConverterTypeRoot: FfiConverterRustBuffer<Root> {
     override fun write(value: Root, buf: ByteBuffer) {
             FfiConverterString.write(value.`uri`, buf)
             FfiConverterOptionalString.write(value.`name`, buf)
+    }
+}
+
+
+
+/**
+ * How [`Server::serve_http`] serves; every field has a default (`ServeOptions()`). Read and
+ * checked by the core (`mcpcore::http::server::serve_settings`), as in Python and Node.
+ */
+data class ServeOptions (
+    /**
+     * The largest request body in bytes (default 4 MiB; larger: 413).
+     */
+    var `maxBody`: kotlin.ULong? = null 
+    , 
+    /**
+     * Time to receive a request head, in ms; also closes idle keep-alive connections (30000).
+     */
+    var `headerTimeoutMs`: kotlin.ULong? = null 
+    , 
+    /**
+     * Time to receive a request body, in ms (30000; slower: 408).
+     */
+    var `bodyTimeoutMs`: kotlin.ULong? = null 
+    , 
+    /**
+     * Connections open at once (10000, or the open-file limit less 64; past it: 503).
+     */
+    var `maxConnections`: kotlin.ULong? = null 
+    , 
+    /**
+     * Accepted `Host` values (with `allowed_origins`, replaces the loopback default).
+     */
+    var `allowedHosts`: List<kotlin.String>? = null 
+    , 
+    /**
+     * Accepted `Origin` values.
+     */
+    var `allowedOrigins`: List<kotlin.String>? = null 
+    , 
+    /**
+     * HTTPS: the PEM certificate chain file (with `tls_key_file`).
+     */
+    var `tlsCertFile`: kotlin.String? = null 
+    , 
+    /**
+     * HTTPS: its PEM key file.
+     */
+    var `tlsKeyFile`: kotlin.String? = null 
+    , 
+    /**
+     * HTTPS: require client certificates signed by the CAs in this PEM file.
+     */
+    var `tlsClientCaFile`: kotlin.String? = null 
+    , 
+    /**
+     * Where legacy sessions live, shared by every instance (`redis://HOST:PORT[/DB]`).
+     */
+    var `store`: kotlin.String? = null 
+    , 
+    /**
+     * The `requestState` keys (hex, >= 32 bytes, newest first); none: `MCPCORE_STATE_KEY`.
+     */
+    var `stateKeys`: List<kotlin.String>? = null 
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeServeOptions: FfiConverterRustBuffer<ServeOptions> {
+    override fun read(buf: ByteBuffer): ServeOptions {
+        return ServeOptions(
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalSequenceString.read(buf),
+            FfiConverterOptionalSequenceString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalSequenceString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ServeOptions) = (
+            FfiConverterOptionalULong.allocationSize(value.`maxBody`) +
+            FfiConverterOptionalULong.allocationSize(value.`headerTimeoutMs`) +
+            FfiConverterOptionalULong.allocationSize(value.`bodyTimeoutMs`) +
+            FfiConverterOptionalULong.allocationSize(value.`maxConnections`) +
+            FfiConverterOptionalSequenceString.allocationSize(value.`allowedHosts`) +
+            FfiConverterOptionalSequenceString.allocationSize(value.`allowedOrigins`) +
+            FfiConverterOptionalString.allocationSize(value.`tlsCertFile`) +
+            FfiConverterOptionalString.allocationSize(value.`tlsKeyFile`) +
+            FfiConverterOptionalString.allocationSize(value.`tlsClientCaFile`) +
+            FfiConverterOptionalString.allocationSize(value.`store`) +
+            FfiConverterOptionalSequenceString.allocationSize(value.`stateKeys`)
+    )
+
+    override fun write(value: ServeOptions, buf: ByteBuffer) {
+            FfiConverterOptionalULong.write(value.`maxBody`, buf)
+            FfiConverterOptionalULong.write(value.`headerTimeoutMs`, buf)
+            FfiConverterOptionalULong.write(value.`bodyTimeoutMs`, buf)
+            FfiConverterOptionalULong.write(value.`maxConnections`, buf)
+            FfiConverterOptionalSequenceString.write(value.`allowedHosts`, buf)
+            FfiConverterOptionalSequenceString.write(value.`allowedOrigins`, buf)
+            FfiConverterOptionalString.write(value.`tlsCertFile`, buf)
+            FfiConverterOptionalString.write(value.`tlsKeyFile`, buf)
+            FfiConverterOptionalString.write(value.`tlsClientCaFile`, buf)
+            FfiConverterOptionalString.write(value.`store`, buf)
+            FfiConverterOptionalSequenceString.write(value.`stateKeys`, buf)
     }
 }
 
