@@ -27,8 +27,11 @@ done
 step "cargo build (debug): mcpcore-uniffi, uniffi-bindgen, the mcpcore CLI and echo_server"
 # Two invocations: target selection (--bin) applies to every -p of one invocation, so a single
 # one would skip the cdylib.
-(cd "$repo" && cargo build --quiet -p mcpcore-uniffi -p uniffi-bindgen \
+(cd "$repo" && cargo build --quiet -p mcpcore-uniffi \
   && cargo build --quiet -p mcpcore --bin mcpcore -p mcpcore-examples --bin echo_server --bin echo_client)
+# The pinned bindgen is a workspace of its own (bindings-uniffi/uniffi-bindgen/Cargo.toml says why).
+cargo build --quiet --manifest-path "$here/uniffi-bindgen/Cargo.toml" --target-dir "$target/uniffi-bindgen"
+bindgen="$target/uniffi-bindgen/debug/uniffi-bindgen"
 lib="$target/debug/libmcpcore_uniffi.so"
 [[ "$(uname)" == Darwin ]] && lib="$target/debug/libmcpcore_uniffi.dylib"
 
@@ -36,7 +39,7 @@ step "generate the Kotlin and Swift bindings (library mode) and compare with the
 gen="$target/uniffi-gen"
 rm -rf "$gen"
 for lang in kotlin swift; do
-  (cd "$here" && "$target/debug/uniffi-bindgen" generate --no-format "$lib" -l "$lang" -o "$gen/$lang")
+  (cd "$here" && "$bindgen" generate --no-format "$lib" -l "$lang" -o "$gen/$lang")
 done
 check "generated Kotlin bindings unchanged" diff -u "$here/generated/kotlin/mcpcore/mcpcore.kt" "$gen/kotlin/mcpcore/mcpcore.kt"
 for f in Mcpcore.swift McpcoreFFI.h McpcoreFFI.modulemap; do
