@@ -161,7 +161,8 @@ export declare class Server {
   withPrompts(prompts: Prompts): void
   /**
    * A copy of this server (as it is now) whose `serveHttp` requires what `auth` says: an
-   * OAuth resource server (what `serveHttp({ auth })` uses).
+   * OAuth resource server (what `serveHttp({ auth })` uses); its `serveStdio` reads the
+   * caller's token from the environment (`MCP_ACCESS_TOKEN`) and checks it the same way.
    */
   withAuth(auth: ServerAuth): Server
   /** Serves on this process's stdin/stdout until stdin closes. */

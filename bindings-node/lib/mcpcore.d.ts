@@ -406,7 +406,8 @@ export class Server {
   prompt(name: string, spec: PromptSpec, handler: PromptHandler): Prompt;
   prompt(name: string, handler: PromptHandler): Prompt;
   removePrompt(name: string): boolean;
-  serveStdio(): Promise<void>;
+  /** stdio; with `auth`, the token comes from MCP_ACCESS_TOKEN and is checked once. */
+  serveStdio(options?: { auth?: Auth }): Promise<void>;
   serveHttp(options?: ServeHttpOptions): Promise<HttpServing>;
   nodeHandler(
     options?: Omit<ServeHttpOptions, 'host' | 'port' | 'anyHost'>

@@ -205,9 +205,17 @@ class Server {
     return this._pro;
   }
 
-  /** Serves on this process's stdin/stdout until stdin closes. Write logs to stderr. */
-  serveStdio() {
-    return awaitNative(this._native.serveStdio());
+  /**
+   * Serves on this process's stdin/stdout until stdin closes. Write logs to stderr. With
+   * `{ auth }` (the settings of `serveHttp`'s auth) the caller's access token is read from the
+   * environment variable MCP_ACCESS_TOKEN, as the spec asks of stdio servers, and checked once
+   * before serving: every request is served as that identity (`ctx.auth`), with its catalogue;
+   * without a valid token it rejects with an AuthError.
+   */
+  serveStdio(options = {}) {
+    const { auth } = options ?? {};
+    const target = auth === undefined ? this._native : this._native.withAuth(serverAuth(auth));
+    return awaitNative(target.serveStdio());
   }
 
   /**

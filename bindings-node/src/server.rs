@@ -92,7 +92,8 @@ impl Server {
     }
 
     /// A copy of this server (as it is now) whose `serveHttp` requires what `auth` says: an
-    /// OAuth resource server (what `serveHttp({ auth })` uses).
+    /// OAuth resource server (what `serveHttp({ auth })` uses); its `serveStdio` reads the
+    /// caller's token from the environment (`MCP_ACCESS_TOKEN`) and checks it the same way.
     #[napi]
     pub fn with_auth(&self, auth: &ServerAuth) -> Server {
         Server { inner: self.inner.clone(), auth: Some(auth.config.clone()) }
@@ -101,7 +102,11 @@ impl Server {
     /// Serves on this process's stdin/stdout until stdin closes.
     #[napi]
     pub async fn serve_stdio(&self) -> napi::Result<()> {
-        self.inner.serve_stdio().await.map_err(errors::to_js)
+        match &self.auth {
+            // A protected server on stdio: the token comes from MCP_ACCESS_TOKEN, checked once.
+            Some(auth) => self.inner.serve_stdio_with_auth(auth).await.map_err(errors::to_js),
+            None => self.inner.serve_stdio().await.map_err(errors::to_js),
+        }
     }
 
     /// Starts serving HTTP (both lineages on `path`, 2024-11-05 SSE on `/sse`); resolves to an

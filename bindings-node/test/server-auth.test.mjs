@@ -224,4 +224,35 @@ describe('protected servers (serveHttp({ auth }))', () => {
     assert.notEqual(half.code, 0);
     assert.match(half.stderr, /go together/);
   });
+
+  // 2025-11-25 basic/authorization: stdio servers take credentials from the environment.
+  test('examples/node/echo_server.mjs on stdio reads MCP_ACCESS_TOKEN', async () => {
+    const aud = 'https://mcp.example/stdio';
+    const argv = [node, path.join(examples, 'echo_server.mjs'), '--auth-jwks', issuer.jwks, '--auth-issuer', issuer.url, '--auth-audience', aud];
+    for (const lineage of ['modern', 'legacy']) {
+      const reader = await Client.connectStdio(argv, { env: { MCP_ACCESS_TOKEN: await issuer.token(aud, 'mcp:read') }, lineage });
+      try {
+        assert.deepEqual((await reader.listTools()).map((t) => t.name), ['echo'], lineage);
+        await assert.rejects(reader.callTool('add', { a: 1, b: 2 }), /Unknown tool/);
+        assert.equal((await reader.callTool('echo', { text: 'from the environment' })).content[0].text, 'from the environment');
+      } finally {
+        await reader.close();
+      }
+      const adder = await Client.connectStdio(argv, { env: { MCP_ACCESS_TOKEN: await issuer.token(aud, 'mcp:read mcp:add') }, lineage });
+      try {
+        assert.deepEqual((await adder.listTools()).map((t) => t.name).sort(), ['add', 'echo'], lineage);
+        assert.deepEqual((await adder.callTool('add', { a: 2, b: 3 })).structuredContent, { sum: 5 });
+      } finally {
+        await adder.close();
+      }
+    }
+    for (const [token, why] of [[undefined, /MCP_ACCESS_TOKEN/], ['not-a-jwt', /invalid_token/]]) {
+      const env = { ...process.env };
+      delete env.MCP_ACCESS_TOKEN;
+      if (token !== undefined) env.MCP_ACCESS_TOKEN = token;
+      const ran = await run(argv[0], argv.slice(1), { env, input: '' });
+      assert.equal(ran.code, 1, ran.stderr);
+      assert.match(ran.stderr, why);
+    }
+  });
 });

@@ -56,12 +56,21 @@ impl Server {
         Server { inner, loop_slots }
     }
 
-    /// Serves on this process's stdin/stdout until stdin closes.
-    fn serve_stdio<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+    /// Serves on this process's stdin/stdout until stdin closes. With `auth`, the caller's
+    /// token comes from the environment (`MCP_ACCESS_TOKEN`) and is checked once, first.
+    #[pyo3(signature = (auth=None))]
+    fn serve_stdio<'py>(&self, py: Python<'py>, auth: Option<&ServerAuth>) -> PyResult<Bound<'py, PyAny>> {
         self.bind(py);
+        if let Some(a) = auth {
+            a.loop_slot.bind(py);
+        }
         let server = self.inner.clone();
+        let auth = auth.map(|a| a.config.clone());
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            server.serve_stdio().await.map_err(errors::to_py)
+            match auth {
+                Some(a) => server.serve_stdio_with_auth(&a).await.map_err(errors::to_py),
+                None => server.serve_stdio().await.map_err(errors::to_py),
+            }
         })
     }
 

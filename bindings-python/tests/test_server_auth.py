@@ -8,6 +8,7 @@ examples/python/echo_server.py with ``--auth-*``."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -259,6 +260,32 @@ async def test_example_echo_server_with_auth_flags(issuer: Issuer) -> None:
     half = subprocess.run([PY, str(EXAMPLES / "echo_server.py"), "--http", "127.0.0.1:0", "--auth-jwks",
                            issuer.jwks], capture_output=True, text=True, timeout=30)
     assert half.returncode != 0 and "go together" in half.stderr, half.stderr
+
+
+@run_async(timeout=90)
+async def test_a_stdio_server_takes_its_token_from_the_environment(issuer: Issuer) -> None:
+    """2025-11-25 basic/authorization: stdio servers take credentials from the environment.
+    examples/python/echo_server.py with ``--auth-*`` and no ``--http`` reads MCP_ACCESS_TOKEN
+    once; the same scopes and catalogue as over HTTP; a missing or refused token stops it."""
+    aud = "https://mcp.example/stdio"
+    argv = [PY, str(EXAMPLES / "echo_server.py"), "--auth-jwks", issuer.jwks, "--auth-issuer", issuer.url,
+            "--auth-audience", aud]
+    for lineage in ("modern", "legacy"):
+        reader = issuer.token(aud, "mcp:read")
+        async with await Client.connect_stdio(argv, env={"MCP_ACCESS_TOKEN": reader}, lineage=lineage) as c:
+            assert [t.name for t in await c.list_tools()] == ["echo"], lineage
+            with pytest.raises(McpError, match="Unknown tool"):
+                await c.call_tool("add", {"a": 1, "b": 2})
+            assert (await c.call_tool("echo", {"text": "from the environment"})).text == "from the environment"
+        adder = issuer.token(aud, "mcp:read mcp:add")
+        async with await Client.connect_stdio(argv, env={"MCP_ACCESS_TOKEN": adder}, lineage=lineage) as c:
+            assert sorted(t.name for t in await c.list_tools()) == ["add", "echo"], lineage
+            assert (await c.call_tool("add", {"a": 2, "b": 3})).structured_content == {"sum": 5}
+    for env, why in (({}, "MCP_ACCESS_TOKEN"), ({"MCP_ACCESS_TOKEN": "not-a-jwt"}, "invalid_token")):
+        ran = subprocess.run(argv, input="", capture_output=True, text=True, timeout=60,
+                             env={**os.environ, **env} if env else {k: v for k, v in os.environ.items()
+                                                                     if k != "MCP_ACCESS_TOKEN"})
+        assert ran.returncode == 1 and why in ran.stderr, (env, ran.returncode, ran.stderr)
 
 
 @run_async(timeout=60)

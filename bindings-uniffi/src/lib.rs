@@ -11,7 +11,8 @@
 //! | [`Registry`], [`Server`], [`HttpServing`], [`Client`] | classes (`AutoCloseable`) | classes |
 //! | [`Resources`], [`Prompts`] (served by a [`Server`]) | classes | classes |
 //! | [`ToolHandler`], [`ResourceReader`], [`PromptRenderer`], [`ClientInput`], [`LogListener`], [`OAuthHandler`], [`OAuthTokenStore`] | interfaces (`suspend fun`) | protocols (`async`) |
-//! | [`OAuth`] (`ConnectOptions.auth`) | class | class |
+//! | [`OAuth`] (`ConnectOptions.auth`), [`ServerAuth`] (`serveHttp(auth = ...)`) | class | class |
+//! | [`TokenVerifier`] (a protected server's host check) | interface (`suspend fun`) | protocol (`async`) |
 //! | [`McpError`] | `McpException` (sealed) | `McpError` (`Error`) |
 //!
 //! Every exported future runs in the context of one process-wide tokio runtime ([`rt`]), and is
@@ -32,6 +33,7 @@ mod registry;
 mod results;
 mod rt;
 mod server;
+mod server_auth;
 
 pub use auth::{OAuth, OAuthGrant, OAuthHandler, OAuthOptions, OAuthTokenStore};
 pub use catalog::{
@@ -49,6 +51,7 @@ pub use input::{ClientInput, ElicitAction, ElicitAnswer, ElicitRequest, InputKin
 pub use registry::{CollisionPolicy, Registration, Registry};
 pub use results::{error_result, structured_result, text_result, Content, ServerInfo, Tool, ToolResult};
 pub use server::{HttpServing, Server};
+pub use server_auth::{AuthIdentity, AuthSettings, ServerAuth, TokenRefused, TokenVerifier};
 
 /// Parses JSON handed over by the host; `what` names it in the error.
 pub(crate) fn parse_json(what: &str, text: &str) -> Result<serde_json::Value, McpError> {

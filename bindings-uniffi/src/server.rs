@@ -5,6 +5,7 @@ use crate::catalog::{Prompts, Resources};
 use crate::errors::McpError;
 use crate::registry::Registry;
 use crate::rt;
+use crate::server_auth::ServerAuth;
 use mcpcore::engine::ServerConfig;
 use mcpcore::host::Spelling;
 use std::sync::Arc;
@@ -50,21 +51,24 @@ impl Server {
 
     /// Starts serving HTTP on `host:port` (port 0 picks a free one): Streamable HTTP of both
     /// lineages on `path`, the 2024-11-05 HTTP+SSE transport on `/sse`. Returns once bound.
-    /// `options`: limits, allow-lists and HTTPS (see [`ServeOptions`]).
-    #[uniffi::method(default(path = "/mcp", options))]
+    /// `options`: limits, allow-lists and HTTPS (see [`ServeOptions`]); `auth`: a protected
+    /// server (every request needs a bearer token the [`ServerAuth`] accepts).
+    #[uniffi::method(default(path = "/mcp", auth = None, options))]
     pub async fn serve_http(
         &self,
         host: String,
         port: u16,
         path: String,
         options: ServeOptions,
+        auth: Option<Arc<ServerAuth>>,
     ) -> Result<Arc<HttpServing>, McpError> {
         let settings = Settings { host, port, path, options };
         let json = serde_json::to_string(&settings).map_err(|e| McpError::invalid(e.to_string()))?;
         let server = self.inner.clone();
         rt::in_runtime(async move {
             // Inside the runtime: a Redis store is made on it.
-            let (server, addr, config) = server.http_settings(&json, Spelling::Camel)?;
+            let (server, addr, mut config) = server.http_settings(&json, Spelling::Camel)?;
+            config.auth = auth.map(|a| a.config.clone());
             let serving = server.serve_http(addr, config).await?;
             Ok(Arc::new(HttpServing { inner: Arc::new(serving) }))
         })

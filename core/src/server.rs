@@ -157,6 +157,18 @@ impl Server {
         self.serve_channel(stdio::own_stdio(self.max_frame)).await
     }
 
+    /// [`Server::serve_stdio`] for a protected server: the caller's access token comes from the
+    /// environment variable [`TOKEN_ENV`](crate::auth::server::TOKEN_ENV) (`MCP_ACCESS_TOKEN`),
+    /// as the spec asks of stdio (2025-11-25 `basic/authorization`, "Protocol Requirements"),
+    /// and is checked once, before serving, by `auth`'s verifier and required scopes. Every
+    /// request is then served as that identity, with its per-identity catalogue. Without a
+    /// valid token this returns an [`ErrorKind::Auth`](crate::ErrorKind::Auth) error at once.
+    pub async fn serve_stdio_with_auth(&self, auth: &crate::auth::server::AuthConfig) -> crate::Result<()> {
+        let token = std::env::var(crate::auth::server::TOKEN_ENV).ok();
+        let origin = auth.stdio_origin(token.as_deref()).await?;
+        self.serve_channel_as(stdio::own_stdio(self.max_frame), origin).await
+    }
+
     /// Serves Streamable HTTP (both lineages) and the 2024-11-05 HTTP+SSE transport on `addr`
     /// until [`HttpServing::shutdown`](crate::http::server::HttpServing::shutdown).
     pub async fn serve_http(
@@ -175,10 +187,14 @@ impl Server {
 
     /// Serves one connection until it closes; in-flight calls finish before this returns.
     pub async fn serve_channel(&self, channel: Channel) -> crate::Result<()> {
+        self.serve_channel_as(channel, Origin::none()).await
+    }
+
+    /// [`Server::serve_channel`] with every message coming from `origin` (e.g. an identity).
+    pub async fn serve_channel_as(&self, channel: Channel, origin: Arc<Origin>) -> crate::Result<()> {
         let Channel { tx, mut rx, flushed } = channel;
         let conn = ServerConnection::new(self.engine.clone());
         let (driver, handle) = Driver::new(conn, self.env(), ChannelOut { tx }, self.shutdown_grace);
-        let origin = Origin::none();
         let feed = async {
             while let Some(event) = rx.recv().await {
                 match event {

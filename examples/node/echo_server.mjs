@@ -68,8 +68,6 @@ const given = [values['auth-jwks'], values['auth-issuer'], values['auth-audience
 let auth;
 if (given.some(Boolean)) {
   if (!given.every(Boolean)) fail('--auth-jwks URL, --auth-issuer ISS and --auth-audience AUD go together');
-  // 2026-07-28 basic/authorization: stdio servers take credentials from the environment.
-  if (values.http === undefined) fail('--auth-* needs --http (a stdio server takes no bearer tokens)');
   const [jwksUrl, issuer, audience] = given;
   auth = { jwksUrl, issuer, audience, toolScopes: { add: ['mcp:add'] } };
 }
@@ -80,7 +78,13 @@ if (values.http === undefined && (values.store !== undefined || publicHosts.leng
 }
 
 if (values.http === undefined) {
-  await server.serveStdio();
+  // On stdio the token comes from the environment (MCP_ACCESS_TOKEN), checked once.
+  try {
+    await server.serveStdio({ auth });
+  } catch (e) {
+    console.error(`echo_server: ${e.message}`);
+    process.exit(1);
+  }
 } else {
   const [host, port] = splitHostPort(values.http);
   let serving;

@@ -49,9 +49,6 @@ def auth(args: argparse.Namespace) -> Optional[Auth]:
         return None
     if not all(given):
         sys.exit("echo_server: --auth-jwks URL, --auth-issuer ISS and --auth-audience AUD go together")
-    if args.http is None:
-        # 2026-07-28 basic/authorization: stdio servers take credentials from the environment.
-        sys.exit("echo_server: --auth-* needs --http (a stdio server takes no bearer tokens)")
     return Auth(jwks_url=args.auth_jwks, issuer=args.auth_issuer, audience=args.auth_audience,
                 tool_scopes={"add": ["mcp:add"]})
 
@@ -88,4 +85,8 @@ if __name__ == "__main__":
         except McpError as e:
             sys.exit(f"echo_server: {e}")
     else:
-        server.run()
+        # On stdio the token comes from the environment (MCP_ACCESS_TOKEN), checked once.
+        try:
+            server.run(auth=protected)
+        except McpError as e:
+            sys.exit(f"echo_server: {e}")

@@ -21,6 +21,7 @@ use mcpcore::client::{Client, ClientOptions};
 use mcpcore::http::client::HttpOptions;
 use mcpcore::http::server::{HttpServerConfig, HttpServing};
 use mcpcore::prelude::*;
+use mcpcore::transport::child::StdioCommand;
 use mcpcore::Lineage;
 use mcpcore_tests::bin;
 use serde_json::{json, Value};
@@ -746,4 +747,59 @@ async fn a_legacy_session_belongs_to_the_subject_that_opened_it() {
     assert_eq!(delete(bob).await, 404);
     assert_eq!(delete(alice2.clone()).await, 200);
     assert_eq!(legacy_post(&url, &alice2, Some(&sid), list).await.0, 404, "ended");
+}
+
+/// `echo_server --auth-*` on stdio, its token in `MCP_ACCESS_TOKEN` (if any).
+async fn stdio_echo(issuer: &Issuer, token: Option<&str>, lineage: Lineage) -> mcpcore::Result<Client> {
+    let mut cmd = StdioCommand::new(
+        bin("echo_server"),
+        ["--auth-jwks", &issuer.jwks(), "--auth-issuer", &issuer.url, "--auth-audience", STDIO_AUDIENCE],
+    );
+    if let Some(t) = token {
+        cmd = cmd.env(mcpcore::auth::server::TOKEN_ENV, t);
+    }
+    Client::connect_stdio(cmd, ClientOptions { lineage: Some(lineage), cache: false, ..Default::default() })
+        .await
+}
+
+const STDIO_AUDIENCE: &str = "https://mcp.example/stdio";
+
+/// 2025-11-25 basic/authorization: a stdio server takes its credentials from the environment.
+/// The same verifier, scopes and per-identity catalogue as over HTTP; a missing or refused
+/// token stops the server at start, saying why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stdio_server_takes_its_token_from_the_environment() {
+    let issuer = Issuer::start();
+    let reader = issuer.token(STDIO_AUDIENCE, "mcp:read", json!({}));
+    let adder = issuer.token(STDIO_AUDIENCE, "mcp:read mcp:add", json!({}));
+    for lineage in [Lineage::Modern, Lineage::Legacy] {
+        let c = stdio_echo(&issuer, Some(&reader), lineage).await.expect("a valid token serves");
+        assert_eq!(tool_names(&c).await, ["echo"], "{lineage:?}");
+        let hidden = c.call_tool("add", json!({"a": 1, "b": 2})).await.unwrap_err();
+        assert!(hidden.to_string().contains("Unknown tool"), "{lineage:?}: {hidden}");
+        let echoed = c.call_tool("echo", json!({"text": "from the environment"})).await.unwrap();
+        assert_eq!(serde_json::to_value(&echoed).unwrap()["content"][0]["text"], "from the environment");
+        c.close().await;
+
+        let c = stdio_echo(&issuer, Some(&adder), lineage).await.unwrap();
+        assert_eq!(tool_names(&c).await, ["add", "echo"], "{lineage:?}");
+        assert_eq!(
+            c.call_tool("add", json!({"a": 2, "b": 3})).await.unwrap().structured_content,
+            Some(json!({"sum": 5.0}))
+        );
+        c.close().await;
+    }
+    let wrong_audience = issuer.token("https://elsewhere.example", "mcp:add", json!({}));
+    for (token, why) in [
+        (None, "MCP_ACCESS_TOKEN"),
+        (Some("not-a-jwt"), "invalid_token"),
+        (Some(wrong_audience.as_str()), "invalid_token"),
+    ] {
+        let e = stdio_echo(&issuer, token, Lineage::Modern).await.map(|_| ()).unwrap_err();
+        assert_eq!(e.kind(), mcpcore::ErrorKind::Closed, "{token:?}: {e}");
+        assert!(
+            e.to_string().contains("exited with code 1") && e.to_string().contains(why),
+            "{token:?}: {e}"
+        );
+    }
 }

@@ -473,9 +473,15 @@ class Server:
 
     # -- serving ------------------------------------------------------------------------------
 
-    async def serve_stdio(self) -> None:
-        """Serves on this process's stdin/stdout until stdin closes."""
-        await self._native_server().serve_stdio()
+    async def serve_stdio(self, *, auth: Optional[Auth] = None) -> None:
+        """Serves on this process's stdin/stdout until stdin closes.
+
+        With ``auth`` (the same :class:`Auth` as for HTTP) the caller's access token is read
+        from the environment variable ``MCP_ACCESS_TOKEN``, as the spec asks of stdio servers,
+        and checked once before serving: every request is then served as that identity
+        (``ctx.auth``) with its catalogue. Without a valid token it raises :class:`AuthError`.
+        """
+        await self._native_server().serve_stdio(auth._native if auth is not None else None)
 
     async def serve_http(
         self,
@@ -551,16 +557,26 @@ class Server:
         )
         return HttpServing(native)
 
-    def run(self, transport: str = "stdio", *, host: str = "127.0.0.1", port: int = 8000, **http: Any) -> None:
-        """Serves until stdin closes (stdio) or Ctrl-C (http), then stops cleanly."""
+    def run(
+        self,
+        transport: str = "stdio",
+        *,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        auth: Optional[Auth] = None,
+        **http: Any,
+    ) -> None:
+        """Serves until stdin closes (stdio) or Ctrl-C (http), then stops cleanly. ``auth`` makes
+        it a protected server (on stdio the token comes from ``MCP_ACCESS_TOKEN``); ``http``
+        holds the other options of :meth:`serve_http`."""
 
         async def main() -> None:
             if transport == "stdio":
-                await self.serve_stdio()
+                await self.serve_stdio(auth=auth)
                 return
             if transport != "http":
                 raise InvalidInput(f"transport must be 'stdio' or 'http', not {transport!r}")
-            serving = await self.serve_http(host, port, **http)
+            serving = await self.serve_http(host, port, auth=auth, **http)
             print(f"listening on {serving.url}", flush=True)
             try:
                 await serving.wait()

@@ -4631,9 +4631,10 @@ public protocol ServerProtocol: AnyObject, Sendable {
     /**
      * Starts serving HTTP on `host:port` (port 0 picks a free one): Streamable HTTP of both
      * lineages on `path`, the 2024-11-05 HTTP+SSE transport on `/sse`. Returns once bound.
-     * `options`: limits, allow-lists and HTTPS (see [`ServeOptions`]).
+     * `options`: limits, allow-lists and HTTPS (see [`ServeOptions`]); `auth`: a protected
+     * server (every request needs a bearer token the [`ServerAuth`] accepts).
      */
-    func serveHttp(host: String, port: UInt16, path: String, options: ServeOptions) async throws  -> HttpServing
+    func serveHttp(host: String, port: UInt16, path: String, options: ServeOptions, auth: ServerAuth?) async throws  -> HttpServing
     
     /**
      * Serves on this process's stdin/stdout until stdin closes; in-flight calls finish first.
@@ -4720,14 +4721,15 @@ public convenience init(registry: Registry, name: String, version: String, instr
     /**
      * Starts serving HTTP on `host:port` (port 0 picks a free one): Streamable HTTP of both
      * lineages on `path`, the 2024-11-05 HTTP+SSE transport on `/sse`. Returns once bound.
-     * `options`: limits, allow-lists and HTTPS (see [`ServeOptions`]).
+     * `options`: limits, allow-lists and HTTPS (see [`ServeOptions`]); `auth`: a protected
+     * server (every request needs a bearer token the [`ServerAuth`] accepts).
      */
-open func serveHttp(host: String, port: UInt16, path: String = "/mcp", options: ServeOptions = ServeOptions())async throws  -> HttpServing  {
+open func serveHttp(host: String, port: UInt16, path: String = "/mcp", options: ServeOptions = ServeOptions(), auth: ServerAuth? = nil)async throws  -> HttpServing  {
     return
         try  await uniffiRustCallAsync(
             rustFutureFunc: {
                 uniffi_mcpcore_uniffi_fn_method_server_serve_http(
-                        self.uniffiCloneHandle(),FfiConverterString.lower(host),FfiConverterUInt16.lower(port),FfiConverterString.lower(path),FfiConverterTypeServeOptions_lower(options)
+                        self.uniffiCloneHandle(),FfiConverterString.lower(host),FfiConverterUInt16.lower(port),FfiConverterString.lower(path),FfiConverterTypeServeOptions_lower(options),FfiConverterOptionTypeServerAuth.lower(auth)
                 )
             },
             pollFunc: ffi_mcpcore_uniffi_rust_future_poll_u64,
@@ -4801,6 +4803,148 @@ public func FfiConverterTypeServer_lift(_ handle: UInt64) throws -> Server {
 #endif
 public func FfiConverterTypeServer_lower(_ value: Server) -> UInt64 {
     return FfiConverterTypeServer.lower(value)
+}
+
+
+
+
+
+
+/**
+ * A protected server's configuration, checked when made; pass it to `Server.serveHttp`.
+ */
+public protocol ServerAuthProtocol: AnyObject, Sendable {
+    
+    /**
+     * The Protected Resource Metadata URL named in challenges.
+     */
+    func metadataUrl()  -> String?
+    
+}
+/**
+ * A protected server's configuration, checked when made; pass it to `Server.serveHttp`.
+ */
+open class ServerAuth: ServerAuthProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpcore_uniffi_fn_clone_serverauth(self.handle, $0) }
+    }
+    /**
+     * Checks `settings`; `verifier` replaces the built-in JWT verifier.
+     */
+public convenience init(settings: AuthSettings, verifier: TokenVerifier? = nil)throws  {
+    let handle =
+        try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_constructor_serverauth_new(
+        FfiConverterTypeAuthSettings_lower(settings),
+        FfiConverterOptionTypeTokenVerifier.lower(verifier),uniffiCallStatus
+    )
+}
+    self.init(unsafeFromHandle: handle)
+}
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpcore_uniffi_fn_free_serverauth(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * The Protected Resource Metadata URL named in challenges.
+     */
+open func metadataUrl() -> String?  {
+    return try!  FfiConverterOptionString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_serverauth_metadata_url(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeServerAuth: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = ServerAuth
+
+    public static func lift(_ handle: UInt64) throws -> ServerAuth {
+        return ServerAuth(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: ServerAuth) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ServerAuth {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: ServerAuth, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeServerAuth_lift(_ handle: UInt64) throws -> ServerAuth {
+    return try FfiConverterTypeServerAuth.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeServerAuth_lower(_ value: ServerAuth) -> UInt64 {
+    return FfiConverterTypeServerAuth.lower(value)
 }
 
 
@@ -4929,6 +5073,242 @@ public func FfiConverterTypeSubscription_lift(_ handle: UInt64) throws -> Subscr
 #endif
 public func FfiConverterTypeSubscription_lower(_ value: Subscription) -> UInt64 {
     return FfiConverterTypeSubscription.lower(value)
+}
+
+
+
+
+
+
+/**
+ * The host's token check: the identity a bearer token carries, or why it is refused.
+ */
+public protocol TokenVerifier: AnyObject, Sendable {
+    
+    /**
+     * Verifies `token` (the credentials of `Authorization: Bearer <token>`).
+     */
+    func verify(token: String) async throws  -> AuthIdentity
+    
+}
+/**
+ * The host's token check: the identity a bearer token carries, or why it is refused.
+ */
+open class TokenVerifierImpl: TokenVerifier, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpcore_uniffi_fn_clone_tokenverifier(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpcore_uniffi_fn_free_tokenverifier(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Verifies `token` (the credentials of `Authorization: Bearer <token>`).
+     */
+open func verify(token: String)async throws  -> AuthIdentity  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_tokenverifier_verify(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(token)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeAuthIdentity_lift,
+            errorHandler: FfiConverterTypeTokenRefused_lift
+        )
+}
+    
+
+    
+}
+
+
+
+// Put the implementation in a struct so we don't pollute the top-level namespace
+fileprivate struct UniffiCallbackInterfaceTokenVerifier {
+
+    // Create the VTable using a series of closures.
+    // Swift automatically converts these into C callback functions.
+    //
+    // Store the vtable directly.
+    static let vtable: UniffiVTableCallbackInterfaceTokenVerifier = UniffiVTableCallbackInterfaceTokenVerifier(
+        uniffiFree: { (uniffiHandle: UInt64) -> () in
+            do {
+                try FfiConverterTypeTokenVerifier.handleMap.remove(handle: uniffiHandle)
+            } catch {
+                print("Uniffi callback interface TokenVerifier: handle missing in uniffiFree")
+            }
+        },
+        uniffiClone: { (uniffiHandle: UInt64) -> UInt64 in
+            do {
+                return try FfiConverterTypeTokenVerifier.handleMap.clone(handle: uniffiHandle)
+            } catch {
+                fatalError("Uniffi callback interface TokenVerifier: handle missing in uniffiClone")
+            }
+        },
+        verify: { (
+            uniffiHandle: UInt64,
+            token: RustBuffer,
+            uniffiFutureCallback: @escaping UniffiForeignFutureCompleteRustBuffer,
+            uniffiCallbackData: UInt64,
+            uniffiOutDroppedCallback: UnsafeMutablePointer<UniffiForeignFutureDroppedCallbackStruct>
+        ) in
+            let makeCall = {
+                () async throws -> AuthIdentity in
+                guard let uniffiObj = try? FfiConverterTypeTokenVerifier.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return try await uniffiObj.verify(
+                     token: try FfiConverterString.lift(token)
+                )
+            }
+
+            let uniffiHandleSuccess = { (returnValue: AuthIdentity) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: FfiConverterTypeAuthIdentity_lower(returnValue),
+                        callStatus: RustCallStatus()
+                    )
+                )
+            }
+            let uniffiHandleError = { (statusCode, errorBuf) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: RustBuffer.empty(),
+                        callStatus: RustCallStatus(code: statusCode, errorBuf: errorBuf)
+                    )
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall: makeCall,
+                handleSuccess: uniffiHandleSuccess,
+                handleError: uniffiHandleError,
+                lowerError: FfiConverterTypeTokenRefused_lower,
+                droppedCallback: uniffiOutDroppedCallback
+            )
+        }
+    )
+
+    // Rust stores this pointer for future callback invocations, so it must live
+    // for the process lifetime (not just for the init function call).
+    //
+    // `nonisolated(unsafe)` is needed under Swift 6 strict concurrency.
+    // This is safe because the pointee is initialized once during static init
+    // and never mutated by either side of the FFI.  Its fields are C function pointers.
+    nonisolated(unsafe) static let vtablePtr: UnsafePointer<UniffiVTableCallbackInterfaceTokenVerifier> = {
+        let ptr = UnsafeMutablePointer<UniffiVTableCallbackInterfaceTokenVerifier>.allocate(capacity: 1)
+        ptr.initialize(to: vtable)
+        return UnsafePointer(ptr)
+    }()
+}
+
+private func uniffiCallbackInitTokenVerifier() {
+    uniffi_mcpcore_uniffi_fn_init_callback_vtable_tokenverifier(UniffiCallbackInterfaceTokenVerifier.vtablePtr)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeTokenVerifier: FfiConverter {
+    fileprivate static let handleMap = UniffiHandleMap<TokenVerifier>()
+
+    typealias FfiType = UInt64
+    typealias SwiftType = TokenVerifier
+
+    public static func lift(_ handle: UInt64) throws -> TokenVerifier {
+        if ((handle & 1) == 0) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return TokenVerifierImpl(unsafeFromHandle: handle)
+        } else {
+            // Swift-generated handle, get the object from the handle map
+            return try handleMap.remove(handle: handle)
+        }
+    }
+
+    public static func lower(_ value: TokenVerifier) -> UInt64 {
+         if let rustImpl = value as? TokenVerifierImpl {
+             // Rust-implemented object.  Clone the handle and return it
+            return rustImpl.uniffiCloneHandle()
+         } else {
+            // Swift object, generate a new vtable handle and return that.
+            return handleMap.insert(obj: value)
+         }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> TokenVerifier {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: TokenVerifier, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTokenVerifier_lift(_ handle: UInt64) throws -> TokenVerifier {
+    return try FfiConverterTypeTokenVerifier.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTokenVerifier_lower(_ value: TokenVerifier) -> UInt64 {
+    return FfiConverterTypeTokenVerifier.lower(value)
 }
 
 
@@ -5680,6 +6060,268 @@ public func FfiConverterTypeToolHandler_lower(_ value: ToolHandler) -> UInt64 {
 }
 
 
+
+
+/**
+ * Who a verified token speaks for.
+ */
+public struct AuthIdentity: Equatable, Hashable {
+    /**
+     * The subject (`sub`), when the token names one.
+     */
+    public var subject: String?
+    /**
+     * The OAuth client the token was issued to.
+     */
+    public var clientId: String?
+    /**
+     * The granted scopes.
+     */
+    public var scopes: [String]
+    /**
+     * Further claims as a JSON object (text), e.g. `{"tenant":"acme"}`.
+     */
+    public var claims: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The subject (`sub`), when the token names one.
+         */subject: String? = nil, 
+        /**
+         * The OAuth client the token was issued to.
+         */clientId: String? = nil, 
+        /**
+         * The granted scopes.
+         */scopes: [String] = [], 
+        /**
+         * Further claims as a JSON object (text), e.g. `{"tenant":"acme"}`.
+         */claims: String? = nil) {
+        self.subject = subject
+        self.clientId = clientId
+        self.scopes = scopes
+        self.claims = claims
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension AuthIdentity: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeAuthIdentity: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> AuthIdentity {
+        return
+            try AuthIdentity(
+                subject: FfiConverterOptionString.read(from: &buf), 
+                clientId: FfiConverterOptionString.read(from: &buf), 
+                scopes: FfiConverterSequenceString.read(from: &buf), 
+                claims: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: AuthIdentity, into buf: inout [UInt8]) {
+        FfiConverterOptionString.write(value.subject, into: &buf)
+        FfiConverterOptionString.write(value.clientId, into: &buf)
+        FfiConverterSequenceString.write(value.scopes, into: &buf)
+        FfiConverterOptionString.write(value.claims, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeAuthIdentity_lift(_ buf: RustBuffer) throws -> AuthIdentity {
+    return try FfiConverterTypeAuthIdentity.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeAuthIdentity_lower(_ value: AuthIdentity) -> RustBuffer {
+    return FfiConverterTypeAuthIdentity.lower(value)
+}
+
+
+/**
+ * A protected server's settings; every field has a default, but a server needs `issuer` (or
+ * `authorizationServers`), `audience` (or `resource`), and `jwksUrl` unless a
+ * [`TokenVerifier`] is given.
+ */
+public struct AuthSettings: Equatable, Hashable {
+    /**
+     * Where the authorization server publishes its signing keys (the built-in JWT verifier).
+     */
+    public var jwksUrl: String?
+    /**
+     * The tokens' issuer (`iss`), named in the metadata as the authorization server.
+     */
+    public var issuer: String?
+    /**
+     * The tokens' audience (`aud`); defaults to `resource`.
+     */
+    public var audience: String?
+    /**
+     * The server's canonical URI (RFC 8707); defaults to `audience`.
+     */
+    public var resource: String?
+    /**
+     * The authorization servers named in the metadata (default: `[issuer]`).
+     */
+    public var authorizationServers: [String]
+    /**
+     * `scopes_supported` in the metadata.
+     */
+    public var scopesSupported: [String]?
+    /**
+     * Scopes every request needs (403 `insufficient_scope` without them).
+     */
+    public var requiredScopes: [String]
+    /**
+     * Scopes a tool needs, by tool name.
+     */
+    public var toolScopes: [String: [String]]?
+    /**
+     * Scopes a prompt needs, by prompt name.
+     */
+    public var promptScopes: [String: [String]]?
+    /**
+     * Scopes a resource needs, by URI (or URI template).
+     */
+    public var resourceScopes: [String: [String]]?
+    /**
+     * `"hide"` (default: entries a token does not reach are left out of lists and refused like
+     * unknown ones) or `"stepUp"` (listed; using one answers 403 with the scopes it needs).
+     */
+    public var scopeMode: String?
+    /**
+     * Clock skew allowed on `exp`/`nbf`, in seconds (default 60).
+     */
+    public var leewaySeconds: UInt64?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Where the authorization server publishes its signing keys (the built-in JWT verifier).
+         */jwksUrl: String? = nil, 
+        /**
+         * The tokens' issuer (`iss`), named in the metadata as the authorization server.
+         */issuer: String? = nil, 
+        /**
+         * The tokens' audience (`aud`); defaults to `resource`.
+         */audience: String? = nil, 
+        /**
+         * The server's canonical URI (RFC 8707); defaults to `audience`.
+         */resource: String? = nil, 
+        /**
+         * The authorization servers named in the metadata (default: `[issuer]`).
+         */authorizationServers: [String] = [], 
+        /**
+         * `scopes_supported` in the metadata.
+         */scopesSupported: [String]? = nil, 
+        /**
+         * Scopes every request needs (403 `insufficient_scope` without them).
+         */requiredScopes: [String] = [], 
+        /**
+         * Scopes a tool needs, by tool name.
+         */toolScopes: [String: [String]]? = nil, 
+        /**
+         * Scopes a prompt needs, by prompt name.
+         */promptScopes: [String: [String]]? = nil, 
+        /**
+         * Scopes a resource needs, by URI (or URI template).
+         */resourceScopes: [String: [String]]? = nil, 
+        /**
+         * `"hide"` (default: entries a token does not reach are left out of lists and refused like
+         * unknown ones) or `"stepUp"` (listed; using one answers 403 with the scopes it needs).
+         */scopeMode: String? = nil, 
+        /**
+         * Clock skew allowed on `exp`/`nbf`, in seconds (default 60).
+         */leewaySeconds: UInt64? = nil) {
+        self.jwksUrl = jwksUrl
+        self.issuer = issuer
+        self.audience = audience
+        self.resource = resource
+        self.authorizationServers = authorizationServers
+        self.scopesSupported = scopesSupported
+        self.requiredScopes = requiredScopes
+        self.toolScopes = toolScopes
+        self.promptScopes = promptScopes
+        self.resourceScopes = resourceScopes
+        self.scopeMode = scopeMode
+        self.leewaySeconds = leewaySeconds
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension AuthSettings: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeAuthSettings: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> AuthSettings {
+        return
+            try AuthSettings(
+                jwksUrl: FfiConverterOptionString.read(from: &buf), 
+                issuer: FfiConverterOptionString.read(from: &buf), 
+                audience: FfiConverterOptionString.read(from: &buf), 
+                resource: FfiConverterOptionString.read(from: &buf), 
+                authorizationServers: FfiConverterSequenceString.read(from: &buf), 
+                scopesSupported: FfiConverterOptionSequenceString.read(from: &buf), 
+                requiredScopes: FfiConverterSequenceString.read(from: &buf), 
+                toolScopes: FfiConverterOptionDictionaryStringSequenceString.read(from: &buf), 
+                promptScopes: FfiConverterOptionDictionaryStringSequenceString.read(from: &buf), 
+                resourceScopes: FfiConverterOptionDictionaryStringSequenceString.read(from: &buf), 
+                scopeMode: FfiConverterOptionString.read(from: &buf), 
+                leewaySeconds: FfiConverterOptionUInt64.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: AuthSettings, into buf: inout [UInt8]) {
+        FfiConverterOptionString.write(value.jwksUrl, into: &buf)
+        FfiConverterOptionString.write(value.issuer, into: &buf)
+        FfiConverterOptionString.write(value.audience, into: &buf)
+        FfiConverterOptionString.write(value.resource, into: &buf)
+        FfiConverterSequenceString.write(value.authorizationServers, into: &buf)
+        FfiConverterOptionSequenceString.write(value.scopesSupported, into: &buf)
+        FfiConverterSequenceString.write(value.requiredScopes, into: &buf)
+        FfiConverterOptionDictionaryStringSequenceString.write(value.toolScopes, into: &buf)
+        FfiConverterOptionDictionaryStringSequenceString.write(value.promptScopes, into: &buf)
+        FfiConverterOptionDictionaryStringSequenceString.write(value.resourceScopes, into: &buf)
+        FfiConverterOptionString.write(value.scopeMode, into: &buf)
+        FfiConverterOptionUInt64.write(value.leewaySeconds, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeAuthSettings_lift(_ buf: RustBuffer) throws -> AuthSettings {
+    return try FfiConverterTypeAuthSettings.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeAuthSettings_lower(_ value: AuthSettings) -> RustBuffer {
+    return FfiConverterTypeAuthSettings.lower(value)
+}
 
 
 /**
@@ -8808,6 +9450,128 @@ public func FfiConverterTypeResourceContents_lower(_ value: ResourceContents) ->
 }
 
 
+
+/**
+ * Why the host's [`TokenVerifier`] refuses a token. Any other exception thrown by the
+ * verifier counts as `Unavailable`.
+ */
+public 
+enum TokenRefused: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
+
+    
+    
+    /**
+     * Not valid (expired, wrong audience, unknown): 401 with `error="invalid_token"`.
+     */
+    case InvalidToken(
+        /**
+         * Said in the challenge's `error_description`.
+         */description: String
+    )
+    /**
+     * Valid, but without `scopes`: 403 with `error="insufficient_scope"`.
+     */
+    case InsufficientScope(
+        /**
+         * The scopes needed.
+         */scopes: [String], 
+        /**
+         * Said in the challenge.
+         */description: String
+    )
+    /**
+     * It cannot be checked now (the issuer is down): 503.
+     */
+    case Unavailable(
+        /**
+         * Why.
+         */description: String
+    )
+
+    
+
+    
+
+    
+    public var errorDescription: String? {
+        String(reflecting: self)
+    }
+    
+}
+
+#if compiler(>=6)
+extension TokenRefused: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeTokenRefused: FfiConverterRustBuffer {
+    typealias SwiftType = TokenRefused
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> TokenRefused {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+
+        
+
+        
+        case 1: return .InvalidToken(
+            description: try FfiConverterString.read(from: &buf)
+            )
+        case 2: return .InsufficientScope(
+            scopes: try FfiConverterSequenceString.read(from: &buf), 
+            description: try FfiConverterString.read(from: &buf)
+            )
+        case 3: return .Unavailable(
+            description: try FfiConverterString.read(from: &buf)
+            )
+
+         default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: TokenRefused, into buf: inout [UInt8]) {
+        switch value {
+
+        
+
+        
+        
+        case let .InvalidToken(description):
+            writeInt(&buf, Int32(1))
+            FfiConverterString.write(description, into: &buf)
+            
+        
+        case let .InsufficientScope(scopes,description):
+            writeInt(&buf, Int32(2))
+            FfiConverterSequenceString.write(scopes, into: &buf)
+            FfiConverterString.write(description, into: &buf)
+            
+        
+        case let .Unavailable(description):
+            writeInt(&buf, Int32(3))
+            FfiConverterString.write(description, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTokenRefused_lift(_ buf: RustBuffer) throws -> TokenRefused {
+    return try FfiConverterTypeTokenRefused.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTokenRefused_lower(_ value: TokenRefused) -> RustBuffer {
+    return FfiConverterTypeTokenRefused.lower(value)
+}
+
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
@@ -9147,6 +9911,54 @@ fileprivate struct FfiConverterOptionTypeResources: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionTypeServerAuth: FfiConverterRustBuffer {
+    typealias SwiftType = ServerAuth?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeServerAuth.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeServerAuth.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeTokenVerifier: FfiConverterRustBuffer {
+    typealias SwiftType = TokenVerifier?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeTokenVerifier.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeTokenVerifier.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionTypeServerInfo: FfiConverterRustBuffer {
     typealias SwiftType = ServerInfo?
 
@@ -9259,6 +10071,30 @@ fileprivate struct FfiConverterOptionSequenceString: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterSequenceString.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionDictionaryStringSequenceString: FfiConverterRustBuffer {
+    typealias SwiftType = [String: [String]]?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterDictionaryStringSequenceString.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterDictionaryStringSequenceString.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -9559,6 +10395,32 @@ fileprivate struct FfiConverterDictionaryStringString: FfiConverterRustBuffer {
         for _ in 0..<len {
             let key = try FfiConverterString.read(from: &buf)
             let value = try FfiConverterString.read(from: &buf)
+            dict[key] = value
+        }
+        return dict
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterDictionaryStringSequenceString: FfiConverterRustBuffer {
+    public static func write(_ value: [String: [String]], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for (key, value) in value {
+            FfiConverterString.write(key, into: &buf)
+            FfiConverterSequenceString.write(value, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [String: [String]] {
+        let len: Int32 = try readInt(&buf)
+        var dict = [String: [String]]()
+        dict.reserveCapacity(Int(len))
+        for _ in 0..<len {
+            let key = try FfiConverterString.read(from: &buf)
+            let value = try FfiConverterSequenceString.read(from: &buf)
             dict[key] = value
         }
         return dict
@@ -10111,10 +10973,16 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_httpserving_wait() != 34913) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpcore_uniffi_checksum_method_server_serve_http() != 31509) {
+    if (uniffi_mcpcore_uniffi_checksum_method_server_serve_http() != 33278) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio() != 16339) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_serverauth_metadata_url() != 27705) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_tokenverifier_verify() != 22139) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_constructor_oauth_new() != 7141) {
@@ -10138,6 +11006,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_constructor_server_new() != 18703) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpcore_uniffi_checksum_constructor_serverauth_new() != 40452) {
+        return InitializationResult.apiChecksumMismatch
+    }
 
     uniffiCallbackInitArgumentCompleter()
     uniffiCallbackInitClientInput()
@@ -10147,6 +11018,7 @@ private let initializationResult: InitializationResult = {
     uniffiCallbackInitProgressListener()
     uniffiCallbackInitPromptRenderer()
     uniffiCallbackInitResourceReader()
+    uniffiCallbackInitTokenVerifier()
     uniffiCallbackInitToolHandler()
     return InitializationResult.ok
 }()

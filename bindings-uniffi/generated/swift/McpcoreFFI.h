@@ -343,6 +343,12 @@ typedef void (*UniffiCallbackInterfaceClientInputMethod3)(uint64_t, UniffiForeig
     );
 
 #endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_TOKEN_VERIFIER_METHOD0
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_TOKEN_VERIFIER_METHOD0
+typedef void (*UniffiCallbackInterfaceTokenVerifierMethod0)(uint64_t, RustBuffer, UniffiForeignFutureCompleteRustBuffer _Nonnull, uint64_t, UniffiForeignFutureDroppedCallbackStruct* _Nonnull
+    );
+
+#endif
 #ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_O_AUTH_HANDLER
 #define UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_O_AUTH_HANDLER
 typedef struct UniffiVTableCallbackInterfaceOAuthHandler {
@@ -429,6 +435,15 @@ typedef struct UniffiVTableCallbackInterfaceClientInput {
     UniffiCallbackInterfaceClientInputMethod2 _Nonnull createMessage;
     UniffiCallbackInterfaceClientInputMethod3 _Nonnull listRoots;
 } UniffiVTableCallbackInterfaceClientInput;
+
+#endif
+#ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_TOKEN_VERIFIER
+#define UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_TOKEN_VERIFIER
+typedef struct UniffiVTableCallbackInterfaceTokenVerifier {
+    UniffiCallbackInterfaceFree _Nonnull uniffiFree;
+    UniffiCallbackInterfaceClone _Nonnull uniffiClone;
+    UniffiCallbackInterfaceTokenVerifierMethod0 _Nonnull verify;
+} UniffiVTableCallbackInterfaceTokenVerifier;
 
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_OAUTH
@@ -1081,12 +1096,52 @@ uint64_t uniffi_mcpcore_uniffi_fn_constructor_server_new(uint64_t registry, Rust
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_SERVE_HTTP
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_SERVE_HTTP
-uint64_t uniffi_mcpcore_uniffi_fn_method_server_serve_http(uint64_t ptr, RustBuffer host, uint16_t port, RustBuffer path, RustBuffer options
+uint64_t uniffi_mcpcore_uniffi_fn_method_server_serve_http(uint64_t ptr, RustBuffer host, uint16_t port, RustBuffer path, RustBuffer options, RustBuffer auth
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_SERVE_STDIO
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_SERVE_STDIO
 uint64_t uniffi_mcpcore_uniffi_fn_method_server_serve_stdio(uint64_t ptr
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_SERVERAUTH
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_SERVERAUTH
+uint64_t uniffi_mcpcore_uniffi_fn_clone_serverauth(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_SERVERAUTH
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_SERVERAUTH
+void uniffi_mcpcore_uniffi_fn_free_serverauth(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CONSTRUCTOR_SERVERAUTH_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CONSTRUCTOR_SERVERAUTH_NEW
+uint64_t uniffi_mcpcore_uniffi_fn_constructor_serverauth_new(RustBuffer settings, RustBuffer verifier, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVERAUTH_METADATA_URL
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVERAUTH_METADATA_URL
+RustBuffer uniffi_mcpcore_uniffi_fn_method_serverauth_metadata_url(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_TOKENVERIFIER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_TOKENVERIFIER
+uint64_t uniffi_mcpcore_uniffi_fn_clone_tokenverifier(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_TOKENVERIFIER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_TOKENVERIFIER
+void uniffi_mcpcore_uniffi_fn_free_tokenverifier(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_INIT_CALLBACK_VTABLE_TOKENVERIFIER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_INIT_CALLBACK_VTABLE_TOKENVERIFIER
+void uniffi_mcpcore_uniffi_fn_init_callback_vtable_tokenverifier(const UniffiVTableCallbackInterfaceTokenVerifier* _Nonnull vtable
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOKENVERIFIER_VERIFY
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOKENVERIFIER_VERIFY
+uint64_t uniffi_mcpcore_uniffi_fn_method_tokenverifier_verify(uint64_t ptr, RustBuffer token
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_MCPERROR_CODE
@@ -1956,6 +2011,18 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVERAUTH_METADATA_URL
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVERAUTH_METADATA_URL
+uint16_t uniffi_mcpcore_uniffi_checksum_method_serverauth_metadata_url(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOKENVERIFIER_VERIFY
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOKENVERIFIER_VERIFY
+uint16_t uniffi_mcpcore_uniffi_checksum_method_tokenverifier_verify(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_OAUTH_NEW
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_OAUTH_NEW
 uint16_t uniffi_mcpcore_uniffi_checksum_constructor_oauth_new(void
@@ -1995,6 +2062,12 @@ uint16_t uniffi_mcpcore_uniffi_checksum_constructor_registry_new(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_SERVER_NEW
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_SERVER_NEW
 uint16_t uniffi_mcpcore_uniffi_checksum_constructor_server_new(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_SERVERAUTH_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_SERVERAUTH_NEW
+uint16_t uniffi_mcpcore_uniffi_checksum_constructor_serverauth_new(void
     
 );
 #endif

@@ -36,12 +36,14 @@ mod introspection;
 mod jwks;
 mod jwt;
 mod settings;
+mod stdio;
 
 pub use crate::context::{Access, Entry, Identity};
 pub use config::{AuthConfig, HostFilter, ScopeMode};
 pub use introspection::{IntrospectionConfig, IntrospectionVerifier};
 pub use jwt::{JwtConfig, JwtVerifier};
 pub use settings::{auth_config, host_verdict, verifier_failed, Spelling};
+pub use stdio::TOKEN_ENV;
 
 use crate::future::BoxFuture;
 

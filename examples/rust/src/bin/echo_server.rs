@@ -4,16 +4,19 @@
 //! echo_server                       # stdio, both lineages
 //! echo_server --http 127.0.0.1:PORT # HTTP: both lineages on /mcp, 2024-11-05 SSE on /sse
 //! echo_server --http 127.0.0.1:PORT --auth-jwks URL --auth-issuer ISS --auth-audience AUD
+//! MCP_ACCESS_TOKEN=JWT echo_server --auth-jwks URL --auth-issuer ISS --auth-audience AUD  # stdio
 //! echo_server --http 127.0.0.1:PORT --store redis://HOST:PORT[/DB] [--allowed-host NAME[:PORT]]...
 //! echo_server --http 127.0.0.1:PORT --tls-cert CHAIN.pem --tls-key KEY.pem   # HTTPS
 //! ```
 //! On HTTP it prints `listening on http://ADDR/mcp` once bound and stops cleanly on Ctrl-C.
 //!
-//! With the `--auth-*` options (HTTP only) it is an OAuth resource server: every request needs
-//! a bearer JWT signed by a key of the JWKS at URL, issued by ISS for the audience AUD (the
-//! server's canonical URI, also the `resource` of its Protected Resource Metadata, which names
-//! ISS as the authorization server). `echo` needs no scope; `add` needs `mcp:add` and is
-//! hidden from `tools/list` (and unknown to `tools/call`) for tokens without it.
+//! With the `--auth-*` options it is an OAuth resource server: every request needs a bearer JWT
+//! signed by a key of the JWKS at URL, issued by ISS for the audience AUD (the server's
+//! canonical URI, also the `resource` of its Protected Resource Metadata, which names ISS as
+//! the authorization server). `echo` needs no scope; `add` needs `mcp:add` and is hidden from
+//! `tools/list` (and unknown to `tools/call`) for tokens without it. On stdio the token is read
+//! from the environment variable `MCP_ACCESS_TOKEN` once, at start (the spec's rule for stdio);
+//! without a valid one the server exits with code 1 and says why.
 //!
 //! Behind a load balancer with several instances (no sticky routing): `--store redis://…`
 //! keeps legacy sessions in Redis, so any instance serves any session; it needs
@@ -190,12 +193,12 @@ async fn run(args: &[String], http: Option<String>, auth: Option<AuthConfig>) ->
     if let Some(addr) = http {
         return serve_http(server, &addr, auth, &scale, tls).await;
     }
-    if auth.is_some() {
-        // 2026-07-28 basic/authorization: stdio servers take credentials from the environment.
-        eprintln!("echo_server: --auth-* needs --http (a stdio server takes no bearer tokens)");
-        return ExitCode::from(2);
-    }
-    match server.serve_stdio().await {
+    // On stdio the token comes from the environment (MCP_ACCESS_TOKEN), checked once.
+    let served = match &auth {
+        Some(auth) => server.serve_stdio_with_auth(auth).await,
+        None => server.serve_stdio().await,
+    };
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("echo_server: {e}");
