@@ -237,18 +237,18 @@ impl Simple {
     /// True when `instance` is valid.
     pub(crate) fn is_valid(&self, instance: &Value) -> bool {
         let mut errors = Vec::new();
-        self.check(instance, &mut String::new(), &mut errors, 1);
+        self.check(instance, &Path::Root, &mut errors, 1);
         errors.is_empty()
     }
 
     /// Up to `max` errors as `(instance path, message)`, in jsonschema's wording.
     pub(crate) fn errors(&self, instance: &Value, max: usize) -> Vec<(String, String)> {
         let mut errors = Vec::new();
-        self.check(instance, &mut String::new(), &mut errors, max);
+        self.check(instance, &Path::Root, &mut errors, max);
         errors
     }
 
-    fn check(&self, v: &Value, path: &mut String, out: &mut Vec<(String, String)>, max: usize) {
+    fn check(&self, v: &Value, path: &Path<'_>, out: &mut Vec<(String, String)>, max: usize) {
         match self {
             Simple::Bool(true) => {}
             Simple::Bool(false) => push(out, max, path, format!("False schema does not allow {v}")),
@@ -257,14 +257,43 @@ impl Simple {
     }
 }
 
-fn push(out: &mut Vec<(String, String)>, max: usize, path: &str, message: String) {
+/// Where the checker is in the instance: a chain of segments on the stack, rendered as a JSON
+/// Pointer only when an error is reported (a valid instance costs no allocation).
+#[derive(Clone, Copy)]
+enum Path<'a> {
+    Root,
+    Key(&'a Path<'a>, &'a str),
+    Index(&'a Path<'a>, usize),
+}
+
+impl Path<'_> {
+    fn render(&self, out: &mut String) {
+        match self {
+            Path::Root => {}
+            Path::Key(parent, key) => {
+                parent.render(out);
+                out.push('/');
+                out.push_str(&escape(key));
+            }
+            Path::Index(parent, i) => {
+                parent.render(out);
+                out.push('/');
+                out.push_str(&i.to_string());
+            }
+        }
+    }
+}
+
+fn push(out: &mut Vec<(String, String)>, max: usize, path: &Path<'_>, message: String) {
     if out.len() < max {
-        out.push((path.to_owned(), message));
+        let mut p = String::new();
+        path.render(&mut p);
+        out.push((p, message));
     }
 }
 
 impl Node {
-    fn check(&self, v: &Value, path: &mut String, out: &mut Vec<(String, String)>, max: usize) {
+    fn check(&self, v: &Value, path: &Path<'_>, out: &mut Vec<(String, String)>, max: usize) {
         if out.len() >= max {
             return;
         }
@@ -320,11 +349,7 @@ impl Node {
                 }
                 if let Some(schema) = &self.items {
                     for (i, item) in items.iter().enumerate() {
-                        let len = path.len();
-                        path.push('/');
-                        path.push_str(&i.to_string());
-                        schema.check(item, path, out, max);
-                        path.truncate(len);
+                        schema.check(item, &Path::Index(path, i), out, max);
                     }
                 }
             }
@@ -336,7 +361,7 @@ impl Node {
     fn check_object(
         &self,
         map: &Map<String, Value>,
-        path: &mut String,
+        path: &Path<'_>,
         out: &mut Vec<(String, String)>,
         max: usize,
     ) {
@@ -347,11 +372,7 @@ impl Node {
         }
         for (name, schema) in &self.properties {
             if let Some(value) = map.get(name) {
-                let len = path.len();
-                path.push('/');
-                path.push_str(&escape(name));
-                schema.check(value, path, out, max);
-                path.truncate(len);
+                schema.check(value, &Path::Key(path, name), out, max);
             }
         }
         match &self.additional {
@@ -378,11 +399,7 @@ impl Node {
                     if self.properties.iter().any(|(n, _)| n == k) {
                         continue;
                     }
-                    let len = path.len();
-                    path.push('/');
-                    path.push_str(&escape(k));
-                    schema.check(value, path, out, max);
-                    path.truncate(len);
+                    schema.check(value, &Path::Key(path, k), out, max);
                 }
             }
         }

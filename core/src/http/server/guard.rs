@@ -182,7 +182,12 @@ pub(crate) async fn read_body(
     limit: usize,
     timeout: std::time::Duration,
 ) -> Result<Bytes, Response> {
-    match tokio::time::timeout(timeout, read_limited(headers, body, limit)).await {
+    let mut read = std::pin::pin!(read_limited(headers, body, limit));
+    // Most bodies arrive with their head: read them without arming a timer.
+    if let Some(done) = futures_util::FutureExt::now_or_never(&mut read) {
+        return done;
+    }
+    match tokio::time::timeout(timeout, read).await {
         Ok(read) => read,
         Err(_) => Err(reply::status_error(
             StatusCode::REQUEST_TIMEOUT,
@@ -212,14 +217,27 @@ async fn read_limited(headers: &HeaderMap, body: Body, limit: usize) -> Result<B
         discard(&mut stream, limit).await;
         return Err(too_large());
     }
-    let mut buf = Vec::with_capacity(declared.map_or(0, |n| (n as usize).min(FIRST_RESERVE)));
+    let read_error = |e: axum::Error| {
+        reply::status_error(
+            StatusCode::BAD_REQUEST,
+            crate::ErrorData::invalid_request(format!("Bad Request: could not read the body: {e}")),
+        )
+    };
+    let Some(first) = stream.next().await else { return Ok(Bytes::new()) };
+    let first = first.map_err(read_error)?;
+    if first.len() > limit {
+        discard(&mut stream, limit).await;
+        return Err(too_large());
+    }
+    // A body that came in one piece (hyper holds it to its declared length): no copy.
+    if declared == Some(first.len() as u64) {
+        return Ok(first);
+    }
+    let mut buf =
+        Vec::with_capacity(declared.map_or(0, |n| (n as usize).min(FIRST_RESERVE)).max(first.len()));
+    buf.extend_from_slice(&first);
     while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| {
-            reply::status_error(
-                StatusCode::BAD_REQUEST,
-                crate::ErrorData::invalid_request(format!("Bad Request: could not read the body: {e}")),
-            )
-        })?;
+        let chunk = chunk.map_err(read_error)?;
         if buf.len() + chunk.len() > limit {
             discard(&mut stream, limit).await;
             return Err(too_large());

@@ -55,9 +55,24 @@ pub(crate) async fn post(Shared(st): Shared<Arc<State>>, req: HttpRequest) -> Re
         Err(resp) => return reply::rpc(axum::http::StatusCode::BAD_REQUEST, resp),
     };
     match inbound {
-        Inbound::Single(msg) if is_modern(&msg) => modern::post(&st, h, origin(&parts, None), msg).await,
+        Inbound::Single(msg) if is_modern(&msg) => {
+            // The request's headers and extensions move into its origin (no copy).
+            let origin = into_origin(parts);
+            let h = origin.headers.as_ref().expect("an HTTP origin has headers");
+            modern::post(&st, h, origin.clone(), msg).await
+        }
         frame => legacy::post(&st, h, |session| origin(&parts, session), frame).await,
     }
+}
+
+/// [`origin`] of a request outside any session, taking its headers and extensions.
+fn into_origin(parts: Parts) -> Arc<Origin> {
+    Arc::new(Origin {
+        identity: parts.extensions.get::<Arc<Identity>>().cloned(),
+        headers: Some(parts.headers),
+        session_id: None,
+        extensions: parts.extensions,
+    })
 }
 
 /// GET: the legacy standalone server→client stream of a session; without a session, the
