@@ -73,7 +73,13 @@ pub struct ServerConfig {
     /// How long a legacy server→client request (elicitation, sampling, roots) waits for the
     /// client's answer before its handler gets an error (default 10 minutes).
     pub peer_request_timeout: Duration,
-    /// What new tasks are created with (Tasks extension: `ttlMs`, `pollIntervalMs`).
+    /// The most requests one connection (a stdio connection, a legacy session) has in flight
+    /// at once (default 1,000); one more is answered at once with `-32603` whose `data` names
+    /// the limit ([`ErrorData::over_limit`](crate::ErrorData::over_limit); HTTP: 429 with
+    /// `Retry-After`).
+    pub max_in_flight: usize,
+    /// What new tasks are created with (Tasks extension: `ttlMs`, `pollIntervalMs`, the
+    /// per-client quota).
     pub tasks: crate::tasks::TaskSettings,
 }
 
@@ -90,6 +96,7 @@ impl ServerConfig {
             state_keys: StateKeys::default(),
             input_state_ttl: Duration::from_secs(600),
             peer_request_timeout: Duration::from_secs(600),
+            max_in_flight: 1_000,
             tasks: crate::tasks::TaskSettings::default(),
         }
     }
