@@ -79,6 +79,20 @@ impl Server {
         self
     }
 
+    /// Changes the server's configuration (limits, timeouts, task settings) before it serves;
+    /// its task store and clock are kept.
+    pub fn configure(mut self, change: impl FnOnce(&mut ServerConfig)) -> Self {
+        let mut config = self.engine.config().clone();
+        change(&mut config);
+        let tasks_changed = config.tasks != self.engine.config().tasks;
+        self.engine = Arc::new((*self.engine).clone().with_config(config));
+        if tasks_changed {
+            let settings = self.engine.config().tasks.clone();
+            self.tasks = Arc::new(Tasks::with_clock(self.tasks.store().clone(), settings, self.clock.clone()));
+        }
+        self
+    }
+
     /// Reads a binding's HTTP settings (JSON in the users' `spelling`,
     /// [`crate::http::server::serve_settings`]) for this server, with `store` and `state_keys`
     /// applied by the rules of [`crate::store::ScaleOut`] (no `state_keys`: the environment
@@ -98,7 +112,7 @@ impl Server {
             Some(keys) => ScaleOut::new(store, Some(keys), &[]),
         }
         .map_err(|e| crate::Error::new(e.kind(), e.message().replace("--store", &spelling.name("store"))))?;
-        let server = self.clone().with_state_keys(scale.state_keys().clone());
+        let server = self.clone().with_state_keys(scale.state_keys().clone()).configure(|c| s.limits.apply(c));
         Ok((server, s.addr, scale.http_config(s.config, None)))
     }
 

@@ -151,6 +151,14 @@ impl ServerEngine {
         self
     }
 
+    /// The same engine with `config` (its served revisions sorted, newest first).
+    pub fn with_config(self, config: ServerConfig) -> Self {
+        let mut engine = ServerEngine::new(config, self.registry);
+        engine.resources = self.resources;
+        engine.prompts = self.prompts;
+        engine
+    }
+
     /// Serves `resources` too (`resources/*`, completion of template variables).
     pub fn with_resources(mut self, resources: Arc<ResourceRegistry>) -> Self {
         self.resources = Some(resources);

@@ -35,6 +35,13 @@ struct Settings {
     tls_client_ca_file: Option<String>,
     store: Option<String>,
     state_keys: Option<KeyList>,
+    max_sessions: Option<i64>,
+    max_sessions_per_client: Option<i64>,
+    session_idle_ms: Option<i64>,
+    max_backlog: Option<i64>,
+    max_in_flight: Option<i64>,
+    max_tasks_per_client: Option<i64>,
+    peer_request_timeout_ms: Option<i64>,
 }
 
 /// `state_keys`: one string (comma-separated, as in `MCPCORE_STATE_KEY`) or a list, newest first.
@@ -57,6 +64,36 @@ pub struct ServeSettings {
     /// `state_keys`: the `requestState` keys, comma-separated (a list joined), unchecked; none:
     /// `MCPCORE_STATE_KEY`.
     pub state_keys: Option<String>,
+    /// The server's own limits (every transport), applied by
+    /// [`crate::server::Server::http_settings`].
+    pub limits: ServerLimits,
+}
+
+/// Limits of the server itself rather than of its HTTP listener (they hold on stdio too):
+/// each `None` keeps the server's configuration.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ServerLimits {
+    /// [`crate::engine::ServerConfig::max_in_flight`].
+    pub max_in_flight: Option<usize>,
+    /// [`crate::tasks::TaskSettings::max_per_client`].
+    pub max_tasks_per_client: Option<usize>,
+    /// [`crate::engine::ServerConfig::peer_request_timeout`].
+    pub peer_request_timeout: Option<Duration>,
+}
+
+impl ServerLimits {
+    /// Applies the limits that are set to `config`.
+    pub fn apply(&self, config: &mut crate::engine::ServerConfig) {
+        if let Some(n) = self.max_in_flight {
+            config.max_in_flight = n;
+        }
+        if let Some(n) = self.max_tasks_per_client {
+            config.tasks.max_per_client = n;
+        }
+        if let Some(t) = self.peer_request_timeout {
+            config.peer_request_timeout = t;
+        }
+    }
 }
 
 /// Reads `json` (names in `spelling`: `max_body` or `maxBody`; an unknown name is an error
@@ -78,6 +115,13 @@ pub struct ServeSettings {
 /// | `tls_client_ca_file` | none | with TLS: require client certificates signed by these CAs |
 /// | `store` | none (in memory) | `redis://HOST:PORT[/DB]`: legacy sessions shared by every instance ([`crate::store`]) |
 /// | `state_keys` | `MCPCORE_STATE_KEY` | hex keys (≥ 32 bytes, newest first) sealing `requestState`; required with `store` |
+/// | `max_sessions` | 10000 | [`HttpServerConfig::max_sessions`] (past it, all busy: 503) |
+/// | `max_sessions_per_client` | 1000 | [`HttpServerConfig::max_sessions_per_client`] (past it, all busy: 429) |
+/// | `session_idle_ms` | 60000 | [`HttpServerConfig::session_idle`] |
+/// | `max_backlog` | 8 MiB | [`HttpServerConfig::max_backlog`] (a reader further behind is disconnected) |
+/// | `max_in_flight` | 1000 | [`crate::engine::ServerConfig::max_in_flight`] (past it: `-32603`, HTTP 429) |
+/// | `max_tasks_per_client` | 1000 | [`crate::tasks::TaskSettings::max_per_client`] |
+/// | `peer_request_timeout_ms` | 600000 | [`crate::engine::ServerConfig::peer_request_timeout`] |
 pub fn serve_settings(json: &str, spelling: Spelling) -> Result<ServeSettings> {
     let n = |snake: &str| spelling.name(snake);
     let invalid = |why: String| Error::invalid_input(why);
@@ -169,11 +213,35 @@ pub fn serve_settings(json: &str, spelling: Spelling) -> Result<ServeSettings> {
         )?),
         _ => return Err(invalid(format!("{} and {} go together", n("tls_cert_file"), n("tls_key_file")))),
     };
+    let count = |name: &str, v: Option<i64>| -> Result<Option<usize>> {
+        v.map(|v| positive(name, v).map(|n| usize::try_from(n).unwrap_or(usize::MAX))).transpose()
+    };
+    if let Some(n) = count("max_sessions", s.max_sessions)? {
+        config.max_sessions = n;
+    }
+    if let Some(n) = count("max_sessions_per_client", s.max_sessions_per_client)? {
+        config.max_sessions_per_client = n;
+    }
+    if let Some(ms) = s.session_idle_ms {
+        let ms = u64::try_from(ms).map_err(|_| invalid(format!("{} must not be negative", n("session_idle_ms"))))?;
+        config.session_idle = Duration::from_millis(ms);
+    }
+    if let Some(n) = count("max_backlog", s.max_backlog)? {
+        config.max_backlog = n;
+    }
+    let limits = ServerLimits {
+        max_in_flight: count("max_in_flight", s.max_in_flight)?,
+        max_tasks_per_client: count("max_tasks_per_client", s.max_tasks_per_client)?,
+        peer_request_timeout: s
+            .peer_request_timeout_ms
+            .map(|ms| positive("peer_request_timeout_ms", ms).map(Duration::from_millis))
+            .transpose()?,
+    };
     let state_keys = s.state_keys.map(|keys| match keys {
         KeyList::One(k) => k,
         KeyList::Many(ks) => ks.join(","),
     });
-    Ok(ServeSettings { addr: SocketAddr::new(ip, port), config, store: s.store, state_keys })
+    Ok(ServeSettings { addr: SocketAddr::new(ip, port), config, store: s.store, state_keys, limits })
 }
 
 #[cfg(test)]
@@ -194,6 +262,20 @@ mod tests {
         assert_eq!((c.max_body, c.max_connections), (10, 7));
         assert_eq!(c.header_timeout, Duration::from_millis(1500));
         assert_eq!(c.body_timeout, HttpServerConfig::default().body_timeout);
+        let ServeSettings { config: c, limits, .. } = serve_settings(
+            r#"{"maxSessions":5,"maxSessionsPerClient":2,"sessionIdleMs":0,"maxBacklog":4096,
+                "maxInFlight":3,"maxTasksPerClient":4,"peerRequestTimeoutMs":250}"#,
+            Spelling::Camel,
+        )
+        .unwrap();
+        assert_eq!((c.max_sessions, c.max_sessions_per_client, c.max_backlog), (5, 2, 4096));
+        assert_eq!(c.session_idle, Duration::ZERO);
+        let mut server = crate::engine::ServerConfig::new("s", "1");
+        limits.apply(&mut server);
+        assert_eq!((server.max_in_flight, server.tasks.max_per_client), (3, 4));
+        assert_eq!(server.peer_request_timeout, Duration::from_millis(250));
+        let e = serve_settings(r#"{"max_in_flight": 0}"#, Spelling::Snake).unwrap_err().to_string();
+        assert!(e.contains("max_in_flight must be positive"), "{e}");
     }
 
     #[test]
