@@ -50,7 +50,7 @@ pub use crate::session::{
     InMemorySessionStore, MemorySessionStore, SessionKind, SessionRecord, SessionStore,
 };
 pub use guard::HostPolicy;
-pub use options::{serve_settings, ServeSettings, ServerLimits};
+pub use options::{limit_options, serve_settings, ServeSettings, ServerLimits, LIMIT_NAMES};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::runtime::Env;

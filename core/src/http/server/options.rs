@@ -244,6 +244,45 @@ pub fn serve_settings(json: &str, spelling: Spelling) -> Result<ServeSettings> {
     Ok(ServeSettings { addr: SocketAddr::new(ip, port), config, store: s.store, state_keys, limits })
 }
 
+/// The names [`limit_options`] takes: the numeric limits of [`serve_settings`].
+pub const LIMIT_NAMES: &[&str] = &[
+    "max_body",
+    "header_timeout_ms",
+    "body_timeout_ms",
+    "max_connections",
+    "shutdown_grace_ms",
+    "max_sessions",
+    "max_sessions_per_client",
+    "session_idle_ms",
+    "max_backlog",
+    "max_in_flight",
+    "max_tasks_per_client",
+    "peer_request_timeout_ms",
+];
+
+/// Reads a command line's `--limit NAME=VALUE` options (each `NAME=VALUE`, a name of
+/// [`LIMIT_NAMES`] and an integer) into the listener's configuration and the server's limits,
+/// with the rules and defaults of [`serve_settings`].
+pub fn limit_options(pairs: &[String]) -> Result<(HttpServerConfig, ServerLimits)> {
+    let mut json = Map::new();
+    for pair in pairs {
+        let bad = || {
+            Error::invalid_input(format!(
+                "--limit needs NAME=INTEGER with NAME one of {}, not {pair:?}",
+                LIMIT_NAMES.join(", ")
+            ))
+        };
+        let (name, value) = pair.split_once('=').ok_or_else(bad)?;
+        let value: i64 = value.trim().parse().map_err(|_| bad())?;
+        if !LIMIT_NAMES.contains(&name.trim()) {
+            return Err(bad());
+        }
+        json.insert(name.trim().to_owned(), Value::from(value));
+    }
+    let s = serve_settings(&Value::Object(json).to_string(), Spelling::Snake)?;
+    Ok((s.config, s.limits))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,6 +315,18 @@ mod tests {
         assert_eq!(server.peer_request_timeout, Duration::from_millis(250));
         let e = serve_settings(r#"{"max_in_flight": 0}"#, Spelling::Snake).unwrap_err().to_string();
         assert!(e.contains("max_in_flight must be positive"), "{e}");
+    }
+
+    #[test]
+    fn limit_options_take_name_value_pairs() {
+        let (c, l) =
+            limit_options(&["max_sessions_per_client=3".into(), "max_in_flight = 9".into()]).unwrap();
+        assert_eq!((c.max_sessions_per_client, l.max_in_flight), (3, Some(9)));
+        for bad in ["max_sessions", "nope=1", "max_sessions=x", "path=1"] {
+            let e = limit_options(&[bad.into()]).unwrap_err().to_string();
+            assert!(e.contains("--limit needs NAME=INTEGER"), "{bad}: {e}");
+        }
+        assert!(limit_options(&["max_sessions=0".into()]).unwrap_err().to_string().contains("positive"));
     }
 
     #[test]
