@@ -31,6 +31,7 @@ pub struct Server {
     engine: Arc<ServerEngine>,
     tasks: Arc<Tasks>,
     clock: Arc<dyn Clock>,
+    states: Arc<dyn crate::state::StateLedger>,
     max_frame: usize,
     shutdown_grace: Duration,
 }
@@ -52,6 +53,7 @@ impl Server {
             engine: Arc::new(ServerEngine::new(config, registry)),
             tasks,
             clock,
+            states: Arc::new(crate::state::MemoryStateLedger::default()),
             max_frame: DEFAULT_MAX_FRAME,
             shutdown_grace: Duration::from_secs(30),
         }
@@ -116,6 +118,14 @@ impl Server {
         Ok((server, s.addr, scale.http_config(s.config, None)))
     }
 
+    /// Keeps the claims of single-use `requestState`s
+    /// ([`ServerConfig::state_single_use`]) in `ledger` instead of this process's memory:
+    /// instances behind one load balancer need one they share.
+    pub fn with_state_ledger(mut self, ledger: Arc<dyn crate::state::StateLedger>) -> Self {
+        self.states = ledger;
+        self
+    }
+
     /// Keeps tasks (Tasks extension, [`crate::tasks`]) in `store` instead of the default
     /// bounded in-memory store. Task settings (`ttlMs`, `pollIntervalMs`) are in
     /// [`ServerConfig::tasks`].
@@ -158,7 +168,12 @@ impl Server {
 
     /// What this server's jobs share (engine, tasks, clock).
     pub fn env(&self) -> Arc<Env> {
-        Env::new(self.engine.clone(), self.tasks.clone(), self.clock.clone())
+        Arc::new(Env {
+            engine: self.engine.clone(),
+            tasks: self.tasks.clone(),
+            clock: self.clock.clone(),
+            states: self.states.clone(),
+        })
     }
 
     /// How long in-flight requests may run after their connection closes.

@@ -321,3 +321,42 @@ async fn a_get_declaring_2026_07_28_is_405_and_legacy_gets_keep_the_2024_stream(
     raw.assert_serving().await;
     serving.shutdown().await.unwrap();
 }
+
+#[tokio::test]
+async fn request_state_can_be_encrypted_and_single_use() {
+    // The settings a binding passes: both switches on.
+    let (server, addr, http) = {
+        let registry = fixture_registry();
+        add_task_tools(&registry);
+        Server::new(ServerConfig::new("fixture", "1.0.0"), Arc::new(registry))
+            .http_settings(r#"{"stateEncryption": true, "stateSingleUse": true}"#, mcpcore::host::Spelling::Camel)
+            .unwrap()
+    };
+    let serving = server.serve_http(addr, http).await.unwrap();
+    let raw = Raw::new(&serving.url());
+    // A modern call that needs input: answered with an input request and a sealed state.
+    let mut call = modern(1, "tools/call", json!({"name": "task_ask", "arguments": {}}));
+    call["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation": {}});
+    let first = send(raw.post_modern(&call)).await;
+    assert_eq!(first.json["result"]["resultType"], "input_required", "{first:?}");
+    let state = first.json["result"]["requestState"].as_str().unwrap().to_owned();
+    assert!(state.starts_with("e."), "not encrypted: {state}");
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(&state[2..]).unwrap();
+    assert!(!String::from_utf8_lossy(&bytes).contains("task_ask"), "readable: {state}");
+    let key = first.json["result"]["inputRequests"].as_object().unwrap().keys().next().unwrap().clone();
+    let mut retry = call.clone();
+    retry["id"] = json!(2);
+    retry["params"]["requestState"] = json!(state);
+    retry["params"]["inputResponses"] =
+        json!({ key: {"action": "accept", "content": {"name": "Ada"}} });
+    let done = send(raw.post_modern(&retry)).await;
+    assert_eq!(done.json["result"]["content"][0]["text"], "hello Ada", "{done:?}");
+    // The same state again: refused.
+    retry["id"] = json!(3);
+    let replay = send(raw.post_modern(&retry)).await;
+    assert_eq!(replay.error_code(), Some(-32602), "{replay:?}");
+    assert!(replay.json["error"]["message"].as_str().unwrap().contains("already used"), "{replay:?}");
+    raw.assert_serving().await;
+    serving.shutdown().await.unwrap();
+}

@@ -70,6 +70,13 @@ pub struct ServerConfig {
     pub state_keys: StateKeys,
     /// How long a sealed `requestState` stays valid (default 10 minutes).
     pub input_state_ttl: Duration,
+    /// Encrypt `requestState` (XChaCha20-Poly1305 under a key derived from the state key), so
+    /// clients cannot read what handlers keep in it (default false: signed, readable).
+    pub state_encryption: bool,
+    /// Accept each `requestState` once (default false): a replayed one is `-32602`. Claims are
+    /// kept by the server's [`crate::state::StateLedger`] (in memory: one process; instances
+    /// behind one load balancer need a shared one).
+    pub state_single_use: bool,
     /// How long a legacy server→client request (elicitation, sampling, roots) waits for the
     /// client's answer before its handler gets an error (default 10 minutes).
     pub peer_request_timeout: Duration,
@@ -95,6 +102,8 @@ impl ServerConfig {
             cache_scope: CacheScope::Public,
             state_keys: StateKeys::default(),
             input_state_ttl: Duration::from_secs(600),
+            state_encryption: false,
+            state_single_use: false,
             peer_request_timeout: Duration::from_secs(600),
             max_in_flight: 1_000,
             tasks: crate::tasks::TaskSettings::default(),

@@ -42,6 +42,8 @@ struct Settings {
     max_in_flight: Option<i64>,
     max_tasks_per_client: Option<i64>,
     peer_request_timeout_ms: Option<i64>,
+    state_encryption: Option<bool>,
+    state_single_use: Option<bool>,
 }
 
 /// `state_keys`: one string (comma-separated, as in `MCPCORE_STATE_KEY`) or a list, newest first.
@@ -69,8 +71,8 @@ pub struct ServeSettings {
     pub limits: ServerLimits,
 }
 
-/// Limits of the server itself rather than of its HTTP listener (they hold on stdio too):
-/// each `None` keeps the server's configuration.
+/// Limits and `requestState` settings of the server itself rather than of its HTTP listener
+/// (they hold on stdio too): each `None` keeps the server's configuration.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ServerLimits {
     /// [`crate::engine::ServerConfig::max_in_flight`].
@@ -79,6 +81,10 @@ pub struct ServerLimits {
     pub max_tasks_per_client: Option<usize>,
     /// [`crate::engine::ServerConfig::peer_request_timeout`].
     pub peer_request_timeout: Option<Duration>,
+    /// [`crate::engine::ServerConfig::state_encryption`].
+    pub state_encryption: Option<bool>,
+    /// [`crate::engine::ServerConfig::state_single_use`].
+    pub state_single_use: Option<bool>,
 }
 
 impl ServerLimits {
@@ -92,6 +98,12 @@ impl ServerLimits {
         }
         if let Some(t) = self.peer_request_timeout {
             config.peer_request_timeout = t;
+        }
+        if let Some(on) = self.state_encryption {
+            config.state_encryption = on;
+        }
+        if let Some(on) = self.state_single_use {
+            config.state_single_use = on;
         }
     }
 }
@@ -122,6 +134,8 @@ impl ServerLimits {
 /// | `max_in_flight` | 1000 | [`crate::engine::ServerConfig::max_in_flight`] (past it: `-32603`, HTTP 429) |
 /// | `max_tasks_per_client` | 1000 | [`crate::tasks::TaskSettings::max_per_client`] |
 /// | `peer_request_timeout_ms` | 600000 | [`crate::engine::ServerConfig::peer_request_timeout`] |
+/// | `state_encryption` | false | [`crate::engine::ServerConfig::state_encryption`] |
+/// | `state_single_use` | false | [`crate::engine::ServerConfig::state_single_use`] (one process; see [`crate::state::StateLedger`]) |
 pub fn serve_settings(json: &str, spelling: Spelling) -> Result<ServeSettings> {
     let n = |snake: &str| spelling.name(snake);
     let invalid = |why: String| Error::invalid_input(why);
@@ -236,6 +250,8 @@ pub fn serve_settings(json: &str, spelling: Spelling) -> Result<ServeSettings> {
             .peer_request_timeout_ms
             .map(|ms| positive("peer_request_timeout_ms", ms).map(Duration::from_millis))
             .transpose()?,
+        state_encryption: s.state_encryption,
+        state_single_use: s.state_single_use,
     };
     let state_keys = s.state_keys.map(|keys| match keys {
         KeyList::One(k) => k,
@@ -258,11 +274,14 @@ pub const LIMIT_NAMES: &[&str] = &[
     "max_in_flight",
     "max_tasks_per_client",
     "peer_request_timeout_ms",
+    "state_encryption",
+    "state_single_use",
 ];
 
 /// Reads a command line's `--limit NAME=VALUE` options (each `NAME=VALUE`, a name of
-/// [`LIMIT_NAMES`] and an integer) into the listener's configuration and the server's limits,
-/// with the rules and defaults of [`serve_settings`].
+/// [`LIMIT_NAMES`] and an integer, or `true`/`false` for the `state_*` switches) into the
+/// listener's configuration and the server's limits, with the rules and defaults of
+/// [`serve_settings`].
 pub fn limit_options(pairs: &[String]) -> Result<(HttpServerConfig, ServerLimits)> {
     let mut json = Map::new();
     for pair in pairs {
@@ -273,11 +292,17 @@ pub fn limit_options(pairs: &[String]) -> Result<(HttpServerConfig, ServerLimits
             ))
         };
         let (name, value) = pair.split_once('=').ok_or_else(bad)?;
-        let value: i64 = value.trim().parse().map_err(|_| bad())?;
-        if !LIMIT_NAMES.contains(&name.trim()) {
+        let (name, value) = (name.trim(), value.trim());
+        if !LIMIT_NAMES.contains(&name) {
             return Err(bad());
         }
-        json.insert(name.trim().to_owned(), Value::from(value));
+        let value = match (name.starts_with("state_"), value) {
+            (true, "true") => Value::Bool(true),
+            (true, "false") => Value::Bool(false),
+            (false, v) => Value::from(v.parse::<i64>().map_err(|_| bad())?),
+            (true, _) => return Err(bad()),
+        };
+        json.insert(name.to_owned(), value);
     }
     let s = serve_settings(&Value::Object(json).to_string(), Spelling::Snake)?;
     Ok((s.config, s.limits))
