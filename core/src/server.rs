@@ -90,7 +90,8 @@ impl Server {
         self.engine = Arc::new((*self.engine).clone().with_config(config));
         if tasks_changed {
             let settings = self.engine.config().tasks.clone();
-            self.tasks = Arc::new(Tasks::with_clock(self.tasks.store().clone(), settings, self.clock.clone()));
+            self.tasks =
+                Arc::new(Tasks::with_clock(self.tasks.store().clone(), settings, self.clock.clone()));
         }
         self
     }
@@ -114,7 +115,8 @@ impl Server {
             Some(keys) => ScaleOut::new(store, Some(keys), &[]),
         }
         .map_err(|e| crate::Error::new(e.kind(), e.message().replace("--store", &spelling.name("store"))))?;
-        let server = self.clone().with_state_keys(scale.state_keys().clone()).configure(|c| s.limits.apply(c));
+        let server =
+            self.clone().with_state_keys(scale.state_keys().clone()).configure(|c| s.limits.apply(c));
         Ok((server, s.addr, scale.http_config(s.config, None)))
     }
 

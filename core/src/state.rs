@@ -247,7 +247,13 @@ pub(crate) fn seal(
     format!("{}.{}", URL_SAFE_NO_PAD.encode(&json), URL_SAFE_NO_PAD.encode(tag))
 }
 
-fn contents(binding: &Binding, answers: Map<String, Value>, user: Option<Value>, ttl: Duration, now: SystemTime) -> Vec<u8> {
+fn contents(
+    binding: &Binding,
+    answers: Map<String, Value>,
+    user: Option<Value>,
+    ttl: Duration,
+    now: SystemTime,
+) -> Vec<u8> {
     let sealed = Sealed {
         method: binding.method.clone(),
         target: binding.target.clone(),
@@ -321,9 +327,11 @@ pub(crate) fn open(
         None => {
             let (body, tag) =
                 state.split_once('.').ok_or_else(|| rejected("malformed (not issued by this server)"))?;
-            let json =
-                URL_SAFE_NO_PAD.decode(body).map_err(|_| rejected("malformed (not issued by this server)"))?;
-            let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| rejected("malformed (not issued by this server)"))?;
+            let json = URL_SAFE_NO_PAD
+                .decode(body)
+                .map_err(|_| rejected("malformed (not issued by this server)"))?;
+            let tag =
+                URL_SAFE_NO_PAD.decode(tag).map_err(|_| rejected("malformed (not issued by this server)"))?;
             let verified = keys.all().iter().any(|key| {
                 let mut mac = key.mac();
                 mac.update(&json);
@@ -366,7 +374,11 @@ impl Sealed {
 pub trait StateLedger: Send + Sync + std::fmt::Debug + 'static {
     /// Records `claim` at `now`: `Ok(true)` the first time, `Ok(false)` when it was claimed
     /// before. A ledger that cannot answer fails with the error the client gets (`-32603`).
-    fn claim<'a>(&'a self, claim: &'a Claim, now: SystemTime) -> crate::future::BoxFuture<'a, Result<bool, ErrorData>>;
+    fn claim<'a>(
+        &'a self,
+        claim: &'a Claim,
+        now: SystemTime,
+    ) -> crate::future::BoxFuture<'a, Result<bool, ErrorData>>;
 }
 
 /// Claims in memory until their states expire, at most `capacity` at once (a claim past it is
@@ -413,7 +425,11 @@ impl Default for MemoryStateLedger {
 }
 
 impl StateLedger for MemoryStateLedger {
-    fn claim<'a>(&'a self, claim: &'a Claim, now: SystemTime) -> crate::future::BoxFuture<'a, Result<bool, ErrorData>> {
+    fn claim<'a>(
+        &'a self,
+        claim: &'a Claim,
+        now: SystemTime,
+    ) -> crate::future::BoxFuture<'a, Result<bool, ErrorData>> {
         Box::pin(std::future::ready(self.claim_now(claim, now)))
     }
 }
@@ -453,13 +469,20 @@ mod tests {
         let key = key();
         let now = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
         let secret = json!({"cart": "the handler's secret"});
-        let s = seal_encrypted(&key, &binding(), Map::new(), Some(secret.clone()), Duration::from_secs(60), now);
+        let s =
+            seal_encrypted(&key, &binding(), Map::new(), Some(secret.clone()), Duration::from_secs(60), now);
         assert!(s.starts_with("e."), "{s}");
         let raw = URL_SAFE_NO_PAD.decode(&s[2..]).unwrap();
         assert!(!String::from_utf8_lossy(&raw).contains("secret"), "readable: {s}");
         let opened = open(&key.clone().into(), &s, &binding(), now).unwrap();
         assert_eq!(opened.user, Some(secret.clone()));
-        let plain = open(&key.clone().into(), &seal(&key, &binding(), Map::new(), None, Duration::from_secs(60), now), &binding(), now).unwrap();
+        let plain = open(
+            &key.clone().into(),
+            &seal(&key, &binding(), Map::new(), None, Duration::from_secs(60), now),
+            &binding(),
+            now,
+        )
+        .unwrap();
         assert_ne!(opened.id, plain.id);
         // Tampered, another key, expired, another request: refused like a plain state.
         let mut bytes = raw.clone();
@@ -468,7 +491,9 @@ mod tests {
         let msg = |r: Result<Sealed, ErrorData>| r.unwrap_err().message;
         assert!(msg(open(&key.clone().into(), &tampered, &binding(), now)).contains("integrity"));
         assert!(msg(open(&StateKey::new(vec![7u8; 32]).into(), &s, &binding(), now)).contains("integrity"));
-        assert!(msg(open(&key.clone().into(), &s, &binding(), now + Duration::from_secs(61))).contains("expired"));
+        assert!(
+            msg(open(&key.clone().into(), &s, &binding(), now + Duration::from_secs(61))).contains("expired")
+        );
         let other = Binding::new("tools/call", "weather", &json!({"city": "Rome", "days": 2}));
         assert!(msg(open(&key.clone().into(), &s, &other, now)).contains("different arguments"));
         assert!(msg(open(&key.clone().into(), "e.AAAA", &binding(), now)).contains("malformed"));

@@ -9,8 +9,8 @@ use mcpcore::engine::ServerConfig;
 use mcpcore::http::server::{HttpServerConfig, HttpServing};
 use mcpcore::server::Server;
 use mcpcore_tests::http::{
-    add_task_tools, client_builder, fixture_registry, modern, open, read_until, send, sse_events, Raw,
-    Reply, IO_TIMEOUT, MODERN,
+    add_task_tools, client_builder, fixture_registry, modern, open, read_until, send, sse_events, Raw, Reply,
+    IO_TIMEOUT, MODERN,
 };
 use serde_json::{json, Value};
 use std::net::IpAddr;
@@ -101,7 +101,8 @@ async fn one_client_cannot_lock_the_others_out_of_sessions() {
     assert!(alive(&a, &a2).await && alive(&a, &a3).await);
 
     // With both of its sessions busy (open GET streams), the client is refused: 429.
-    let get = |sid: &str| a.http.get(&a.url).header("accept", "text/event-stream").header("mcp-session-id", sid);
+    let get =
+        |sid: &str| a.http.get(&a.url).header("accept", "text/event-stream").header("mcp-session-id", sid);
     let (s2, s3) = (open(get(&a2)).await, open(get(&a3)).await);
     assert_eq!((s2.status().as_u16(), s3.status().as_u16()), (200, 200));
     let (r, _) = try_session(&a).await;
@@ -139,7 +140,10 @@ async fn an_unanswered_server_request_times_out_and_frees_its_session() {
         let registry = fixture_registry();
         add_task_tools(&registry);
         Server::new(ServerConfig::new("fixture", "1.0.0"), Arc::new(registry))
-            .http_settings(r#"{"peerRequestTimeoutMs": 1500, "maxSessions": 1}"#, mcpcore::host::Spelling::Camel)
+            .http_settings(
+                r#"{"peerRequestTimeoutMs": 1500, "maxSessions": 1}"#,
+                mcpcore::host::Spelling::Camel,
+            )
             .unwrap()
     };
     http.session_idle = Duration::from_secs(3600);
@@ -207,7 +211,8 @@ async fn a_2024_sse_reader_that_does_not_read_is_disconnected() {
     let serving = serve(|_| {}, http).await;
     let raw = Raw::new(&serving.url());
     let mut sock = TcpStream::connect(serving.local_addr()).await.unwrap();
-    let get = format!("GET /sse HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\n\r\n", serving.local_addr());
+    let get =
+        format!("GET /sse HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\n\r\n", serving.local_addr());
     sock.write_all(get.as_bytes()).await.unwrap();
     let mut head = vec![0u8; 4096];
     let mut seen = String::new();
@@ -220,9 +225,14 @@ async fn a_2024_sse_reader_that_does_not_read_is_disconnected() {
     let post_url = format!("{}{}", raw.base, path);
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
-    let post = |body: &Value| raw.http.post(&post_url).header("content-type", "application/json").body(body.to_string());
+    let post = |body: &Value| {
+        raw.http.post(&post_url).header("content-type", "application/json").body(body.to_string())
+    };
     assert_eq!(send(post(&init)).await.status, 202);
-    assert_eq!(send(post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))).await.status, 202);
+    assert_eq!(
+        send(post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))).await.status,
+        202
+    );
     // Many large replies, never read: the server must not keep them.
     let text = "x".repeat(REPLY);
     let mut accepted = 0;
@@ -247,11 +257,10 @@ async fn calls_in_flight_are_capped_per_session() {
     let serving = serve(|c| c.max_in_flight = 2, HttpServerConfig::default()).await;
     let raw = Raw::new(&serving.url());
     let sid = session(&raw).await;
-    let slow = |id: i64| {
-        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "slow", "arguments": {"ms": 1500}}})
-    };
+    let slow = |id: i64| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "slow", "arguments": {"ms": 1500}}});
     let calls = (1..=3).map(|id| tokio::spawn(send(raw.post_legacy(Some(&sid), &slow(id)))));
-    let replies: Vec<Reply> = futures_util::future::join_all(calls).await.into_iter().map(Result::unwrap).collect();
+    let replies: Vec<Reply> =
+        futures_util::future::join_all(calls).await.into_iter().map(Result::unwrap).collect();
     let refused: Vec<&Reply> = replies.iter().filter(|r| r.status != 200).collect();
     assert_eq!(refused.len(), 1, "{replies:?}");
     assert_retry_later(refused[0], 429, "a third call in flight");
@@ -329,7 +338,10 @@ async fn request_state_can_be_encrypted_and_single_use() {
         let registry = fixture_registry();
         add_task_tools(&registry);
         Server::new(ServerConfig::new("fixture", "1.0.0"), Arc::new(registry))
-            .http_settings(r#"{"stateEncryption": true, "stateSingleUse": true}"#, mcpcore::host::Spelling::Camel)
+            .http_settings(
+                r#"{"stateEncryption": true, "stateSingleUse": true}"#,
+                mcpcore::host::Spelling::Camel,
+            )
             .unwrap()
     };
     let serving = server.serve_http(addr, http).await.unwrap();
@@ -348,8 +360,7 @@ async fn request_state_can_be_encrypted_and_single_use() {
     let mut retry = call.clone();
     retry["id"] = json!(2);
     retry["params"]["requestState"] = json!(state);
-    retry["params"]["inputResponses"] =
-        json!({ key: {"action": "accept", "content": {"name": "Ada"}} });
+    retry["params"]["inputResponses"] = json!({ key: {"action": "accept", "content": {"name": "Ada"}} });
     let done = send(raw.post_modern(&retry)).await;
     assert_eq!(done.json["result"]["content"][0]["text"], "hello Ada", "{done:?}");
     // The same state again: refused.

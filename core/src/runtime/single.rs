@@ -3,11 +3,11 @@
 //! dropping it (the client closed the stream) cancels the request.
 
 use super::jobs::{self, Env};
+use super::queue::{self, OnOverflow, QueueRx};
 use crate::context::{BoxFuture, NotificationSink, Origin};
 use crate::engine::{Event, Job, JobId, RouteId, ServerConnection};
 use crate::jsonrpc::{Inbound, Message, RequestId, Response};
 use std::sync::Arc;
-use super::queue::{self, OnOverflow, QueueRx};
 use tokio::sync::watch;
 
 const ROUTE: RouteId = RouteId(0);

@@ -22,7 +22,11 @@ fn rss_kib(pid: u32, field: &str) -> u64 {
 }
 
 fn arg(args: &[String], name: &str, default: u64) -> u64 {
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default)
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 async fn call(addr: String, request: std::sync::Arc<Vec<u8>>) -> bool {

@@ -199,7 +199,9 @@ fn parse(args: &[String]) -> Result<Args, String> {
         }
     }
     match (stdio, &out.listen) {
-        (true, None) if out.store.is_none() && out.allowed_hosts.is_empty() && out.limits.is_empty() => Ok(out),
+        (true, None) if out.store.is_none() && out.allowed_hosts.is_empty() && out.limits.is_empty() => {
+            Ok(out)
+        }
         (true, _) => Err("--stdio takes no other option".into()),
         (false, None) => Err("give --listen IP:PORT or --stdio".into()),
         (false, Some(_)) => Ok(out),

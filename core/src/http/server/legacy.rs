@@ -9,13 +9,13 @@ use crate::engine::{Event, RouteId, ServerConnection, ServerEngine};
 use crate::http::headers;
 use crate::jsonrpc::{Inbound, Message, RequestId, Response as RpcResponse};
 use crate::runtime::entropy;
+use crate::runtime::queue::QueueRx;
 use crate::session::{SessionKind, SessionRecord};
 use crate::{ErrorCode, ErrorData, ProtocolVersion};
 use axum::body::Bytes;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 use std::sync::Arc;
-use crate::runtime::queue::QueueRx;
 
 /// The session id a request carries.
 pub(crate) fn session_header(h: &HeaderMap) -> Option<&str> {
@@ -48,7 +48,8 @@ pub(crate) async fn admit(
     record: &SessionRecord,
     client: Option<&ClientKey>,
 ) -> Result<(), Response> {
-    let full = || reply::retry_later(StatusCode::SERVICE_UNAVAILABLE, "Service Unavailable: too many sessions");
+    let full =
+        || reply::retry_later(StatusCode::SERVICE_UNAVAILABLE, "Service Unavailable: too many sessions");
     let ended = match Sessions::make_room(st, client) {
         Ok(ended) => ended,
         Err(Full::Server) => return Err(full()),

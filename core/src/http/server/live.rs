@@ -5,13 +5,13 @@
 
 use super::listen::Connection;
 use super::{ResponseMode, State};
-use axum::http::StatusCode;
 use crate::context::{ClientKey, Origin};
 use crate::engine::{RouteId, ServerConnection};
 use crate::jsonrpc::{Inbound, Message, RequestId, Response};
 use crate::runtime::queue::{self, QueueRx, QueueTx, Refused};
 use crate::runtime::{Driver, DriverHandle, Outbound};
 use crate::session::{SessionKind, SessionRecord, SessionStore, Topic};
+use axum::http::StatusCode;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -385,11 +385,7 @@ impl Inner {
 
     /// The least recently used session that is not busy among those `pick` accepts.
     fn lru_idle(&self, now: SystemTime, pick: impl Fn(&LiveSession) -> bool) -> Option<String> {
-        self.live
-            .values()
-            .filter(|s| pick(s) && !s.busy())
-            .max_by_key(|s| s.idle(now))
-            .map(|s| s.id.clone())
+        self.live.values().filter(|s| pick(s) && !s.busy()).max_by_key(|s| s.idle(now)).map(|s| s.id.clone())
     }
 }
 

@@ -19,9 +19,11 @@ use std::sync::Arc;
 
 /// A modern POST.
 pub(crate) async fn post(st: &Arc<State>, h: &HeaderMap, origin: Arc<Origin>, msg: Message) -> Response {
-    let overflow = origin.extensions.get::<super::listen::Connection>().cloned().map(|c| {
-        Box::new(move || c.disconnect()) as crate::runtime::queue::OnOverflow
-    });
+    let overflow = origin
+        .extensions
+        .get::<super::listen::Connection>()
+        .cloned()
+        .map(|c| Box::new(move || c.disconnect()) as crate::runtime::queue::OnOverflow);
     let req = match &msg {
         Message::Request(r) => r,
         // The core protocol defines no client notifications over HTTP; take them quietly.

@@ -237,7 +237,8 @@ pub fn serve_settings(json: &str, spelling: Spelling) -> Result<ServeSettings> {
         config.max_sessions_per_client = n;
     }
     if let Some(ms) = s.session_idle_ms {
-        let ms = u64::try_from(ms).map_err(|_| invalid(format!("{} must not be negative", n("session_idle_ms"))))?;
+        let ms = u64::try_from(ms)
+            .map_err(|_| invalid(format!("{} must not be negative", n("session_idle_ms"))))?;
         config.session_idle = Duration::from_millis(ms);
     }
     if let Some(n) = count("max_backlog", s.max_backlog)? {

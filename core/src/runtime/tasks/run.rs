@@ -6,12 +6,12 @@
 
 use super::input::TaskLink;
 use super::Tasks;
+use crate::context::ClientKey;
 use crate::context::{BoxFuture, InputLedger, NotificationSink, Origin, TaskControl};
 use crate::engine::PendingCall;
 use crate::error::ErrorData;
 use crate::jsonrpc::{Message, Response};
 use crate::runtime::jobs::{self, Env as JobEnv};
-use crate::context::ClientKey;
 use crate::tasks::{TaskMode, TaskRecord, TaskStart};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

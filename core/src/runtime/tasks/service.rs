@@ -105,7 +105,9 @@ impl Tasks {
                 return Err(ErrorData::over_limit(
                     "tasks",
                     max,
-                    format!("Too many running tasks for this client (at most {max}); retry when one has finished"),
+                    format!(
+                        "Too many running tasks for this client (at most {max}); retry when one has finished"
+                    ),
                 ));
             }
             *n += 1;

@@ -165,7 +165,8 @@ async fn run(args: &[String], http: Option<String>, auth: Option<AuthConfig>) ->
     let hosts = options(args, "--allowed-host");
     let (cert, key) = (option(args, "--tls-cert"), option(args, "--tls-key"));
     let limited = !options(args, "--limit").is_empty();
-    if http.is_none() && (store.is_some() || !hosts.is_empty() || cert.is_some() || key.is_some() || limited) {
+    if http.is_none() && (store.is_some() || !hosts.is_empty() || cert.is_some() || key.is_some() || limited)
+    {
         eprintln!("echo_server: --store, --allowed-host, --tls-* and --limit need --http");
         return ExitCode::from(2);
     }
