@@ -24,7 +24,7 @@ cp "$target/release/burst_server" "$target/release/burst_server_mimalloc"
 out="bench/results/$(date -u +%Y-%m-%dT%H%M%SZ)-memory-burst.json"
 echo "[" > "$out"
 first=1
-for variant in system system-trim mimalloc; do
+for variant in ${BURST_VARIANTS:-mimalloc system-trim system}; do
   case "$variant" in
     system) cmd=("$target/release/burst_server_system") ;;
     system-trim) cmd=("$target/release/burst_server_system" --trim) ;;

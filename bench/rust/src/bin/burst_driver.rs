@@ -1,7 +1,9 @@
 //! The client of the memory-after-bursts measurement (`bench/memory/run.sh`): floods a
 //! `burst_server` with N concurrent slow 2026-07-28 `tools/call`s (one connection each, raw
 //! HTTP/1.1 on loopback), several times, and reports the server's resident memory (VmRSS from
-//! /proc) before, at the peak of each flood and 3 s after it, as one JSON line.
+//! /proc) before, at the peak of each flood and 3 s after it, as one JSON line, with the calls
+//! `refused` (connection refused or reset before the request went out: the accept backlog
+//! overflowed) and `failed` (any other answer than the 200 echo).
 //!
 //! ```text
 //! burst_driver PID URL [--calls 10000] [--floods 3] [--ms 2000] [--bytes 1024]
@@ -29,14 +31,30 @@ fn arg(args: &[String], name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-async fn call(addr: String, request: std::sync::Arc<Vec<u8>>) -> bool {
-    let Ok(mut sock) = TcpStream::connect(&addr).await else { return false };
+/// How one call ended.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum Outcome {
+    Ok,
+    /// The connection was refused or reset before the request went out (accept backlog).
+    Connect,
+    /// An answer other than a 200 echo (e.g. 503 past the connection cap), or none in time.
+    Answer,
+}
+
+async fn call(addr: String, request: std::sync::Arc<Vec<u8>>) -> Outcome {
+    let Ok(mut sock) = TcpStream::connect(&addr).await else { return Outcome::Connect };
     if sock.write_all(&request).await.is_err() {
-        return false;
+        return Outcome::Connect;
     }
     let mut answer = Vec::new();
     let read = tokio::time::timeout(Duration::from_secs(120), sock.read_to_end(&mut answer)).await;
-    read.is_ok() && answer.starts_with(b"HTTP/1.1 200") && !answer.windows(7).any(|w| w == b"isError")
+    match read {
+        Ok(Ok(_)) if answer.starts_with(b"HTTP/1.1 200") && !answer.windows(7).any(|w| w == b"isError") => {
+            Outcome::Ok
+        }
+        Ok(Err(_)) if answer.is_empty() => Outcome::Connect,
+        _ => Outcome::Answer,
+    }
 }
 
 #[tokio::main]
@@ -64,7 +82,7 @@ async fn main() {
     let before = rss_kib(pid, "VmRSS:");
     let mut after = Vec::new();
     let mut peaks = Vec::new();
-    let mut failed = 0u64;
+    let (mut refused, mut failed) = (0u64, 0u64);
     for _ in 0..floods {
         let started = Instant::now();
         let mut set = tokio::task::JoinSet::new();
@@ -76,7 +94,9 @@ async fn main() {
         loop {
             tokio::select! {
                 done = set.join_next() => match done {
-                    Some(ok) => failed += u64::from(!ok.unwrap_or(false)),
+                    Some(Ok(Outcome::Ok)) => {}
+                    Some(Ok(Outcome::Connect)) => refused += 1,
+                    Some(_) => failed += 1,
                     None => break,
                 },
                 _ = sampler.tick() => peak = peak.max(rss_kib(pid, "VmRSS:")),
@@ -89,7 +109,7 @@ async fn main() {
     }
     println!(
         "{}",
-        serde_json::json!({"calls": calls, "floods": floods, "ms": ms, "bytes": bytes, "failed": failed,
+        serde_json::json!({"calls": calls, "floods": floods, "ms": ms, "bytes": bytes, "refused": refused, "failed": failed,
             "rss_before_kib": before, "rss_peak_kib": peaks, "rss_after_kib": after,
             "hwm_kib": rss_kib(pid, "VmHWM:")})
     );
