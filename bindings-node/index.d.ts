@@ -308,6 +308,43 @@ export interface ServeHttpOptions {
    * past it a new connection gets 503 with `Retry-After`.
    */
   maxConnections?: number
+  /**
+   * The most legacy sessions at once (default 10000); when full a new one ends an idle
+   * session (unused for `sessionIdleMs`), else the least recently used one of the client
+   * holding the most; all busy: 503 with `Retry-After`.
+   */
+  maxSessions?: number
+  /**
+   * The most legacy sessions of one client (its token's subject, else its IP address;
+   * default 1000): past it its own least recently used idle one ends; all busy: 429.
+   */
+  maxSessionsPerClient?: number
+  /** How long a session must be unused before any new session may end it, in ms (60000). */
+  sessionIdleMs?: number
+  /** Bytes waiting for one slow stream reader (default 8 MiB); further behind: disconnected. */
+  maxBacklog?: number
+  /**
+   * Requests in flight per session or connection (default 1000); past it `-32603` with
+   * `data.limit` `"in_flight"` (HTTP 429).
+   */
+  maxInFlight?: number
+  /**
+   * Running tasks per client (default 1000); past it an optional-task tool runs
+   * synchronously, a task-only tool gets `-32603`.
+   */
+  maxTasksPerClient?: number
+  /**
+   * How long a legacy elicitation, sampling or roots request waits for the client, in ms
+   * (default 600000); then the handler gets a timeout error.
+   */
+  peerRequestTimeoutMs?: number
+  /** Encrypt `requestState` (XChaCha20-Poly1305), so clients cannot read handlers' state. */
+  stateEncryption?: boolean
+  /**
+   * Accept each `requestState` once (in this process; instances behind one load balancer
+   * need a shared ledger).
+   */
+  stateSingleUse?: boolean
   /** HTTPS: the PEM certificate chain file to serve (with `tlsKeyFile`). */
   tlsCertFile?: string
   /** HTTPS: its PEM key file. */

@@ -296,6 +296,31 @@ export interface ServeHttpOptions {
   bodyTimeoutMs?: number;
   /** Connections open at once (default 10000, or the open-file limit less 64); past it: 503 with Retry-After. */
   maxConnections?: number;
+  /**
+   * Legacy sessions at once (default 10000): when full a new one ends an idle session (unused
+   * for `sessionIdleMs`, default 60000), else the least recently used one of the client holding
+   * the most; all busy: 503 with Retry-After.
+   */
+  maxSessions?: number;
+  /**
+   * Legacy sessions of one client (its token's subject, else its IP address; default 1000):
+   * past it its own least recently used idle one ends; all busy: 429 with Retry-After.
+   */
+  maxSessionsPerClient?: number;
+  /** How long a session must be unused before any new session may end it, in ms (60000). */
+  sessionIdleMs?: number;
+  /** Bytes waiting for one slow stream reader (default 8 MiB); a reader further behind is disconnected. */
+  maxBacklog?: number;
+  /** Requests in flight per session or connection (default 1000); past it -32603 with `data.limit` 'in_flight' (HTTP 429). */
+  maxInFlight?: number;
+  /** Running tasks per client (default 1000); past it an optional-task tool runs synchronously, a task-only tool gets -32603. */
+  maxTasksPerClient?: number;
+  /** How long a legacy elicitation, sampling or roots request waits for the client, in ms (default 600000). */
+  peerRequestTimeoutMs?: number;
+  /** Encrypt `requestState` (XChaCha20-Poly1305), so clients cannot read what handlers keep in it. */
+  stateEncryption?: boolean;
+  /** Accept each `requestState` once (in this process; instances behind one load balancer need a shared ledger). */
+  stateSingleUse?: boolean;
   /** HTTPS: the PEM certificate chain file to serve (with `tlsKeyFile`). */
   tlsCertFile?: string;
   /** HTTPS: its PEM key file. */

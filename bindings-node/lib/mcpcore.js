@@ -222,7 +222,9 @@ class Server {
    * Starts serving HTTP: both lineages on `path` (default `/mcp`), 2024-11-05 SSE on `/sse`.
    * Options: host (an IP, default 127.0.0.1), port (0 = a free one), path, responseMode ('auto',
    * 'json', 'sse'), maxBody, allowedHosts, allowedOrigins, anyHost, shutdownGraceMs,
-   * headerTimeoutMs, bodyTimeoutMs, maxConnections, tlsCertFile, tlsKeyFile, tlsClientCaFile,
+   * headerTimeoutMs, bodyTimeoutMs, maxConnections, maxSessions, maxSessionsPerClient,
+   * sessionIdleMs, maxBacklog, maxInFlight, maxTasksPerClient, peerRequestTimeoutMs (the limits:
+   * see mcpcore.d.ts), tlsCertFile, tlsKeyFile, tlsClientCaFile,
    * store ('redis://HOST:PORT[/DB]': sessions shared by several instances), stateKeys (default:
    * MCPCORE_STATE_KEY), and auth (a protected server: see `Auth` in mcpcore.d.ts and
    * lib/server-auth.js).

@@ -41,6 +41,31 @@ pub struct ServeHttpOptions {
     /// The most connections open at once (default 10000, or the open-file limit less 64);
     /// past it a new connection gets 503 with `Retry-After`.
     pub max_connections: Option<u32>,
+    /// The most legacy sessions at once (default 10000); when full a new one ends an idle
+    /// session (unused for `sessionIdleMs`), else the least recently used one of the client
+    /// holding the most; all busy: 503 with `Retry-After`.
+    pub max_sessions: Option<u32>,
+    /// The most legacy sessions of one client (its token's subject, else its IP address;
+    /// default 1000): past it its own least recently used idle one ends; all busy: 429.
+    pub max_sessions_per_client: Option<u32>,
+    /// How long a session must be unused before any new session may end it, in ms (60000).
+    pub session_idle_ms: Option<u32>,
+    /// Bytes waiting for one slow stream reader (default 8 MiB); further behind: disconnected.
+    pub max_backlog: Option<u32>,
+    /// Requests in flight per session or connection (default 1000); past it `-32603` with
+    /// `data.limit` `"in_flight"` (HTTP 429).
+    pub max_in_flight: Option<u32>,
+    /// Running tasks per client (default 1000); past it an optional-task tool runs
+    /// synchronously, a task-only tool gets `-32603`.
+    pub max_tasks_per_client: Option<u32>,
+    /// How long a legacy elicitation, sampling or roots request waits for the client, in ms
+    /// (default 600000); then the handler gets a timeout error.
+    pub peer_request_timeout_ms: Option<u32>,
+    /// Encrypt `requestState` (XChaCha20-Poly1305), so clients cannot read handlers' state.
+    pub state_encryption: Option<bool>,
+    /// Accept each `requestState` once (in this process; instances behind one load balancer
+    /// need a shared ledger).
+    pub state_single_use: Option<bool>,
     /// HTTPS: the PEM certificate chain file to serve (with `tlsKeyFile`).
     pub tls_cert_file: Option<String>,
     /// HTTPS: its PEM key file.

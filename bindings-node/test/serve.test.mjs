@@ -102,6 +102,31 @@ describe('serveHttp', () => {
     await c.close();
     await s.shutdown();
   });
+  test('maxSessionsPerClient ends a client\'s idle session for its next; the limits are read', async () => {
+    const s = await server.serveHttp({
+      maxSessionsPerClient: 1, maxSessions: 10, sessionIdleMs: 60000, maxBacklog: 1 << 20,
+      maxInFlight: 4, maxTasksPerClient: 2, peerRequestTimeoutMs: 5000,
+    });
+    const post = (body, session) => fetch(s.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json', accept: 'application/json, text/event-stream',
+        ...(session ? { 'mcp-session-id': session } : {}),
+      },
+      body: JSON.stringify(body),
+    });
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: {
+      protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } };
+    const ping = { jsonrpc: '2.0', id: 2, method: 'ping' };
+    const first = (await post(init)).headers.get('mcp-session-id');
+    const second = (await post(init)).headers.get('mcp-session-id');
+    assert.ok(first && second && first !== second);
+    assert.equal((await post(ping, first)).status, 404, 'the first session made room');
+    assert.equal((await post(ping, second)).status, 200);
+    await s.shutdown();
+    await assert.rejects(server.serveHttp({ maxInFlight: 0 }), /maxInFlight must be positive/);
+    await assert.rejects(server.serveHttp({ maxSessionsPerClient: 0 }), /maxSessionsPerClient must be positive/);
+  });
   test('responseMode sse and json', async () => {
     for (const responseMode of ['sse', 'json']) {
       const s = await server.serveHttp({ responseMode });

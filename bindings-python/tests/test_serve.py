@@ -269,6 +269,54 @@ def test_stdio_server_speaks_raw_json_rpc_in_both_lineages() -> None:
     assert answer["result"]["content"] == [{"type": "text", "text": "modern"}]
 
 
+async def _legacy_post(port: int, body: Dict[str, Any], session: "str | None" = None) -> "tuple[int, str | None]":
+    """One legacy POST on a new connection: the status and the Mcp-Session-Id answered."""
+    data = json.dumps(body).encode()
+    head = (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+            f"Accept: application/json, text/event-stream\r\nConnection: close\r\n"
+            f"Content-Length: {len(data)}\r\n")
+    if session is not None:
+        head += f"Mcp-Session-Id: {session}\r\n"
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(head.encode() + b"\r\n" + data)
+    answer = await _read_to_close(reader)
+    writer.close()
+    status = int(answer.split(b" ", 2)[1])
+    sid = None
+    for line in answer.split(b"\r\n\r\n", 1)[0].split(b"\r\n")[1:]:
+        name, _, value = line.decode().partition(":")
+        if name.lower() == "mcp-session-id":
+            sid = value.strip()
+    return status, sid
+
+
+@run_async
+async def test_serve_http_session_and_call_limits() -> None:
+    """max_sessions_per_client=1: a client's second session ends its first (idle) one; the
+    other limits are accepted and checked, bad values name the option."""
+    server = toolbox_module.build()
+    serving = await server.serve_http(max_sessions_per_client=1, max_sessions=10, session_idle=60,
+                                      max_backlog=1 << 20, max_in_flight=4, max_tasks_per_client=2,
+                                      peer_request_timeout=5)
+    try:
+        port = int(serving.url.rsplit(":", 1)[1].split("/")[0])
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
+        ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+        status, first = await _legacy_post(port, init)
+        assert status == 200 and first
+        status, second = await _legacy_post(port, init)
+        assert status == 200 and second and second != first
+        assert (await _legacy_post(port, ping, first))[0] == 404, "the first session made room"
+        assert (await _legacy_post(port, ping, second))[0] == 200
+    finally:
+        await serving.shutdown()
+    for bad in ({"max_sessions_per_client": 0}, {"max_in_flight": 0}, {"peer_request_timeout": 0}):
+        with pytest.raises(InvalidInput) as e:
+            await server.serve_http(**bad)
+        assert list(bad)[0] in str(e.value), e.value
+
+
 async def _read_to_close(reader: asyncio.StreamReader) -> bytes:
     return await asyncio.wait_for(reader.read(-1), 10)
 

@@ -93,6 +93,34 @@ pub struct ServeOptions {
     /// Connections open at once (10000, or the open-file limit less 64; past it: 503).
     #[uniffi(default = None)]
     pub max_connections: Option<u64>,
+    /// Legacy sessions at once (10000; when full an idle one, else the biggest holder's least
+    /// recently used one ends; all busy: 503).
+    #[uniffi(default = None)]
+    pub max_sessions: Option<u64>,
+    /// Legacy sessions of one client (token subject, else IP address; 1000; all busy: 429).
+    #[uniffi(default = None)]
+    pub max_sessions_per_client: Option<u64>,
+    /// How long a session must be unused before any new session may end it, in ms (60000).
+    #[uniffi(default = None)]
+    pub session_idle_ms: Option<u64>,
+    /// Bytes waiting for one slow stream reader (8 MiB); further behind: disconnected.
+    #[uniffi(default = None)]
+    pub max_backlog: Option<u64>,
+    /// Requests in flight per session or connection (1000; past it `-32603`, HTTP 429).
+    #[uniffi(default = None)]
+    pub max_in_flight: Option<u64>,
+    /// Running tasks per client (1000; past it optional-task tools run synchronously).
+    #[uniffi(default = None)]
+    pub max_tasks_per_client: Option<u64>,
+    /// How long a legacy elicitation, sampling or roots request waits, in ms (600000).
+    #[uniffi(default = None)]
+    pub peer_request_timeout_ms: Option<u64>,
+    /// Encrypt `requestState` (XChaCha20-Poly1305), so clients cannot read handlers' state.
+    #[uniffi(default = None)]
+    pub state_encryption: Option<bool>,
+    /// Accept each `requestState` once (this process; instances need a shared ledger).
+    #[uniffi(default = None)]
+    pub state_single_use: Option<bool>,
     /// Accepted `Host` values (with `allowed_origins`, replaces the loopback default).
     #[uniffi(default = None)]
     pub allowed_hosts: Option<Vec<String>>,

@@ -31,6 +31,7 @@ pub struct Server {
     engine: Arc<ServerEngine>,
     tasks: Arc<Tasks>,
     clock: Arc<dyn Clock>,
+    states: Arc<dyn crate::state::StateLedger>,
     max_frame: usize,
     shutdown_grace: Duration,
 }
@@ -52,6 +53,7 @@ impl Server {
             engine: Arc::new(ServerEngine::new(config, registry)),
             tasks,
             clock,
+            states: Arc::new(crate::state::MemoryStateLedger::default()),
             max_frame: DEFAULT_MAX_FRAME,
             shutdown_grace: Duration::from_secs(30),
         }
@@ -79,6 +81,21 @@ impl Server {
         self
     }
 
+    /// Changes the server's configuration (limits, timeouts, task settings) before it serves;
+    /// its task store and clock are kept.
+    pub fn configure(mut self, change: impl FnOnce(&mut ServerConfig)) -> Self {
+        let mut config = self.engine.config().clone();
+        change(&mut config);
+        let tasks_changed = config.tasks != self.engine.config().tasks;
+        self.engine = Arc::new((*self.engine).clone().with_config(config));
+        if tasks_changed {
+            let settings = self.engine.config().tasks.clone();
+            self.tasks =
+                Arc::new(Tasks::with_clock(self.tasks.store().clone(), settings, self.clock.clone()));
+        }
+        self
+    }
+
     /// Reads a binding's HTTP settings (JSON in the users' `spelling`,
     /// [`crate::http::server::serve_settings`]) for this server, with `store` and `state_keys`
     /// applied by the rules of [`crate::store::ScaleOut`] (no `state_keys`: the environment
@@ -98,8 +115,17 @@ impl Server {
             Some(keys) => ScaleOut::new(store, Some(keys), &[]),
         }
         .map_err(|e| crate::Error::new(e.kind(), e.message().replace("--store", &spelling.name("store"))))?;
-        let server = self.clone().with_state_keys(scale.state_keys().clone());
+        let server =
+            self.clone().with_state_keys(scale.state_keys().clone()).configure(|c| s.limits.apply(c));
         Ok((server, s.addr, scale.http_config(s.config, None)))
+    }
+
+    /// Keeps the claims of single-use `requestState`s
+    /// ([`ServerConfig::state_single_use`]) in `ledger` instead of this process's memory:
+    /// instances behind one load balancer need one they share.
+    pub fn with_state_ledger(mut self, ledger: Arc<dyn crate::state::StateLedger>) -> Self {
+        self.states = ledger;
+        self
     }
 
     /// Keeps tasks (Tasks extension, [`crate::tasks`]) in `store` instead of the default
@@ -144,7 +170,12 @@ impl Server {
 
     /// What this server's jobs share (engine, tasks, clock).
     pub fn env(&self) -> Arc<Env> {
-        Env::new(self.engine.clone(), self.tasks.clone(), self.clock.clone())
+        Arc::new(Env {
+            engine: self.engine.clone(),
+            tasks: self.tasks.clone(),
+            clock: self.clock.clone(),
+            states: self.states.clone(),
+        })
     }
 
     /// How long in-flight requests may run after their connection closes.

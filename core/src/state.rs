@@ -5,6 +5,18 @@
 //! Wire form: `base64url(json) "." base64url(hmac(key, json))`, no padding. The JSON binds the
 //! method, the target (tool or prompt name, resource URI) and a digest of the arguments, and
 //! carries the answers the handler already used plus the handler's own state.
+//!
+//! Encrypted form ([`crate::engine::ServerConfig::state_encryption`]): `"e." base64url(nonce
+//! ciphertext)` with XChaCha20-Poly1305 under a key derived from the state key, so a client
+//! cannot read what a handler keeps in its state. The 24-byte nonce is synthetic (an HMAC of
+//! the plaintext under another derived key), which needs no entropy here and never repeats for
+//! two different states. Both forms open whatever the setting, so it can change while states
+//! are in flight.
+//!
+//! Single use ([`crate::engine::ServerConfig::state_single_use`]): each state has an id (its
+//! tag or nonce); the runtime claims it in a [`StateLedger`] before the handler runs and
+//! refuses it the second time. The default [`MemoryStateLedger`] remembers claims in this
+//! process only: instances behind one load balancer need a ledger they share.
 
 use crate::error::ErrorData;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -47,6 +59,14 @@ impl StateKey {
 
     fn mac(&self) -> HmacSha256 {
         HmacSha256::new_from_slice(&self.0).expect("HMAC takes keys of any length")
+    }
+
+    /// A 32-byte subkey for `purpose` (HMAC-SHA256 of the label under this key).
+    fn derive(&self, purpose: &str) -> [u8; 32] {
+        let mut mac = self.mac();
+        mac.update(b"mcpcore requestState ");
+        mac.update(purpose.as_bytes());
+        mac.finalize().into_bytes().into()
     }
 }
 
@@ -138,6 +158,9 @@ pub(crate) struct Sealed {
     /// Expiry, milliseconds since the Unix epoch.
     #[serde(rename = "x")]
     pub(crate) expires_ms: u64,
+    /// Which state this is (its tag or nonce, base64url): what single use claims. Not sealed.
+    #[serde(skip)]
+    pub(crate) id: String,
 }
 
 /// The request a state is bound to.
@@ -146,6 +169,17 @@ pub(crate) struct Binding {
     pub(crate) method: String,
     pub(crate) target: String,
     pub(crate) digest: String,
+    /// The state the request carried, once opened: for single use.
+    pub(crate) claim: Option<Claim>,
+}
+
+/// An opened state, as single use claims it: its id and expiry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    /// The state's id.
+    pub id: String,
+    /// When it expires (a ledger may forget it then).
+    pub expires: SystemTime,
 }
 
 impl Binding {
@@ -158,6 +192,7 @@ impl Binding {
             method: method.to_owned(),
             target: target.to_owned(),
             digest: URL_SAFE_NO_PAD.encode(&digest[..16]),
+            claim: None,
         }
     }
 }
@@ -205,6 +240,20 @@ pub(crate) fn seal(
     ttl: Duration,
     now: SystemTime,
 ) -> String {
+    let json = contents(binding, answers, user, ttl, now);
+    let mut mac = key.mac();
+    mac.update(&json);
+    let tag = mac.finalize().into_bytes();
+    format!("{}.{}", URL_SAFE_NO_PAD.encode(&json), URL_SAFE_NO_PAD.encode(tag))
+}
+
+fn contents(
+    binding: &Binding,
+    answers: Map<String, Value>,
+    user: Option<Value>,
+    ttl: Duration,
+    now: SystemTime,
+) -> Vec<u8> {
     let sealed = Sealed {
         method: binding.method.clone(),
         target: binding.target.clone(),
@@ -212,12 +261,53 @@ pub(crate) fn seal(
         answers,
         user,
         expires_ms: now_ms(now).saturating_add(ttl.as_millis() as u64),
+        id: String::new(),
     };
-    let json = serde_json::to_vec(&sealed).expect("serializable");
-    let mut mac = key.mac();
-    mac.update(&json);
-    let tag = mac.finalize().into_bytes();
-    format!("{}.{}", URL_SAFE_NO_PAD.encode(&json), URL_SAFE_NO_PAD.encode(tag))
+    serde_json::to_vec(&sealed).expect("serializable")
+}
+
+/// The prefix of an encrypted state (a plain one starts with `eyJ`, base64 of `{"`).
+const ENCRYPTED: &str = "e.";
+
+/// Seals like [`seal`], encrypted (see the module docs): the contents are unreadable without
+/// the key.
+pub(crate) fn seal_encrypted(
+    key: &StateKey,
+    binding: &Binding,
+    answers: Map<String, Value>,
+    user: Option<Value>,
+    ttl: Duration,
+    now: SystemTime,
+) -> String {
+    use chacha20poly1305::aead::{Aead, KeyInit};
+    let json = contents(binding, answers, user, ttl, now);
+    let mut nonce_mac = <HmacSha256 as Mac>::new_from_slice(&key.derive("nonce")).expect("any key length");
+    nonce_mac.update(&json);
+    let nonce: [u8; 24] = nonce_mac.finalize().into_bytes()[..24].try_into().expect("24 of 32 bytes");
+    let cipher = chacha20poly1305::XChaCha20Poly1305::new(&key.derive("aead").into());
+    let sealed = cipher.encrypt(&nonce.into(), json.as_slice()).expect("encryption of a Vec cannot fail");
+    let mut out = nonce.to_vec();
+    out.extend_from_slice(&sealed);
+    format!("{ENCRYPTED}{}", URL_SAFE_NO_PAD.encode(out))
+}
+
+/// The contents of an encrypted state, and its id (the nonce), when one of `keys` opens it.
+fn decrypt(keys: &StateKeys, text: &str) -> Result<(Vec<u8>, String), ErrorData> {
+    use chacha20poly1305::aead::{Aead, KeyInit};
+    let raw = URL_SAFE_NO_PAD.decode(text).map_err(|_| rejected("malformed (not issued by this server)"))?;
+    if raw.len() < 24 + 16 {
+        return Err(rejected("malformed (not issued by this server)"));
+    }
+    let (nonce, sealed) = raw.split_at(24);
+    let nonce: [u8; 24] = nonce.try_into().expect("split at 24");
+    keys.all()
+        .iter()
+        .find_map(|key| {
+            let cipher = chacha20poly1305::XChaCha20Poly1305::new(&key.derive("aead").into());
+            cipher.decrypt(&nonce.into(), sealed).ok()
+        })
+        .map(|json| (json, URL_SAFE_NO_PAD.encode(&nonce[..16])))
+        .ok_or_else(|| rejected("integrity check failed (tampered, or sealed with another key)"))
 }
 
 fn rejected(why: &str) -> ErrorData {
@@ -232,19 +322,29 @@ pub(crate) fn open(
     binding: &Binding,
     now: SystemTime,
 ) -> Result<Sealed, ErrorData> {
-    let (body, tag) =
-        state.split_once('.').ok_or_else(|| rejected("malformed (not issued by this server)"))?;
-    let json = URL_SAFE_NO_PAD.decode(body).map_err(|_| rejected("malformed (not issued by this server)"))?;
-    let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| rejected("malformed (not issued by this server)"))?;
-    let verified = keys.all().iter().any(|key| {
-        let mut mac = key.mac();
-        mac.update(&json);
-        mac.verify_slice(&tag).is_ok()
-    });
-    if !verified {
-        return Err(rejected("integrity check failed (tampered, or sealed with another key)"));
-    }
-    let sealed: Sealed = serde_json::from_slice(&json).map_err(|_| rejected("unreadable contents"))?;
+    let (json, id) = match state.strip_prefix(ENCRYPTED) {
+        Some(text) => decrypt(keys, text)?,
+        None => {
+            let (body, tag) =
+                state.split_once('.').ok_or_else(|| rejected("malformed (not issued by this server)"))?;
+            let json = URL_SAFE_NO_PAD
+                .decode(body)
+                .map_err(|_| rejected("malformed (not issued by this server)"))?;
+            let tag =
+                URL_SAFE_NO_PAD.decode(tag).map_err(|_| rejected("malformed (not issued by this server)"))?;
+            let verified = keys.all().iter().any(|key| {
+                let mut mac = key.mac();
+                mac.update(&json);
+                mac.verify_slice(&tag).is_ok()
+            });
+            if !verified {
+                return Err(rejected("integrity check failed (tampered, or sealed with another key)"));
+            }
+            (json, URL_SAFE_NO_PAD.encode(&tag[..tag.len().min(16)]))
+        }
+    };
+    let mut sealed: Sealed = serde_json::from_slice(&json).map_err(|_| rejected("unreadable contents"))?;
+    sealed.id = id;
     if sealed.expires_ms < now_ms(now) {
         return Err(rejected("expired; send the request again without requestState"));
     }
@@ -258,6 +358,85 @@ pub(crate) fn open(
         return Err(rejected("it was issued for the same target with different arguments"));
     }
     Ok(sealed)
+}
+
+impl Sealed {
+    /// What single use claims of this state.
+    pub(crate) fn claim(&self) -> Claim {
+        Claim { id: self.id.clone(), expires: UNIX_EPOCH + Duration::from_millis(self.expires_ms) }
+    }
+}
+
+/// Remembers which `requestState`s were accepted, for single use
+/// ([`crate::engine::ServerConfig::state_single_use`]). Instances behind one load balancer
+/// must share one (a database with an atomic "set if absent, with expiry", e.g. Redis
+/// `SET id 1 NX PXAT expiry`); the default [`MemoryStateLedger`] covers one process.
+pub trait StateLedger: Send + Sync + std::fmt::Debug + 'static {
+    /// Records `claim` at `now`: `Ok(true)` the first time, `Ok(false)` when it was claimed
+    /// before. A ledger that cannot answer fails with the error the client gets (`-32603`).
+    fn claim<'a>(
+        &'a self,
+        claim: &'a Claim,
+        now: SystemTime,
+    ) -> crate::future::BoxFuture<'a, Result<bool, ErrorData>>;
+}
+
+/// Claims in memory until their states expire, at most `capacity` at once (a claim past it is
+/// refused with `-32603` naming the limit until older states expire).
+#[derive(Debug)]
+pub struct MemoryStateLedger {
+    capacity: usize,
+    claims: std::sync::Mutex<std::collections::HashMap<String, SystemTime>>,
+}
+
+impl MemoryStateLedger {
+    /// The default capacity.
+    pub const DEFAULT_CAPACITY: usize = 100_000;
+
+    /// A ledger of at most `capacity` live claims.
+    pub fn new(capacity: usize) -> Self {
+        MemoryStateLedger { capacity: capacity.max(1), claims: Default::default() }
+    }
+
+    fn claim_now(&self, claim: &Claim, now: SystemTime) -> Result<bool, ErrorData> {
+        let mut claims = self.claims.lock().expect("lock");
+        if claims.contains_key(&claim.id) {
+            return Ok(false);
+        }
+        if claims.len() >= self.capacity {
+            claims.retain(|_, expires| *expires >= now);
+        }
+        if claims.len() >= self.capacity {
+            return Err(ErrorData::over_limit(
+                "state_claims",
+                self.capacity,
+                "Too many single-use requestStates in flight; retry shortly",
+            ));
+        }
+        claims.insert(claim.id.clone(), claim.expires);
+        Ok(true)
+    }
+}
+
+impl Default for MemoryStateLedger {
+    fn default() -> Self {
+        MemoryStateLedger::new(Self::DEFAULT_CAPACITY)
+    }
+}
+
+impl StateLedger for MemoryStateLedger {
+    fn claim<'a>(
+        &'a self,
+        claim: &'a Claim,
+        now: SystemTime,
+    ) -> crate::future::BoxFuture<'a, Result<bool, ErrorData>> {
+        Box::pin(std::future::ready(self.claim_now(claim, now)))
+    }
+}
+
+/// `-32602` for a single-use state presented again.
+pub(crate) fn replayed() -> ErrorData {
+    rejected("already used (this server accepts each requestState once); send the request again without it")
 }
 
 #[cfg(test)]
@@ -283,6 +462,56 @@ mod tests {
         let opened = open(&key.clone().into(), &s, &binding(), now).unwrap();
         assert_eq!(opened.answers, answers);
         assert_eq!(opened.user, Some(json!([1, 2])));
+    }
+
+    #[test]
+    fn encrypted_states_hide_their_contents_and_open_like_plain_ones() {
+        let key = key();
+        let now = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+        let secret = json!({"cart": "the handler's secret"});
+        let s =
+            seal_encrypted(&key, &binding(), Map::new(), Some(secret.clone()), Duration::from_secs(60), now);
+        assert!(s.starts_with("e."), "{s}");
+        let raw = URL_SAFE_NO_PAD.decode(&s[2..]).unwrap();
+        assert!(!String::from_utf8_lossy(&raw).contains("secret"), "readable: {s}");
+        let opened = open(&key.clone().into(), &s, &binding(), now).unwrap();
+        assert_eq!(opened.user, Some(secret.clone()));
+        let plain = open(
+            &key.clone().into(),
+            &seal(&key, &binding(), Map::new(), None, Duration::from_secs(60), now),
+            &binding(),
+            now,
+        )
+        .unwrap();
+        assert_ne!(opened.id, plain.id);
+        // Tampered, another key, expired, another request: refused like a plain state.
+        let mut bytes = raw.clone();
+        bytes[30] ^= 1;
+        let tampered = format!("e.{}", URL_SAFE_NO_PAD.encode(bytes));
+        let msg = |r: Result<Sealed, ErrorData>| r.unwrap_err().message;
+        assert!(msg(open(&key.clone().into(), &tampered, &binding(), now)).contains("integrity"));
+        assert!(msg(open(&StateKey::new(vec![7u8; 32]).into(), &s, &binding(), now)).contains("integrity"));
+        assert!(
+            msg(open(&key.clone().into(), &s, &binding(), now + Duration::from_secs(61))).contains("expired")
+        );
+        let other = Binding::new("tools/call", "weather", &json!({"city": "Rome", "days": 2}));
+        assert!(msg(open(&key.clone().into(), &s, &other, now)).contains("different arguments"));
+        assert!(msg(open(&key.clone().into(), "e.AAAA", &binding(), now)).contains("malformed"));
+        // Rotation: sealed with the old key, opened with [new, old].
+        let rotated = StateKeys::new([StateKey::new(vec![9u8; 32]), key.clone()]);
+        assert_eq!(open(&rotated, &s, &binding(), now).unwrap().user, Some(secret));
+    }
+
+    #[test]
+    fn a_ledger_accepts_each_state_once_and_forgets_expired_ones() {
+        let l = MemoryStateLedger::new(2);
+        let at = |s| UNIX_EPOCH + Duration::from_secs(s);
+        let c = |id: &str, exp| Claim { id: id.into(), expires: at(exp) };
+        assert!(l.claim_now(&c("a", 10), at(0)).unwrap());
+        assert!(!l.claim_now(&c("a", 10), at(1)).unwrap(), "a replay");
+        assert!(l.claim_now(&c("b", 20), at(1)).unwrap());
+        assert_eq!(l.claim_now(&c("c", 20), at(2)).unwrap_err().limit_reached(), Some("state_claims"));
+        assert!(l.claim_now(&c("c", 20), at(11)).unwrap(), "a expired, room again");
     }
 
     #[test]

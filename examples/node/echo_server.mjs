@@ -5,6 +5,7 @@
 //   node echo_server.mjs --http 127.0.0.1:PORT  # HTTP on /mcp (prints "listening on URL")
 //   node echo_server.mjs --http 127.0.0.1:PORT --auth-jwks URL --auth-issuer ISS --auth-audience AUD
 //   node echo_server.mjs --http 127.0.0.1:PORT --store redis://HOST:PORT[/DB] [--allowed-host NAME[:PORT]]...
+//   node echo_server.mjs --http 127.0.0.1:PORT --limit max_sessions_per_client=100 --limit max_in_flight=50
 //
 // Behind a load balancer with several instances (no sticky routing): `--store redis://…` keeps
 // legacy sessions in Redis, so any instance serves any message of any session; it needs the
@@ -33,6 +34,7 @@ try {
       'auth-audience': { type: 'string' },
       store: { type: 'string' },
       'allowed-host': { type: 'string', multiple: true },
+      limit: { type: 'string', multiple: true },
     },
   }));
 } catch (e) {
@@ -73,8 +75,19 @@ if (given.some(Boolean)) {
 }
 
 const publicHosts = values['allowed-host'] ?? [];
-if (values.http === undefined && (values.store !== undefined || publicHosts.length > 0)) {
-  fail('--store and --allowed-host need --http');
+if (values.http === undefined && (values.store !== undefined || publicHosts.length > 0 || values.limit)) {
+  fail('--store, --allowed-host and --limit need --http');
+}
+// --limit NAME=VALUE: one of serveHttp's limits in the core's snake_case (max_in_flight=50).
+const LIMITS = ['max_body', 'header_timeout_ms', 'body_timeout_ms', 'max_connections', 'shutdown_grace_ms',
+  'max_sessions', 'max_sessions_per_client', 'session_idle_ms', 'max_backlog', 'max_in_flight',
+  'max_tasks_per_client', 'peer_request_timeout_ms'];
+const limits = {};
+for (const pair of values.limit ?? []) {
+  const [name, value] = pair.split('=');
+  if (!/^-?\d+$/.test(value ?? '')) fail(`--limit needs NAME=INTEGER, not ${JSON.stringify(pair)}`);
+  if (!LIMITS.includes(name)) fail(`unknown --limit ${JSON.stringify(name)}; one of ${LIMITS.join(', ')}`);
+  limits[name.replace(/_([a-z])/g, (_, c) => c.toUpperCase())] = Number(value);
 }
 
 if (values.http === undefined) {
@@ -89,7 +102,7 @@ if (values.http === undefined) {
   const [host, port] = splitHostPort(values.http);
   let serving;
   try {
-    serving = await server.serveHttp({ host, port, auth, store: values.store, ...hostOptions(publicHosts, port) });
+    serving = await server.serveHttp({ host, port, auth, store: values.store, ...hostOptions(publicHosts, port), ...limits });
   } catch (e) {
     fail(e.message);
   }

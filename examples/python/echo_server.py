@@ -4,6 +4,7 @@
     python echo_server.py --http 127.0.0.1:PORT # HTTP on /mcp (prints "listening on URL")
     python echo_server.py --http 127.0.0.1:PORT --auth-jwks URL --auth-issuer ISS --auth-audience AUD
     python echo_server.py --http 127.0.0.1:PORT --store redis://HOST:PORT[/DB] [--allowed-host NAME[:PORT]]...
+    python echo_server.py --http 127.0.0.1:PORT --limit max_sessions_per_client=100 --limit max_in_flight=50
 
 Behind a load balancer with several instances (no sticky routing): ``--store redis://...`` keeps
 legacy sessions in Redis, so any instance serves any message of any session; it needs the
@@ -19,6 +20,7 @@ from ``tools/list`` for tokens without it.
 """
 
 import argparse
+import inspect
 import sys
 from typing import Any, Dict, List, Optional, TypedDict
 
@@ -73,15 +75,30 @@ if __name__ == "__main__":
     parser.add_argument("--store", metavar="URL", help="keep legacy sessions in redis://HOST:PORT[/DB]")
     parser.add_argument("--allowed-host", metavar="NAME[:PORT]", action="append", default=[],
                         help="a public host name a proxy forwards (repeatable)")
+    parser.add_argument("--limit", metavar="NAME=VALUE", action="append", default=[],
+                        help="one of serve_http's limits, e.g. max_in_flight=50 or "
+                             "peer_request_timeout_ms=30000 (repeatable)")
     args = parser.parse_args()
     protected = auth(args)
-    if args.http is None and (args.store or args.allowed_host):
-        sys.exit("echo_server: --store and --allowed-host need --http")
+    if args.http is None and (args.store or args.allowed_host or args.limit):
+        sys.exit("echo_server: --store, --allowed-host and --limit need --http")
+    limits = {}
+    for pair in args.limit:
+        name, _, value = pair.partition("=")
+        try:
+            number = int(value)
+        except ValueError:
+            sys.exit(f"echo_server: --limit needs NAME=INTEGER, not {pair!r}")
+        # serve_http takes seconds where the core's name says milliseconds.
+        key = name[:-3] if name.endswith("_ms") else name
+        if key not in inspect.signature(server.serve_http).parameters or key in ("host", "port", "path"):
+            sys.exit(f"echo_server: unknown --limit {name!r}")
+        limits[key] = number / 1000 if name.endswith("_ms") else number
     if args.http is not None:
         host, _, port = args.http.rpartition(":")
         try:
             server.run("http", host=host.strip("[]"), port=int(port), auth=protected, store=args.store,
-                       **host_options(args.allowed_host, int(port)))
+                       **host_options(args.allowed_host, int(port)), **limits)
         except McpError as e:
             sys.exit(f"echo_server: {e}")
     else:

@@ -498,6 +498,15 @@ class Server:
         header_timeout: Optional[float] = None,
         body_timeout: Optional[float] = None,
         max_connections: Optional[int] = None,
+        max_sessions: Optional[int] = None,
+        max_sessions_per_client: Optional[int] = None,
+        session_idle: Optional[float] = None,
+        max_backlog: Optional[int] = None,
+        max_in_flight: Optional[int] = None,
+        max_tasks_per_client: Optional[int] = None,
+        peer_request_timeout: Optional[float] = None,
+        state_encryption: Optional[bool] = None,
+        state_single_use: Optional[bool] = None,
         tls_cert: Optional[Union[str, "os.PathLike[str]"]] = None,
         tls_key: Optional[Union[str, "os.PathLike[str]"]] = None,
         tls_client_ca: Optional[Union[str, "os.PathLike[str]"]] = None,
@@ -519,6 +528,20 @@ class Server:
           body (default 30; slower: 408).
         - ``max_connections``: connections open at once (default 10,000, or the open-file limit
           less 64); past it a new connection gets 503 with ``Retry-After``.
+        - ``max_sessions``: legacy sessions at once (default 10,000); when full a new one ends an
+          idle session (unused for ``session_idle`` seconds, default 60), else the least
+          recently used one of the client holding the most; all busy: 503 with ``Retry-After``.
+          ``max_sessions_per_client``: sessions of one client (its token's subject, else its
+          IP address; default 1,000): past it the client's own least recently used idle one
+          ends; all busy: 429 with ``Retry-After``.
+        - ``max_backlog``: bytes waiting for one slow reader of a stream (default 8 MiB); a
+          reader further behind is disconnected.
+        - ``max_in_flight``: requests in flight per session or connection (default 1,000);
+          past it ``-32603`` with ``data.limit == "in_flight"`` (HTTP 429).
+        - ``max_tasks_per_client``: running tasks per client (default 1,000); past it an
+          optional-task tool runs synchronously, a task-only tool gets ``-32603``.
+        - ``peer_request_timeout``: seconds a legacy elicitation, sampling or roots request waits
+          for the client (default 600); then the handler gets a timeout error.
         - ``tls_cert`` and ``tls_key`` (PEM files) serve HTTPS; with ``tls_client_ca`` every
           client must present a certificate that CA signed (mutual TLS).
         - ``store``: ``"redis://HOST:PORT[/DB]"`` keeps legacy sessions in Redis, so several
@@ -526,7 +549,10 @@ class Server:
           this process's memory). ``state_keys``: the hex keys (at least 32 bytes, newest
           first; one comma-separated string or a list) sealing ``requestState``, the same on
           every instance; default: the environment variable ``MCPCORE_STATE_KEY``. A store
-          without keys is refused (:class:`InvalidInput`).
+          without keys is refused (:class:`InvalidInput`). ``state_encryption=True`` encrypts
+          ``requestState`` (XChaCha20-Poly1305), so clients cannot read the handlers' state;
+          ``state_single_use=True`` accepts each state once (in this process: instances behind
+          one load balancer would need a shared ledger).
         - ``auth`` makes it a protected server (an OAuth resource server, see :class:`Auth`).
         """
 
@@ -546,6 +572,15 @@ class Server:
             "header_timeout_ms": ms(header_timeout),
             "body_timeout_ms": ms(body_timeout),
             "max_connections": max_connections,
+            "max_sessions": max_sessions,
+            "max_sessions_per_client": max_sessions_per_client,
+            "session_idle_ms": ms(session_idle),
+            "max_backlog": max_backlog,
+            "max_in_flight": max_in_flight,
+            "max_tasks_per_client": max_tasks_per_client,
+            "peer_request_timeout_ms": ms(peer_request_timeout),
+            "state_encryption": state_encryption,
+            "state_single_use": state_single_use,
             "tls_cert_file": None if tls_cert is None else os.fspath(tls_cert),
             "tls_key_file": None if tls_key is None else os.fspath(tls_key),
             "tls_client_ca_file": None if tls_client_ca is None else os.fspath(tls_client_ca),

@@ -7752,6 +7752,43 @@ public struct ServeOptions: Equatable, Hashable {
      */
     public var maxConnections: UInt64?
     /**
+     * Legacy sessions at once (10000; when full an idle one, else the biggest holder's least
+     * recently used one ends; all busy: 503).
+     */
+    public var maxSessions: UInt64?
+    /**
+     * Legacy sessions of one client (token subject, else IP address; 1000; all busy: 429).
+     */
+    public var maxSessionsPerClient: UInt64?
+    /**
+     * How long a session must be unused before any new session may end it, in ms (60000).
+     */
+    public var sessionIdleMs: UInt64?
+    /**
+     * Bytes waiting for one slow stream reader (8 MiB); further behind: disconnected.
+     */
+    public var maxBacklog: UInt64?
+    /**
+     * Requests in flight per session or connection (1000; past it `-32603`, HTTP 429).
+     */
+    public var maxInFlight: UInt64?
+    /**
+     * Running tasks per client (1000; past it optional-task tools run synchronously).
+     */
+    public var maxTasksPerClient: UInt64?
+    /**
+     * How long a legacy elicitation, sampling or roots request waits, in ms (600000).
+     */
+    public var peerRequestTimeoutMs: UInt64?
+    /**
+     * Encrypt `requestState` (XChaCha20-Poly1305), so clients cannot read handlers' state.
+     */
+    public var stateEncryption: Bool?
+    /**
+     * Accept each `requestState` once (this process; instances need a shared ledger).
+     */
+    public var stateSingleUse: Bool?
+    /**
      * Accepted `Host` values (with `allowed_origins`, replaces the loopback default).
      */
     public var allowedHosts: [String]?
@@ -7796,6 +7833,34 @@ public struct ServeOptions: Equatable, Hashable {
          * Connections open at once (10000, or the open-file limit less 64; past it: 503).
          */maxConnections: UInt64? = nil, 
         /**
+         * Legacy sessions at once (10000; when full an idle one, else the biggest holder's least
+         * recently used one ends; all busy: 503).
+         */maxSessions: UInt64? = nil, 
+        /**
+         * Legacy sessions of one client (token subject, else IP address; 1000; all busy: 429).
+         */maxSessionsPerClient: UInt64? = nil, 
+        /**
+         * How long a session must be unused before any new session may end it, in ms (60000).
+         */sessionIdleMs: UInt64? = nil, 
+        /**
+         * Bytes waiting for one slow stream reader (8 MiB); further behind: disconnected.
+         */maxBacklog: UInt64? = nil, 
+        /**
+         * Requests in flight per session or connection (1000; past it `-32603`, HTTP 429).
+         */maxInFlight: UInt64? = nil, 
+        /**
+         * Running tasks per client (1000; past it optional-task tools run synchronously).
+         */maxTasksPerClient: UInt64? = nil, 
+        /**
+         * How long a legacy elicitation, sampling or roots request waits, in ms (600000).
+         */peerRequestTimeoutMs: UInt64? = nil, 
+        /**
+         * Encrypt `requestState` (XChaCha20-Poly1305), so clients cannot read handlers' state.
+         */stateEncryption: Bool? = nil, 
+        /**
+         * Accept each `requestState` once (this process; instances need a shared ledger).
+         */stateSingleUse: Bool? = nil, 
+        /**
          * Accepted `Host` values (with `allowed_origins`, replaces the loopback default).
          */allowedHosts: [String]? = nil, 
         /**
@@ -7820,6 +7885,15 @@ public struct ServeOptions: Equatable, Hashable {
         self.headerTimeoutMs = headerTimeoutMs
         self.bodyTimeoutMs = bodyTimeoutMs
         self.maxConnections = maxConnections
+        self.maxSessions = maxSessions
+        self.maxSessionsPerClient = maxSessionsPerClient
+        self.sessionIdleMs = sessionIdleMs
+        self.maxBacklog = maxBacklog
+        self.maxInFlight = maxInFlight
+        self.maxTasksPerClient = maxTasksPerClient
+        self.peerRequestTimeoutMs = peerRequestTimeoutMs
+        self.stateEncryption = stateEncryption
+        self.stateSingleUse = stateSingleUse
         self.allowedHosts = allowedHosts
         self.allowedOrigins = allowedOrigins
         self.tlsCertFile = tlsCertFile
@@ -7849,6 +7923,15 @@ public struct FfiConverterTypeServeOptions: FfiConverterRustBuffer {
                 headerTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
                 bodyTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
                 maxConnections: FfiConverterOptionUInt64.read(from: &buf), 
+                maxSessions: FfiConverterOptionUInt64.read(from: &buf), 
+                maxSessionsPerClient: FfiConverterOptionUInt64.read(from: &buf), 
+                sessionIdleMs: FfiConverterOptionUInt64.read(from: &buf), 
+                maxBacklog: FfiConverterOptionUInt64.read(from: &buf), 
+                maxInFlight: FfiConverterOptionUInt64.read(from: &buf), 
+                maxTasksPerClient: FfiConverterOptionUInt64.read(from: &buf), 
+                peerRequestTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
+                stateEncryption: FfiConverterOptionBool.read(from: &buf), 
+                stateSingleUse: FfiConverterOptionBool.read(from: &buf), 
                 allowedHosts: FfiConverterOptionSequenceString.read(from: &buf), 
                 allowedOrigins: FfiConverterOptionSequenceString.read(from: &buf), 
                 tlsCertFile: FfiConverterOptionString.read(from: &buf), 
@@ -7864,6 +7947,15 @@ public struct FfiConverterTypeServeOptions: FfiConverterRustBuffer {
         FfiConverterOptionUInt64.write(value.headerTimeoutMs, into: &buf)
         FfiConverterOptionUInt64.write(value.bodyTimeoutMs, into: &buf)
         FfiConverterOptionUInt64.write(value.maxConnections, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxSessions, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxSessionsPerClient, into: &buf)
+        FfiConverterOptionUInt64.write(value.sessionIdleMs, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxBacklog, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxInFlight, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxTasksPerClient, into: &buf)
+        FfiConverterOptionUInt64.write(value.peerRequestTimeoutMs, into: &buf)
+        FfiConverterOptionBool.write(value.stateEncryption, into: &buf)
+        FfiConverterOptionBool.write(value.stateSingleUse, into: &buf)
         FfiConverterOptionSequenceString.write(value.allowedHosts, into: &buf)
         FfiConverterOptionSequenceString.write(value.allowedOrigins, into: &buf)
         FfiConverterOptionString.write(value.tlsCertFile, into: &buf)

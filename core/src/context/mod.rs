@@ -23,6 +23,7 @@ use crate::protocol::{ClientCapabilities, Implementation, Lineage, ProtocolVersi
 use crate::Result;
 use axum::http::{Extensions, HeaderMap};
 use serde_json::{Map, Value};
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 pub use crate::future::BoxFuture;
@@ -46,12 +47,45 @@ pub struct Origin {
     pub session_id: Option<String>,
     /// Typed values a host's own middleware attached to the request.
     pub extensions: Extensions,
+    /// The network address the request came from (HTTP: the TCP peer, as
+    /// [`serve_http`](crate::http::server::serve_http) or axum's `ConnectInfo` saw it; a proxy
+    /// in front makes it the proxy's).
+    pub peer: Option<SocketAddr>,
 }
 
 impl Origin {
     /// An origin with nothing known (stdio, in-process).
     pub fn none() -> Arc<Origin> {
         Arc::new(Origin::default())
+    }
+
+    /// Who the client is for per-client limits (sessions, tasks): the token's subject when a
+    /// verified identity names one, else the peer's IP address; `None` when neither is known
+    /// (stdio, in-process: one client per connection).
+    pub fn client_key(&self) -> Option<ClientKey> {
+        if let Some(sub) = self.identity.as_ref().and_then(|i| i.subject.clone()) {
+            return Some(ClientKey::Subject(sub));
+        }
+        self.peer.map(|p| ClientKey::Address(p.ip()))
+    }
+}
+
+/// One client, as per-client limits count it ([`Origin::client_key`]): authenticated clients by
+/// who they are (so clients behind one proxy or NAT are told apart), others by address.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ClientKey {
+    /// The subject (`sub`) of the client's verified token.
+    Subject(String),
+    /// The client's IP address.
+    Address(IpAddr),
+}
+
+impl std::fmt::Display for ClientKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ClientKey::Subject(s) => write!(f, "subject {s:?}"),
+            ClientKey::Address(a) => write!(f, "address {a}"),
+        }
     }
 }
 
@@ -69,8 +103,10 @@ pub struct Caller {
 
 /// Starts a task for the call a handler serves (Tasks extension); supplied by the runtime.
 pub trait TaskControl: Send + Sync {
-    /// Starts the task (once) and returns its id; `-32603` when the store refuses it.
-    fn start(&self) -> BoxFuture<'_, std::result::Result<String, ErrorData>>;
+    /// Starts the task (once) and returns its id; `None` when the call goes on synchronously
+    /// instead (an `Optional` task the server could not start: the client's task quota is
+    /// used up or the store is full); `-32603` when a `Required` one is refused.
+    fn start(&self) -> BoxFuture<'_, std::result::Result<Option<String>, ErrorData>>;
     /// The task's id once started.
     fn task_id(&self) -> Option<String>;
 }
@@ -246,12 +282,13 @@ impl RequestContext {
     /// with `CreateTaskResult` now, and this handler runs on; its result settles the task, its
     /// further input goes through `tasks/update`, its progress and log messages are dropped.
     /// Returns the task id, or `None` when this call cannot become a task (the tool has no task
-    /// policy, the request did not declare the extension, a legacy session, an in-process call):
-    /// then the handler simply goes on synchronously. Calling it again returns the same id.
-    /// Errors: the store refused the task (`-32603`, e.g. too many running).
+    /// policy, the request did not declare the extension, a legacy session, an in-process call,
+    /// or an `Optional` task the server could not start because the client's task quota is
+    /// used up or the store is full): then the handler simply goes on synchronously. Calling
+    /// it again returns the same id. Errors: a `Required` task was refused (`-32603`).
     pub async fn start_task(&self) -> Result<Option<String>> {
         match &self.task {
-            Some(slot) => slot.start().await.map(Some).map_err(crate::Error::rpc),
+            Some(slot) => slot.start().await.map_err(crate::Error::rpc),
             None => Ok(None),
         }
     }

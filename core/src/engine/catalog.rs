@@ -86,15 +86,18 @@ impl ServerEngine {
                 // state it carries or, later, to seal one (`input_required` makes it from the
                 // call then): most calls need neither, so it is not made here for them.
                 let has_state = req.params.as_ref().is_some_and(|p| p.contains_key("requestState"));
-                let binding = (has_state || req.method != "tools/call")
+                let mut binding = (has_state || req.method != "tools/call")
                     .then(|| Binding::new(&req.method, target, arguments));
-                let seed = super::mrtr::modern_seed(
+                let (seed, claim) = super::mrtr::modern_seed(
                     &self.config,
                     req.params.as_ref(),
                     binding.as_ref(),
                     capabilities,
                     now,
                 )?;
+                if let Some(b) = binding.as_mut() {
+                    b.claim = claim;
+                }
                 Ok((seed, binding))
             }
         }

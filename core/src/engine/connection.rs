@@ -245,6 +245,9 @@ impl ServerConnection {
                 if self.flights.contains_key(&call.id) {
                     return Some(duplicate(call.id));
                 }
+                if let Some(refused) = self.over_limit(&call.id) {
+                    return Some(refused);
+                }
                 let id = call.id.clone();
                 self.start(id, route, batch, Job::Call(call));
             }
@@ -258,6 +261,9 @@ impl ServerConnection {
                 if self.flights.contains_key(&l.id) {
                     return Some(duplicate(l.id));
                 }
+                if let Some(refused) = self.over_limit(&l.id) {
+                    return Some(refused);
+                }
                 let id = l.id.clone();
                 self.start(id, route, None, Job::Listen(l));
             }
@@ -266,6 +272,20 @@ impl ServerConnection {
             Action::Nothing => {}
         }
         None
+    }
+
+    /// The answer owed to request `id` when the connection has `max_in_flight` requests in
+    /// flight already.
+    fn over_limit(&self, id: &RequestId) -> Option<Response> {
+        let max = self.engine.config().max_in_flight;
+        (self.flights.len() >= max).then(|| {
+            let e = ErrorData::over_limit(
+                "in_flight",
+                max,
+                format!("Too many requests in flight on this connection (at most {max}); retry when one has finished"),
+            );
+            Response::error(Some(id.clone()), e)
+        })
     }
 
     fn start(&mut self, id: RequestId, route: RouteId, batch: Option<u64>, work: Job) {

@@ -70,10 +70,23 @@ pub struct ServerConfig {
     pub state_keys: StateKeys,
     /// How long a sealed `requestState` stays valid (default 10 minutes).
     pub input_state_ttl: Duration,
+    /// Encrypt `requestState` (XChaCha20-Poly1305 under a key derived from the state key), so
+    /// clients cannot read what handlers keep in it (default false: signed, readable).
+    pub state_encryption: bool,
+    /// Accept each `requestState` once (default false): a replayed one is `-32602`. Claims are
+    /// kept by the server's [`crate::state::StateLedger`] (in memory: one process; instances
+    /// behind one load balancer need a shared one).
+    pub state_single_use: bool,
     /// How long a legacy server→client request (elicitation, sampling, roots) waits for the
     /// client's answer before its handler gets an error (default 10 minutes).
     pub peer_request_timeout: Duration,
-    /// What new tasks are created with (Tasks extension: `ttlMs`, `pollIntervalMs`).
+    /// The most requests one connection (a stdio connection, a legacy session) has in flight
+    /// at once (default 1,000); one more is answered at once with `-32603` whose `data` names
+    /// the limit ([`ErrorData::over_limit`](crate::ErrorData::over_limit); HTTP: 429 with
+    /// `Retry-After`).
+    pub max_in_flight: usize,
+    /// What new tasks are created with (Tasks extension: `ttlMs`, `pollIntervalMs`, the
+    /// per-client quota).
     pub tasks: crate::tasks::TaskSettings,
 }
 
@@ -89,7 +102,10 @@ impl ServerConfig {
             cache_scope: CacheScope::Public,
             state_keys: StateKeys::default(),
             input_state_ttl: Duration::from_secs(600),
+            state_encryption: false,
+            state_single_use: false,
             peer_request_timeout: Duration::from_secs(600),
+            max_in_flight: 1_000,
             tasks: crate::tasks::TaskSettings::default(),
         }
     }
@@ -142,6 +158,14 @@ impl ServerEngine {
     pub fn with_state_keys(mut self, keys: StateKeys) -> Self {
         self.config.state_keys = keys;
         self
+    }
+
+    /// The same engine with `config` (its served revisions sorted, newest first).
+    pub fn with_config(self, config: ServerConfig) -> Self {
+        let mut engine = ServerEngine::new(config, self.registry);
+        engine.resources = self.resources;
+        engine.prompts = self.prompts;
+        engine
     }
 
     /// Serves `resources` too (`resources/*`, completion of template variables).

@@ -242,7 +242,8 @@ impl ServerEngine {
         let Some(key) = self.config.state_keys.current() else {
             return Err(ErrorData::internal("Internal error: no requestState key is configured"));
         };
-        let sealed = state::seal(key, binding, pending.used, pending.user, self.config.input_state_ttl, now);
+        let seal = if self.config.state_encryption { state::seal_encrypted } else { state::seal };
+        let sealed = seal(key, binding, pending.used, pending.user, self.config.input_state_ttl, now);
         Ok(json!({
             "resultType": "input_required",
             "inputRequests": pending.missing,

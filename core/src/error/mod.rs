@@ -86,6 +86,20 @@ impl ErrorData {
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::INTERNAL_ERROR, message)
     }
+    /// `-32603` for a request refused because a limit of the server was reached (`limit`, e.g.
+    /// `"in_flight"`, at `max`): `data` is `{"limit": limit, "max": max, "retryAfter": 1}`
+    /// (seconds), and HTTP answers it with 429 and `Retry-After` where a status is owed. The
+    /// client may retry once the limit has room again.
+    pub fn over_limit(limit: &str, max: usize, message: impl Into<String>) -> Self {
+        Self::internal(message).with_data(serde_json::json!({"limit": limit, "max": max, "retryAfter": 1}))
+    }
+    /// The limit named by an [`ErrorData::over_limit`] error.
+    pub fn limit_reached(&self) -> Option<&str> {
+        if self.code != ErrorCode::INTERNAL_ERROR {
+            return None;
+        }
+        self.data.as_ref()?.get("limit")?.as_str()
+    }
 }
 
 impl fmt::Display for ErrorData {

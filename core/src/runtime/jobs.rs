@@ -9,11 +9,13 @@ use crate::changes::Change;
 use crate::context::{BoxFuture, InputLedger, NotificationSink, Origin, PeerLink, RequestContext};
 use crate::engine::{Listen, Outcome, PendingCall, ServerEngine, TaskOp, Work};
 use crate::jsonrpc::Response;
+use crate::state::{MemoryStateLedger, StateLedger};
 use std::sync::Arc;
 use std::time::SystemTime;
 use tokio::sync::watch;
 
-/// What the jobs of a server share: the engine, the tasks and the clock.
+/// What the jobs of a server share: the engine, the tasks, the clock and the single-use
+/// ledger of `requestState`s.
 #[derive(Debug)]
 pub struct Env {
     /// The protocol engine.
@@ -22,12 +24,14 @@ pub struct Env {
     pub tasks: Arc<Tasks>,
     /// Where time comes from.
     pub clock: Arc<dyn Clock>,
+    /// Which `requestState`s were accepted (when the engine's `state_single_use` is on).
+    pub states: Arc<dyn StateLedger>,
 }
 
 impl Env {
-    /// The environment of a server.
+    /// The environment of a server (with an in-memory state ledger).
     pub fn new(engine: Arc<ServerEngine>, tasks: Arc<Tasks>, clock: Arc<dyn Clock>) -> Arc<Env> {
-        Arc::new(Env { engine, tasks, clock })
+        Arc::new(Env { engine, tasks, clock, states: Arc::new(MemoryStateLedger::default()) })
     }
 
     /// The time now.
@@ -92,6 +96,15 @@ pub(crate) async fn run_call(
             TaskOp::Cancel(id) => env.tasks.cancel(id).await,
         };
         return env.engine.task_reply(&call, outcome);
+    }
+    if let Some(claim) = call.binding.as_ref().and_then(|b| b.claim.as_ref()) {
+        if env.engine.config().state_single_use {
+            match env.states.claim(claim, env.now()).await {
+                Ok(true) => {}
+                Ok(false) => return Response::error(Some(call.id.clone()), crate::state::replayed()),
+                Err(e) => return Response::error(Some(call.id.clone()), e),
+            }
+        }
     }
     if let Some(start) = call.task {
         return super::tasks::run::run(env, call, origin, sink, start).await;

@@ -15,6 +15,7 @@ pub mod driver;
 pub mod entropy;
 pub(crate) mod jobs;
 pub(crate) mod peer;
+pub(crate) mod queue;
 pub(crate) mod single;
 pub mod tasks;
 pub(crate) mod unwind;

@@ -3,11 +3,12 @@
 //! dropping it (the client closed the stream) cancels the request.
 
 use super::jobs::{self, Env};
+use super::queue::{self, OnOverflow, QueueRx};
 use crate::context::{BoxFuture, NotificationSink, Origin};
 use crate::engine::{Event, Job, JobId, RouteId, ServerConnection};
 use crate::jsonrpc::{Inbound, Message, RequestId, Response};
 use std::sync::Arc;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 
 const ROUTE: RouteId = RouteId(0);
 
@@ -23,8 +24,9 @@ pub(crate) enum Step {
 
 /// A request whose host code runs.
 pub(crate) struct Running {
-    /// What the handler sends while it runs (progress, logs, a listen stream's notifications).
-    pub(crate) notifications: mpsc::UnboundedReceiver<Message>,
+    /// What the handler sends while it runs (progress, logs, a listen stream's notifications),
+    /// as JSON, bounded in bytes (see [`start`]).
+    pub(crate) notifications: QueueRx<String>,
     /// Its end.
     pub(crate) done: Finish,
 }
@@ -52,12 +54,16 @@ impl Finish {
     }
 }
 
-/// Starts one request; `closing` ends a listen stream gracefully (the server shuts down).
+/// Starts one request; `closing` ends a listen stream gracefully (the server shuts down). At
+/// most `backlog` bytes of its notifications wait for the reader; past that they are dropped,
+/// the notifications end and `on_overflow` runs.
 pub(crate) fn start(
     env: &Arc<Env>,
     frame: Result<Inbound, Response>,
     origin: Arc<Origin>,
     closing: watch::Receiver<bool>,
+    backlog: usize,
+    on_overflow: Option<OnOverflow>,
 ) -> Step {
     let mut conn = ServerConnection::new(env.engine.clone());
     conn.handle(frame, ROUTE, &origin, env.now());
@@ -69,9 +75,11 @@ pub(crate) fn start(
                 reply = Some(messages.into_iter().next().expect("a batch response is not empty"))
             }
             Event::Start { job, work, .. } => {
-                let (tx, notifications) = mpsc::unbounded_channel();
+                let (tx, notifications) = queue::bounded(backlog, on_overflow);
                 let sink: NotificationSink = Arc::new(move |m: Message| {
-                    let _ = tx.send(m);
+                    let json = m.to_json();
+                    let size = json.len();
+                    let _ = tx.push(json, size);
                 });
                 let env = env.clone();
                 let (id, done): (RequestId, BoxFuture<'static, Response>) = match work {

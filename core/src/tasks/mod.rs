@@ -36,6 +36,11 @@ pub struct TaskSettings {
     pub ttl: Option<std::time::Duration>,
     /// The suggested polling interval (`pollIntervalMs`; default 500 ms).
     pub poll_interval: Option<std::time::Duration>,
+    /// The most tasks one client ([`crate::context::Origin::client_key`]) has running at once
+    /// on this process (default 1,000). Past it, or when the store is full, an `Optional` tool
+    /// runs synchronously instead, and a `Required` one is refused with `-32603` naming the
+    /// limit ([`crate::ErrorData::over_limit`]).
+    pub max_per_client: usize,
 }
 
 impl Default for TaskSettings {
@@ -43,6 +48,7 @@ impl Default for TaskSettings {
         TaskSettings {
             ttl: Some(std::time::Duration::from_secs(1800)),
             poll_interval: Some(std::time::Duration::from_millis(500)),
+            max_per_client: 1_000,
         }
     }
 }

@@ -11945,6 +11945,52 @@ data class ServeOptions (
     var `maxConnections`: kotlin.ULong? = null 
     , 
     /**
+     * Legacy sessions at once (10000; when full an idle one, else the biggest holder's least
+     * recently used one ends; all busy: 503).
+     */
+    var `maxSessions`: kotlin.ULong? = null 
+    , 
+    /**
+     * Legacy sessions of one client (token subject, else IP address; 1000; all busy: 429).
+     */
+    var `maxSessionsPerClient`: kotlin.ULong? = null 
+    , 
+    /**
+     * How long a session must be unused before any new session may end it, in ms (60000).
+     */
+    var `sessionIdleMs`: kotlin.ULong? = null 
+    , 
+    /**
+     * Bytes waiting for one slow stream reader (8 MiB); further behind: disconnected.
+     */
+    var `maxBacklog`: kotlin.ULong? = null 
+    , 
+    /**
+     * Requests in flight per session or connection (1000; past it `-32603`, HTTP 429).
+     */
+    var `maxInFlight`: kotlin.ULong? = null 
+    , 
+    /**
+     * Running tasks per client (1000; past it optional-task tools run synchronously).
+     */
+    var `maxTasksPerClient`: kotlin.ULong? = null 
+    , 
+    /**
+     * How long a legacy elicitation, sampling or roots request waits, in ms (600000).
+     */
+    var `peerRequestTimeoutMs`: kotlin.ULong? = null 
+    , 
+    /**
+     * Encrypt `requestState` (XChaCha20-Poly1305), so clients cannot read handlers' state.
+     */
+    var `stateEncryption`: kotlin.Boolean? = null 
+    , 
+    /**
+     * Accept each `requestState` once (this process; instances need a shared ledger).
+     */
+    var `stateSingleUse`: kotlin.Boolean? = null 
+    , 
+    /**
      * Accepted `Host` values (with `allowed_origins`, replaces the loopback default).
      */
     var `allowedHosts`: List<kotlin.String>? = null 
@@ -11998,6 +12044,15 @@ public object FfiConverterTypeServeOptions: FfiConverterRustBuffer<ServeOptions>
             FfiConverterOptionalULong.read(buf),
             FfiConverterOptionalULong.read(buf),
             FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalBoolean.read(buf),
+            FfiConverterOptionalBoolean.read(buf),
             FfiConverterOptionalSequenceString.read(buf),
             FfiConverterOptionalSequenceString.read(buf),
             FfiConverterOptionalString.read(buf),
@@ -12013,6 +12068,15 @@ public object FfiConverterTypeServeOptions: FfiConverterRustBuffer<ServeOptions>
             FfiConverterOptionalULong.allocationSize(value.`headerTimeoutMs`) +
             FfiConverterOptionalULong.allocationSize(value.`bodyTimeoutMs`) +
             FfiConverterOptionalULong.allocationSize(value.`maxConnections`) +
+            FfiConverterOptionalULong.allocationSize(value.`maxSessions`) +
+            FfiConverterOptionalULong.allocationSize(value.`maxSessionsPerClient`) +
+            FfiConverterOptionalULong.allocationSize(value.`sessionIdleMs`) +
+            FfiConverterOptionalULong.allocationSize(value.`maxBacklog`) +
+            FfiConverterOptionalULong.allocationSize(value.`maxInFlight`) +
+            FfiConverterOptionalULong.allocationSize(value.`maxTasksPerClient`) +
+            FfiConverterOptionalULong.allocationSize(value.`peerRequestTimeoutMs`) +
+            FfiConverterOptionalBoolean.allocationSize(value.`stateEncryption`) +
+            FfiConverterOptionalBoolean.allocationSize(value.`stateSingleUse`) +
             FfiConverterOptionalSequenceString.allocationSize(value.`allowedHosts`) +
             FfiConverterOptionalSequenceString.allocationSize(value.`allowedOrigins`) +
             FfiConverterOptionalString.allocationSize(value.`tlsCertFile`) +
@@ -12027,6 +12091,15 @@ public object FfiConverterTypeServeOptions: FfiConverterRustBuffer<ServeOptions>
             FfiConverterOptionalULong.write(value.`headerTimeoutMs`, buf)
             FfiConverterOptionalULong.write(value.`bodyTimeoutMs`, buf)
             FfiConverterOptionalULong.write(value.`maxConnections`, buf)
+            FfiConverterOptionalULong.write(value.`maxSessions`, buf)
+            FfiConverterOptionalULong.write(value.`maxSessionsPerClient`, buf)
+            FfiConverterOptionalULong.write(value.`sessionIdleMs`, buf)
+            FfiConverterOptionalULong.write(value.`maxBacklog`, buf)
+            FfiConverterOptionalULong.write(value.`maxInFlight`, buf)
+            FfiConverterOptionalULong.write(value.`maxTasksPerClient`, buf)
+            FfiConverterOptionalULong.write(value.`peerRequestTimeoutMs`, buf)
+            FfiConverterOptionalBoolean.write(value.`stateEncryption`, buf)
+            FfiConverterOptionalBoolean.write(value.`stateSingleUse`, buf)
             FfiConverterOptionalSequenceString.write(value.`allowedHosts`, buf)
             FfiConverterOptionalSequenceString.write(value.`allowedOrigins`, buf)
             FfiConverterOptionalString.write(value.`tlsCertFile`, buf)

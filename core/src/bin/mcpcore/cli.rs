@@ -26,6 +26,9 @@ pub(crate) const USAGE: &str = "usage:
                                                              separated, newest first, on every instance)
       [--allowed-host NAME[:PORT]]...                        the public host a proxy forwards (Host and
                                                              Origin allow-list; repeatable)
+      [--limit NAME=VALUE]...                                one limit (max_sessions, max_sessions_per_client,
+                                                             max_backlog, max_in_flight, max_tasks_per_client,
+                                                             peer_request_timeout_ms, header_timeout_ms, ...)
   mcpcore conformance-client URL                             the conformance client (scenario in
                                                              MCP_CONFORMANCE_SCENARIO)
   mcpcore gateway --config mcp.json [--listen IP:PORT]      serve every server of an mcpServers config

@@ -3,13 +3,13 @@
 //! tests/conformance/NOTES.md §6). Both lineages on `/mcp`. For several instances behind one
 //! load balancer: `--store redis://HOST:PORT[/DB]` (legacy sessions in Redis; needs the shared
 //! `requestState` keys in `MCPCORE_STATE_KEY`) and `--allowed-host NAME[:PORT]` (repeatable:
-//! the public host the proxy forwards, for the DNS-rebinding guard).
+//! the public host the proxy forwards, for the DNS-rebinding guard). `--limit NAME=VALUE`
+//! (repeatable) sets one of the server's limits (`mcpcore::http::server::limit_options`).
 //! Input tools (sampling, elicitation, roots; MRTR) are in `conformance_input.rs`; resources,
 //! prompts and the list-change triggers in `conformance_catalog.rs`; the Tasks extension's
 //! tools in `conformance_tasks.rs`.
 
 use mcpcore::engine::ServerConfig;
-use mcpcore::http::server::HttpServerConfig;
 use mcpcore::protocol::logging::LoggingLevel;
 use mcpcore::protocol::{CallToolResult, Tool};
 use mcpcore::registry::{Arguments, ToolContext, ToolRegistry};
@@ -173,17 +173,18 @@ fn server(scale: &ScaleOut) -> mcpcore::Result<Server> {
 }
 
 const USAGE: &str = "usage: mcpcore conformance-server (--listen IP:PORT [--store redis://HOST:PORT[/DB]] \
-[--allowed-host NAME[:PORT]]... | --stdio)";
+[--allowed-host NAME[:PORT]]... [--limit NAME=VALUE]... | --stdio)";
 
-/// `--listen` (or `--http`), `--stdio`, `--store`, `--allowed-host`.
+/// `--listen` (or `--http`), `--stdio`, `--store`, `--allowed-host`, `--limit`.
 struct Args {
     listen: Option<String>,
     store: Option<String>,
     allowed_hosts: Vec<String>,
+    limits: Vec<String>,
 }
 
 fn parse(args: &[String]) -> Result<Args, String> {
-    let mut out = Args { listen: None, store: None, allowed_hosts: Vec::new() };
+    let mut out = Args { listen: None, store: None, allowed_hosts: Vec::new(), limits: Vec::new() };
     let mut stdio = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -193,11 +194,14 @@ fn parse(args: &[String]) -> Result<Args, String> {
             "--stdio" => stdio = true,
             "--store" => out.store = Some(value()?),
             "--allowed-host" => out.allowed_hosts.push(value()?),
+            "--limit" => out.limits.push(value()?),
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
     match (stdio, &out.listen) {
-        (true, None) if out.store.is_none() && out.allowed_hosts.is_empty() => Ok(out),
+        (true, None) if out.store.is_none() && out.allowed_hosts.is_empty() && out.limits.is_empty() => {
+            Ok(out)
+        }
         (true, _) => Err("--stdio takes no other option".into()),
         (false, None) => Err("give --listen IP:PORT or --stdio".into()),
         (false, Some(_)) => Ok(out),
@@ -240,7 +244,15 @@ pub(crate) async fn main(args: Vec<String>) -> ExitCode {
         eprintln!("mcpcore: --listen needs IP:PORT, not {listen:?}");
         return ExitCode::from(1);
     };
-    let config = scale.http_config(HttpServerConfig::default(), Some(addr));
+    let (base, limits) = match mcpcore::http::server::limit_options(&args.limits) {
+        Ok(l) => l,
+        Err(e) => {
+            crate::report(&e);
+            return ExitCode::from(1);
+        }
+    };
+    let server = server.configure(|c| limits.apply(c));
+    let config = scale.http_config(base, Some(addr));
     let serving = match server.serve_http(addr, config).await {
         Ok(s) => s,
         Err(e) => {

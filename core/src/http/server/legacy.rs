@@ -2,20 +2,20 @@
 //! mints `Mcp-Session-Id`; later POSTs must carry it (404 for an unknown one) and are handed
 //! to the session's driver; GET opens the server→client stream; DELETE ends the session.
 
-use super::live::{RouteMsg, Sessions};
+use super::live::{Full, RouteMsg, Sessions};
 use super::{reply, ResponseMode, State};
-use crate::context::Origin;
+use crate::context::{ClientKey, Origin};
 use crate::engine::{Event, RouteId, ServerConnection, ServerEngine};
 use crate::http::headers;
 use crate::jsonrpc::{Inbound, Message, RequestId, Response as RpcResponse};
 use crate::runtime::entropy;
+use crate::runtime::queue::QueueRx;
 use crate::session::{SessionKind, SessionRecord};
 use crate::{ErrorCode, ErrorData, ProtocolVersion};
 use axum::body::Bytes;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 use std::sync::Arc;
-use tokio::sync::mpsc;
 
 /// The session id a request carries.
 pub(crate) fn session_header(h: &HeaderMap) -> Option<&str> {
@@ -38,17 +38,36 @@ pub(crate) fn store_failed(e: ErrorData) -> Response {
     )
 }
 
-/// Stores a new session's record under `id`, making room first: 503 when the server holds as
-/// many sessions as it may, or the store fails. Both legacy transports open sessions through it.
-pub(crate) async fn admit(st: &Arc<State>, id: &str, record: &SessionRecord) -> Result<(), Response> {
-    let full = || {
-        reply::status_error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            ErrorData::internal("Service Unavailable: too many sessions"),
-        )
+/// Stores a new session's record under `id` for `client`, making room first: 429 when the
+/// client holds its quota of sessions and all are busy, 503 when the server holds as many
+/// sessions as it may, or the store fails; both with `Retry-After`. Both legacy transports
+/// open sessions through it.
+pub(crate) async fn admit(
+    st: &Arc<State>,
+    id: &str,
+    record: &SessionRecord,
+    client: Option<&ClientKey>,
+) -> Result<(), Response> {
+    let full =
+        || reply::retry_later(StatusCode::SERVICE_UNAVAILABLE, "Service Unavailable: too many sessions");
+    let ended = match Sessions::make_room(st, client) {
+        Ok(ended) => ended,
+        Err(Full::Server) => return Err(full()),
+        Err(Full::Client(max)) => {
+            return Err(reply::retry_later(
+                StatusCode::TOO_MANY_REQUESTS,
+                &format!(
+                    "Too Many Requests: this client holds {max} sessions, all in use; end one (DELETE) \
+                     or retry later"
+                ),
+            ))
+        }
     };
-    if !Sessions::make_room(st) {
-        return Err(full());
+    for victim in ended {
+        // Out of the store before the new one goes in: a bounded store has room then.
+        if let Err(e) = st.config.sessions.delete(&victim).await {
+            return Err(store_failed(e));
+        }
     }
     match st.config.sessions.create(id, record, st.env.now()).await {
         Ok(true) => Ok(()),
@@ -109,9 +128,9 @@ pub(crate) async fn post(
     if matches!(frame, Inbound::Batch(_)) && !st.env.engine.accepts_batch(record.session.as_ref()) {
         return reply::rpc(StatusCode::BAD_REQUEST, ServerEngine::batch_rejected());
     }
-    let live = Sessions::get_or_revive(st, &id, &record);
-    let requests = request_ids(&frame);
     let origin = origin(Some(&id));
+    let live = Sessions::get_or_revive(st, &id, &record, origin.client_key());
+    let requests = request_ids(&frame);
     if requests.is_empty() {
         return match live.post_quiet(frame, origin) {
             true => reply::accepted(),
@@ -158,31 +177,22 @@ async fn sessionless(st: &Arc<State>, origin: Arc<Origin>, frame: Inbound) -> Re
     let id = entropy::random_id();
     let _ = conn.take_dirty();
     let record = conn.record(SessionKind::Streamable);
-    if let Err(refused) = admit(st, &id, &record).await {
+    let client = origin.client_key();
+    if let Err(refused) = admit(st, &id, &record, client.as_ref()).await {
         return refused;
     }
-    Sessions::start(st, id.clone(), SessionKind::Streamable, conn);
+    Sessions::start(st, id.clone(), SessionKind::Streamable, conn, client);
     let mut out = reply::rpc(StatusCode::OK, resp);
     out.headers_mut().insert("mcp-session-id", HeaderValue::from_str(&id).expect("hex is a header value"));
     out
 }
 
-/// A second `initialize` on a session is a 400 (as the TypeScript SDK answers).
-fn status_of(r: &RpcResponse) -> StatusCode {
-    match &r.outcome {
-        Err(e) if e.message.contains("initialize was already received") => StatusCode::BAD_REQUEST,
-        _ => StatusCode::OK,
-    }
-}
-
 fn json(msg: RouteMsg) -> Response {
-    match msg {
-        RouteMsg::One(Message::Response(r)) => reply::rpc(status_of(&r), r),
-        RouteMsg::One(other) => reply::json_body(StatusCode::OK, other.to_json()),
-        RouteMsg::Batch(ms) => {
-            reply::json_body(StatusCode::OK, serde_json::to_string(&ms).expect("messages serialize"))
-        }
+    let mut r = reply::json_body(msg.status, msg.json);
+    if msg.status == StatusCode::TOO_MANY_REQUESTS {
+        r.headers_mut().insert(axum::http::header::RETRY_AFTER, HeaderValue::from_static("1"));
     }
+    r
 }
 
 /// The answer owed when the route ended without a response: the request was cancelled.
@@ -192,17 +202,12 @@ fn cancelled(requests: &[RequestId]) -> Response {
 }
 
 /// Answers a POST from its route: JSON when the first thing owed is the response, else SSE.
-async fn answer(
-    st: &Arc<State>,
-    mut rx: mpsc::UnboundedReceiver<RouteMsg>,
-    requests: Vec<RequestId>,
-) -> Response {
+async fn answer(st: &Arc<State>, mut rx: QueueRx<RouteMsg>, requests: Vec<RequestId>) -> Response {
     let first = match rx.recv().await {
         Some(m) => m,
         None => return cancelled(&requests),
     };
-    let final_answer = matches!(first, RouteMsg::One(Message::Response(_)) | RouteMsg::Batch(_));
-    if final_answer && st.config.response_mode != ResponseMode::Sse {
+    if first.last && st.config.response_mode != ResponseMode::Sse {
         return json(first);
     }
     let period = st.config.keep_alive;
@@ -218,20 +223,21 @@ async fn answer(
                 }
             },
         };
-        let bytes = match msg {
-            RouteMsg::One(m) => reply::sse_message(&m),
-            RouteMsg::Batch(ms) => Bytes::from(crate::http::sse::encode_event(
-                Some("message"),
-                &serde_json::to_string(&ms).expect("serialize"),
-            )),
-        };
+        let bytes = reply::sse_json(&msg.json);
         Some((Ok::<_, std::convert::Infallible>(bytes), s))
     });
     reply::sse_stream(events)
 }
 
-/// GET with a session: the server→client stream of a Streamable HTTP session.
-pub(crate) async fn stream(st: &Arc<State>, h: &HeaderMap, id: &str) -> Response {
+/// GET with a session: the server→client stream of a Streamable HTTP session, on
+/// `connection` (closed when its reader falls a backlog behind).
+pub(crate) async fn stream(
+    st: &Arc<State>,
+    h: &HeaderMap,
+    id: &str,
+    client: Option<ClientKey>,
+    connection: Option<super::listen::Connection>,
+) -> Response {
     let record = match st.config.sessions.load(id, st.env.now()).await {
         Ok(Some(r)) if r.kind == SessionKind::Streamable => r,
         Ok(_) => return not_found_session(),
@@ -240,8 +246,8 @@ pub(crate) async fn stream(st: &Arc<State>, h: &HeaderMap, id: &str) -> Response
     if let Err(r) = super::guard::check_accept(h, false) {
         return r;
     }
-    let live = Sessions::get_or_revive(st, id, &record);
-    let Some(rx) = live.open_stream() else {
+    let live = Sessions::get_or_revive(st, id, &record, client);
+    let Some(rx) = live.open_stream(connection) else {
         return reply::status_error(
             StatusCode::CONFLICT,
             ErrorData::invalid_request("Conflict: this session already has an open GET stream"),

@@ -56,19 +56,35 @@ pub(crate) async fn get(Shared(st): Shared<Arc<State>>, req: HttpRequest) -> Res
         );
     }
     let prefix = nested_prefix(&req);
-    open(&st, &prefix).await
+    open(&st, &prefix, req.extensions()).await
 }
 
-/// Opens a 2024-11-05 session: the stream starts with the `endpoint` event.
-pub(crate) async fn open(st: &Arc<State>, prefix: &str) -> Response {
+/// Opens a 2024-11-05 session for a GET with these extensions (its client, its connection):
+/// the stream starts with the `endpoint` event.
+pub(crate) fn open<'a>(
+    st: &'a Arc<State>,
+    prefix: &'a str,
+    ext: &axum::http::Extensions,
+) -> impl std::future::Future<Output = Response> + Send + 'a {
+    let client = super::streamable::client_key(ext);
+    let connection = ext.get::<super::listen::Connection>().cloned();
+    open_for(st, prefix, client, connection)
+}
+
+async fn open_for(
+    st: &Arc<State>,
+    prefix: &str,
+    client: Option<crate::context::ClientKey>,
+    connection: Option<super::listen::Connection>,
+) -> Response {
     let id = entropy::random_id();
     let record = SessionRecord::new(SessionKind::Sse);
-    if let Err(refused) = super::legacy::admit(st, &id, &record).await {
+    if let Err(refused) = super::legacy::admit(st, &id, &record, client.as_ref()).await {
         return refused;
     }
-    let live =
-        Sessions::start(st, id.clone(), SessionKind::Sse, ServerConnection::new(st.env.engine.clone()));
-    let rx = live.open_stream().expect("a new session has no stream");
+    let conn = ServerConnection::new(st.env.engine.clone());
+    let live = Sessions::start(st, id.clone(), SessionKind::Sse, conn, client);
+    let rx = live.open_stream(connection).expect("a new session has no stream");
     let endpoint = format!("{prefix}{}?sessionId={id}", st.config.messages_path);
     let first = Bytes::from(sse::encode_event(Some("endpoint"), &endpoint));
     let end = EndSession { st: st.clone(), id: id.clone() };

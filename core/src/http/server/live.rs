@@ -3,41 +3,77 @@
 //! GET stream, or the 2024-11-05 SSE stream). The session's record lives in the configured
 //! [`SessionStore`]; this process keeps only what cannot be stored.
 
+use super::listen::Connection;
 use super::{ResponseMode, State};
-use crate::context::Origin;
+use crate::context::{ClientKey, Origin};
 use crate::engine::{RouteId, ServerConnection};
 use crate::jsonrpc::{Inbound, Message, RequestId, Response};
+use crate::runtime::queue::{self, QueueRx, QueueTx, Refused};
 use crate::runtime::{Driver, DriverHandle, Outbound};
 use crate::session::{SessionKind, SessionRecord, SessionStore, Topic};
+use axum::http::StatusCode;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 use tokio::sync::{mpsc, watch};
 
-/// What a POST's route carries back.
+/// What a POST's route carries back: one message (a response, a batch response, or a
+/// notification or request sent while the call runs), serialized once, when it is produced.
 #[derive(Debug)]
-pub(crate) enum RouteMsg {
-    /// One message (a response, or a notification or request sent while the call runs).
-    One(Message),
-    /// A 2025-03-26 batch response.
-    Batch(Vec<Message>),
+pub(crate) struct RouteMsg {
+    /// The message (or batch) as JSON.
+    pub(crate) json: String,
+    /// True for the answer itself (a response or a batch): nothing follows it.
+    pub(crate) last: bool,
+    /// The HTTP status the answer owes when sent as the whole JSON body.
+    pub(crate) status: StatusCode,
+}
+
+impl RouteMsg {
+    fn new(message: &Message) -> Self {
+        let status = match message {
+            Message::Response(r) => answer_status(r),
+            _ => StatusCode::OK,
+        };
+        RouteMsg { json: message.to_json(), last: matches!(message, Message::Response(_)), status }
+    }
+}
+
+/// The status of a legacy POST answered with `r`: a second `initialize` on a session is a 400
+/// (as the TypeScript SDK answers), a call over a limit ([`crate::ErrorData::over_limit`]) 429.
+pub(crate) fn answer_status(r: &Response) -> StatusCode {
+    match &r.outcome {
+        Err(e) if e.message.contains("initialize was already received") => StatusCode::BAD_REQUEST,
+        Err(e) if e.limit_reached().is_some() => StatusCode::TOO_MANY_REQUESTS,
+        _ => StatusCode::OK,
+    }
 }
 
 #[derive(Default)]
 struct Routes {
-    posts: HashMap<RouteId, mpsc::UnboundedSender<RouteMsg>>,
-    stream: Option<mpsc::UnboundedSender<Message>>,
+    posts: HashMap<RouteId, QueueTx<RouteMsg>>,
+    stream: Option<QueueTx<String>>,
 }
 
 impl Routes {
-    /// Sends `message` down the open server→client stream; false when none is open here.
-    fn to_stream(&self, message: Message) -> Result<(), Message> {
-        match &self.stream {
-            Some(tx) => tx.send(message).map_err(|e| e.0),
-            None => Err(message),
+    /// Sends `json` (one message) down the open server→client stream; handed back when none
+    /// is open here.
+    fn to_stream(&self, json: String) -> Result<(), String> {
+        let Some(tx) = &self.stream else { return Err(json) };
+        let size = json.len();
+        match tx.push(json, size) {
+            Ok(()) | Err(Refused::Overflow) => Ok(()),
+            Err(Refused::Closed(json)) => Err(json),
         }
     }
+}
+
+/// A queue to one HTTP response of `limit` bytes that closes the response's connection (when
+/// known) once its reader falls that far behind.
+fn backlog<T>(limit: usize, connection: Option<Connection>) -> (QueueTx<T>, QueueRx<T>) {
+    let hook = connection.map(|c| Box::new(move || c.disconnect()) as crate::runtime::queue::OnOverflow);
+    queue::bounded(limit, hook)
 }
 
 /// How a session on a shared store reaches the other instances.
@@ -65,12 +101,16 @@ fn spawn_publisher(store: Arc<dyn SessionStore>, id: String) -> mpsc::UnboundedS
 pub(crate) struct LiveSession {
     pub(crate) id: String,
     pub(crate) kind: SessionKind,
+    /// The client that opened (or revived) it here, for the per-client quota.
+    client: Option<ClientKey>,
     driver: DriverHandle,
     routes: Arc<Mutex<Routes>>,
     next_route: AtomicU64,
     in_flight: Arc<AtomicUsize>,
     last_used: Mutex<SystemTime>,
     shared: Option<Shared>,
+    /// [`HttpServerConfig::max_backlog`](super::HttpServerConfig::max_backlog).
+    backlog: usize,
     /// Dropped with the session: its bus listener stops.
     _stop: watch::Sender<()>,
 }
@@ -99,14 +139,11 @@ impl LiveSession {
     }
 
     /// Hands `frame` to the session; its answers come on the returned receiver, which closes
-    /// when nothing more is owed. `None` when the session has ended.
-    pub(crate) fn post(
-        &self,
-        frame: Inbound,
-        origin: Arc<Origin>,
-    ) -> Option<mpsc::UnboundedReceiver<RouteMsg>> {
+    /// when nothing more is owed (or the reader fell a backlog behind: its connection is
+    /// closed). `None` when the session has ended.
+    pub(crate) fn post(&self, frame: Inbound, origin: Arc<Origin>) -> Option<QueueRx<RouteMsg>> {
         let route = RouteId(self.next_route.fetch_add(1, Ordering::Relaxed));
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = backlog(self.backlog, origin.extensions.get::<Connection>().cloned());
         self.routes.lock().expect("lock").posts.insert(route, tx);
         if !self.driver.frame(Ok(frame), route, origin) {
             self.routes.lock().expect("lock").posts.remove(&route);
@@ -127,13 +164,14 @@ impl LiveSession {
         self.driver.restore(record.session.clone());
     }
 
-    /// Opens the server→client stream; `None` while one is open already.
-    pub(crate) fn open_stream(&self) -> Option<mpsc::UnboundedReceiver<Message>> {
+    /// Opens the server→client stream (messages as JSON) on `connection`, which is closed when
+    /// its reader falls a backlog behind; `None` while a stream is open already.
+    pub(crate) fn open_stream(&self, connection: Option<Connection>) -> Option<QueueRx<String>> {
         let mut routes = self.routes.lock().expect("lock");
         if routes.stream.as_ref().is_some_and(|tx| !tx.is_closed()) {
             return None;
         }
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = backlog(self.backlog, connection);
         routes.stream = Some(tx.clone());
         if let Some(shared) = &self.shared {
             // What other instances produce for this session comes here while the stream is open.
@@ -144,8 +182,9 @@ impl LiveSession {
                     tokio::select! {
                         m = sub.recv() => {
                             let Some(m) = m else { return };
-                            if let Ok(Inbound::Single(message)) = crate::jsonrpc::parse(m.as_bytes()) {
-                                if tx.send(message).is_err() {
+                            if let Ok(Inbound::Single(_)) = crate::jsonrpc::parse(m.as_bytes()) {
+                                let size = m.len();
+                                if tx.push(m, size).is_err() {
                                     return;
                                 }
                             }
@@ -183,9 +222,9 @@ struct SessionOut {
 impl SessionOut {
     /// Down this instance's stream, else (a shared store) to the instance that has it open.
     fn to_stream(&self, routes: &Routes, message: Message) {
-        if let Err(message) = routes.to_stream(message) {
+        if let Err(json) = routes.to_stream(message.to_json()) {
             if let Some(shared) = &self.shared {
-                let _ = shared.publish.send((Topic::ToClient, message.to_json()));
+                let _ = shared.publish.send((Topic::ToClient, json));
             }
         }
     }
@@ -211,8 +250,11 @@ impl Outbound for SessionOut {
             }
         }
         let is_request = matches!(message, Message::Request(_));
-        let delivered =
-            routes.posts.get(&route).is_some_and(|tx| tx.send(RouteMsg::One(message.clone())).is_ok());
+        let delivered = routes.posts.get(&route).is_some_and(|tx| {
+            let msg = RouteMsg::new(&message);
+            let size = msg.json.len();
+            tx.push(msg, size).is_ok()
+        });
         // A legacy call runs on when its POST is abandoned: its requests to the client still
         // reach it through the GET stream.
         if !delivered && is_request {
@@ -229,7 +271,9 @@ impl Outbound for SessionOut {
             return;
         }
         if let Some(tx) = routes.posts.get(&route) {
-            let _ = tx.send(RouteMsg::Batch(messages));
+            let json = serde_json::to_string(&messages).expect("messages serialize");
+            let size = json.len();
+            let _ = tx.push(RouteMsg { json, last: true, status: StatusCode::OK }, size);
         }
     }
 
@@ -301,24 +345,72 @@ fn spawn_answers_listener(live: std::sync::Weak<LiveSession>, mut stopped: watch
     });
 }
 
-/// The live sessions of one HTTP endpoint.
+/// The live sessions of one HTTP endpoint, and how many each client holds.
 #[derive(Debug, Default)]
 pub(crate) struct Sessions {
-    live: Mutex<HashMap<String, Arc<LiveSession>>>,
+    inner: Mutex<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    live: HashMap<String, Arc<LiveSession>>,
+    per_client: HashMap<ClientKey, usize>,
+}
+
+impl Inner {
+    fn insert(&mut self, live: Arc<LiveSession>) {
+        if let Some(old) = self.live.insert(live.id.clone(), live.clone()) {
+            self.forget_client(&old);
+        }
+        if let Some(c) = &live.client {
+            *self.per_client.entry(c.clone()).or_default() += 1;
+        }
+    }
+
+    fn remove(&mut self, id: &str) -> Option<Arc<LiveSession>> {
+        let gone = self.live.remove(id)?;
+        self.forget_client(&gone);
+        Some(gone)
+    }
+
+    fn forget_client(&mut self, s: &LiveSession) {
+        let Some(c) = &s.client else { return };
+        if let Some(n) = self.per_client.get_mut(c) {
+            *n -= 1;
+            if *n == 0 {
+                self.per_client.remove(c);
+            }
+        }
+    }
+
+    /// The least recently used session that is not busy among those `pick` accepts.
+    fn lru_idle(&self, now: SystemTime, pick: impl Fn(&LiveSession) -> bool) -> Option<String> {
+        self.live.values().filter(|s| pick(s) && !s.busy()).max_by_key(|s| s.idle(now)).map(|s| s.id.clone())
+    }
+}
+
+/// Why a new session was refused (see [`Sessions::make_room`]).
+pub(crate) enum Full {
+    /// The client holds its quota of sessions, all busy.
+    Client(usize),
+    /// The endpoint holds `max_sessions`, none of which may be ended.
+    Server,
 }
 
 impl Sessions {
     /// The live session `id`, if this process has it.
     pub(crate) fn get(&self, id: &str) -> Option<Arc<LiveSession>> {
-        self.live.lock().expect("lock").get(id).cloned()
+        self.inner.lock().expect("lock").live.get(id).cloned()
     }
 
-    /// Starts a live session `id` of `kind` around `conn`, whose record the store has.
+    /// Starts a live session `id` of `kind` around `conn`, whose record the store has, for
+    /// `client`.
     pub(crate) fn start(
         st: &Arc<State>,
         id: String,
         kind: SessionKind,
         mut conn: ServerConnection,
+        client: Option<ClientKey>,
     ) -> Arc<LiveSession> {
         if st.config.sessions.shared() {
             // 32 random bits above room for 2^24 requests: two instances' ids meet only when
@@ -349,32 +441,40 @@ impl Sessions {
         let live = Arc::new(LiveSession {
             id: id.clone(),
             kind,
+            client,
             driver: handle,
             routes,
             next_route: AtomicU64::new(1),
             in_flight,
             last_used: Mutex::new(st.env.now()),
             shared,
+            backlog: st.config.max_backlog,
             _stop: stop,
         });
         if live.shared.is_some() {
             spawn_answers_listener(Arc::downgrade(&live), stopped);
         }
-        st.sessions.live.lock().expect("lock").insert(id.clone(), live.clone());
+        st.sessions.inner.lock().expect("lock").insert(live.clone());
         let state = st.clone();
         tokio::spawn(async move {
             driver.run().await;
-            let mut map = state.sessions.live.lock().expect("lock");
-            if map.get(&id).is_some_and(|s| s.driver.is_closed()) {
-                map.remove(&id);
+            let mut inner = state.sessions.inner.lock().expect("lock");
+            if inner.live.get(&id).is_some_and(|s| s.driver.is_closed()) {
+                inner.remove(&id);
             }
         });
         live
     }
 
     /// The live session for a record the store has: this process's, or a new one serving the
-    /// stored state (the session was created by another instance, or before a restart).
-    pub(crate) fn get_or_revive(st: &Arc<State>, id: &str, record: &SessionRecord) -> Arc<LiveSession> {
+    /// stored state (the session was created by another instance, or before a restart) for
+    /// `client`.
+    pub(crate) fn get_or_revive(
+        st: &Arc<State>,
+        id: &str,
+        record: &SessionRecord,
+        client: Option<ClientKey>,
+    ) -> Arc<LiveSession> {
         if let Some(live) = st.sessions.get(id) {
             live.touch(st.env.now());
             if st.config.sessions.shared() {
@@ -384,42 +484,61 @@ impl Sessions {
         }
         let mut conn = ServerConnection::new(st.env.engine.clone());
         conn.restore(record.session.clone());
-        Sessions::start(st, id.to_owned(), record.kind, conn)
+        Sessions::start(st, id.to_owned(), record.kind, conn, client)
     }
 
-    /// Makes room for a new session: false when `max_sessions` live here and none of them is
-    /// idle (unused for `session_idle`, no request in flight, no open stream); otherwise the
-    /// least recently used idle one is ended.
-    pub(crate) fn make_room(st: &Arc<State>) -> bool {
+    /// Makes room for a new session of `client`; returns the sessions ended for it (to delete
+    /// from the store). A session is never ended while busy (a request in flight, an open
+    /// stream). In order:
+    /// - a client holding `max_sessions_per_client` has its own least recently used session
+    ///   ended, else it is refused ([`Full::Client`]);
+    /// - an endpoint holding `max_sessions` ends the least recently used session idle for
+    ///   `session_idle`, else the least recently used one of the client holding the most
+    ///   sessions (so no client can lock the others out), else refuses ([`Full::Server`]).
+    pub(crate) fn make_room(st: &Arc<State>, client: Option<&ClientKey>) -> Result<Vec<String>, Full> {
         let now = st.env.now();
-        let victim = {
-            let map = st.sessions.live.lock().expect("lock");
-            if map.len() < st.config.max_sessions {
-                return true;
+        let c = &st.config;
+        let mut inner = st.sessions.inner.lock().expect("lock");
+        let mut ended = Vec::new();
+        if let Some(key) = client {
+            if inner.per_client.get(key).copied().unwrap_or(0) >= c.max_sessions_per_client {
+                let victim = inner
+                    .lru_idle(now, |s| s.client.as_ref() == Some(key))
+                    .ok_or(Full::Client(c.max_sessions_per_client))?;
+                ended.push(victim);
             }
-            map.values()
-                .filter(|s| !s.busy() && s.idle(now) >= st.config.session_idle)
-                .max_by_key(|s| s.idle(now))
-                .map(|s| s.id.clone())
-        };
-        let Some(id) = victim else { return false };
-        st.sessions.end(&id);
-        let st = st.clone();
-        tokio::spawn(async move {
-            let _ = st.config.sessions.delete(&id).await;
-        });
-        true
+        }
+        if inner.live.len() - ended.len() >= c.max_sessions {
+            let idle_long = inner.lru_idle(now, |s| !ended.contains(&s.id) && s.idle(now) >= c.session_idle);
+            let victim = idle_long.or_else(|| {
+                let mut holders: HashMap<Option<&ClientKey>, usize> = HashMap::new();
+                for s in inner.live.values().filter(|s| !s.busy()) {
+                    *holders.entry(s.client.as_ref()).or_default() += 1;
+                }
+                let (top, _) = holders.into_iter().max_by_key(|(_, n)| *n)?;
+                let top = top.cloned();
+                inner.lru_idle(now, |s| !ended.contains(&s.id) && s.client == top)
+            });
+            ended.push(victim.ok_or(Full::Server)?);
+        }
+        for id in &ended {
+            if let Some(s) = inner.remove(id) {
+                s.terminate();
+            }
+        }
+        Ok(ended)
     }
 
     /// Forgets session `id` here and ends it.
     pub(crate) fn end(&self, id: &str) {
-        if let Some(s) = self.live.lock().expect("lock").remove(id) {
+        let gone = self.inner.lock().expect("lock").remove(id);
+        if let Some(s) = gone {
             s.terminate();
         }
     }
 
     /// Every live session.
     pub(crate) fn all(&self) -> Vec<Arc<LiveSession>> {
-        self.live.lock().expect("lock").values().cloned().collect()
+        self.inner.lock().expect("lock").live.values().cloned().collect()
     }
 }

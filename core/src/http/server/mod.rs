@@ -50,7 +50,7 @@ pub use crate::session::{
     InMemorySessionStore, MemorySessionStore, SessionKind, SessionRecord, SessionStore,
 };
 pub use guard::HostPolicy;
-pub use options::{serve_settings, ServeSettings};
+pub use options::{limit_options, serve_settings, ServeSettings, ServerLimits, LIMIT_NAMES};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::runtime::Env;
@@ -104,12 +104,27 @@ pub struct HttpServerConfig {
     pub shutdown_grace: Duration,
     /// Where legacy sessions live (default: in memory, bounded, idle ones expire).
     pub sessions: Arc<dyn SessionStore>,
-    /// The most legacy sessions live on this endpoint (default 10,000); when full, the least
-    /// recently used idle one is ended to make room, else a new session gets 503.
+    /// The most legacy sessions live on this endpoint (default 10,000). When full, a new
+    /// session ends the least recently used one unused for `session_idle`, else the least
+    /// recently used one of the client holding the most sessions; a session serving a request
+    /// or holding an open stream is never ended. When every session is busy: 503 with
+    /// `Retry-After`.
     pub max_sessions: usize,
+    /// The most legacy sessions one client holds (default 1,000; a client is its token's
+    /// subject when authorization is on, else its IP address, see
+    /// [`Origin::client_key`](crate::context::Origin::client_key)). A client at its quota has
+    /// its own least recently used idle session ended for a new one; when all of them are
+    /// busy it gets 429 with `Retry-After`.
+    pub max_sessions_per_client: usize,
     /// How long a legacy session must be unused (no request in flight, no open stream) before
-    /// it may be ended to make room (default 60 s).
+    /// any new session may end it (default 60 s).
     pub session_idle: Duration,
+    /// The most bytes of messages waiting for one slow reader: a server→client SSE stream or
+    /// a streamed POST response (default 8 MiB; one message larger than that still goes when
+    /// nothing waits before it). A reader that falls further behind is disconnected and what
+    /// waited for it dropped, so a client that does not read cannot make the server hold
+    /// its replies.
+    pub max_backlog: usize,
     /// Authorization: when set, every request to the endpoint needs a bearer token the
     /// config's verifier accepts, each caller sees its own catalogue, and the Protected
     /// Resource Metadata is served (see [`crate::auth::server`]). Default: none.
@@ -134,7 +149,9 @@ impl Default for HttpServerConfig {
             shutdown_grace: Duration::from_secs(30),
             sessions: Arc::new(MemorySessionStore::default()),
             max_sessions: 10_000,
+            max_sessions_per_client: 1_000,
             session_idle: Duration::from_secs(60),
+            max_backlog: 8 * 1024 * 1024,
             auth: None,
             tls: None,
         }

@@ -19,6 +19,11 @@ use std::sync::Arc;
 
 /// A modern POST.
 pub(crate) async fn post(st: &Arc<State>, h: &HeaderMap, origin: Arc<Origin>, msg: Message) -> Response {
+    let overflow = origin
+        .extensions
+        .get::<super::listen::Connection>()
+        .cloned()
+        .map(|c| Box::new(move || c.disconnect()) as crate::runtime::queue::OnOverflow);
     let req = match &msg {
         Message::Request(r) => r,
         // The core protocol defines no client notifications over HTTP; take them quietly.
@@ -33,7 +38,8 @@ pub(crate) async fn post(st: &Arc<State>, h: &HeaderMap, origin: Arc<Origin>, ms
         return reply::rpc(reply::precheck_status(e.code), RpcResponse::error(Some(req.id.clone()), e));
     }
     let listen = req.method == "subscriptions/listen";
-    match single::start(&st.env, Ok(Inbound::Single(msg)), origin, st.shutdown.clone()) {
+    let backlog = st.config.max_backlog;
+    match single::start(&st.env, Ok(Inbound::Single(msg)), origin, st.shutdown.clone(), backlog, overflow) {
         Step::Reply(Message::Response(r)) => reply::rpc(reply::modern_reply_status(&r), r),
         Step::Reply(other) => reply::json_body(StatusCode::OK, other.to_json()),
         Step::Accepted => reply::accepted(),
@@ -94,15 +100,14 @@ async fn respond(st: &Arc<State>, mut run: Box<Running>) -> Response {
             m = finish(st, &mut run.done) => {
                 // The handler may have notified before it finished in the same poll.
                 let mut sent = Vec::new();
-                while let Ok(n) = run.notifications.try_recv() {
-                    sent.push(n);
+                while let Some(n) = run.notifications.try_recv() {
+                    sent.push(reply::sse_json(&n));
                 }
                 if sent.is_empty() {
                     return json(m);
                 }
-                sent.push(m);
-                let body: Vec<Result<Bytes, std::convert::Infallible>> =
-                    sent.iter().map(|m| Ok(reply::sse_message(m))).collect();
+                sent.push(reply::sse_message(&m));
+                let body: Vec<Result<Bytes, std::convert::Infallible>> = sent.into_iter().map(Ok).collect();
                 return reply::sse_stream(futures_util::stream::iter(body));
             }
             Some(m) = run.notifications.recv() => Some(m),
@@ -111,32 +116,40 @@ async fn respond(st: &Arc<State>, mut run: Box<Running>) -> Response {
     stream(st, run, first)
 }
 
-/// An SSE stream of the request's notifications, then its response.
-fn stream(st: &Arc<State>, run: Box<Running>, first: Option<Message>) -> Response {
+/// An SSE stream of the request's notifications (JSON), then its response. It ends early when
+/// the reader falls a backlog behind (the handler is then cancelled with the request).
+fn stream(st: &Arc<State>, run: Box<Running>, first: Option<String>) -> Response {
     let period = st.config.keep_alive;
     let keep_alive = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
-    let state = (run, first, false, keep_alive, st.clone());
+    // (request, first event, finished, keep-alive, state, notifications ended)
+    let state = (run, first, false, keep_alive, st.clone(), false);
     let events = futures_util::stream::unfold(state, |mut s| async move {
         if s.2 {
             return None;
         }
         if let Some(m) = s.1.take() {
-            return Some((Ok(reply::sse_message(&m)), s));
+            return Some((Ok(reply::sse_json(&m)), s));
         }
-        let bytes = tokio::select! {
-            biased;
-            Some(m) = s.0.notifications.recv() => reply::sse_message(&m),
-            m = finish(&s.4, &mut s.0.done) => {
-                s.2 = true;
-                // What the handler sent just before it finished goes first.
-                let mut out = Vec::new();
-                while let Ok(n) = s.0.notifications.try_recv() {
-                    out.extend_from_slice(&reply::sse_message(&n));
+        let bytes = loop {
+            tokio::select! {
+                biased;
+                m = s.0.notifications.recv(), if !s.5 => match m {
+                    Some(m) => break reply::sse_json(&m),
+                    None if s.0.notifications.overflowed() => return None,
+                    None => s.5 = true,
+                },
+                m = finish(&s.4, &mut s.0.done) => {
+                    s.2 = true;
+                    // What the handler sent just before it finished goes first.
+                    let mut out = Vec::new();
+                    while let Some(n) = s.0.notifications.try_recv() {
+                        out.extend_from_slice(&reply::sse_json(&n));
+                    }
+                    out.extend_from_slice(&reply::sse_message(&m));
+                    break Bytes::from(out);
                 }
-                out.extend_from_slice(&reply::sse_message(&m));
-                Bytes::from(out)
+                _ = s.3.tick() => break Bytes::from(sse::encode_comment("keep-alive")),
             }
-            _ = s.3.tick() => Bytes::from(sse::encode_comment("keep-alive")),
         };
         Some((Ok::<_, std::convert::Infallible>(bytes), s))
     });

@@ -35,6 +35,15 @@ struct Settings {
     tls_client_ca_file: Option<String>,
     store: Option<String>,
     state_keys: Option<KeyList>,
+    max_sessions: Option<i64>,
+    max_sessions_per_client: Option<i64>,
+    session_idle_ms: Option<i64>,
+    max_backlog: Option<i64>,
+    max_in_flight: Option<i64>,
+    max_tasks_per_client: Option<i64>,
+    peer_request_timeout_ms: Option<i64>,
+    state_encryption: Option<bool>,
+    state_single_use: Option<bool>,
 }
 
 /// `state_keys`: one string (comma-separated, as in `MCPCORE_STATE_KEY`) or a list, newest first.
@@ -57,6 +66,46 @@ pub struct ServeSettings {
     /// `state_keys`: the `requestState` keys, comma-separated (a list joined), unchecked; none:
     /// `MCPCORE_STATE_KEY`.
     pub state_keys: Option<String>,
+    /// The server's own limits (every transport), applied by
+    /// [`crate::server::Server::http_settings`].
+    pub limits: ServerLimits,
+}
+
+/// Limits and `requestState` settings of the server itself rather than of its HTTP listener
+/// (they hold on stdio too): each `None` keeps the server's configuration.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ServerLimits {
+    /// [`crate::engine::ServerConfig::max_in_flight`].
+    pub max_in_flight: Option<usize>,
+    /// [`crate::tasks::TaskSettings::max_per_client`].
+    pub max_tasks_per_client: Option<usize>,
+    /// [`crate::engine::ServerConfig::peer_request_timeout`].
+    pub peer_request_timeout: Option<Duration>,
+    /// [`crate::engine::ServerConfig::state_encryption`].
+    pub state_encryption: Option<bool>,
+    /// [`crate::engine::ServerConfig::state_single_use`].
+    pub state_single_use: Option<bool>,
+}
+
+impl ServerLimits {
+    /// Applies the limits that are set to `config`.
+    pub fn apply(&self, config: &mut crate::engine::ServerConfig) {
+        if let Some(n) = self.max_in_flight {
+            config.max_in_flight = n;
+        }
+        if let Some(n) = self.max_tasks_per_client {
+            config.tasks.max_per_client = n;
+        }
+        if let Some(t) = self.peer_request_timeout {
+            config.peer_request_timeout = t;
+        }
+        if let Some(on) = self.state_encryption {
+            config.state_encryption = on;
+        }
+        if let Some(on) = self.state_single_use {
+            config.state_single_use = on;
+        }
+    }
 }
 
 /// Reads `json` (names in `spelling`: `max_body` or `maxBody`; an unknown name is an error
@@ -78,6 +127,15 @@ pub struct ServeSettings {
 /// | `tls_client_ca_file` | none | with TLS: require client certificates signed by these CAs |
 /// | `store` | none (in memory) | `redis://HOST:PORT[/DB]`: legacy sessions shared by every instance ([`crate::store`]) |
 /// | `state_keys` | `MCPCORE_STATE_KEY` | hex keys (≥ 32 bytes, newest first) sealing `requestState`; required with `store` |
+/// | `max_sessions` | 10000 | [`HttpServerConfig::max_sessions`] (past it, all busy: 503) |
+/// | `max_sessions_per_client` | 1000 | [`HttpServerConfig::max_sessions_per_client`] (past it, all busy: 429) |
+/// | `session_idle_ms` | 60000 | [`HttpServerConfig::session_idle`] |
+/// | `max_backlog` | 8 MiB | [`HttpServerConfig::max_backlog`] (a reader further behind is disconnected) |
+/// | `max_in_flight` | 1000 | [`crate::engine::ServerConfig::max_in_flight`] (past it: `-32603`, HTTP 429) |
+/// | `max_tasks_per_client` | 1000 | [`crate::tasks::TaskSettings::max_per_client`] |
+/// | `peer_request_timeout_ms` | 600000 | [`crate::engine::ServerConfig::peer_request_timeout`] |
+/// | `state_encryption` | false | [`crate::engine::ServerConfig::state_encryption`] |
+/// | `state_single_use` | false | [`crate::engine::ServerConfig::state_single_use`] (one process; see [`crate::state::StateLedger`]) |
 pub fn serve_settings(json: &str, spelling: Spelling) -> Result<ServeSettings> {
     let n = |snake: &str| spelling.name(snake);
     let invalid = |why: String| Error::invalid_input(why);
@@ -169,11 +227,86 @@ pub fn serve_settings(json: &str, spelling: Spelling) -> Result<ServeSettings> {
         )?),
         _ => return Err(invalid(format!("{} and {} go together", n("tls_cert_file"), n("tls_key_file")))),
     };
+    let count = |name: &str, v: Option<i64>| -> Result<Option<usize>> {
+        v.map(|v| positive(name, v).map(|n| usize::try_from(n).unwrap_or(usize::MAX))).transpose()
+    };
+    if let Some(n) = count("max_sessions", s.max_sessions)? {
+        config.max_sessions = n;
+    }
+    if let Some(n) = count("max_sessions_per_client", s.max_sessions_per_client)? {
+        config.max_sessions_per_client = n;
+    }
+    if let Some(ms) = s.session_idle_ms {
+        let ms = u64::try_from(ms)
+            .map_err(|_| invalid(format!("{} must not be negative", n("session_idle_ms"))))?;
+        config.session_idle = Duration::from_millis(ms);
+    }
+    if let Some(n) = count("max_backlog", s.max_backlog)? {
+        config.max_backlog = n;
+    }
+    let limits = ServerLimits {
+        max_in_flight: count("max_in_flight", s.max_in_flight)?,
+        max_tasks_per_client: count("max_tasks_per_client", s.max_tasks_per_client)?,
+        peer_request_timeout: s
+            .peer_request_timeout_ms
+            .map(|ms| positive("peer_request_timeout_ms", ms).map(Duration::from_millis))
+            .transpose()?,
+        state_encryption: s.state_encryption,
+        state_single_use: s.state_single_use,
+    };
     let state_keys = s.state_keys.map(|keys| match keys {
         KeyList::One(k) => k,
         KeyList::Many(ks) => ks.join(","),
     });
-    Ok(ServeSettings { addr: SocketAddr::new(ip, port), config, store: s.store, state_keys })
+    Ok(ServeSettings { addr: SocketAddr::new(ip, port), config, store: s.store, state_keys, limits })
+}
+
+/// The names [`limit_options`] takes: the numeric limits of [`serve_settings`].
+pub const LIMIT_NAMES: &[&str] = &[
+    "max_body",
+    "header_timeout_ms",
+    "body_timeout_ms",
+    "max_connections",
+    "shutdown_grace_ms",
+    "max_sessions",
+    "max_sessions_per_client",
+    "session_idle_ms",
+    "max_backlog",
+    "max_in_flight",
+    "max_tasks_per_client",
+    "peer_request_timeout_ms",
+    "state_encryption",
+    "state_single_use",
+];
+
+/// Reads a command line's `--limit NAME=VALUE` options (each `NAME=VALUE`, a name of
+/// [`LIMIT_NAMES`] and an integer, or `true`/`false` for the `state_*` switches) into the
+/// listener's configuration and the server's limits, with the rules and defaults of
+/// [`serve_settings`].
+pub fn limit_options(pairs: &[String]) -> Result<(HttpServerConfig, ServerLimits)> {
+    let mut json = Map::new();
+    for pair in pairs {
+        let bad = || {
+            Error::invalid_input(format!(
+                "--limit needs NAME=INTEGER with NAME one of {}, not {pair:?}",
+                LIMIT_NAMES.join(", ")
+            ))
+        };
+        let (name, value) = pair.split_once('=').ok_or_else(bad)?;
+        let (name, value) = (name.trim(), value.trim());
+        if !LIMIT_NAMES.contains(&name) {
+            return Err(bad());
+        }
+        let value = match (name.starts_with("state_"), value) {
+            (true, "true") => Value::Bool(true),
+            (true, "false") => Value::Bool(false),
+            (false, v) => Value::from(v.parse::<i64>().map_err(|_| bad())?),
+            (true, _) => return Err(bad()),
+        };
+        json.insert(name.to_owned(), value);
+    }
+    let s = serve_settings(&Value::Object(json).to_string(), Spelling::Snake)?;
+    Ok((s.config, s.limits))
 }
 
 #[cfg(test)]
@@ -194,6 +327,32 @@ mod tests {
         assert_eq!((c.max_body, c.max_connections), (10, 7));
         assert_eq!(c.header_timeout, Duration::from_millis(1500));
         assert_eq!(c.body_timeout, HttpServerConfig::default().body_timeout);
+        let ServeSettings { config: c, limits, .. } = serve_settings(
+            r#"{"maxSessions":5,"maxSessionsPerClient":2,"sessionIdleMs":0,"maxBacklog":4096,
+                "maxInFlight":3,"maxTasksPerClient":4,"peerRequestTimeoutMs":250}"#,
+            Spelling::Camel,
+        )
+        .unwrap();
+        assert_eq!((c.max_sessions, c.max_sessions_per_client, c.max_backlog), (5, 2, 4096));
+        assert_eq!(c.session_idle, Duration::ZERO);
+        let mut server = crate::engine::ServerConfig::new("s", "1");
+        limits.apply(&mut server);
+        assert_eq!((server.max_in_flight, server.tasks.max_per_client), (3, 4));
+        assert_eq!(server.peer_request_timeout, Duration::from_millis(250));
+        let e = serve_settings(r#"{"max_in_flight": 0}"#, Spelling::Snake).unwrap_err().to_string();
+        assert!(e.contains("max_in_flight must be positive"), "{e}");
+    }
+
+    #[test]
+    fn limit_options_take_name_value_pairs() {
+        let (c, l) =
+            limit_options(&["max_sessions_per_client=3".into(), "max_in_flight = 9".into()]).unwrap();
+        assert_eq!((c.max_sessions_per_client, l.max_in_flight), (3, Some(9)));
+        for bad in ["max_sessions", "nope=1", "max_sessions=x", "path=1"] {
+            let e = limit_options(&[bad.into()]).unwrap_err().to_string();
+            assert!(e.contains("--limit needs NAME=INTEGER"), "{bad}: {e}");
+        }
+        assert!(limit_options(&["max_sessions=0".into()]).unwrap_err().to_string().contains("positive"));
     }
 
     #[test]

@@ -40,6 +40,14 @@ pub(crate) fn accepted() -> Response {
     r
 }
 
+/// `status` (429 or 503) with `Retry-After: 1` and a `-32603` error saying `why`: a limit was
+/// reached; the client may try again shortly.
+pub(crate) fn retry_later(status: StatusCode, why: &str) -> Response {
+    let mut r = status_error(status, ErrorData::internal(why));
+    r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    r
+}
+
 /// 405 with `Allow`.
 pub(crate) fn method_not_allowed(allow: &'static str, why: &str) -> Response {
     let mut r = status_error(StatusCode::METHOD_NOT_ALLOWED, ErrorData::invalid_request(why));
@@ -75,7 +83,12 @@ pub(crate) fn modern_reply_status(resp: &RpcResponse) -> StatusCode {
 
 /// One SSE event carrying a JSON-RPC message.
 pub(crate) fn sse_message(msg: &Message) -> Bytes {
-    Bytes::from(sse::encode_event(Some("message"), &msg.to_json()))
+    sse_json(&msg.to_json())
+}
+
+/// One SSE event carrying a JSON-RPC message (or batch) already serialized.
+pub(crate) fn sse_json(json: &str) -> Bytes {
+    Bytes::from(sse::encode_event(Some("message"), json))
 }
 
 /// A 200 `text/event-stream` response streaming `events`.

@@ -2,19 +2,18 @@
 
 use super::{reply, State};
 use crate::http::sse;
-use crate::jsonrpc::Message;
+use crate::runtime::queue::QueueRx;
 use axum::body::Bytes;
 use axum::response::Response;
 use std::sync::Arc;
-use tokio::sync::mpsc;
 
-/// An SSE stream of `rx`'s messages after `first`, with keep-alives; it ends when the senders
+/// An SSE stream of `rx`'s messages (JSON) after `first`, with keep-alives; it ends when the senders
 /// go or the server shuts down. `session` is touched in the store at each keep-alive (an open
 /// stream keeps its session from expiring); `on_drop` is dropped with the stream.
 pub(crate) fn messages(
     st: &Arc<State>,
     first: Option<Bytes>,
-    rx: mpsc::UnboundedReceiver<Message>,
+    rx: QueueRx<String>,
     session: Option<String>,
     on_drop: Option<impl Send + 'static>,
 ) -> Response {
@@ -26,7 +25,7 @@ pub(crate) fn messages(
             return Some((Ok(b), s));
         }
         let bytes = tokio::select! {
-            m = s.1.recv() => reply::sse_message(&m?),
+            m = s.1.recv() => reply::sse_json(&m?),
             _ = s.2.tick() => {
                 if let Some(id) = &s.4 {
                     let _ = s.3.config.sessions.touch(id, s.3.env.now()).await;

@@ -31,7 +31,18 @@ pub(crate) fn origin(parts: &Parts, session: Option<&str>) -> Arc<Origin> {
         identity: parts.extensions.get::<Arc<Identity>>().cloned(),
         session_id: session.map(str::to_owned),
         extensions: parts.extensions.clone(),
+        peer: parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0),
     })
+}
+
+/// The client a request comes from, for per-client limits ([`Origin::client_key`]).
+pub(crate) fn client_key(ext: &axum::http::Extensions) -> Option<crate::context::ClientKey> {
+    let origin = Origin {
+        identity: ext.get::<Arc<Identity>>().cloned(),
+        peer: ext.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0),
+        ..Origin::default()
+    };
+    origin.client_key()
 }
 
 /// POST: one JSON-RPC message (or a 2025-03-26 batch).
@@ -69,6 +80,7 @@ pub(crate) async fn post(Shared(st): Shared<Arc<State>>, req: HttpRequest) -> Re
 fn into_origin(parts: Parts) -> Arc<Origin> {
     Arc::new(Origin {
         identity: parts.extensions.get::<Arc<Identity>>().cloned(),
+        peer: parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0),
         headers: Some(parts.headers),
         session_id: None,
         extensions: parts.extensions,
@@ -94,11 +106,13 @@ pub(crate) async fn get(Shared(st): Shared<Arc<State>>, req: HttpRequest) -> Res
     let Some(id) = legacy::session_header(h).map(str::to_owned) else {
         if st.serves_2024() && guard::accepts(h, crate::http::EVENT_STREAM) {
             let prefix = legacy_sse::nested_prefix(&req);
-            return legacy_sse::open(&st, &prefix).await;
+            return legacy_sse::open(&st, &prefix, req.extensions()).await;
         }
         return reply::method_not_allowed("POST", "Method Not Allowed: send JSON-RPC requests with POST");
     };
-    legacy::stream(&st, h, &id).await
+    let connection = req.extensions().get::<super::listen::Connection>().cloned();
+    let client = client_key(req.extensions());
+    legacy::stream(&st, h, &id, client, connection).await
 }
 
 /// DELETE: ends a legacy session.

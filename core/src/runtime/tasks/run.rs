@@ -6,12 +6,13 @@
 
 use super::input::TaskLink;
 use super::Tasks;
+use crate::context::ClientKey;
 use crate::context::{BoxFuture, InputLedger, NotificationSink, Origin, TaskControl};
 use crate::engine::PendingCall;
 use crate::error::ErrorData;
 use crate::jsonrpc::{Message, Response};
 use crate::runtime::jobs::{self, Env as JobEnv};
-use crate::tasks::{TaskRecord, TaskStart};
+use crate::tasks::{TaskMode, TaskRecord, TaskStart};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
@@ -26,6 +27,10 @@ enum First {
 /// The link between a handler that may start a task and the request waiting for it.
 pub(crate) struct TaskSlot {
     tasks: Arc<Tasks>,
+    /// Who asked, for the per-client task quota.
+    client: Option<ClientKey>,
+    /// The tool may run synchronously when no task can be started.
+    optional: bool,
     ledger: Option<Arc<InputLedger>>,
     muted: Arc<AtomicBool>,
     state: Mutex<SlotState>,
@@ -42,12 +47,18 @@ struct SlotState {
 impl TaskSlot {
     /// Starts the task (once): stored, input switched to `tasks/update`, notifications to the
     /// request muted (none are sent for tasks), the request answered with `CreateTaskResult`.
-    async fn start_now(&self) -> Result<String, ErrorData> {
+    /// `None` when it could not be started and the tool may run synchronously.
+    async fn start_now(&self) -> Result<Option<String>, ErrorData> {
         let _one = self.starting.lock().await;
         if let Some(id) = self.task_id() {
-            return Ok(id);
+            return Ok(Some(id));
         }
-        let record = self.tasks.create().await?;
+        let record = match self.tasks.create_for(self.client.as_ref()).await {
+            Ok(r) => r,
+            // The quota or the store said no: an optional task runs on the request instead.
+            Err(_) if self.optional => return Ok(None),
+            Err(e) => return Err(e),
+        };
         let mut st = self.state.lock().expect("lock");
         if let Some(a) = &st.abort {
             self.tasks.attach(&record.id, a.clone());
@@ -60,7 +71,7 @@ impl TaskSlot {
         if let Some(tx) = st.first.take() {
             let _ = tx.send(First::Task(record.clone()));
         }
-        Ok(record.id)
+        Ok(Some(record.id))
     }
 
     fn done(&self, resp: Response) {
@@ -71,7 +82,7 @@ impl TaskSlot {
 }
 
 impl TaskControl for TaskSlot {
-    fn start(&self) -> BoxFuture<'_, Result<String, ErrorData>> {
+    fn start(&self) -> BoxFuture<'_, Result<Option<String>, ErrorData>> {
         Box::pin(self.start_now())
     }
 
@@ -110,9 +121,13 @@ pub(crate) async fn run(
         })
     };
     let (first_tx, first_rx) = oneshot::channel();
+    let client = origin.client_key();
+    let optional = call.tool().is_some_and(|t| t.task_policy().mode == TaskMode::Optional);
     let (ctx, ledger) = jobs::context(&call, origin, gated, None);
     let slot = Arc::new(TaskSlot {
         tasks: env.tasks.clone(),
+        client,
+        optional,
         ledger: ledger.clone(),
         muted,
         state: Mutex::new(SlotState { first: Some(first_tx), task: None, abort: None }),

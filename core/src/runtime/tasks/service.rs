@@ -2,6 +2,7 @@
 //! them) and a change feed (to wake handlers waiting for input and to notify listeners).
 
 use crate::changes::{Change, ChangeFeed};
+use crate::context::ClientKey;
 use crate::error::ErrorData;
 use crate::jsonrpc::Response;
 use crate::protocol::mrtr::InputRequests;
@@ -21,7 +22,15 @@ pub struct Tasks {
     settings: TaskSettings,
     clock: Arc<dyn Clock>,
     running: Mutex<HashMap<String, AbortHandle>>,
+    owners: Mutex<Owners>,
     feed: ChangeFeed,
+}
+
+/// Who started each running task, and how many each client has running.
+#[derive(Default)]
+struct Owners {
+    of: HashMap<String, ClientKey>,
+    count: HashMap<ClientKey, usize>,
 }
 
 impl std::fmt::Debug for Tasks {
@@ -44,7 +53,14 @@ impl Tasks {
 
     /// Tasks reading the time from `clock` (tests step a [`crate::runtime::ManualClock`]).
     pub fn with_clock(store: Arc<dyn TaskStore>, settings: TaskSettings, clock: Arc<dyn Clock>) -> Self {
-        Tasks { store, settings, clock, running: Mutex::new(HashMap::new()), feed: ChangeFeed::default() }
+        Tasks {
+            store,
+            settings,
+            clock,
+            running: Mutex::new(HashMap::new()),
+            owners: Mutex::default(),
+            feed: ChangeFeed::default(),
+        }
     }
 
     /// The store.
@@ -68,13 +84,57 @@ impl Tasks {
 
     /// Creates a `working` task, stored before this returns; expired tasks go first.
     pub async fn create(&self) -> Result<TaskRecord, ErrorData> {
+        self.create_for(None).await
+    }
+
+    /// Creates a `working` task for `client`, stored before this returns; expired tasks go
+    /// first. Refused (`-32603`, [`ErrorData::over_limit`] `"tasks"`) when `client` has
+    /// [`TaskSettings::max_per_client`] tasks running, or when the store is full.
+    pub async fn create_for(&self, client: Option<&ClientKey>) -> Result<TaskRecord, ErrorData> {
         let now = self.clock.now();
         for id in self.store.purge_expired(now).await? {
             self.stop(&id);
         }
         let record = TaskRecord::new(random_id(), now, self.settings.ttl, self.settings.poll_interval);
-        self.store.create(record.clone(), now).await?;
+        let max = self.settings.max_per_client;
+        if let Some(c) = client {
+            // Counted before the store is asked, so concurrent starts cannot pass the quota.
+            let mut owners = self.owners.lock().expect("lock");
+            let n = owners.count.entry(c.clone()).or_default();
+            if *n >= max {
+                return Err(ErrorData::over_limit(
+                    "tasks",
+                    max,
+                    format!(
+                        "Too many running tasks for this client (at most {max}); retry when one has finished"
+                    ),
+                ));
+            }
+            *n += 1;
+            owners.of.insert(record.id.clone(), c.clone());
+        }
+        if let Err(e) = self.store.create(record.clone(), now).await {
+            self.release(&record.id);
+            return Err(e);
+        }
         Ok(record)
+    }
+
+    /// How many tasks `client` has running here.
+    pub fn running_for(&self, client: &ClientKey) -> usize {
+        self.owners.lock().expect("lock").count.get(client).copied().unwrap_or(0)
+    }
+
+    /// Task `id` no longer counts against its client's quota.
+    fn release(&self, id: &str) {
+        let mut owners = self.owners.lock().expect("lock");
+        let Some(c) = owners.of.remove(id) else { return };
+        if let Some(n) = owners.count.get_mut(&c) {
+            *n -= 1;
+            if *n == 0 {
+                owners.count.remove(&c);
+            }
+        }
     }
 
     /// The task with `id`, unless unknown or expired.
@@ -153,6 +213,7 @@ impl Tasks {
     /// it, a JSON-RPC error fails it (unless it already ended, e.g. cancelled).
     pub async fn settle(&self, id: &str, response: Response) {
         self.running.lock().expect("lock").remove(id);
+        self.release(id);
         let _ = self
             .modify(id, |r, now| {
                 match response.outcome.clone() {
@@ -170,6 +231,7 @@ impl Tasks {
     }
 
     fn stop(&self, id: &str) {
+        self.release(id);
         if let Some(h) = self.running.lock().expect("lock").remove(id) {
             h.abort();
         }

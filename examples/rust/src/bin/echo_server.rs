@@ -7,7 +7,12 @@
 //! MCP_ACCESS_TOKEN=JWT echo_server --auth-jwks URL --auth-issuer ISS --auth-audience AUD  # stdio
 //! echo_server --http 127.0.0.1:PORT --store redis://HOST:PORT[/DB] [--allowed-host NAME[:PORT]]...
 //! echo_server --http 127.0.0.1:PORT --tls-cert CHAIN.pem --tls-key KEY.pem   # HTTPS
+//! echo_server --http 127.0.0.1:PORT --limit max_sessions_per_client=100 --limit max_in_flight=50
 //! ```
+//! `--limit NAME=VALUE` (repeatable, HTTP only) sets one of the server's limits, named as in
+//! `mcpcore::http::server::serve_settings` (`max_sessions`, `max_sessions_per_client`,
+//! `max_backlog`, `max_in_flight`, `max_tasks_per_client`, `peer_request_timeout_ms`,
+//! `header_timeout_ms`, …).
 //! On HTTP it prints `listening on http://ADDR/mcp` once bound and stops cleanly on Ctrl-C.
 //!
 //! With the `--auth-*` options it is an OAuth resource server: every request needs a bearer JWT
@@ -99,6 +104,7 @@ fn options(args: &[String], flag: &str) -> Vec<String> {
 
 async fn serve_http(
     server: Server,
+    args: &[String],
     addr: &str,
     auth: Option<AuthConfig>,
     scale: &ScaleOut,
@@ -108,7 +114,15 @@ async fn serve_http(
         eprintln!("echo_server: --http needs IP:PORT, e.g. 127.0.0.1:8080, not {addr:?}");
         return ExitCode::from(2);
     };
-    let config = scale.http_config(HttpServerConfig { auth, tls, ..Default::default() }, Some(addr));
+    let (base, limits) = match mcpcore::http::server::limit_options(&options(args, "--limit")) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("echo_server: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let server = server.configure(|c| limits.apply(c));
+    let config = scale.http_config(HttpServerConfig { auth, tls, ..base }, Some(addr));
     let serving = match server.serve_http(addr, config).await {
         Ok(s) => s,
         Err(e) => {
@@ -153,8 +167,10 @@ async fn run(args: &[String], http: Option<String>, auth: Option<AuthConfig>) ->
     let store = option(args, "--store");
     let hosts = options(args, "--allowed-host");
     let (cert, key) = (option(args, "--tls-cert"), option(args, "--tls-key"));
-    if http.is_none() && (store.is_some() || !hosts.is_empty() || cert.is_some() || key.is_some()) {
-        eprintln!("echo_server: --store, --allowed-host and --tls-* need --http");
+    let limited = !options(args, "--limit").is_empty();
+    if http.is_none() && (store.is_some() || !hosts.is_empty() || cert.is_some() || key.is_some() || limited)
+    {
+        eprintln!("echo_server: --store, --allowed-host, --tls-* and --limit need --http");
         return ExitCode::from(2);
     }
     let tls = match (cert, key) {
@@ -191,7 +207,7 @@ async fn run(args: &[String], http: Option<String>, auth: Option<AuthConfig>) ->
         }
     };
     if let Some(addr) = http {
-        return serve_http(server, &addr, auth, &scale, tls).await;
+        return serve_http(server, args, &addr, auth, &scale, tls).await;
     }
     // On stdio the token comes from the environment (MCP_ACCESS_TOKEN), checked once.
     let served = match &auth {

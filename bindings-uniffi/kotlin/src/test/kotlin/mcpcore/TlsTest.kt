@@ -84,12 +84,32 @@ class TlsTest {
     }
 
     @Test
+    fun `the abuse limits are taken and the server serves within them`() = runBlocking {
+        val options = ServeOptions(
+            maxSessions = 10u, maxSessionsPerClient = 2u, sessionIdleMs = 60000u, maxBacklog = 1048576u,
+            maxInFlight = 4u, maxTasksPerClient = 2u, peerRequestTimeoutMs = 5000u,
+            stateEncryption = true, stateSingleUse = true,
+        )
+        Server(fixtureRegistry(), "kotlin-limits", "1.0").serveHttp("127.0.0.1", 0u, "/mcp", options).use { serving ->
+            for (lineage in listOf(Lineage.MODERN, Lineage.LEGACY)) {
+                Client.connectHttp(serving.url(), ConnectOptions(lineage = lineage)).use { c ->
+                    assertEquals("limits", c.callTool("echo", """{"text":"limits"}""").text())
+                }
+            }
+        }
+    }
+
+    @Test
     fun `bad options name what is wrong`() = runBlocking {
         val server = Server(fixtureRegistry(), "kotlin-bad", "1.0")
         val half = refused { server.serveHttp("127.0.0.1", 0u, "/mcp", ServeOptions(tlsCertFile = f("server.pem"))) }
         assertTrue(half is McpException.InvalidInput && half.message!!.contains("tlsCertFile and tlsKeyFile go together"), "$half")
         val zero = refused { server.serveHttp("127.0.0.1", 0u, "/mcp", ServeOptions(maxConnections = 0u)) }
         assertTrue(zero is McpException.InvalidInput && zero.message!!.contains("maxConnections must be positive"), "$zero")
+        val quota = refused { server.serveHttp("127.0.0.1", 0u, "/mcp", ServeOptions(maxSessionsPerClient = 0u)) }
+        assertTrue(quota is McpException.InvalidInput && quota.message!!.contains("maxSessionsPerClient must be positive"), "$quota")
+        val inFlight = refused { server.serveHttp("127.0.0.1", 0u, "/mcp", ServeOptions(maxInFlight = 0u)) }
+        assertTrue(inFlight is McpException.InvalidInput && inFlight.message!!.contains("maxInFlight must be positive"), "$inFlight")
         val key = refused { Client.connectHttp("https://127.0.0.1:1/mcp", ConnectOptions(clientCert = f("client.pem"))) }
         assertTrue(key is McpException.InvalidInput, "$key")
     }
