@@ -349,6 +349,23 @@ impl Error {
     pub fn invalid_input(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::InvalidInput, message)
     }
+    /// Tool arguments that fail validation ([`ErrorKind::InvalidInput`] carrying the `-32602`
+    /// error `data`, with the failing fields): a handler that decodes its own arguments returns
+    /// it, and the server answers it as the revision says (a tool execution error from
+    /// 2025-11-25 on, `-32602` before; see `ProtocolVersion::tool_input_errors_are_results`).
+    pub fn invalid_arguments(data: ErrorData) -> Self {
+        Error {
+            kind: ErrorKind::InvalidInput,
+            message: data.message.clone(),
+            rpc: Some(data),
+            status: None,
+            auth: None,
+        }
+    }
+    /// True for an [`Error::invalid_arguments`] error.
+    pub fn is_invalid_arguments(&self) -> bool {
+        self.kind == ErrorKind::InvalidInput && self.rpc.is_some()
+    }
 }
 
 impl From<ErrorData> for Error {
