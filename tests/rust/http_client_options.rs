@@ -56,6 +56,18 @@ async fn host_headers_token_and_modern_headers_are_sent() {
 
 /// Answers every connection with `status` and `body` (JSON), `n` times.
 async fn answer(listener: TcpListener, n: usize, status: &'static str, body: &'static str) {
+    answer_with(listener, n, status, "", body, Default::default()).await
+}
+
+/// [`answer`] with extra header lines (`name: value\r\n` each), counting the requests.
+async fn answer_with(
+    listener: TcpListener,
+    n: usize,
+    status: &'static str,
+    headers: &'static str,
+    body: &'static str,
+    count: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) {
     for _ in 0..n {
         let Ok(Ok((mut sock, _))) = tokio::time::timeout(Duration::from_secs(5), listener.accept()).await
         else {
@@ -63,8 +75,9 @@ async fn answer(listener: TcpListener, n: usize, status: &'static str, body: &'s
         };
         let mut buf = vec![0u8; 64 * 1024];
         let _ = sock.read(&mut buf).await;
+        count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let reply = format!(
-            "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            "HTTP/1.1 {status}\r\ncontent-type: application/json\r\n{headers}content-length: {}\r\nconnection: close\r\n\r\n{body}",
             body.len()
         );
         let _ = sock.write_all(reply.as_bytes()).await;
@@ -86,4 +99,26 @@ async fn an_http_error_keeps_its_status_and_the_json_rpc_code_of_its_body() {
     assert_eq!(err.http_status(), Some(403));
     assert_eq!(err.code(), mcpcore::ErrorCode::INVALID_REQUEST, "{err}");
     assert!(err.message().contains("Origin not allowed"), "{err}");
+}
+
+#[tokio::test]
+async fn a_401_is_an_auth_error_with_the_challenge_and_no_fallback() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let challenge =
+        "www-authenticate: Bearer realm=\"mcp\", resource_metadata=\"https://as.example/prm\"\r\n";
+    tokio::spawn(answer_with(listener, 3, "401 Unauthorized", challenge, "", count.clone()));
+    // Auto transport: nothing falls back to the 2024-11-05 SSE transport on a 401.
+    let err = Client::connect_http(&url, HttpOptions::default(), ClientOptions::default()).await.unwrap_err();
+    assert_eq!(err.kind(), mcpcore::ErrorKind::Auth, "{err}");
+    assert_eq!(err.http_status(), Some(401));
+    let auth = err.auth_error().unwrap();
+    assert_eq!(auth.error, "unauthorized");
+    assert_eq!(
+        auth.challenge.as_deref(),
+        Some("Bearer realm=\"mcp\", resource_metadata=\"https://as.example/prm\"")
+    );
+    assert!(err.message().contains("answered HTTP 401"), "{err}");
+    assert_eq!(count.load(std::sync::atomic::Ordering::SeqCst), 1, "only the probe was sent");
 }

@@ -187,6 +187,7 @@ impl ErrorKind {
                 description: Some("auth example".into()),
                 uri: Some("https://as.example/errors#invalid_grant".into()),
                 status: Some(400),
+                challenge: None,
             }),
             kind => Error::new(kind, format!("{} example", kind.as_str())),
         }
