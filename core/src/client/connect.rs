@@ -297,7 +297,7 @@ async fn initialize_raw(client: &Client, ours: &[ProtocolVersion]) -> Result<()>
     // Legacy HTTP: a server may send its requests (elicitation, sampling, roots) on the GET
     // stream rather than on the POST stream of the call they belong to (the TypeScript SDK does
     // unless told the related request), so a client that answers them listens there too.
-    if client.inner.options.input.is_some() {
+    if client.inner.shared.hooks.input.is_some() {
         client.open_server_stream();
     }
     Ok(())
