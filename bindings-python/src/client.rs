@@ -54,6 +54,17 @@ impl Client {
     }
 }
 
+impl Drop for Client {
+    /// Dropping the last handle of a connection stops it, which needs the runtime (Python may
+    /// drop this object on any thread, outside it).
+    fn drop(&mut self) {
+        let _runtime = pyo3_async_runtimes::tokio::get_runtime().enter();
+        if let Ok(mut c) = self.inner.lock() {
+            c.take();
+        }
+    }
+}
+
 pub(crate) fn level(level: Option<&str>) -> PyResult<Option<LoggingLevel>> {
     match level {
         None => Ok(None),
@@ -424,7 +435,7 @@ impl Client {
         let options = TaskOptions { ttl: seconds(ttl)?, wait: seconds(wait)? };
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
             let handle = c.call_tool_as_task(&name, args, options).await.map_err(errors::to_py)?;
-            Ok(crate::task::Task { inner: std::sync::Arc::new(handle) })
+            Ok(crate::task::Task { inner: Some(std::sync::Arc::new(handle)) })
         })
     }
 

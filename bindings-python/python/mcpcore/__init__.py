@@ -32,10 +32,24 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import json
 import os
 import time
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, TypeVar, Union
+from typing import (
+    Any,
+    AsyncContextManager,
+    Awaitable,
+    Callable,
+    Dict,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    TypeVar,
+    Union,
+    overload,
+)
 
 from . import _convert, _features, _native, _schema
 from ._auth import MemoryTokenStore, OAuth, TokenStore
@@ -123,14 +137,14 @@ atexit.register(_settle_engine_threads)
 from ._context import Context, _context  # noqa: E402  (re-exported)
 
 
-def _callback(fn: Callable[..., Any], spec: _schema.ToolSpec) -> _features.Callback:
+def _callback(fn: Callable[..., Any], spec: _schema.ToolSpec, owner: Any) -> _features.Callback:
     """Wraps a user function as the native callback: the arguments in, the function's value (or
     its awaitable) out; the engine turns the value into the CallToolResult."""
 
     def invoke(arguments: Dict[str, Any], call: Optional[_native.ToolCall]) -> Any:
         kwargs = _convert.coerce_arguments(spec, arguments)
         if spec.context_param:
-            kwargs[spec.context_param] = _context(call)
+            kwargs[spec.context_param] = _context(call, owner)
         return fn(**kwargs)
 
     return invoke
@@ -141,6 +155,7 @@ class Registry:
 
     def __init__(self) -> None:
         self._native = _native.Registry()
+        self._lifespan_state: Any = None
 
     def add_tool(
         self,
@@ -156,15 +171,31 @@ class Registry:
         spec = _schema.tool_spec(fn, name=name, description=description, context_type=Context)
         output = json.dumps(spec.output_schema) if spec.output_schema is not None else None
         self._native.add_tool(
-            spec.name, spec.description, json.dumps(spec.input_schema), _callback(fn, spec), spec.is_async,
+            spec.name, spec.description, json.dumps(spec.input_schema), _callback(fn, spec, self), spec.is_async,
             output, title, spec.wraps_result,
         )
         return Tool(spec.name, spec.description, spec.input_schema, spec.output_schema, title)
 
+    @overload
+    def tool(self, name: F) -> F: ...
+
+    @overload
     def tool(
         self, name: Optional[str] = None, *, description: Optional[str] = None, title: Optional[str] = None
-    ) -> Callable[[F], F]:
-        """Decorator form of :meth:`add_tool`; returns the function unchanged."""
+    ) -> Callable[[F], F]: ...
+
+    def tool(
+        self,
+        name: Union[str, F, None] = None,
+        *,
+        description: Optional[str] = None,
+        title: Optional[str] = None,
+    ) -> Union[F, Callable[[F], F]]:
+        """Decorator form of :meth:`add_tool`, bare (``@registry.tool``) or called
+        (``@registry.tool(name=...)``); returns the function unchanged."""
+        if callable(name):
+            self.add_tool(name)
+            return name
 
         def register(fn: F) -> F:
             self.add_tool(fn, name=name, description=description, title=title)
@@ -213,8 +244,9 @@ class Registry:
 class HttpServing:
     """A running HTTP server (returned by :meth:`Server.serve_http`)."""
 
-    def __init__(self, native: _native.HttpServing) -> None:
+    def __init__(self, native: _native.HttpServing, on_stop: Optional[Callable[[], Awaitable[None]]] = None) -> None:
         self._native = native
+        self._on_stop = on_stop
 
     @property
     def url(self) -> str:
@@ -227,8 +259,12 @@ class HttpServing:
         return self._native.port
 
     async def shutdown(self) -> None:
-        """Stops gracefully: in-flight requests finish within the grace period (30 s)."""
+        """Stops gracefully: in-flight requests finish within the grace period (30 s); then the
+        server's ``lifespan`` ends."""
         await self._native.shutdown()
+        on_stop, self._on_stop = self._on_stop, None
+        if on_stop is not None:
+            await on_stop()
 
     async def wait(self) -> None:
         """Completes when the server has stopped."""
@@ -246,8 +282,24 @@ class Server:
         *,
         registry: Optional[Registry] = None,
         instructions: Optional[str] = None,
+        lifespan: Optional[Callable[["Server"], AsyncContextManager[Any]]] = None,
     ) -> None:
+        """``lifespan`` (an async context manager factory, e.g. an ``@asynccontextmanager``
+        function taking the server) is entered when serving starts and left when it stops; what
+        it yields is ``ctx.lifespan`` in every handler::
+
+            @contextlib.asynccontextmanager
+            async def lifespan(server):
+                db = await connect_db()
+                try:
+                    yield {"db": db}
+                finally:
+                    await db.close()
+
+            server = Server("app", "1.0", lifespan=lifespan)
+        """
         self.registry = registry if registry is not None else Registry()
+        self._lifespan = lifespan
         self._info = (name, version, instructions)
         self._resources = _native.Resources()
         self._prompts = _native.Prompts()
@@ -261,10 +313,25 @@ class Server:
         prompts = None if self._prompts.is_empty() else self._prompts
         return _native.Server(self.registry._native, name, version, instructions, resources, prompts)
 
+    @overload
+    def tool(self, name: F) -> F: ...
+
+    @overload
     def tool(
         self, name: Optional[str] = None, *, description: Optional[str] = None, title: Optional[str] = None
-    ) -> Callable[[F], F]:
-        """Registers the decorated function as a tool (see :meth:`Registry.add_tool`)."""
+    ) -> Callable[[F], F]: ...
+
+    def tool(
+        self,
+        name: Union[str, F, None] = None,
+        *,
+        description: Optional[str] = None,
+        title: Optional[str] = None,
+    ) -> Union[F, Callable[[F], F]]:
+        """Registers the decorated function as a tool (see :meth:`Registry.add_tool`), bare
+        (``@server.tool``) or called (``@server.tool(name=...)``)."""
+        if callable(name):
+            return self.registry.tool(name)
         return self.registry.tool(name, description=description, title=title)
 
     def add_tool(self, fn: Callable[..., Any], **kwargs: Any) -> Tool:
@@ -310,7 +377,7 @@ class Server:
         def invoke(request: Dict[str, Any], call: Optional[_native.ToolCall]) -> Any:
             kwargs = spec.kwargs(request.get("variables") or {})
             if spec.context_param:
-                kwargs[spec.context_param] = _context(call)
+                kwargs[spec.context_param] = _context(call, self.registry)
             return fn(**kwargs)
 
         callback = invoke
@@ -341,6 +408,12 @@ class Server:
             async def profile(id: str) -> dict:
                 return {"id": id}
         """
+
+        if callable(uri):
+            raise TypeError(
+                f"@server.resource needs the resource's URI: write @server.resource(\"scheme://...\") above "
+                f"{getattr(uri, '__name__', 'the function')}, not a bare @server.resource"
+            )
 
         def register(fn: F) -> F:
             self.add_resource(
@@ -394,13 +467,17 @@ class Server:
         def invoke(arguments: Dict[str, Any], call: Optional[_native.ToolCall]) -> Any:
             kwargs = spec.kwargs(arguments)
             if spec.context_param:
-                kwargs[spec.context_param] = _context(call)
+                kwargs[spec.context_param] = _context(call, self.registry)
             return fn(**kwargs)
 
         self._prompts.add(json.dumps(descriptor), invoke, spec.is_async)
         for argument, source in (complete or {}).items():
             self.add_completion(source, prompt=spec.name, argument=argument)
 
+    @overload
+    def prompt(self, name: F) -> F: ...
+
+    @overload
     def prompt(
         self,
         name: Optional[str] = None,
@@ -408,14 +485,28 @@ class Server:
         title: Optional[str] = None,
         description: Optional[str] = None,
         complete: Optional[Mapping[str, CompletionSource]] = None,
-    ) -> Callable[[F], F]:
-        """Decorator form of :meth:`add_prompt`; returns the function unchanged::
+    ) -> Callable[[F], F]: ...
+
+    def prompt(
+        self,
+        name: Union[str, F, None] = None,
+        *,
+        title: Optional[str] = None,
+        description: Optional[str] = None,
+        complete: Optional[Mapping[str, CompletionSource]] = None,
+    ) -> Union[F, Callable[[F], F]]:
+        """Decorator form of :meth:`add_prompt`, bare (``@server.prompt``) or called; returns the
+        function unchanged::
 
             @server.prompt(complete={"language": ["python", "rust"]})
             def review(code: str, language: str = "python") -> str:
                 \"\"\"Asks for a code review.\"\"\"
                 return f"Review this {language} code:\\n{code}"
         """
+
+        if callable(name):
+            self.add_prompt(name)
+            return name
 
         def register(fn: F) -> F:
             self.add_prompt(fn, name=name, title=title, description=description, complete=complete)
@@ -475,9 +566,29 @@ class Server:
 
     # -- serving ------------------------------------------------------------------------------
 
+    async def _enter_lifespan(self) -> Optional[Callable[[], Awaitable[None]]]:
+        """Enters ``lifespan``; returns what leaves it (None without one)."""
+        if self._lifespan is None:
+            return None
+        stack = contextlib.AsyncExitStack()
+        self.registry._lifespan_state = await stack.enter_async_context(self._lifespan(self))
+
+        async def leave() -> None:
+            try:
+                await stack.aclose()
+            finally:
+                self.registry._lifespan_state = None
+
+        return leave
+
     async def serve_stdio(self) -> None:
-        """Serves on this process's stdin/stdout until stdin closes."""
-        await self._native_server().serve_stdio()
+        """Serves on this process's stdin/stdout until stdin closes (inside ``lifespan``)."""
+        leave = await self._enter_lifespan()
+        try:
+            await self._native_server().serve_stdio()
+        finally:
+            if leave is not None:
+                await leave()
 
     async def serve_http(
         self,
@@ -502,7 +613,8 @@ class Server:
         auth: Optional[Auth] = None,
     ) -> HttpServing:
         """Starts serving HTTP: both lineages on ``path``, the 2024-11-05 SSE transport on
-        ``/sse``. Returns once bound (``port=0`` picks a free port).
+        ``/sse``. Returns once bound (``port=0`` picks a free port), inside ``lifespan``, which
+        :meth:`HttpServing.shutdown` leaves.
 
         - ``response_mode``: "auto" (SSE only when a tool sends progress first), "json" or "sse".
         - ``max_body``: the largest request body in bytes (default 4 MiB; larger: 413).
@@ -548,10 +660,16 @@ class Server:
             "store": store,
             "state_keys": state_keys if state_keys is None or isinstance(state_keys, str) else list(state_keys),
         }
-        native = await self._native_server().serve_http(
-            json.dumps(settings), auth._native if auth is not None else None
-        )
-        return HttpServing(native)
+        leave = await self._enter_lifespan()
+        try:
+            native = await self._native_server().serve_http(
+                json.dumps(settings), auth._native if auth is not None else None
+            )
+        except BaseException:
+            if leave is not None:
+                await leave()
+            raise
+        return HttpServing(native, leave)
 
     def run(self, transport: str = "stdio", *, host: str = "127.0.0.1", port: int = 8000, **http: Any) -> None:
         """Serves until stdin closes (stdio) or Ctrl-C (http), then stops cleanly."""
