@@ -51,6 +51,9 @@ struct Conn {
     reinit: tokio::sync::Mutex<()>,
     get_stream: Mutex<Option<AbortHandle>>,
     reinit_ids: AtomicU64,
+    /// The runtime the connection was made on: the GET stream may be opened from a host
+    /// thread outside it (a binding's `on_notification`).
+    runtime: tokio::runtime::Handle,
 }
 
 /// Opens a Streamable HTTP channel to `url`. Nothing is sent until the client sends.
@@ -99,6 +102,7 @@ pub fn connect_with_handle(
         reinit: tokio::sync::Mutex::new(()),
         get_stream: Mutex::default(),
         reinit_ids: AtomicU64::new(1),
+        runtime: tokio::runtime::Handle::current(),
     });
     let handle = StreamHandle(Arc::downgrade(&conn));
     let flushed = tokio::spawn(pump(conn, rx));
@@ -455,7 +459,7 @@ impl Conn {
         if slot.is_some() {
             return false;
         }
-        let task = tokio::spawn(self.clone().read_get_stream());
+        let task = self.runtime.spawn(self.clone().read_get_stream());
         *slot = Some(task.abort_handle());
         true
     }
