@@ -952,7 +952,7 @@ public protocol ClientProtocol: AnyObject, Sendable {
     func onLog(listener: LogListener) throws  -> Subscription
     
     /**
-     * The negotiated revision, e.g. `2026-07-28`.
+     * The negotiated revision, e.g. `2026-07-28` (still readable after `disconnect`).
      */
     func protocolVersion() throws  -> String
     
@@ -967,6 +967,11 @@ public protocol ClientProtocol: AnyObject, Sendable {
      * notification.
      */
     func rootsChanged() throws 
+    
+    /**
+     * The server's capabilities, as JSON text.
+     */
+    func serverCapabilities() throws  -> String
     
     /**
      * The server's `serverInfo`, when it sent one.
@@ -1016,6 +1021,69 @@ public protocol ClientProtocol: AnyObject, Sendable {
      * `data` names the `uri`); a blob that is not base64 throws `Protocol`.
      */
     func readResource(uri: String) async throws  -> [ResourceContents]
+    
+    /**
+     * Calls a tool as a task (2025-11-25 tasks, or the 2026-07-28 Tasks extension) and
+     * returns its [`Task`]; `ttl` asks the server to keep it that long, `wait` bounds
+     * [`Task::result`] (default: the request timeout). A tool that runs only as a task is run
+     * as one by `call_tool` too.
+     */
+    func callToolAsTask(name: String, arguments: String, ttl: TimeInterval?, wait: TimeInterval?) async throws  -> Task
+    
+    /**
+     * One page of `prompts/list` after `cursor`.
+     */
+    func listPromptsPage(cursor: String?) async throws  -> PromptsPage
+    
+    /**
+     * One page of `resources/templates/list` after `cursor`.
+     */
+    func listResourceTemplatesPage(cursor: String?) async throws  -> ResourceTemplatesPage
+    
+    /**
+     * One page of `resources/list` after `cursor`.
+     */
+    func listResourcesPage(cursor: String?) async throws  -> ResourcesPage
+    
+    /**
+     * One page of `tools/list` after `cursor` (served from the cache while fresh).
+     */
+    func listToolsPage(cursor: String?) async throws  -> ToolsPage
+    
+    /**
+     * Delivers the server's notifications that answer no request (list changes, resource
+     * updates, others) to `listener` until the returned subscription is cancelled, closed or
+     * dropped. A later listener replaces this one. On legacy Streamable HTTP they travel on
+     * the GET stream the client keeps open.
+     */
+    func onNotification(listener: NotificationListener) throws  -> Subscription
+    
+    /**
+     * Checks that the server answers (`ping`; `server/discover` on 2026-07-28).
+     */
+    func ping() async throws 
+    
+    /**
+     * Asks for log messages at `level` (`debug` … `emergency`) and above, delivered to
+     * [`Client::on_log`]: `logging/setLevel` on a legacy session, each later request's `_meta`
+     * on 2026-07-28.
+     */
+    func setLogLevel(level: String) async throws 
+    
+    /**
+     * Replaces the roots given in `ConnectOptions.roots` and tells a legacy server.
+     */
+    func setRoots(roots: [Root]) throws 
+    
+    /**
+     * Legacy `resources/subscribe`: updates of `uri` reach [`Client::on_notification`].
+     */
+    func subscribeResource(uri: String) async throws 
+    
+    /**
+     * Legacy `resources/unsubscribe`.
+     */
+    func unsubscribeResource(uri: String) async throws 
     
 }
 /**
@@ -1213,7 +1281,7 @@ open func onLog(listener: LogListener)throws  -> Subscription  {
 }
     
     /**
-     * The negotiated revision, e.g. `2026-07-28`.
+     * The negotiated revision, e.g. `2026-07-28` (still readable after `disconnect`).
      */
 open func protocolVersion()throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMcpError_lift) {
@@ -1254,6 +1322,18 @@ open func rootsChanged()throws   {try rustCallWithError(FfiConverterTypeMcpError
             self.uniffiCloneHandle(),uniffiCallStatus
     )
 }
+}
+    
+    /**
+     * The server's capabilities, as JSON text.
+     */
+open func serverCapabilities()throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_client_server_capabilities(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
 }
     
     /**
@@ -1413,6 +1493,210 @@ open func readResource(uri: String)async throws  -> [ResourceContents]  {
             completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
             freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
             liftFunc: FfiConverterSequenceTypeResourceContents.lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Calls a tool as a task (2025-11-25 tasks, or the 2026-07-28 Tasks extension) and
+     * returns its [`Task`]; `ttl` asks the server to keep it that long, `wait` bounds
+     * [`Task::result`] (default: the request timeout). A tool that runs only as a task is run
+     * as one by `call_tool` too.
+     */
+open func callToolAsTask(name: String, arguments: String, ttl: TimeInterval? = nil, wait: TimeInterval? = nil)async throws  -> Task  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_call_tool_as_task(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(name),FfiConverterString.lower(arguments),FfiConverterOptionDuration.lower(ttl),FfiConverterOptionDuration.lower(wait)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_u64,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_u64,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_u64,
+            liftFunc: FfiConverterTypeTask_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * One page of `prompts/list` after `cursor`.
+     */
+open func listPromptsPage(cursor: String? = nil)async throws  -> PromptsPage  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_list_prompts_page(
+                        self.uniffiCloneHandle(),FfiConverterOptionString.lower(cursor)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypePromptsPage_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * One page of `resources/templates/list` after `cursor`.
+     */
+open func listResourceTemplatesPage(cursor: String? = nil)async throws  -> ResourceTemplatesPage  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_list_resource_templates_page(
+                        self.uniffiCloneHandle(),FfiConverterOptionString.lower(cursor)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeResourceTemplatesPage_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * One page of `resources/list` after `cursor`.
+     */
+open func listResourcesPage(cursor: String? = nil)async throws  -> ResourcesPage  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_list_resources_page(
+                        self.uniffiCloneHandle(),FfiConverterOptionString.lower(cursor)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeResourcesPage_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * One page of `tools/list` after `cursor` (served from the cache while fresh).
+     */
+open func listToolsPage(cursor: String? = nil)async throws  -> ToolsPage  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_list_tools_page(
+                        self.uniffiCloneHandle(),FfiConverterOptionString.lower(cursor)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeToolsPage_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Delivers the server's notifications that answer no request (list changes, resource
+     * updates, others) to `listener` until the returned subscription is cancelled, closed or
+     * dropped. A later listener replaces this one. On legacy Streamable HTTP they travel on
+     * the GET stream the client keeps open.
+     */
+open func onNotification(listener: NotificationListener)throws  -> Subscription  {
+    return try  FfiConverterTypeSubscription_lift(try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_client_on_notification(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeNotificationListener_lower(listener),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Checks that the server answers (`ping`; `server/discover` on 2026-07-28).
+     */
+open func ping()async throws   {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_ping(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_void,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_void,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Asks for log messages at `level` (`debug` … `emergency`) and above, delivered to
+     * [`Client::on_log`]: `logging/setLevel` on a legacy session, each later request's `_meta`
+     * on 2026-07-28.
+     */
+open func setLogLevel(level: String)async throws   {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_set_log_level(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(level)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_void,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_void,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Replaces the roots given in `ConnectOptions.roots` and tells a legacy server.
+     */
+open func setRoots(roots: [Root])throws   {try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_client_set_roots(
+            self.uniffiCloneHandle(),
+        FfiConverterSequenceTypeRoot.lower(roots),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Legacy `resources/subscribe`: updates of `uri` reach [`Client::on_notification`].
+     */
+open func subscribeResource(uri: String)async throws   {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_subscribe_resource(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(uri)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_void,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_void,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Legacy `resources/unsubscribe`.
+     */
+open func unsubscribeResource(uri: String)async throws   {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_unsubscribe_resource(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(uri)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_void,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_void,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_void,
+            liftFunc: { $0 },
             errorHandler: FfiConverterTypeMcpError_lift
         )
 }
@@ -2287,6 +2571,216 @@ public func FfiConverterTypeLogListener_lift(_ handle: UInt64) throws -> LogList
 #endif
 public func FfiConverterTypeLogListener_lower(_ value: LogListener) -> UInt64 {
     return FfiConverterTypeLogListener.lower(value)
+}
+
+
+
+
+
+
+/**
+ * Receives the server's notifications (Kotlin: a `when` over [`ServerNotification`]).
+ */
+public protocol NotificationListener: AnyObject, Sendable {
+    
+    /**
+     * One notification.
+     */
+    func onNotification(notification: ServerNotification) 
+    
+}
+/**
+ * Receives the server's notifications (Kotlin: a `when` over [`ServerNotification`]).
+ */
+open class NotificationListenerImpl: NotificationListener, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpcore_uniffi_fn_clone_notificationlistener(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpcore_uniffi_fn_free_notificationlistener(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * One notification.
+     */
+open func onNotification(notification: ServerNotification)  {try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_notificationlistener_on_notification(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeServerNotification_lower(notification),uniffiCallStatus
+    )
+}
+}
+    
+
+    
+}
+
+
+
+// Put the implementation in a struct so we don't pollute the top-level namespace
+fileprivate struct UniffiCallbackInterfaceNotificationListener {
+
+    // Create the VTable using a series of closures.
+    // Swift automatically converts these into C callback functions.
+    //
+    // Store the vtable directly.
+    static let vtable: UniffiVTableCallbackInterfaceNotificationListener = UniffiVTableCallbackInterfaceNotificationListener(
+        uniffiFree: { (uniffiHandle: UInt64) -> () in
+            do {
+                try FfiConverterTypeNotificationListener.handleMap.remove(handle: uniffiHandle)
+            } catch {
+                print("Uniffi callback interface NotificationListener: handle missing in uniffiFree")
+            }
+        },
+        uniffiClone: { (uniffiHandle: UInt64) -> UInt64 in
+            do {
+                return try FfiConverterTypeNotificationListener.handleMap.clone(handle: uniffiHandle)
+            } catch {
+                fatalError("Uniffi callback interface NotificationListener: handle missing in uniffiClone")
+            }
+        },
+        onNotification: { (
+            uniffiHandle: UInt64,
+            notification: RustBuffer,
+            uniffiOutReturn: UnsafeMutableRawPointer,
+            uniffiCallStatus: UnsafeMutablePointer<RustCallStatus>
+        ) in
+            let makeCall = {
+                () throws -> () in
+                guard let uniffiObj = try? FfiConverterTypeNotificationListener.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return uniffiObj.onNotification(
+                     notification: try FfiConverterTypeServerNotification_lift(notification)
+                )
+            }
+
+            
+            let writeReturn = { () }
+            uniffiTraitInterfaceCall(
+                callStatus: uniffiCallStatus,
+                makeCall: makeCall,
+                writeReturn: writeReturn
+            )
+        }
+    )
+
+    // Rust stores this pointer for future callback invocations, so it must live
+    // for the process lifetime (not just for the init function call).
+    //
+    // `nonisolated(unsafe)` is needed under Swift 6 strict concurrency.
+    // This is safe because the pointee is initialized once during static init
+    // and never mutated by either side of the FFI.  Its fields are C function pointers.
+    nonisolated(unsafe) static let vtablePtr: UnsafePointer<UniffiVTableCallbackInterfaceNotificationListener> = {
+        let ptr = UnsafeMutablePointer<UniffiVTableCallbackInterfaceNotificationListener>.allocate(capacity: 1)
+        ptr.initialize(to: vtable)
+        return UnsafePointer(ptr)
+    }()
+}
+
+private func uniffiCallbackInitNotificationListener() {
+    uniffi_mcpcore_uniffi_fn_init_callback_vtable_notificationlistener(UniffiCallbackInterfaceNotificationListener.vtablePtr)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeNotificationListener: FfiConverter {
+    fileprivate static let handleMap = UniffiHandleMap<NotificationListener>()
+
+    typealias FfiType = UInt64
+    typealias SwiftType = NotificationListener
+
+    public static func lift(_ handle: UInt64) throws -> NotificationListener {
+        if ((handle & 1) == 0) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return NotificationListenerImpl(unsafeFromHandle: handle)
+        } else {
+            // Swift-generated handle, get the object from the handle map
+            return try handleMap.remove(handle: handle)
+        }
+    }
+
+    public static func lower(_ value: NotificationListener) -> UInt64 {
+         if let rustImpl = value as? NotificationListenerImpl {
+             // Rust-implemented object.  Clone the handle and return it
+            return rustImpl.uniffiCloneHandle()
+         } else {
+            // Swift object, generate a new vtable handle and return that.
+            return handleMap.insert(obj: value)
+         }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> NotificationListener {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: NotificationListener, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNotificationListener_lift(_ handle: UInt64) throws -> NotificationListener {
+    return try FfiConverterTypeNotificationListener.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNotificationListener_lower(_ value: NotificationListener) -> UInt64 {
+    return FfiConverterTypeNotificationListener.lower(value)
 }
 
 
@@ -4937,6 +5431,211 @@ public func FfiConverterTypeSubscription_lower(_ value: Subscription) -> UInt64 
 
 
 /**
+ * A task the server runs for a tool call ([`Client::call_tool_as_task`]).
+ */
+public protocol TaskProtocol: AnyObject, Sendable {
+    
+    /**
+     * Asks the server to cancel the task.
+     */
+    func cancel() async throws 
+    
+    /**
+     * The task id; `None` when the server answered at once instead of creating a task.
+     */
+    func id()  -> String?
+    
+    /**
+     * Waits for the task to end and returns the tool's result (input the task asks for is
+     * answered by the connection's `ClientInput`); a failed task throws its error, a cancelled
+     * one `Cancelled`.
+     */
+    func result() async throws  -> ToolResult
+    
+    /**
+     * Asks the server for the task's state.
+     */
+    func status() async throws  -> TaskInfo
+    
+}
+/**
+ * A task the server runs for a tool call ([`Client::call_tool_as_task`]).
+ */
+open class Task: TaskProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpcore_uniffi_fn_clone_task(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpcore_uniffi_fn_free_task(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Asks the server to cancel the task.
+     */
+open func cancel()async throws   {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_task_cancel(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_void,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_void,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * The task id; `None` when the server answered at once instead of creating a task.
+     */
+open func id() -> String?  {
+    return try!  FfiConverterOptionString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_task_id(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Waits for the task to end and returns the tool's result (input the task asks for is
+     * answered by the connection's `ClientInput`); a failed task throws its error, a cancelled
+     * one `Cancelled`.
+     */
+open func result()async throws  -> ToolResult  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_task_result(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeToolResult_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Asks the server for the task's state.
+     */
+open func status()async throws  -> TaskInfo  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_task_status(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeTaskInfo_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeTask: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = Task
+
+    public static func lift(_ handle: UInt64) throws -> Task {
+        return Task(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: Task) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Task {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: Task, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTask_lift(_ handle: UInt64) throws -> Task {
+    return try FfiConverterTypeTask.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTask_lower(_ value: Task) -> UInt64 {
+    return FfiConverterTypeTask.lower(value)
+}
+
+
+
+
+
+
+/**
  * One call of a host handler (a tool, a resource reader, a prompt renderer): its input, who is
  * calling, progress and logs, and input from the client. Every method is safe after the call
  * ended (a no-op, or an error naming it).
@@ -5894,6 +6593,15 @@ public struct ConnectOptions {
      * HTTPS: the PEM key of `client_cert`.
      */
     public var clientKey: String?
+    /**
+     * How long the 2026-07-28 probe waits before assuming a legacy server (default 5 s).
+     */
+    public var probeTimeout: TimeInterval?
+    /**
+     * Roots the client answers `roots/list` with itself (declared as the `roots` capability);
+     * [`Client::set_roots`] changes them. They answer instead of `input`'s `list_roots`.
+     */
+    public var roots: [Root]?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -5940,7 +6648,14 @@ public struct ConnectOptions {
          */clientCert: String? = nil, 
         /**
          * HTTPS: the PEM key of `client_cert`.
-         */clientKey: String? = nil) {
+         */clientKey: String? = nil, 
+        /**
+         * How long the 2026-07-28 probe waits before assuming a legacy server (default 5 s).
+         */probeTimeout: TimeInterval? = nil, 
+        /**
+         * Roots the client answers `roots/list` with itself (declared as the `roots` capability);
+         * [`Client::set_roots`] changes them. They answer instead of `input`'s `list_roots`.
+         */roots: [Root]? = nil) {
         self.lineage = lineage
         self.protocolVersion = protocolVersion
         self.timeout = timeout
@@ -5955,6 +6670,8 @@ public struct ConnectOptions {
         self.caFile = caFile
         self.clientCert = clientCert
         self.clientKey = clientKey
+        self.probeTimeout = probeTimeout
+        self.roots = roots
     }
 
     
@@ -5986,7 +6703,9 @@ public struct FfiConverterTypeConnectOptions: FfiConverterRustBuffer {
                 input: FfiConverterOptionTypeClientInput.read(from: &buf), 
                 caFile: FfiConverterOptionString.read(from: &buf), 
                 clientCert: FfiConverterOptionString.read(from: &buf), 
-                clientKey: FfiConverterOptionString.read(from: &buf)
+                clientKey: FfiConverterOptionString.read(from: &buf), 
+                probeTimeout: FfiConverterOptionDuration.read(from: &buf), 
+                roots: FfiConverterOptionSequenceTypeRoot.read(from: &buf)
         )
     }
 
@@ -6005,6 +6724,8 @@ public struct FfiConverterTypeConnectOptions: FfiConverterRustBuffer {
         FfiConverterOptionString.write(value.caFile, into: &buf)
         FfiConverterOptionString.write(value.clientCert, into: &buf)
         FfiConverterOptionString.write(value.clientKey, into: &buf)
+        FfiConverterOptionDuration.write(value.probeTimeout, into: &buf)
+        FfiConverterOptionSequenceTypeRoot.write(value.roots, into: &buf)
     }
 }
 
@@ -6802,6 +7523,75 @@ public func FfiConverterTypePromptResult_lower(_ value: PromptResult) -> RustBuf
 
 
 /**
+ * One page of `prompts/list`.
+ */
+public struct PromptsPage: Equatable, Hashable {
+    /**
+     * The prompts of this page.
+     */
+    public var prompts: [Prompt]
+    /**
+     * The cursor of the next page; `None` on the last.
+     */
+    public var nextCursor: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The prompts of this page.
+         */prompts: [Prompt], 
+        /**
+         * The cursor of the next page; `None` on the last.
+         */nextCursor: String?) {
+        self.prompts = prompts
+        self.nextCursor = nextCursor
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension PromptsPage: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypePromptsPage: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> PromptsPage {
+        return
+            try PromptsPage(
+                prompts: FfiConverterSequenceTypePrompt.read(from: &buf), 
+                nextCursor: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: PromptsPage, into buf: inout [UInt8]) {
+        FfiConverterSequenceTypePrompt.write(value.prompts, into: &buf)
+        FfiConverterOptionString.write(value.nextCursor, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePromptsPage_lift(_ buf: RustBuffer) throws -> PromptsPage {
+    return try FfiConverterTypePromptsPage.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePromptsPage_lower(_ value: PromptsPage) -> RustBuffer {
+    return FfiConverterTypePromptsPage.lower(value)
+}
+
+
+/**
  * A resource as listed by a server.
  */
 public struct Resource: Equatable, Hashable {
@@ -7016,6 +7806,144 @@ public func FfiConverterTypeResourceTemplate_lift(_ buf: RustBuffer) throws -> R
 #endif
 public func FfiConverterTypeResourceTemplate_lower(_ value: ResourceTemplate) -> RustBuffer {
     return FfiConverterTypeResourceTemplate.lower(value)
+}
+
+
+/**
+ * One page of `resources/templates/list`.
+ */
+public struct ResourceTemplatesPage: Equatable, Hashable {
+    /**
+     * The templates of this page.
+     */
+    public var templates: [ResourceTemplate]
+    /**
+     * The cursor of the next page; `None` on the last.
+     */
+    public var nextCursor: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The templates of this page.
+         */templates: [ResourceTemplate], 
+        /**
+         * The cursor of the next page; `None` on the last.
+         */nextCursor: String?) {
+        self.templates = templates
+        self.nextCursor = nextCursor
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ResourceTemplatesPage: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeResourceTemplatesPage: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ResourceTemplatesPage {
+        return
+            try ResourceTemplatesPage(
+                templates: FfiConverterSequenceTypeResourceTemplate.read(from: &buf), 
+                nextCursor: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ResourceTemplatesPage, into buf: inout [UInt8]) {
+        FfiConverterSequenceTypeResourceTemplate.write(value.templates, into: &buf)
+        FfiConverterOptionString.write(value.nextCursor, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeResourceTemplatesPage_lift(_ buf: RustBuffer) throws -> ResourceTemplatesPage {
+    return try FfiConverterTypeResourceTemplatesPage.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeResourceTemplatesPage_lower(_ value: ResourceTemplatesPage) -> RustBuffer {
+    return FfiConverterTypeResourceTemplatesPage.lower(value)
+}
+
+
+/**
+ * One page of `resources/list`.
+ */
+public struct ResourcesPage: Equatable, Hashable {
+    /**
+     * The resources of this page.
+     */
+    public var resources: [Resource]
+    /**
+     * The cursor of the next page; `None` on the last.
+     */
+    public var nextCursor: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The resources of this page.
+         */resources: [Resource], 
+        /**
+         * The cursor of the next page; `None` on the last.
+         */nextCursor: String?) {
+        self.resources = resources
+        self.nextCursor = nextCursor
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ResourcesPage: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeResourcesPage: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ResourcesPage {
+        return
+            try ResourcesPage(
+                resources: FfiConverterSequenceTypeResource.read(from: &buf), 
+                nextCursor: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ResourcesPage, into buf: inout [UInt8]) {
+        FfiConverterSequenceTypeResource.write(value.resources, into: &buf)
+        FfiConverterOptionString.write(value.nextCursor, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeResourcesPage_lift(_ buf: RustBuffer) throws -> ResourcesPage {
+    return try FfiConverterTypeResourcesPage.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeResourcesPage_lower(_ value: ResourcesPage) -> RustBuffer {
+    return FfiConverterTypeResourcesPage.lower(value)
 }
 
 
@@ -7328,6 +8256,105 @@ public func FfiConverterTypeServerInfo_lower(_ value: ServerInfo) -> RustBuffer 
 
 
 /**
+ * What a task is doing.
+ */
+public struct TaskInfo: Equatable, Hashable {
+    /**
+     * The task id.
+     */
+    public var taskId: String
+    /**
+     * `working`, `input_required`, `completed`, `failed` or `cancelled`.
+     */
+    public var status: String
+    /**
+     * The server's words about the state.
+     */
+    public var statusMessage: String?
+    /**
+     * How often the server suggests polling.
+     */
+    public var pollInterval: TimeInterval?
+    /**
+     * How long the server keeps the task after its creation (`None`: unlimited).
+     */
+    public var ttl: TimeInterval?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The task id.
+         */taskId: String, 
+        /**
+         * `working`, `input_required`, `completed`, `failed` or `cancelled`.
+         */status: String, 
+        /**
+         * The server's words about the state.
+         */statusMessage: String?, 
+        /**
+         * How often the server suggests polling.
+         */pollInterval: TimeInterval?, 
+        /**
+         * How long the server keeps the task after its creation (`None`: unlimited).
+         */ttl: TimeInterval?) {
+        self.taskId = taskId
+        self.status = status
+        self.statusMessage = statusMessage
+        self.pollInterval = pollInterval
+        self.ttl = ttl
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension TaskInfo: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeTaskInfo: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> TaskInfo {
+        return
+            try TaskInfo(
+                taskId: FfiConverterString.read(from: &buf), 
+                status: FfiConverterString.read(from: &buf), 
+                statusMessage: FfiConverterOptionString.read(from: &buf), 
+                pollInterval: FfiConverterOptionDuration.read(from: &buf), 
+                ttl: FfiConverterOptionDuration.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: TaskInfo, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.taskId, into: &buf)
+        FfiConverterString.write(value.status, into: &buf)
+        FfiConverterOptionString.write(value.statusMessage, into: &buf)
+        FfiConverterOptionDuration.write(value.pollInterval, into: &buf)
+        FfiConverterOptionDuration.write(value.ttl, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTaskInfo_lift(_ buf: RustBuffer) throws -> TaskInfo {
+    return try FfiConverterTypeTaskInfo.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTaskInfo_lower(_ value: TaskInfo) -> RustBuffer {
+    return FfiConverterTypeTaskInfo.lower(value)
+}
+
+
+/**
  * A tool as listed by a server or a registry. Schemas are JSON text.
  */
 public struct Tool: Equatable, Hashable {
@@ -7513,6 +8540,75 @@ public func FfiConverterTypeToolResult_lift(_ buf: RustBuffer) throws -> ToolRes
 #endif
 public func FfiConverterTypeToolResult_lower(_ value: ToolResult) -> RustBuffer {
     return FfiConverterTypeToolResult.lower(value)
+}
+
+
+/**
+ * One page of `tools/list`.
+ */
+public struct ToolsPage: Equatable, Hashable {
+    /**
+     * The tools of this page.
+     */
+    public var tools: [Tool]
+    /**
+     * The cursor of the next page; `None` on the last.
+     */
+    public var nextCursor: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The tools of this page.
+         */tools: [Tool], 
+        /**
+         * The cursor of the next page; `None` on the last.
+         */nextCursor: String?) {
+        self.tools = tools
+        self.nextCursor = nextCursor
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ToolsPage: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeToolsPage: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ToolsPage {
+        return
+            try ToolsPage(
+                tools: FfiConverterSequenceTypeTool.read(from: &buf), 
+                nextCursor: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ToolsPage, into buf: inout [UInt8]) {
+        FfiConverterSequenceTypeTool.write(value.tools, into: &buf)
+        FfiConverterOptionString.write(value.nextCursor, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeToolsPage_lift(_ buf: RustBuffer) throws -> ToolsPage {
+    return try FfiConverterTypeToolsPage.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeToolsPage_lower(_ value: ToolsPage) -> RustBuffer {
+    return FfiConverterTypeToolsPage.lower(value)
 }
 
 
@@ -8274,7 +9370,11 @@ enum McpError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
          */errorUri: String?, 
         /**
          * The HTTP status of the response that carried it (0: none).
-         */status: UInt16
+         */status: UInt16, 
+        /**
+         * The server's `WWW-Authenticate` challenge of a 401 or 403, as received (a client
+         * without OAuth: `error` is then `unauthorized`).
+         */challenge: String?
     )
 
     
@@ -8392,7 +9492,8 @@ public struct FfiConverterTypeMcpError: FfiConverterRustBuffer {
             error: try FfiConverterString.read(from: &buf), 
             errorDescription: try FfiConverterOptionString.read(from: &buf), 
             errorUri: try FfiConverterOptionString.read(from: &buf), 
-            status: try FfiConverterUInt16.read(from: &buf)
+            status: try FfiConverterUInt16.read(from: &buf), 
+            challenge: try FfiConverterOptionString.read(from: &buf)
             )
 
          default: throw UniffiInternalError.unexpectedEnumCase
@@ -8484,7 +9585,7 @@ public struct FfiConverterTypeMcpError: FfiConverterRustBuffer {
             FfiConverterOptionString.write(data, into: &buf)
             
         
-        case let .Auth(code,reason,data,error,errorDescription,errorUri,status):
+        case let .Auth(code,reason,data,error,errorDescription,errorUri,status,challenge):
             writeInt(&buf, Int32(12))
             FfiConverterInt32.write(code, into: &buf)
             FfiConverterString.write(reason, into: &buf)
@@ -8493,6 +9594,7 @@ public struct FfiConverterTypeMcpError: FfiConverterRustBuffer {
             FfiConverterOptionString.write(errorDescription, into: &buf)
             FfiConverterOptionString.write(errorUri, into: &buf)
             FfiConverterUInt16.write(status, into: &buf)
+            FfiConverterOptionString.write(challenge, into: &buf)
             
         }
     }
@@ -8805,6 +9907,127 @@ public func FfiConverterTypeResourceContents_lift(_ buf: RustBuffer) throws -> R
 #endif
 public func FfiConverterTypeResourceContents_lower(_ value: ResourceContents) -> RustBuffer {
     return FfiConverterTypeResourceContents.lower(value)
+}
+
+
+
+/**
+ * A notification of the server that answers no request.
+ */
+
+public enum ServerNotification: Equatable, Hashable {
+    
+    /**
+     * `notifications/tools/list_changed`.
+     */
+    case toolsChanged
+    /**
+     * `notifications/prompts/list_changed`.
+     */
+    case promptsChanged
+    /**
+     * `notifications/resources/list_changed`.
+     */
+    case resourcesChanged
+    /**
+     * `notifications/resources/updated`: the resource at `uri` (subscribed to) changed.
+     */
+    case resourceUpdated(
+        /**
+         * Its URI.
+         */uri: String
+    )
+    /**
+     * Any other notification.
+     */
+    case other(
+        /**
+         * The wire method.
+         */method: String, 
+        /**
+         * The params, as JSON text.
+         */params: String
+    )
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension ServerNotification: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeServerNotification: FfiConverterRustBuffer {
+    typealias SwiftType = ServerNotification
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ServerNotification {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .toolsChanged
+        
+        case 2: return .promptsChanged
+        
+        case 3: return .resourcesChanged
+        
+        case 4: return .resourceUpdated(uri: try FfiConverterString.read(from: &buf)
+        )
+        
+        case 5: return .other(method: try FfiConverterString.read(from: &buf), params: try FfiConverterString.read(from: &buf)
+        )
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: ServerNotification, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .toolsChanged:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .promptsChanged:
+            writeInt(&buf, Int32(2))
+        
+        
+        case .resourcesChanged:
+            writeInt(&buf, Int32(3))
+        
+        
+        case let .resourceUpdated(uri):
+            writeInt(&buf, Int32(4))
+            FfiConverterString.write(uri, into: &buf)
+            
+        
+        case let .other(method,params):
+            writeInt(&buf, Int32(5))
+            FfiConverterString.write(method, into: &buf)
+            FfiConverterString.write(params, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeServerNotification_lift(_ buf: RustBuffer) throws -> ServerNotification {
+    return try FfiConverterTypeServerNotification.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeServerNotification_lower(_ value: ServerNotification) -> RustBuffer {
+    return FfiConverterTypeServerNotification.lower(value)
 }
 
 
@@ -9259,6 +10482,30 @@ fileprivate struct FfiConverterOptionSequenceString: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterSequenceString.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionSequenceTypeRoot: FfiConverterRustBuffer {
+    typealias SwiftType = [Root]?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterSequenceTypeRoot.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterSequenceTypeRoot.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -9958,13 +11205,16 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_client_on_log() != 36914) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpcore_uniffi_checksum_method_client_protocol_version() != 14571) {
+    if (uniffi_mcpcore_uniffi_checksum_method_client_protocol_version() != 702) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_client_request() != 57610) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_client_roots_changed() != 1881) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_server_capabilities() != 27698) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_client_server_info() != 23297) {
@@ -9994,6 +11244,39 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_client_read_resource() != 23583) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_call_tool_as_task() != 62361) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_list_prompts_page() != 57146) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_list_resource_templates_page() != 28809) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_list_resources_page() != 42081) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_list_tools_page() != 11644) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_on_notification() != 51807) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_ping() != 54991) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_set_log_level() != 61459) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_set_roots() != 12849) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_subscribe_resource() != 32847) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_unsubscribe_resource() != 8341) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpcore_uniffi_checksum_method_loglistener_on_log() != 33608) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -10001,6 +11284,21 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_subscription_cancel() != 51079) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_notificationlistener_on_notification() != 58416) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_task_cancel() != 62639) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_task_id() != 20253) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_task_result() != 28947) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_task_status() != 62079) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_toolcall_arg_json() != 63943) {
@@ -10142,6 +11440,7 @@ private let initializationResult: InitializationResult = {
     uniffiCallbackInitArgumentCompleter()
     uniffiCallbackInitClientInput()
     uniffiCallbackInitLogListener()
+    uniffiCallbackInitNotificationListener()
     uniffiCallbackInitOAuthHandler()
     uniffiCallbackInitOAuthTokenStore()
     uniffiCallbackInitProgressListener()

@@ -690,6 +690,9 @@ internal interface UniffiCallbackInterfaceLogListenerMethod0 : com.sun.jna.Callb
 internal interface UniffiCallbackInterfaceProgressListenerMethod0 : com.sun.jna.Callback {
     fun callback(`uniffiHandle`: Long,`progress`: Double,`total`: RustBuffer.ByValue,`message`: RustBuffer.ByValue,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,)
 }
+internal interface UniffiCallbackInterfaceNotificationListenerMethod0 : com.sun.jna.Callback {
+    fun callback(`uniffiHandle`: Long,`notification`: RustBuffer.ByValue,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,)
+}
 internal interface UniffiCallbackInterfaceToolHandlerMethod0 : com.sun.jna.Callback {
     fun callback(`uniffiHandle`: Long,`call`: Long,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
 }
@@ -850,6 +853,25 @@ internal open class UniffiVTableCallbackInterfaceProgressListener(
     }
 
 }
+@Structure.FieldOrder("uniffiFree", "uniffiClone", "onNotification")
+internal open class UniffiVTableCallbackInterfaceNotificationListener(
+    @JvmField internal var `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+    @JvmField internal var `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+    @JvmField internal var `onNotification`: UniffiCallbackInterfaceNotificationListenerMethod0? = null,
+) : Structure() {
+    class UniffiByValue(
+        `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+        `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+        `onNotification`: UniffiCallbackInterfaceNotificationListenerMethod0? = null,
+    ): UniffiVTableCallbackInterfaceNotificationListener(`uniffiFree`,`uniffiClone`,`onNotification`,), Structure.ByValue
+
+   internal fun uniffiSetValue(other: UniffiVTableCallbackInterfaceNotificationListener) {
+        `uniffiFree` = other.`uniffiFree`
+        `uniffiClone` = other.`uniffiClone`
+        `onNotification` = other.`onNotification`
+    }
+
+}
 @Structure.FieldOrder("uniffiFree", "uniffiClone", "call")
 internal open class UniffiVTableCallbackInterfaceToolHandler(
     @JvmField internal var `uniffiFree`: UniffiCallbackInterfaceFree? = null,
@@ -1002,6 +1024,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_client_roots_changed(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_server_capabilities(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_client_server_info(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_client_server_pid(
@@ -1020,11 +1044,43 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_client_read_resource(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_call_tool_as_task(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_list_prompts_page(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_list_resource_templates_page(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_list_resources_page(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_list_tools_page(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_on_notification(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_ping(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_set_log_level(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_set_roots(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_subscribe_resource(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_unsubscribe_resource(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_loglistener_on_log(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_progresslistener_on_progress(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_subscription_cancel(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_notificationlistener_on_notification(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_task_cancel(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_task_id(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_task_result(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_task_status(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_arg_json(
     ): Int
@@ -1135,6 +1191,7 @@ internal object UniffiLib {
         uniffiCallbackInterfaceArgumentCompleter.register(this)
         uniffiCallbackInterfaceClientInput.register(this)
         uniffiCallbackInterfaceLogListener.register(this)
+        uniffiCallbackInterfaceNotificationListener.register(this)
         uniffiCallbackInterfaceOAuthHandler.register(this)
         uniffiCallbackInterfaceOAuthTokenStore.register(this)
         uniffiCallbackInterfaceProgressListener.register(this)
@@ -1259,6 +1316,8 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_client_roots_changed(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_method_client_server_capabilities(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_method_client_server_info(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_method_client_server_pid(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1276,6 +1335,28 @@ internal object UniffiLib {
     external fun uniffi_mcpcore_uniffi_fn_method_client_list_resources(`ptr`: Long,
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_client_read_resource(`ptr`: Long,`uri`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_call_tool_as_task(`ptr`: Long,`name`: RustBuffer.ByValue,`arguments`: RustBuffer.ByValue,`ttl`: RustBuffer.ByValue,`wait`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_list_prompts_page(`ptr`: Long,`cursor`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_list_resource_templates_page(`ptr`: Long,`cursor`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_list_resources_page(`ptr`: Long,`cursor`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_list_tools_page(`ptr`: Long,`cursor`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_on_notification(`ptr`: Long,`listener`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_ping(`ptr`: Long,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_set_log_level(`ptr`: Long,`level`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_set_roots(`ptr`: Long,`roots`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_method_client_subscribe_resource(`ptr`: Long,`uri`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_unsubscribe_resource(`ptr`: Long,`uri`: RustBuffer.ByValue,
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_clone_loglistener(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
@@ -1299,6 +1380,26 @@ internal object UniffiLib {
     ): Unit
     external fun uniffi_mcpcore_uniffi_fn_method_subscription_cancel(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_clone_notificationlistener(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_free_notificationlistener(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_init_callback_vtable_notificationlistener(`vtable`: UniffiVTableCallbackInterfaceNotificationListener,
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_method_notificationlistener_on_notification(`ptr`: Long,`notification`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_clone_task(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_free_task(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_method_task_cancel(`ptr`: Long,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_task_id(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_method_task_result(`ptr`: Long,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_task_status(`ptr`: Long,
+    ): Long
     external fun uniffi_mcpcore_uniffi_fn_clone_toolcall(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_free_toolcall(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1663,13 +1764,16 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_on_log() and 0xFFFF) != 36914) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_protocol_version() and 0xFFFF) != 14571) {
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_protocol_version() and 0xFFFF) != 702) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_request() and 0xFFFF) != 57610) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_roots_changed() and 0xFFFF) != 1881) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_server_capabilities() and 0xFFFF) != 27698) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_server_info() and 0xFFFF) != 23297) {
@@ -1699,6 +1803,39 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_read_resource() and 0xFFFF) != 23583) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_call_tool_as_task() and 0xFFFF) != 62361) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_list_prompts_page() and 0xFFFF) != 57146) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_list_resource_templates_page() and 0xFFFF) != 28809) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_list_resources_page() and 0xFFFF) != 42081) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_list_tools_page() and 0xFFFF) != 11644) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_on_notification() and 0xFFFF) != 51807) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_ping() and 0xFFFF) != 54991) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_set_log_level() and 0xFFFF) != 61459) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_set_roots() and 0xFFFF) != 12849) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_subscribe_resource() and 0xFFFF) != 32847) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_unsubscribe_resource() and 0xFFFF) != 8341) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_loglistener_on_log() and 0xFFFF) != 33608) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1706,6 +1843,21 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_subscription_cancel() and 0xFFFF) != 51079) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_notificationlistener_on_notification() and 0xFFFF) != 58416) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_task_cancel() and 0xFFFF) != 62639) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_task_id() and 0xFFFF) != 20253) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_task_result() and 0xFFFF) != 28947) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_task_status() and 0xFFFF) != 62079) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_arg_json() and 0xFFFF) != 63943) {
@@ -2918,7 +3070,7 @@ public interface ClientInterface {
     fun `onLog`(`listener`: LogListener): Subscription
     
     /**
-     * The negotiated revision, e.g. `2026-07-28`.
+     * The negotiated revision, e.g. `2026-07-28` (still readable after `disconnect`).
      */
     fun `protocolVersion`(): kotlin.String
     
@@ -2933,6 +3085,11 @@ public interface ClientInterface {
      * notification.
      */
     fun `rootsChanged`()
+    
+    /**
+     * The server's capabilities, as JSON text.
+     */
+    fun `serverCapabilities`(): kotlin.String
     
     /**
      * The server's `serverInfo`, when it sent one.
@@ -2982,6 +3139,69 @@ public interface ClientInterface {
      * `data` names the `uri`); a blob that is not base64 throws `Protocol`.
      */
     suspend fun `readResource`(`uri`: kotlin.String): List<ResourceContents>
+    
+    /**
+     * Calls a tool as a task (2025-11-25 tasks, or the 2026-07-28 Tasks extension) and
+     * returns its [`Task`]; `ttl` asks the server to keep it that long, `wait` bounds
+     * [`Task::result`] (default: the request timeout). A tool that runs only as a task is run
+     * as one by `call_tool` too.
+     */
+    suspend fun `callToolAsTask`(`name`: kotlin.String, `arguments`: kotlin.String, `ttl`: java.time.Duration? = null, `wait`: java.time.Duration? = null): Task
+    
+    /**
+     * One page of `prompts/list` after `cursor`.
+     */
+    suspend fun `listPromptsPage`(`cursor`: kotlin.String? = null): PromptsPage
+    
+    /**
+     * One page of `resources/templates/list` after `cursor`.
+     */
+    suspend fun `listResourceTemplatesPage`(`cursor`: kotlin.String? = null): ResourceTemplatesPage
+    
+    /**
+     * One page of `resources/list` after `cursor`.
+     */
+    suspend fun `listResourcesPage`(`cursor`: kotlin.String? = null): ResourcesPage
+    
+    /**
+     * One page of `tools/list` after `cursor` (served from the cache while fresh).
+     */
+    suspend fun `listToolsPage`(`cursor`: kotlin.String? = null): ToolsPage
+    
+    /**
+     * Delivers the server's notifications that answer no request (list changes, resource
+     * updates, others) to `listener` until the returned subscription is cancelled, closed or
+     * dropped. A later listener replaces this one. On legacy Streamable HTTP they travel on
+     * the GET stream the client keeps open.
+     */
+    fun `onNotification`(`listener`: NotificationListener): Subscription
+    
+    /**
+     * Checks that the server answers (`ping`; `server/discover` on 2026-07-28).
+     */
+    suspend fun `ping`()
+    
+    /**
+     * Asks for log messages at `level` (`debug` … `emergency`) and above, delivered to
+     * [`Client::on_log`]: `logging/setLevel` on a legacy session, each later request's `_meta`
+     * on 2026-07-28.
+     */
+    suspend fun `setLogLevel`(`level`: kotlin.String)
+    
+    /**
+     * Replaces the roots given in `ConnectOptions.roots` and tells a legacy server.
+     */
+    fun `setRoots`(`roots`: List<Root>)
+    
+    /**
+     * Legacy `resources/subscribe`: updates of `uri` reach [`Client::on_notification`].
+     */
+    suspend fun `subscribeResource`(`uri`: kotlin.String)
+    
+    /**
+     * Legacy `resources/unsubscribe`.
+     */
+    suspend fun `unsubscribeResource`(`uri`: kotlin.String)
     
     companion object
 }
@@ -3225,7 +3445,7 @@ open class Client: Disposable, AutoCloseable, ClientInterface
 
     
     /**
-     * The negotiated revision, e.g. `2026-07-28`.
+     * The negotiated revision, e.g. `2026-07-28` (still readable after `disconnect`).
      */
     @Throws(McpException::class)override fun `protocolVersion`(): kotlin.String {
             return FfiConverterString.lift(
@@ -3282,6 +3502,23 @@ open class Client: Disposable, AutoCloseable, ClientInterface
 }
     }
     
+    
+
+    
+    /**
+     * The server's capabilities, as JSON text.
+     */
+    @Throws(McpException::class)override fun `serverCapabilities`(): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_server_capabilities(
+        it,
+        _status)
+}
+    }
+    )
+    }
     
 
     
@@ -3496,6 +3733,280 @@ open class Client: Disposable, AutoCloseable, ClientInterface
         { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
         // lift function
         { FfiConverterSequenceTypeResourceContents.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Calls a tool as a task (2025-11-25 tasks, or the 2026-07-28 Tasks extension) and
+     * returns its [`Task`]; `ttl` asks the server to keep it that long, `wait` bounds
+     * [`Task::result`] (default: the request timeout). A tool that runs only as a task is run
+     * as one by `call_tool` too.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `callToolAsTask`(`name`: kotlin.String, `arguments`: kotlin.String, `ttl`: java.time.Duration?, `wait`: java.time.Duration?) : Task {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_call_tool_as_task(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`name`),
+        FfiConverterString.lower(`arguments`),
+        FfiConverterOptionalDuration.lower(`ttl`),
+        FfiConverterOptionalDuration.lower(`wait`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_u64(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_u64(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_u64(future) },
+        // lift function
+        { FfiConverterTypeTask.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * One page of `prompts/list` after `cursor`.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `listPromptsPage`(`cursor`: kotlin.String?) : PromptsPage {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_list_prompts_page(
+                uniffiHandle,
+                
+        FfiConverterOptionalString.lower(`cursor`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypePromptsPage.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * One page of `resources/templates/list` after `cursor`.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `listResourceTemplatesPage`(`cursor`: kotlin.String?) : ResourceTemplatesPage {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_list_resource_templates_page(
+                uniffiHandle,
+                
+        FfiConverterOptionalString.lower(`cursor`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeResourceTemplatesPage.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * One page of `resources/list` after `cursor`.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `listResourcesPage`(`cursor`: kotlin.String?) : ResourcesPage {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_list_resources_page(
+                uniffiHandle,
+                
+        FfiConverterOptionalString.lower(`cursor`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeResourcesPage.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * One page of `tools/list` after `cursor` (served from the cache while fresh).
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `listToolsPage`(`cursor`: kotlin.String?) : ToolsPage {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_list_tools_page(
+                uniffiHandle,
+                
+        FfiConverterOptionalString.lower(`cursor`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeToolsPage.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Delivers the server's notifications that answer no request (list changes, resource
+     * updates, others) to `listener` until the returned subscription is cancelled, closed or
+     * dropped. A later listener replaces this one. On legacy Streamable HTTP they travel on
+     * the GET stream the client keeps open.
+     */
+    @Throws(McpException::class)override fun `onNotification`(`listener`: NotificationListener): Subscription {
+            return FfiConverterTypeSubscription.lift(
+    callWithHandle {
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_on_notification(
+        it,
+        
+        FfiConverterTypeNotificationListener.lower(`listener`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Checks that the server answers (`ping`; `server/discover` on 2026-07-28).
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `ping`() {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_ping(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_void(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_void(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_void(future) },
+        // lift function
+        { },
+        
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Asks for log messages at `level` (`debug` … `emergency`) and above, delivered to
+     * [`Client::on_log`]: `logging/setLevel` on a legacy session, each later request's `_meta`
+     * on 2026-07-28.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `setLogLevel`(`level`: kotlin.String) {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_set_log_level(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`level`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_void(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_void(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_void(future) },
+        // lift function
+        { },
+        
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Replaces the roots given in `ConnectOptions.roots` and tells a legacy server.
+     */
+    @Throws(McpException::class)override fun `setRoots`(`roots`: List<Root>)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_set_roots(
+        it,
+        
+        FfiConverterSequenceTypeRoot.lower(`roots`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * Legacy `resources/subscribe`: updates of `uri` reach [`Client::on_notification`].
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `subscribeResource`(`uri`: kotlin.String) {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_subscribe_resource(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`uri`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_void(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_void(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_void(future) },
+        // lift function
+        { },
+        
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Legacy `resources/unsubscribe`.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `unsubscribeResource`(`uri`: kotlin.String) {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_unsubscribe_resource(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`uri`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_void(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_void(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_void(future) },
+        // lift function
+        { },
+        
         // Error FFI converter
         McpException.ErrorHandler,
     )
@@ -4778,6 +5289,329 @@ public object FfiConverterTypeLogListener: FfiConverter<LogListener, Long> {
     override fun allocationSize(value: LogListener) = 8UL
 
     override fun write(value: LogListener, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * Receives the server's notifications (Kotlin: a `when` over [`ServerNotification`]).
+ */
+public interface NotificationListener {
+    
+    /**
+     * One notification.
+     */
+    fun `onNotification`(`notification`: ServerNotification)
+    
+    companion object
+}
+
+/**
+ * Receives the server's notifications (Kotlin: a `when` over [`ServerNotification`]).
+ */
+open class NotificationListenerImpl: Disposable, AutoCloseable, NotificationListener
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mcpcore_uniffi_fn_free_notificationlistener(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_clone_notificationlistener(handle, status)
+        }
+    }
+
+    
+    /**
+     * One notification.
+     */override fun `onNotification`(`notification`: ServerNotification)
+        = 
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_notificationlistener_on_notification(
+        it,
+        
+        FfiConverterTypeServerNotification.lower(`notification`),_status)
+}
+    }
+    
+    
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+
+// Put the implementation in an object so we don't pollute the top-level namespace
+internal object uniffiCallbackInterfaceNotificationListener {
+    internal object `onNotification`: UniffiCallbackInterfaceNotificationListenerMethod0 {
+        override fun callback(`uniffiHandle`: Long,`notification`: RustBuffer.ByValue,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,) {
+            val uniffiObj = FfiConverterTypeNotificationListener.handleMap.get(uniffiHandle)
+            val makeCall = { ->
+                uniffiObj.`onNotification`(
+                    FfiConverterTypeServerNotification.lift(`notification`),
+                )
+            }
+            val writeReturn = { _: Unit -> Unit }
+            uniffiTraitInterfaceCall(uniffiCallStatus, makeCall, writeReturn)
+        }
+    }
+
+    internal object uniffiFree: UniffiCallbackInterfaceFree {
+        override fun callback(handle: Long) {
+            FfiConverterTypeNotificationListener.handleMap.remove(handle)
+        }
+    }
+
+    internal object uniffiClone: UniffiCallbackInterfaceClone {
+        override fun callback(handle: Long): Long {
+            return FfiConverterTypeNotificationListener.handleMap.clone(handle)
+        }
+    }
+
+    internal var vtable = UniffiVTableCallbackInterfaceNotificationListener.UniffiByValue(
+        uniffiFree,
+        uniffiClone,
+        `onNotification`,
+    )
+
+    // Registers the foreign callback with the Rust side.
+    // This method is generated for each callback interface.
+    internal fun register(lib: UniffiLib) {
+        lib.uniffi_mcpcore_uniffi_fn_init_callback_vtable_notificationlistener(vtable)
+    }
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeNotificationListener: FfiConverter<NotificationListener, Long> {
+    internal val handleMap = UniffiHandleMap<NotificationListener>()
+
+    override fun lower(value: NotificationListener): Long {
+        if (value is NotificationListenerImpl) {
+             // Rust-implemented object.  Clone the handle and return it
+            return value.uniffiCloneHandle()
+         } else {
+            // Kotlin object, generate a new vtable handle and return that.
+            return handleMap.insert(value)
+         }
+    }
+
+    override fun lift(value: Long): NotificationListener {
+        if ((value and 1.toLong()) == 0.toLong()) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return NotificationListenerImpl(UniffiWithHandle, value)
+        } else {
+            // Kotlin-generated handle, get the object from the handle map
+            return handleMap.remove(value)
+        }
+    }
+
+    override fun read(buf: ByteBuffer): NotificationListener {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: NotificationListener) = 8UL
+
+    override fun write(value: NotificationListener, buf: ByteBuffer) {
         buf.putLong(lower(value))
     }
 }
@@ -9012,6 +9846,365 @@ public object FfiConverterTypeSubscription: FfiConverter<Subscription, Long> {
 
 
 /**
+ * A task the server runs for a tool call ([`Client::call_tool_as_task`]).
+ */
+public interface TaskInterface {
+    
+    /**
+     * Asks the server to cancel the task.
+     */
+    suspend fun `cancel`()
+    
+    /**
+     * The task id; `None` when the server answered at once instead of creating a task.
+     */
+    fun `id`(): kotlin.String?
+    
+    /**
+     * Waits for the task to end and returns the tool's result (input the task asks for is
+     * answered by the connection's `ClientInput`); a failed task throws its error, a cancelled
+     * one `Cancelled`.
+     */
+    suspend fun `result`(): ToolResult
+    
+    /**
+     * Asks the server for the task's state.
+     */
+    suspend fun `status`(): TaskInfo
+    
+    companion object
+}
+
+/**
+ * A task the server runs for a tool call ([`Client::call_tool_as_task`]).
+ */
+open class Task: Disposable, AutoCloseable, TaskInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mcpcore_uniffi_fn_free_task(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_clone_task(handle, status)
+        }
+    }
+
+    
+    /**
+     * Asks the server to cancel the task.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `cancel`() {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_task_cancel(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_void(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_void(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_void(future) },
+        // lift function
+        { },
+        
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * The task id; `None` when the server answered at once instead of creating a task.
+     */override fun `id`(): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_task_id(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Waits for the task to end and returns the tool's result (input the task asks for is
+     * answered by the connection's `ClientInput`); a failed task throws its error, a cancelled
+     * one `Cancelled`.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `result`() : ToolResult {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_task_result(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeToolResult.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Asks the server for the task's state.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `status`() : TaskInfo {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_task_status(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeTaskInfo.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeTask: FfiConverter<Task, Long> {
+    override fun lower(value: Task): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): Task {
+        return Task(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): Task {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: Task) = 8UL
+
+    override fun write(value: Task, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
  * One call of a host handler (a tool, a resource reader, a prompt renderer): its input, who is
  * calling, progress and logs, and input from the client. Every method is safe after the call
  * ended (a no-op, or an error naming it).
@@ -10184,6 +11377,17 @@ data class ConnectOptions (
      * HTTPS: the PEM key of `client_cert`.
      */
     var `clientKey`: kotlin.String? = null 
+    , 
+    /**
+     * How long the 2026-07-28 probe waits before assuming a legacy server (default 5 s).
+     */
+    var `probeTimeout`: java.time.Duration? = null 
+    , 
+    /**
+     * Roots the client answers `roots/list` with itself (declared as the `roots` capability);
+     * [`Client::set_roots`] changes them. They answer instead of `input`'s `list_roots`.
+     */
+    var `roots`: List<Root>? = null 
     
 ): Disposable{
     
@@ -10208,7 +11412,9 @@ data class ConnectOptions (
         this.`input`,
         this.`caFile`,
         this.`clientCert`,
-        this.`clientKey`
+        this.`clientKey`,
+        this.`probeTimeout`,
+        this.`roots`
     )
     }
     
@@ -10235,6 +11441,8 @@ public object FfiConverterTypeConnectOptions: FfiConverterRustBuffer<ConnectOpti
             FfiConverterOptionalString.read(buf),
             FfiConverterOptionalString.read(buf),
             FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalDuration.read(buf),
+            FfiConverterOptionalSequenceTypeRoot.read(buf),
         )
     }
 
@@ -10252,7 +11460,9 @@ public object FfiConverterTypeConnectOptions: FfiConverterRustBuffer<ConnectOpti
             FfiConverterOptionalTypeClientInput.allocationSize(value.`input`) +
             FfiConverterOptionalString.allocationSize(value.`caFile`) +
             FfiConverterOptionalString.allocationSize(value.`clientCert`) +
-            FfiConverterOptionalString.allocationSize(value.`clientKey`)
+            FfiConverterOptionalString.allocationSize(value.`clientKey`) +
+            FfiConverterOptionalDuration.allocationSize(value.`probeTimeout`) +
+            FfiConverterOptionalSequenceTypeRoot.allocationSize(value.`roots`)
     )
 
     override fun write(value: ConnectOptions, buf: ByteBuffer) {
@@ -10270,6 +11480,8 @@ public object FfiConverterTypeConnectOptions: FfiConverterRustBuffer<ConnectOpti
             FfiConverterOptionalString.write(value.`caFile`, buf)
             FfiConverterOptionalString.write(value.`clientCert`, buf)
             FfiConverterOptionalString.write(value.`clientKey`, buf)
+            FfiConverterOptionalDuration.write(value.`probeTimeout`, buf)
+            FfiConverterOptionalSequenceTypeRoot.write(value.`roots`, buf)
     }
 }
 
@@ -10831,6 +12043,53 @@ public object FfiConverterTypePromptResult: FfiConverterRustBuffer<PromptResult>
 
 
 /**
+ * One page of `prompts/list`.
+ */
+data class PromptsPage (
+    /**
+     * The prompts of this page.
+     */
+    var `prompts`: List<Prompt>
+    , 
+    /**
+     * The cursor of the next page; `None` on the last.
+     */
+    var `nextCursor`: kotlin.String?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypePromptsPage: FfiConverterRustBuffer<PromptsPage> {
+    override fun read(buf: ByteBuffer): PromptsPage {
+        return PromptsPage(
+            FfiConverterSequenceTypePrompt.read(buf),
+            FfiConverterOptionalString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: PromptsPage) = (
+            FfiConverterSequenceTypePrompt.allocationSize(value.`prompts`) +
+            FfiConverterOptionalString.allocationSize(value.`nextCursor`)
+    )
+
+    override fun write(value: PromptsPage, buf: ByteBuffer) {
+            FfiConverterSequenceTypePrompt.write(value.`prompts`, buf)
+            FfiConverterOptionalString.write(value.`nextCursor`, buf)
+    }
+}
+
+
+
+/**
  * A resource as listed by a server.
  */
 data class Resource (
@@ -10983,6 +12242,100 @@ public object FfiConverterTypeResourceTemplate: FfiConverterRustBuffer<ResourceT
             FfiConverterOptionalString.write(value.`description`, buf)
             FfiConverterOptionalString.write(value.`mimeType`, buf)
             FfiConverterString.write(value.`json`, buf)
+    }
+}
+
+
+
+/**
+ * One page of `resources/templates/list`.
+ */
+data class ResourceTemplatesPage (
+    /**
+     * The templates of this page.
+     */
+    var `templates`: List<ResourceTemplate>
+    , 
+    /**
+     * The cursor of the next page; `None` on the last.
+     */
+    var `nextCursor`: kotlin.String?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeResourceTemplatesPage: FfiConverterRustBuffer<ResourceTemplatesPage> {
+    override fun read(buf: ByteBuffer): ResourceTemplatesPage {
+        return ResourceTemplatesPage(
+            FfiConverterSequenceTypeResourceTemplate.read(buf),
+            FfiConverterOptionalString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ResourceTemplatesPage) = (
+            FfiConverterSequenceTypeResourceTemplate.allocationSize(value.`templates`) +
+            FfiConverterOptionalString.allocationSize(value.`nextCursor`)
+    )
+
+    override fun write(value: ResourceTemplatesPage, buf: ByteBuffer) {
+            FfiConverterSequenceTypeResourceTemplate.write(value.`templates`, buf)
+            FfiConverterOptionalString.write(value.`nextCursor`, buf)
+    }
+}
+
+
+
+/**
+ * One page of `resources/list`.
+ */
+data class ResourcesPage (
+    /**
+     * The resources of this page.
+     */
+    var `resources`: List<Resource>
+    , 
+    /**
+     * The cursor of the next page; `None` on the last.
+     */
+    var `nextCursor`: kotlin.String?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeResourcesPage: FfiConverterRustBuffer<ResourcesPage> {
+    override fun read(buf: ByteBuffer): ResourcesPage {
+        return ResourcesPage(
+            FfiConverterSequenceTypeResource.read(buf),
+            FfiConverterOptionalString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ResourcesPage) = (
+            FfiConverterSequenceTypeResource.allocationSize(value.`resources`) +
+            FfiConverterOptionalString.allocationSize(value.`nextCursor`)
+    )
+
+    override fun write(value: ResourcesPage, buf: ByteBuffer) {
+            FfiConverterSequenceTypeResource.write(value.`resources`, buf)
+            FfiConverterOptionalString.write(value.`nextCursor`, buf)
     }
 }
 
@@ -11211,6 +12564,77 @@ public object FfiConverterTypeServerInfo: FfiConverterRustBuffer<ServerInfo> {
 
 
 /**
+ * What a task is doing.
+ */
+data class TaskInfo (
+    /**
+     * The task id.
+     */
+    var `taskId`: kotlin.String
+    , 
+    /**
+     * `working`, `input_required`, `completed`, `failed` or `cancelled`.
+     */
+    var `status`: kotlin.String
+    , 
+    /**
+     * The server's words about the state.
+     */
+    var `statusMessage`: kotlin.String?
+    , 
+    /**
+     * How often the server suggests polling.
+     */
+    var `pollInterval`: java.time.Duration?
+    , 
+    /**
+     * How long the server keeps the task after its creation (`None`: unlimited).
+     */
+    var `ttl`: java.time.Duration?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeTaskInfo: FfiConverterRustBuffer<TaskInfo> {
+    override fun read(buf: ByteBuffer): TaskInfo {
+        return TaskInfo(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalDuration.read(buf),
+            FfiConverterOptionalDuration.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: TaskInfo) = (
+            FfiConverterString.allocationSize(value.`taskId`) +
+            FfiConverterString.allocationSize(value.`status`) +
+            FfiConverterOptionalString.allocationSize(value.`statusMessage`) +
+            FfiConverterOptionalDuration.allocationSize(value.`pollInterval`) +
+            FfiConverterOptionalDuration.allocationSize(value.`ttl`)
+    )
+
+    override fun write(value: TaskInfo, buf: ByteBuffer) {
+            FfiConverterString.write(value.`taskId`, buf)
+            FfiConverterString.write(value.`status`, buf)
+            FfiConverterOptionalString.write(value.`statusMessage`, buf)
+            FfiConverterOptionalDuration.write(value.`pollInterval`, buf)
+            FfiConverterOptionalDuration.write(value.`ttl`, buf)
+    }
+}
+
+
+
+/**
  * A tool as listed by a server or a registry. Schemas are JSON text.
  */
 data class Tool (
@@ -11340,6 +12764,53 @@ public object FfiConverterTypeToolResult: FfiConverterRustBuffer<ToolResult> {
             FfiConverterSequenceTypeContent.write(value.`content`, buf)
             FfiConverterOptionalString.write(value.`structuredContent`, buf)
             FfiConverterBoolean.write(value.`isError`, buf)
+    }
+}
+
+
+
+/**
+ * One page of `tools/list`.
+ */
+data class ToolsPage (
+    /**
+     * The tools of this page.
+     */
+    var `tools`: List<Tool>
+    , 
+    /**
+     * The cursor of the next page; `None` on the last.
+     */
+    var `nextCursor`: kotlin.String?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeToolsPage: FfiConverterRustBuffer<ToolsPage> {
+    override fun read(buf: ByteBuffer): ToolsPage {
+        return ToolsPage(
+            FfiConverterSequenceTypeTool.read(buf),
+            FfiConverterOptionalString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ToolsPage) = (
+            FfiConverterSequenceTypeTool.allocationSize(value.`tools`) +
+            FfiConverterOptionalString.allocationSize(value.`nextCursor`)
+    )
+
+    override fun write(value: ToolsPage, buf: ByteBuffer) {
+            FfiConverterSequenceTypeTool.write(value.`tools`, buf)
+            FfiConverterOptionalString.write(value.`nextCursor`, buf)
     }
 }
 
@@ -12152,10 +13623,16 @@ sealed class McpException: kotlin.Exception() {
         /**
          * The HTTP status of the response that carried it (0: none).
          */
-        val `status`: kotlin.UShort
+        val `status`: kotlin.UShort, 
+        
+        /**
+         * The server's `WWW-Authenticate` challenge of a 401 or 403, as received (a client
+         * without OAuth: `error` is then `unauthorized`).
+         */
+        val `challenge`: kotlin.String?
         ) : McpException() {
         override val message
-            get() = "code=${ `code` }, reason=${ `reason` }, data=${ `data` }, error=${ `error` }, errorDescription=${ `errorDescription` }, errorUri=${ `errorUri` }, status=${ `status` }"
+            get() = "code=${ `code` }, reason=${ `reason` }, data=${ `data` }, error=${ `error` }, errorDescription=${ `errorDescription` }, errorUri=${ `errorUri` }, status=${ `status` }, challenge=${ `challenge` }"
     }
     
 
@@ -12267,6 +13744,7 @@ public object FfiConverterTypeMcpError : FfiConverterRustBuffer<McpException> {
                 FfiConverterOptionalString.read(buf),
                 FfiConverterOptionalString.read(buf),
                 FfiConverterUShort.read(buf),
+                FfiConverterOptionalString.read(buf),
                 )
             else -> throw RuntimeException("invalid error enum value, something is very wrong!!")
         }
@@ -12362,6 +13840,7 @@ public object FfiConverterTypeMcpError : FfiConverterRustBuffer<McpException> {
                 + FfiConverterOptionalString.allocationSize(value.`errorDescription`)
                 + FfiConverterOptionalString.allocationSize(value.`errorUri`)
                 + FfiConverterUShort.allocationSize(value.`status`)
+                + FfiConverterOptionalString.allocationSize(value.`challenge`)
             )
         }
     }
@@ -12455,6 +13934,7 @@ public object FfiConverterTypeMcpError : FfiConverterRustBuffer<McpException> {
                 FfiConverterOptionalString.write(value.`errorDescription`, buf)
                 FfiConverterOptionalString.write(value.`errorUri`, buf)
                 FfiConverterUShort.write(value.`status`, buf)
+                FfiConverterOptionalString.write(value.`challenge`, buf)
                 Unit
             }
         }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
@@ -12762,6 +14242,162 @@ public object FfiConverterTypeResourceContents : FfiConverterRustBuffer<Resource
                 FfiConverterString.write(value.`uri`, buf)
                 FfiConverterOptionalString.write(value.`mimeType`, buf)
                 FfiConverterByteArray.write(value.`data`, buf)
+                Unit
+            }
+        }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
+    }
+}
+
+
+
+
+
+/**
+ * A notification of the server that answers no request.
+ */
+sealed class ServerNotification {
+    
+    /**
+     * `notifications/tools/list_changed`.
+     */
+    object ToolsChanged : ServerNotification()
+    
+    
+    /**
+     * `notifications/prompts/list_changed`.
+     */
+    object PromptsChanged : ServerNotification()
+    
+    
+    /**
+     * `notifications/resources/list_changed`.
+     */
+    object ResourcesChanged : ServerNotification()
+    
+    
+    /**
+     * `notifications/resources/updated`: the resource at `uri` (subscribed to) changed.
+     */
+    data class ResourceUpdated(
+        /**
+         * Its URI.
+         */
+        val `uri`: kotlin.String) : ServerNotification()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * Any other notification.
+     */
+    data class Other(
+        /**
+         * The wire method.
+         */
+        val `method`: kotlin.String, 
+        /**
+         * The params, as JSON text.
+         */
+        val `params`: kotlin.String) : ServerNotification()
+        
+    {
+        
+
+        companion object
+    }
+    
+
+    
+
+    
+    
+
+
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeServerNotification : FfiConverterRustBuffer<ServerNotification>{
+    override fun read(buf: ByteBuffer): ServerNotification {
+        return when(buf.getInt()) {
+            1 -> ServerNotification.ToolsChanged
+            2 -> ServerNotification.PromptsChanged
+            3 -> ServerNotification.ResourcesChanged
+            4 -> ServerNotification.ResourceUpdated(
+                FfiConverterString.read(buf),
+                )
+            5 -> ServerNotification.Other(
+                FfiConverterString.read(buf),
+                FfiConverterString.read(buf),
+                )
+            else -> throw RuntimeException("invalid enum value, something is very wrong!!")
+        }
+    }
+
+    override fun allocationSize(value: ServerNotification): ULong = when(value) {
+        is ServerNotification.ToolsChanged -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ServerNotification.PromptsChanged -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ServerNotification.ResourcesChanged -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ServerNotification.ResourceUpdated -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`uri`)
+            )
+        }
+        is ServerNotification.Other -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`method`)
+                + FfiConverterString.allocationSize(value.`params`)
+            )
+        }
+    }
+
+    override fun write(value: ServerNotification, buf: ByteBuffer) {
+        when(value) {
+            is ServerNotification.ToolsChanged -> {
+                buf.putInt(1)
+                Unit
+            }
+            is ServerNotification.PromptsChanged -> {
+                buf.putInt(2)
+                Unit
+            }
+            is ServerNotification.ResourcesChanged -> {
+                buf.putInt(3)
+                Unit
+            }
+            is ServerNotification.ResourceUpdated -> {
+                buf.putInt(4)
+                FfiConverterString.write(value.`uri`, buf)
+                Unit
+            }
+            is ServerNotification.Other -> {
+                buf.putInt(5)
+                FfiConverterString.write(value.`method`, buf)
+                FfiConverterString.write(value.`params`, buf)
                 Unit
             }
         }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
@@ -13374,6 +15010,38 @@ public object FfiConverterOptionalSequenceString: FfiConverterRustBuffer<List<ko
         } else {
             buf.put(1)
             FfiConverterSequenceString.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalSequenceTypeRoot: FfiConverterRustBuffer<List<Root>?> {
+    override fun read(buf: ByteBuffer): List<Root>? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterSequenceTypeRoot.read(buf)
+    }
+
+    override fun allocationSize(value: List<Root>?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterSequenceTypeRoot.allocationSize(value)
+        }
+    }
+
+    override fun write(value: List<Root>?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterSequenceTypeRoot.write(value, buf)
         }
     }
 }
