@@ -15,12 +15,14 @@ export declare class Client {
   static connectStdio(command: string, args: Array<string>, options?: StdioConnectOptions | undefined | null): Promise<Client>
   /** Connects to an HTTP endpoint (Streamable HTTP, falling back to 2024-11-05 SSE). */
   static connectHttp(url: string, options?: HttpConnectOptions | undefined | null): Promise<Client>
-  /** The negotiated revision, e.g. "2026-07-28". */
+  /** The negotiated revision, e.g. "2026-07-28" (still readable after `close`). */
   get protocolVersion(): string
   /** "modern" or "legacy". */
   get lineage(): string
   /** The server's implementation info as JSON, or null. */
   get serverInfo(): string | null
+  /** The server's capabilities as JSON. */
+  get serverCapabilities(): string
   /** The server's instructions, or null. */
   get instructions(): string | null
   /** Resolves to the server's tools as a JSON array (every page). */
@@ -42,7 +44,53 @@ export declare class Client {
   cancel(callId: number): void
   /** Sends any request; resolves to the result JSON. */
   request(method: string, paramsJson: string): Promise<string>
-  /** Closes the connection (a spawned server is stopped); later calls fail as closed. */
+  /**
+   * Calls `handler(method, paramsJson)` for every change notification of the server that
+   * belongs to no listen stream (list changes, resource updates, others); the last handler
+   * set wins.
+   */
+  onNotification(handler: (method: string, paramsJson: string) => void): void
+  /**
+   * Replaces the roots the client answers with (JSON list of `{uri, name}`) and tells a
+   * legacy server (`notifications/roots/list_changed`).
+   */
+  setRoots(rootsJson: string): void
+  /** Tells a legacy server the roots changed (for roots answered by a callback). */
+  rootsChanged(): void
+  /** Resolves when the server answered a ping (`server/discover` on 2026-07-28). */
+  ping(): Promise<void>
+  /**
+   * Asks for log messages at `level` and above (`logging/setLevel`, or every later
+   * 2026-07-28 request's `_meta`).
+   */
+  setLogLevel(level: string): Promise<void>
+  /**
+   * One page of `tools/list`, `resources/list`, `resources/templates/list` or `prompts/list`
+   * after `cursor` (served from the cache while fresh); resolves to the result JSON.
+   */
+  listPage(method: string, cursor?: string | undefined | null): Promise<string>
+  /**
+   * Reads a resource; resolves to the ReadResourceResult JSON (a missing resource rejects
+   * with `ResourceNotFound` on both lineages).
+   */
+  readResource(uri: string): Promise<string>
+  /** Legacy `resources/subscribe`: updates reach `onNotification`. */
+  subscribe(uri: string): Promise<void>
+  /** Legacy `resources/unsubscribe`. */
+  unsubscribe(uri: string): Promise<void>
+  /** Gets a prompt (`argumentsJson`: an object of strings); resolves to the GetPromptResult JSON. */
+  getPrompt(name: string, argumentsJson?: string | undefined | null): Promise<string>
+  /**
+   * `completion/complete` for `referenceJson` (`{"type": "ref/prompt", "name"}` or
+   * `{"type": "ref/resource", "uri"}`); resolves to the CompleteResult JSON.
+   */
+  complete(referenceJson: string, argument: string, value: string, contextJson?: string | undefined | null): Promise<string>
+  /** Calls a tool as a task; resolves to its `Task`. */
+  callToolTask(name: string, argumentsJson: string, ttlMs?: number | undefined | null, waitMs?: number | undefined | null): Promise<Task>
+  /**
+   * Closes the connection (a spawned server is stopped); later calls fail as closed, what
+   * negotiation settled stays readable.
+   */
   close(): Promise<void>
 }
 
@@ -185,6 +233,18 @@ export declare class ServerAuth {
   get metadataUrl(): string | null
 }
 
+/** A task the server runs for a tool call (see `Task` in lib/mcpcore.d.ts). */
+export declare class Task {
+  /** The task id; null when the server answered at once instead of creating a task. */
+  get id(): string | null
+  /** Resolves to the task's state as JSON (`taskId`, `status`, `statusMessage`, …). */
+  status(): Promise<string>
+  /** Resolves to the tool's CallToolResult JSON once the task ends. */
+  result(): Promise<string>
+  /** Asks the server to cancel the task. */
+  cancel(): Promise<void>
+}
+
 /**
  * What a running handler may ask of its call (the core's `HostCall`): who calls, progress,
  * logging, cancellation, and input from the client (elicitation, sampling, roots).
@@ -265,6 +325,27 @@ export interface HttpConnectOptions {
   clientCert?: string
   /** HTTPS: the PEM key of `clientCert`. */
   clientKey?: string
+  /** How long the 2026-07-28 probe waits before assuming a legacy server, in ms (5000). */
+  probeTimeoutMs?: number
+  /** Answers to the server's requests for input (the wrapper's envelope callbacks). */
+  input?: InputCallbacks
+}
+
+/**
+ * The host's answers to a server's requests for input: envelope callbacks (see `handler`)
+ * called with the request params; only those given are declared as capabilities.
+ */
+export interface InputCallbacks {
+  /** Answers `elicitation/create`. */
+  elicitation?: (paramsJson: string, call: ToolCall) => string | Promise<string>
+  /** Declare URL-mode elicitation too (default true). */
+  elicitationUrl?: boolean
+  /** Answers `sampling/createMessage`. */
+  sampling?: (paramsJson: string, call: ToolCall) => string | Promise<string>
+  /** Answers `roots/list` (the host calls `rootsChanged()` when its answer changes). */
+  roots?: (paramsJson: string, call: ToolCall) => string | Promise<string>
+  /** Roots the client keeps and answers with itself (a JSON list of `{uri, name}`). */
+  rootsJson?: string
 }
 
 /** The version of the native module (the crate version). */
@@ -377,4 +458,8 @@ export interface StdioConnectOptions {
   lineage?: string
   /** The default per-request timeout in ms (60000). */
   timeoutMs?: number
+  /** How long the 2026-07-28 probe waits before assuming a legacy server, in ms (5000). */
+  probeTimeoutMs?: number
+  /** Answers to the server's requests for input (the wrapper's envelope callbacks). */
+  input?: InputCallbacks
 }

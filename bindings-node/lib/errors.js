@@ -64,7 +64,8 @@ class HttpError extends McpError {}
 class InputRequired extends McpError {}
 /** Authorization failed (OAuth 2.1 over HTTP): `error` is the OAuth error code
  * (`invalid_grant`, `insufficient_scope`, `access_denied`...) or mcpcore's own refusal
- * (`resource_mismatch`, `issuer_mismatch`, `pkce_unsupported`, `iss_mismatch`, `retry_limit`...). */
+ * (`resource_mismatch`, `issuer_mismatch`, `pkce_unsupported`, `iss_mismatch`, `retry_limit`...);
+ * a 401 to a client without `auth` is `unauthorized`, with the server's `challenge`. */
 class AuthError extends McpError {
   constructor(message, options = {}) {
     super(message, options);
@@ -74,6 +75,8 @@ class AuthError extends McpError {
     this.errorDescription = options.errorDescription ?? undefined;
     /** The `error_uri`. */
     this.errorUri = options.errorUri ?? undefined;
+    /** The server's `WWW-Authenticate` challenge of a 401 or 403, as received. */
+    this.challenge = options.challenge ?? undefined;
   }
 }
 
@@ -119,6 +122,7 @@ function fromNative(e) {
     error: d.error ?? undefined,
     errorDescription: d.errorDescription ?? undefined,
     errorUri: d.errorUri ?? undefined,
+    challenge: d.challenge ?? undefined,
   });
   return err;
 }

@@ -43,7 +43,7 @@ function templateVariables(uriTemplate) {
 
 /** Registers `server.resource(uri, spec, handler)` on the native Resources `n`; returns the
  * descriptor. */
-function addResource(n, uri, spec, handler) {
+function addResource(n, uri, spec, handler, owner) {
   if (typeof spec === 'function') [spec, handler] = [{}, spec];
   spec = spec ?? {};
   if (typeof uri !== 'string' || uri === '') throw invalid('resource: the URI must be a non-empty string');
@@ -53,7 +53,7 @@ function addResource(n, uri, spec, handler) {
   for (const key of ['title', 'description', 'mimeType', 'annotations', 'size', '_meta']) {
     if (spec[key] !== undefined) d[key] = spec[key];
   }
-  const read = nativeCallback((req, ctx) => handler(req.variables ?? {}, ctx, req.uri));
+  const read = nativeCallback((req, ctx) => handler(req.variables ?? {}, ctx, req.uri), owner);
   if (!template) {
     if (spec.complete !== undefined) throw invalid(`resource ${uri}: only a template has variables to complete`);
     n.add(JSON.stringify(d), read);
@@ -71,7 +71,7 @@ function addResource(n, uri, spec, handler) {
 
 /** Registers `server.prompt(name, spec, handler)` on the native Prompts `n`; returns the
  * descriptor. */
-function addPrompt(n, name, spec, handler) {
+function addPrompt(n, name, spec, handler, owner) {
   if (typeof spec === 'function') [spec, handler] = [{}, spec];
   spec = spec ?? {};
   if (typeof handler !== 'function') throw invalid(`prompt ${name}: the handler must be a function`);
@@ -79,7 +79,7 @@ function addPrompt(n, name, spec, handler) {
   for (const key of ['title', 'description', '_meta']) if (spec[key] !== undefined) d[key] = spec[key];
   const args = (spec.arguments ?? []).map((a) => (typeof a === 'string' ? { name: a } : a));
   if (args.length) d.arguments = args;
-  const render = nativeCallback((a, ctx) => handler(a, ctx));
+  const render = nativeCallback((a, ctx) => handler(a, ctx), owner);
   n.add(JSON.stringify(d), render);
   try {
     const known = Object.assign(args.map((a) => a.name), { kind: 'argument' });

@@ -62,6 +62,8 @@ export interface ToolContext {
   readonly protocolVersion: string | null;
   /** True when the caller asked for progress notifications. */
   readonly wantsProgress: boolean;
+  /** What the server's `lifespan` yielded, while it serves. */
+  readonly lifespan: any;
   /** Sends `notifications/progress` (a no-op when the caller did not ask for progress). */
   reportProgress(progress: number, total?: number | null, message?: string | null): void;
   /** Sends a log message to the caller when it asked for `level` or lower (legacy:
@@ -413,6 +415,9 @@ export interface ServerOptions {
   version?: string;
   instructions?: string;
   registry?: Registry;
+  /** Runs when serving starts, up to its `yield` (the state handlers see as `ctx.lifespan`),
+   * and is finished when serving stops. */
+  lifespan?: (server: Server) => AsyncGenerator<unknown, void, unknown>;
 }
 
 export class Server {
@@ -440,10 +445,49 @@ export class Server {
   close(): Promise<void>;
 }
 
+/** The `elicitation/create` request the server sent: a form (`requestedSchema`) or, with
+ * `mode: 'url'`, a URL to send the user to. */
+export interface ElicitationParams {
+  message: string;
+  mode?: 'form' | 'url';
+  requestedSchema?: JsonSchema;
+  url?: string;
+  elicitationId?: string;
+  [key: string]: unknown;
+}
+/** An answer to an elicitation: the form's values (accepted), `{action, content}`, an action
+ * alone, or null/undefined (declined). */
+export type ElicitationAnswer =
+  | { [field: string]: unknown }
+  | { action: 'accept' | 'decline' | 'cancel'; content?: { [field: string]: unknown } }
+  | 'accept' | 'decline' | 'cancel' | null | undefined;
+/** The `sampling/createMessage` request the server sent. */
+export interface SamplingParams {
+  messages: { role: 'user' | 'assistant'; content: unknown }[];
+  maxTokens: number;
+  systemPrompt?: string;
+  [key: string]: unknown;
+}
+/** A sampled answer: its text, or a CreateMessageResult (`role` and `model` may be left out). */
+export type SamplingAnswer = string | { content: unknown; model?: string; role?: 'assistant' | 'user'; stopReason?: string };
+/** A root the client exposes: a `file://` URI, or `{uri, name}`. */
+export type RootSpec = string | { uri: string; name?: string };
+
 export interface ClientOptions {
   protocolVersion?: string;
   lineage?: 'modern' | 'legacy';
   timeoutMs?: number;
+  /** How long the 2026-07-28 probe waits before assuming a legacy server (5000). */
+  probeTimeoutMs?: number;
+  /** Answers `elicitation/create` (declares the capability; URL mode too unless
+   * `urlElicitation: false`). */
+  onElicitation?: (params: ElicitationParams) => MaybePromise<ElicitationAnswer>;
+  urlElicitation?: boolean;
+  /** Answers `sampling/createMessage` (declares the capability). */
+  onSampling?: (params: SamplingParams) => MaybePromise<SamplingAnswer>;
+  /** The roots (declares the capability): a list the client keeps (`setRoots` changes it), or
+   * a function called for each `roots/list` (call `rootsChanged()` when its answer changes). */
+  roots?: RootSpec[] | (() => MaybePromise<RootSpec[]>);
 }
 export interface StdioOptions extends ClientOptions {
   env?: Record<string, string>;
@@ -554,18 +598,74 @@ export interface CallOptions {
   logLevel?: LogLevel;
 }
 
+/** What a task is doing (`Task.status()`). */
+export interface TaskStatus {
+  taskId: string;
+  status: 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+  statusMessage?: string | null;
+  pollIntervalMs?: number | null;
+  ttlMs?: number | null;
+}
+/** A task the server runs for a tool call (`callTool(name, args, { task: true })`). */
+export class Task {
+  /** Undefined when the server answered at once instead of creating a task. */
+  readonly id: string | undefined;
+  status(): Promise<TaskStatus>;
+  /** The tool's result once the task ends (a failed task rejects, a cancelled one with
+   * RequestCancelled). */
+  result(): Promise<CallToolResult>;
+  cancel(): Promise<void>;
+}
+export interface GetPromptResult {
+  description?: string;
+  messages: { role: 'user' | 'assistant'; content: unknown }[];
+  [key: string]: unknown;
+}
+
 export class Client {
+  /** `command` is a program (with `args`), `[program, ...args]`, or one command line
+   * (`'node server.js --flag'`, split like a shell would, without expansion). */
   static connectStdio(command: string | string[], args?: string[], options?: StdioOptions): Promise<Client>;
+  static connectStdio(command: string | string[], options?: StdioOptions): Promise<Client>;
   static connectHttp(url: string, options?: HttpOptions): Promise<Client>;
+  /** Still readable after `close()`, like the other negotiated values. */
   readonly protocolVersion: string;
   readonly lineage: 'modern' | 'legacy';
   readonly serverInfo: { name: string; version: string; [key: string]: unknown } | undefined;
+  readonly serverCapabilities: { [capability: string]: unknown };
   readonly instructions: string | undefined;
+  /** Every page (cached while the server says it is fresh); `tools()` yields them one page at a time. */
   listTools(): Promise<Tool[]>;
-  callTool(name: string, args?: { [key: string]: unknown }, options?: CallOptions): Promise<CallToolResult>;
+  tools(): AsyncGenerator<Tool>;
+  listResources(): Promise<ResourceDescriptor[]>;
+  resources(): AsyncGenerator<ResourceDescriptor>;
+  listResourceTemplates(): Promise<ResourceDescriptor[]>;
+  resourceTemplates(): AsyncGenerator<ResourceDescriptor>;
+  listPrompts(): Promise<Prompt[]>;
+  prompts(): AsyncGenerator<Prompt>;
+  /** A missing resource rejects with ResourceNotFound. */
+  readResource(uri: string): Promise<ResourceContents[]>;
+  subscribe(uri: string): Promise<void>;
+  unsubscribe(uri: string): Promise<void>;
+  getPrompt(name: string, args?: { [argument: string]: string }): Promise<GetPromptResult>;
+  complete(ref: { prompt: string } | { resource: string }, argument: string, value: string, context?: { [argument: string]: string }): Promise<string[]>;
+  callTool(name: string, args?: { [key: string]: unknown }, options?: CallOptions & { task?: false }): Promise<CallToolResult>;
+  callTool(name: string, args: { [key: string]: unknown } | undefined, options: CallOptions & { task: true; ttlMs?: number }): Promise<Task>;
   request(method: string, params?: { [key: string]: unknown }): Promise<any>;
+  ping(): Promise<void>;
+  setLogLevel(level: LogLevel): Promise<void>;
+  /** Replaces the roots given as a list at connect and tells the server. */
+  setRoots(roots: RootSpec[]): void;
+  /** Tells the server that what a `roots` function answers changed. */
+  rootsChanged(): void;
   /** Receives every log message the server sends; the last handler set wins. */
   onLog(handler: (m: LogMessage) => void): void;
+  onToolsChanged(handler: () => void): void;
+  onPromptsChanged(handler: () => void): void;
+  onResourcesChanged(handler: () => void): void;
+  onResourceUpdated(handler: (uri: string) => void): void;
+  /** Every other notification; replaces the handlers above. */
+  onNotification(handler: (method: string, params: { [key: string]: unknown }) => void): void;
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }
@@ -610,6 +710,9 @@ export class AuthError extends McpError {
   readonly error: string;
   readonly errorDescription: string | undefined;
   readonly errorUri: string | undefined;
+  /** The server's `WWW-Authenticate` challenge of a 401 or 403 (`error` is then
+   * `unauthorized` when the client has no `auth`). */
+  readonly challenge: string | undefined;
 }
 
 export function toJsonSchema(schema: JsonSchema | StandardSchemaLike | undefined | null, io?: 'input' | 'output'): JsonSchema | undefined;

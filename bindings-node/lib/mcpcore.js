@@ -12,6 +12,7 @@ const { createNodeHandler } = require('./node-handler');
 const features = require('./features');
 const { OAuth, MemoryTokenStore } = require('./auth');
 const { TokenRefused, serverAuth } = require('./server-auth');
+const { Client, Task } = require('./client');
 
 const { native: awaitNative, nativeSync, InvalidInput, makeError } = errors;
 
@@ -31,6 +32,7 @@ class Registry {
    * value or a Promise. Returns the tool definition. Throws InvalidInput for a bad or taken name.
    */
   tool(name, spec, handler) {
+    if (typeof name === 'function') throw makeError('invalid_input', 'tool: the name comes first: tool(name, spec?, handler)', { code: -32602 });
     if (typeof spec === 'function') [spec, handler] = [{}, spec];
     spec = spec ?? {};
     if (typeof handler !== 'function') throw makeError('invalid_input', `tool ${name}: the handler must be a function`, { code: -32602 });
@@ -42,7 +44,7 @@ class Registry {
         name,
         description,
         JSON.stringify(inputSchema),
-        envelopeCallback(handler, spec.inputSchema),
+        envelopeCallback(handler, spec.inputSchema, this),
         outputSchema === undefined ? null : JSON.stringify(outputSchema),
         spec.title ?? null
       )
@@ -98,9 +100,11 @@ class Registry {
 
 /** A running HTTP server (from `Server.serveHttp`). */
 class HttpServing {
-  constructor(n) {
+  constructor(n, onStop) {
     /** @internal */
     this._native = n;
+    /** @internal ends the server's lifespan */
+    this._onStop = onStop;
   }
   /** The endpoint URL, e.g. `http://127.0.0.1:8000/mcp`. */
   get url() {
@@ -110,9 +114,13 @@ class HttpServing {
   get port() {
     return this._native.port;
   }
-  /** Stops gracefully: in-flight requests finish within the grace period (30 s by default). */
-  shutdown() {
-    return awaitNative(this._native.shutdown());
+  /** Stops gracefully: in-flight requests finish within the grace period (30 s by default);
+   * then the server's lifespan ends. */
+  async shutdown() {
+    await awaitNative(this._native.shutdown());
+    const onStop = this._onStop;
+    this._onStop = undefined;
+    if (onStop) await onStop();
   }
   /** Resolves when the server has stopped. While pending, it keeps the process alive. */
   wait() {
@@ -125,10 +133,20 @@ class HttpServing {
 
 /** An MCP server: both lineages, on stdio or HTTP, serving a Registry. */
 class Server {
+  /**
+   * Options: name, version, instructions, registry, and lifespan: an async generator function
+   * `async function* (server) { ...; yield state; ... }` run when serving starts (up to its
+   * `yield`) and finished when it stops; `state` is `ctx.lifespan` in every handler.
+   */
   constructor(options = {}) {
-    const { name = 'mcpcore-node', version = native.nativeVersion(), instructions, registry } = options;
+    const { name = 'mcpcore-node', version = native.nativeVersion(), instructions, registry, lifespan } = options;
+    if (lifespan !== undefined && typeof lifespan !== 'function') {
+      throw makeError('invalid_input', 'lifespan must be an async generator function', { code: -32602 });
+    }
     /** The registry served (shared when passed in). */
     this.registry = registry ?? new Registry();
+    /** @internal */
+    this._lifespan = lifespan;
     /** @internal */
     this._native = new native.Server(this.registry._native, name, version, instructions ?? null);
     /** @internal */
@@ -150,7 +168,7 @@ class Server {
    * Resource or ResourceTemplate.
    */
   resource(uri, spec, handler) {
-    const d = nativeSync(() => features.addResource(this._resources(), uri, spec, handler));
+    const d = nativeSync(() => features.addResource(this._resources(), uri, spec, handler, this.registry));
     if (d.uriTemplate !== undefined) this._templateNames.set(d.uriTemplate, d.name);
     return d;
   }
@@ -177,7 +195,7 @@ class Server {
    * Returns the Prompt.
    */
   prompt(name, spec, handler) {
-    return nativeSync(() => features.addPrompt(this._prompts(), name, spec, handler));
+    return nativeSync(() => features.addPrompt(this._prompts(), name, spec, handler, this.registry));
   }
 
   /** Removes a prompt; false when there was none. */
@@ -205,17 +223,40 @@ class Server {
     return this._pro;
   }
 
+  /** @internal Starts the lifespan; resolves to what ends it (undefined without one). */
+  async _enterLifespan() {
+    if (this._lifespan === undefined) return undefined;
+    const run = this._lifespan(this);
+    if (run == null || typeof run.next !== 'function') {
+      throw makeError('invalid_input', 'lifespan must be an async generator function (async function* ... yield state)', { code: -32602 });
+    }
+    const first = await run.next();
+    this.registry._lifespanState = first.value;
+    return async () => {
+      try {
+        await run.return(undefined);
+      } finally {
+        this.registry._lifespanState = undefined;
+      }
+    };
+  }
+
   /**
-   * Serves on this process's stdin/stdout until stdin closes. Write logs to stderr. With
-   * `{ auth }` (the settings of `serveHttp`'s auth) the caller's access token is read from the
-   * environment variable MCP_ACCESS_TOKEN, as the spec asks of stdio servers, and checked once
-   * before serving: every request is served as that identity (`ctx.auth`), with its catalogue;
-   * without a valid token it rejects with an AuthError.
+   * Serves on this process's stdin/stdout until stdin closes (inside the lifespan). Write logs
+   * to stderr. With `{ auth }` (the settings of `serveHttp`'s auth) the caller's access token is
+   * read from the environment variable MCP_ACCESS_TOKEN, as the spec asks of stdio servers, and
+   * checked once before serving: every request is served as that identity (`ctx.auth`), with
+   * its catalogue; without a valid token it rejects with an AuthError.
    */
-  serveStdio(options = {}) {
+  async serveStdio(options = {}) {
     const { auth } = options ?? {};
     const target = auth === undefined ? this._native : this._native.withAuth(serverAuth(auth));
-    return awaitNative(target.serveStdio());
+    const leave = await this._enterLifespan();
+    try {
+      await awaitNative(target.serveStdio());
+    } finally {
+      if (leave) await leave();
+    }
   }
 
   /**
@@ -233,7 +274,13 @@ class Server {
     const { auth, ...rest } = options ?? {};
     if (typeof rest.stateKeys === 'string') rest.stateKeys = [rest.stateKeys];
     const target = auth === undefined ? this._native : this._native.withAuth(serverAuth(auth));
-    return new HttpServing(await awaitNative(target.serveHttp(rest)));
+    const leave = await this._enterLifespan();
+    try {
+      return new HttpServing(await awaitNative(target.serveHttp(rest)), leave);
+    } catch (e) {
+      if (leave) await leave();
+      throw e;
+    }
   }
 
   /**
@@ -253,108 +300,10 @@ class Server {
   }
 }
 
-let nextCallId = 1;
-
-/** A connection to an MCP server, with automatic lineage negotiation. */
-class Client {
-  constructor(n) {
-    /** @internal */
-    this._native = n;
-  }
-
-  /**
-   * Spawns `command` (a program, or `[program, ...args]`) with `args` and connects over its
-   * stdio. Options: env, cwd, inheritStderr, protocolVersion, lineage ('modern'|'legacy'),
-   * timeoutMs (the default per-request timeout, 60000).
-   */
-  static async connectStdio(command, args = [], options = {}) {
-    if (!Array.isArray(args)) [args, options] = [[], args ?? {}];
-    const argv = Array.isArray(command) ? [...command, ...args] : [command, ...args];
-    if (argv.length === 0 || typeof argv[0] !== 'string') throw makeError('invalid_input', 'connectStdio: no command', { code: -32602 });
-    return new Client(await awaitNative(native.Client.connectStdio(argv[0], argv.slice(1), options)));
-  }
-
-  /**
-   * Connects to an HTTP endpoint. Options: headers, bearerToken, transport ('auto' = Streamable
-   * HTTP falling back to 2024-11-05 SSE, 'streamable', 'sse'), protocolVersion, lineage, timeoutMs,
-   * auth (an `OAuth`: authorizes when the server answers 401), and for HTTPS caFile, clientCert,
-   * clientKey (PEM files).
-   */
-  static async connectHttp(url, options = {}) {
-    const { auth, ...rest } = options;
-    if (auth !== undefined && !(auth instanceof OAuth)) throw new TypeError('auth must be an OAuth');
-    const connecting = auth ? auth._native.connectHttp(url, rest) : native.Client.connectHttp(url, rest);
-    return new Client(await awaitNative(connecting));
-  }
-
-  /** The negotiated revision, e.g. "2026-07-28". */
-  get protocolVersion() {
-    return nativeSync(() => this._native.protocolVersion);
-  }
-  /** 'modern' or 'legacy'. */
-  get lineage() {
-    return nativeSync(() => this._native.lineage);
-  }
-  /** The server's name and version (and more), when it sent them. */
-  get serverInfo() {
-    return parse(nativeSync(() => this._native.serverInfo)) ?? undefined;
-  }
-  /** The server's instructions, if any. */
-  get instructions() {
-    return nativeSync(() => this._native.instructions) ?? undefined;
-  }
-
-  /** The server's tools (every page). */
-  async listTools() {
-    return JSON.parse(await awaitNative(this._native.listTools()));
-  }
-
-  /** Calls `handler({level, logger, data})` for every log message the server sends. */
-  onLog(handler) {
-    this._native.onLog((level, logger, data) => handler({ level, logger: logger ?? undefined, data: JSON.parse(data) }));
-  }
-
-  /**
-   * Calls a tool. A failing tool gives a result with `isError: true`; protocol failures reject
-   * with McpError subclasses. Options: timeoutMs (RequestTimeout), signal (an AbortSignal:
-   * aborting sends `notifications/cancelled` and rejects with RequestCancelled), onProgress.
-   */
-  async callTool(name, args = {}, options = {}) {
-    const { timeoutMs = null, signal, onProgress, logLevel = null } = options;
-    if (signal?.aborted) {
-      throw makeError('cancelled', `the call to ${name} was cancelled`, { code: -32603, cause: signal.reason });
-    }
-    const id = nextCallId;
-    nextCallId = nextCallId >= 0xffffffff ? 1 : nextCallId + 1;
-    const progress = onProgress ? (p, total, message) => onProgress({ progress: p, total: total ?? undefined, message: message ?? undefined }) : null;
-    const pending = this._native.callTool(name, json(args), timeoutMs, signal ? id : null, progress, logLevel);
-    const onAbort = () => this._native.cancel(id);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      return JSON.parse(await awaitNative(pending));
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-    }
-  }
-
-  /** Sends any request and resolves to its result. */
-  async request(method, params = {}) {
-    return JSON.parse(await awaitNative(this._native.request(method, json(params))));
-  }
-
-  /** Closes the connection (a spawned server is stopped). */
-  close() {
-    return awaitNative(this._native.close());
-  }
-
-  async [Symbol.asyncDispose]() {
-    await this.close();
-  }
-}
-
 // One `exports.X =` per name so that `import { Server } from 'mcpcore'` works from ESM.
 exports.Server = Server;
 exports.Client = Client;
+exports.Task = Task;
 exports.Registry = Registry;
 exports.HttpServing = HttpServing;
 exports.ErrorCode = errors.ErrorCode;

@@ -77,11 +77,16 @@ const logData = (data) => JSON.stringify(data ?? null);
  */
 class HandlerContext {
   #call;
+  #owner;
   #abort = null;
 
-  constructor(call) {
+  constructor(call, owner) {
     this.#call = call;
+    this.#owner = owner;
   }
+
+  /** What the server's `lifespan` yielded (`new Server({ lifespan })`), while it serves. */
+  get lifespan() { return this.#owner?._lifespanState; }
 
   get requestId() { return this.#call.requestId; }
   get protocolVersion() { return this.#call.protocolVersion; }
@@ -153,8 +158,8 @@ class HandlerContext {
   }
 }
 
-/** The context of one call (see `HandlerContext`). */
-const context = (call) => new HandlerContext(call);
+/** The context of one call (see `HandlerContext`); `owner` (a Registry) holds the lifespan state. */
+const context = (call, owner) => new HandlerContext(call, owner);
 
 /** True for a Promise or any other thenable. */
 const isThenable = (v) => v != null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function';
@@ -195,10 +200,10 @@ function okEnvelope(value) {
  * an uncaught exception) and answers with an envelope: the string itself when `run` returned a
  * plain value, so a synchronous handler costs no Promise round trip; a Promise of it otherwise.
  */
-function nativeCallback(run) {
+function nativeCallback(run, owner) {
   return (inputJson, call) => {
     try {
-      const out = run(JSON.parse(inputJson), context(call));
+      const out = run(JSON.parse(inputJson), context(call, owner));
       return isThenable(out) ? Promise.resolve(out).then(okEnvelope, failEnvelope) : okEnvelope(out);
     } catch (e) {
       return failEnvelope(e);
@@ -207,9 +212,9 @@ function nativeCallback(run) {
 }
 
 /** The native callback for a tool's `handler(args, ctx)` (see `nativeCallback`). */
-function envelopeCallback(handler, inputSchema) {
+function envelopeCallback(handler, inputSchema, owner) {
   const validate = isStandardSchema(inputSchema) ? inputSchema['~standard'].validate : undefined;
-  if (!validate) return nativeCallback(handler);
+  if (!validate) return nativeCallback(handler, owner);
   return nativeCallback(async (args, ctx) => {
     // The engine has checked the JSON Schema; this applies the schema's own parsing
     // (defaults, transforms) so the handler sees what the library would give it.
@@ -219,7 +224,7 @@ function envelopeCallback(handler, inputSchema) {
       throw new InvalidArguments(issues);
     }
     return handler(out.value, ctx);
-  });
+  }, owner);
 }
 
 /** Arguments the tool's Standard Schema rejected (an `isError` result "InvalidArguments: ..."). */

@@ -1,8 +1,11 @@
-//! `Client`: connect over stdio or HTTP, list and call tools, cancel calls.
+//! `Client`: connect over stdio or HTTP (with the host's input callbacks); tools, resources,
+//! prompts, completion, tasks (`Task`), notifications, roots; cancel calls. JSON crosses as text.
 
+use crate::handler::{Callback, JsCallback};
 use crate::{bad_option, errors, millis, parse_json, to_json};
-use mcpcore::client::{CallOptions, ClientOptions};
+use mcpcore::client::{CallOptions, ClientOptions, HostInput, Negotiated, TaskOptions};
 use mcpcore::http::client::{HttpOptions, HttpTransport};
+use mcpcore::protocol::completion::{CompleteArgument, CompleteContext, CompletionReference};
 use mcpcore::protocol::logging::LoggingLevel;
 use mcpcore::protocol::Lineage;
 use mcpcore::transport::child::StdioCommand;
@@ -11,12 +14,13 @@ use napi::bindgen_prelude::{FnArgs, Unknown};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;
 use napi_derive::napi;
+use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use tokio::sync::oneshot;
 
 /// Options of `Client.connectStdio` (every field optional).
-#[napi(object)]
+#[napi(object, object_to_js = false)]
 #[derive(Default)]
 pub struct StdioConnectOptions {
     /// Extra environment variables for the child.
@@ -31,10 +35,58 @@ pub struct StdioConnectOptions {
     pub lineage: Option<String>,
     /// The default per-request timeout in ms (60000).
     pub timeout_ms: Option<f64>,
+    /// How long the 2026-07-28 probe waits before assuming a legacy server, in ms (5000).
+    pub probe_timeout_ms: Option<f64>,
+    /// Answers to the server's requests for input (the wrapper's envelope callbacks).
+    pub input: Option<InputCallbacks>,
+}
+
+/// The host's answers to a server's requests for input: envelope callbacks (see `handler`)
+/// called with the request params; only those given are declared as capabilities.
+#[napi(object, object_to_js = false)]
+#[derive(Default)]
+pub struct InputCallbacks {
+    /// Answers `elicitation/create`.
+    #[napi(ts_type = "(paramsJson: string, call: ToolCall) => string | Promise<string>")]
+    pub elicitation: Option<Callback>,
+    /// Declare URL-mode elicitation too (default true).
+    pub elicitation_url: Option<bool>,
+    /// Answers `sampling/createMessage`.
+    #[napi(ts_type = "(paramsJson: string, call: ToolCall) => string | Promise<string>")]
+    pub sampling: Option<Callback>,
+    /// Answers `roots/list` (the host calls `rootsChanged()` when its answer changes).
+    #[napi(ts_type = "(paramsJson: string, call: ToolCall) => string | Promise<string>")]
+    pub roots: Option<Callback>,
+    /// Roots the client keeps and answers with itself (a JSON list of `{uri, name}`).
+    pub roots_json: Option<String>,
+}
+
+impl InputCallbacks {
+    fn apply(self, o: &mut ClientOptions) -> napi::Result<()> {
+        let mut input = HostInput::new();
+        if let Some(cb) = self.elicitation {
+            input = input.elicitation(JsCallback::new(cb), self.elicitation_url.unwrap_or(true));
+        }
+        if let Some(cb) = self.sampling {
+            input = input.sampling(JsCallback::new(cb));
+        }
+        if let Some(cb) = self.roots {
+            input = input.roots(JsCallback::new(cb));
+        }
+        if !input.is_empty() {
+            o.input = Some(std::sync::Arc::new(input));
+        }
+        if let Some(r) = self.roots_json {
+            o.roots = Some(serde_json::from_str(&r).map_err(|e| {
+                errors::to_js(mcpcore::Error::invalid_input(format!("roots are not valid: {e}")))
+            })?);
+        }
+        Ok(())
+    }
 }
 
 /// Options of `Client.connectHttp` (every field optional).
-#[napi(object)]
+#[napi(object, object_to_js = false)]
 #[derive(Default)]
 pub struct HttpConnectOptions {
     /// Extra headers sent on every request.
@@ -55,18 +107,27 @@ pub struct HttpConnectOptions {
     pub client_cert: Option<String>,
     /// HTTPS: the PEM key of `clientCert`.
     pub client_key: Option<String>,
+    /// How long the 2026-07-28 probe waits before assuming a legacy server, in ms (5000).
+    pub probe_timeout_ms: Option<f64>,
+    /// Answers to the server's requests for input (the wrapper's envelope callbacks).
+    pub input: Option<InputCallbacks>,
 }
 
 /// `progress(progress, total, message)`, called for each progress notification of a call.
 type ProgressArgs = FnArgs<(f64, Option<f64>, Option<String>)>;
 type LogArgs = FnArgs<(String, Option<String>, String)>;
 type LogCallback = ThreadsafeFunction<LogArgs, Unknown<'static>, LogArgs, Status, false, true>;
+type NotificationArgs = FnArgs<(String, String)>;
+type NotificationCallback =
+    ThreadsafeFunction<NotificationArgs, Unknown<'static>, NotificationArgs, Status, false, true>;
 type ProgressCallback = ThreadsafeFunction<ProgressArgs, Unknown<'static>, ProgressArgs, Status, false, true>;
 
 fn options(
     protocol_version: Option<String>,
     lineage: Option<String>,
     timeout_ms: Option<f64>,
+    probe_timeout_ms: Option<f64>,
+    input: Option<InputCallbacks>,
 ) -> napi::Result<ClientOptions> {
     let mut o = ClientOptions::default();
     o.info.name = "mcpcore-node".into();
@@ -82,6 +143,12 @@ fn options(
     if let Some(t) = millis(timeout_ms)? {
         o.request_timeout = t;
     }
+    if let Some(t) = millis(probe_timeout_ms)? {
+        o.probe_timeout = t;
+    }
+    if let Some(i) = input {
+        i.apply(&mut o)?;
+    }
     Ok(o)
 }
 
@@ -89,6 +156,8 @@ fn options(
 #[napi]
 pub struct Client {
     inner: Mutex<Option<mcpcore::client::Client>>,
+    /// What negotiation settled, kept after `close` so it stays readable.
+    last: Mutex<Option<Negotiated>>,
     /// Calls that can be cancelled, by the id the wrapper gave them.
     cancels: Mutex<HashMap<u32, Cancel>>,
 }
@@ -101,7 +170,19 @@ enum Cancel {
 
 impl Client {
     fn wrap(c: mcpcore::client::Client) -> Client {
-        Client { inner: Mutex::new(Some(c)), cancels: Mutex::default() }
+        Client { inner: Mutex::new(Some(c)), last: Mutex::new(None), cancels: Mutex::default() }
+    }
+
+    /// What negotiation settled, live or as it was at `close`.
+    fn negotiated(&self) -> napi::Result<Negotiated> {
+        if let Some(c) = self.inner.lock().expect("lock").as_ref() {
+            return Ok(c.negotiated());
+        }
+        self.last
+            .lock()
+            .expect("lock")
+            .clone()
+            .ok_or_else(|| errors::to_js(mcpcore::Error::closed("the client was closed before it connected")))
     }
 
     /// The live connection, or a closed-connection error.
@@ -124,8 +205,8 @@ impl Client {
         options: Option<StdioConnectOptions>,
     ) -> napi::Result<Client> {
         let o = options.unwrap_or_default();
-        let opts = self::options(o.protocol_version, o.lineage, o.timeout_ms)?;
-        let mut cmd = StdioCommand::new(command, args);
+        let opts = self::options(o.protocol_version, o.lineage, o.timeout_ms, o.probe_timeout_ms, o.input)?;
+        let mut cmd = StdioCommand::program_or_line(&command, args).map_err(errors::to_js)?;
         cmd.env = o.env.unwrap_or_default().into_iter().collect();
         cmd.cwd = o.cwd.map(Into::into);
         cmd.inherit_stderr = o.inherit_stderr.unwrap_or(false);
@@ -139,16 +220,16 @@ impl Client {
         connect_http_with(url, options, None).await
     }
 
-    /// The negotiated revision, e.g. "2026-07-28".
+    /// The negotiated revision, e.g. "2026-07-28" (still readable after `close`).
     #[napi(getter)]
     pub fn protocol_version(&self) -> napi::Result<String> {
-        Ok(self.inner()?.protocol_version().as_str().to_owned())
+        Ok(self.negotiated()?.version.as_str().to_owned())
     }
 
     /// "modern" or "legacy".
     #[napi(getter)]
     pub fn lineage(&self) -> napi::Result<String> {
-        Ok(match self.inner()?.lineage() {
+        Ok(match self.negotiated()?.version.lineage() {
             Lineage::Modern => "modern",
             Lineage::Legacy => "legacy",
         }
@@ -158,13 +239,19 @@ impl Client {
     /// The server's implementation info as JSON, or null.
     #[napi(getter)]
     pub fn server_info(&self) -> napi::Result<Option<String>> {
-        Ok(self.inner()?.server_info().map(|i| to_json(&i)))
+        Ok(self.negotiated()?.server_info.map(|i| to_json(&i)))
+    }
+
+    /// The server's capabilities as JSON.
+    #[napi(getter)]
+    pub fn server_capabilities(&self) -> napi::Result<String> {
+        Ok(to_json(&self.negotiated()?.capabilities))
     }
 
     /// The server's instructions, or null.
     #[napi(getter)]
     pub fn instructions(&self) -> napi::Result<Option<String>> {
-        Ok(self.inner()?.negotiated().instructions)
+        Ok(self.negotiated()?.instructions)
     }
 
     /// Resolves to the server's tools as a JSON array (every page).
@@ -272,13 +359,192 @@ impl Client {
         c.request(&method, params).await.map(|r| r.to_string()).map_err(errors::to_js)
     }
 
-    /// Closes the connection (a spawned server is stopped); later calls fail as closed.
+    /// Calls `handler(method, paramsJson)` for every change notification of the server that
+    /// belongs to no listen stream (list changes, resource updates, others); the last handler
+    /// set wins.
+    #[napi(ts_args_type = "handler: (method: string, paramsJson: string) => void")]
+    pub fn on_notification(&self, handler: NotificationCallback) -> napi::Result<()> {
+        self.inner()?.on_notification(move |e| {
+            let args = FnArgs::from((e.method().to_owned(), e.params().to_string()));
+            handler.call(args, ThreadsafeFunctionCallMode::NonBlocking);
+        });
+        Ok(())
+    }
+
+    /// Replaces the roots the client answers with (JSON list of `{uri, name}`) and tells a
+    /// legacy server (`notifications/roots/list_changed`).
+    #[napi]
+    pub fn set_roots(&self, roots_json: String) -> napi::Result<()> {
+        let roots = serde_json::from_str(&roots_json)
+            .map_err(|e| errors::to_js(mcpcore::Error::invalid_input(format!("roots are not valid: {e}"))))?;
+        self.inner()?.set_roots(roots).map_err(errors::to_js)
+    }
+
+    /// Tells a legacy server the roots changed (for roots answered by a callback).
+    #[napi]
+    pub fn roots_changed(&self) -> napi::Result<()> {
+        self.inner()?.roots_changed().map_err(errors::to_js)
+    }
+
+    /// Resolves when the server answered a ping (`server/discover` on 2026-07-28).
+    #[napi]
+    pub async fn ping(&self) -> napi::Result<()> {
+        self.inner()?.ping().await.map_err(errors::to_js)
+    }
+
+    /// Asks for log messages at `level` and above (`logging/setLevel`, or every later
+    /// 2026-07-28 request's `_meta`).
+    #[napi]
+    pub async fn set_log_level(&self, level: String) -> napi::Result<()> {
+        let level = LoggingLevel::parse(&level).ok_or_else(|| {
+            errors::to_js(mcpcore::Error::invalid_input(format!("unknown log level {level:?}")))
+        })?;
+        self.inner()?.set_log_level(level).await.map_err(errors::to_js)
+    }
+
+    /// One page of `tools/list`, `resources/list`, `resources/templates/list` or `prompts/list`
+    /// after `cursor` (served from the cache while fresh); resolves to the result JSON.
+    #[napi]
+    pub async fn list_page(&self, method: String, cursor: Option<String>) -> napi::Result<String> {
+        let c = self.inner()?;
+        let page = match method.as_str() {
+            "tools/list" => c.list_tools_page(cursor).await.map(|p| to_json(&p)),
+            "resources/list" => c.list_resources_page(cursor).await.map(|p| to_json(&p)),
+            "resources/templates/list" => c.list_resource_templates_page(cursor).await.map(|p| to_json(&p)),
+            "prompts/list" => c.list_prompts_page(cursor).await.map(|p| to_json(&p)),
+            other => return Err(bad_option("method", "a paginated list method", other)),
+        };
+        page.map_err(errors::to_js)
+    }
+
+    /// Reads a resource; resolves to the ReadResourceResult JSON (a missing resource rejects
+    /// with `ResourceNotFound` on both lineages).
+    #[napi]
+    pub async fn read_resource(&self, uri: String) -> napi::Result<String> {
+        self.inner()?.read_resource(&uri).await.map(|r| to_json(&r)).map_err(errors::to_js)
+    }
+
+    /// Legacy `resources/subscribe`: updates reach `onNotification`.
+    #[napi]
+    pub async fn subscribe(&self, uri: String) -> napi::Result<()> {
+        self.inner()?.subscribe_resource(&uri).await.map_err(errors::to_js)
+    }
+
+    /// Legacy `resources/unsubscribe`.
+    #[napi]
+    pub async fn unsubscribe(&self, uri: String) -> napi::Result<()> {
+        self.inner()?.unsubscribe_resource(&uri).await.map_err(errors::to_js)
+    }
+
+    /// Gets a prompt (`argumentsJson`: an object of strings); resolves to the GetPromptResult JSON.
+    #[napi]
+    pub async fn get_prompt(&self, name: String, arguments_json: Option<String>) -> napi::Result<String> {
+        let c = self.inner()?;
+        let arguments: Option<BTreeMap<String, String>> = match arguments_json {
+            Some(a) => Some(serde_json::from_str(&a).map_err(|e| {
+                errors::to_js(mcpcore::Error::invalid_input(format!("prompt arguments must be strings: {e}")))
+            })?),
+            None => None,
+        };
+        c.get_prompt(&name, arguments).await.map(|r| to_json(&r)).map_err(errors::to_js)
+    }
+
+    /// `completion/complete` for `referenceJson` (`{"type": "ref/prompt", "name"}` or
+    /// `{"type": "ref/resource", "uri"}`); resolves to the CompleteResult JSON.
+    #[napi]
+    pub async fn complete(
+        &self,
+        reference_json: String,
+        argument: String,
+        value: String,
+        context_json: Option<String>,
+    ) -> napi::Result<String> {
+        let c = self.inner()?;
+        let invalid = |what: &str, e: serde_json::Error| {
+            errors::to_js(mcpcore::Error::invalid_input(format!("{what} is not valid: {e}")))
+        };
+        let reference: CompletionReference =
+            serde_json::from_str(&reference_json).map_err(|e| invalid("the completion reference", e))?;
+        let context = match context_json {
+            Some(ctx) => Some(CompleteContext {
+                arguments: Some(
+                    serde_json::from_str(&ctx).map_err(|e| invalid("the completion context", e))?,
+                ),
+            }),
+            None => None,
+        };
+        c.complete(reference, CompleteArgument { name: argument, value }, context)
+            .await
+            .map(|r| to_json(&r))
+            .map_err(errors::to_js)
+    }
+
+    /// Calls a tool as a task; resolves to its `Task`.
+    #[napi]
+    pub async fn call_tool_task(
+        &self,
+        name: String,
+        arguments_json: String,
+        ttl_ms: Option<f64>,
+        wait_ms: Option<f64>,
+    ) -> napi::Result<Task> {
+        let c = self.inner()?;
+        let args = parse_json("arguments", &arguments_json)?;
+        let options = TaskOptions { ttl: millis(ttl_ms)?, wait: millis(wait_ms)? };
+        let handle = c.call_tool_as_task(&name, args, options).await.map_err(errors::to_js)?;
+        Ok(Task { inner: std::sync::Arc::new(handle) })
+    }
+
+    /// Closes the connection (a spawned server is stopped); later calls fail as closed, what
+    /// negotiation settled stays readable.
     #[napi]
     pub async fn close(&self) {
         let c = self.inner.lock().expect("lock").take();
         if let Some(c) = c {
+            *self.last.lock().expect("lock") = Some(c.negotiated());
             c.close().await;
         }
+    }
+}
+
+/// A task the server runs for a tool call (see `Task` in lib/mcpcore.d.ts).
+#[napi]
+pub struct Task {
+    inner: std::sync::Arc<mcpcore::client::TaskHandle>,
+}
+
+#[napi]
+impl Task {
+    /// The task id; null when the server answered at once instead of creating a task.
+    #[napi(getter)]
+    pub fn id(&self) -> Option<String> {
+        self.inner.id().map(str::to_owned)
+    }
+
+    /// Resolves to the task's state as JSON (`taskId`, `status`, `statusMessage`, …).
+    #[napi]
+    pub async fn status(&self) -> napi::Result<String> {
+        let info = self.inner.status().await.map_err(errors::to_js)?;
+        let ms = |d: Option<std::time::Duration>| d.map(|d| d.as_millis() as u64);
+        Ok(to_json(&serde_json::json!({
+            "taskId": info.task_id,
+            "status": info.status,
+            "statusMessage": info.status_message,
+            "pollIntervalMs": ms(info.poll_interval),
+            "ttlMs": ms(info.ttl),
+        })))
+    }
+
+    /// Resolves to the tool's CallToolResult JSON once the task ends.
+    #[napi]
+    pub async fn result(&self) -> napi::Result<String> {
+        self.inner.result().await.map(|r| to_json(&r)).map_err(errors::to_js)
+    }
+
+    /// Asks the server to cancel the task.
+    #[napi]
+    pub async fn cancel(&self) -> napi::Result<()> {
+        self.inner.cancel().await.map_err(errors::to_js)
     }
 }
 
@@ -289,7 +555,7 @@ pub(crate) async fn connect_http_with(
     auth: Option<mcpcore::auth::client::OAuth>,
 ) -> napi::Result<Client> {
     let o = options.unwrap_or_default();
-    let opts = self::options(o.protocol_version, o.lineage, o.timeout_ms)?;
+    let opts = self::options(o.protocol_version, o.lineage, o.timeout_ms, o.probe_timeout_ms, o.input)?;
     let transport = match o.transport.as_deref().unwrap_or("auto") {
         "auto" => HttpTransport::Auto,
         "streamable" => HttpTransport::Streamable,

@@ -24,6 +24,7 @@ pub(crate) fn to_js(e: Error) -> napi::Error {
         encoded["error"] = json!(a.error);
         encoded["errorDescription"] = json!(a.description);
         encoded["errorUri"] = json!(a.uri);
+        encoded["challenge"] = json!(a.challenge);
     }
     napi::Error::from_reason(format!("{PREFIX}{encoded}"))
 }

@@ -186,7 +186,7 @@ impl JsCallback {
 impl HostCallback for JsCallback {
     fn call(&self, kind: HandlerKind, input: Value, call: HostCall) -> BoxFuture<'static, HostReply> {
         let callback = self.callback.clone();
-        let call = ToolCall { call: (kind != HandlerKind::Completer).then_some(call) };
+        let call = ToolCall { call: kind.has_call().then_some(call) };
         Box::pin(async move {
             let returned = match callback.call_async_catch(FnArgs::from((input.to_string(), call))).await {
                 Ok(r) => r,

@@ -14,7 +14,7 @@ mod resources;
 mod server;
 mod server_auth;
 
-pub use client::Client;
+pub use client::{Client, Task};
 pub use handler::ToolCall;
 pub use registry::Registry;
 pub use resources::{Prompts, Resources};

@@ -132,7 +132,7 @@ test('http vectors', async () => {
         continue;
       }
       if (e.empty && got.length) failures.push(`${c.name}: expected no body, got ${text}`);
-      if ('code' in e) {
+      if ('code' in e || 'isError' in e) {
         let v;
         try {
           v = JSON.parse(got.toString('utf8'));
@@ -140,7 +140,8 @@ test('http vectors', async () => {
           failures.push(`${c.name}: not JSON: ${text}`);
           continue;
         }
-        if (v.error?.code !== e.code || ('id' in e && v.id !== e.id)) {
+        const matches = 'code' in e ? v.error?.code === e.code : v.result?.isError === true;
+        if (!matches || ('id' in e && v.id !== e.id)) {
           failures.push(`${c.name}: expected ${JSON.stringify(e)}, got ${text}`);
         }
       }

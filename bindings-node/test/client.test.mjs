@@ -71,7 +71,10 @@ for (const transport of ['stdio', 'http']) {
             return true;
           });
           await assert.rejects(c.callTool('nope'), (e) => e instanceof McpError && e.code === -32602);
-          await assert.rejects(c.callTool('echo', { text: 5 }), (e) => e.code === -32602);
+          // SEP-1303 (2025-11-25, 2026-07-28): invalid arguments are a result the model reads.
+          const bad = await c.callTool('echo', { text: 5 });
+          assert.equal(bad.isError, true);
+          assert.match(bad.content[0].text, /^Invalid arguments for tool echo: \/text: /);
           // still healthy
           assert.equal(textOf(await c.callTool('echo', { text: 'ok' })), 'ok');
         } finally {
@@ -218,7 +221,7 @@ describe('connection errors', () => {
     const c = await Client.connectStdio(rustBin('echo_server'));
     await c.close();
     await assert.rejects(c.callTool('echo', { text: 'x' }), ConnectionClosed);
-    assert.throws(() => c.protocolVersion, ConnectionClosed);
+    assert.equal(c.protocolVersion, '2026-07-28', 'what negotiation settled stays readable');
   });
   test('TransportError is exported', () => assert.equal(typeof TransportError, 'function'));
 });

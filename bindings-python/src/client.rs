@@ -1,23 +1,37 @@
-//! `Client`: connect over stdio or HTTP, list and call tools.
+//! `Client`: connect over stdio or HTTP; tools, resources, prompts, completion, tasks (the
+//! handle: `task.rs`); notifications; roots. Results cross as JSON text.
 
+use crate::client_input::ClientInput;
 use crate::registry::seconds;
-use crate::{errors, parse_json, to_json};
-use mcpcore::client::{CallOptions, ClientOptions};
+use crate::{errors, parse_as, parse_json, to_json};
+use mcpcore::client::{CallOptions, ClientOptions, Negotiated, TaskOptions};
 use mcpcore::http::client::{HttpOptions, HttpTransport};
+use mcpcore::protocol::completion::{CompleteArgument, CompleteContext, CompletionReference};
 use mcpcore::protocol::logging::LoggingLevel;
 use mcpcore::protocol::Lineage;
 use mcpcore::transport::child::StdioCommand;
 use mcpcore::ProtocolVersion;
 use pyo3::prelude::*;
+use std::collections::BTreeMap;
 use std::sync::Mutex;
+
+fn invalid(message: String) -> PyErr {
+    errors::to_py(mcpcore::Error::invalid_input(message))
+}
 
 /// A connected client (see `mcpcore.Client`).
 #[pyclass(module = "mcpcore._native", frozen)]
 pub struct Client {
     inner: Mutex<Option<mcpcore::client::Client>>,
+    /// What negotiation settled, kept after `close` so it stays readable.
+    last: Mutex<Option<Negotiated>>,
 }
 
 impl Client {
+    fn wrap(c: mcpcore::client::Client) -> Client {
+        Client { inner: Mutex::new(Some(c)), last: Mutex::new(None) }
+    }
+
     /// The live connection, or `ConnectionClosed`.
     pub(crate) fn inner(&self) -> PyResult<mcpcore::client::Client> {
         self.inner
@@ -26,12 +40,47 @@ impl Client {
             .clone()
             .ok_or_else(|| errors::to_py(mcpcore::Error::closed("the client was closed")))
     }
+
+    /// What negotiation settled, live or as it was at `close`.
+    fn negotiated(&self) -> PyResult<Negotiated> {
+        if let Some(c) = self.inner.lock().expect("lock").as_ref() {
+            return Ok(c.negotiated());
+        }
+        self.last
+            .lock()
+            .expect("lock")
+            .clone()
+            .ok_or_else(|| errors::to_py(mcpcore::Error::closed("the client was closed before it connected")))
+    }
+}
+
+impl Drop for Client {
+    /// Dropping the last handle of a connection stops it, which needs the runtime (Python may
+    /// drop this object on any thread, outside it).
+    fn drop(&mut self) {
+        let _runtime = pyo3_async_runtimes::tokio::get_runtime().enter();
+        if let Ok(mut c) = self.inner.lock() {
+            c.take();
+        }
+    }
+}
+
+pub(crate) fn level(level: Option<&str>) -> PyResult<Option<LoggingLevel>> {
+    match level {
+        None => Ok(None),
+        Some(l) => LoggingLevel::parse(l)
+            .map(Some)
+            .ok_or_else(|| errors::to_py(mcpcore::Error::invalid_input(format!("unknown log level {l:?}")))),
+    }
 }
 
 fn options(
+    py: Python<'_>,
     protocol_version: Option<&str>,
     lineage: Option<&str>,
     timeout: Option<f64>,
+    probe_timeout: Option<f64>,
+    input: Option<&ClientInput>,
 ) -> PyResult<ClientOptions> {
     let mut o = ClientOptions::default();
     o.info.name = "mcpcore-python".into();
@@ -51,14 +100,22 @@ fn options(
     if let Some(t) = seconds(timeout)? {
         o.request_timeout = t;
     }
+    if let Some(t) = seconds(probe_timeout)? {
+        o.probe_timeout = t;
+    }
+    if let Some(i) = input {
+        i.apply(py, &mut o);
+    }
     Ok(o)
 }
 
 #[pymethods]
 impl Client {
-    /// Spawns `command` and connects over its stdio.
+    /// Spawns `command` and connects over its stdio. `command` alone may be a whole command
+    /// line (split like a shell would, no expansion).
     #[staticmethod]
-    #[pyo3(signature = (command, args, env=None, cwd=None, protocol_version=None, lineage=None, timeout=None))]
+    #[pyo3(signature = (command, args, env=None, cwd=None, protocol_version=None, lineage=None, timeout=None,
+                        probe_timeout=None, input=None))]
     #[allow(clippy::too_many_arguments)]
     fn connect_stdio<'py>(
         py: Python<'py>,
@@ -69,21 +126,24 @@ impl Client {
         protocol_version: Option<&str>,
         lineage: Option<&str>,
         timeout: Option<f64>,
+        probe_timeout: Option<f64>,
+        input: Option<PyRef<'py, ClientInput>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let opts = options(protocol_version, lineage, timeout)?;
-        let mut cmd = StdioCommand::new(command, args);
+        let opts = options(py, protocol_version, lineage, timeout, probe_timeout, input.as_deref())?;
+        let mut cmd = StdioCommand::program_or_line(&command, args).map_err(errors::to_py)?;
         cmd.env = env.unwrap_or_default();
         cmd.cwd = cwd.map(Into::into);
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
             let c = mcpcore::client::Client::connect_stdio(cmd, opts).await.map_err(errors::to_py)?;
-            Ok(Client { inner: Mutex::new(Some(c)) })
+            Ok(Client::wrap(c))
         })
     }
 
     /// Connects to an HTTP endpoint (Streamable HTTP, falling back to 2024-11-05 SSE).
     #[staticmethod]
     #[pyo3(signature = (url, headers=None, bearer_token=None, transport="auto", protocol_version=None,
-                        lineage=None, timeout=None, auth=None, ca_file=None, client_cert=None, client_key=None))]
+                        lineage=None, timeout=None, auth=None, ca_file=None, client_cert=None, client_key=None,
+                        probe_timeout=None, input=None))]
     #[allow(clippy::too_many_arguments)]
     fn connect_http<'py>(
         py: Python<'py>,
@@ -98,8 +158,10 @@ impl Client {
         ca_file: Option<std::path::PathBuf>,
         client_cert: Option<std::path::PathBuf>,
         client_key: Option<std::path::PathBuf>,
+        probe_timeout: Option<f64>,
+        input: Option<PyRef<'py, ClientInput>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let opts = options(protocol_version, lineage, timeout)?;
+        let opts = options(py, protocol_version, lineage, timeout, probe_timeout, input.as_deref())?;
         let tls = mcpcore::http::tls::TlsOptions::from_files(
             ca_file.as_deref(),
             client_cert.as_deref(),
@@ -129,20 +191,20 @@ impl Client {
         };
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
             let c = mcpcore::client::Client::connect_http(&url, http, opts).await.map_err(errors::to_py)?;
-            Ok(Client { inner: Mutex::new(Some(c)) })
+            Ok(Client::wrap(c))
         })
     }
 
-    /// The negotiated revision, e.g. "2026-07-28".
+    /// The negotiated revision, e.g. "2026-07-28" (still readable after `close`).
     #[getter]
     fn protocol_version(&self) -> PyResult<&'static str> {
-        Ok(self.inner()?.protocol_version().as_str())
+        Ok(self.negotiated()?.version.as_str())
     }
 
     /// "modern" or "legacy".
     #[getter]
     fn lineage(&self) -> PyResult<&'static str> {
-        Ok(match self.inner()?.lineage() {
+        Ok(match self.negotiated()?.version.lineage() {
             Lineage::Modern => "modern",
             Lineage::Legacy => "legacy",
         })
@@ -151,13 +213,19 @@ impl Client {
     /// The server's implementation info as JSON, or None.
     #[getter]
     fn server_info(&self) -> PyResult<Option<String>> {
-        Ok(self.inner()?.server_info().map(|i| to_json(&i)))
+        Ok(self.negotiated()?.server_info.map(|i| to_json(&i)))
+    }
+
+    /// The server's capabilities as JSON.
+    #[getter]
+    fn server_capabilities(&self) -> PyResult<String> {
+        Ok(to_json(&self.negotiated()?.capabilities))
     }
 
     /// The server's instructions, or None.
     #[getter]
     fn instructions(&self) -> PyResult<Option<String>> {
-        Ok(self.inner()?.negotiated().instructions)
+        Ok(self.negotiated()?.instructions)
     }
 
     /// Resolves to the server's tools as a JSON array (every page).
@@ -182,13 +250,8 @@ impl Client {
     ) -> PyResult<Bound<'py, PyAny>> {
         let c = self.inner()?;
         let args = parse_json("arguments", arguments)?;
-        let log_level = match log_level {
-            None => None,
-            Some(l) => Some(LoggingLevel::parse(l).ok_or_else(|| {
-                errors::to_py(mcpcore::Error::invalid_input(format!("unknown log level {l:?}")))
-            })?),
-        };
-        let mut opts = CallOptions { timeout: seconds(timeout)?, log_level, ..Default::default() };
+        let mut opts =
+            CallOptions { timeout: seconds(timeout)?, log_level: level(log_level)?, ..Default::default() };
         if let Some(cb) = progress {
             opts.on_progress = Some(Box::new(move |p| {
                 crate::gil::attach(|py| {
@@ -217,6 +280,165 @@ impl Client {
         Ok(())
     }
 
+    /// Calls `handler(method, params_json)` for every change notification of the server that
+    /// belongs to no listen stream (list changes, resource updates, others); the last handler
+    /// set wins. On legacy Streamable HTTP the GET stream they travel on is open.
+    fn on_notification(&self, handler: Py<PyAny>) -> PyResult<()> {
+        self.inner()?.on_notification(move |e| {
+            crate::gil::attach(|py| {
+                if let Err(err) = handler.call1(py, (e.method().to_owned(), e.params().to_string())) {
+                    err.print(py);
+                }
+            })
+        });
+        Ok(())
+    }
+
+    /// Replaces the roots the client answers with (JSON list of `{uri, name}`) and tells a
+    /// legacy server (`notifications/roots/list_changed`).
+    fn set_roots(&self, roots: &str) -> PyResult<()> {
+        let roots = parse_as("roots", roots)?;
+        self.inner()?.set_roots(roots).map_err(errors::to_py)
+    }
+
+    /// Tells a legacy server the roots changed (for roots answered by a callback).
+    fn roots_changed(&self) -> PyResult<()> {
+        self.inner()?.roots_changed().map_err(errors::to_py)
+    }
+
+    /// Resolves when the server answered a ping (`server/discover` on 2026-07-28).
+    fn ping<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let c = self.inner()?;
+        pyo3_async_runtimes::tokio::future_into_py(py, async move { c.ping().await.map_err(errors::to_py) })
+    }
+
+    /// Asks for log messages at `level` and above (`logging/setLevel`, or every later
+    /// 2026-07-28 request's `_meta`).
+    fn set_log_level<'py>(&self, py: Python<'py>, level: &str) -> PyResult<Bound<'py, PyAny>> {
+        let c = self.inner()?;
+        let level = self::level(Some(level))?.expect("given");
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            c.set_log_level(level).await.map_err(errors::to_py)
+        })
+    }
+
+    // -- resources, prompts, completion, tasks -------------------------------------------
+
+    /// One page of `tools/list`, `resources/list`, `resources/templates/list` or
+    /// `prompts/list` after `cursor` (served from the cache while fresh); resolves to the
+    /// result JSON (with `nextCursor` unless it is the last).
+    #[pyo3(signature = (method, cursor=None))]
+    fn list_page<'py>(
+        &self,
+        py: Python<'py>,
+        method: String,
+        cursor: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let c = self.inner()?;
+        if !matches!(
+            method.as_str(),
+            "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list"
+        ) {
+            return Err(invalid(format!("{method} is not a paginated list")));
+        }
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            let page = match method.as_str() {
+                "tools/list" => c.list_tools_page(cursor).await.map(|p| to_json(&p)),
+                "resources/list" => c.list_resources_page(cursor).await.map(|p| to_json(&p)),
+                "resources/templates/list" => {
+                    c.list_resource_templates_page(cursor).await.map(|p| to_json(&p))
+                }
+                _ => c.list_prompts_page(cursor).await.map(|p| to_json(&p)),
+            };
+            page.map_err(errors::to_py)
+        })
+    }
+
+    /// Reads a resource; resolves to the ReadResourceResult JSON. A missing resource raises
+    /// `ResourceNotFound` on both lineages.
+    fn read_resource<'py>(&self, py: Python<'py>, uri: String) -> PyResult<Bound<'py, PyAny>> {
+        let c = self.inner()?;
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            c.read_resource(&uri).await.map(|r| to_json(&r)).map_err(errors::to_py)
+        })
+    }
+
+    /// Legacy `resources/subscribe`: updates reach `on_notification`.
+    fn subscribe<'py>(&self, py: Python<'py>, uri: String) -> PyResult<Bound<'py, PyAny>> {
+        let c = self.inner()?;
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            c.subscribe_resource(&uri).await.map_err(errors::to_py)
+        })
+    }
+
+    /// Legacy `resources/unsubscribe`.
+    fn unsubscribe<'py>(&self, py: Python<'py>, uri: String) -> PyResult<Bound<'py, PyAny>> {
+        let c = self.inner()?;
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            c.unsubscribe_resource(&uri).await.map_err(errors::to_py)
+        })
+    }
+
+    /// Gets a prompt (`arguments`: JSON object of strings); resolves to the GetPromptResult JSON.
+    #[pyo3(signature = (name, arguments=None))]
+    fn get_prompt<'py>(
+        &self,
+        py: Python<'py>,
+        name: String,
+        arguments: Option<&str>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let c = self.inner()?;
+        let arguments: Option<BTreeMap<String, String>> =
+            arguments.map(|a| parse_as("prompt arguments (strings)", a)).transpose()?;
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            c.get_prompt(&name, arguments).await.map(|r| to_json(&r)).map_err(errors::to_py)
+        })
+    }
+
+    /// `completion/complete` for `reference` (JSON `{"type": "ref/prompt", "name"}` or
+    /// `{"type": "ref/resource", "uri"}`); resolves to the CompleteResult JSON.
+    #[pyo3(signature = (reference, argument, value, context=None))]
+    fn complete<'py>(
+        &self,
+        py: Python<'py>,
+        reference: &str,
+        argument: String,
+        value: String,
+        context: Option<&str>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let c = self.inner()?;
+        let reference: CompletionReference = parse_as("the completion reference", reference)?;
+        let context = match context {
+            Some(ctx) => Some(CompleteContext { arguments: Some(parse_as("the completion context", ctx)?) }),
+            None => None,
+        };
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            c.complete(reference, CompleteArgument { name: argument, value }, context)
+                .await
+                .map(|r| to_json(&r))
+                .map_err(errors::to_py)
+        })
+    }
+
+    /// Calls a tool as a task; resolves to its [`Task`]. `ttl` and `wait` are seconds.
+    #[pyo3(signature = (name, arguments, ttl=None, wait=None))]
+    fn call_tool_task<'py>(
+        &self,
+        py: Python<'py>,
+        name: String,
+        arguments: &str,
+        ttl: Option<f64>,
+        wait: Option<f64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let c = self.inner()?;
+        let args = parse_json("arguments", arguments)?;
+        let options = TaskOptions { ttl: seconds(ttl)?, wait: seconds(wait)? };
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            let handle = c.call_tool_as_task(&name, args, options).await.map_err(errors::to_py)?;
+            Ok(crate::task::Task { inner: Some(std::sync::Arc::new(handle)) })
+        })
+    }
+
     /// Sends any request; resolves to the result JSON.
     fn request<'py>(&self, py: Python<'py>, method: String, params: &str) -> PyResult<Bound<'py, PyAny>> {
         let c = self.inner()?;
@@ -226,9 +448,13 @@ impl Client {
         })
     }
 
-    /// Closes the connection (a spawned server is stopped); later calls raise ConnectionClosed.
+    /// Closes the connection (a spawned server is stopped); later calls raise ConnectionClosed,
+    /// what negotiation settled stays readable.
     fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let c = self.inner.lock().expect("lock").take();
+        if let Some(c) = &c {
+            *self.last.lock().expect("lock") = Some(c.negotiated());
+        }
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
             if let Some(c) = c {
                 c.close().await;

@@ -13,8 +13,10 @@ pub(crate) fn to_py(e: Error) -> PyErr {
             let module = py.import("mcpcore.errors")?;
             let data = e.data().map(|d| d.to_string());
             let args = (e.kind().as_str(), e.message().to_owned(), e.code().0, data, e.http_status());
-            // An AuthError also carries the OAuth error, its description and URI.
-            let auth = e.auth_error().map(|a| (a.error.clone(), a.description.clone(), a.uri.clone()));
+            // An AuthError also carries the OAuth error, its description, URI and challenge.
+            let auth = e
+                .auth_error()
+                .map(|a| (a.error.clone(), a.description.clone(), a.uri.clone(), a.challenge.clone()));
             let kw = pyo3::types::PyDict::new(py);
             kw.set_item("auth", auth)?;
             let instance = module.getattr("_from_native")?.call(args, Some(&kw))?;

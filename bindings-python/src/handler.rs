@@ -164,7 +164,7 @@ impl HostCallback for PyCallback {
         let is_async = self.is_async;
         // Only an async callback needs the loop (and, to look it up, the GIL).
         let locals = if is_async { crate::gil::attach(|py| self.loop_slot.get(py)) } else { None };
-        let call = (kind != HandlerKind::Completer).then_some(ToolCall { call });
+        let call = kind.has_call().then_some(ToolCall { call });
         let job = Job { callback, input, call };
         Box::pin(async move {
             match (is_async, locals) {

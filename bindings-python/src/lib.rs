@@ -8,6 +8,7 @@
 
 mod auth;
 mod client;
+mod client_input;
 mod errors;
 mod gil;
 mod handler;
@@ -16,6 +17,7 @@ mod registry;
 mod resources;
 mod server;
 mod server_auth;
+mod task;
 mod values;
 
 use pyo3::prelude::*;
@@ -32,6 +34,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<server::Server>()?;
     m.add_class::<server::HttpServing>()?;
     m.add_class::<client::Client>()?;
+    m.add_class::<client_input::ClientInput>()?;
+    m.add_class::<task::Task>()?;
     m.add_class::<auth::OAuth>()?;
     m.add_class::<server_auth::ServerAuth>()?;
     m.add_class::<handler::ToolCall>()?;

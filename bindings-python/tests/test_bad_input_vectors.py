@@ -134,13 +134,17 @@ def test_http_vectors() -> None:
                 continue
             if expect.get("empty") and got:
                 failures.append(f"{case['name']}: expected no body, got {got[:300]!r}")
-            if "code" in expect:
+            if "code" in expect or "isError" in expect:
                 try:
                     v = json.loads(got)
                 except ValueError:
                     failures.append(f"{case['name']}: not JSON: {got[:300]!r}")
                     continue
-                if v.get("error", {}).get("code") != expect["code"] or ("id" in expect and v.get("id") != expect["id"]):
+                if "code" in expect:
+                    matches = v.get("error", {}).get("code") == expect["code"]
+                else:
+                    matches = v.get("result", {}).get("isError") is True
+                if not matches or ("id" in expect and v.get("id") != expect["id"]):
                     failures.append(f"{case['name']}: expected {expect}, got {v}")
         headers = [["Accept", "application/json, text/event-stream"], ["Content-Type", "application/json"],
                    ["MCP-Protocol-Version", "2026-07-28"], ["Mcp-Method", "tools/list"]]

@@ -50,22 +50,34 @@ async def test_unknown_tool(toolbox: Callable[..., Any], lineage: str, version: 
 @pytest.mark.parametrize("lineage,version", LINEAGES, ids=LINEAGE_IDS)
 @run_async
 async def test_bad_arguments(toolbox: Callable[..., Any], lineage: str, version: str) -> None:
+    """2026-07-28 and 2025-11-25 (SEP-1303): arguments the schema refuses are a tool execution
+    error the model can read, with the failing fields in the text."""
     async with toolbox(lineage=lineage) as client:
+        r = await client.call_tool("double", {"n": "not a number"})
+        assert r.is_error and r.text.startswith("Invalid arguments for tool double: /n: "), r
+
+        missing = await client.call_tool("add", {"a": 1})
+        assert missing.is_error and '"b" is a required property' in missing.text, missing
+
+        extra_type = await client.call_tool("tags", {"words": "not a list"})
+        assert extra_type.is_error and "/words" in extra_type.text, extra_type
+
+        # No **kwargs: a stray argument is refused by the schema, not a Python TypeError.
+        stray = await client.call_tool("double", {"n": 2, "m": 3})
+        assert stray.is_error and "Additional properties are not allowed ('m' was unexpected)" in stray.text, stray
+        await healthy(client)
+
+
+@pytest.mark.parametrize("transport", ["stdio"])
+@run_async
+async def test_bad_arguments_before_2025_11_25_are_protocol_errors(toolbox: Callable[..., Any]) -> None:
+    async with toolbox(protocol_version="2025-06-18") as client:
         with pytest.raises(McpError) as e:
             await client.call_tool("double", {"n": "not a number"})
         assert e.value.code == -32602
         assert isinstance(e.value.data, dict), repr(e.value)
         assert e.value.data["tool"] == "double"
         assert any(err["path"] == "/n" for err in e.value.data["errors"]), e.value.data
-
-        with pytest.raises(McpError) as missing:
-            await client.call_tool("add", {"a": 1})
-        assert missing.value.code == -32602 and missing.value.data["errors"]
-
-        with pytest.raises(McpError) as extra_type:
-            await client.call_tool("tags", {"words": "not a list"})
-        assert extra_type.value.code == -32602
-        await healthy(client)
 
 
 @pytest.mark.parametrize("lineage,version", LINEAGES, ids=LINEAGE_IDS)

@@ -343,12 +343,26 @@ def test_required_optional_and_defaults() -> None:
     props = spec.input_schema["properties"]
     assert spec.input_schema["required"] == ["query"]
     assert spec.input_schema["type"] == "object"
-    assert "additionalProperties" not in spec.input_schema
+    assert spec.input_schema["additionalProperties"] is False, "no **kwargs: nothing else"
     assert props["limit"] == {"type": "integer", "default": 10}
     assert props["exact"] == {"anyOf": [{"type": "boolean"}, {"type": "null"}], "default": None}
     assert props["mode"]["default"] == "green"
     assert "default" not in props["cutoff"]  # NaN is not JSON
-    check(spec.input_schema, [{"query": "q"}, {"query": "q", "limit": 1, "tags": None}], [{"limit": 1}])
+    check(spec.input_schema, [{"query": "q"}, {"query": "q", "limit": 1, "tags": None}],
+          [{"limit": 1}, {"query": "q", "stray": 1}])
+
+
+def test_kwargs_take_the_other_arguments() -> None:
+    def any_extra(x: int, **rest: Any) -> None:
+        pass
+
+    def int_extra(x: int, **rest: int) -> None:
+        pass
+
+    assert "additionalProperties" not in tool_spec(any_extra).input_schema
+    spec = tool_spec(int_extra)
+    assert spec.input_schema["additionalProperties"] == {"type": "integer"}
+    check(spec.input_schema, [{"x": 1, "y": 2}], [{"x": 1, "y": "two"}])
 
 
 def test_none_default_always_admits_null() -> None:
@@ -534,13 +548,10 @@ def test_unsupported_annotations() -> None:
     def args(*xs: int) -> None:
         pass
 
-    def kwargs(**kw: int) -> None:
-        pass
-
     def posonly(x: int, /) -> None:  # noqa: E225
         pass
 
-    for fn in (args, kwargs, posonly):
+    for fn in (args, posonly):
         with pytest.raises(TypeError, match="keyword-capable"):
             tool_spec(fn)
 

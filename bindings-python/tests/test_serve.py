@@ -52,7 +52,8 @@ async def test_tools_list_shows_docstrings_and_type_hints(toolbox: Callable[...,
             Draft202012Validator.check_schema(tool.output_schema)
 
     assert tools["echo"].input_schema == {
-        "type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]
+        "type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"],
+        "additionalProperties": False,
     }
     assert tools["echo"].output_schema is None
     add = tools["add"]

@@ -55,8 +55,9 @@ if [[ "$extra_failed" -ne 0 ]]; then
   echo "the committed bindings are stale: run bindings-uniffi/scripts/generate.sh and commit the result" >&2
 fi
 
-step "npm ci (tests/interop/oauth: the authorization server of OAuthTest)"
+step "npm ci (tests/interop/oauth: the authorization server of OAuthTest; tests/interop/ts: server-everything of EverythingTest)"
 (cd "$repo/tests/interop/oauth" && npm ci --no-audit --no-fund --loglevel=error)
+(cd "$repo/tests/interop/ts" && npm ci --no-audit --no-fund --loglevel=error)
 
 step "mvn test (Kotlin on the JVM)"
 mvn_out="$target/uniffi-maven"

@@ -86,6 +86,13 @@ pub struct ConnectOptions {
     /// HTTPS: the PEM key of `client_cert`.
     #[uniffi(default = None)]
     pub client_key: Option<String>,
+    /// How long the 2026-07-28 probe waits before assuming a legacy server (default 5 s).
+    #[uniffi(default = None)]
+    pub probe_timeout: Option<Duration>,
+    /// Roots the client answers `roots/list` with itself (declared as the `roots` capability);
+    /// [`Client::set_roots`] changes them. They answer instead of `input`'s `list_roots`.
+    #[uniffi(default = None)]
+    pub roots: Option<Vec<crate::input::Root>>,
 }
 
 impl std::fmt::Debug for ConnectOptions {
@@ -118,6 +125,10 @@ impl ConnectOptions {
         if let Some(i) = &self.input {
             o.input = Some(crate::input::ForeignInput::new(i.clone()));
         }
+        if let Some(t) = positive(self.probe_timeout)? {
+            o.probe_timeout = t;
+        }
+        o.roots = self.roots.as_ref().map(|r| r.iter().map(crate::input::Root::to_core).collect());
         Ok(o)
     }
 }
@@ -172,6 +183,13 @@ impl Subscription {
     }
 }
 
+impl Subscription {
+    /// A subscription that runs `stop` once when it ends.
+    pub(crate) fn new(stop: Box<dyn FnOnce() + Send>) -> Arc<Subscription> {
+        Arc::new(Subscription { stop: Mutex::new(Some(stop)) })
+    }
+}
+
 impl Drop for Subscription {
     fn drop(&mut self) {
         self.cancel();
@@ -183,6 +201,8 @@ impl Drop for Subscription {
 #[derive(uniffi::Object)]
 pub struct Client {
     inner: Mutex<Option<mcpcore::client::Client>>,
+    /// What negotiation settled, kept after `disconnect` so it stays readable.
+    last: Mutex<Option<mcpcore::client::Negotiated>>,
 }
 
 impl Client {
@@ -196,7 +216,19 @@ impl Client {
     }
 
     fn wrap(c: mcpcore::client::Client) -> Arc<Client> {
-        Arc::new(Client { inner: Mutex::new(Some(c)) })
+        Arc::new(Client { inner: Mutex::new(Some(c)), last: Mutex::new(None) })
+    }
+
+    /// What negotiation settled, live or as it was at `disconnect`.
+    pub(crate) fn negotiated(&self) -> Result<mcpcore::client::Negotiated, McpError> {
+        if let Some(c) = self.inner.lock().expect("lock").as_ref() {
+            return Ok(c.negotiated());
+        }
+        self.last
+            .lock()
+            .expect("lock")
+            .clone()
+            .ok_or_else(|| mcpcore::Error::closed("the client was disconnected before it connected").into())
     }
 }
 
@@ -218,7 +250,7 @@ impl Client {
         options: ConnectOptions,
     ) -> Result<Arc<Client>, McpError> {
         let opts = options.client_options()?;
-        let mut cmd = StdioCommand::new(command, args);
+        let mut cmd = StdioCommand::program_or_line(&command, args)?;
         cmd.env = options.env.into_iter().collect();
         cmd.cwd = options.cwd.map(Into::into);
         rt::in_runtime(
@@ -256,28 +288,33 @@ impl Client {
         .await
     }
 
-    /// The negotiated revision, e.g. `2026-07-28`.
+    /// The negotiated revision, e.g. `2026-07-28` (still readable after `disconnect`).
     pub fn protocol_version(&self) -> Result<String, McpError> {
-        Ok(self.inner()?.protocol_version().as_str().to_owned())
+        Ok(self.negotiated()?.version.as_str().to_owned())
     }
 
     /// The negotiated lineage.
     pub fn lineage(&self) -> Result<Lineage, McpError> {
-        Ok(self.inner()?.lineage().into())
+        Ok(self.negotiated()?.version.lineage().into())
     }
 
     /// The server's `serverInfo`, when it sent one.
     pub fn server_info(&self) -> Result<Option<ServerInfo>, McpError> {
-        Ok(self.inner()?.server_info().map(|i| ServerInfo {
+        Ok(self.negotiated()?.server_info.map(|i| ServerInfo {
             name: i.name,
             version: i.version,
             title: i.title,
         }))
     }
 
+    /// The server's capabilities, as JSON text.
+    pub fn server_capabilities(&self) -> Result<String, McpError> {
+        Ok(serde_json::to_string(&self.negotiated()?.capabilities).expect("serializable"))
+    }
+
     /// The server's instructions, when it sent any.
     pub fn instructions(&self) -> Result<Option<String>, McpError> {
-        Ok(self.inner()?.negotiated().instructions)
+        Ok(self.negotiated()?.instructions)
     }
 
     /// The OS process id of a spawned server.
@@ -360,6 +397,7 @@ impl Client {
     pub async fn disconnect(&self) {
         let c = self.inner.lock().expect("lock").take();
         if let Some(c) = c {
+            *self.last.lock().expect("lock") = Some(c.negotiated());
             rt::in_runtime(async move { c.close().await }).await;
         }
     }

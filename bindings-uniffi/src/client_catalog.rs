@@ -108,44 +108,67 @@ pub struct Completion {
     pub has_more: bool,
 }
 
+impl From<&mcpcore::protocol::resources::Resource> for Resource {
+    fn from(r: &mcpcore::protocol::resources::Resource) -> Self {
+        Resource {
+            uri: r.uri.clone(),
+            name: r.name.clone(),
+            title: r.title.clone(),
+            description: r.description.clone(),
+            mime_type: r.mime_type.clone(),
+            json: json_text(r),
+        }
+    }
+}
+
+impl From<&mcpcore::protocol::resources::ResourceTemplate> for ResourceTemplate {
+    fn from(t: &mcpcore::protocol::resources::ResourceTemplate) -> Self {
+        ResourceTemplate {
+            uri_template: t.uri_template.clone(),
+            name: t.name.clone(),
+            title: t.title.clone(),
+            description: t.description.clone(),
+            mime_type: t.mime_type.clone(),
+            json: json_text(t),
+        }
+    }
+}
+
+impl From<&mcpcore::protocol::prompts::Prompt> for Prompt {
+    fn from(p: &mcpcore::protocol::prompts::Prompt) -> Self {
+        Prompt {
+            name: p.name.clone(),
+            title: p.title.clone(),
+            description: p.description.clone(),
+            arguments: p
+                .arguments
+                .iter()
+                .flatten()
+                .map(|a| crate::catalog::PromptArgument {
+                    name: a.name.clone(),
+                    description: a.description.clone(),
+                    required: a.required.unwrap_or(false),
+                })
+                .collect(),
+            json: json_text(p),
+        }
+    }
+}
+
 #[uniffi::export]
 impl Client {
     /// Every resource of the server (all pages).
     pub async fn list_resources(&self) -> Result<Vec<Resource>, McpError> {
         let c = self.inner()?;
-        rt::in_runtime(async move {
-            Ok(c.list_resources()
-                .await?
-                .iter()
-                .map(|r| Resource {
-                    uri: r.uri.clone(),
-                    name: r.name.clone(),
-                    title: r.title.clone(),
-                    description: r.description.clone(),
-                    mime_type: r.mime_type.clone(),
-                    json: json_text(r),
-                })
-                .collect())
-        })
-        .await
+        rt::in_runtime(async move { Ok(c.list_resources().await?.iter().map(Resource::from).collect()) })
+            .await
     }
 
     /// Every resource template of the server (all pages).
     pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, McpError> {
         let c = self.inner()?;
         rt::in_runtime(async move {
-            Ok(c.list_resource_templates()
-                .await?
-                .iter()
-                .map(|t| ResourceTemplate {
-                    uri_template: t.uri_template.clone(),
-                    name: t.name.clone(),
-                    title: t.title.clone(),
-                    description: t.description.clone(),
-                    mime_type: t.mime_type.clone(),
-                    json: json_text(t),
-                })
-                .collect())
+            Ok(c.list_resource_templates().await?.iter().map(ResourceTemplate::from).collect())
         })
         .await
     }
@@ -177,29 +200,7 @@ impl Client {
     /// Every prompt of the server (all pages).
     pub async fn list_prompts(&self) -> Result<Vec<Prompt>, McpError> {
         let c = self.inner()?;
-        rt::in_runtime(async move {
-            Ok(c.list_prompts()
-                .await?
-                .iter()
-                .map(|p| Prompt {
-                    name: p.name.clone(),
-                    title: p.title.clone(),
-                    description: p.description.clone(),
-                    arguments: p
-                        .arguments
-                        .iter()
-                        .flatten()
-                        .map(|a| crate::catalog::PromptArgument {
-                            name: a.name.clone(),
-                            description: a.description.clone(),
-                            required: a.required.unwrap_or(false),
-                        })
-                        .collect(),
-                    json: json_text(p),
-                })
-                .collect())
-        })
-        .await
+        rt::in_runtime(async move { Ok(c.list_prompts().await?.iter().map(Prompt::from).collect()) }).await
     }
 
     /// Gets the prompt `name` rendered with `arguments`. An unknown prompt or a missing required

@@ -144,6 +144,9 @@ pub enum McpError {
         error_uri: Option<String>,
         /// The HTTP status of the response that carried it (0: none).
         status: u16,
+        /// The server's `WWW-Authenticate` challenge of a 401 or 403, as received (a client
+        /// without OAuth: `error` is then `unauthorized`).
+        challenge: Option<String>,
     },
 }
 
@@ -238,6 +241,7 @@ impl From<Error> for McpError {
                     error_description: a.and_then(|a| a.description.clone()),
                     error_uri: a.and_then(|a| a.uri.clone()),
                     status: e.http_status().unwrap_or(0),
+                    challenge: a.and_then(|a| a.challenge.clone()),
                 }
             }
             _ => McpError::Rpc { code, reason, data },

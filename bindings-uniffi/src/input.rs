@@ -89,6 +89,13 @@ pub struct Root {
     pub name: Option<String>,
 }
 
+impl Root {
+    /// The core's root.
+    pub(crate) fn to_core(&self) -> mcpcore::protocol::roots::Root {
+        mcpcore::protocol::roots::Root::new(self.uri.clone(), self.name.clone())
+    }
+}
+
 /// The host's answers to the server's requests for input. Implement every method; those of
 /// kinds not named by [`ClientInput::kinds`] are never called. Throwing [`McpError::Rpc`]
 /// answers a legacy server with that JSON-RPC error (any other exception: `-32603`); on

@@ -10,7 +10,8 @@
 //! |---|---|---|
 //! | [`Registry`], [`Server`], [`HttpServing`], [`Client`] | classes (`AutoCloseable`) | classes |
 //! | [`Resources`], [`Prompts`] (served by a [`Server`]) | classes | classes |
-//! | [`ToolHandler`], [`ResourceReader`], [`PromptRenderer`], [`ClientInput`], [`LogListener`], [`OAuthHandler`], [`OAuthTokenStore`] | interfaces (`suspend fun`) | protocols (`async`) |
+//! | [`ToolHandler`], [`ResourceReader`], [`PromptRenderer`], [`ClientInput`], [`LogListener`], [`NotificationListener`], [`OAuthHandler`], [`OAuthTokenStore`] | interfaces (`suspend fun`) | protocols (`async`) |
+//! | [`Task`] (`Client.callToolAsTask`) | class | class |
 //! | [`OAuth`] (`ConnectOptions.auth`), [`ServerAuth`] (`serveHttp(auth = ...)`) | class | class |
 //! | [`TokenVerifier`] (a protected server's host check) | interface (`suspend fun`) | protocol (`async`) |
 //! | [`McpError`] | `McpException` (sealed) | `McpError` (`Error`) |
@@ -19,12 +20,18 @@
 //! dropped when the Kotlin coroutine or Swift task awaiting it is cancelled: cancelling a
 //! `callTool` sends `notifications/cancelled` to the server.
 
+// `McpError` is the flat enum the foreign languages see (a sealed exception class, a Swift
+// error): its `Auth` variant carries the whole OAuth error by value, so `Result<_, McpError>`
+// is large; boxing it would change the generated API for nothing measurable.
+#![allow(clippy::result_large_err)]
+
 uniffi::setup_scaffolding!("mcpcore");
 
 mod auth;
 mod catalog;
 mod client;
 mod client_catalog;
+mod client_session;
 mod errors;
 mod handler;
 mod host;
@@ -44,6 +51,10 @@ pub use client::{
     CallOptions, Client, ConnectOptions, HttpTransport, Lineage, LogListener, ProgressListener, Subscription,
 };
 pub use client_catalog::{Completion, Prompt, PromptResult, Resource, ResourceContents, ResourceTemplate};
+pub use client_session::{
+    NotificationListener, PromptsPage, ResourceTemplatesPage, ResourcesPage, ServerNotification, Task,
+    TaskInfo, ToolsPage,
+};
 pub use errors::McpError;
 pub use handler::{ToolCall, ToolHandler};
 pub use host::{bytes_result, error_kinds, host_result, raise_example, tool_result_json, value_result};

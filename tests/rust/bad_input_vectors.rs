@@ -149,12 +149,16 @@ fn http_vectors() {
         if expect.get("empty").is_some() && !got.is_empty() {
             failures.push(format!("{name}: expected no body, got {}", String::from_utf8_lossy(&got)));
         }
-        if expect.get("code").is_some() {
+        if expect.get("code").is_some() || expect.get("isError").is_some() {
             let Ok(v) = serde_json::from_slice::<Value>(&got) else {
                 failures.push(format!("{name}: not JSON: {}", String::from_utf8_lossy(&got)));
                 continue;
             };
-            if expect["code"] != v["error"]["code"] || expect.get("id").is_some_and(|id| *id != v["id"]) {
+            let matches = match expect.get("code") {
+                Some(code) => *code == v["error"]["code"],
+                None => v["result"]["isError"] == true,
+            };
+            if !matches || expect.get("id").is_some_and(|id| *id != v["id"]) {
                 failures.push(format!("{name}: expected {expect}, got {v}"));
             }
         }

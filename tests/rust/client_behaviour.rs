@@ -89,14 +89,23 @@ async fn failing_and_panicking_tools_are_is_error_results() {
         assert!(r.is_error());
         assert!(r.first_text().unwrap().contains("deliberate panic"), "{r:?}");
         assert_eq!(client.call_tool("echo", json!({"text": "ok"})).await.unwrap().first_text(), Some("ok"));
-        let err = client.call_tool("echo", json!({"text": 5})).await.unwrap_err();
-        assert_eq!(err.code(), mcpcore::ErrorCode::INVALID_PARAMS);
-        assert_eq!(err.data().unwrap()["errors"][0]["path"], "/text");
+        // 2026-07-28 and 2025-11-25: invalid arguments are a result the model can read.
+        let r = client.call_tool("echo", json!({"text": 5})).await.unwrap();
+        assert!(r.is_error());
+        assert!(r.first_text().unwrap().starts_with("Invalid arguments for tool echo: /text: "), "{r:?}");
         let err = client.call_tool("no_such_tool", json!({})).await.unwrap_err();
         assert_eq!(err.code(), mcpcore::ErrorCode::INVALID_PARAMS);
         assert!(err.message().contains("no_such_tool"));
         client.close().await;
     }
+    // Up to 2025-06-18 they are the protocol error -32602, with the failing fields.
+    let options =
+        ClientOptions { version: Some(mcpcore::ProtocolVersion::V2025_06_18), ..Default::default() };
+    let client = connect("fixture_server", &[], options).await;
+    let err = client.call_tool("echo", json!({"text": 5})).await.unwrap_err();
+    assert_eq!(err.code(), mcpcore::ErrorCode::INVALID_PARAMS);
+    assert_eq!(err.data().unwrap()["errors"][0]["path"], "/text");
+    client.close().await;
 }
 
 #[tokio::test]

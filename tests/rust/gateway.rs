@@ -373,16 +373,16 @@ fn bad_configs_are_clear_errors() {
 
 #[test]
 fn a_2024_11_05_sse_upstream_is_served() {
-    let script = workspace().join("tests/interop/ts/everything_sse.mjs");
+    let script = workspace().join("tests/interop/ts/everything.mjs");
     let mut child = Command::new("node")
         .args([script.to_string_lossy().as_ref(), "--port", "0"])
         .stdout(Stdio::piped())
         .spawn()
-        .expect("node everything_sse.mjs");
+        .expect("node everything.mjs");
     let line = first_line(&mut child);
     let _sse = Killed(child);
     let url =
-        line.strip_prefix("READY ").unwrap_or_else(|| panic!("everything_sse said {line:?}")).to_owned();
+        line.strip_prefix("READY ").unwrap_or_else(|| panic!("everything.mjs said {line:?}")).to_owned();
     let m = marker();
     let config = json!({"mcpServers": {"old": {"url": url, "type": "sse", "include": ["echo", "get-sum"]}}});
     let path = write_config(&config, &m);

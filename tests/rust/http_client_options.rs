@@ -56,6 +56,18 @@ async fn host_headers_token_and_modern_headers_are_sent() {
 
 /// Answers every connection with `status` and `body` (JSON), `n` times.
 async fn answer(listener: TcpListener, n: usize, status: &'static str, body: &'static str) {
+    answer_with(listener, n, status, "", body, Default::default()).await
+}
+
+/// [`answer`] with extra header lines (`name: value\r\n` each), counting the requests.
+async fn answer_with(
+    listener: TcpListener,
+    n: usize,
+    status: &'static str,
+    headers: &'static str,
+    body: &'static str,
+    count: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) {
     for _ in 0..n {
         let Ok(Ok((mut sock, _))) = tokio::time::timeout(Duration::from_secs(5), listener.accept()).await
         else {
@@ -63,8 +75,9 @@ async fn answer(listener: TcpListener, n: usize, status: &'static str, body: &'s
         };
         let mut buf = vec![0u8; 64 * 1024];
         let _ = sock.read(&mut buf).await;
+        count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let reply = format!(
-            "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            "HTTP/1.1 {status}\r\ncontent-type: application/json\r\n{headers}content-length: {}\r\nconnection: close\r\n\r\n{body}",
             body.len()
         );
         let _ = sock.write_all(reply.as_bytes()).await;
@@ -86,4 +99,140 @@ async fn an_http_error_keeps_its_status_and_the_json_rpc_code_of_its_body() {
     assert_eq!(err.http_status(), Some(403));
     assert_eq!(err.code(), mcpcore::ErrorCode::INVALID_REQUEST, "{err}");
     assert!(err.message().contains("Origin not allowed"), "{err}");
+}
+
+#[tokio::test]
+async fn a_401_is_an_auth_error_with_the_challenge_and_no_fallback() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let challenge =
+        "www-authenticate: Bearer realm=\"mcp\", resource_metadata=\"https://as.example/prm\"\r\n";
+    tokio::spawn(answer_with(listener, 3, "401 Unauthorized", challenge, "", count.clone()));
+    // Auto transport: nothing falls back to the 2024-11-05 SSE transport on a 401.
+    let err = Client::connect_http(&url, HttpOptions::default(), ClientOptions::default()).await.unwrap_err();
+    assert_eq!(err.kind(), mcpcore::ErrorKind::Auth, "{err}");
+    assert_eq!(err.http_status(), Some(401));
+    let auth = err.auth_error().unwrap();
+    assert_eq!(auth.error, "unauthorized");
+    assert_eq!(
+        auth.challenge.as_deref(),
+        Some("Bearer realm=\"mcp\", resource_metadata=\"https://as.example/prm\"")
+    );
+    assert!(err.message().contains("answered HTTP 401"), "{err}");
+    assert_eq!(count.load(std::sync::atomic::Ordering::SeqCst), 1, "only the probe was sent");
+}
+
+/// Reads one HTTP/1.1 request: its head (lowercased) and body.
+async fn read_request(sock: &mut tokio::net::TcpStream) -> Option<(String, String)> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let head_end = loop {
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+        let n = sock.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
+    let len = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .unwrap_or(0);
+    while buf.len() < head_end + len {
+        let n = sock.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    Some((head, String::from_utf8_lossy(&buf[head_end..head_end + len]).into_owned()))
+}
+
+/// A legacy Streamable HTTP peer whose GET stream names event `e1`, says `retry: 10`, and ends;
+/// the reconnection's `Last-Event-ID` is sent on `resumed`, and the second stream carries
+/// another notification once `go` fires.
+async fn resuming_peer(
+    listener: TcpListener,
+    resumed: tokio::sync::mpsc::UnboundedSender<String>,
+    go: tokio::sync::oneshot::Receiver<()>,
+) {
+    let mut go = Some(go);
+    let mut gets = 0;
+    loop {
+        let Ok((mut sock, _)) = listener.accept().await else { return };
+        let Some((head, body)) = read_request(&mut sock).await else { continue };
+        let reply = if head.starts_with("post") && body.contains("\"initialize\"") {
+            let id: serde_json::Value = serde_json::from_str(&body).unwrap();
+            let result = serde_json::json!({"jsonrpc": "2.0", "id": id["id"], "result": {
+                "protocolVersion": "2025-11-25", "capabilities": {"logging": {}},
+                "serverInfo": {"name": "resuming", "version": "1"}}})
+            .to_string();
+            format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nmcp-session-id: s-1\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{result}",
+                result.len()
+            )
+        } else if head.starts_with("get") {
+            gets += 1;
+            let note = |n: u32| {
+                format!(
+                    "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"level\":\"info\",\"data\":\"stream {n}\"}}}}"
+                )
+            };
+            if gets == 1 {
+                assert!(!head.contains("last-event-id"), "{head}");
+                format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\nid: e1\nretry: 10\ndata: {}\n\n",
+                    note(1)
+                )
+            } else {
+                let last = head.lines().find_map(|l| l.strip_prefix("last-event-id:")).unwrap_or("").trim();
+                let _ = resumed.send(last.to_owned());
+                if let Some(go) = go.take() {
+                    let _ = go.await;
+                }
+                format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\nid: e2\ndata: {}\n\n",
+                    note(2)
+                )
+            }
+        } else {
+            "HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_owned()
+        };
+        let _ = sock.write_all(reply.as_bytes()).await;
+        let _ = sock.shutdown().await;
+    }
+}
+
+#[tokio::test]
+async fn the_get_stream_opens_by_itself_and_resumes_with_last_event_id() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let (tx, mut resumed) = tokio::sync::mpsc::unbounded_channel();
+    let (go, wait_go) = tokio::sync::oneshot::channel();
+    let peer = tokio::spawn(resuming_peer(listener, tx, wait_go));
+    let options = ClientOptions { lineage: Some(mcpcore::Lineage::Legacy), ..Default::default() };
+    let client = Client::connect_http(&url, HttpOptions::default(), options).await.unwrap();
+    let (log_tx, mut logs) = tokio::sync::mpsc::unbounded_channel();
+    client.on_log(move |m| {
+        let _ = log_tx.send(m.data.as_str().unwrap_or_default().to_owned());
+    });
+    // Nothing asked for the stream: it opened after initialized. (Liveness bounds only.)
+    let last = tokio::time::timeout(Duration::from_secs(10), resumed.recv()).await.unwrap().unwrap();
+    assert_eq!(last, "e1");
+    go.send(()).unwrap();
+    // The first message may have arrived before `on_log` was set; the resumed one follows.
+    loop {
+        let line = tokio::time::timeout(Duration::from_secs(10), logs.recv()).await.unwrap().unwrap();
+        if line == "stream 2" {
+            break;
+        }
+        assert_eq!(line, "stream 1");
+    }
+    client.close().await;
+    peer.abort();
 }

@@ -208,7 +208,7 @@ async fn our_client_calls_typescript_sdk_http_servers() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn our_client_reaches_server_everything_over_2024_11_05_sse() {
-    let everything = Served::start("node", &[&peer("ts", "everything_sse.mjs"), "--port", "0"]);
+    let everything = Served::start("node", &[&peer("ts", "everything.mjs"), "--port", "0"]);
     // Auto-detection from the SSE URL: the POST is refused, the GET offers the endpoint event.
     for transport in [HttpTransport::Sse, HttpTransport::Auto] {
         let http = HttpOptions { transport, ..Default::default() };

@@ -67,6 +67,23 @@ async fn modern_requests_get_logs_only_when_they_ask() {
     assert_eq!(take(&seen), ["warning", "error", "critical", "alert", "emergency"]);
     let err = client.request("logging/setLevel", json!({"level": "info"})).await.unwrap_err();
     assert_eq!(err.code(), mcpcore::ErrorCode::METHOD_NOT_FOUND, "setLevel is legacy-only");
+    // set_log_level: every later request carries the level.
+    client.set_log_level(LoggingLevel::Alert).await.unwrap();
+    client.call_tool("chatty", json!({})).await.unwrap();
+    assert_eq!(take(&seen), ["alert", "emergency"]);
+    client.ping().await.unwrap();
+    client.close().await;
+    serving.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn set_log_level_and_ping_on_a_legacy_session() {
+    let serving = serve_registry(registry(), &[], HttpServerConfig::default()).await;
+    let (client, seen) = connect(&serving.url(), Lineage::Legacy).await;
+    client.ping().await.unwrap();
+    client.set_log_level(LoggingLevel::Critical).await.unwrap();
+    client.call_tool("chatty", json!({})).await.unwrap();
+    assert_eq!(take(&seen), ["critical", "alert", "emergency"]);
     client.close().await;
     serving.shutdown().await.unwrap();
 }

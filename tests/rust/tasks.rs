@@ -241,3 +241,60 @@ async fn http_listen_delivers_task_notifications() {
     assert_eq!(done["params"]["result"]["content"][0]["text"], "hello Bo");
     assert_eq!(done["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 2);
 }
+
+/// Answers every elicitation with the name Ada.
+struct Ada;
+
+impl mcpcore::client::InputHandler for Ada {
+    fn kinds(&self) -> mcpcore::client::InputKinds {
+        mcpcore::client::InputKinds { elicitation: true, ..Default::default() }
+    }
+    fn elicit(
+        &self,
+        _params: mcpcore::protocol::elicitation::ElicitRequestParams,
+    ) -> mcpcore::client::BoxFuture<'_, mcpcore::Result<mcpcore::protocol::elicitation::ElicitResult>> {
+        Box::pin(async {
+            Ok(serde_json::from_value(json!({"action": "accept", "content": {"name": "Ada"}})).unwrap())
+        })
+    }
+}
+
+/// The client's task handle against our server: a client that does not declare the extension
+/// declares it for these requests only; input is answered through `tasks/update` by the
+/// client's handler; a required tool runs as a task by itself.
+#[tokio::test]
+async fn the_client_runs_tasks_through_a_handle() {
+    use mcpcore::client::TaskOptions;
+    use mcpcore::protocol::tasks::TaskStatus;
+    let options = ClientOptions {
+        version: Some(ProtocolVersion::V2026_07_28),
+        input: Some(std::sync::Arc::new(Ada)),
+        request_timeout: Duration::from_secs(10),
+        ..Default::default()
+    };
+    let c = Client::connect_stdio(mcpcore_tests::cmd("fixture_server", &["--tasks"]), options).await.unwrap();
+
+    let t = c.call_tool_as_task("task_sleep", json!({"ms": 50}), TaskOptions::default()).await.unwrap();
+    let id = t.id().expect("a task was created").to_owned();
+    assert!(t.created().unwrap().ttl.is_some());
+    assert_eq!(t.status().await.unwrap().task_id, id);
+    assert_eq!(t.result().await.unwrap().first_text(), Some("slept"));
+    assert_eq!(t.status().await.unwrap().status, TaskStatus::Completed);
+
+    let t = c.call_tool_as_task("task_ask", json!({}), TaskOptions::default()).await.unwrap();
+    assert_eq!(t.result().await.unwrap().first_text(), Some("hello Ada"));
+
+    let t = c.call_tool_as_task("task_fail", json!({}), TaskOptions::default()).await.unwrap();
+    let e = t.result().await.unwrap_err();
+    assert_eq!(e.code().0, -32603, "{e}");
+
+    let t = c.call_tool_as_task("task_sleep", json!({"ms": 60_000}), TaskOptions::default()).await.unwrap();
+    t.cancel().await.unwrap();
+    assert_eq!(t.result().await.unwrap_err().kind(), mcpcore::ErrorKind::Cancelled);
+
+    // -32021 naming the extension: call_tool runs the tool as a task and returns its result.
+    assert_eq!(c.call_tool("task_only", json!({})).await.unwrap().first_text(), Some("only"));
+    // Optional tools stay synchronous for a plain call.
+    assert_eq!(c.call_tool("task_sleep", json!({"ms": 0})).await.unwrap().first_text(), Some("slept"));
+    c.close().await;
+}

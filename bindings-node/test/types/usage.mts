@@ -134,3 +134,41 @@ void server.serveHttp({ stateKeys: ['ab'.repeat(32), 'cd'.repeat(32)] });
 void hostAuth;
 // @ts-expect-error: scope modes are checked
 void ({ scopeMode: 'loose' } satisfies Auth);
+
+// The client: handlers for the server's input requests, typed lists, tasks, notifications.
+import { Task, type TaskStatus, type ResourceContents, type GetPromptResult } from 'mcpcore';
+async function client() {
+  const c = await Client.connectStdio('node server.mjs --flag', {
+    probeTimeoutMs: 2000,
+    onElicitation: (params) => (params.mode === 'url' ? 'accept' : { name: 'Ann' }),
+    onSampling: async (params) => `a reply to ${params.messages.length} messages`,
+    roots: ['file:///work', { uri: 'file:///tmp', name: 'tmp' }],
+  });
+  const caps: { [k: string]: unknown } = c.serverCapabilities;
+  for await (const t of c.tools()) void t.name;
+  const contents: ResourceContents[] = await c.readResource('memo://today');
+  const prompt: GetPromptResult = await c.getPrompt('review', { code: 'x' });
+  const values: string[] = await c.complete({ prompt: 'review' }, 'code', 'x');
+  const task: Task = await c.callTool('research', { topic: 'x' }, { task: true, ttlMs: 60_000 });
+  const st: TaskStatus = await task.status();
+  const done: CallToolResult = await task.result();
+  c.onToolsChanged(() => undefined);
+  c.onResourceUpdated((uri: string) => void uri);
+  c.setRoots(['file:///other']);
+  await c.setLogLevel('error');
+  await c.ping();
+  // @ts-expect-error: log levels are checked
+  await c.setLogLevel('loud');
+  void [caps, contents, prompt, values, st, done];
+  await c.close();
+  const version: string = c.protocolVersion;
+  void version;
+}
+void client;
+const withLifespan = new Server({
+  name: 'l',
+  lifespan: async function* () {
+    yield { db: 'connected' };
+  },
+});
+withLifespan.tool('status', (_args, ctx) => String(ctx.lifespan.db));

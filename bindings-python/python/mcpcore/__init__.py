@@ -32,13 +32,28 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import json
 import os
 import time
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, TypeVar, Union
+from typing import (
+    Any,
+    AsyncContextManager,
+    Awaitable,
+    Callable,
+    Dict,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    TypeVar,
+    Union,
+    overload,
+)
 
 from . import _convert, _features, _native, _schema
 from ._auth import MemoryTokenStore, OAuth, TokenStore
+from ._client import Client, Task
 from ._server_auth import Auth, Identity, TokenRefused
 from ._features import CompletionSource
 from .content import Audio, EmbeddedResource, Image, Message, Text
@@ -63,6 +78,7 @@ __version__: str = _native.__version__
 __all__ = [
     "Server",
     "Client",
+    "Task",
     "Registry",
     "HttpServing",
     "Context",
@@ -121,14 +137,14 @@ atexit.register(_settle_engine_threads)
 from ._context import Context, _context  # noqa: E402  (re-exported)
 
 
-def _callback(fn: Callable[..., Any], spec: _schema.ToolSpec) -> _features.Callback:
+def _callback(fn: Callable[..., Any], spec: _schema.ToolSpec, owner: Any) -> _features.Callback:
     """Wraps a user function as the native callback: the arguments in, the function's value (or
     its awaitable) out; the engine turns the value into the CallToolResult."""
 
     def invoke(arguments: Dict[str, Any], call: Optional[_native.ToolCall]) -> Any:
         kwargs = _convert.coerce_arguments(spec, arguments)
         if spec.context_param:
-            kwargs[spec.context_param] = _context(call)
+            kwargs[spec.context_param] = _context(call, owner)
         return fn(**kwargs)
 
     return invoke
@@ -139,6 +155,7 @@ class Registry:
 
     def __init__(self) -> None:
         self._native = _native.Registry()
+        self._lifespan_state: Any = None
 
     def add_tool(
         self,
@@ -154,15 +171,31 @@ class Registry:
         spec = _schema.tool_spec(fn, name=name, description=description, context_type=Context)
         output = json.dumps(spec.output_schema) if spec.output_schema is not None else None
         self._native.add_tool(
-            spec.name, spec.description, json.dumps(spec.input_schema), _callback(fn, spec), spec.is_async,
+            spec.name, spec.description, json.dumps(spec.input_schema), _callback(fn, spec, self), spec.is_async,
             output, title, spec.wraps_result,
         )
         return Tool(spec.name, spec.description, spec.input_schema, spec.output_schema, title)
 
+    @overload
+    def tool(self, name: F) -> F: ...
+
+    @overload
     def tool(
         self, name: Optional[str] = None, *, description: Optional[str] = None, title: Optional[str] = None
-    ) -> Callable[[F], F]:
-        """Decorator form of :meth:`add_tool`; returns the function unchanged."""
+    ) -> Callable[[F], F]: ...
+
+    def tool(
+        self,
+        name: Union[str, F, None] = None,
+        *,
+        description: Optional[str] = None,
+        title: Optional[str] = None,
+    ) -> Union[F, Callable[[F], F]]:
+        """Decorator form of :meth:`add_tool`, bare (``@registry.tool``) or called
+        (``@registry.tool(name=...)``); returns the function unchanged."""
+        if callable(name):
+            self.add_tool(name)
+            return name
 
         def register(fn: F) -> F:
             self.add_tool(fn, name=name, description=description, title=title)
@@ -211,8 +244,9 @@ class Registry:
 class HttpServing:
     """A running HTTP server (returned by :meth:`Server.serve_http`)."""
 
-    def __init__(self, native: _native.HttpServing) -> None:
+    def __init__(self, native: _native.HttpServing, on_stop: Optional[Callable[[], Awaitable[None]]] = None) -> None:
         self._native = native
+        self._on_stop = on_stop
 
     @property
     def url(self) -> str:
@@ -225,8 +259,12 @@ class HttpServing:
         return self._native.port
 
     async def shutdown(self) -> None:
-        """Stops gracefully: in-flight requests finish within the grace period (30 s)."""
+        """Stops gracefully: in-flight requests finish within the grace period (30 s); then the
+        server's ``lifespan`` ends."""
         await self._native.shutdown()
+        on_stop, self._on_stop = self._on_stop, None
+        if on_stop is not None:
+            await on_stop()
 
     async def wait(self) -> None:
         """Completes when the server has stopped."""
@@ -244,8 +282,24 @@ class Server:
         *,
         registry: Optional[Registry] = None,
         instructions: Optional[str] = None,
+        lifespan: Optional[Callable[["Server"], AsyncContextManager[Any]]] = None,
     ) -> None:
+        """``lifespan`` (an async context manager factory, e.g. an ``@asynccontextmanager``
+        function taking the server) is entered when serving starts and left when it stops; what
+        it yields is ``ctx.lifespan`` in every handler::
+
+            @contextlib.asynccontextmanager
+            async def lifespan(server):
+                db = await connect_db()
+                try:
+                    yield {"db": db}
+                finally:
+                    await db.close()
+
+            server = Server("app", "1.0", lifespan=lifespan)
+        """
         self.registry = registry if registry is not None else Registry()
+        self._lifespan = lifespan
         self._info = (name, version, instructions)
         self._resources = _native.Resources()
         self._prompts = _native.Prompts()
@@ -259,10 +313,25 @@ class Server:
         prompts = None if self._prompts.is_empty() else self._prompts
         return _native.Server(self.registry._native, name, version, instructions, resources, prompts)
 
+    @overload
+    def tool(self, name: F) -> F: ...
+
+    @overload
     def tool(
         self, name: Optional[str] = None, *, description: Optional[str] = None, title: Optional[str] = None
-    ) -> Callable[[F], F]:
-        """Registers the decorated function as a tool (see :meth:`Registry.add_tool`)."""
+    ) -> Callable[[F], F]: ...
+
+    def tool(
+        self,
+        name: Union[str, F, None] = None,
+        *,
+        description: Optional[str] = None,
+        title: Optional[str] = None,
+    ) -> Union[F, Callable[[F], F]]:
+        """Registers the decorated function as a tool (see :meth:`Registry.add_tool`), bare
+        (``@server.tool``) or called (``@server.tool(name=...)``)."""
+        if callable(name):
+            return self.registry.tool(name)
         return self.registry.tool(name, description=description, title=title)
 
     def add_tool(self, fn: Callable[..., Any], **kwargs: Any) -> Tool:
@@ -308,7 +377,7 @@ class Server:
         def invoke(request: Dict[str, Any], call: Optional[_native.ToolCall]) -> Any:
             kwargs = spec.kwargs(request.get("variables") or {})
             if spec.context_param:
-                kwargs[spec.context_param] = _context(call)
+                kwargs[spec.context_param] = _context(call, self.registry)
             return fn(**kwargs)
 
         callback = invoke
@@ -339,6 +408,12 @@ class Server:
             async def profile(id: str) -> dict:
                 return {"id": id}
         """
+
+        if callable(uri):
+            raise TypeError(
+                f"@server.resource needs the resource's URI: write @server.resource(\"scheme://...\") above "
+                f"{getattr(uri, '__name__', 'the function')}, not a bare @server.resource"
+            )
 
         def register(fn: F) -> F:
             self.add_resource(
@@ -392,13 +467,17 @@ class Server:
         def invoke(arguments: Dict[str, Any], call: Optional[_native.ToolCall]) -> Any:
             kwargs = spec.kwargs(arguments)
             if spec.context_param:
-                kwargs[spec.context_param] = _context(call)
+                kwargs[spec.context_param] = _context(call, self.registry)
             return fn(**kwargs)
 
         self._prompts.add(json.dumps(descriptor), invoke, spec.is_async)
         for argument, source in (complete or {}).items():
             self.add_completion(source, prompt=spec.name, argument=argument)
 
+    @overload
+    def prompt(self, name: F) -> F: ...
+
+    @overload
     def prompt(
         self,
         name: Optional[str] = None,
@@ -406,14 +485,28 @@ class Server:
         title: Optional[str] = None,
         description: Optional[str] = None,
         complete: Optional[Mapping[str, CompletionSource]] = None,
-    ) -> Callable[[F], F]:
-        """Decorator form of :meth:`add_prompt`; returns the function unchanged::
+    ) -> Callable[[F], F]: ...
+
+    def prompt(
+        self,
+        name: Union[str, F, None] = None,
+        *,
+        title: Optional[str] = None,
+        description: Optional[str] = None,
+        complete: Optional[Mapping[str, CompletionSource]] = None,
+    ) -> Union[F, Callable[[F], F]]:
+        """Decorator form of :meth:`add_prompt`, bare (``@server.prompt``) or called; returns the
+        function unchanged::
 
             @server.prompt(complete={"language": ["python", "rust"]})
             def review(code: str, language: str = "python") -> str:
                 \"\"\"Asks for a code review.\"\"\"
                 return f"Review this {language} code:\\n{code}"
         """
+
+        if callable(name):
+            self.add_prompt(name)
+            return name
 
         def register(fn: F) -> F:
             self.add_prompt(fn, name=name, title=title, description=description, complete=complete)
@@ -473,15 +566,35 @@ class Server:
 
     # -- serving ------------------------------------------------------------------------------
 
+    async def _enter_lifespan(self) -> Optional[Callable[[], Awaitable[None]]]:
+        """Enters ``lifespan``; returns what leaves it (None without one)."""
+        if self._lifespan is None:
+            return None
+        stack = contextlib.AsyncExitStack()
+        self.registry._lifespan_state = await stack.enter_async_context(self._lifespan(self))
+
+        async def leave() -> None:
+            try:
+                await stack.aclose()
+            finally:
+                self.registry._lifespan_state = None
+
+        return leave
+
     async def serve_stdio(self, *, auth: Optional[Auth] = None) -> None:
-        """Serves on this process's stdin/stdout until stdin closes.
+        """Serves on this process's stdin/stdout until stdin closes (inside ``lifespan``).
 
         With ``auth`` (the same :class:`Auth` as for HTTP) the caller's access token is read
         from the environment variable ``MCP_ACCESS_TOKEN``, as the spec asks of stdio servers,
         and checked once before serving: every request is then served as that identity
         (``ctx.auth``) with its catalogue. Without a valid token it raises :class:`AuthError`.
         """
-        await self._native_server().serve_stdio(auth._native if auth is not None else None)
+        leave = await self._enter_lifespan()
+        try:
+            await self._native_server().serve_stdio(auth._native if auth is not None else None)
+        finally:
+            if leave is not None:
+                await leave()
 
     async def serve_http(
         self,
@@ -515,7 +628,8 @@ class Server:
         auth: Optional[Auth] = None,
     ) -> HttpServing:
         """Starts serving HTTP: both lineages on ``path``, the 2024-11-05 SSE transport on
-        ``/sse``. Returns once bound (``port=0`` picks a free port).
+        ``/sse``. Returns once bound (``port=0`` picks a free port), inside ``lifespan``, which
+        :meth:`HttpServing.shutdown` leaves.
 
         - ``response_mode``: "auto" (SSE only when a tool sends progress first), "json" or "sse".
         - ``max_body``: the largest request body in bytes (default 4 MiB; larger: 413).
@@ -587,10 +701,16 @@ class Server:
             "store": store,
             "state_keys": state_keys if state_keys is None or isinstance(state_keys, str) else list(state_keys),
         }
-        native = await self._native_server().serve_http(
-            json.dumps(settings), auth._native if auth is not None else None
-        )
-        return HttpServing(native)
+        leave = await self._enter_lifespan()
+        try:
+            native = await self._native_server().serve_http(
+                json.dumps(settings), auth._native if auth is not None else None
+            )
+        except BaseException:
+            if leave is not None:
+                await leave()
+            raise
+        return HttpServing(native, leave)
 
     def run(
         self,
@@ -622,133 +742,3 @@ class Server:
             asyncio.run(main())
         except KeyboardInterrupt:
             pass
-
-
-class Client:
-    """A connection to an MCP server, with automatic lineage negotiation. Use
-    :meth:`connect_stdio` or :meth:`connect_http`; ``async with`` closes it."""
-
-    def __init__(self, native: _native.Client) -> None:
-        self._native = native
-
-    @classmethod
-    async def connect_stdio(
-        cls,
-        command: Union[str, Sequence[str]],
-        args: Sequence[str] = (),
-        *,
-        env: Optional[Mapping[str, str]] = None,
-        cwd: Optional[str] = None,
-        protocol_version: Optional[str] = None,
-        lineage: Optional[str] = None,
-        timeout: Optional[float] = None,
-    ) -> "Client":
-        """Spawns ``command`` (a program, or ``[program, *args]``) and connects over its stdio.
-        ``timeout`` is the default per-request timeout in seconds (60)."""
-        argv = [command] if isinstance(command, str) else list(command)
-        argv += list(args)
-        native = await _native.Client.connect_stdio(
-            argv[0], argv[1:], list((env or {}).items()), cwd, protocol_version, lineage, timeout
-        )
-        return cls(native)
-
-    @classmethod
-    async def connect_http(
-        cls,
-        url: str,
-        *,
-        headers: Optional[Mapping[str, str]] = None,
-        bearer_token: Optional[str] = None,
-        transport: str = "auto",
-        protocol_version: Optional[str] = None,
-        lineage: Optional[str] = None,
-        timeout: Optional[float] = None,
-        auth: Optional[OAuth] = None,
-        ca_file: Optional[Union[str, "os.PathLike[str]"]] = None,
-        client_cert: Optional[Union[str, "os.PathLike[str]"]] = None,
-        client_key: Optional[Union[str, "os.PathLike[str]"]] = None,
-    ) -> "Client":
-        """Connects to an HTTP or HTTPS endpoint. ``transport`` is "auto" (Streamable HTTP,
-        falling back to the 2024-11-05 SSE transport), "streamable" or "sse". ``auth`` authorizes
-        with OAuth 2.1 when the server asks (see :class:`OAuth`). HTTPS trusts the platform's
-        root certificates plus ``ca_file`` (PEM); ``client_cert`` and ``client_key`` (PEM) answer
-        servers that require a client certificate."""
-        native = await _native.Client.connect_http(
-            url,
-            list((headers or {}).items()),
-            bearer_token,
-            transport,
-            protocol_version,
-            lineage,
-            timeout,
-            auth._native if auth is not None else None,
-            None if ca_file is None else os.fspath(ca_file),
-            None if client_cert is None else os.fspath(client_cert),
-            None if client_key is None else os.fspath(client_key),
-        )
-        return cls(native)
-
-    @property
-    def protocol_version(self) -> str:
-        """The negotiated revision, e.g. "2026-07-28"."""
-        return self._native.protocol_version
-
-    @property
-    def lineage(self) -> str:
-        """ "modern" or "legacy". """
-        return self._native.lineage
-
-    @property
-    def server_info(self) -> Optional[Dict[str, Any]]:
-        """The server's name and version (and more), when it sent them."""
-        info = self._native.server_info
-        return json.loads(info) if info is not None else None
-
-    @property
-    def instructions(self) -> Optional[str]:
-        """The server's instructions, if any."""
-        return self._native.instructions
-
-    async def list_tools(self) -> List[Tool]:
-        """The server's tools (every page)."""
-        return [Tool.from_json(t) for t in json.loads(await self._native.list_tools())]
-
-    async def call_tool(
-        self,
-        name: str,
-        arguments: Optional[Mapping[str, Any]] = None,
-        *,
-        timeout: Optional[float] = None,
-        progress: Optional[Callable[[float, Optional[float], Optional[str]], None]] = None,
-        log_level: Optional[str] = None,
-    ) -> CallToolResult:
-        """Calls a tool. A failing tool gives a result with ``is_error``; protocol failures raise
-        McpError subclasses. Cancelling the awaiting task cancels the request on the wire.
-        ``log_level`` (2026-07-28) asks for the tool's log messages at that level and above; they
-        go to the :meth:`on_log` handler (legacy sessions use ``logging/setLevel`` instead)."""
-        out = await self._native.call_tool(
-            name, json.dumps(dict(arguments or {})), timeout, progress, log_level
-        )
-        return CallToolResult.from_json(json.loads(out))
-
-    def on_log(self, handler: Callable[[str, Any, Optional[str]], None]) -> None:
-        """Calls ``handler(level, data, logger)`` for every log message the server sends."""
-
-        def relay(level: str, logger: Optional[str], data: str) -> None:
-            handler(level, json.loads(data), logger)
-
-        self._native.on_log(relay)
-
-    async def request(self, method: str, params: Optional[Mapping[str, Any]] = None) -> Any:
-        """Sends any request and returns its result (a dict)."""
-        return json.loads(await self._native.request(method, json.dumps(dict(params or {}))))
-
-    async def close(self) -> None:
-        """Closes the connection (a spawned server is stopped)."""
-        await self._native.close()
-
-    async def __aenter__(self) -> "Client":
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()

@@ -5,13 +5,30 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Awaitable, Dict, Generator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _convert, _native, _schema
 from ._server_auth import Identity
 from .content import Message
 from .errors import InvalidInput
 from .types import ElicitResult, Root, SamplingResult
+
+
+class _Sent:
+    """What the logging and progress methods return: the notification is already sent, so
+    awaiting it (``await ctx.info(...)``, as fastmcp code does) completes at once; leaving it
+    unawaited is fine too."""
+
+    __slots__ = ()
+
+    def __await__(self) -> Generator[Any, None, None]:
+        return iter(())
+
+    def __repr__(self) -> str:
+        return "<sent>"
+
+
+_SENT = _Sent()
 
 
 class Context:
@@ -26,8 +43,15 @@ class Context:
     So ask in a deterministic order, under stable ``key``\\ s, and keep side effects after the last
     question. ``async def`` handlers await these; sync handlers use the ``*_sync`` forms."""
 
-    def __init__(self, call: _native.ToolCall) -> None:
+    def __init__(self, call: _native.ToolCall, owner: Any = None) -> None:
         self._call = call
+        self._owner = owner
+
+    @property
+    def lifespan(self) -> Any:
+        """What the server's ``lifespan`` yielded (``Server(lifespan=...)``), while it serves;
+        None without one."""
+        return getattr(self._owner, "_lifespan_state", None)
 
     @property
     def request_id(self) -> Optional[str]:
@@ -70,27 +94,37 @@ class Context:
         request; it travels sealed, so the client cannot alter it. A no-op on legacy sessions."""
         self._call.set_request_state(json.dumps(_convert.to_jsonable(state)))
 
-    def log(self, level: str, data: Any, logger: Optional[str] = None) -> None:
+    def log(self, level: str, data: Any, logger: Optional[str] = None) -> Awaitable[None]:
         """Sends a log message (``notifications/message``) to the caller, if it asked for
         ``level`` or lower: legacy sessions via ``logging/setLevel`` (every level until set),
-        2026-07-28 requests only with a ``_meta`` logLevel. ``data`` is any JSON value."""
+        2026-07-28 requests only with a ``_meta`` logLevel. ``data`` is any JSON value. Sent at
+        once; ``await`` it or not (it returns a finished awaitable)."""
         self._call.log(level, json.dumps(data, default=str), logger)
+        return _SENT
 
-    def info(self, data: Any, logger: Optional[str] = None) -> None:
+    def debug(self, data: Any, logger: Optional[str] = None) -> Awaitable[None]:
+        """``log("debug", data, logger)``."""
+        return self.log("debug", data, logger)
+
+    def info(self, data: Any, logger: Optional[str] = None) -> Awaitable[None]:
         """``log("info", data, logger)``."""
-        self.log("info", data, logger)
+        return self.log("info", data, logger)
 
-    def warning(self, data: Any, logger: Optional[str] = None) -> None:
+    def warning(self, data: Any, logger: Optional[str] = None) -> Awaitable[None]:
         """``log("warning", data, logger)``."""
-        self.log("warning", data, logger)
+        return self.log("warning", data, logger)
 
-    def error(self, data: Any, logger: Optional[str] = None) -> None:
+    def error(self, data: Any, logger: Optional[str] = None) -> Awaitable[None]:
         """``log("error", data, logger)``."""
-        self.log("error", data, logger)
+        return self.log("error", data, logger)
 
-    def report_progress(self, progress: float, total: Optional[float] = None, message: Optional[str] = None) -> None:
-        """Sends a progress notification (a no-op when the caller did not ask for progress)."""
+    def report_progress(
+        self, progress: float, total: Optional[float] = None, message: Optional[str] = None
+    ) -> Awaitable[None]:
+        """Sends a progress notification (a no-op when the caller did not ask for progress).
+        Sent at once; ``await`` it or not."""
         self._call.report_progress(progress, total, message)
+        return _SENT
 
     # -- client input ---------------------------------------------------------------------
 
@@ -211,7 +245,8 @@ def _sampling_request(
     return {"method": "sampling/createMessage", "params": params}
 
 
-def _context(call: Optional[_native.ToolCall]) -> Context:
+def _context(call: Optional[_native.ToolCall], owner: Any = None) -> Context:
+    """The Context of ``call``; ``owner`` (a Registry) holds the lifespan state."""
     if call is None:  # only completers run without a call, and they get no Context
         raise RuntimeError("this handler runs outside any request")
-    return Context(call)
+    return Context(call, owner)

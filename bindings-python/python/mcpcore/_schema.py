@@ -574,7 +574,9 @@ def tool_spec(
 
     ``name`` defaults to ``fn.__name__`` and ``description`` to its docstring. A parameter
     annotated with ``context_type`` (or a subclass, or ``Optional`` of it) is left out of the
-    schema and named in ``context_param``. Raises ``TypeError`` for ``*args``/``**kwargs``,
+    schema and named in ``context_param``. The schema allows no other arguments
+    (``additionalProperties: false``) unless ``fn`` takes ``**kwargs``, which then receives them
+    (checked against its annotation, when it has one). Raises ``TypeError`` for ``*args``,
     positional-only parameters and annotations without a JSON representation."""
     sig, hints = resolve_parameters(fn)
     tool_name = name if name is not None else _name_of(fn)
@@ -586,9 +588,16 @@ def tool_spec(
     context_param: Optional[str] = None
     param_types: Dict[str, Any] = {}
     field_defaults: Dict[str, Any] = {}
+    extra: Any = False  # additionalProperties: none without **kwargs
     for pname, param in sig.parameters.items():
         hint = hints.get(pname, Any)
-        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD, param.POSITIONAL_ONLY):
+        if param.kind == param.VAR_KEYWORD:
+            try:
+                extra = True if hint is Any else builder.schema(hint)
+            except TypeError as e:
+                raise TypeError(f"tool {tool_name!r}, parameter **{pname}: {e}") from e
+            continue
+        if param.kind in (param.VAR_POSITIONAL, param.POSITIONAL_ONLY):
             raise TypeError(f"tool {tool_name!r}: parameter {pname!r} must be a keyword-capable parameter")
         if _is_context(hints.get(pname), context_type):
             if context_param is not None:
@@ -619,6 +628,8 @@ def tool_spec(
         props[pname] = prop
         param_types[pname] = hint
     input_schema: Schema = {"type": "object", "properties": props, "required": required}
+    if extra is not True:
+        input_schema["additionalProperties"] = extra
     if builder.defs:
         input_schema["$defs"] = builder.defs
     try:

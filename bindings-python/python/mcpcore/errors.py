@@ -106,7 +106,9 @@ class AuthError(McpError):
     ``error`` is the OAuth error code (``invalid_grant``, ``insufficient_scope``,
     ``access_denied``...) or one of mcpcore's own refusals (``resource_mismatch``,
     ``issuer_mismatch``, ``pkce_unsupported``, ``iss_mismatch``, ``retry_limit``...);
-    ``http_status`` is the status of the response that carried it, when there was one.
+    ``http_status`` is the status of the response that carried it, when there was one, and
+    ``challenge`` the server's ``WWW-Authenticate`` header (a 401 to a client without ``auth=``:
+    ``error`` is then ``unauthorized``).
     """
 
     error: str
@@ -115,6 +117,8 @@ class AuthError(McpError):
     """The ``error_description``."""
     error_uri: Optional[str]
     """The ``error_uri``."""
+    challenge: Optional[str]
+    """The ``WWW-Authenticate`` challenge of a 401 or 403, as received."""
 
     def __init__(
         self,
@@ -126,11 +130,13 @@ class AuthError(McpError):
         error: str = "",
         error_description: Optional[str] = None,
         error_uri: Optional[str] = None,
+        challenge: Optional[str] = None,
     ) -> None:
         super().__init__(message, code, data, http_status)
         self.error = error
         self.error_description = error_description
         self.error_uri = error_uri
+        self.challenge = challenge
 
 
 class ResourceNotFound(McpError):
@@ -161,11 +167,14 @@ def _from_native(
     code: int,
     data: Optional[str],
     http_status: Optional[int],
-    auth: Optional[Tuple[str, Optional[str], Optional[str]]] = None,
+    auth: Optional[Tuple[str, Optional[str], Optional[str], Optional[str]]] = None,
 ) -> McpError:
     """The exception for an engine error of ``kind`` (called by the native module); ``auth`` is
-    the OAuth ``error``, description and URI of an ``auth`` error."""
+    the OAuth ``error``, description, URI and ``WWW-Authenticate`` challenge of an ``auth`` error."""
     if kind == "auth":
-        error, description, uri = auth or ("", None, None)
-        return AuthError(message, code, data, http_status, error=error, error_description=description, error_uri=uri)
+        error, description, uri, challenge = auth or ("", None, None, None)
+        return AuthError(
+            message, code, data, http_status, error=error, error_description=description, error_uri=uri,
+            challenge=challenge,
+        )
     return KIND_CLASSES.get(kind, McpError)(message, code, data, http_status)

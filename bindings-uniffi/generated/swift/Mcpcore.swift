@@ -952,7 +952,7 @@ public protocol ClientProtocol: AnyObject, Sendable {
     func onLog(listener: LogListener) throws  -> Subscription
     
     /**
-     * The negotiated revision, e.g. `2026-07-28`.
+     * The negotiated revision, e.g. `2026-07-28` (still readable after `disconnect`).
      */
     func protocolVersion() throws  -> String
     
@@ -967,6 +967,11 @@ public protocol ClientProtocol: AnyObject, Sendable {
      * notification.
      */
     func rootsChanged() throws 
+    
+    /**
+     * The server's capabilities, as JSON text.
+     */
+    func serverCapabilities() throws  -> String
     
     /**
      * The server's `serverInfo`, when it sent one.
@@ -1016,6 +1021,69 @@ public protocol ClientProtocol: AnyObject, Sendable {
      * `data` names the `uri`); a blob that is not base64 throws `Protocol`.
      */
     func readResource(uri: String) async throws  -> [ResourceContents]
+    
+    /**
+     * Calls a tool as a task (2025-11-25 tasks, or the 2026-07-28 Tasks extension) and
+     * returns its [`Task`]; `ttl` asks the server to keep it that long, `wait` bounds
+     * [`Task::result`] (default: the request timeout). A tool that runs only as a task is run
+     * as one by `call_tool` too.
+     */
+    func callToolAsTask(name: String, arguments: String, ttl: TimeInterval?, wait: TimeInterval?) async throws  -> Task
+    
+    /**
+     * One page of `prompts/list` after `cursor`.
+     */
+    func listPromptsPage(cursor: String?) async throws  -> PromptsPage
+    
+    /**
+     * One page of `resources/templates/list` after `cursor`.
+     */
+    func listResourceTemplatesPage(cursor: String?) async throws  -> ResourceTemplatesPage
+    
+    /**
+     * One page of `resources/list` after `cursor`.
+     */
+    func listResourcesPage(cursor: String?) async throws  -> ResourcesPage
+    
+    /**
+     * One page of `tools/list` after `cursor` (served from the cache while fresh).
+     */
+    func listToolsPage(cursor: String?) async throws  -> ToolsPage
+    
+    /**
+     * Delivers the server's notifications that answer no request (list changes, resource
+     * updates, others) to `listener` until the returned subscription is cancelled, closed or
+     * dropped. A later listener replaces this one. On legacy Streamable HTTP they travel on
+     * the GET stream the client keeps open.
+     */
+    func onNotification(listener: NotificationListener) throws  -> Subscription
+    
+    /**
+     * Checks that the server answers (`ping`; `server/discover` on 2026-07-28).
+     */
+    func ping() async throws 
+    
+    /**
+     * Asks for log messages at `level` (`debug` … `emergency`) and above, delivered to
+     * [`Client::on_log`]: `logging/setLevel` on a legacy session, each later request's `_meta`
+     * on 2026-07-28.
+     */
+    func setLogLevel(level: String) async throws 
+    
+    /**
+     * Replaces the roots given in `ConnectOptions.roots` and tells a legacy server.
+     */
+    func setRoots(roots: [Root]) throws 
+    
+    /**
+     * Legacy `resources/subscribe`: updates of `uri` reach [`Client::on_notification`].
+     */
+    func subscribeResource(uri: String) async throws 
+    
+    /**
+     * Legacy `resources/unsubscribe`.
+     */
+    func unsubscribeResource(uri: String) async throws 
     
 }
 /**
@@ -1213,7 +1281,7 @@ open func onLog(listener: LogListener)throws  -> Subscription  {
 }
     
     /**
-     * The negotiated revision, e.g. `2026-07-28`.
+     * The negotiated revision, e.g. `2026-07-28` (still readable after `disconnect`).
      */
 open func protocolVersion()throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMcpError_lift) {
@@ -1254,6 +1322,18 @@ open func rootsChanged()throws   {try rustCallWithError(FfiConverterTypeMcpError
             self.uniffiCloneHandle(),uniffiCallStatus
     )
 }
+}
+    
+    /**
+     * The server's capabilities, as JSON text.
+     */
+open func serverCapabilities()throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_client_server_capabilities(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
 }
     
     /**
@@ -1413,6 +1493,210 @@ open func readResource(uri: String)async throws  -> [ResourceContents]  {
             completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
             freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
             liftFunc: FfiConverterSequenceTypeResourceContents.lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Calls a tool as a task (2025-11-25 tasks, or the 2026-07-28 Tasks extension) and
+     * returns its [`Task`]; `ttl` asks the server to keep it that long, `wait` bounds
+     * [`Task::result`] (default: the request timeout). A tool that runs only as a task is run
+     * as one by `call_tool` too.
+     */
+open func callToolAsTask(name: String, arguments: String, ttl: TimeInterval? = nil, wait: TimeInterval? = nil)async throws  -> Task  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_call_tool_as_task(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(name),FfiConverterString.lower(arguments),FfiConverterOptionDuration.lower(ttl),FfiConverterOptionDuration.lower(wait)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_u64,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_u64,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_u64,
+            liftFunc: FfiConverterTypeTask_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * One page of `prompts/list` after `cursor`.
+     */
+open func listPromptsPage(cursor: String? = nil)async throws  -> PromptsPage  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_list_prompts_page(
+                        self.uniffiCloneHandle(),FfiConverterOptionString.lower(cursor)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypePromptsPage_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * One page of `resources/templates/list` after `cursor`.
+     */
+open func listResourceTemplatesPage(cursor: String? = nil)async throws  -> ResourceTemplatesPage  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_list_resource_templates_page(
+                        self.uniffiCloneHandle(),FfiConverterOptionString.lower(cursor)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeResourceTemplatesPage_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * One page of `resources/list` after `cursor`.
+     */
+open func listResourcesPage(cursor: String? = nil)async throws  -> ResourcesPage  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_list_resources_page(
+                        self.uniffiCloneHandle(),FfiConverterOptionString.lower(cursor)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeResourcesPage_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * One page of `tools/list` after `cursor` (served from the cache while fresh).
+     */
+open func listToolsPage(cursor: String? = nil)async throws  -> ToolsPage  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_list_tools_page(
+                        self.uniffiCloneHandle(),FfiConverterOptionString.lower(cursor)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeToolsPage_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Delivers the server's notifications that answer no request (list changes, resource
+     * updates, others) to `listener` until the returned subscription is cancelled, closed or
+     * dropped. A later listener replaces this one. On legacy Streamable HTTP they travel on
+     * the GET stream the client keeps open.
+     */
+open func onNotification(listener: NotificationListener)throws  -> Subscription  {
+    return try  FfiConverterTypeSubscription_lift(try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_client_on_notification(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeNotificationListener_lower(listener),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Checks that the server answers (`ping`; `server/discover` on 2026-07-28).
+     */
+open func ping()async throws   {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_ping(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_void,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_void,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Asks for log messages at `level` (`debug` … `emergency`) and above, delivered to
+     * [`Client::on_log`]: `logging/setLevel` on a legacy session, each later request's `_meta`
+     * on 2026-07-28.
+     */
+open func setLogLevel(level: String)async throws   {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_set_log_level(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(level)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_void,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_void,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Replaces the roots given in `ConnectOptions.roots` and tells a legacy server.
+     */
+open func setRoots(roots: [Root])throws   {try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_client_set_roots(
+            self.uniffiCloneHandle(),
+        FfiConverterSequenceTypeRoot.lower(roots),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Legacy `resources/subscribe`: updates of `uri` reach [`Client::on_notification`].
+     */
+open func subscribeResource(uri: String)async throws   {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_subscribe_resource(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(uri)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_void,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_void,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Legacy `resources/unsubscribe`.
+     */
+open func unsubscribeResource(uri: String)async throws   {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_unsubscribe_resource(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(uri)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_void,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_void,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_void,
+            liftFunc: { $0 },
             errorHandler: FfiConverterTypeMcpError_lift
         )
 }
@@ -2287,6 +2571,216 @@ public func FfiConverterTypeLogListener_lift(_ handle: UInt64) throws -> LogList
 #endif
 public func FfiConverterTypeLogListener_lower(_ value: LogListener) -> UInt64 {
     return FfiConverterTypeLogListener.lower(value)
+}
+
+
+
+
+
+
+/**
+ * Receives the server's notifications (Kotlin: a `when` over [`ServerNotification`]).
+ */
+public protocol NotificationListener: AnyObject, Sendable {
+    
+    /**
+     * One notification.
+     */
+    func onNotification(notification: ServerNotification) 
+    
+}
+/**
+ * Receives the server's notifications (Kotlin: a `when` over [`ServerNotification`]).
+ */
+open class NotificationListenerImpl: NotificationListener, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpcore_uniffi_fn_clone_notificationlistener(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpcore_uniffi_fn_free_notificationlistener(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * One notification.
+     */
+open func onNotification(notification: ServerNotification)  {try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_notificationlistener_on_notification(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeServerNotification_lower(notification),uniffiCallStatus
+    )
+}
+}
+    
+
+    
+}
+
+
+
+// Put the implementation in a struct so we don't pollute the top-level namespace
+fileprivate struct UniffiCallbackInterfaceNotificationListener {
+
+    // Create the VTable using a series of closures.
+    // Swift automatically converts these into C callback functions.
+    //
+    // Store the vtable directly.
+    static let vtable: UniffiVTableCallbackInterfaceNotificationListener = UniffiVTableCallbackInterfaceNotificationListener(
+        uniffiFree: { (uniffiHandle: UInt64) -> () in
+            do {
+                try FfiConverterTypeNotificationListener.handleMap.remove(handle: uniffiHandle)
+            } catch {
+                print("Uniffi callback interface NotificationListener: handle missing in uniffiFree")
+            }
+        },
+        uniffiClone: { (uniffiHandle: UInt64) -> UInt64 in
+            do {
+                return try FfiConverterTypeNotificationListener.handleMap.clone(handle: uniffiHandle)
+            } catch {
+                fatalError("Uniffi callback interface NotificationListener: handle missing in uniffiClone")
+            }
+        },
+        onNotification: { (
+            uniffiHandle: UInt64,
+            notification: RustBuffer,
+            uniffiOutReturn: UnsafeMutableRawPointer,
+            uniffiCallStatus: UnsafeMutablePointer<RustCallStatus>
+        ) in
+            let makeCall = {
+                () throws -> () in
+                guard let uniffiObj = try? FfiConverterTypeNotificationListener.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return uniffiObj.onNotification(
+                     notification: try FfiConverterTypeServerNotification_lift(notification)
+                )
+            }
+
+            
+            let writeReturn = { () }
+            uniffiTraitInterfaceCall(
+                callStatus: uniffiCallStatus,
+                makeCall: makeCall,
+                writeReturn: writeReturn
+            )
+        }
+    )
+
+    // Rust stores this pointer for future callback invocations, so it must live
+    // for the process lifetime (not just for the init function call).
+    //
+    // `nonisolated(unsafe)` is needed under Swift 6 strict concurrency.
+    // This is safe because the pointee is initialized once during static init
+    // and never mutated by either side of the FFI.  Its fields are C function pointers.
+    nonisolated(unsafe) static let vtablePtr: UnsafePointer<UniffiVTableCallbackInterfaceNotificationListener> = {
+        let ptr = UnsafeMutablePointer<UniffiVTableCallbackInterfaceNotificationListener>.allocate(capacity: 1)
+        ptr.initialize(to: vtable)
+        return UnsafePointer(ptr)
+    }()
+}
+
+private func uniffiCallbackInitNotificationListener() {
+    uniffi_mcpcore_uniffi_fn_init_callback_vtable_notificationlistener(UniffiCallbackInterfaceNotificationListener.vtablePtr)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeNotificationListener: FfiConverter {
+    fileprivate static let handleMap = UniffiHandleMap<NotificationListener>()
+
+    typealias FfiType = UInt64
+    typealias SwiftType = NotificationListener
+
+    public static func lift(_ handle: UInt64) throws -> NotificationListener {
+        if ((handle & 1) == 0) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return NotificationListenerImpl(unsafeFromHandle: handle)
+        } else {
+            // Swift-generated handle, get the object from the handle map
+            return try handleMap.remove(handle: handle)
+        }
+    }
+
+    public static func lower(_ value: NotificationListener) -> UInt64 {
+         if let rustImpl = value as? NotificationListenerImpl {
+             // Rust-implemented object.  Clone the handle and return it
+            return rustImpl.uniffiCloneHandle()
+         } else {
+            // Swift object, generate a new vtable handle and return that.
+            return handleMap.insert(obj: value)
+         }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> NotificationListener {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: NotificationListener, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNotificationListener_lift(_ handle: UInt64) throws -> NotificationListener {
+    return try FfiConverterTypeNotificationListener.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNotificationListener_lower(_ value: NotificationListener) -> UInt64 {
+    return FfiConverterTypeNotificationListener.lower(value)
 }
 
 
@@ -4631,10 +5125,9 @@ public protocol ServerProtocol: AnyObject, Sendable {
     /**
      * Starts serving HTTP on `host:port` (port 0 picks a free one): Streamable HTTP of both
      * lineages on `path`, the 2024-11-05 HTTP+SSE transport on `/sse`. Returns once bound.
-     * `options`: limits, allow-lists and HTTPS (see [`ServeOptions`]); `auth`: a protected
-     * server (every request needs a bearer token the [`ServerAuth`] accepts).
+     * `options`: limits, allow-lists and HTTPS (see [`ServeOptions`]).
      */
-    func serveHttp(host: String, port: UInt16, path: String, options: ServeOptions, auth: ServerAuth?) async throws  -> HttpServing
+    func serveHttp(host: String, port: UInt16, path: String, options: ServeOptions) async throws  -> HttpServing
     
     /**
      * Serves on this process's stdin/stdout until stdin closes; in-flight calls finish first.
@@ -4721,15 +5214,14 @@ public convenience init(registry: Registry, name: String, version: String, instr
     /**
      * Starts serving HTTP on `host:port` (port 0 picks a free one): Streamable HTTP of both
      * lineages on `path`, the 2024-11-05 HTTP+SSE transport on `/sse`. Returns once bound.
-     * `options`: limits, allow-lists and HTTPS (see [`ServeOptions`]); `auth`: a protected
-     * server (every request needs a bearer token the [`ServerAuth`] accepts).
+     * `options`: limits, allow-lists and HTTPS (see [`ServeOptions`]).
      */
-open func serveHttp(host: String, port: UInt16, path: String = "/mcp", options: ServeOptions = ServeOptions(), auth: ServerAuth? = nil)async throws  -> HttpServing  {
+open func serveHttp(host: String, port: UInt16, path: String = "/mcp", options: ServeOptions = ServeOptions())async throws  -> HttpServing  {
     return
         try  await uniffiRustCallAsync(
             rustFutureFunc: {
                 uniffi_mcpcore_uniffi_fn_method_server_serve_http(
-                        self.uniffiCloneHandle(),FfiConverterString.lower(host),FfiConverterUInt16.lower(port),FfiConverterString.lower(path),FfiConverterTypeServeOptions_lower(options),FfiConverterOptionTypeServerAuth.lower(auth)
+                        self.uniffiCloneHandle(),FfiConverterString.lower(host),FfiConverterUInt16.lower(port),FfiConverterString.lower(path),FfiConverterTypeServeOptions_lower(options)
                 )
             },
             pollFunc: ffi_mcpcore_uniffi_rust_future_poll_u64,
@@ -4803,148 +5295,6 @@ public func FfiConverterTypeServer_lift(_ handle: UInt64) throws -> Server {
 #endif
 public func FfiConverterTypeServer_lower(_ value: Server) -> UInt64 {
     return FfiConverterTypeServer.lower(value)
-}
-
-
-
-
-
-
-/**
- * A protected server's configuration, checked when made; pass it to `Server.serveHttp`.
- */
-public protocol ServerAuthProtocol: AnyObject, Sendable {
-    
-    /**
-     * The Protected Resource Metadata URL named in challenges.
-     */
-    func metadataUrl()  -> String?
-    
-}
-/**
- * A protected server's configuration, checked when made; pass it to `Server.serveHttp`.
- */
-open class ServerAuth: ServerAuthProtocol, @unchecked Sendable {
-    fileprivate let handle: UInt64
-
-    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
-#if swift(>=5.8)
-    @_documentation(visibility: private)
-#endif
-    public struct NoHandle {
-        public init() {}
-    }
-
-    // TODO: We'd like this to be `private` but for Swifty reasons,
-    // we can't implement `FfiConverter` without making this `required` and we can't
-    // make it `required` without making it `public`.
-#if swift(>=5.8)
-    @_documentation(visibility: private)
-#endif
-    required public init(unsafeFromHandle handle: UInt64) {
-        self.handle = handle
-    }
-
-    // This constructor can be used to instantiate a fake object.
-    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
-    //
-    // - Warning:
-    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
-#if swift(>=5.8)
-    @_documentation(visibility: private)
-#endif
-    public init(noHandle: NoHandle) {
-        self.handle = 0
-    }
-
-#if swift(>=5.8)
-    @_documentation(visibility: private)
-#endif
-    public func uniffiCloneHandle() -> UInt64 {
-        return try! rustCall { uniffi_mcpcore_uniffi_fn_clone_serverauth(self.handle, $0) }
-    }
-    /**
-     * Checks `settings`; `verifier` replaces the built-in JWT verifier.
-     */
-public convenience init(settings: AuthSettings, verifier: TokenVerifier? = nil)throws  {
-    let handle =
-        try rustCallWithError(FfiConverterTypeMcpError_lift) {
-        uniffiCallStatus in
-    uniffi_mcpcore_uniffi_fn_constructor_serverauth_new(
-        FfiConverterTypeAuthSettings_lower(settings),
-        FfiConverterOptionTypeTokenVerifier.lower(verifier),uniffiCallStatus
-    )
-}
-    self.init(unsafeFromHandle: handle)
-}
-
-    deinit {
-        if handle == 0 {
-            // Mock objects have handle=0 don't try to free them
-            return
-        }
-
-        try! rustCall { uniffi_mcpcore_uniffi_fn_free_serverauth(handle, $0) }
-    }
-
-    
-
-    
-    /**
-     * The Protected Resource Metadata URL named in challenges.
-     */
-open func metadataUrl() -> String?  {
-    return try!  FfiConverterOptionString.lift(try! rustCall() {
-        uniffiCallStatus in
-    uniffi_mcpcore_uniffi_fn_method_serverauth_metadata_url(
-            self.uniffiCloneHandle(),uniffiCallStatus
-    )
-})
-}
-    
-
-    
-}
-
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public struct FfiConverterTypeServerAuth: FfiConverter {
-    typealias FfiType = UInt64
-    typealias SwiftType = ServerAuth
-
-    public static func lift(_ handle: UInt64) throws -> ServerAuth {
-        return ServerAuth(unsafeFromHandle: handle)
-    }
-
-    public static func lower(_ value: ServerAuth) -> UInt64 {
-        return value.uniffiCloneHandle()
-    }
-
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ServerAuth {
-        let handle: UInt64 = try readInt(&buf)
-        return try lift(handle)
-    }
-
-    public static func write(_ value: ServerAuth, into buf: inout [UInt8]) {
-        writeInt(&buf, lower(value))
-    }
-}
-
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypeServerAuth_lift(_ handle: UInt64) throws -> ServerAuth {
-    return try FfiConverterTypeServerAuth.lift(handle)
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypeServerAuth_lower(_ value: ServerAuth) -> UInt64 {
-    return FfiConverterTypeServerAuth.lower(value)
 }
 
 
@@ -5081,20 +5431,37 @@ public func FfiConverterTypeSubscription_lower(_ value: Subscription) -> UInt64 
 
 
 /**
- * The host's token check: the identity a bearer token carries, or why it is refused.
+ * A task the server runs for a tool call ([`Client::call_tool_as_task`]).
  */
-public protocol TokenVerifier: AnyObject, Sendable {
+public protocol TaskProtocol: AnyObject, Sendable {
     
     /**
-     * Verifies `token` (the credentials of `Authorization: Bearer <token>`).
+     * Asks the server to cancel the task.
      */
-    func verify(token: String) async throws  -> AuthIdentity
+    func cancel() async throws 
+    
+    /**
+     * The task id; `None` when the server answered at once instead of creating a task.
+     */
+    func id()  -> String?
+    
+    /**
+     * Waits for the task to end and returns the tool's result (input the task asks for is
+     * answered by the connection's `ClientInput`); a failed task throws its error, a cancelled
+     * one `Cancelled`.
+     */
+    func result() async throws  -> ToolResult
+    
+    /**
+     * Asks the server for the task's state.
+     */
+    func status() async throws  -> TaskInfo
     
 }
 /**
- * The host's token check: the identity a bearer token carries, or why it is refused.
+ * A task the server runs for a tool call ([`Client::call_tool_as_task`]).
  */
-open class TokenVerifierImpl: TokenVerifier, @unchecked Sendable {
+open class Task: TaskProtocol, @unchecked Sendable {
     fileprivate let handle: UInt64
 
     /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
@@ -5131,7 +5498,7 @@ open class TokenVerifierImpl: TokenVerifier, @unchecked Sendable {
     @_documentation(visibility: private)
 #endif
     public func uniffiCloneHandle() -> UInt64 {
-        return try! rustCall { uniffi_mcpcore_uniffi_fn_clone_tokenverifier(self.handle, $0) }
+        return try! rustCall { uniffi_mcpcore_uniffi_fn_clone_task(self.handle, $0) }
     }
     // No primary constructor declared for this class.
 
@@ -5141,28 +5508,80 @@ open class TokenVerifierImpl: TokenVerifier, @unchecked Sendable {
             return
         }
 
-        try! rustCall { uniffi_mcpcore_uniffi_fn_free_tokenverifier(handle, $0) }
+        try! rustCall { uniffi_mcpcore_uniffi_fn_free_task(handle, $0) }
     }
 
     
 
     
     /**
-     * Verifies `token` (the credentials of `Authorization: Bearer <token>`).
+     * Asks the server to cancel the task.
      */
-open func verify(token: String)async throws  -> AuthIdentity  {
+open func cancel()async throws   {
     return
         try  await uniffiRustCallAsync(
             rustFutureFunc: {
-                uniffi_mcpcore_uniffi_fn_method_tokenverifier_verify(
-                        self.uniffiCloneHandle(),FfiConverterString.lower(token)
+                uniffi_mcpcore_uniffi_fn_method_task_cancel(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_void,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_void,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * The task id; `None` when the server answered at once instead of creating a task.
+     */
+open func id() -> String?  {
+    return try!  FfiConverterOptionString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_task_id(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Waits for the task to end and returns the tool's result (input the task asks for is
+     * answered by the connection's `ClientInput`); a failed task throws its error, a cancelled
+     * one `Cancelled`.
+     */
+open func result()async throws  -> ToolResult  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_task_result(
+                        self.uniffiCloneHandle()
                 )
             },
             pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
             completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
             freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
-            liftFunc: FfiConverterTypeAuthIdentity_lift,
-            errorHandler: FfiConverterTypeTokenRefused_lift
+            liftFunc: FfiConverterTypeToolResult_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Asks the server for the task's state.
+     */
+open func status()async throws  -> TaskInfo  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_task_status(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeTaskInfo_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
         )
 }
     
@@ -5171,127 +5590,27 @@ open func verify(token: String)async throws  -> AuthIdentity  {
 }
 
 
-
-// Put the implementation in a struct so we don't pollute the top-level namespace
-fileprivate struct UniffiCallbackInterfaceTokenVerifier {
-
-    // Create the VTable using a series of closures.
-    // Swift automatically converts these into C callback functions.
-    //
-    // Store the vtable directly.
-    static let vtable: UniffiVTableCallbackInterfaceTokenVerifier = UniffiVTableCallbackInterfaceTokenVerifier(
-        uniffiFree: { (uniffiHandle: UInt64) -> () in
-            do {
-                try FfiConverterTypeTokenVerifier.handleMap.remove(handle: uniffiHandle)
-            } catch {
-                print("Uniffi callback interface TokenVerifier: handle missing in uniffiFree")
-            }
-        },
-        uniffiClone: { (uniffiHandle: UInt64) -> UInt64 in
-            do {
-                return try FfiConverterTypeTokenVerifier.handleMap.clone(handle: uniffiHandle)
-            } catch {
-                fatalError("Uniffi callback interface TokenVerifier: handle missing in uniffiClone")
-            }
-        },
-        verify: { (
-            uniffiHandle: UInt64,
-            token: RustBuffer,
-            uniffiFutureCallback: @escaping UniffiForeignFutureCompleteRustBuffer,
-            uniffiCallbackData: UInt64,
-            uniffiOutDroppedCallback: UnsafeMutablePointer<UniffiForeignFutureDroppedCallbackStruct>
-        ) in
-            let makeCall = {
-                () async throws -> AuthIdentity in
-                guard let uniffiObj = try? FfiConverterTypeTokenVerifier.handleMap.get(handle: uniffiHandle) else {
-                    throw UniffiInternalError.unexpectedStaleHandle
-                }
-                return try await uniffiObj.verify(
-                     token: try FfiConverterString.lift(token)
-                )
-            }
-
-            let uniffiHandleSuccess = { (returnValue: AuthIdentity) in
-                uniffiFutureCallback(
-                    uniffiCallbackData,
-                    UniffiForeignFutureResultRustBuffer(
-                        returnValue: FfiConverterTypeAuthIdentity_lower(returnValue),
-                        callStatus: RustCallStatus()
-                    )
-                )
-            }
-            let uniffiHandleError = { (statusCode, errorBuf) in
-                uniffiFutureCallback(
-                    uniffiCallbackData,
-                    UniffiForeignFutureResultRustBuffer(
-                        returnValue: RustBuffer.empty(),
-                        callStatus: RustCallStatus(code: statusCode, errorBuf: errorBuf)
-                    )
-                )
-            }
-            uniffiTraitInterfaceCallAsyncWithError(
-                makeCall: makeCall,
-                handleSuccess: uniffiHandleSuccess,
-                handleError: uniffiHandleError,
-                lowerError: FfiConverterTypeTokenRefused_lower,
-                droppedCallback: uniffiOutDroppedCallback
-            )
-        }
-    )
-
-    // Rust stores this pointer for future callback invocations, so it must live
-    // for the process lifetime (not just for the init function call).
-    //
-    // `nonisolated(unsafe)` is needed under Swift 6 strict concurrency.
-    // This is safe because the pointee is initialized once during static init
-    // and never mutated by either side of the FFI.  Its fields are C function pointers.
-    nonisolated(unsafe) static let vtablePtr: UnsafePointer<UniffiVTableCallbackInterfaceTokenVerifier> = {
-        let ptr = UnsafeMutablePointer<UniffiVTableCallbackInterfaceTokenVerifier>.allocate(capacity: 1)
-        ptr.initialize(to: vtable)
-        return UnsafePointer(ptr)
-    }()
-}
-
-private func uniffiCallbackInitTokenVerifier() {
-    uniffi_mcpcore_uniffi_fn_init_callback_vtable_tokenverifier(UniffiCallbackInterfaceTokenVerifier.vtablePtr)
-}
-
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-public struct FfiConverterTypeTokenVerifier: FfiConverter {
-    fileprivate static let handleMap = UniffiHandleMap<TokenVerifier>()
-
+public struct FfiConverterTypeTask: FfiConverter {
     typealias FfiType = UInt64
-    typealias SwiftType = TokenVerifier
+    typealias SwiftType = Task
 
-    public static func lift(_ handle: UInt64) throws -> TokenVerifier {
-        if ((handle & 1) == 0) {
-            // Rust-generated handle, construct a new class that uses the handle to implement the
-            // interface
-            return TokenVerifierImpl(unsafeFromHandle: handle)
-        } else {
-            // Swift-generated handle, get the object from the handle map
-            return try handleMap.remove(handle: handle)
-        }
+    public static func lift(_ handle: UInt64) throws -> Task {
+        return Task(unsafeFromHandle: handle)
     }
 
-    public static func lower(_ value: TokenVerifier) -> UInt64 {
-         if let rustImpl = value as? TokenVerifierImpl {
-             // Rust-implemented object.  Clone the handle and return it
-            return rustImpl.uniffiCloneHandle()
-         } else {
-            // Swift object, generate a new vtable handle and return that.
-            return handleMap.insert(obj: value)
-         }
+    public static func lower(_ value: Task) -> UInt64 {
+        return value.uniffiCloneHandle()
     }
 
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> TokenVerifier {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Task {
         let handle: UInt64 = try readInt(&buf)
         return try lift(handle)
     }
 
-    public static func write(_ value: TokenVerifier, into buf: inout [UInt8]) {
+    public static func write(_ value: Task, into buf: inout [UInt8]) {
         writeInt(&buf, lower(value))
     }
 }
@@ -5300,15 +5619,15 @@ public struct FfiConverterTypeTokenVerifier: FfiConverter {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-public func FfiConverterTypeTokenVerifier_lift(_ handle: UInt64) throws -> TokenVerifier {
-    return try FfiConverterTypeTokenVerifier.lift(handle)
+public func FfiConverterTypeTask_lift(_ handle: UInt64) throws -> Task {
+    return try FfiConverterTypeTask.lift(handle)
 }
 
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-public func FfiConverterTypeTokenVerifier_lower(_ value: TokenVerifier) -> UInt64 {
-    return FfiConverterTypeTokenVerifier.lower(value)
+public func FfiConverterTypeTask_lower(_ value: Task) -> UInt64 {
+    return FfiConverterTypeTask.lower(value)
 }
 
 
@@ -6063,268 +6382,6 @@ public func FfiConverterTypeToolHandler_lower(_ value: ToolHandler) -> UInt64 {
 
 
 /**
- * Who a verified token speaks for.
- */
-public struct AuthIdentity: Equatable, Hashable {
-    /**
-     * The subject (`sub`), when the token names one.
-     */
-    public var subject: String?
-    /**
-     * The OAuth client the token was issued to.
-     */
-    public var clientId: String?
-    /**
-     * The granted scopes.
-     */
-    public var scopes: [String]
-    /**
-     * Further claims as a JSON object (text), e.g. `{"tenant":"acme"}`.
-     */
-    public var claims: String?
-
-    // Default memberwise initializers are never public by default, so we
-    // declare one manually.
-    public init(
-        /**
-         * The subject (`sub`), when the token names one.
-         */subject: String? = nil, 
-        /**
-         * The OAuth client the token was issued to.
-         */clientId: String? = nil, 
-        /**
-         * The granted scopes.
-         */scopes: [String] = [], 
-        /**
-         * Further claims as a JSON object (text), e.g. `{"tenant":"acme"}`.
-         */claims: String? = nil) {
-        self.subject = subject
-        self.clientId = clientId
-        self.scopes = scopes
-        self.claims = claims
-    }
-
-    
-
-    
-}
-
-#if compiler(>=6)
-extension AuthIdentity: Sendable {}
-#endif
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public struct FfiConverterTypeAuthIdentity: FfiConverterRustBuffer {
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> AuthIdentity {
-        return
-            try AuthIdentity(
-                subject: FfiConverterOptionString.read(from: &buf), 
-                clientId: FfiConverterOptionString.read(from: &buf), 
-                scopes: FfiConverterSequenceString.read(from: &buf), 
-                claims: FfiConverterOptionString.read(from: &buf)
-        )
-    }
-
-    public static func write(_ value: AuthIdentity, into buf: inout [UInt8]) {
-        FfiConverterOptionString.write(value.subject, into: &buf)
-        FfiConverterOptionString.write(value.clientId, into: &buf)
-        FfiConverterSequenceString.write(value.scopes, into: &buf)
-        FfiConverterOptionString.write(value.claims, into: &buf)
-    }
-}
-
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypeAuthIdentity_lift(_ buf: RustBuffer) throws -> AuthIdentity {
-    return try FfiConverterTypeAuthIdentity.lift(buf)
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypeAuthIdentity_lower(_ value: AuthIdentity) -> RustBuffer {
-    return FfiConverterTypeAuthIdentity.lower(value)
-}
-
-
-/**
- * A protected server's settings; every field has a default, but a server needs `issuer` (or
- * `authorizationServers`), `audience` (or `resource`), and `jwksUrl` unless a
- * [`TokenVerifier`] is given.
- */
-public struct AuthSettings: Equatable, Hashable {
-    /**
-     * Where the authorization server publishes its signing keys (the built-in JWT verifier).
-     */
-    public var jwksUrl: String?
-    /**
-     * The tokens' issuer (`iss`), named in the metadata as the authorization server.
-     */
-    public var issuer: String?
-    /**
-     * The tokens' audience (`aud`); defaults to `resource`.
-     */
-    public var audience: String?
-    /**
-     * The server's canonical URI (RFC 8707); defaults to `audience`.
-     */
-    public var resource: String?
-    /**
-     * The authorization servers named in the metadata (default: `[issuer]`).
-     */
-    public var authorizationServers: [String]
-    /**
-     * `scopes_supported` in the metadata.
-     */
-    public var scopesSupported: [String]?
-    /**
-     * Scopes every request needs (403 `insufficient_scope` without them).
-     */
-    public var requiredScopes: [String]
-    /**
-     * Scopes a tool needs, by tool name.
-     */
-    public var toolScopes: [String: [String]]?
-    /**
-     * Scopes a prompt needs, by prompt name.
-     */
-    public var promptScopes: [String: [String]]?
-    /**
-     * Scopes a resource needs, by URI (or URI template).
-     */
-    public var resourceScopes: [String: [String]]?
-    /**
-     * `"hide"` (default: entries a token does not reach are left out of lists and refused like
-     * unknown ones) or `"stepUp"` (listed; using one answers 403 with the scopes it needs).
-     */
-    public var scopeMode: String?
-    /**
-     * Clock skew allowed on `exp`/`nbf`, in seconds (default 60).
-     */
-    public var leewaySeconds: UInt64?
-
-    // Default memberwise initializers are never public by default, so we
-    // declare one manually.
-    public init(
-        /**
-         * Where the authorization server publishes its signing keys (the built-in JWT verifier).
-         */jwksUrl: String? = nil, 
-        /**
-         * The tokens' issuer (`iss`), named in the metadata as the authorization server.
-         */issuer: String? = nil, 
-        /**
-         * The tokens' audience (`aud`); defaults to `resource`.
-         */audience: String? = nil, 
-        /**
-         * The server's canonical URI (RFC 8707); defaults to `audience`.
-         */resource: String? = nil, 
-        /**
-         * The authorization servers named in the metadata (default: `[issuer]`).
-         */authorizationServers: [String] = [], 
-        /**
-         * `scopes_supported` in the metadata.
-         */scopesSupported: [String]? = nil, 
-        /**
-         * Scopes every request needs (403 `insufficient_scope` without them).
-         */requiredScopes: [String] = [], 
-        /**
-         * Scopes a tool needs, by tool name.
-         */toolScopes: [String: [String]]? = nil, 
-        /**
-         * Scopes a prompt needs, by prompt name.
-         */promptScopes: [String: [String]]? = nil, 
-        /**
-         * Scopes a resource needs, by URI (or URI template).
-         */resourceScopes: [String: [String]]? = nil, 
-        /**
-         * `"hide"` (default: entries a token does not reach are left out of lists and refused like
-         * unknown ones) or `"stepUp"` (listed; using one answers 403 with the scopes it needs).
-         */scopeMode: String? = nil, 
-        /**
-         * Clock skew allowed on `exp`/`nbf`, in seconds (default 60).
-         */leewaySeconds: UInt64? = nil) {
-        self.jwksUrl = jwksUrl
-        self.issuer = issuer
-        self.audience = audience
-        self.resource = resource
-        self.authorizationServers = authorizationServers
-        self.scopesSupported = scopesSupported
-        self.requiredScopes = requiredScopes
-        self.toolScopes = toolScopes
-        self.promptScopes = promptScopes
-        self.resourceScopes = resourceScopes
-        self.scopeMode = scopeMode
-        self.leewaySeconds = leewaySeconds
-    }
-
-    
-
-    
-}
-
-#if compiler(>=6)
-extension AuthSettings: Sendable {}
-#endif
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public struct FfiConverterTypeAuthSettings: FfiConverterRustBuffer {
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> AuthSettings {
-        return
-            try AuthSettings(
-                jwksUrl: FfiConverterOptionString.read(from: &buf), 
-                issuer: FfiConverterOptionString.read(from: &buf), 
-                audience: FfiConverterOptionString.read(from: &buf), 
-                resource: FfiConverterOptionString.read(from: &buf), 
-                authorizationServers: FfiConverterSequenceString.read(from: &buf), 
-                scopesSupported: FfiConverterOptionSequenceString.read(from: &buf), 
-                requiredScopes: FfiConverterSequenceString.read(from: &buf), 
-                toolScopes: FfiConverterOptionDictionaryStringSequenceString.read(from: &buf), 
-                promptScopes: FfiConverterOptionDictionaryStringSequenceString.read(from: &buf), 
-                resourceScopes: FfiConverterOptionDictionaryStringSequenceString.read(from: &buf), 
-                scopeMode: FfiConverterOptionString.read(from: &buf), 
-                leewaySeconds: FfiConverterOptionUInt64.read(from: &buf)
-        )
-    }
-
-    public static func write(_ value: AuthSettings, into buf: inout [UInt8]) {
-        FfiConverterOptionString.write(value.jwksUrl, into: &buf)
-        FfiConverterOptionString.write(value.issuer, into: &buf)
-        FfiConverterOptionString.write(value.audience, into: &buf)
-        FfiConverterOptionString.write(value.resource, into: &buf)
-        FfiConverterSequenceString.write(value.authorizationServers, into: &buf)
-        FfiConverterOptionSequenceString.write(value.scopesSupported, into: &buf)
-        FfiConverterSequenceString.write(value.requiredScopes, into: &buf)
-        FfiConverterOptionDictionaryStringSequenceString.write(value.toolScopes, into: &buf)
-        FfiConverterOptionDictionaryStringSequenceString.write(value.promptScopes, into: &buf)
-        FfiConverterOptionDictionaryStringSequenceString.write(value.resourceScopes, into: &buf)
-        FfiConverterOptionString.write(value.scopeMode, into: &buf)
-        FfiConverterOptionUInt64.write(value.leewaySeconds, into: &buf)
-    }
-}
-
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypeAuthSettings_lift(_ buf: RustBuffer) throws -> AuthSettings {
-    return try FfiConverterTypeAuthSettings.lift(buf)
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypeAuthSettings_lower(_ value: AuthSettings) -> RustBuffer {
-    return FfiConverterTypeAuthSettings.lower(value)
-}
-
-
-/**
  * Per-call options.
  */
 public struct CallOptions: Equatable, Hashable {
@@ -6536,6 +6593,15 @@ public struct ConnectOptions {
      * HTTPS: the PEM key of `client_cert`.
      */
     public var clientKey: String?
+    /**
+     * How long the 2026-07-28 probe waits before assuming a legacy server (default 5 s).
+     */
+    public var probeTimeout: TimeInterval?
+    /**
+     * Roots the client answers `roots/list` with itself (declared as the `roots` capability);
+     * [`Client::set_roots`] changes them. They answer instead of `input`'s `list_roots`.
+     */
+    public var roots: [Root]?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -6582,7 +6648,14 @@ public struct ConnectOptions {
          */clientCert: String? = nil, 
         /**
          * HTTPS: the PEM key of `client_cert`.
-         */clientKey: String? = nil) {
+         */clientKey: String? = nil, 
+        /**
+         * How long the 2026-07-28 probe waits before assuming a legacy server (default 5 s).
+         */probeTimeout: TimeInterval? = nil, 
+        /**
+         * Roots the client answers `roots/list` with itself (declared as the `roots` capability);
+         * [`Client::set_roots`] changes them. They answer instead of `input`'s `list_roots`.
+         */roots: [Root]? = nil) {
         self.lineage = lineage
         self.protocolVersion = protocolVersion
         self.timeout = timeout
@@ -6597,6 +6670,8 @@ public struct ConnectOptions {
         self.caFile = caFile
         self.clientCert = clientCert
         self.clientKey = clientKey
+        self.probeTimeout = probeTimeout
+        self.roots = roots
     }
 
     
@@ -6628,7 +6703,9 @@ public struct FfiConverterTypeConnectOptions: FfiConverterRustBuffer {
                 input: FfiConverterOptionTypeClientInput.read(from: &buf), 
                 caFile: FfiConverterOptionString.read(from: &buf), 
                 clientCert: FfiConverterOptionString.read(from: &buf), 
-                clientKey: FfiConverterOptionString.read(from: &buf)
+                clientKey: FfiConverterOptionString.read(from: &buf), 
+                probeTimeout: FfiConverterOptionDuration.read(from: &buf), 
+                roots: FfiConverterOptionSequenceTypeRoot.read(from: &buf)
         )
     }
 
@@ -6647,6 +6724,8 @@ public struct FfiConverterTypeConnectOptions: FfiConverterRustBuffer {
         FfiConverterOptionString.write(value.caFile, into: &buf)
         FfiConverterOptionString.write(value.clientCert, into: &buf)
         FfiConverterOptionString.write(value.clientKey, into: &buf)
+        FfiConverterOptionDuration.write(value.probeTimeout, into: &buf)
+        FfiConverterOptionSequenceTypeRoot.write(value.roots, into: &buf)
     }
 }
 
@@ -7444,6 +7523,75 @@ public func FfiConverterTypePromptResult_lower(_ value: PromptResult) -> RustBuf
 
 
 /**
+ * One page of `prompts/list`.
+ */
+public struct PromptsPage: Equatable, Hashable {
+    /**
+     * The prompts of this page.
+     */
+    public var prompts: [Prompt]
+    /**
+     * The cursor of the next page; `None` on the last.
+     */
+    public var nextCursor: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The prompts of this page.
+         */prompts: [Prompt], 
+        /**
+         * The cursor of the next page; `None` on the last.
+         */nextCursor: String?) {
+        self.prompts = prompts
+        self.nextCursor = nextCursor
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension PromptsPage: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypePromptsPage: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> PromptsPage {
+        return
+            try PromptsPage(
+                prompts: FfiConverterSequenceTypePrompt.read(from: &buf), 
+                nextCursor: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: PromptsPage, into buf: inout [UInt8]) {
+        FfiConverterSequenceTypePrompt.write(value.prompts, into: &buf)
+        FfiConverterOptionString.write(value.nextCursor, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePromptsPage_lift(_ buf: RustBuffer) throws -> PromptsPage {
+    return try FfiConverterTypePromptsPage.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePromptsPage_lower(_ value: PromptsPage) -> RustBuffer {
+    return FfiConverterTypePromptsPage.lower(value)
+}
+
+
+/**
  * A resource as listed by a server.
  */
 public struct Resource: Equatable, Hashable {
@@ -7662,6 +7810,144 @@ public func FfiConverterTypeResourceTemplate_lower(_ value: ResourceTemplate) ->
 
 
 /**
+ * One page of `resources/templates/list`.
+ */
+public struct ResourceTemplatesPage: Equatable, Hashable {
+    /**
+     * The templates of this page.
+     */
+    public var templates: [ResourceTemplate]
+    /**
+     * The cursor of the next page; `None` on the last.
+     */
+    public var nextCursor: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The templates of this page.
+         */templates: [ResourceTemplate], 
+        /**
+         * The cursor of the next page; `None` on the last.
+         */nextCursor: String?) {
+        self.templates = templates
+        self.nextCursor = nextCursor
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ResourceTemplatesPage: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeResourceTemplatesPage: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ResourceTemplatesPage {
+        return
+            try ResourceTemplatesPage(
+                templates: FfiConverterSequenceTypeResourceTemplate.read(from: &buf), 
+                nextCursor: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ResourceTemplatesPage, into buf: inout [UInt8]) {
+        FfiConverterSequenceTypeResourceTemplate.write(value.templates, into: &buf)
+        FfiConverterOptionString.write(value.nextCursor, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeResourceTemplatesPage_lift(_ buf: RustBuffer) throws -> ResourceTemplatesPage {
+    return try FfiConverterTypeResourceTemplatesPage.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeResourceTemplatesPage_lower(_ value: ResourceTemplatesPage) -> RustBuffer {
+    return FfiConverterTypeResourceTemplatesPage.lower(value)
+}
+
+
+/**
+ * One page of `resources/list`.
+ */
+public struct ResourcesPage: Equatable, Hashable {
+    /**
+     * The resources of this page.
+     */
+    public var resources: [Resource]
+    /**
+     * The cursor of the next page; `None` on the last.
+     */
+    public var nextCursor: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The resources of this page.
+         */resources: [Resource], 
+        /**
+         * The cursor of the next page; `None` on the last.
+         */nextCursor: String?) {
+        self.resources = resources
+        self.nextCursor = nextCursor
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ResourcesPage: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeResourcesPage: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ResourcesPage {
+        return
+            try ResourcesPage(
+                resources: FfiConverterSequenceTypeResource.read(from: &buf), 
+                nextCursor: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ResourcesPage, into buf: inout [UInt8]) {
+        FfiConverterSequenceTypeResource.write(value.resources, into: &buf)
+        FfiConverterOptionString.write(value.nextCursor, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeResourcesPage_lift(_ buf: RustBuffer) throws -> ResourcesPage {
+    return try FfiConverterTypeResourcesPage.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeResourcesPage_lower(_ value: ResourcesPage) -> RustBuffer {
+    return FfiConverterTypeResourcesPage.lower(value)
+}
+
+
+/**
  * A root the client exposes (`roots/list`).
  */
 public struct Root: Equatable, Hashable {
@@ -7752,43 +8038,6 @@ public struct ServeOptions: Equatable, Hashable {
      */
     public var maxConnections: UInt64?
     /**
-     * Legacy sessions at once (10000; when full an idle one, else the biggest holder's least
-     * recently used one ends; all busy: 503).
-     */
-    public var maxSessions: UInt64?
-    /**
-     * Legacy sessions of one client (token subject, else IP address; 1000; all busy: 429).
-     */
-    public var maxSessionsPerClient: UInt64?
-    /**
-     * How long a session must be unused before any new session may end it, in ms (60000).
-     */
-    public var sessionIdleMs: UInt64?
-    /**
-     * Bytes waiting for one slow stream reader (8 MiB); further behind: disconnected.
-     */
-    public var maxBacklog: UInt64?
-    /**
-     * Requests in flight per session or connection (1000; past it `-32603`, HTTP 429).
-     */
-    public var maxInFlight: UInt64?
-    /**
-     * Running tasks per client (1000; past it optional-task tools run synchronously).
-     */
-    public var maxTasksPerClient: UInt64?
-    /**
-     * How long a legacy elicitation, sampling or roots request waits, in ms (600000).
-     */
-    public var peerRequestTimeoutMs: UInt64?
-    /**
-     * Encrypt `requestState` (XChaCha20-Poly1305), so clients cannot read handlers' state.
-     */
-    public var stateEncryption: Bool?
-    /**
-     * Accept each `requestState` once (this process; instances need a shared ledger).
-     */
-    public var stateSingleUse: Bool?
-    /**
      * Accepted `Host` values (with `allowed_origins`, replaces the loopback default).
      */
     public var allowedHosts: [String]?
@@ -7833,34 +8082,6 @@ public struct ServeOptions: Equatable, Hashable {
          * Connections open at once (10000, or the open-file limit less 64; past it: 503).
          */maxConnections: UInt64? = nil, 
         /**
-         * Legacy sessions at once (10000; when full an idle one, else the biggest holder's least
-         * recently used one ends; all busy: 503).
-         */maxSessions: UInt64? = nil, 
-        /**
-         * Legacy sessions of one client (token subject, else IP address; 1000; all busy: 429).
-         */maxSessionsPerClient: UInt64? = nil, 
-        /**
-         * How long a session must be unused before any new session may end it, in ms (60000).
-         */sessionIdleMs: UInt64? = nil, 
-        /**
-         * Bytes waiting for one slow stream reader (8 MiB); further behind: disconnected.
-         */maxBacklog: UInt64? = nil, 
-        /**
-         * Requests in flight per session or connection (1000; past it `-32603`, HTTP 429).
-         */maxInFlight: UInt64? = nil, 
-        /**
-         * Running tasks per client (1000; past it optional-task tools run synchronously).
-         */maxTasksPerClient: UInt64? = nil, 
-        /**
-         * How long a legacy elicitation, sampling or roots request waits, in ms (600000).
-         */peerRequestTimeoutMs: UInt64? = nil, 
-        /**
-         * Encrypt `requestState` (XChaCha20-Poly1305), so clients cannot read handlers' state.
-         */stateEncryption: Bool? = nil, 
-        /**
-         * Accept each `requestState` once (this process; instances need a shared ledger).
-         */stateSingleUse: Bool? = nil, 
-        /**
          * Accepted `Host` values (with `allowed_origins`, replaces the loopback default).
          */allowedHosts: [String]? = nil, 
         /**
@@ -7885,15 +8106,6 @@ public struct ServeOptions: Equatable, Hashable {
         self.headerTimeoutMs = headerTimeoutMs
         self.bodyTimeoutMs = bodyTimeoutMs
         self.maxConnections = maxConnections
-        self.maxSessions = maxSessions
-        self.maxSessionsPerClient = maxSessionsPerClient
-        self.sessionIdleMs = sessionIdleMs
-        self.maxBacklog = maxBacklog
-        self.maxInFlight = maxInFlight
-        self.maxTasksPerClient = maxTasksPerClient
-        self.peerRequestTimeoutMs = peerRequestTimeoutMs
-        self.stateEncryption = stateEncryption
-        self.stateSingleUse = stateSingleUse
         self.allowedHosts = allowedHosts
         self.allowedOrigins = allowedOrigins
         self.tlsCertFile = tlsCertFile
@@ -7923,15 +8135,6 @@ public struct FfiConverterTypeServeOptions: FfiConverterRustBuffer {
                 headerTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
                 bodyTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
                 maxConnections: FfiConverterOptionUInt64.read(from: &buf), 
-                maxSessions: FfiConverterOptionUInt64.read(from: &buf), 
-                maxSessionsPerClient: FfiConverterOptionUInt64.read(from: &buf), 
-                sessionIdleMs: FfiConverterOptionUInt64.read(from: &buf), 
-                maxBacklog: FfiConverterOptionUInt64.read(from: &buf), 
-                maxInFlight: FfiConverterOptionUInt64.read(from: &buf), 
-                maxTasksPerClient: FfiConverterOptionUInt64.read(from: &buf), 
-                peerRequestTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
-                stateEncryption: FfiConverterOptionBool.read(from: &buf), 
-                stateSingleUse: FfiConverterOptionBool.read(from: &buf), 
                 allowedHosts: FfiConverterOptionSequenceString.read(from: &buf), 
                 allowedOrigins: FfiConverterOptionSequenceString.read(from: &buf), 
                 tlsCertFile: FfiConverterOptionString.read(from: &buf), 
@@ -7947,15 +8150,6 @@ public struct FfiConverterTypeServeOptions: FfiConverterRustBuffer {
         FfiConverterOptionUInt64.write(value.headerTimeoutMs, into: &buf)
         FfiConverterOptionUInt64.write(value.bodyTimeoutMs, into: &buf)
         FfiConverterOptionUInt64.write(value.maxConnections, into: &buf)
-        FfiConverterOptionUInt64.write(value.maxSessions, into: &buf)
-        FfiConverterOptionUInt64.write(value.maxSessionsPerClient, into: &buf)
-        FfiConverterOptionUInt64.write(value.sessionIdleMs, into: &buf)
-        FfiConverterOptionUInt64.write(value.maxBacklog, into: &buf)
-        FfiConverterOptionUInt64.write(value.maxInFlight, into: &buf)
-        FfiConverterOptionUInt64.write(value.maxTasksPerClient, into: &buf)
-        FfiConverterOptionUInt64.write(value.peerRequestTimeoutMs, into: &buf)
-        FfiConverterOptionBool.write(value.stateEncryption, into: &buf)
-        FfiConverterOptionBool.write(value.stateSingleUse, into: &buf)
         FfiConverterOptionSequenceString.write(value.allowedHosts, into: &buf)
         FfiConverterOptionSequenceString.write(value.allowedOrigins, into: &buf)
         FfiConverterOptionString.write(value.tlsCertFile, into: &buf)
@@ -8058,6 +8252,105 @@ public func FfiConverterTypeServerInfo_lift(_ buf: RustBuffer) throws -> ServerI
 #endif
 public func FfiConverterTypeServerInfo_lower(_ value: ServerInfo) -> RustBuffer {
     return FfiConverterTypeServerInfo.lower(value)
+}
+
+
+/**
+ * What a task is doing.
+ */
+public struct TaskInfo: Equatable, Hashable {
+    /**
+     * The task id.
+     */
+    public var taskId: String
+    /**
+     * `working`, `input_required`, `completed`, `failed` or `cancelled`.
+     */
+    public var status: String
+    /**
+     * The server's words about the state.
+     */
+    public var statusMessage: String?
+    /**
+     * How often the server suggests polling.
+     */
+    public var pollInterval: TimeInterval?
+    /**
+     * How long the server keeps the task after its creation (`None`: unlimited).
+     */
+    public var ttl: TimeInterval?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The task id.
+         */taskId: String, 
+        /**
+         * `working`, `input_required`, `completed`, `failed` or `cancelled`.
+         */status: String, 
+        /**
+         * The server's words about the state.
+         */statusMessage: String?, 
+        /**
+         * How often the server suggests polling.
+         */pollInterval: TimeInterval?, 
+        /**
+         * How long the server keeps the task after its creation (`None`: unlimited).
+         */ttl: TimeInterval?) {
+        self.taskId = taskId
+        self.status = status
+        self.statusMessage = statusMessage
+        self.pollInterval = pollInterval
+        self.ttl = ttl
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension TaskInfo: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeTaskInfo: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> TaskInfo {
+        return
+            try TaskInfo(
+                taskId: FfiConverterString.read(from: &buf), 
+                status: FfiConverterString.read(from: &buf), 
+                statusMessage: FfiConverterOptionString.read(from: &buf), 
+                pollInterval: FfiConverterOptionDuration.read(from: &buf), 
+                ttl: FfiConverterOptionDuration.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: TaskInfo, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.taskId, into: &buf)
+        FfiConverterString.write(value.status, into: &buf)
+        FfiConverterOptionString.write(value.statusMessage, into: &buf)
+        FfiConverterOptionDuration.write(value.pollInterval, into: &buf)
+        FfiConverterOptionDuration.write(value.ttl, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTaskInfo_lift(_ buf: RustBuffer) throws -> TaskInfo {
+    return try FfiConverterTypeTaskInfo.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTaskInfo_lower(_ value: TaskInfo) -> RustBuffer {
+    return FfiConverterTypeTaskInfo.lower(value)
 }
 
 
@@ -8247,6 +8540,75 @@ public func FfiConverterTypeToolResult_lift(_ buf: RustBuffer) throws -> ToolRes
 #endif
 public func FfiConverterTypeToolResult_lower(_ value: ToolResult) -> RustBuffer {
     return FfiConverterTypeToolResult.lower(value)
+}
+
+
+/**
+ * One page of `tools/list`.
+ */
+public struct ToolsPage: Equatable, Hashable {
+    /**
+     * The tools of this page.
+     */
+    public var tools: [Tool]
+    /**
+     * The cursor of the next page; `None` on the last.
+     */
+    public var nextCursor: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The tools of this page.
+         */tools: [Tool], 
+        /**
+         * The cursor of the next page; `None` on the last.
+         */nextCursor: String?) {
+        self.tools = tools
+        self.nextCursor = nextCursor
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ToolsPage: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeToolsPage: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ToolsPage {
+        return
+            try ToolsPage(
+                tools: FfiConverterSequenceTypeTool.read(from: &buf), 
+                nextCursor: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ToolsPage, into buf: inout [UInt8]) {
+        FfiConverterSequenceTypeTool.write(value.tools, into: &buf)
+        FfiConverterOptionString.write(value.nextCursor, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeToolsPage_lift(_ buf: RustBuffer) throws -> ToolsPage {
+    return try FfiConverterTypeToolsPage.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeToolsPage_lower(_ value: ToolsPage) -> RustBuffer {
+    return FfiConverterTypeToolsPage.lower(value)
 }
 
 
@@ -9008,7 +9370,11 @@ enum McpError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
          */errorUri: String?, 
         /**
          * The HTTP status of the response that carried it (0: none).
-         */status: UInt16
+         */status: UInt16, 
+        /**
+         * The server's `WWW-Authenticate` challenge of a 401 or 403, as received (a client
+         * without OAuth: `error` is then `unauthorized`).
+         */challenge: String?
     )
 
     
@@ -9126,7 +9492,8 @@ public struct FfiConverterTypeMcpError: FfiConverterRustBuffer {
             error: try FfiConverterString.read(from: &buf), 
             errorDescription: try FfiConverterOptionString.read(from: &buf), 
             errorUri: try FfiConverterOptionString.read(from: &buf), 
-            status: try FfiConverterUInt16.read(from: &buf)
+            status: try FfiConverterUInt16.read(from: &buf), 
+            challenge: try FfiConverterOptionString.read(from: &buf)
             )
 
          default: throw UniffiInternalError.unexpectedEnumCase
@@ -9218,7 +9585,7 @@ public struct FfiConverterTypeMcpError: FfiConverterRustBuffer {
             FfiConverterOptionString.write(data, into: &buf)
             
         
-        case let .Auth(code,reason,data,error,errorDescription,errorUri,status):
+        case let .Auth(code,reason,data,error,errorDescription,errorUri,status,challenge):
             writeInt(&buf, Int32(12))
             FfiConverterInt32.write(code, into: &buf)
             FfiConverterString.write(reason, into: &buf)
@@ -9227,6 +9594,7 @@ public struct FfiConverterTypeMcpError: FfiConverterRustBuffer {
             FfiConverterOptionString.write(errorDescription, into: &buf)
             FfiConverterOptionString.write(errorUri, into: &buf)
             FfiConverterUInt16.write(status, into: &buf)
+            FfiConverterOptionString.write(challenge, into: &buf)
             
         }
     }
@@ -9544,106 +9912,104 @@ public func FfiConverterTypeResourceContents_lower(_ value: ResourceContents) ->
 
 
 /**
- * Why the host's [`TokenVerifier`] refuses a token. Any other exception thrown by the
- * verifier counts as `Unavailable`.
+ * A notification of the server that answers no request.
  */
-public 
-enum TokenRefused: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
 
-    
+public enum ServerNotification: Equatable, Hashable {
     
     /**
-     * Not valid (expired, wrong audience, unknown): 401 with `error="invalid_token"`.
+     * `notifications/tools/list_changed`.
      */
-    case InvalidToken(
+    case toolsChanged
+    /**
+     * `notifications/prompts/list_changed`.
+     */
+    case promptsChanged
+    /**
+     * `notifications/resources/list_changed`.
+     */
+    case resourcesChanged
+    /**
+     * `notifications/resources/updated`: the resource at `uri` (subscribed to) changed.
+     */
+    case resourceUpdated(
         /**
-         * Said in the challenge's `error_description`.
-         */description: String
+         * Its URI.
+         */uri: String
     )
     /**
-     * Valid, but without `scopes`: 403 with `error="insufficient_scope"`.
+     * Any other notification.
      */
-    case InsufficientScope(
+    case other(
         /**
-         * The scopes needed.
-         */scopes: [String], 
+         * The wire method.
+         */method: String, 
         /**
-         * Said in the challenge.
-         */description: String
-    )
-    /**
-     * It cannot be checked now (the issuer is down): 503.
-     */
-    case Unavailable(
-        /**
-         * Why.
-         */description: String
+         * The params, as JSON text.
+         */params: String
     )
 
-    
 
-    
 
-    
-    public var errorDescription: String? {
-        String(reflecting: self)
-    }
-    
+
+
 }
 
 #if compiler(>=6)
-extension TokenRefused: Sendable {}
+extension ServerNotification: Sendable {}
 #endif
 
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-public struct FfiConverterTypeTokenRefused: FfiConverterRustBuffer {
-    typealias SwiftType = TokenRefused
+public struct FfiConverterTypeServerNotification: FfiConverterRustBuffer {
+    typealias SwiftType = ServerNotification
 
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> TokenRefused {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ServerNotification {
         let variant: Int32 = try readInt(&buf)
         switch variant {
-
         
-
+        case 1: return .toolsChanged
         
-        case 1: return .InvalidToken(
-            description: try FfiConverterString.read(from: &buf)
-            )
-        case 2: return .InsufficientScope(
-            scopes: try FfiConverterSequenceString.read(from: &buf), 
-            description: try FfiConverterString.read(from: &buf)
-            )
-        case 3: return .Unavailable(
-            description: try FfiConverterString.read(from: &buf)
-            )
-
-         default: throw UniffiInternalError.unexpectedEnumCase
+        case 2: return .promptsChanged
+        
+        case 3: return .resourcesChanged
+        
+        case 4: return .resourceUpdated(uri: try FfiConverterString.read(from: &buf)
+        )
+        
+        case 5: return .other(method: try FfiConverterString.read(from: &buf), params: try FfiConverterString.read(from: &buf)
+        )
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
         }
     }
 
-    public static func write(_ value: TokenRefused, into buf: inout [UInt8]) {
+    public static func write(_ value: ServerNotification, into buf: inout [UInt8]) {
         switch value {
-
-        
-
         
         
-        case let .InvalidToken(description):
+        case .toolsChanged:
             writeInt(&buf, Int32(1))
-            FfiConverterString.write(description, into: &buf)
-            
         
-        case let .InsufficientScope(scopes,description):
+        
+        case .promptsChanged:
             writeInt(&buf, Int32(2))
-            FfiConverterSequenceString.write(scopes, into: &buf)
-            FfiConverterString.write(description, into: &buf)
+        
+        
+        case .resourcesChanged:
+            writeInt(&buf, Int32(3))
+        
+        
+        case let .resourceUpdated(uri):
+            writeInt(&buf, Int32(4))
+            FfiConverterString.write(uri, into: &buf)
             
         
-        case let .Unavailable(description):
-            writeInt(&buf, Int32(3))
-            FfiConverterString.write(description, into: &buf)
+        case let .other(method,params):
+            writeInt(&buf, Int32(5))
+            FfiConverterString.write(method, into: &buf)
+            FfiConverterString.write(params, into: &buf)
             
         }
     }
@@ -9653,16 +10019,17 @@ public struct FfiConverterTypeTokenRefused: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-public func FfiConverterTypeTokenRefused_lift(_ buf: RustBuffer) throws -> TokenRefused {
-    return try FfiConverterTypeTokenRefused.lift(buf)
+public func FfiConverterTypeServerNotification_lift(_ buf: RustBuffer) throws -> ServerNotification {
+    return try FfiConverterTypeServerNotification.lift(buf)
 }
 
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-public func FfiConverterTypeTokenRefused_lower(_ value: TokenRefused) -> RustBuffer {
-    return FfiConverterTypeTokenRefused.lower(value)
+public func FfiConverterTypeServerNotification_lower(_ value: ServerNotification) -> RustBuffer {
+    return FfiConverterTypeServerNotification.lower(value)
 }
+
 
 #if swift(>=5.8)
 @_documentation(visibility: private)
@@ -10003,54 +10370,6 @@ fileprivate struct FfiConverterOptionTypeResources: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-fileprivate struct FfiConverterOptionTypeServerAuth: FfiConverterRustBuffer {
-    typealias SwiftType = ServerAuth?
-
-    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
-        guard let value = value else {
-            writeInt(&buf, Int8(0))
-            return
-        }
-        writeInt(&buf, Int8(1))
-        FfiConverterTypeServerAuth.write(value, into: &buf)
-    }
-
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
-        switch try readInt(&buf) as Int8 {
-        case 0: return nil
-        case 1: return try FfiConverterTypeServerAuth.read(from: &buf)
-        default: throw UniffiInternalError.unexpectedOptionalTag
-        }
-    }
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-fileprivate struct FfiConverterOptionTypeTokenVerifier: FfiConverterRustBuffer {
-    typealias SwiftType = TokenVerifier?
-
-    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
-        guard let value = value else {
-            writeInt(&buf, Int8(0))
-            return
-        }
-        writeInt(&buf, Int8(1))
-        FfiConverterTypeTokenVerifier.write(value, into: &buf)
-    }
-
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
-        switch try readInt(&buf) as Int8 {
-        case 0: return nil
-        case 1: return try FfiConverterTypeTokenVerifier.read(from: &buf)
-        default: throw UniffiInternalError.unexpectedOptionalTag
-        }
-    }
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
 fileprivate struct FfiConverterOptionTypeServerInfo: FfiConverterRustBuffer {
     typealias SwiftType = ServerInfo?
 
@@ -10171,8 +10490,8 @@ fileprivate struct FfiConverterOptionSequenceString: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-fileprivate struct FfiConverterOptionDictionaryStringSequenceString: FfiConverterRustBuffer {
-    typealias SwiftType = [String: [String]]?
+fileprivate struct FfiConverterOptionSequenceTypeRoot: FfiConverterRustBuffer {
+    typealias SwiftType = [Root]?
 
     public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
         guard let value = value else {
@@ -10180,13 +10499,13 @@ fileprivate struct FfiConverterOptionDictionaryStringSequenceString: FfiConverte
             return
         }
         writeInt(&buf, Int8(1))
-        FfiConverterDictionaryStringSequenceString.write(value, into: &buf)
+        FfiConverterSequenceTypeRoot.write(value, into: &buf)
     }
 
     public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
-        case 1: return try FfiConverterDictionaryStringSequenceString.read(from: &buf)
+        case 1: return try FfiConverterSequenceTypeRoot.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -10487,32 +10806,6 @@ fileprivate struct FfiConverterDictionaryStringString: FfiConverterRustBuffer {
         for _ in 0..<len {
             let key = try FfiConverterString.read(from: &buf)
             let value = try FfiConverterString.read(from: &buf)
-            dict[key] = value
-        }
-        return dict
-    }
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-fileprivate struct FfiConverterDictionaryStringSequenceString: FfiConverterRustBuffer {
-    public static func write(_ value: [String: [String]], into buf: inout [UInt8]) {
-        let len = Int32(value.count)
-        writeInt(&buf, len)
-        for (key, value) in value {
-            FfiConverterString.write(key, into: &buf)
-            FfiConverterSequenceString.write(value, into: &buf)
-        }
-    }
-
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [String: [String]] {
-        let len: Int32 = try readInt(&buf)
-        var dict = [String: [String]]()
-        dict.reserveCapacity(Int(len))
-        for _ in 0..<len {
-            let key = try FfiConverterString.read(from: &buf)
-            let value = try FfiConverterSequenceString.read(from: &buf)
             dict[key] = value
         }
         return dict
@@ -10912,13 +11205,16 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_client_on_log() != 36914) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpcore_uniffi_checksum_method_client_protocol_version() != 14571) {
+    if (uniffi_mcpcore_uniffi_checksum_method_client_protocol_version() != 702) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_client_request() != 57610) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_client_roots_changed() != 1881) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_server_capabilities() != 27698) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_client_server_info() != 23297) {
@@ -10948,6 +11244,39 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_client_read_resource() != 23583) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_call_tool_as_task() != 62361) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_list_prompts_page() != 57146) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_list_resource_templates_page() != 28809) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_list_resources_page() != 42081) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_list_tools_page() != 11644) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_on_notification() != 51807) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_ping() != 54991) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_set_log_level() != 61459) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_set_roots() != 12849) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_subscribe_resource() != 32847) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_unsubscribe_resource() != 8341) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpcore_uniffi_checksum_method_loglistener_on_log() != 33608) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -10955,6 +11284,21 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_subscription_cancel() != 51079) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_notificationlistener_on_notification() != 58416) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_task_cancel() != 62639) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_task_id() != 20253) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_task_result() != 28947) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_task_status() != 62079) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_toolcall_arg_json() != 63943) {
@@ -11065,16 +11409,10 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_httpserving_wait() != 34913) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpcore_uniffi_checksum_method_server_serve_http() != 33278) {
+    if (uniffi_mcpcore_uniffi_checksum_method_server_serve_http() != 31509) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio() != 16339) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mcpcore_uniffi_checksum_method_serverauth_metadata_url() != 27705) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mcpcore_uniffi_checksum_method_tokenverifier_verify() != 22139) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_constructor_oauth_new() != 7141) {
@@ -11098,19 +11436,16 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_constructor_server_new() != 18703) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpcore_uniffi_checksum_constructor_serverauth_new() != 40452) {
-        return InitializationResult.apiChecksumMismatch
-    }
 
     uniffiCallbackInitArgumentCompleter()
     uniffiCallbackInitClientInput()
     uniffiCallbackInitLogListener()
+    uniffiCallbackInitNotificationListener()
     uniffiCallbackInitOAuthHandler()
     uniffiCallbackInitOAuthTokenStore()
     uniffiCallbackInitProgressListener()
     uniffiCallbackInitPromptRenderer()
     uniffiCallbackInitResourceReader()
-    uniffiCallbackInitTokenVerifier()
     uniffiCallbackInitToolHandler()
     return InitializationResult.ok
 }()

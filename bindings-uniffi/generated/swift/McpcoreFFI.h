@@ -312,6 +312,13 @@ typedef void (*UniffiCallbackInterfaceProgressListenerMethod0)(uint64_t, double,
     );
 
 #endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_NOTIFICATION_LISTENER_METHOD0
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_NOTIFICATION_LISTENER_METHOD0
+typedef void (*UniffiCallbackInterfaceNotificationListenerMethod0)(uint64_t, RustBuffer, void* _Nonnull, 
+        RustCallStatus *_Nonnull uniffiCallStatus
+    );
+
+#endif
 #ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_TOOL_HANDLER_METHOD0
 #define UNIFFI_FFIDEF_CALLBACK_INTERFACE_TOOL_HANDLER_METHOD0
 typedef void (*UniffiCallbackInterfaceToolHandlerMethod0)(uint64_t, uint64_t, UniffiForeignFutureCompleteRustBuffer _Nonnull, uint64_t, UniffiForeignFutureDroppedCallbackStruct* _Nonnull
@@ -414,6 +421,15 @@ typedef struct UniffiVTableCallbackInterfaceProgressListener {
     UniffiCallbackInterfaceClone _Nonnull uniffiClone;
     UniffiCallbackInterfaceProgressListenerMethod0 _Nonnull onProgress;
 } UniffiVTableCallbackInterfaceProgressListener;
+
+#endif
+#ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_NOTIFICATION_LISTENER
+#define UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_NOTIFICATION_LISTENER
+typedef struct UniffiVTableCallbackInterfaceNotificationListener {
+    UniffiCallbackInterfaceFree _Nonnull uniffiFree;
+    UniffiCallbackInterfaceClone _Nonnull uniffiClone;
+    UniffiCallbackInterfaceNotificationListenerMethod0 _Nonnull onNotification;
+} UniffiVTableCallbackInterfaceNotificationListener;
 
 #endif
 #ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_TOOL_HANDLER
@@ -733,6 +749,11 @@ uint64_t uniffi_mcpcore_uniffi_fn_method_client_request(uint64_t ptr, RustBuffer
 void uniffi_mcpcore_uniffi_fn_method_client_roots_changed(uint64_t ptr, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_SERVER_CAPABILITIES
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_SERVER_CAPABILITIES
+RustBuffer uniffi_mcpcore_uniffi_fn_method_client_server_capabilities(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_SERVER_INFO
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_SERVER_INFO
 RustBuffer uniffi_mcpcore_uniffi_fn_method_client_server_info(uint64_t ptr, RustCallStatus *_Nonnull out_status
@@ -776,6 +797,61 @@ uint64_t uniffi_mcpcore_uniffi_fn_method_client_list_resources(uint64_t ptr
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_READ_RESOURCE
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_READ_RESOURCE
 uint64_t uniffi_mcpcore_uniffi_fn_method_client_read_resource(uint64_t ptr, RustBuffer uri
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_CALL_TOOL_AS_TASK
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_CALL_TOOL_AS_TASK
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_call_tool_as_task(uint64_t ptr, RustBuffer name, RustBuffer arguments, RustBuffer ttl, RustBuffer wait
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_LIST_PROMPTS_PAGE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_LIST_PROMPTS_PAGE
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_list_prompts_page(uint64_t ptr, RustBuffer cursor
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_LIST_RESOURCE_TEMPLATES_PAGE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_LIST_RESOURCE_TEMPLATES_PAGE
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_list_resource_templates_page(uint64_t ptr, RustBuffer cursor
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_LIST_RESOURCES_PAGE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_LIST_RESOURCES_PAGE
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_list_resources_page(uint64_t ptr, RustBuffer cursor
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_LIST_TOOLS_PAGE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_LIST_TOOLS_PAGE
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_list_tools_page(uint64_t ptr, RustBuffer cursor
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_ON_NOTIFICATION
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_ON_NOTIFICATION
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_on_notification(uint64_t ptr, uint64_t listener, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_PING
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_PING
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_ping(uint64_t ptr
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_SET_LOG_LEVEL
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_SET_LOG_LEVEL
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_set_log_level(uint64_t ptr, RustBuffer level
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_SET_ROOTS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_SET_ROOTS
+void uniffi_mcpcore_uniffi_fn_method_client_set_roots(uint64_t ptr, RustBuffer roots, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_SUBSCRIBE_RESOURCE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_SUBSCRIBE_RESOURCE
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_subscribe_resource(uint64_t ptr, RustBuffer uri
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_UNSUBSCRIBE_RESOURCE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_UNSUBSCRIBE_RESOURCE
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_unsubscribe_resource(uint64_t ptr, RustBuffer uri
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_LOGLISTENER
@@ -831,6 +907,56 @@ void uniffi_mcpcore_uniffi_fn_free_subscription(uint64_t handle, RustCallStatus 
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SUBSCRIPTION_CANCEL
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SUBSCRIPTION_CANCEL
 void uniffi_mcpcore_uniffi_fn_method_subscription_cancel(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_NOTIFICATIONLISTENER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_NOTIFICATIONLISTENER
+uint64_t uniffi_mcpcore_uniffi_fn_clone_notificationlistener(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_NOTIFICATIONLISTENER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_NOTIFICATIONLISTENER
+void uniffi_mcpcore_uniffi_fn_free_notificationlistener(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_INIT_CALLBACK_VTABLE_NOTIFICATIONLISTENER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_INIT_CALLBACK_VTABLE_NOTIFICATIONLISTENER
+void uniffi_mcpcore_uniffi_fn_init_callback_vtable_notificationlistener(const UniffiVTableCallbackInterfaceNotificationListener* _Nonnull vtable
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_NOTIFICATIONLISTENER_ON_NOTIFICATION
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_NOTIFICATIONLISTENER_ON_NOTIFICATION
+void uniffi_mcpcore_uniffi_fn_method_notificationlistener_on_notification(uint64_t ptr, RustBuffer notification, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_TASK
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_TASK
+uint64_t uniffi_mcpcore_uniffi_fn_clone_task(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_TASK
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_TASK
+void uniffi_mcpcore_uniffi_fn_free_task(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TASK_CANCEL
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TASK_CANCEL
+uint64_t uniffi_mcpcore_uniffi_fn_method_task_cancel(uint64_t ptr
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TASK_ID
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TASK_ID
+RustBuffer uniffi_mcpcore_uniffi_fn_method_task_id(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TASK_RESULT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TASK_RESULT
+uint64_t uniffi_mcpcore_uniffi_fn_method_task_result(uint64_t ptr
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TASK_STATUS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TASK_STATUS
+uint64_t uniffi_mcpcore_uniffi_fn_method_task_status(uint64_t ptr
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_TOOLCALL
@@ -1711,6 +1837,12 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_client_roots_changed(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_SERVER_CAPABILITIES
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_SERVER_CAPABILITIES
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_server_capabilities(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_SERVER_INFO
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_SERVER_INFO
 uint16_t uniffi_mcpcore_uniffi_checksum_method_client_server_info(void
@@ -1765,6 +1897,72 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_client_read_resource(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_CALL_TOOL_AS_TASK
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_CALL_TOOL_AS_TASK
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_call_tool_as_task(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_LIST_PROMPTS_PAGE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_LIST_PROMPTS_PAGE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_list_prompts_page(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_LIST_RESOURCE_TEMPLATES_PAGE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_LIST_RESOURCE_TEMPLATES_PAGE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_list_resource_templates_page(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_LIST_RESOURCES_PAGE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_LIST_RESOURCES_PAGE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_list_resources_page(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_LIST_TOOLS_PAGE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_LIST_TOOLS_PAGE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_list_tools_page(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_ON_NOTIFICATION
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_ON_NOTIFICATION
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_on_notification(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_PING
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_PING
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_ping(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_SET_LOG_LEVEL
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_SET_LOG_LEVEL
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_set_log_level(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_SET_ROOTS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_SET_ROOTS
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_set_roots(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_SUBSCRIBE_RESOURCE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_SUBSCRIBE_RESOURCE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_subscribe_resource(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_UNSUBSCRIBE_RESOURCE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_UNSUBSCRIBE_RESOURCE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_unsubscribe_resource(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_LOGLISTENER_ON_LOG
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_LOGLISTENER_ON_LOG
 uint16_t uniffi_mcpcore_uniffi_checksum_method_loglistener_on_log(void
@@ -1780,6 +1978,36 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_progresslistener_on_progress(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SUBSCRIPTION_CANCEL
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SUBSCRIPTION_CANCEL
 uint16_t uniffi_mcpcore_uniffi_checksum_method_subscription_cancel(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_NOTIFICATIONLISTENER_ON_NOTIFICATION
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_NOTIFICATIONLISTENER_ON_NOTIFICATION
+uint16_t uniffi_mcpcore_uniffi_checksum_method_notificationlistener_on_notification(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TASK_CANCEL
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TASK_CANCEL
+uint16_t uniffi_mcpcore_uniffi_checksum_method_task_cancel(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TASK_ID
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TASK_ID
+uint16_t uniffi_mcpcore_uniffi_checksum_method_task_id(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TASK_RESULT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TASK_RESULT
+uint16_t uniffi_mcpcore_uniffi_checksum_method_task_result(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TASK_STATUS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TASK_STATUS
+uint16_t uniffi_mcpcore_uniffi_checksum_method_task_status(void
     
 );
 #endif

@@ -139,12 +139,22 @@ pub(crate) async fn http(url: &str, http: HttpOptions, options: ClientOptions) -
     }
     match initialize(&client, &ours).await {
         Ok(()) => Ok(client),
-        Err(e) if e.kind() == ErrorKind::Http && http.transport == HttpTransport::Auto => {
+        // spec 2025-11-25 basic/transports, "Backwards Compatibility": a 400, 404 or 405 to the
+        // initialize POST means a 2024-11-05 server may be there. A 401 or 403 is an answer.
+        Err(e)
+            if e.kind() == ErrorKind::Http
+                && matches!(e.http_status(), Some(400 | 404 | 405))
+                && http.transport == HttpTransport::Auto =>
+        {
             client.close().await;
+            let status = e.http_status().unwrap_or(400);
             sse(url, http, &options, &ours).await.map_err(|sse_err| {
-                Error::protocol(format!(
-                    "the server refused Streamable HTTP ({e}) and the 2024-11-05 SSE transport ({sse_err})"
-                ))
+                Error::http(
+                    status,
+                    format!(
+                        "the server refused Streamable HTTP ({e}) and the 2024-11-05 SSE transport ({sse_err})"
+                    ),
+                )
             })
         }
         Err(e) => {
@@ -287,7 +297,7 @@ async fn initialize_raw(client: &Client, ours: &[ProtocolVersion]) -> Result<()>
     // Legacy HTTP: a server may send its requests (elicitation, sampling, roots) on the GET
     // stream rather than on the POST stream of the call they belong to (the TypeScript SDK does
     // unless told the related request), so a client that answers them listens there too.
-    if client.inner.options.input.is_some() {
+    if client.inner.shared.hooks.input.is_some() {
         client.open_server_stream();
     }
     Ok(())

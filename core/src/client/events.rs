@@ -58,6 +58,19 @@ impl ServerEvent {
     }
 }
 
+impl ServerEvent {
+    /// The wire params (`{}` for the list changes), for hosts that take notifications as JSON.
+    pub fn params(&self) -> Value {
+        match self {
+            ServerEvent::ResourceUpdated(p) => serde_json::to_value(p).expect("serializable"),
+            ServerEvent::Other(n) => {
+                n.params.clone().map(Value::Object).unwrap_or_else(|| serde_json::json!({}))
+            }
+            _ => serde_json::json!({}),
+        }
+    }
+}
+
 /// The `subscriptionId` a modern listen stream tags its notifications with.
 pub(crate) fn subscription_id(n: &Notification) -> Option<crate::jsonrpc::RequestId> {
     n.params

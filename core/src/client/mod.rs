@@ -15,16 +15,22 @@
 mod cache;
 mod connect;
 mod events;
+mod host_input;
 mod input;
 mod listen;
 mod mrtr;
 mod prompts;
 mod resources;
+mod roots;
 mod router;
+mod tasks;
+mod utilities;
 
 pub use events::ServerEvent;
+pub use host_input::HostInput;
 pub use input::{BoxFuture, InputHandler, InputKinds};
 pub use listen::{Subscription, SubscriptionEnd};
+pub use tasks::{TaskHandle, TaskInfo, TaskOptions};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::{Message, Notification, Request, RequestId, Response};
@@ -53,6 +59,10 @@ pub struct ClientOptions {
     /// Answers the server's elicitation, sampling and roots requests, on both lineages (legacy
     /// server→client requests, modern MRTR `input_required` results). `None`: none are declared.
     pub input: Option<Arc<dyn InputHandler>>,
+    /// Roots the client answers `roots/list` with itself (declared as the `roots` capability,
+    /// with `listChanged` on legacy revisions); [`Client::set_roots`] changes them later. When
+    /// set, they answer instead of [`ClientOptions::input`]'s `list_roots`.
+    pub roots: Option<Vec<crate::protocol::roots::Root>>,
     /// Modern MRTR: how many times one call is retried with input before failing (default 8).
     pub max_input_rounds: usize,
     /// Keep cacheable results (`tools/list`, `prompts/list`, `resources/list`,
@@ -77,6 +87,7 @@ impl Default for ClientOptions {
             info: Implementation::new("mcpcore", env!("CARGO_PKG_VERSION")),
             capabilities: ClientCapabilities::default(),
             input: None,
+            roots: None,
             max_input_rounds: 8,
             cache: true,
             version: None,
@@ -94,6 +105,7 @@ impl std::fmt::Debug for ClientOptions {
             .field("info", &self.info)
             .field("capabilities", &self.capabilities)
             .field("input", &self.input.as_ref().map(|h| h.kinds()))
+            .field("roots", &self.roots)
             .field("max_input_rounds", &self.max_input_rounds)
             .field("cache", &self.cache)
             .field("version", &self.version)
@@ -126,6 +138,9 @@ pub struct CallOptions {
     /// server→client requests arriving while this call is in flight go to it — to the newest
     /// such call when several are, since a legacy server request names no request it belongs to.
     pub input: Option<Arc<dyn InputHandler>>,
+    /// 2026-07-28: declare the Tasks extension in this request's `_meta` clientCapabilities
+    /// (the server may then answer with a task; see [`Client::call_tool_as_task`]).
+    pub tasks: bool,
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -163,6 +178,12 @@ struct Inner {
     next_id: AtomicI64,
     negotiated: RwLock<Option<Negotiated>>,
     options: ClientOptions,
+    /// 2025-11-25: tools whose `execution.taskSupport` is `required` (from `tools/list`).
+    task_tools: std::sync::Mutex<std::collections::HashSet<String>>,
+    /// The roots of [`ClientOptions::roots`], as they are now.
+    roots: Option<roots::RootList>,
+    /// The level set by [`Client::set_log_level`] (sent with each 2026-07-28 request).
+    log_level: RwLock<Option<crate::protocol::logging::LoggingLevel>>,
     process: Option<Arc<ChildProcess>>,
     /// Completes when the transport has sent its last frame (an HTTP session's DELETE).
     flushed: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
@@ -213,7 +234,17 @@ impl Client {
         options: ClientOptions,
     ) -> Client {
         let Channel { tx, rx, flushed } = channel;
-        let shared = Arc::new(Shared::new(options.input.clone(), options.cache));
+        let roots = options.roots.clone().map(|r| Arc::new(RwLock::new(r)));
+        let input = match &roots {
+            Some(list) => {
+                Some(Arc::new(roots::WithRoots { inner: options.input.clone(), roots: list.clone() })
+                    as Arc<dyn InputHandler>)
+            }
+            None => options.input.clone(),
+        };
+        // What answers the server's input requests: the host's handler, with the client's own
+        // roots when `ClientOptions::roots` is set.
+        let shared = Arc::new(Shared::new(input, options.cache));
         tokio::spawn(router::run(shared.clone(), rx, tx.downgrade()));
         Client {
             inner: Arc::new(Inner {
@@ -222,6 +253,9 @@ impl Client {
                 next_id: AtomicI64::new(1),
                 negotiated: RwLock::new(None),
                 options,
+                task_tools: std::sync::Mutex::default(),
+                roots,
+                log_level: RwLock::new(None),
                 process,
                 flushed: std::sync::Mutex::new(flushed),
                 server_stream: std::sync::OnceLock::new(),
@@ -327,9 +361,14 @@ impl Client {
         version: ProtocolVersion,
         call_input: Option<&Arc<dyn InputHandler>>,
     ) -> ClientCapabilities {
-        let handler = call_input.or(self.inner.options.input.as_ref());
+        let handler = call_input.or(self.inner.shared.hooks.input.as_ref());
         let kinds = handler.map(|h| h.kinds()).unwrap_or_default();
         input::capabilities(&self.inner.options.capabilities, kinds, version)
+    }
+
+    /// True when requests made with `opts` declare the Tasks extension.
+    fn declares_tasks(&self, opts: &CallOptions) -> bool {
+        opts.tasks || crate::tasks::declares_tasks(&self.inner.options.capabilities)
     }
 
     /// The options.
@@ -372,7 +411,7 @@ impl Client {
         }
         let v = self.request_once(method, params, opts).await?;
         if modern {
-            check_result_type(method, &v, crate::tasks::declares_tasks(&self.inner.options.capabilities))?;
+            check_result_type(method, &v, self.declares_tasks(opts))?;
         }
         Ok((v, false))
     }
@@ -458,7 +497,7 @@ impl Client {
 
     /// Adds the modern `_meta` keys to `params` for `version`.
     fn with_meta(&self, params: Map<String, Value>, version: ProtocolVersion) -> Map<String, Value> {
-        self.with_meta_for(params, version, None)
+        self.with_meta_for(params, version, None, false)
     }
 
     /// [`Client::with_meta`], declaring the kinds of a per-call input handler when there is one.
@@ -467,14 +506,17 @@ impl Client {
         mut params: Map<String, Value>,
         version: ProtocolVersion,
         call_input: Option<&Arc<dyn InputHandler>>,
+        tasks: bool,
     ) -> Map<String, Value> {
+        let mut caps = self.capabilities_for(version, call_input);
+        if tasks {
+            let ext = caps.extensions.get_or_insert_with(Default::default);
+            ext.entry(crate::protocol::tasks_ext::EXTENSION_ID.to_owned()).or_insert_with(|| json!({}));
+        }
         let meta = params.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
         if let Value::Object(m) = meta {
             m.insert(meta::PROTOCOL_VERSION.into(), json!(version.as_str()));
-            m.insert(
-                meta::CLIENT_CAPABILITIES.into(),
-                serde_json::to_value(self.capabilities_for(version, call_input)).expect("serializable"),
-            );
+            m.insert(meta::CLIENT_CAPABILITIES.into(), serde_json::to_value(caps).expect("serializable"));
             m.insert(
                 meta::CLIENT_INFO.into(),
                 serde_json::to_value(&self.inner.options.info).expect("serializable"),
@@ -500,8 +542,9 @@ impl Client {
             token
         });
         if let Some(v) = version.filter(|v| v.is_modern()) {
-            params = self.with_meta_for(params, v, opts.input.as_ref());
-            if let (Some(level), Some(Value::Object(m))) = (opts.log_level, params.get_mut("_meta")) {
+            params = self.with_meta_for(params, v, opts.input.as_ref(), opts.tasks);
+            let level = opts.log_level.or(*self.inner.log_level.read().expect("lock"));
+            if let (Some(level), Some(Value::Object(m))) = (level, params.get_mut("_meta")) {
                 m.insert(meta::LOG_LEVEL.into(), json!(level.as_str()));
             }
         }
@@ -589,7 +632,16 @@ impl Client {
 
     /// One page of `tools/list` (served from the cache while fresh).
     pub async fn list_tools_page(&self, cursor: Option<String>) -> Result<ListToolsResult> {
-        self.typed_cached("tools/list", page_params(cursor)).await
+        let page: ListToolsResult = self.typed_cached("tools/list", page_params(cursor)).await?;
+        self.learn_task_tools(&page.tools);
+        Ok(page)
+    }
+
+    /// Forgets cached `tools/list` pages.
+    fn clear_tools_cache(&self) {
+        if let Some(c) = &self.inner.shared.cache {
+            c.invalidate(&ServerEvent::ToolsListChanged);
+        }
     }
 
     /// Every tool, following `nextCursor` (at most 1000 pages).
@@ -603,15 +655,29 @@ impl Client {
     }
 
     /// Calls a tool with per-call options (timeout, progress, log level). On the modern lineage
-    /// a tool that needs input (MRTR) gets it from [`ClientOptions::input`].
+    /// a tool that needs input (MRTR) gets it from [`ClientOptions::input`]. A tool that runs
+    /// only as a task is run as one, and its result returned (see [`Client::call_tool_as_task`]).
     pub async fn call_tool_with(
         &self,
         name: &str,
         arguments: Value,
         opts: &CallOptions,
     ) -> Result<CallToolResult> {
-        let v =
-            self.request_with("tools/call", json!({ "name": name, "arguments": arguments }), opts).await?;
+        let as_task = || async {
+            let wait = opts.timeout.or(Some(self.inner.options.request_timeout));
+            let task =
+                self.call_tool_as_task(name, arguments.clone(), TaskOptions { ttl: None, wait }).await?;
+            task.result().await
+        };
+        if self.task_required(name) {
+            return as_task().await;
+        }
+        let params = json!({ "name": name, "arguments": arguments });
+        let v = match self.request_with("tools/call", params, opts).await {
+            Ok(v) => v,
+            Err(e) if self.needs_task(name, &e).await => return as_task().await,
+            Err(e) => return Err(e),
+        };
         serde_json::from_value(v).map_err(|e| Error::protocol(format!("malformed tools/call result: {e}")))
     }
 

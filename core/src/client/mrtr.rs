@@ -31,8 +31,7 @@ pub(crate) async fn run(
         match v.get("resultType").and_then(Value::as_str) {
             Some("input_required") => {}
             _ => {
-                let tasks = crate::tasks::declares_tasks(&client.inner.options.capabilities);
-                super::check_result_type(method, &v, tasks)?;
+                super::check_result_type(method, &v, client.declares_tasks(opts))?;
                 return Ok((v, round > 0));
             }
         }
@@ -62,7 +61,7 @@ pub(crate) async fn run(
 
 /// Asks the handler (the call's own, else the connection's) for every input at once; fails when
 /// one cannot be answered (MRTR has no error path to the server, so the call itself fails).
-async fn gather(
+pub(crate) async fn gather(
     client: &Client,
     method: &str,
     requests: InputRequests,

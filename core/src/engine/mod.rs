@@ -37,7 +37,9 @@ use crate::protocol::capabilities::ListChangedCapability;
 use crate::protocol::capabilities::ResourcesCapability;
 use crate::protocol::lifecycle::{InitializeRequestParams, UnsupportedVersionData};
 use crate::protocol::logging::{LoggingLevel, SetLevelRequestParams};
-use crate::protocol::{meta, CacheScope, CallToolRequestParams, Implementation, ProtocolVersion};
+use crate::protocol::{
+    meta, CacheScope, CallToolRequestParams, CallToolResult, Implementation, ProtocolVersion,
+};
 use crate::protocol::{ClientCapabilities, ServerCapabilities};
 use crate::registry::ToolRegistry;
 use crate::resources::ResourceRegistry;
@@ -543,6 +545,10 @@ impl ServerEngine {
         };
         let arguments = Value::Object(params.arguments.unwrap_or_default());
         if let Err(e) = tool.validate_arguments(&arguments) {
+            if version.tool_input_errors_are_results() {
+                let result = serde_json::to_value(CallToolResult::error(e.message)).expect("serializable");
+                return self.reply_ok(req.id, version, shape::call_tool_result(result, version));
+            }
             return reply_err(req.id, e);
         }
         let caller = who.caller().clone();

@@ -180,6 +180,31 @@ fn legacy_handshake() {
 }
 
 #[test]
+fn invalid_arguments_follow_each_revision() {
+    // spec server/tools "Error Handling": "Invalid arguments" are protocol errors up to
+    // 2025-06-18; "Input validation errors" are tool execution errors from 2025-11-25 on.
+    for (version, as_result) in
+        [("2024-11-05", false), ("2025-03-26", false), ("2025-06-18", false), ("2025-11-25", true)]
+    {
+        let mut p = Pair::new();
+        initialize(&mut p, version);
+        let r = p.reply(json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":1}}}));
+        if as_result {
+            assert_eq!(r["result"]["isError"], true, "{version}: {r}");
+            assert!(r["result"]["content"][0]["text"].as_str().unwrap().contains("/text"), "{version}");
+        } else {
+            assert_eq!(r["error"]["code"], -32602, "{version}: {r}");
+            assert_eq!(r["error"]["data"]["errors"][0]["path"], "/text", "{version}");
+        }
+        // Arguments that are not an object fail the CallToolRequest schema: a protocol error.
+        let r = p.reply(
+            json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":[1]}}),
+        );
+        assert_eq!(r["error"]["code"], -32602, "{version}: {r}");
+    }
+}
+
+#[test]
 fn legacy_counter_offer() {
     for asked in ["2026-07-28", "1999-01-01"] {
         let mut p = Pair::new();
@@ -191,9 +216,13 @@ fn legacy_counter_offer() {
 #[test]
 fn tool_calls_start_host_code_and_complete() {
     let mut p = Pair::new();
+    // Invalid arguments are a tool execution error the model can read (SEP-1303); an unknown
+    // tool stays a protocol error.
     let r = p.reply(modern_call(9, "echo", json!({"text": 1})));
-    assert_eq!(r["error"]["code"], -32602);
-    assert_eq!(r["error"]["data"]["errors"][0]["path"], "/text");
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert_eq!(r["result"]["resultType"], "complete");
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("Invalid arguments for tool echo: /text: "), "{text}");
     assert_eq!(p.reply(modern_call(9, "missing", json!({})))["error"]["code"], -32602);
     let events = p.send(modern_call(9, "echo", json!({"text": "hi"})));
     assert_eq!(started(&events).len(), 1);

@@ -167,7 +167,7 @@ impl ServerEngine {
                     Outcome::Tool(r) => Ok(r),
                     _ => Err(Error::protocol("a tool produced something else than a tool result")),
                 });
-                match tool.settle(outcome) {
+                match tool.settle(outcome, call.version) {
                     Ok(result) => shape::call_tool_result(
                         serde_json::to_value(result).expect("serializable"),
                         call.version,

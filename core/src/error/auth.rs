@@ -17,11 +17,17 @@ pub struct AuthError {
     pub uri: Option<String>,
     /// The HTTP status of the response that carried the error, when there was one.
     pub status: Option<u16>,
+    /// The resource server's `WWW-Authenticate` challenge(s) as received (several headers
+    /// joined by `, `), when a 401 or 403 carried one.
+    pub challenge: Option<String>,
 }
 
 impl AuthError {
     /// The MCP server answered 401 and the client has no authorization configured.
     pub const UNAUTHORIZED: &'static str = "unauthorized";
+    /// The MCP server answered 403 without naming an OAuth error (e.g. a refused `Origin`,
+    /// or a policy of the server's own).
+    pub const FORBIDDEN: &'static str = "forbidden";
     /// The protected resource metadata names another resource than the server we talk to.
     pub const RESOURCE_MISMATCH: &'static str = "resource_mismatch";
     /// Authorization server metadata whose `issuer` differs from the issuer used to find it.
@@ -55,7 +61,13 @@ impl AuthError {
 
     /// An error with a code and a description.
     pub fn new(error: impl Into<String>, description: impl Into<String>) -> Self {
-        AuthError { error: error.into(), description: Some(description.into()), uri: None, status: None }
+        AuthError {
+            error: error.into(),
+            description: Some(description.into()),
+            uri: None,
+            status: None,
+            challenge: None,
+        }
     }
 
     /// Sets the HTTP status.

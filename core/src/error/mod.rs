@@ -201,6 +201,7 @@ impl ErrorKind {
                 description: Some("auth example".into()),
                 uri: Some("https://as.example/errors#invalid_grant".into()),
                 status: Some(400),
+                challenge: None,
             }),
             kind => Error::new(kind, format!("{} example", kind.as_str())),
         }
@@ -362,6 +363,23 @@ impl Error {
     /// An [`ErrorKind::InvalidInput`] error.
     pub fn invalid_input(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::InvalidInput, message)
+    }
+    /// Tool arguments that fail validation ([`ErrorKind::InvalidInput`] carrying the `-32602`
+    /// error `data`, with the failing fields): a handler that decodes its own arguments returns
+    /// it, and the server answers it as the revision says (a tool execution error from
+    /// 2025-11-25 on, `-32602` before; see `ProtocolVersion::tool_input_errors_are_results`).
+    pub fn invalid_arguments(data: ErrorData) -> Self {
+        Error {
+            kind: ErrorKind::InvalidInput,
+            message: data.message.clone(),
+            rpc: Some(data),
+            status: None,
+            auth: None,
+        }
+    }
+    /// True for an [`Error::invalid_arguments`] error.
+    pub fn is_invalid_arguments(&self) -> bool {
+        self.kind == ErrorKind::InvalidInput && self.rpc.is_some()
     }
 }
 

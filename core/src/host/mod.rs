@@ -16,6 +16,7 @@
 //!
 //! So a Python tool and a Node tool returning the same value put the same bytes on the wire.
 
+pub mod answers;
 mod call;
 pub mod results;
 mod spelling;
@@ -48,6 +49,12 @@ pub enum HandlerKind {
     Prompt,
     /// A completer: receives `{"argument", "value", "context"}`; its call has no request.
     Completer,
+    /// A client's elicitation handler: receives the `elicitation/create` params; no call.
+    Elicitation,
+    /// A client's sampling handler: receives the `sampling/createMessage` params; no call.
+    Sampling,
+    /// A client's roots handler: receives `{}`; no call.
+    Roots,
 }
 
 impl HandlerKind {
@@ -58,7 +65,15 @@ impl HandlerKind {
             HandlerKind::Resource => "resource",
             HandlerKind::Prompt => "prompt",
             HandlerKind::Completer => "completer",
+            HandlerKind::Elicitation => "elicitation handler",
+            HandlerKind::Sampling => "sampling handler",
+            HandlerKind::Roots => "roots handler",
         }
+    }
+    /// True when the host function gets a per-call handle (tools, resources and prompts
+    /// answer a request; completers and a client's input handlers do not).
+    pub fn has_call(self) -> bool {
+        matches!(self, HandlerKind::Tool | HandlerKind::Resource | HandlerKind::Prompt)
     }
 }
 
@@ -85,7 +100,7 @@ pub trait HostCallback: Send + Sync + 'static {
 }
 
 /// Runs `callback` for one call and turns its reply into a core result with `convert`.
-fn run<T: Send + 'static>(
+pub(crate) fn run<T: Send + 'static>(
     callback: &Arc<dyn HostCallback>,
     kind: HandlerKind,
     input: Value,

@@ -77,6 +77,19 @@ fn completion_vectors() {
 }
 
 #[test]
+fn input_vectors() {
+    for case in vectors("input") {
+        let value = host_value(&case["value"]);
+        match case["kind"].as_str().unwrap() {
+            "elicitation" => check(&case, super::answers::elicit_result(value)),
+            "sampling" => check(&case, super::answers::create_message_result(value)),
+            "roots" => check(&case, super::answers::list_roots_result(value)),
+            other => panic!("unknown kind {other}"),
+        }
+    }
+}
+
+#[test]
 fn completions_are_capped_at_100_values() {
     let values: Vec<Value> = (0..150).map(|i| json!(format!("v{i}"))).collect();
     let c = results::completion(HostValue::Json(Value::Array(values))).unwrap();

@@ -74,6 +74,14 @@ impl ProtocolVersion {
     pub const fn has_result_type(self) -> bool {
         self.is_modern()
     }
+    /// Arguments that fail a tool's `inputSchema` are a tool execution error (a result with
+    /// `isError: true` the model can read) rather than a `-32602` protocol error: from
+    /// 2025-11-25 on (SEP-1303; spec 2025-11-25 and 2026-07-28 server/tools, "Error Handling":
+    /// "Input validation errors" are tool execution errors). Up to 2025-06-18 the same page
+    /// lists "Invalid arguments" among the protocol errors.
+    pub const fn tool_input_errors_are_results(self) -> bool {
+        matches!(self, ProtocolVersion::V2025_11_25 | ProtocolVersion::V2026_07_28)
+    }
     /// Resource-not-found error code of this revision.
     pub const fn resource_not_found_code(self) -> crate::ErrorCode {
         if self.is_modern() {

@@ -119,12 +119,21 @@ impl RegisteredTool {
     ) -> BoxFuture<'static, Result<CallToolResult>> {
         self.handler.call(arguments, ctx)
     }
-    /// Turns a handler outcome into what goes on the wire: a JSON-RPC error only for
-    /// [`ErrorKind::Rpc`] (forwarded remote errors); any other failure, and structured content
-    /// that breaks `outputSchema`, becomes an `isError: true` result.
-    pub fn settle(&self, outcome: Result<CallToolResult>) -> Result<CallToolResult, ErrorData> {
+    /// Turns a handler outcome into what goes on the wire for `version`: a JSON-RPC error for
+    /// [`ErrorKind::Rpc`] (forwarded remote errors), and for arguments the handler found
+    /// invalid ([`Error::invalid_arguments`]) where the revision makes them protocol errors;
+    /// any other failure, and structured content that breaks `outputSchema`, becomes an
+    /// `isError: true` result.
+    pub fn settle(
+        &self,
+        outcome: Result<CallToolResult>,
+        version: crate::protocol::ProtocolVersion,
+    ) -> Result<CallToolResult, ErrorData> {
         match outcome {
             Ok(result) => Ok(self.check_output(result)),
+            Err(e) if e.is_invalid_arguments() && !version.tool_input_errors_are_results() => {
+                Err(e.rpc_error().cloned().expect("invalid arguments carry their error"))
+            }
             Err(e) if e.kind() == ErrorKind::Rpc => {
                 Err(e.rpc_error().cloned().unwrap_or_else(|| ErrorData::internal(e.message())))
             }
@@ -404,8 +413,10 @@ impl ToolRegistry {
         &self.changes
     }
 
-    /// Calls a tool in-process, as a peer's `tools/call` would: arguments validated, errors
-    /// settled (a failing handler gives an `isError` result; a bad call gives `Err`).
+    /// Calls a tool in-process, as a peer's `tools/call` of the newest revision would:
+    /// arguments that fail the `inputSchema` and a failing handler give an `isError` result
+    /// with the message (SEP-1303); an unknown tool or arguments that are not an object give
+    /// `Err` (`-32602`).
     pub async fn call(&self, name: &str, arguments: Value, ctx: ToolContext) -> Result<CallToolResult> {
         let tool = self
             .get(name)
@@ -416,10 +427,12 @@ impl ToolRegistry {
             _ => return Err(Error::rpc(ErrorData::invalid_params("tool arguments must be a JSON object"))),
         };
         let as_value = Value::Object(arguments);
-        tool.validate_arguments(&as_value).map_err(Error::rpc)?;
+        if let Err(e) = tool.validate_arguments(&as_value) {
+            return Ok(CallToolResult::error(e.message));
+        }
         let Value::Object(arguments) = as_value else { unreachable!("checked above") };
         let outcome = tool.invoke(arguments, ctx).await;
-        tool.settle(outcome).map_err(Error::rpc)
+        tool.settle(outcome, crate::protocol::ProtocolVersion::LATEST).map_err(Error::rpc)
     }
 }
 

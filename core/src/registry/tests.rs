@@ -63,9 +63,12 @@ async fn call_validates_and_settles() {
     r.register(tool("fail"), |_a: Arguments, _c: ToolContext| async { Err(Error::tool("boom")) }).unwrap();
     let ok = r.call("echo", json!({"text": "hi"}), ToolContext::local()).await.unwrap();
     assert_eq!(ok.first_text(), Some("hi"));
-    let bad = r.call("echo", json!({"text": 5}), ToolContext::local()).await.unwrap_err();
-    assert_eq!(bad.code(), crate::ErrorCode::INVALID_PARAMS);
-    assert_eq!(bad.data().unwrap()["errors"][0]["path"], "/text");
+    // As over the wire at the newest revision: invalid arguments are an isError result.
+    let bad = r.call("echo", json!({"text": 5}), ToolContext::local()).await.unwrap();
+    assert!(bad.is_error());
+    assert!(bad.first_text().unwrap().starts_with("Invalid arguments for tool echo: /text: "));
+    let not_object = r.call("echo", json!([1]), ToolContext::local()).await.unwrap_err();
+    assert_eq!(not_object.code(), crate::ErrorCode::INVALID_PARAMS);
     let failed = r.call("fail", json!({"text": "x"}), ToolContext::local()).await.unwrap();
     assert!(failed.is_error());
     assert_eq!(failed.first_text(), Some("boom"));

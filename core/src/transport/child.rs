@@ -46,6 +46,34 @@ impl StdioCommand {
             inherit_stderr: false,
         }
     }
+    /// A command line split as a POSIX shell would split it (quotes and backslashes; no
+    /// variables, globs or redirections): `"node server.js --name 'a b'"`. An empty line, or
+    /// one with an unbalanced quote, is [`ErrorKind::InvalidInput`](crate::ErrorKind).
+    pub fn parse(line: &str) -> crate::Result<Self> {
+        let words = shlex::split(line).ok_or_else(|| {
+            crate::Error::invalid_input(format!("cannot split the command line {line:?}: unbalanced quotes"))
+        })?;
+        let mut words = words.into_iter();
+        let program = words
+            .next()
+            .ok_or_else(|| crate::Error::invalid_input("the command line is empty: nothing to spawn"))?;
+        Ok(StdioCommand::new(program, words))
+    }
+    /// What bindings do with `connect_stdio(command, args)`: `command` alone, holding
+    /// whitespace and naming no existing file, is a command line ([`StdioCommand::parse`]);
+    /// anything else is a program with its arguments.
+    pub fn program_or_line(command: &str, args: Vec<String>) -> crate::Result<Self> {
+        let line = args.is_empty()
+            && command.trim().contains(char::is_whitespace)
+            && !std::path::Path::new(command).exists();
+        if line {
+            return StdioCommand::parse(command);
+        }
+        if command.is_empty() {
+            return Err(crate::Error::invalid_input("the command is empty: nothing to spawn"));
+        }
+        Ok(StdioCommand::new(command, args))
+    }
     /// Adds an environment variable.
     pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         self.env.push((key.into(), value.into()));
@@ -212,4 +240,34 @@ pub fn spawn(cmd: &StdioCommand, max_frame: usize) -> std::io::Result<(Channel, 
     });
     let process = Arc::new(ChildProcess { pid, shutdown: Mutex::new(Some(shutdown_tx)), exited: exit_rx });
     Ok((Channel { tx: out_tx, rx: in_rx, flushed: Some(flushed) }, process))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::StdioCommand;
+
+    #[test]
+    fn command_lines_split_like_a_shell() {
+        let c = StdioCommand::parse("node  server.js --name 'a b' \"c d\" e\\ f").unwrap();
+        assert_eq!(c.program, "node");
+        assert_eq!(c.args, ["server.js", "--name", "a b", "c d", "e f"]);
+        assert!(StdioCommand::parse("node 'open").is_err());
+        assert!(StdioCommand::parse("   ").is_err());
+    }
+
+    #[test]
+    fn one_string_is_a_line_unless_it_names_a_file() {
+        let c = StdioCommand::program_or_line("npx -y @scope/server", Vec::new()).unwrap();
+        assert_eq!((c.program.as_str(), c.args.len()), ("npx", 2));
+        // With arguments, or naming an existing file (spaces and all), it is the program.
+        let c = StdioCommand::program_or_line("my server", vec!["x".into()]).unwrap();
+        assert_eq!((c.program.as_str(), c.args.as_slice()), ("my server", &["x".to_owned()][..]));
+        let dir = std::env::temp_dir().join(format!("mcpcore child {}", std::process::id()));
+        std::fs::write(&dir, b"").unwrap();
+        let path = dir.to_string_lossy().into_owned();
+        assert_eq!(StdioCommand::program_or_line(&path, Vec::new()).unwrap().program, path);
+        std::fs::remove_file(&dir).unwrap();
+        assert_eq!(StdioCommand::program_or_line("python3", Vec::new()).unwrap().program, "python3");
+        assert!(StdioCommand::program_or_line("", Vec::new()).is_err());
+    }
 }

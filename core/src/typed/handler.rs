@@ -98,6 +98,9 @@ pub fn decode<A: DeserializeOwned>(tool: &str, arguments: Arguments) -> Result<A
             pointer.push_str(&part);
         }
         let message = e.into_inner().to_string();
-        Error::rpc(invalid_arguments(tool, vec![json!({ "path": pointer, "message": message })]))
+        Error::invalid_arguments(invalid_arguments(
+            tool,
+            vec![json!({ "path": pointer, "message": message })],
+        ))
     })
 }

@@ -203,7 +203,7 @@ struct Inner {
 }
 
 #[tokio::test]
-async fn a_decoding_failure_is_the_same_invalid_params_error_as_a_schema_failure() {
+async fn a_decoding_failure_reads_like_a_schema_failure() {
     let tools = ToolRegistry::new();
     tools
         .add(ToolDef::typed("halve", "", |h: Halves| async move {
@@ -213,27 +213,31 @@ async fn a_decoding_failure_is_the_same_invalid_params_error_as_a_schema_failure
     let ok = tools.call("halve", json!({"outer": {"values": [2, 4]}}), RequestContext::local()).await;
     assert_eq!(ok.unwrap().first_text(), Some("1,2"));
 
-    let rpc = |e: crate::Error| e.rpc_error().cloned().expect("a JSON-RPC error");
-    let by_schema = rpc(tools
-        .call("halve", json!({"outer": {"values": [2, "x"]}}), RequestContext::local())
-        .await
-        .unwrap_err());
-    let by_decoder = rpc(tools
-        .call("halve", json!({"outer": {"values": [2, 3]}}), RequestContext::local())
-        .await
-        .unwrap_err());
-    for e in [&by_schema, &by_decoder] {
-        assert_eq!(e.code, ErrorCode::INVALID_PARAMS);
-        assert!(
-            e.message.starts_with("Invalid arguments for tool halve: /outer/values/1: "),
-            "{}",
-            e.message
-        );
-        let data = e.data.as_ref().unwrap();
-        assert_eq!(data["tool"], "halve");
-        assert_eq!(data["errors"][0]["path"], "/outer/values/1");
+    // In-process calls answer as the newest revision: both are isError results with the same
+    // message shape.
+    let by_schema =
+        tools.call("halve", json!({"outer": {"values": [2, "x"]}}), RequestContext::local()).await.unwrap();
+    let by_decoder =
+        tools.call("halve", json!({"outer": {"values": [2, 3]}}), RequestContext::local()).await.unwrap();
+    for r in [&by_schema, &by_decoder] {
+        assert!(r.is_error());
+        let text = r.first_text().unwrap();
+        assert!(text.starts_with("Invalid arguments for tool halve: /outer/values/1: "), "{text}");
     }
-    assert_eq!(by_decoder.data.unwrap()["errors"][0]["message"], "3 is odd");
+    assert_eq!(by_decoder.first_text(), Some("Invalid arguments for tool halve: /outer/values/1: 3 is odd"));
+    // A revision that makes them protocol errors gets the -32602 with the failing fields.
+    let tool = tools.get("halve").unwrap();
+    let args = match json!({"outer": {"values": [2, 3]}}) {
+        serde_json::Value::Object(m) => m,
+        _ => unreachable!(),
+    };
+    let outcome = tool.invoke(args, RequestContext::local()).await;
+    let e = tool.settle(outcome, crate::ProtocolVersion::V2025_06_18).unwrap_err();
+    assert_eq!(e.code, ErrorCode::INVALID_PARAMS);
+    let data = e.data.as_ref().unwrap();
+    assert_eq!(data["tool"], "halve");
+    assert_eq!(data["errors"][0]["path"], "/outer/values/1");
+    assert_eq!(data["errors"][0]["message"], "3 is odd");
 }
 
 #[test]

@@ -11,7 +11,7 @@ Usage:
 
 URL is the Streamable HTTP endpoint (e.g. http://127.0.0.1:PORT/mcp) or, with
 --sse-transport, the SSE endpoint (e.g. http://127.0.0.1:PORT/sse).
---everything targets @modelcontextprotocol/server-everything (tests/interop/ts/everything_sse.mjs):
+--everything targets @modelcontextprotocol/server-everything (tests/interop/ts/everything.mjs):
 its tools are ``echo {message}`` (answers "Echo: <message>") and ``get-sum {a, b}`` (text only), so
 the calls become echo {"message": T} and get-sum {"a": 2, "b": 3}; "echo" is then "Echo: T" and
 "add" is get-sum's structuredContent (null).

@@ -28,7 +28,7 @@ servers=(
   "ts-modern|node $here/sdk_server.mjs --port PORT --modern-only"
   "ts-stateful|node $here/sdk_server.mjs --port PORT --stateful-legacy"
   "ts-stateful-json|node $here/sdk_server.mjs --port PORT --stateful-legacy --json-response"
-  "everything|node $here/everything_sse.mjs --port PORT"
+  "everything|node $here/everything.mjs --port PORT"
 )
 
 # Each case: server | expectation ("VERSION LINEAGE" or "FAIL <stderr substring>") | client args.

@@ -9,7 +9,7 @@
 //
 // Transport: StreamableHTTPClientTransport(URL), or with --sse-transport the deprecated 2024-11-05
 // SSEClientTransport(URL) (URL = the SSE endpoint, e.g. http://127.0.0.1:PORT/sse).
-// --everything targets @modelcontextprotocol/server-everything (everything_sse.mjs): the calls become
+// --everything targets @modelcontextprotocol/server-everything (everything.mjs): the calls become
 // echo {"message": T} (answer "Echo: T") and get-sum {"a": 2, "b": 3} (text only, so "add" is null).
 //
 // Negotiation (SDK code; the version printed is client.getNegotiatedProtocolVersion()):

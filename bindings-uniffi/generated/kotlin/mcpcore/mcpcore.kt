@@ -690,6 +690,9 @@ internal interface UniffiCallbackInterfaceLogListenerMethod0 : com.sun.jna.Callb
 internal interface UniffiCallbackInterfaceProgressListenerMethod0 : com.sun.jna.Callback {
     fun callback(`uniffiHandle`: Long,`progress`: Double,`total`: RustBuffer.ByValue,`message`: RustBuffer.ByValue,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,)
 }
+internal interface UniffiCallbackInterfaceNotificationListenerMethod0 : com.sun.jna.Callback {
+    fun callback(`uniffiHandle`: Long,`notification`: RustBuffer.ByValue,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,)
+}
 internal interface UniffiCallbackInterfaceToolHandlerMethod0 : com.sun.jna.Callback {
     fun callback(`uniffiHandle`: Long,`call`: Long,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
 }
@@ -704,9 +707,6 @@ internal interface UniffiCallbackInterfaceClientInputMethod2 : com.sun.jna.Callb
 }
 internal interface UniffiCallbackInterfaceClientInputMethod3 : com.sun.jna.Callback {
     fun callback(`uniffiHandle`: Long,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
-}
-internal interface UniffiCallbackInterfaceTokenVerifierMethod0 : com.sun.jna.Callback {
-    fun callback(`uniffiHandle`: Long,`token`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
 }
 @Structure.FieldOrder("uniffiFree", "uniffiClone", "redirectUri", "authorize")
 internal open class UniffiVTableCallbackInterfaceOAuthHandler(
@@ -853,6 +853,25 @@ internal open class UniffiVTableCallbackInterfaceProgressListener(
     }
 
 }
+@Structure.FieldOrder("uniffiFree", "uniffiClone", "onNotification")
+internal open class UniffiVTableCallbackInterfaceNotificationListener(
+    @JvmField internal var `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+    @JvmField internal var `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+    @JvmField internal var `onNotification`: UniffiCallbackInterfaceNotificationListenerMethod0? = null,
+) : Structure() {
+    class UniffiByValue(
+        `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+        `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+        `onNotification`: UniffiCallbackInterfaceNotificationListenerMethod0? = null,
+    ): UniffiVTableCallbackInterfaceNotificationListener(`uniffiFree`,`uniffiClone`,`onNotification`,), Structure.ByValue
+
+   internal fun uniffiSetValue(other: UniffiVTableCallbackInterfaceNotificationListener) {
+        `uniffiFree` = other.`uniffiFree`
+        `uniffiClone` = other.`uniffiClone`
+        `onNotification` = other.`onNotification`
+    }
+
+}
 @Structure.FieldOrder("uniffiFree", "uniffiClone", "call")
 internal open class UniffiVTableCallbackInterfaceToolHandler(
     @JvmField internal var `uniffiFree`: UniffiCallbackInterfaceFree? = null,
@@ -897,25 +916,6 @@ internal open class UniffiVTableCallbackInterfaceClientInput(
         `elicit` = other.`elicit`
         `createMessage` = other.`createMessage`
         `listRoots` = other.`listRoots`
-    }
-
-}
-@Structure.FieldOrder("uniffiFree", "uniffiClone", "verify")
-internal open class UniffiVTableCallbackInterfaceTokenVerifier(
-    @JvmField internal var `uniffiFree`: UniffiCallbackInterfaceFree? = null,
-    @JvmField internal var `uniffiClone`: UniffiCallbackInterfaceClone? = null,
-    @JvmField internal var `verify`: UniffiCallbackInterfaceTokenVerifierMethod0? = null,
-) : Structure() {
-    class UniffiByValue(
-        `uniffiFree`: UniffiCallbackInterfaceFree? = null,
-        `uniffiClone`: UniffiCallbackInterfaceClone? = null,
-        `verify`: UniffiCallbackInterfaceTokenVerifierMethod0? = null,
-    ): UniffiVTableCallbackInterfaceTokenVerifier(`uniffiFree`,`uniffiClone`,`verify`,), Structure.ByValue
-
-   internal fun uniffiSetValue(other: UniffiVTableCallbackInterfaceTokenVerifier) {
-        `uniffiFree` = other.`uniffiFree`
-        `uniffiClone` = other.`uniffiClone`
-        `verify` = other.`verify`
     }
 
 }
@@ -1024,6 +1024,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_client_roots_changed(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_server_capabilities(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_client_server_info(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_client_server_pid(
@@ -1042,11 +1044,43 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_client_read_resource(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_call_tool_as_task(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_list_prompts_page(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_list_resource_templates_page(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_list_resources_page(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_list_tools_page(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_on_notification(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_ping(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_set_log_level(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_set_roots(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_subscribe_resource(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_unsubscribe_resource(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_loglistener_on_log(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_progresslistener_on_progress(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_subscription_cancel(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_notificationlistener_on_notification(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_task_cancel(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_task_id(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_task_result(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_task_status(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_arg_json(
     ): Int
@@ -1124,10 +1158,6 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio(
     ): Int
-    external fun uniffi_mcpcore_uniffi_checksum_method_serverauth_metadata_url(
-    ): Int
-    external fun uniffi_mcpcore_uniffi_checksum_method_tokenverifier_verify(
-    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_constructor_oauth_new(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_constructor_prompts_new(
@@ -1141,8 +1171,6 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_mcpcore_uniffi_checksum_constructor_registry_new(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_constructor_server_new(
-    ): Int
-    external fun uniffi_mcpcore_uniffi_checksum_constructor_serverauth_new(
     ): Int
     external fun ffi_mcpcore_uniffi_uniffi_contract_version(
     ): Int
@@ -1163,12 +1191,12 @@ internal object UniffiLib {
         uniffiCallbackInterfaceArgumentCompleter.register(this)
         uniffiCallbackInterfaceClientInput.register(this)
         uniffiCallbackInterfaceLogListener.register(this)
+        uniffiCallbackInterfaceNotificationListener.register(this)
         uniffiCallbackInterfaceOAuthHandler.register(this)
         uniffiCallbackInterfaceOAuthTokenStore.register(this)
         uniffiCallbackInterfaceProgressListener.register(this)
         uniffiCallbackInterfacePromptRenderer.register(this)
         uniffiCallbackInterfaceResourceReader.register(this)
-        uniffiCallbackInterfaceTokenVerifier.register(this)
         uniffiCallbackInterfaceToolHandler.register(this)
         
     }
@@ -1288,6 +1316,8 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_client_roots_changed(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_method_client_server_capabilities(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_method_client_server_info(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_method_client_server_pid(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1305,6 +1335,28 @@ internal object UniffiLib {
     external fun uniffi_mcpcore_uniffi_fn_method_client_list_resources(`ptr`: Long,
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_client_read_resource(`ptr`: Long,`uri`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_call_tool_as_task(`ptr`: Long,`name`: RustBuffer.ByValue,`arguments`: RustBuffer.ByValue,`ttl`: RustBuffer.ByValue,`wait`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_list_prompts_page(`ptr`: Long,`cursor`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_list_resource_templates_page(`ptr`: Long,`cursor`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_list_resources_page(`ptr`: Long,`cursor`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_list_tools_page(`ptr`: Long,`cursor`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_on_notification(`ptr`: Long,`listener`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_ping(`ptr`: Long,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_set_log_level(`ptr`: Long,`level`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_set_roots(`ptr`: Long,`roots`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_method_client_subscribe_resource(`ptr`: Long,`uri`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_unsubscribe_resource(`ptr`: Long,`uri`: RustBuffer.ByValue,
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_clone_loglistener(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
@@ -1328,6 +1380,26 @@ internal object UniffiLib {
     ): Unit
     external fun uniffi_mcpcore_uniffi_fn_method_subscription_cancel(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_clone_notificationlistener(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_free_notificationlistener(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_init_callback_vtable_notificationlistener(`vtable`: UniffiVTableCallbackInterfaceNotificationListener,
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_method_notificationlistener_on_notification(`ptr`: Long,`notification`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_clone_task(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_free_task(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_method_task_cancel(`ptr`: Long,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_task_id(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_method_task_result(`ptr`: Long,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_task_status(`ptr`: Long,
+    ): Long
     external fun uniffi_mcpcore_uniffi_fn_clone_toolcall(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_free_toolcall(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1432,25 +1504,9 @@ internal object UniffiLib {
     ): Unit
     external fun uniffi_mcpcore_uniffi_fn_constructor_server_new(`registry`: Long,`name`: RustBuffer.ByValue,`version`: RustBuffer.ByValue,`instructions`: RustBuffer.ByValue,`resources`: RustBuffer.ByValue,`prompts`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
-    external fun uniffi_mcpcore_uniffi_fn_method_server_serve_http(`ptr`: Long,`host`: RustBuffer.ByValue,`port`: Short,`path`: RustBuffer.ByValue,`options`: RustBuffer.ByValue,`auth`: RustBuffer.ByValue,
+    external fun uniffi_mcpcore_uniffi_fn_method_server_serve_http(`ptr`: Long,`host`: RustBuffer.ByValue,`port`: Short,`path`: RustBuffer.ByValue,`options`: RustBuffer.ByValue,
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_server_serve_stdio(`ptr`: Long,
-    ): Long
-    external fun uniffi_mcpcore_uniffi_fn_clone_serverauth(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): Long
-    external fun uniffi_mcpcore_uniffi_fn_free_serverauth(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): Unit
-    external fun uniffi_mcpcore_uniffi_fn_constructor_serverauth_new(`settings`: RustBuffer.ByValue,`verifier`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): Long
-    external fun uniffi_mcpcore_uniffi_fn_method_serverauth_metadata_url(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
-    external fun uniffi_mcpcore_uniffi_fn_clone_tokenverifier(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): Long
-    external fun uniffi_mcpcore_uniffi_fn_free_tokenverifier(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): Unit
-    external fun uniffi_mcpcore_uniffi_fn_init_callback_vtable_tokenverifier(`vtable`: UniffiVTableCallbackInterfaceTokenVerifier,
-    ): Unit
-    external fun uniffi_mcpcore_uniffi_fn_method_tokenverifier_verify(`ptr`: Long,`token`: RustBuffer.ByValue,
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_mcperror_code(`ptr`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Int
@@ -1708,13 +1764,16 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_on_log() and 0xFFFF) != 36914) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_protocol_version() and 0xFFFF) != 14571) {
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_protocol_version() and 0xFFFF) != 702) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_request() and 0xFFFF) != 57610) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_roots_changed() and 0xFFFF) != 1881) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_server_capabilities() and 0xFFFF) != 27698) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_server_info() and 0xFFFF) != 23297) {
@@ -1744,6 +1803,39 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_read_resource() and 0xFFFF) != 23583) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_call_tool_as_task() and 0xFFFF) != 62361) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_list_prompts_page() and 0xFFFF) != 57146) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_list_resource_templates_page() and 0xFFFF) != 28809) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_list_resources_page() and 0xFFFF) != 42081) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_list_tools_page() and 0xFFFF) != 11644) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_on_notification() and 0xFFFF) != 51807) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_ping() and 0xFFFF) != 54991) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_set_log_level() and 0xFFFF) != 61459) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_set_roots() and 0xFFFF) != 12849) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_subscribe_resource() and 0xFFFF) != 32847) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_unsubscribe_resource() and 0xFFFF) != 8341) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_loglistener_on_log() and 0xFFFF) != 33608) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1751,6 +1843,21 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_subscription_cancel() and 0xFFFF) != 51079) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_notificationlistener_on_notification() and 0xFFFF) != 58416) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_task_cancel() and 0xFFFF) != 62639) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_task_id() and 0xFFFF) != 20253) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_task_result() and 0xFFFF) != 28947) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_task_status() and 0xFFFF) != 62079) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_arg_json() and 0xFFFF) != 63943) {
@@ -1861,16 +1968,10 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_httpserving_wait() and 0xFFFF) != 34913) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_serve_http() and 0xFFFF) != 33278) {
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_serve_http() and 0xFFFF) != 31509) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio() and 0xFFFF) != 16339) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mcpcore_uniffi_checksum_method_serverauth_metadata_url() and 0xFFFF) != 27705) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mcpcore_uniffi_checksum_method_tokenverifier_verify() and 0xFFFF) != 22139) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_oauth_new() and 0xFFFF) != 7141) {
@@ -1892,9 +1993,6 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_server_new() and 0xFFFF) != 18703) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_serverauth_new() and 0xFFFF) != 40452) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
 }
@@ -2972,7 +3070,7 @@ public interface ClientInterface {
     fun `onLog`(`listener`: LogListener): Subscription
     
     /**
-     * The negotiated revision, e.g. `2026-07-28`.
+     * The negotiated revision, e.g. `2026-07-28` (still readable after `disconnect`).
      */
     fun `protocolVersion`(): kotlin.String
     
@@ -2987,6 +3085,11 @@ public interface ClientInterface {
      * notification.
      */
     fun `rootsChanged`()
+    
+    /**
+     * The server's capabilities, as JSON text.
+     */
+    fun `serverCapabilities`(): kotlin.String
     
     /**
      * The server's `serverInfo`, when it sent one.
@@ -3036,6 +3139,69 @@ public interface ClientInterface {
      * `data` names the `uri`); a blob that is not base64 throws `Protocol`.
      */
     suspend fun `readResource`(`uri`: kotlin.String): List<ResourceContents>
+    
+    /**
+     * Calls a tool as a task (2025-11-25 tasks, or the 2026-07-28 Tasks extension) and
+     * returns its [`Task`]; `ttl` asks the server to keep it that long, `wait` bounds
+     * [`Task::result`] (default: the request timeout). A tool that runs only as a task is run
+     * as one by `call_tool` too.
+     */
+    suspend fun `callToolAsTask`(`name`: kotlin.String, `arguments`: kotlin.String, `ttl`: java.time.Duration? = null, `wait`: java.time.Duration? = null): Task
+    
+    /**
+     * One page of `prompts/list` after `cursor`.
+     */
+    suspend fun `listPromptsPage`(`cursor`: kotlin.String? = null): PromptsPage
+    
+    /**
+     * One page of `resources/templates/list` after `cursor`.
+     */
+    suspend fun `listResourceTemplatesPage`(`cursor`: kotlin.String? = null): ResourceTemplatesPage
+    
+    /**
+     * One page of `resources/list` after `cursor`.
+     */
+    suspend fun `listResourcesPage`(`cursor`: kotlin.String? = null): ResourcesPage
+    
+    /**
+     * One page of `tools/list` after `cursor` (served from the cache while fresh).
+     */
+    suspend fun `listToolsPage`(`cursor`: kotlin.String? = null): ToolsPage
+    
+    /**
+     * Delivers the server's notifications that answer no request (list changes, resource
+     * updates, others) to `listener` until the returned subscription is cancelled, closed or
+     * dropped. A later listener replaces this one. On legacy Streamable HTTP they travel on
+     * the GET stream the client keeps open.
+     */
+    fun `onNotification`(`listener`: NotificationListener): Subscription
+    
+    /**
+     * Checks that the server answers (`ping`; `server/discover` on 2026-07-28).
+     */
+    suspend fun `ping`()
+    
+    /**
+     * Asks for log messages at `level` (`debug` … `emergency`) and above, delivered to
+     * [`Client::on_log`]: `logging/setLevel` on a legacy session, each later request's `_meta`
+     * on 2026-07-28.
+     */
+    suspend fun `setLogLevel`(`level`: kotlin.String)
+    
+    /**
+     * Replaces the roots given in `ConnectOptions.roots` and tells a legacy server.
+     */
+    fun `setRoots`(`roots`: List<Root>)
+    
+    /**
+     * Legacy `resources/subscribe`: updates of `uri` reach [`Client::on_notification`].
+     */
+    suspend fun `subscribeResource`(`uri`: kotlin.String)
+    
+    /**
+     * Legacy `resources/unsubscribe`.
+     */
+    suspend fun `unsubscribeResource`(`uri`: kotlin.String)
     
     companion object
 }
@@ -3279,7 +3445,7 @@ open class Client: Disposable, AutoCloseable, ClientInterface
 
     
     /**
-     * The negotiated revision, e.g. `2026-07-28`.
+     * The negotiated revision, e.g. `2026-07-28` (still readable after `disconnect`).
      */
     @Throws(McpException::class)override fun `protocolVersion`(): kotlin.String {
             return FfiConverterString.lift(
@@ -3336,6 +3502,23 @@ open class Client: Disposable, AutoCloseable, ClientInterface
 }
     }
     
+    
+
+    
+    /**
+     * The server's capabilities, as JSON text.
+     */
+    @Throws(McpException::class)override fun `serverCapabilities`(): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_server_capabilities(
+        it,
+        _status)
+}
+    }
+    )
+    }
     
 
     
@@ -3550,6 +3733,280 @@ open class Client: Disposable, AutoCloseable, ClientInterface
         { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
         // lift function
         { FfiConverterSequenceTypeResourceContents.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Calls a tool as a task (2025-11-25 tasks, or the 2026-07-28 Tasks extension) and
+     * returns its [`Task`]; `ttl` asks the server to keep it that long, `wait` bounds
+     * [`Task::result`] (default: the request timeout). A tool that runs only as a task is run
+     * as one by `call_tool` too.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `callToolAsTask`(`name`: kotlin.String, `arguments`: kotlin.String, `ttl`: java.time.Duration?, `wait`: java.time.Duration?) : Task {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_call_tool_as_task(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`name`),
+        FfiConverterString.lower(`arguments`),
+        FfiConverterOptionalDuration.lower(`ttl`),
+        FfiConverterOptionalDuration.lower(`wait`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_u64(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_u64(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_u64(future) },
+        // lift function
+        { FfiConverterTypeTask.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * One page of `prompts/list` after `cursor`.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `listPromptsPage`(`cursor`: kotlin.String?) : PromptsPage {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_list_prompts_page(
+                uniffiHandle,
+                
+        FfiConverterOptionalString.lower(`cursor`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypePromptsPage.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * One page of `resources/templates/list` after `cursor`.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `listResourceTemplatesPage`(`cursor`: kotlin.String?) : ResourceTemplatesPage {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_list_resource_templates_page(
+                uniffiHandle,
+                
+        FfiConverterOptionalString.lower(`cursor`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeResourceTemplatesPage.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * One page of `resources/list` after `cursor`.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `listResourcesPage`(`cursor`: kotlin.String?) : ResourcesPage {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_list_resources_page(
+                uniffiHandle,
+                
+        FfiConverterOptionalString.lower(`cursor`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeResourcesPage.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * One page of `tools/list` after `cursor` (served from the cache while fresh).
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `listToolsPage`(`cursor`: kotlin.String?) : ToolsPage {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_list_tools_page(
+                uniffiHandle,
+                
+        FfiConverterOptionalString.lower(`cursor`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeToolsPage.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Delivers the server's notifications that answer no request (list changes, resource
+     * updates, others) to `listener` until the returned subscription is cancelled, closed or
+     * dropped. A later listener replaces this one. On legacy Streamable HTTP they travel on
+     * the GET stream the client keeps open.
+     */
+    @Throws(McpException::class)override fun `onNotification`(`listener`: NotificationListener): Subscription {
+            return FfiConverterTypeSubscription.lift(
+    callWithHandle {
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_on_notification(
+        it,
+        
+        FfiConverterTypeNotificationListener.lower(`listener`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Checks that the server answers (`ping`; `server/discover` on 2026-07-28).
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `ping`() {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_ping(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_void(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_void(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_void(future) },
+        // lift function
+        { },
+        
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Asks for log messages at `level` (`debug` … `emergency`) and above, delivered to
+     * [`Client::on_log`]: `logging/setLevel` on a legacy session, each later request's `_meta`
+     * on 2026-07-28.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `setLogLevel`(`level`: kotlin.String) {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_set_log_level(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`level`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_void(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_void(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_void(future) },
+        // lift function
+        { },
+        
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Replaces the roots given in `ConnectOptions.roots` and tells a legacy server.
+     */
+    @Throws(McpException::class)override fun `setRoots`(`roots`: List<Root>)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_set_roots(
+        it,
+        
+        FfiConverterSequenceTypeRoot.lower(`roots`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * Legacy `resources/subscribe`: updates of `uri` reach [`Client::on_notification`].
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `subscribeResource`(`uri`: kotlin.String) {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_subscribe_resource(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`uri`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_void(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_void(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_void(future) },
+        // lift function
+        { },
+        
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Legacy `resources/unsubscribe`.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `unsubscribeResource`(`uri`: kotlin.String) {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_unsubscribe_resource(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`uri`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_void(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_void(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_void(future) },
+        // lift function
+        { },
+        
         // Error FFI converter
         McpException.ErrorHandler,
     )
@@ -4832,6 +5289,329 @@ public object FfiConverterTypeLogListener: FfiConverter<LogListener, Long> {
     override fun allocationSize(value: LogListener) = 8UL
 
     override fun write(value: LogListener, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * Receives the server's notifications (Kotlin: a `when` over [`ServerNotification`]).
+ */
+public interface NotificationListener {
+    
+    /**
+     * One notification.
+     */
+    fun `onNotification`(`notification`: ServerNotification)
+    
+    companion object
+}
+
+/**
+ * Receives the server's notifications (Kotlin: a `when` over [`ServerNotification`]).
+ */
+open class NotificationListenerImpl: Disposable, AutoCloseable, NotificationListener
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mcpcore_uniffi_fn_free_notificationlistener(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_clone_notificationlistener(handle, status)
+        }
+    }
+
+    
+    /**
+     * One notification.
+     */override fun `onNotification`(`notification`: ServerNotification)
+        = 
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_notificationlistener_on_notification(
+        it,
+        
+        FfiConverterTypeServerNotification.lower(`notification`),_status)
+}
+    }
+    
+    
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+
+// Put the implementation in an object so we don't pollute the top-level namespace
+internal object uniffiCallbackInterfaceNotificationListener {
+    internal object `onNotification`: UniffiCallbackInterfaceNotificationListenerMethod0 {
+        override fun callback(`uniffiHandle`: Long,`notification`: RustBuffer.ByValue,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,) {
+            val uniffiObj = FfiConverterTypeNotificationListener.handleMap.get(uniffiHandle)
+            val makeCall = { ->
+                uniffiObj.`onNotification`(
+                    FfiConverterTypeServerNotification.lift(`notification`),
+                )
+            }
+            val writeReturn = { _: Unit -> Unit }
+            uniffiTraitInterfaceCall(uniffiCallStatus, makeCall, writeReturn)
+        }
+    }
+
+    internal object uniffiFree: UniffiCallbackInterfaceFree {
+        override fun callback(handle: Long) {
+            FfiConverterTypeNotificationListener.handleMap.remove(handle)
+        }
+    }
+
+    internal object uniffiClone: UniffiCallbackInterfaceClone {
+        override fun callback(handle: Long): Long {
+            return FfiConverterTypeNotificationListener.handleMap.clone(handle)
+        }
+    }
+
+    internal var vtable = UniffiVTableCallbackInterfaceNotificationListener.UniffiByValue(
+        uniffiFree,
+        uniffiClone,
+        `onNotification`,
+    )
+
+    // Registers the foreign callback with the Rust side.
+    // This method is generated for each callback interface.
+    internal fun register(lib: UniffiLib) {
+        lib.uniffi_mcpcore_uniffi_fn_init_callback_vtable_notificationlistener(vtable)
+    }
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeNotificationListener: FfiConverter<NotificationListener, Long> {
+    internal val handleMap = UniffiHandleMap<NotificationListener>()
+
+    override fun lower(value: NotificationListener): Long {
+        if (value is NotificationListenerImpl) {
+             // Rust-implemented object.  Clone the handle and return it
+            return value.uniffiCloneHandle()
+         } else {
+            // Kotlin object, generate a new vtable handle and return that.
+            return handleMap.insert(value)
+         }
+    }
+
+    override fun lift(value: Long): NotificationListener {
+        if ((value and 1.toLong()) == 0.toLong()) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return NotificationListenerImpl(UniffiWithHandle, value)
+        } else {
+            // Kotlin-generated handle, get the object from the handle map
+            return handleMap.remove(value)
+        }
+    }
+
+    override fun read(buf: ByteBuffer): NotificationListener {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: NotificationListener) = 8UL
+
+    override fun write(value: NotificationListener, buf: ByteBuffer) {
         buf.putLong(lower(value))
     }
 }
@@ -8473,10 +9253,9 @@ public interface ServerInterface {
     /**
      * Starts serving HTTP on `host:port` (port 0 picks a free one): Streamable HTTP of both
      * lineages on `path`, the 2024-11-05 HTTP+SSE transport on `/sse`. Returns once bound.
-     * `options`: limits, allow-lists and HTTPS (see [`ServeOptions`]); `auth`: a protected
-     * server (every request needs a bearer token the [`ServerAuth`] accepts).
+     * `options`: limits, allow-lists and HTTPS (see [`ServeOptions`]).
      */
-    suspend fun `serveHttp`(`host`: kotlin.String, `port`: kotlin.UShort, `path`: kotlin.String = "/mcp", `options`: ServeOptions = ServeOptions(), `auth`: ServerAuth? = null): HttpServing
+    suspend fun `serveHttp`(`host`: kotlin.String, `port`: kotlin.UShort, `path`: kotlin.String = "/mcp", `options`: ServeOptions = ServeOptions()): HttpServing
     
     /**
      * Serves on this process's stdin/stdout until stdin closes; in-flight calls finish first.
@@ -8614,12 +9393,11 @@ open class Server: Disposable, AutoCloseable, ServerInterface
     /**
      * Starts serving HTTP on `host:port` (port 0 picks a free one): Streamable HTTP of both
      * lineages on `path`, the 2024-11-05 HTTP+SSE transport on `/sse`. Returns once bound.
-     * `options`: limits, allow-lists and HTTPS (see [`ServeOptions`]); `auth`: a protected
-     * server (every request needs a bearer token the [`ServerAuth`] accepts).
+     * `options`: limits, allow-lists and HTTPS (see [`ServeOptions`]).
      */
     @Throws(McpException::class)
     @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
-    override suspend fun `serveHttp`(`host`: kotlin.String, `port`: kotlin.UShort, `path`: kotlin.String, `options`: ServeOptions, `auth`: ServerAuth?) : HttpServing {
+    override suspend fun `serveHttp`(`host`: kotlin.String, `port`: kotlin.UShort, `path`: kotlin.String, `options`: ServeOptions) : HttpServing {
         return uniffiRustCallAsync(
         callWithHandle { uniffiHandle ->
             UniffiLib.uniffi_mcpcore_uniffi_fn_method_server_serve_http(
@@ -8629,7 +9407,6 @@ open class Server: Disposable, AutoCloseable, ServerInterface
         FfiConverterUShort.lower(`port`),
         FfiConverterString.lower(`path`),
         FfiConverterTypeServeOptions.lower(`options`),
-        FfiConverterOptionalTypeServerAuth.lower(`auth`),
             )
         },
         { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_u64(future, callback, continuation) },
@@ -8702,286 +9479,6 @@ public object FfiConverterTypeServer: FfiConverter<Server, Long> {
     override fun allocationSize(value: Server) = 8UL
 
     override fun write(value: Server, buf: ByteBuffer) {
-        buf.putLong(lower(value))
-    }
-}
-
-
-// This template implements a class for working with a Rust struct via a handle
-// to the live Rust struct on the other side of the FFI.
-//
-// There's some subtlety here, because we have to be careful not to operate on a Rust
-// struct after it has been dropped, and because we must expose a public API for freeing
-// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
-//
-//   * Each instance holds an opaque handle to the underlying Rust struct.
-//     Method calls need to read this handle from the object's state and pass it in to
-//     the Rust FFI.
-//
-//   * When an instance is no longer needed, its handle should be passed to a
-//     special destructor function provided by the Rust FFI, which will drop the
-//     underlying Rust struct.
-//
-//   * Given an instance, calling code is expected to call the special
-//     `destroy` method in order to free it after use, either by calling it explicitly
-//     or by using a higher-level helper like the `use` method. Failing to do so risks
-//     leaking the underlying Rust struct.
-//
-//   * We can't assume that calling code will do the right thing, and must be prepared
-//     to handle Kotlin method calls executing concurrently with or even after a call to
-//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
-//
-//   * We must never allow Rust code to operate on the underlying Rust struct after
-//     the destructor has been called, and must never call the destructor more than once.
-//     Doing so may trigger memory unsafety.
-//
-//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
-//     is implemented to call the destructor when the Kotlin object becomes unreachable.
-//     This is done in a background thread. This is not a panacea, and client code should be aware that
-//      1. the thread may starve if some there are objects that have poorly performing
-//     `drop` methods or do significant work in their `drop` methods.
-//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
-//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
-//
-// If we try to implement this with mutual exclusion on access to the handle, there is the
-// possibility of a race between a method call and a concurrent call to `destroy`:
-//
-//    * Thread A starts a method call, reads the value of the handle, but is interrupted
-//      before it can pass the handle over the FFI to Rust.
-//    * Thread B calls `destroy` and frees the underlying Rust struct.
-//    * Thread A resumes, passing the already-read handle value to Rust and triggering
-//      a use-after-free.
-//
-// One possible solution would be to use a `ReadWriteLock`, with each method call taking
-// a read lock (and thus allowed to run concurrently) and the special `destroy` method
-// taking a write lock (and thus blocking on live method calls). However, we aim not to
-// generate methods with any hidden blocking semantics, and a `destroy` method that might
-// block if called incorrectly seems to meet that bar.
-//
-// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
-// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
-// has been called. These are updated according to the following rules:
-//
-//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
-//      The initial value for the flag is false.
-//
-//    * At the start of each method call, we atomically check the counter.
-//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
-//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
-//
-//    * At the end of each method call, we atomically decrement and check the counter.
-//      If it has reached zero then we destroy the underlying Rust struct.
-//
-//    * When `destroy` is called, we atomically flip the flag from false to true.
-//      If the flag was already true we silently fail.
-//      Otherwise we atomically decrement and check the counter.
-//      If it has reached zero then we destroy the underlying Rust struct.
-//
-// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
-// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
-//
-// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
-// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
-// of the underlying Rust code.
-//
-// This makes a cleaner a better alternative to _not_ calling `destroy()` as
-// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
-// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
-// thread may be starved, and the app will leak memory.
-//
-// In this case, `destroy`ing manually may be a better solution.
-//
-// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
-// with Rust peers are reclaimed:
-//
-// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
-// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
-// 3. The memory is reclaimed when the process terminates.
-//
-// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
-//
-
-
-/**
- * A protected server's configuration, checked when made; pass it to `Server.serveHttp`.
- */
-public interface ServerAuthInterface {
-    
-    /**
-     * The Protected Resource Metadata URL named in challenges.
-     */
-    fun `metadataUrl`(): kotlin.String?
-    
-    companion object
-}
-
-/**
- * A protected server's configuration, checked when made; pass it to `Server.serveHttp`.
- */
-open class ServerAuth: Disposable, AutoCloseable, ServerAuthInterface
-{
-
-    @Suppress("UNUSED_PARAMETER")
-    /**
-     * @suppress
-     */
-    constructor(withHandle: UniffiWithHandle, handle: Long) {
-        this.handle = handle
-        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
-    }
-
-    /**
-     * @suppress
-     *
-     * This constructor can be used to instantiate a fake object. Only used for tests. Any
-     * attempt to actually use an object constructed this way will fail as there is no
-     * connected Rust object.
-     */
-    @Suppress("UNUSED_PARAMETER")
-    constructor(noHandle: NoHandle) {
-        this.handle = 0
-        this.cleanable = null
-    }
-    /**
-     * Checks `settings`; `verifier` replaces the built-in JWT verifier.
-     */
-    constructor(`settings`: AuthSettings, `verifier`: TokenVerifier? = null) :
-        this(UniffiWithHandle, 
-    uniffiRustCallWithError(McpException) { _status ->
-    UniffiLib.uniffi_mcpcore_uniffi_fn_constructor_serverauth_new(
-    
-        
-        FfiConverterTypeAuthSettings.lower(`settings`),
-        FfiConverterOptionalTypeTokenVerifier.lower(`verifier`),_status)
-}
-    )
-
-    protected val handle: Long
-    protected val cleanable: UniffiCleaner.Cleanable?
-
-    private val wasDestroyed = AtomicBoolean(false)
-    private val callCounter = AtomicLong(1)
-
-    /**
-     * Whether the current object has been destroyed and its reference is gone in the Rust side.
-     */
-    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
-
-    override fun destroy() {
-        // Only allow a single call to this method.
-        // TODO: maybe we should log a warning if called more than once?
-        if (this.wasDestroyed.compareAndSet(false, true)) {
-            // This decrement always matches the initial count of 1 given at creation time.
-            if (this.callCounter.decrementAndGet() == 0L) {
-                cleanable?.clean()
-            }
-        }
-    }
-
-    @Synchronized
-    override fun close() {
-        this.destroy()
-    }
-
-    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
-        // Check and increment the call counter, to keep the object alive.
-        // This needs a compare-and-set retry loop in case of concurrent updates.
-        do {
-            val c = this.callCounter.get()
-            if (c == 0L) {
-                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
-            }
-            if (c == Long.MAX_VALUE) {
-                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
-            }
-        } while (! this.callCounter.compareAndSet(c, c + 1L))
-        // Now we can safely do the method call without the handle being freed concurrently.
-        try {
-            return block(this.uniffiCloneHandle())
-        } finally {
-            // This decrement always matches the increment we performed above.
-            if (this.callCounter.decrementAndGet() == 0L) {
-                cleanable?.clean()
-            }
-        }
-    }
-
-    // Use a static inner class instead of a closure so as not to accidentally
-    // capture `this` as part of the cleanable's action.
-    private class UniffiCleanAction(private val handle: Long) : Runnable {
-        override fun run() {
-            if (handle == 0.toLong()) {
-                // Fake object created with `NoHandle`, don't try to free.
-                return;
-            }
-            uniffiRustCall { status ->
-                UniffiLib.uniffi_mcpcore_uniffi_fn_free_serverauth(handle, status)
-            }
-        }
-    }
-
-    /**
-     * @suppress
-     */
-    fun uniffiCloneHandle(): Long {
-        if (handle == 0.toLong()) {
-            throw InternalException("uniffiCloneHandle() called on NoHandle object");
-        }
-        return uniffiRustCall() { status ->
-            UniffiLib.uniffi_mcpcore_uniffi_fn_clone_serverauth(handle, status)
-        }
-    }
-
-    
-    /**
-     * The Protected Resource Metadata URL named in challenges.
-     */override fun `metadataUrl`(): kotlin.String? {
-            return FfiConverterOptionalString.lift(
-    callWithHandle {
-    uniffiRustCall() { _status ->
-    UniffiLib.uniffi_mcpcore_uniffi_fn_method_serverauth_metadata_url(
-        it,
-        _status)
-}
-    }
-    )
-    }
-    
-
-    
-
-    
-
-
-    
-    
-    /**
-     * @suppress
-     */
-    companion object
-    
-}
-
-
-/**
- * @suppress
- */
-public object FfiConverterTypeServerAuth: FfiConverter<ServerAuth, Long> {
-    override fun lower(value: ServerAuth): Long {
-        return value.uniffiCloneHandle()
-    }
-
-    override fun lift(value: Long): ServerAuth {
-        return ServerAuth(UniffiWithHandle, value)
-    }
-
-    override fun read(buf: ByteBuffer): ServerAuth {
-        return lift(buf.getLong())
-    }
-
-    override fun allocationSize(value: ServerAuth) = 8UL
-
-    override fun write(value: ServerAuth, buf: ByteBuffer) {
         buf.putLong(lower(value))
     }
 }
@@ -9349,22 +9846,39 @@ public object FfiConverterTypeSubscription: FfiConverter<Subscription, Long> {
 
 
 /**
- * The host's token check: the identity a bearer token carries, or why it is refused.
+ * A task the server runs for a tool call ([`Client::call_tool_as_task`]).
  */
-public interface TokenVerifier {
+public interface TaskInterface {
     
     /**
-     * Verifies `token` (the credentials of `Authorization: Bearer <token>`).
+     * Asks the server to cancel the task.
      */
-    suspend fun `verify`(`token`: kotlin.String): AuthIdentity
+    suspend fun `cancel`()
+    
+    /**
+     * The task id; `None` when the server answered at once instead of creating a task.
+     */
+    fun `id`(): kotlin.String?
+    
+    /**
+     * Waits for the task to end and returns the tool's result (input the task asks for is
+     * answered by the connection's `ClientInput`); a failed task throws its error, a cancelled
+     * one `Cancelled`.
+     */
+    suspend fun `result`(): ToolResult
+    
+    /**
+     * Asks the server for the task's state.
+     */
+    suspend fun `status`(): TaskInfo
     
     companion object
 }
 
 /**
- * The host's token check: the identity a bearer token carries, or why it is refused.
+ * A task the server runs for a tool call ([`Client::call_tool_as_task`]).
  */
-open class TokenVerifierImpl: Disposable, AutoCloseable, TokenVerifier
+open class Task: Disposable, AutoCloseable, TaskInterface
 {
 
     @Suppress("UNUSED_PARAMETER")
@@ -9448,7 +9962,7 @@ open class TokenVerifierImpl: Disposable, AutoCloseable, TokenVerifier
                 return;
             }
             uniffiRustCall { status ->
-                UniffiLib.uniffi_mcpcore_uniffi_fn_free_tokenverifier(handle, status)
+                UniffiLib.uniffi_mcpcore_uniffi_fn_free_task(handle, status)
             }
         }
     }
@@ -9461,32 +9975,98 @@ open class TokenVerifierImpl: Disposable, AutoCloseable, TokenVerifier
             throw InternalException("uniffiCloneHandle() called on NoHandle object");
         }
         return uniffiRustCall() { status ->
-            UniffiLib.uniffi_mcpcore_uniffi_fn_clone_tokenverifier(handle, status)
+            UniffiLib.uniffi_mcpcore_uniffi_fn_clone_task(handle, status)
         }
     }
 
     
     /**
-     * Verifies `token` (the credentials of `Authorization: Bearer <token>`).
+     * Asks the server to cancel the task.
      */
-    @Throws(TokenRefused::class)
+    @Throws(McpException::class)
     @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
-    override suspend fun `verify`(`token`: kotlin.String) : AuthIdentity {
+    override suspend fun `cancel`() {
         return uniffiRustCallAsync(
         callWithHandle { uniffiHandle ->
-            UniffiLib.uniffi_mcpcore_uniffi_fn_method_tokenverifier_verify(
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_task_cancel(
                 uniffiHandle,
                 
-        FfiConverterString.lower(`token`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_void(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_void(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_void(future) },
+        // lift function
+        { },
+        
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * The task id; `None` when the server answered at once instead of creating a task.
+     */override fun `id`(): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_task_id(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Waits for the task to end and returns the tool's result (input the task asks for is
+     * answered by the connection's `ClientInput`); a failed task throws its error, a cancelled
+     * one `Cancelled`.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `result`() : ToolResult {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_task_result(
+                uniffiHandle,
+                
             )
         },
         { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
         { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
         { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
         // lift function
-        { FfiConverterTypeAuthIdentity.lift(it) },
+        { FfiConverterTypeToolResult.lift(it) },
         // Error FFI converter
-        TokenRefused.ErrorHandler,
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Asks the server for the task's state.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `status`() : TaskInfo {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_task_status(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeTaskInfo.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
     )
     }
 
@@ -9505,103 +10085,25 @@ open class TokenVerifierImpl: Disposable, AutoCloseable, TokenVerifier
 }
 
 
-
-// Put the implementation in an object so we don't pollute the top-level namespace
-internal object uniffiCallbackInterfaceTokenVerifier {
-    internal object `verify`: UniffiCallbackInterfaceTokenVerifierMethod0 {
-        override fun callback(`uniffiHandle`: Long,`token`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,) {
-            val uniffiObj = FfiConverterTypeTokenVerifier.handleMap.get(uniffiHandle)
-            val makeCall = suspend { ->
-                uniffiObj.`verify`(
-                    FfiConverterString.lift(`token`),
-                )
-            }
-            val uniffiHandleSuccess = { returnValue: AuthIdentity ->
-                val uniffiResult = UniffiForeignFutureResultRustBuffer.UniffiByValue(
-                    FfiConverterTypeAuthIdentity.lower(returnValue),
-                    UniffiRustCallStatus.ByValue()
-                )
-                uniffiResult.write()
-                uniffiFutureCallback.callback(uniffiCallbackData, uniffiResult)
-            }
-            val uniffiHandleError = { callStatus: UniffiRustCallStatus.ByValue ->
-                uniffiFutureCallback.callback(
-                    uniffiCallbackData,
-                    UniffiForeignFutureResultRustBuffer.UniffiByValue(
-                        RustBuffer.ByValue(),
-                        callStatus,
-                    ),
-                )
-            }
-            uniffiTraitInterfaceCallAsyncWithError(
-                makeCall,
-                uniffiHandleSuccess,
-                uniffiHandleError,
-                { e: TokenRefused -> FfiConverterTypeTokenRefused.lower(e) },
-                uniffiOutDroppedCallback
-            )
-        }
-    }
-
-    internal object uniffiFree: UniffiCallbackInterfaceFree {
-        override fun callback(handle: Long) {
-            FfiConverterTypeTokenVerifier.handleMap.remove(handle)
-        }
-    }
-
-    internal object uniffiClone: UniffiCallbackInterfaceClone {
-        override fun callback(handle: Long): Long {
-            return FfiConverterTypeTokenVerifier.handleMap.clone(handle)
-        }
-    }
-
-    internal var vtable = UniffiVTableCallbackInterfaceTokenVerifier.UniffiByValue(
-        uniffiFree,
-        uniffiClone,
-        `verify`,
-    )
-
-    // Registers the foreign callback with the Rust side.
-    // This method is generated for each callback interface.
-    internal fun register(lib: UniffiLib) {
-        lib.uniffi_mcpcore_uniffi_fn_init_callback_vtable_tokenverifier(vtable)
-    }
-}
-
 /**
  * @suppress
  */
-public object FfiConverterTypeTokenVerifier: FfiConverter<TokenVerifier, Long> {
-    internal val handleMap = UniffiHandleMap<TokenVerifier>()
-
-    override fun lower(value: TokenVerifier): Long {
-        if (value is TokenVerifierImpl) {
-             // Rust-implemented object.  Clone the handle and return it
-            return value.uniffiCloneHandle()
-         } else {
-            // Kotlin object, generate a new vtable handle and return that.
-            return handleMap.insert(value)
-         }
+public object FfiConverterTypeTask: FfiConverter<Task, Long> {
+    override fun lower(value: Task): Long {
+        return value.uniffiCloneHandle()
     }
 
-    override fun lift(value: Long): TokenVerifier {
-        if ((value and 1.toLong()) == 0.toLong()) {
-            // Rust-generated handle, construct a new class that uses the handle to implement the
-            // interface
-            return TokenVerifierImpl(UniffiWithHandle, value)
-        } else {
-            // Kotlin-generated handle, get the object from the handle map
-            return handleMap.remove(value)
-        }
+    override fun lift(value: Long): Task {
+        return Task(UniffiWithHandle, value)
     }
 
-    override fun read(buf: ByteBuffer): TokenVerifier {
+    override fun read(buf: ByteBuffer): Task {
         return lift(buf.getLong())
     }
 
-    override fun allocationSize(value: TokenVerifier) = 8UL
+    override fun allocationSize(value: Task) = 8UL
 
-    override fun write(value: TokenVerifier, buf: ByteBuffer) {
+    override fun write(value: Task, buf: ByteBuffer) {
         buf.putLong(lower(value))
     }
 }
@@ -10698,199 +11200,6 @@ public object FfiConverterTypeToolHandler: FfiConverter<ToolHandler, Long> {
 
 
 /**
- * Who a verified token speaks for.
- */
-data class AuthIdentity (
-    /**
-     * The subject (`sub`), when the token names one.
-     */
-    var `subject`: kotlin.String? = null 
-    , 
-    /**
-     * The OAuth client the token was issued to.
-     */
-    var `clientId`: kotlin.String? = null 
-    , 
-    /**
-     * The granted scopes.
-     */
-    var `scopes`: List<kotlin.String> = listOf() 
-    , 
-    /**
-     * Further claims as a JSON object (text), e.g. `{"tenant":"acme"}`.
-     */
-    var `claims`: kotlin.String? = null 
-    
-){
-    
-
-    
-
-    
-    companion object
-}
-
-/**
- * @suppress
- */
-public object FfiConverterTypeAuthIdentity: FfiConverterRustBuffer<AuthIdentity> {
-    override fun read(buf: ByteBuffer): AuthIdentity {
-        return AuthIdentity(
-            FfiConverterOptionalString.read(buf),
-            FfiConverterOptionalString.read(buf),
-            FfiConverterSequenceString.read(buf),
-            FfiConverterOptionalString.read(buf),
-        )
-    }
-
-    override fun allocationSize(value: AuthIdentity) = (
-            FfiConverterOptionalString.allocationSize(value.`subject`) +
-            FfiConverterOptionalString.allocationSize(value.`clientId`) +
-            FfiConverterSequenceString.allocationSize(value.`scopes`) +
-            FfiConverterOptionalString.allocationSize(value.`claims`)
-    )
-
-    override fun write(value: AuthIdentity, buf: ByteBuffer) {
-            FfiConverterOptionalString.write(value.`subject`, buf)
-            FfiConverterOptionalString.write(value.`clientId`, buf)
-            FfiConverterSequenceString.write(value.`scopes`, buf)
-            FfiConverterOptionalString.write(value.`claims`, buf)
-    }
-}
-
-
-
-/**
- * A protected server's settings; every field has a default, but a server needs `issuer` (or
- * `authorizationServers`), `audience` (or `resource`), and `jwksUrl` unless a
- * [`TokenVerifier`] is given.
- */
-data class AuthSettings (
-    /**
-     * Where the authorization server publishes its signing keys (the built-in JWT verifier).
-     */
-    var `jwksUrl`: kotlin.String? = null 
-    , 
-    /**
-     * The tokens' issuer (`iss`), named in the metadata as the authorization server.
-     */
-    var `issuer`: kotlin.String? = null 
-    , 
-    /**
-     * The tokens' audience (`aud`); defaults to `resource`.
-     */
-    var `audience`: kotlin.String? = null 
-    , 
-    /**
-     * The server's canonical URI (RFC 8707); defaults to `audience`.
-     */
-    var `resource`: kotlin.String? = null 
-    , 
-    /**
-     * The authorization servers named in the metadata (default: `[issuer]`).
-     */
-    var `authorizationServers`: List<kotlin.String> = listOf() 
-    , 
-    /**
-     * `scopes_supported` in the metadata.
-     */
-    var `scopesSupported`: List<kotlin.String>? = null 
-    , 
-    /**
-     * Scopes every request needs (403 `insufficient_scope` without them).
-     */
-    var `requiredScopes`: List<kotlin.String> = listOf() 
-    , 
-    /**
-     * Scopes a tool needs, by tool name.
-     */
-    var `toolScopes`: Map<kotlin.String, List<kotlin.String>>? = null 
-    , 
-    /**
-     * Scopes a prompt needs, by prompt name.
-     */
-    var `promptScopes`: Map<kotlin.String, List<kotlin.String>>? = null 
-    , 
-    /**
-     * Scopes a resource needs, by URI (or URI template).
-     */
-    var `resourceScopes`: Map<kotlin.String, List<kotlin.String>>? = null 
-    , 
-    /**
-     * `"hide"` (default: entries a token does not reach are left out of lists and refused like
-     * unknown ones) or `"stepUp"` (listed; using one answers 403 with the scopes it needs).
-     */
-    var `scopeMode`: kotlin.String? = null 
-    , 
-    /**
-     * Clock skew allowed on `exp`/`nbf`, in seconds (default 60).
-     */
-    var `leewaySeconds`: kotlin.ULong? = null 
-    
-){
-    
-
-    
-
-    
-    companion object
-}
-
-/**
- * @suppress
- */
-public object FfiConverterTypeAuthSettings: FfiConverterRustBuffer<AuthSettings> {
-    override fun read(buf: ByteBuffer): AuthSettings {
-        return AuthSettings(
-            FfiConverterOptionalString.read(buf),
-            FfiConverterOptionalString.read(buf),
-            FfiConverterOptionalString.read(buf),
-            FfiConverterOptionalString.read(buf),
-            FfiConverterSequenceString.read(buf),
-            FfiConverterOptionalSequenceString.read(buf),
-            FfiConverterSequenceString.read(buf),
-            FfiConverterOptionalMapStringSequenceString.read(buf),
-            FfiConverterOptionalMapStringSequenceString.read(buf),
-            FfiConverterOptionalMapStringSequenceString.read(buf),
-            FfiConverterOptionalString.read(buf),
-            FfiConverterOptionalULong.read(buf),
-        )
-    }
-
-    override fun allocationSize(value: AuthSettings) = (
-            FfiConverterOptionalString.allocationSize(value.`jwksUrl`) +
-            FfiConverterOptionalString.allocationSize(value.`issuer`) +
-            FfiConverterOptionalString.allocationSize(value.`audience`) +
-            FfiConverterOptionalString.allocationSize(value.`resource`) +
-            FfiConverterSequenceString.allocationSize(value.`authorizationServers`) +
-            FfiConverterOptionalSequenceString.allocationSize(value.`scopesSupported`) +
-            FfiConverterSequenceString.allocationSize(value.`requiredScopes`) +
-            FfiConverterOptionalMapStringSequenceString.allocationSize(value.`toolScopes`) +
-            FfiConverterOptionalMapStringSequenceString.allocationSize(value.`promptScopes`) +
-            FfiConverterOptionalMapStringSequenceString.allocationSize(value.`resourceScopes`) +
-            FfiConverterOptionalString.allocationSize(value.`scopeMode`) +
-            FfiConverterOptionalULong.allocationSize(value.`leewaySeconds`)
-    )
-
-    override fun write(value: AuthSettings, buf: ByteBuffer) {
-            FfiConverterOptionalString.write(value.`jwksUrl`, buf)
-            FfiConverterOptionalString.write(value.`issuer`, buf)
-            FfiConverterOptionalString.write(value.`audience`, buf)
-            FfiConverterOptionalString.write(value.`resource`, buf)
-            FfiConverterSequenceString.write(value.`authorizationServers`, buf)
-            FfiConverterOptionalSequenceString.write(value.`scopesSupported`, buf)
-            FfiConverterSequenceString.write(value.`requiredScopes`, buf)
-            FfiConverterOptionalMapStringSequenceString.write(value.`toolScopes`, buf)
-            FfiConverterOptionalMapStringSequenceString.write(value.`promptScopes`, buf)
-            FfiConverterOptionalMapStringSequenceString.write(value.`resourceScopes`, buf)
-            FfiConverterOptionalString.write(value.`scopeMode`, buf)
-            FfiConverterOptionalULong.write(value.`leewaySeconds`, buf)
-    }
-}
-
-
-
-/**
  * Per-call options.
  */
 data class CallOptions (
@@ -11068,6 +11377,17 @@ data class ConnectOptions (
      * HTTPS: the PEM key of `client_cert`.
      */
     var `clientKey`: kotlin.String? = null 
+    , 
+    /**
+     * How long the 2026-07-28 probe waits before assuming a legacy server (default 5 s).
+     */
+    var `probeTimeout`: java.time.Duration? = null 
+    , 
+    /**
+     * Roots the client answers `roots/list` with itself (declared as the `roots` capability);
+     * [`Client::set_roots`] changes them. They answer instead of `input`'s `list_roots`.
+     */
+    var `roots`: List<Root>? = null 
     
 ): Disposable{
     
@@ -11092,7 +11412,9 @@ data class ConnectOptions (
         this.`input`,
         this.`caFile`,
         this.`clientCert`,
-        this.`clientKey`
+        this.`clientKey`,
+        this.`probeTimeout`,
+        this.`roots`
     )
     }
     
@@ -11119,6 +11441,8 @@ public object FfiConverterTypeConnectOptions: FfiConverterRustBuffer<ConnectOpti
             FfiConverterOptionalString.read(buf),
             FfiConverterOptionalString.read(buf),
             FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalDuration.read(buf),
+            FfiConverterOptionalSequenceTypeRoot.read(buf),
         )
     }
 
@@ -11136,7 +11460,9 @@ public object FfiConverterTypeConnectOptions: FfiConverterRustBuffer<ConnectOpti
             FfiConverterOptionalTypeClientInput.allocationSize(value.`input`) +
             FfiConverterOptionalString.allocationSize(value.`caFile`) +
             FfiConverterOptionalString.allocationSize(value.`clientCert`) +
-            FfiConverterOptionalString.allocationSize(value.`clientKey`)
+            FfiConverterOptionalString.allocationSize(value.`clientKey`) +
+            FfiConverterOptionalDuration.allocationSize(value.`probeTimeout`) +
+            FfiConverterOptionalSequenceTypeRoot.allocationSize(value.`roots`)
     )
 
     override fun write(value: ConnectOptions, buf: ByteBuffer) {
@@ -11154,6 +11480,8 @@ public object FfiConverterTypeConnectOptions: FfiConverterRustBuffer<ConnectOpti
             FfiConverterOptionalString.write(value.`caFile`, buf)
             FfiConverterOptionalString.write(value.`clientCert`, buf)
             FfiConverterOptionalString.write(value.`clientKey`, buf)
+            FfiConverterOptionalDuration.write(value.`probeTimeout`, buf)
+            FfiConverterOptionalSequenceTypeRoot.write(value.`roots`, buf)
     }
 }
 
@@ -11715,6 +12043,53 @@ public object FfiConverterTypePromptResult: FfiConverterRustBuffer<PromptResult>
 
 
 /**
+ * One page of `prompts/list`.
+ */
+data class PromptsPage (
+    /**
+     * The prompts of this page.
+     */
+    var `prompts`: List<Prompt>
+    , 
+    /**
+     * The cursor of the next page; `None` on the last.
+     */
+    var `nextCursor`: kotlin.String?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypePromptsPage: FfiConverterRustBuffer<PromptsPage> {
+    override fun read(buf: ByteBuffer): PromptsPage {
+        return PromptsPage(
+            FfiConverterSequenceTypePrompt.read(buf),
+            FfiConverterOptionalString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: PromptsPage) = (
+            FfiConverterSequenceTypePrompt.allocationSize(value.`prompts`) +
+            FfiConverterOptionalString.allocationSize(value.`nextCursor`)
+    )
+
+    override fun write(value: PromptsPage, buf: ByteBuffer) {
+            FfiConverterSequenceTypePrompt.write(value.`prompts`, buf)
+            FfiConverterOptionalString.write(value.`nextCursor`, buf)
+    }
+}
+
+
+
+/**
  * A resource as listed by a server.
  */
 data class Resource (
@@ -11873,6 +12248,100 @@ public object FfiConverterTypeResourceTemplate: FfiConverterRustBuffer<ResourceT
 
 
 /**
+ * One page of `resources/templates/list`.
+ */
+data class ResourceTemplatesPage (
+    /**
+     * The templates of this page.
+     */
+    var `templates`: List<ResourceTemplate>
+    , 
+    /**
+     * The cursor of the next page; `None` on the last.
+     */
+    var `nextCursor`: kotlin.String?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeResourceTemplatesPage: FfiConverterRustBuffer<ResourceTemplatesPage> {
+    override fun read(buf: ByteBuffer): ResourceTemplatesPage {
+        return ResourceTemplatesPage(
+            FfiConverterSequenceTypeResourceTemplate.read(buf),
+            FfiConverterOptionalString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ResourceTemplatesPage) = (
+            FfiConverterSequenceTypeResourceTemplate.allocationSize(value.`templates`) +
+            FfiConverterOptionalString.allocationSize(value.`nextCursor`)
+    )
+
+    override fun write(value: ResourceTemplatesPage, buf: ByteBuffer) {
+            FfiConverterSequenceTypeResourceTemplate.write(value.`templates`, buf)
+            FfiConverterOptionalString.write(value.`nextCursor`, buf)
+    }
+}
+
+
+
+/**
+ * One page of `resources/list`.
+ */
+data class ResourcesPage (
+    /**
+     * The resources of this page.
+     */
+    var `resources`: List<Resource>
+    , 
+    /**
+     * The cursor of the next page; `None` on the last.
+     */
+    var `nextCursor`: kotlin.String?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeResourcesPage: FfiConverterRustBuffer<ResourcesPage> {
+    override fun read(buf: ByteBuffer): ResourcesPage {
+        return ResourcesPage(
+            FfiConverterSequenceTypeResource.read(buf),
+            FfiConverterOptionalString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ResourcesPage) = (
+            FfiConverterSequenceTypeResource.allocationSize(value.`resources`) +
+            FfiConverterOptionalString.allocationSize(value.`nextCursor`)
+    )
+
+    override fun write(value: ResourcesPage, buf: ByteBuffer) {
+            FfiConverterSequenceTypeResource.write(value.`resources`, buf)
+            FfiConverterOptionalString.write(value.`nextCursor`, buf)
+    }
+}
+
+
+
+/**
  * A root the client exposes (`roots/list`).
  */
 data class Root (
@@ -11945,52 +12414,6 @@ data class ServeOptions (
     var `maxConnections`: kotlin.ULong? = null 
     , 
     /**
-     * Legacy sessions at once (10000; when full an idle one, else the biggest holder's least
-     * recently used one ends; all busy: 503).
-     */
-    var `maxSessions`: kotlin.ULong? = null 
-    , 
-    /**
-     * Legacy sessions of one client (token subject, else IP address; 1000; all busy: 429).
-     */
-    var `maxSessionsPerClient`: kotlin.ULong? = null 
-    , 
-    /**
-     * How long a session must be unused before any new session may end it, in ms (60000).
-     */
-    var `sessionIdleMs`: kotlin.ULong? = null 
-    , 
-    /**
-     * Bytes waiting for one slow stream reader (8 MiB); further behind: disconnected.
-     */
-    var `maxBacklog`: kotlin.ULong? = null 
-    , 
-    /**
-     * Requests in flight per session or connection (1000; past it `-32603`, HTTP 429).
-     */
-    var `maxInFlight`: kotlin.ULong? = null 
-    , 
-    /**
-     * Running tasks per client (1000; past it optional-task tools run synchronously).
-     */
-    var `maxTasksPerClient`: kotlin.ULong? = null 
-    , 
-    /**
-     * How long a legacy elicitation, sampling or roots request waits, in ms (600000).
-     */
-    var `peerRequestTimeoutMs`: kotlin.ULong? = null 
-    , 
-    /**
-     * Encrypt `requestState` (XChaCha20-Poly1305), so clients cannot read handlers' state.
-     */
-    var `stateEncryption`: kotlin.Boolean? = null 
-    , 
-    /**
-     * Accept each `requestState` once (this process; instances need a shared ledger).
-     */
-    var `stateSingleUse`: kotlin.Boolean? = null 
-    , 
-    /**
      * Accepted `Host` values (with `allowed_origins`, replaces the loopback default).
      */
     var `allowedHosts`: List<kotlin.String>? = null 
@@ -12044,15 +12467,6 @@ public object FfiConverterTypeServeOptions: FfiConverterRustBuffer<ServeOptions>
             FfiConverterOptionalULong.read(buf),
             FfiConverterOptionalULong.read(buf),
             FfiConverterOptionalULong.read(buf),
-            FfiConverterOptionalULong.read(buf),
-            FfiConverterOptionalULong.read(buf),
-            FfiConverterOptionalULong.read(buf),
-            FfiConverterOptionalULong.read(buf),
-            FfiConverterOptionalULong.read(buf),
-            FfiConverterOptionalULong.read(buf),
-            FfiConverterOptionalULong.read(buf),
-            FfiConverterOptionalBoolean.read(buf),
-            FfiConverterOptionalBoolean.read(buf),
             FfiConverterOptionalSequenceString.read(buf),
             FfiConverterOptionalSequenceString.read(buf),
             FfiConverterOptionalString.read(buf),
@@ -12068,15 +12482,6 @@ public object FfiConverterTypeServeOptions: FfiConverterRustBuffer<ServeOptions>
             FfiConverterOptionalULong.allocationSize(value.`headerTimeoutMs`) +
             FfiConverterOptionalULong.allocationSize(value.`bodyTimeoutMs`) +
             FfiConverterOptionalULong.allocationSize(value.`maxConnections`) +
-            FfiConverterOptionalULong.allocationSize(value.`maxSessions`) +
-            FfiConverterOptionalULong.allocationSize(value.`maxSessionsPerClient`) +
-            FfiConverterOptionalULong.allocationSize(value.`sessionIdleMs`) +
-            FfiConverterOptionalULong.allocationSize(value.`maxBacklog`) +
-            FfiConverterOptionalULong.allocationSize(value.`maxInFlight`) +
-            FfiConverterOptionalULong.allocationSize(value.`maxTasksPerClient`) +
-            FfiConverterOptionalULong.allocationSize(value.`peerRequestTimeoutMs`) +
-            FfiConverterOptionalBoolean.allocationSize(value.`stateEncryption`) +
-            FfiConverterOptionalBoolean.allocationSize(value.`stateSingleUse`) +
             FfiConverterOptionalSequenceString.allocationSize(value.`allowedHosts`) +
             FfiConverterOptionalSequenceString.allocationSize(value.`allowedOrigins`) +
             FfiConverterOptionalString.allocationSize(value.`tlsCertFile`) +
@@ -12091,15 +12496,6 @@ public object FfiConverterTypeServeOptions: FfiConverterRustBuffer<ServeOptions>
             FfiConverterOptionalULong.write(value.`headerTimeoutMs`, buf)
             FfiConverterOptionalULong.write(value.`bodyTimeoutMs`, buf)
             FfiConverterOptionalULong.write(value.`maxConnections`, buf)
-            FfiConverterOptionalULong.write(value.`maxSessions`, buf)
-            FfiConverterOptionalULong.write(value.`maxSessionsPerClient`, buf)
-            FfiConverterOptionalULong.write(value.`sessionIdleMs`, buf)
-            FfiConverterOptionalULong.write(value.`maxBacklog`, buf)
-            FfiConverterOptionalULong.write(value.`maxInFlight`, buf)
-            FfiConverterOptionalULong.write(value.`maxTasksPerClient`, buf)
-            FfiConverterOptionalULong.write(value.`peerRequestTimeoutMs`, buf)
-            FfiConverterOptionalBoolean.write(value.`stateEncryption`, buf)
-            FfiConverterOptionalBoolean.write(value.`stateSingleUse`, buf)
             FfiConverterOptionalSequenceString.write(value.`allowedHosts`, buf)
             FfiConverterOptionalSequenceString.write(value.`allowedOrigins`, buf)
             FfiConverterOptionalString.write(value.`tlsCertFile`, buf)
@@ -12162,6 +12558,77 @@ public object FfiConverterTypeServerInfo: FfiConverterRustBuffer<ServerInfo> {
             FfiConverterString.write(value.`name`, buf)
             FfiConverterString.write(value.`version`, buf)
             FfiConverterOptionalString.write(value.`title`, buf)
+    }
+}
+
+
+
+/**
+ * What a task is doing.
+ */
+data class TaskInfo (
+    /**
+     * The task id.
+     */
+    var `taskId`: kotlin.String
+    , 
+    /**
+     * `working`, `input_required`, `completed`, `failed` or `cancelled`.
+     */
+    var `status`: kotlin.String
+    , 
+    /**
+     * The server's words about the state.
+     */
+    var `statusMessage`: kotlin.String?
+    , 
+    /**
+     * How often the server suggests polling.
+     */
+    var `pollInterval`: java.time.Duration?
+    , 
+    /**
+     * How long the server keeps the task after its creation (`None`: unlimited).
+     */
+    var `ttl`: java.time.Duration?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeTaskInfo: FfiConverterRustBuffer<TaskInfo> {
+    override fun read(buf: ByteBuffer): TaskInfo {
+        return TaskInfo(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalDuration.read(buf),
+            FfiConverterOptionalDuration.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: TaskInfo) = (
+            FfiConverterString.allocationSize(value.`taskId`) +
+            FfiConverterString.allocationSize(value.`status`) +
+            FfiConverterOptionalString.allocationSize(value.`statusMessage`) +
+            FfiConverterOptionalDuration.allocationSize(value.`pollInterval`) +
+            FfiConverterOptionalDuration.allocationSize(value.`ttl`)
+    )
+
+    override fun write(value: TaskInfo, buf: ByteBuffer) {
+            FfiConverterString.write(value.`taskId`, buf)
+            FfiConverterString.write(value.`status`, buf)
+            FfiConverterOptionalString.write(value.`statusMessage`, buf)
+            FfiConverterOptionalDuration.write(value.`pollInterval`, buf)
+            FfiConverterOptionalDuration.write(value.`ttl`, buf)
     }
 }
 
@@ -12297,6 +12764,53 @@ public object FfiConverterTypeToolResult: FfiConverterRustBuffer<ToolResult> {
             FfiConverterSequenceTypeContent.write(value.`content`, buf)
             FfiConverterOptionalString.write(value.`structuredContent`, buf)
             FfiConverterBoolean.write(value.`isError`, buf)
+    }
+}
+
+
+
+/**
+ * One page of `tools/list`.
+ */
+data class ToolsPage (
+    /**
+     * The tools of this page.
+     */
+    var `tools`: List<Tool>
+    , 
+    /**
+     * The cursor of the next page; `None` on the last.
+     */
+    var `nextCursor`: kotlin.String?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeToolsPage: FfiConverterRustBuffer<ToolsPage> {
+    override fun read(buf: ByteBuffer): ToolsPage {
+        return ToolsPage(
+            FfiConverterSequenceTypeTool.read(buf),
+            FfiConverterOptionalString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ToolsPage) = (
+            FfiConverterSequenceTypeTool.allocationSize(value.`tools`) +
+            FfiConverterOptionalString.allocationSize(value.`nextCursor`)
+    )
+
+    override fun write(value: ToolsPage, buf: ByteBuffer) {
+            FfiConverterSequenceTypeTool.write(value.`tools`, buf)
+            FfiConverterOptionalString.write(value.`nextCursor`, buf)
     }
 }
 
@@ -13109,10 +13623,16 @@ sealed class McpException: kotlin.Exception() {
         /**
          * The HTTP status of the response that carried it (0: none).
          */
-        val `status`: kotlin.UShort
+        val `status`: kotlin.UShort, 
+        
+        /**
+         * The server's `WWW-Authenticate` challenge of a 401 or 403, as received (a client
+         * without OAuth: `error` is then `unauthorized`).
+         */
+        val `challenge`: kotlin.String?
         ) : McpException() {
         override val message
-            get() = "code=${ `code` }, reason=${ `reason` }, data=${ `data` }, error=${ `error` }, errorDescription=${ `errorDescription` }, errorUri=${ `errorUri` }, status=${ `status` }"
+            get() = "code=${ `code` }, reason=${ `reason` }, data=${ `data` }, error=${ `error` }, errorDescription=${ `errorDescription` }, errorUri=${ `errorUri` }, status=${ `status` }, challenge=${ `challenge` }"
     }
     
 
@@ -13224,6 +13744,7 @@ public object FfiConverterTypeMcpError : FfiConverterRustBuffer<McpException> {
                 FfiConverterOptionalString.read(buf),
                 FfiConverterOptionalString.read(buf),
                 FfiConverterUShort.read(buf),
+                FfiConverterOptionalString.read(buf),
                 )
             else -> throw RuntimeException("invalid error enum value, something is very wrong!!")
         }
@@ -13319,6 +13840,7 @@ public object FfiConverterTypeMcpError : FfiConverterRustBuffer<McpException> {
                 + FfiConverterOptionalString.allocationSize(value.`errorDescription`)
                 + FfiConverterOptionalString.allocationSize(value.`errorUri`)
                 + FfiConverterUShort.allocationSize(value.`status`)
+                + FfiConverterOptionalString.allocationSize(value.`challenge`)
             )
         }
     }
@@ -13412,6 +13934,7 @@ public object FfiConverterTypeMcpError : FfiConverterRustBuffer<McpException> {
                 FfiConverterOptionalString.write(value.`errorDescription`, buf)
                 FfiConverterOptionalString.write(value.`errorUri`, buf)
                 FfiConverterUShort.write(value.`status`, buf)
+                FfiConverterOptionalString.write(value.`challenge`, buf)
                 Unit
             }
         }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
@@ -13729,137 +14252,159 @@ public object FfiConverterTypeResourceContents : FfiConverterRustBuffer<Resource
 
 
 
-
-
 /**
- * Why the host's [`TokenVerifier`] refuses a token. Any other exception thrown by the
- * verifier counts as `Unavailable`.
+ * A notification of the server that answers no request.
  */
-sealed class TokenRefused: kotlin.Exception() {
+sealed class ServerNotification {
     
     /**
-     * Not valid (expired, wrong audience, unknown): 401 with `error="invalid_token"`.
+     * `notifications/tools/list_changed`.
      */
-    class InvalidToken(
-        
+    object ToolsChanged : ServerNotification()
+    
+    
+    /**
+     * `notifications/prompts/list_changed`.
+     */
+    object PromptsChanged : ServerNotification()
+    
+    
+    /**
+     * `notifications/resources/list_changed`.
+     */
+    object ResourcesChanged : ServerNotification()
+    
+    
+    /**
+     * `notifications/resources/updated`: the resource at `uri` (subscribed to) changed.
+     */
+    data class ResourceUpdated(
         /**
-         * Said in the challenge's `error_description`.
+         * Its URI.
          */
-        val `description`: kotlin.String
-        ) : TokenRefused() {
-        override val message
-            get() = "description=${ `description` }"
+        val `uri`: kotlin.String) : ServerNotification()
+        
+    {
+        
+
+        companion object
     }
     
     /**
-     * Valid, but without `scopes`: 403 with `error="insufficient_scope"`.
+     * Any other notification.
      */
-    class InsufficientScope(
-        
+    data class Other(
         /**
-         * The scopes needed.
+         * The wire method.
          */
-        val `scopes`: List<kotlin.String>, 
-        
+        val `method`: kotlin.String, 
         /**
-         * Said in the challenge.
+         * The params, as JSON text.
          */
-        val `description`: kotlin.String
-        ) : TokenRefused() {
-        override val message
-            get() = "scopes=${ `scopes` }, description=${ `description` }"
-    }
-    
-    /**
-     * It cannot be checked now (the issuer is down): 503.
-     */
-    class Unavailable(
+        val `params`: kotlin.String) : ServerNotification()
         
-        /**
-         * Why.
-         */
-        val `description`: kotlin.String
-        ) : TokenRefused() {
-        override val message
-            get() = "description=${ `description` }"
+    {
+        
+
+        companion object
     }
     
 
     
 
-
-    companion object ErrorHandler : UniffiRustCallStatusErrorHandler<TokenRefused> {
-        override fun lift(error_buf: RustBuffer.ByValue): TokenRefused = FfiConverterTypeTokenRefused.lift(error_buf)
-    }
-
     
+    
+
+
+    companion object
 }
 
 /**
  * @suppress
  */
-public object FfiConverterTypeTokenRefused : FfiConverterRustBuffer<TokenRefused> {
-    override fun read(buf: ByteBuffer): TokenRefused {
-        
-
+public object FfiConverterTypeServerNotification : FfiConverterRustBuffer<ServerNotification>{
+    override fun read(buf: ByteBuffer): ServerNotification {
         return when(buf.getInt()) {
-            1 -> TokenRefused.InvalidToken(
+            1 -> ServerNotification.ToolsChanged
+            2 -> ServerNotification.PromptsChanged
+            3 -> ServerNotification.ResourcesChanged
+            4 -> ServerNotification.ResourceUpdated(
                 FfiConverterString.read(buf),
                 )
-            2 -> TokenRefused.InsufficientScope(
-                FfiConverterSequenceString.read(buf),
+            5 -> ServerNotification.Other(
+                FfiConverterString.read(buf),
                 FfiConverterString.read(buf),
                 )
-            3 -> TokenRefused.Unavailable(
-                FfiConverterString.read(buf),
-                )
-            else -> throw RuntimeException("invalid error enum value, something is very wrong!!")
+            else -> throw RuntimeException("invalid enum value, something is very wrong!!")
         }
     }
 
-    override fun allocationSize(value: TokenRefused): ULong {
-        return when(value) {
-            is TokenRefused.InvalidToken -> (
-                // Add the size for the Int that specifies the variant plus the size needed for all fields
+    override fun allocationSize(value: ServerNotification): ULong = when(value) {
+        is ServerNotification.ToolsChanged -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
                 4UL
-                + FfiConverterString.allocationSize(value.`description`)
             )
-            is TokenRefused.InsufficientScope -> (
-                // Add the size for the Int that specifies the variant plus the size needed for all fields
+        }
+        is ServerNotification.PromptsChanged -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
                 4UL
-                + FfiConverterSequenceString.allocationSize(value.`scopes`)
-                + FfiConverterString.allocationSize(value.`description`)
             )
-            is TokenRefused.Unavailable -> (
-                // Add the size for the Int that specifies the variant plus the size needed for all fields
+        }
+        is ServerNotification.ResourcesChanged -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
                 4UL
-                + FfiConverterString.allocationSize(value.`description`)
+            )
+        }
+        is ServerNotification.ResourceUpdated -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`uri`)
+            )
+        }
+        is ServerNotification.Other -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`method`)
+                + FfiConverterString.allocationSize(value.`params`)
             )
         }
     }
 
-    override fun write(value: TokenRefused, buf: ByteBuffer) {
+    override fun write(value: ServerNotification, buf: ByteBuffer) {
         when(value) {
-            is TokenRefused.InvalidToken -> {
+            is ServerNotification.ToolsChanged -> {
                 buf.putInt(1)
-                FfiConverterString.write(value.`description`, buf)
                 Unit
             }
-            is TokenRefused.InsufficientScope -> {
+            is ServerNotification.PromptsChanged -> {
                 buf.putInt(2)
-                FfiConverterSequenceString.write(value.`scopes`, buf)
-                FfiConverterString.write(value.`description`, buf)
                 Unit
             }
-            is TokenRefused.Unavailable -> {
+            is ServerNotification.ResourcesChanged -> {
                 buf.putInt(3)
-                FfiConverterString.write(value.`description`, buf)
+                Unit
+            }
+            is ServerNotification.ResourceUpdated -> {
+                buf.putInt(4)
+                FfiConverterString.write(value.`uri`, buf)
+                Unit
+            }
+            is ServerNotification.Other -> {
+                buf.putInt(5)
+                FfiConverterString.write(value.`method`, buf)
+                FfiConverterString.write(value.`params`, buf)
                 Unit
             }
         }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
     }
-
 }
+
+
 
 
 
@@ -14315,70 +14860,6 @@ public object FfiConverterOptionalTypeResources: FfiConverterRustBuffer<Resource
 /**
  * @suppress
  */
-public object FfiConverterOptionalTypeServerAuth: FfiConverterRustBuffer<ServerAuth?> {
-    override fun read(buf: ByteBuffer): ServerAuth? {
-        if (buf.get().toInt() == 0) {
-            return null
-        }
-        return FfiConverterTypeServerAuth.read(buf)
-    }
-
-    override fun allocationSize(value: ServerAuth?): ULong {
-        if (value == null) {
-            return 1UL
-        } else {
-            return 1UL + FfiConverterTypeServerAuth.allocationSize(value)
-        }
-    }
-
-    override fun write(value: ServerAuth?, buf: ByteBuffer) {
-        if (value == null) {
-            buf.put(0)
-        } else {
-            buf.put(1)
-            FfiConverterTypeServerAuth.write(value, buf)
-        }
-    }
-}
-
-
-
-
-/**
- * @suppress
- */
-public object FfiConverterOptionalTypeTokenVerifier: FfiConverterRustBuffer<TokenVerifier?> {
-    override fun read(buf: ByteBuffer): TokenVerifier? {
-        if (buf.get().toInt() == 0) {
-            return null
-        }
-        return FfiConverterTypeTokenVerifier.read(buf)
-    }
-
-    override fun allocationSize(value: TokenVerifier?): ULong {
-        if (value == null) {
-            return 1UL
-        } else {
-            return 1UL + FfiConverterTypeTokenVerifier.allocationSize(value)
-        }
-    }
-
-    override fun write(value: TokenVerifier?, buf: ByteBuffer) {
-        if (value == null) {
-            buf.put(0)
-        } else {
-            buf.put(1)
-            FfiConverterTypeTokenVerifier.write(value, buf)
-        }
-    }
-}
-
-
-
-
-/**
- * @suppress
- */
 public object FfiConverterOptionalTypeServerInfo: FfiConverterRustBuffer<ServerInfo?> {
     override fun read(buf: ByteBuffer): ServerInfo? {
         if (buf.get().toInt() == 0) {
@@ -14539,28 +15020,28 @@ public object FfiConverterOptionalSequenceString: FfiConverterRustBuffer<List<ko
 /**
  * @suppress
  */
-public object FfiConverterOptionalMapStringSequenceString: FfiConverterRustBuffer<Map<kotlin.String, List<kotlin.String>>?> {
-    override fun read(buf: ByteBuffer): Map<kotlin.String, List<kotlin.String>>? {
+public object FfiConverterOptionalSequenceTypeRoot: FfiConverterRustBuffer<List<Root>?> {
+    override fun read(buf: ByteBuffer): List<Root>? {
         if (buf.get().toInt() == 0) {
             return null
         }
-        return FfiConverterMapStringSequenceString.read(buf)
+        return FfiConverterSequenceTypeRoot.read(buf)
     }
 
-    override fun allocationSize(value: Map<kotlin.String, List<kotlin.String>>?): ULong {
+    override fun allocationSize(value: List<Root>?): ULong {
         if (value == null) {
             return 1UL
         } else {
-            return 1UL + FfiConverterMapStringSequenceString.allocationSize(value)
+            return 1UL + FfiConverterSequenceTypeRoot.allocationSize(value)
         }
     }
 
-    override fun write(value: Map<kotlin.String, List<kotlin.String>>?, buf: ByteBuffer) {
+    override fun write(value: List<Root>?, buf: ByteBuffer) {
         if (value == null) {
             buf.put(0)
         } else {
             buf.put(1)
-            FfiConverterMapStringSequenceString.write(value, buf)
+            FfiConverterSequenceTypeRoot.write(value, buf)
         }
     }
 }
@@ -14908,45 +15389,6 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
         value.forEach { (k, v) ->
             FfiConverterString.write(k, buf)
             FfiConverterString.write(v, buf)
-        }
-    }
-}
-
-
-
-
-/**
- * @suppress
- */
-public object FfiConverterMapStringSequenceString: FfiConverterRustBuffer<Map<kotlin.String, List<kotlin.String>>> {
-    override fun read(buf: ByteBuffer): Map<kotlin.String, List<kotlin.String>> {
-        val len = buf.getInt()
-        return buildMap<kotlin.String, List<kotlin.String>>(len) {
-            repeat(len) {
-                val k = FfiConverterString.read(buf)
-                val v = FfiConverterSequenceString.read(buf)
-                this[k] = v
-            }
-        }
-    }
-
-    override fun allocationSize(value: Map<kotlin.String, List<kotlin.String>>): ULong {
-        val spaceForMapSize = 4UL
-        val spaceForChildren = value.map { (k, v) ->
-            FfiConverterString.allocationSize(k) +
-            FfiConverterSequenceString.allocationSize(v)
-        }.sum()
-        return spaceForMapSize + spaceForChildren
-    }
-
-    override fun write(value: Map<kotlin.String, List<kotlin.String>>, buf: ByteBuffer) {
-        buf.putInt(value.size)
-        // The parens on `(k, v)` here ensure we're calling the right method,
-        // which is important for compatibility with older android devices.
-        // Ref https://blog.danlew.net/2017/03/16/kotlin-puzzler-whose-line-is-it-anyways/
-        value.forEach { (k, v) ->
-            FfiConverterString.write(k, buf)
-            FfiConverterSequenceString.write(v, buf)
         }
     }
 }

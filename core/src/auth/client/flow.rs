@@ -157,6 +157,7 @@ pub(crate) fn check_callback(
             description: c.error_description.clone(),
             uri: c.error_uri.clone(),
             status: None,
+            challenge: None,
         });
     }
     c.code.clone().filter(|c| !c.is_empty()).ok_or_else(|| {

@@ -252,6 +252,7 @@ impl OAuth {
                 )),
                 uri: None,
                 status: Some(status),
+                challenge: None,
             }
             .into());
         }

@@ -157,6 +157,7 @@ pub(crate) async fn register(
                 description: e.error_description,
                 uri: None,
                 status: Some(status.as_u16()),
+                challenge: None,
             },
             Err(_) => failed(format!("client registration at {endpoint} answered HTTP {status}"))
                 .with_status(status.as_u16()),

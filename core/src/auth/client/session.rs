@@ -215,6 +215,7 @@ impl Session {
                     )),
                     uri: None,
                     status: Some(403),
+                    challenge: None,
                 }
                 .into());
             }

@@ -296,6 +296,7 @@ impl TokenEndpoint {
                 description: e.error_description().cloned(),
                 uri: e.error_uri().cloned(),
                 status,
+                challenge: None,
             }),
             Err(RequestTokenError::Request(e)) => Err(AuthError::new(AuthError::INVALID_RESPONSE, e.0)),
             Err(RequestTokenError::Parse(e, body)) => Err(invalid(status, &format!("{e}"), &body)),
@@ -436,6 +437,7 @@ impl TokenEndpoint {
                 description: e.error_description,
                 uri: e.error_uri,
                 status: Some(status),
+                challenge: None,
             }),
             Err(_) => Err(invalid(Some(status), "not an OAuth error response", body)),
         }
@@ -457,6 +459,7 @@ fn invalid(status: Option<u16>, why: &str, body: &[u8]) -> AuthError {
         description: Some(format!("the token endpoint's answer is not usable ({why}): {snippet}")),
         uri: None,
         status,
+        challenge: None,
     }
 }
 

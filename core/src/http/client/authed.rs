@@ -33,28 +33,35 @@ pub(crate) async fn send(
     }
 }
 
-/// A 401, or a 403 with an `insufficient_scope` challenge, as an [`ErrorKind::Auth`] error
-/// (the status, the challenge's `error` and `error_description`); `None` for other statuses.
+/// A 401, or a 403 carrying a `WWW-Authenticate` challenge (e.g. `insufficient_scope`), as an
+/// [`ErrorKind::Auth`] error: the status, the challenge's `error` (else `unauthorized` /
+/// `forbidden`) and `error_description`, and the raw `WWW-Authenticate` header; `None`
+/// otherwise (a 403 without a challenge, such as a refused `Origin`, stays an HTTP error).
 ///
 /// [`ErrorKind::Auth`]: crate::ErrorKind::Auth
 pub(crate) fn refusal(url: &Url, resp: &reqwest::Response, configured: bool) -> Option<Error> {
     let status = resp.status().as_u16();
-    let c = OAuthChallenge::from_headers(
-        resp.headers().get_all(reqwest::header::WWW_AUTHENTICATE).iter().filter_map(|v| v.to_str().ok()),
-    );
-    let insufficient = c.error.as_deref() == Some("insufficient_scope");
-    if !(status == 401 || (status == 403 && insufficient)) {
+    let headers: Vec<&str> = resp
+        .headers()
+        .get_all(reqwest::header::WWW_AUTHENTICATE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    if !(status == 401 || (status == 403 && !headers.is_empty())) {
         return None;
     }
-    let hint = if configured { "" } else { " (this client has no OAuth configured)" };
+    let c = OAuthChallenge::from_headers(headers.iter().copied());
+    let hint = if configured || status == 403 { "" } else { " (this client has no OAuth configured)" };
     let description = match &c.error_description {
         Some(d) => format!("{url} answered HTTP {status}: {d}{hint}"),
         None => format!("{url} answered HTTP {status}{hint}"),
     };
+    let fallback = if status == 401 { AuthError::UNAUTHORIZED } else { AuthError::FORBIDDEN };
     Some(Error::auth(AuthError {
-        error: c.error.clone().unwrap_or_else(|| AuthError::UNAUTHORIZED.into()),
+        error: c.error.clone().unwrap_or_else(|| fallback.into()),
         description: Some(description),
         uri: None,
         status: Some(status),
+        challenge: (!headers.is_empty()).then(|| headers.join(", ")),
     }))
 }

@@ -28,7 +28,7 @@ pub enum HttpTransport {
 }
 
 /// How the HTTP client connects.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct HttpOptions {
     /// Extra headers sent on every request (e.g. an API key).
     pub headers: Vec<(String, String)>,
@@ -43,11 +43,29 @@ pub struct HttpOptions {
     pub transport: HttpTransport,
     /// Timeout for establishing a TCP connection (default: none beyond the request timeout).
     pub connect_timeout: Option<Duration>,
-    /// Legacy Streamable HTTP: open the GET stream for server-initiated messages after
-    /// `notifications/initialized` (default off: answers to our requests never need it).
+    /// Legacy Streamable HTTP: open the GET stream for server-initiated messages (logs, list
+    /// changes, resource updates, requests) right after `notifications/initialized`, and keep
+    /// it open, reconnecting with `Last-Event-ID` (default on; a server without one answers
+    /// 405 and nothing more is tried). Off: it opens only when something needs it
+    /// ([`Client::on_notification`](crate::client::Client::on_notification), a resource
+    /// subscription, an input handler).
     pub standalone_stream: bool,
     /// HTTPS: extra trusted CAs and a client certificate (default: the platform's roots).
     pub tls: crate::tls::TlsOptions,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            headers: Vec::new(),
+            bearer_token: None,
+            auth: None,
+            transport: HttpTransport::default(),
+            connect_timeout: None,
+            standalone_stream: true,
+            tls: crate::tls::TlsOptions::default(),
+        }
+    }
 }
 
 impl HttpOptions {

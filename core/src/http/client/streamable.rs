@@ -4,7 +4,8 @@
 //! message (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`); cancelling one
 //! closes its response stream. Legacy traffic carries the session id minted at `initialize`; a
 //! 404 for a known session re-runs `initialize` once and resends; after
-//! `notifications/initialized` a GET stream carries server→client messages.
+//! `notifications/initialized` a GET stream carries server→client messages (reconnected with
+//! `Last-Event-ID` when the server ends it).
 
 use super::read::{self, Body};
 use super::{authed, HttpOptions};
@@ -18,14 +19,14 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-/// How many times one request's SSE stream is resumed.
+/// How many times one request's SSE stream is resumed; also how many reconnections of the GET
+/// stream in a row may bring nothing before the client gives up on it.
 const MAX_RESUMES: usize = 10;
-/// How long the request after `notifications/initialized` waits for the server to answer the
-/// legacy GET stream (a server that holds its headers back still gets its requests after this).
-const GET_STREAM_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+/// The wait before reconnecting a GET stream when the server gave no `retry:` advice.
+const DEFAULT_RETRY_MS: u64 = 1000;
 
 /// State of one Streamable HTTP connection.
 #[derive(Debug)]
@@ -50,6 +51,9 @@ struct Conn {
     reinit: tokio::sync::Mutex<()>,
     get_stream: Mutex<Option<AbortHandle>>,
     reinit_ids: AtomicU64,
+    /// The runtime the connection was made on: the GET stream may be opened from a host
+    /// thread outside it (a binding's `on_notification`).
+    runtime: tokio::runtime::Handle,
 }
 
 /// Opens a Streamable HTTP channel to `url`. Nothing is sent until the client sends.
@@ -68,7 +72,7 @@ impl StreamHandle {
     pub fn open(&self) {
         if let Some(conn) = self.0.upgrade() {
             if conn.session.lock().expect("lock").0.is_some() {
-                let _ = conn.open_get_stream();
+                conn.open_get_stream();
             }
         }
     }
@@ -98,6 +102,7 @@ pub fn connect_with_handle(
         reinit: tokio::sync::Mutex::new(()),
         get_stream: Mutex::default(),
         reinit_ids: AtomicU64::new(1),
+        runtime: tokio::runtime::Handle::current(),
     });
     let handle = StreamHandle(Arc::downgrade(&conn));
     let flushed = tokio::spawn(pump(conn, rx));
@@ -261,13 +266,11 @@ impl Conn {
                     }
                 }
                 if initialized && self.opts.standalone_stream {
-                    // Server->client messages that answer no request travel on the GET stream,
-                    // and a server drops them while there is none (the TypeScript SDK does): the
-                    // next request waits (bounded) until the server has answered the GET.
-                    // Without this, an elicitation sent right after `initialized` could be lost.
-                    if let Some(ready) = self.open_get_stream() {
-                        let _ = tokio::time::timeout(GET_STREAM_WAIT, ready).await;
-                    }
+                    // Server->client messages that answer no request (logs, list changes,
+                    // resource updates, requests such as roots/list) travel on the GET stream,
+                    // and a server may drop them while there is none: it opens now, alongside
+                    // the next requests (nothing waits for it).
+                    self.open_get_stream();
                 }
                 let inspect = |i: Inbound| self.inspect(i);
                 let mut end = read::forward(resp, self.max_frame, &self.events, &inspect).await;
@@ -396,7 +399,7 @@ impl Conn {
     }
 
     /// Re-runs `initialize` after the server forgot session `generation` (once per generation).
-    async fn reinitialize(&self, generation: u64) -> crate::Result<()> {
+    async fn reinitialize(self: &Arc<Self>, generation: u64) -> crate::Result<()> {
         let _one = self.reinit.lock().await;
         if self.session.lock().expect("lock").1 != generation {
             return Ok(()); // another request already re-initialized
@@ -424,6 +427,11 @@ impl Conn {
             hdrs.push(("Mcp-Session-Id".to_owned(), sid));
         }
         let _ = self.send(note.to_json(), &hdrs).await;
+        // The old session's GET stream ended with it: the new session gets its own.
+        let had_stream = self.get_stream.lock().expect("lock").take().map(|h| h.abort()).is_some();
+        if had_stream || self.opts.standalone_stream {
+            self.open_get_stream();
+        }
         Ok(())
     }
 
@@ -439,38 +447,66 @@ impl Conn {
         (resp.status().is_success() && read::is_sse(&resp)).then_some(resp)
     }
 
-    /// Opens the legacy GET stream once (405 means the server has none). The receiver fires
-    /// when the server has answered the GET (whatever the answer); `None` when it was opened
-    /// before.
-    fn open_get_stream(self: &Arc<Self>) -> Option<oneshot::Receiver<()>> {
+    /// Opens the legacy GET stream once (spec 2025-11-25 basic/transports, "Listening for
+    /// Messages from the Server"); `false` when it was opened before. It is read until the
+    /// connection closes: when the server ends it, it is reconnected after the server's
+    /// `retry:` advice with `Last-Event-ID` naming the last event seen ("Resumability and
+    /// Redelivery"), until [`MAX_RESUMES`] attempts in a row bring nothing. A 405 means the
+    /// server offers no such stream; a 404 that the session is gone (a re-`initialize` opens a
+    /// new one); any other refusal ends it too.
+    fn open_get_stream(self: &Arc<Self>) -> bool {
         let mut slot = self.get_stream.lock().expect("lock");
         if slot.is_some() {
-            return None;
+            return false;
         }
-        let (answered, ready) = oneshot::channel();
-        let c = self.clone();
-        let task = tokio::spawn(async move {
-            let (hdrs, _) = c.message_headers(&Message::Notification(jsonrpc::Notification {
+        let task = self.runtime.spawn(self.clone().read_get_stream());
+        *slot = Some(task.abort_handle());
+        true
+    }
+
+    async fn read_get_stream(self: Arc<Self>) {
+        let mut last: Option<String> = None;
+        let mut retry_ms = DEFAULT_RETRY_MS;
+        let mut idle = 0;
+        loop {
+            let (hdrs, _) = self.message_headers(&Message::Notification(jsonrpc::Notification {
                 method: String::new(),
                 params: None,
             }));
-            let build = |rb: reqwest::RequestBuilder| rb.header("accept", EVENT_STREAM);
-            let resp = c.request(reqwest::Method::GET, &hdrs, &build).await;
-            let _ = answered.send(());
-            let Ok(resp) = resp else { return };
-            if !resp.status().is_success() || !read::is_sse(&resp) {
+            let resume = last.clone();
+            let build = move |rb: reqwest::RequestBuilder| {
+                let rb = rb.header("accept", EVENT_STREAM);
+                match &resume {
+                    Some(id) => rb.header("last-event-id", id.as_str()),
+                    None => rb,
+                }
+            };
+            let mut progressed = false;
+            match self.request(reqwest::Method::GET, &hdrs, &build).await {
+                Ok(resp) if resp.status().is_success() && read::is_sse(&resp) => {
+                    let events = self.events.clone();
+                    let end = read::stream(resp, self.max_frame, &mut |kind, data| {
+                        progressed = true;
+                        if !data.trim().is_empty() && kind.is_none_or(|k| k == "message") {
+                            let _ = events.send(TransportEvent::Frame(jsonrpc::parse(data.as_bytes())));
+                        }
+                    })
+                    .await;
+                    last = end.last_event_id.or(last);
+                    retry_ms = end.retry_ms.unwrap_or(retry_ms);
+                }
+                // Overloaded or briefly unavailable: try again later.
+                Ok(resp) if resp.status().is_server_error() || resp.status().as_u16() == 429 => {}
+                // 405 (no GET stream), 404 (session gone), anything else: no stream.
+                Ok(_) => return,
+                Err(_) => {}
+            }
+            idle = if progressed { 0 } else { idle + 1 };
+            if idle >= MAX_RESUMES {
                 return;
             }
-            let events = c.events.clone();
-            let _ = read::stream(resp, c.max_frame, &mut |kind, data| {
-                if !data.trim().is_empty() && kind.is_none_or(|k| k == "message") {
-                    let _ = events.send(TransportEvent::Frame(jsonrpc::parse(data.as_bytes())));
-                }
-            })
-            .await;
-        });
-        *slot = Some(task.abort_handle());
-        Some(ready)
+            tokio::time::sleep(std::time::Duration::from_millis(retry_ms.min(30_000))).await;
+        }
     }
 
     /// POSTs a 2025-03-26 batch.

@@ -52,6 +52,9 @@ class BadInputVectorsTest {
             if (code != expect.get("code").asInt) return "expected code ${expect.get("code")}, got $got"
         }
         if (expect.has("result") && !got.has("result")) return "expected a result, got $got"
+        if (expect.has("isError") && got.getAsJsonObject("result")?.get("isError")?.asBoolean != true) {
+            return "expected a result with isError, got $got"
+        }
         if (expect.has("id") && !sameId(got.get("id"), expect.get("id"))) return "expected id ${expect.get("id")}, got $got"
         return null
     }
@@ -160,7 +163,7 @@ class BadInputVectorsTest {
                     continue
                 }
                 if (expect.has("empty") && got.isNotEmpty()) failures += "$name: expected no body, got $text"
-                if (expect.has("code")) {
+                if (expect.has("code") || expect.has("isError")) {
                     val v = runCatching { JsonParser.parseString(String(got, Charsets.UTF_8)).asJsonObject }.getOrNull()
                     if (v == null) failures += "$name: not JSON: $text"
                     else mismatch(v, expect)?.let { failures += "$name: $it" }

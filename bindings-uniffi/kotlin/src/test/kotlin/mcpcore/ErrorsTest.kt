@@ -30,9 +30,10 @@ class ErrorsTest {
                     assertEquals(-32602, unknown.code)
                     assertTrue(unknown.reason.contains("nope"), unknown.reason)
 
-                    val invalid = thrown<McpException.Rpc> { client.callTool("echo", """{"text":5}""") }
-                    assertEquals(-32602, invalid.code, "schema validation ($lineage)")
-                    assertTrue(invalid.data != null, "the failing fields are in data")
+                    // SEP-1303 (2025-11-25, 2026-07-28): a result the model can read.
+                    val invalid = client.callTool("echo", """{"text":5}""")
+                    assertTrue(invalid.isError, "schema validation ($lineage)")
+                    assertTrue(invalid.text().startsWith("Invalid arguments for tool echo: /text: "), invalid.text())
 
                     val rpc = thrown<McpException.Rpc> { client.callTool("rpc_fail", "{}") }
                     assertEquals(-32042, rpc.code)
