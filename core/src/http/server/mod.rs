@@ -36,6 +36,7 @@
 
 mod auth;
 mod guard;
+mod inproc;
 mod legacy;
 mod legacy_sse;
 mod listen;
@@ -50,6 +51,7 @@ pub use crate::session::{
     InMemorySessionStore, MemorySessionStore, SessionKind, SessionRecord, SessionStore,
 };
 pub use guard::HostPolicy;
+pub use inproc::{BodyReader, InProcess, InProcessResponse};
 pub use options::{serve_settings, ServeSettings};
 
 use crate::error::{Error, ErrorKind, Result};
