@@ -11,6 +11,7 @@ mod client;
 mod errors;
 mod gil;
 mod handler;
+mod mount;
 mod prompts;
 mod registry;
 mod resources;
@@ -31,6 +32,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<registry::Registry>()?;
     m.add_class::<server::Server>()?;
     m.add_class::<server::HttpServing>()?;
+    m.add_class::<mount::Mount>()?;
+    m.add_class::<mount::MountResponse>()?;
     m.add_class::<client::Client>()?;
     m.add_class::<auth::OAuth>()?;
     m.add_class::<server_auth::ServerAuth>()?;

@@ -35,7 +35,7 @@ import atexit
 import json
 import os
 import time
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, TypeVar, Union
 
 from . import _convert, _features, _native, _schema
 from ._auth import MemoryTokenStore, OAuth, TokenStore
@@ -57,6 +57,9 @@ from .errors import (
     TransportError,
 )
 from .types import CallToolResult, ElicitResult, Root, SamplingResult, Tool
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .asgi import AsgiApp
 
 __version__: str = _native.__version__
 
@@ -550,6 +553,16 @@ class Server:
             json.dumps(settings), auth._native if auth is not None else None
         )
         return HttpServing(native)
+
+    def asgi_app(self, **options: Any) -> "AsgiApp":
+        """This server as an ASGI app, answering through the engine in process: mount it with
+        ``app.mount("/mcp", server.asgi_app())`` in Starlette or FastAPI (and pass its
+        ``lifespan``), or serve it with uvicorn. Options as :meth:`serve_http` (``path``,
+        ``response_mode``, ``max_body``, ``allowed_hosts``, ``allowed_origins``, ``any_host``,
+        ``store``, ``state_keys``, ``auth``); see :mod:`mcpcore.asgi`."""
+        from .asgi import AsgiApp
+
+        return AsgiApp(self, **options)
 
     def run(self, transport: str = "stdio", *, host: str = "127.0.0.1", port: int = 8000, **http: Any) -> None:
         """Serves until stdin closes (stdio) or Ctrl-C (http), then stops cleanly."""

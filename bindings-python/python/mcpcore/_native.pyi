@@ -3,7 +3,7 @@
 from typing import Any, Awaitable, Callable, List, Optional, Tuple, final
 
 __all__ = [
-    "Registry", "Server", "HttpServing", "Client", "OAuth", "ServerAuth", "ToolCall", "Resources", "Prompts", "__version__",
+    "Registry", "Server", "HttpServing", "Mount", "MountResponse", "Client", "OAuth", "ServerAuth", "ToolCall", "Resources", "Prompts", "__version__",
     "tool_result", "resource_contents", "prompt_result", "completion", "error_kinds", "raise_example",
 ]
 
@@ -117,6 +117,25 @@ class Server:
         settings: str = "{}",
         auth: Optional["ServerAuth"] = None,
 ) -> Awaitable[HttpServing]: ...
+    def mount(
+        self, settings: str = "{}", prefix: Optional[str] = None, auth: Optional["ServerAuth"] = None
+    ) -> "Mount": ...
+
+@final
+class Mount:
+    def handle(
+        self, method: str, path: str, headers: List[Tuple[str, str]], body: bytes
+    ) -> Awaitable["MountResponse"]: ...
+    def shutdown(self) -> None: ...
+
+@final
+class MountResponse:
+    @property
+    def status(self) -> int: ...
+    @property
+    def headers(self) -> List[Tuple[str, str]]: ...
+    def next(self) -> Awaitable[Optional[bytes]]: ...
+    def close(self) -> None: ...
 
 @final
 class ServerAuth:

@@ -143,6 +143,22 @@ impl Default for HttpServerConfig {
     }
 }
 
+impl HttpServerConfig {
+    /// Serves the endpoint at `prefix` itself (`{prefix}/`), the 2024-11-05 transport at
+    /// `{prefix}/sse` and `{prefix}/messages`: what an app mounted under `prefix` by its host
+    /// framework (Starlette's `app.mount("/mcp", ...)`, Express's `app.use("/mcp", ...)`)
+    /// answers. An empty prefix changes nothing.
+    pub fn mounted_at(mut self, prefix: &str) -> Self {
+        let prefix = prefix.trim_end_matches('/');
+        if !prefix.is_empty() {
+            self.path = format!("{prefix}/");
+            self.sse_path = format!("{prefix}/sse");
+            self.messages_path = format!("{prefix}/messages");
+        }
+        self
+    }
+}
+
 /// Shared by every handler of one endpoint.
 #[derive(Debug)]
 pub(crate) struct State {
