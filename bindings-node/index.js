@@ -836,7 +836,10 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.Client = nativeBinding.Client
+module.exports.Exchange = nativeBinding.Exchange
 module.exports.HttpServing = nativeBinding.HttpServing
+module.exports.Mount = nativeBinding.Mount
+module.exports.MountResponse = nativeBinding.MountResponse
 module.exports.OAuth = nativeBinding.OAuth
 module.exports.Prompts = nativeBinding.Prompts
 module.exports.Registry = nativeBinding.Registry

@@ -317,6 +317,12 @@ export interface ServeHttpOptions {
   auth?: Auth;
 }
 
+/** Options of `nodeHandler()` and `fetchHandler()`: the host's server owns the socket. */
+export type MountOptions = Pick<
+  ServeHttpOptions,
+  'path' | 'responseMode' | 'maxBody' | 'allowedHosts' | 'allowedOrigins' | 'anyHost' | 'store' | 'stateKeys' | 'auth'
+>;
+
 /** Who a verified access token says the caller is. */
 export interface Identity {
   /** The token's subject (`sub`). */
@@ -408,9 +414,10 @@ export class Server {
   removePrompt(name: string): boolean;
   serveStdio(): Promise<void>;
   serveHttp(options?: ServeHttpOptions): Promise<HttpServing>;
-  nodeHandler(
-    options?: Omit<ServeHttpOptions, 'host' | 'port' | 'anyHost'>
-  ): (req: IncomingMessage, res: ServerResponse) => void;
+  /** An `(req, res)` handler for node:http, Express and Fastify (a Fastify request/reply pair works too). */
+  nodeHandler(options?: MountOptions): (req: IncomingMessage, res: ServerResponse) => void;
+  /** A fetch-style handler for Hono, Bun, Deno and other web-standard servers. */
+  fetchHandler(options?: MountOptions): (request: Request) => Promise<Response>;
   close(): Promise<void>;
 }
 

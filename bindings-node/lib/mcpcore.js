@@ -8,7 +8,7 @@
 const native = require('../index.js');
 const errors = require('./errors');
 const { toJsonSchema, envelopeCallback } = require('./tools');
-const { createNodeHandler } = require('./node-handler');
+const { createNodeHandler, createFetchHandler } = require('./node-handler');
 const features = require('./features');
 const { OAuth, MemoryTokenStore } = require('./auth');
 const { TokenRefused, serverAuth } = require('./server-auth');
@@ -226,9 +226,15 @@ class Server {
     return new HttpServing(await awaitNative(target.serveHttp(rest)));
   }
 
+  /** @internal The native server, protected by `auth` when given. */
+  _nativeFor(auth) {
+    return auth === undefined ? this._native : this._native.withAuth(serverAuth(auth));
+  }
+
   /**
-   * An `(req, res)` handler for `http.createServer` or Express, serving this server (see
-   * lib/node-handler.js for how). `close()` stops what it started.
+   * An `(req, res)` handler for `http.createServer`, Express and Fastify, feeding the engine
+   * in process (no listener, no loopback hop; see lib/node-handler.js). Options as `serveHttp`
+   * (path, responseMode, maxBody, allowedHosts, allowedOrigins, anyHost, store, stateKeys, auth).
    */
   nodeHandler(options = {}) {
     const h = createNodeHandler(this, options);
@@ -236,7 +242,17 @@ class Server {
     return h.handler;
   }
 
-  /** Stops the listeners started by `nodeHandler()`. */
+  /**
+   * A fetch-style `(Request) => Promise<Response>` handler (Hono, Bun, Deno, any web-standard
+   * server), feeding the engine in process. Options as `nodeHandler`.
+   */
+  fetchHandler(options = {}) {
+    const h = createFetchHandler(this, options);
+    this._handlers.push(h);
+    return h.handler;
+  }
+
+  /** Ends the open streams and sessions of the handlers made by `nodeHandler()` and `fetchHandler()`. */
   async close() {
     const handlers = this._handlers.splice(0);
     await Promise.all(handlers.map((h) => h.close()));

@@ -9,6 +9,7 @@ mod auth;
 mod client;
 mod errors;
 mod handler;
+mod mount;
 mod registry;
 mod resources;
 mod server;
@@ -16,6 +17,7 @@ mod server_auth;
 
 pub use client::Client;
 pub use handler::ToolCall;
+pub use mount::{Exchange, Mount, MountResponse};
 pub use registry::Registry;
 pub use resources::{Prompts, Resources};
 pub use server::{HttpServing, Server};
