@@ -145,6 +145,12 @@ export declare class Registry {
   connect(serverId: string, client: Client, collision: string): Promise<string>
   /** Unregisters a server's tools and closes its connection; resolves to the removed names. */
   disconnect(serverId: string): Promise<Array<string>>
+  /**
+   * Connects every server of an `mcpServers` config (JSON text: the Claude Desktop / VS Code /
+   * Cursor shapes, `${env:VAR}` interpolated; parsed by the core's gateway config) and
+   * registers their tools here; resolves to the names of the servers connected.
+   */
+  loadConfig(config: string): Promise<Array<string>>
   /** The ids of connected servers. */
   servers(): Array<string>
 }

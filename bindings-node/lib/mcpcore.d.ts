@@ -277,6 +277,8 @@ export class Registry {
   callTool(name: string, args?: { [key: string]: unknown }, options?: { timeoutMs?: number }): Promise<CallToolResult>;
   connect(serverId: string, client: Client, options?: { collision?: 'error' | 'skip' | 'prefix' }): Promise<Registration[]>;
   disconnect(serverId: string): Promise<string[]>;
+  /** Connects every server of an `mcpServers` config (a file path or the parsed object) and registers their tools. */
+  loadConfig(config: string | { mcpServers?: Record<string, unknown>; servers?: Record<string, unknown>; [key: string]: unknown }): Promise<string[]>;
   readonly servers: string[];
 }
 

@@ -90,6 +90,18 @@ class Registry {
     return awaitNative(this._native.disconnect(serverId));
   }
 
+  /**
+   * Connects every server of an `mcpServers` config and registers their tools here, beside the
+   * local ones: a path to the JSON file (Claude Desktop, VS Code's `servers`, Cursor) or the
+   * parsed object. `${env:VAR}` (and `${VAR}`, with `:-default`) come from the environment.
+   * A server's tools are named `<name>__<tool>` unless its entry sets `prefix` (`""` for none).
+   * Resolves to the names of the servers connected; on failure none stays connected.
+   */
+  async loadConfig(config) {
+    const text = typeof config === 'string' ? require('node:fs').readFileSync(config, 'utf8') : JSON.stringify(config);
+    return awaitNative(this._native.loadConfig(text));
+  }
+
   /** The ids of connected servers. */
   get servers() {
     return this._native.servers();

@@ -43,7 +43,9 @@ impl Mount {
 /// One request being served (see `Mount.start`).
 #[napi]
 pub struct Exchange {
-    answer: Mutex<Option<tokio::sync::oneshot::Receiver<mcpcore::Result<mcpcore::http::server::InProcessResponse>>>>,
+    answer: Mutex<
+        Option<tokio::sync::oneshot::Receiver<mcpcore::Result<mcpcore::http::server::InProcessResponse>>>,
+    >,
     task: tokio::task::AbortHandle,
 }
 

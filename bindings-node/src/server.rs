@@ -120,7 +120,11 @@ impl Server {
     /// (`nodeHandler()`, `fetchHandler()`): `options` as for `serveHttp` (host, port and TLS
     /// unused), its paths under `prefix` when given.
     #[napi]
-    pub fn mount(&self, options: Option<ServeHttpOptions>, prefix: Option<String>) -> napi::Result<crate::mount::Mount> {
+    pub fn mount(
+        &self,
+        options: Option<ServeHttpOptions>,
+        prefix: Option<String>,
+    ) -> napi::Result<crate::mount::Mount> {
         let json = options_json(options.unwrap_or_default())?;
         // A Redis store starts its connection tasks on the runtime.
         let (server, _addr, mut config) = napi::bindgen_prelude::within_runtime_if_available(|| {

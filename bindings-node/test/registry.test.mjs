@@ -160,3 +160,22 @@ describe('remote tools in a registry', () => {
     assert.deepEqual(r.names, ['echo']);
   });
 });
+
+describe('loadConfig', () => {
+  test('an mcpServers file (VS Code shape, ${env:VAR}) loads beside the local tools', async () => {
+    const { writeFileSync, mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const path = (await import('node:path')).default;
+    process.env.MCPCORE_TEST_ECHO_SERVER = rustBin('echo_server');
+    const r = new Registry();
+    r.tool('local', {}, () => 'here');
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'mcpcore-')), 'mcp.json');
+    writeFileSync(file, JSON.stringify({ servers: { rust: { type: 'stdio', command: '${env:MCPCORE_TEST_ECHO_SERVER}' } } }));
+    assert.deepEqual(await r.loadConfig(file), ['rust']);
+    assert.deepEqual(r.names, ['local', 'rust__add', 'rust__echo']);
+    assert.equal(textOf(await r.callTool('rust__echo', { text: 'from the file' })), 'from the file');
+    await assert.rejects(r.loadConfig({ mcpServers: { x: { command: '${env:MCPCORE_SURELY_UNSET}' } } }),
+      (e) => e instanceof InvalidInput && /MCPCORE_SURELY_UNSET/.test(e.message));
+    assert.deepEqual((await r.disconnect('rust')).sort(), ['rust__add', 'rust__echo']);
+  });
+});

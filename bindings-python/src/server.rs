@@ -108,7 +108,8 @@ impl Server {
             a.loop_slot.bind(py);
         }
         let _runtime = pyo3_async_runtimes::tokio::get_runtime().enter();
-        let (server, _addr, mut config) = self.inner.http_settings(settings, Spelling::Snake).map_err(errors::to_py)?;
+        let (server, _addr, mut config) =
+            self.inner.http_settings(settings, Spelling::Snake).map_err(errors::to_py)?;
         config.auth = auth.map(|a| a.config.clone());
         let config = config.mounted_at(prefix.unwrap_or(""));
         let inner = mcpcore::http::server::InProcess::new(server.env(), config);

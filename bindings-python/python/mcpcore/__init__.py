@@ -205,6 +205,17 @@ class Registry:
         removed: List[str] = await self._native.disconnect(server_id)
         return removed
 
+    async def load_config(self, config: Union[str, "os.PathLike[str]", Mapping[str, Any]]) -> List[str]:
+        """Connects every server of an ``mcpServers`` config and registers their tools here,
+        beside the local ones: a path to the JSON file (Claude Desktop, VS Code's ``servers``,
+        Cursor), or the parsed dict. ``${env:VAR}`` (and ``${VAR}``, with ``:-default``) are
+        read from the environment. Each server's tools are named ``<name>__<tool>`` unless its
+        entry sets ``"prefix"`` (``""`` for none); ``include``/``exclude`` filter them. Returns
+        the names of the servers connected; on failure none stays connected."""
+        text = json.dumps(dict(config)) if isinstance(config, Mapping) else open(os.fspath(config)).read()
+        names: List[str] = json.loads(await self._native.load_config(text))
+        return names
+
     @property
     def servers(self) -> List[str]:
         """The ids of connected servers."""

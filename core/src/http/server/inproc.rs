@@ -53,7 +53,9 @@ impl InProcess {
         headers: &[(String, String)],
         body: Vec<u8>,
     ) -> Result<InProcessResponse> {
-        let bad = |what: &str, e: &dyn std::fmt::Display| Error::new(ErrorKind::InvalidInput, format!("{what}: {e}"));
+        let bad = |what: &str, e: &dyn std::fmt::Display| {
+            Error::new(ErrorKind::InvalidInput, format!("{what}: {e}"))
+        };
         let mut request = http::Request::builder()
             .method(http::Method::from_bytes(method.as_bytes()).map_err(|e| bad("bad HTTP method", &e))?)
             .uri(if path.is_empty() { "/" } else { path });
@@ -164,8 +166,10 @@ mod tests {
     #[tokio::test]
     async fn answers_a_stateless_request_and_refuses_bad_ones() {
         let ep = endpoint();
-        let json = [("content-type".to_owned(), "application/json".to_owned()),
-            ("accept".to_owned(), "application/json, text/event-stream".to_owned())];
+        let json = [
+            ("content-type".to_owned(), "application/json".to_owned()),
+            ("accept".to_owned(), "application/json, text/event-stream".to_owned()),
+        ];
         let body = br#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
         let mut headers = json.to_vec();
         headers.push(("mcp-protocol-version".into(), "2026-07-28".into()));
