@@ -311,6 +311,12 @@ export interface HttpConnectOptions {
   clientKey?: string
 }
 
+/**
+ * `schema` (JSON text) with its `$ref`s to non-recursive `$defs` inlined (the core's
+ * `mcpcore::registry::inline_refs`), as JSON text.
+ */
+export declare function inlineRefs(schema: string): string
+
 /** The version of the native module (the crate version). */
 export declare function nativeVersion(): string
 

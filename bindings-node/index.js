@@ -849,5 +849,6 @@ module.exports.ServerAuth = nativeBinding.ServerAuth
 module.exports.ToolCall = nativeBinding.ToolCall
 module.exports.errorKinds = nativeBinding.errorKinds
 module.exports.hostResult = nativeBinding.hostResult
+module.exports.inlineRefs = nativeBinding.inlineRefs
 module.exports.nativeVersion = nativeBinding.nativeVersion
 module.exports.raiseExample = nativeBinding.raiseExample

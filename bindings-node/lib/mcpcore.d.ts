@@ -255,9 +255,15 @@ export type ToolHandler<A = { [key: string]: any }> = (args: A, ctx: ToolContext
 export interface ToolSpec<S extends JsonSchema | StandardSchemaLike = JsonSchema | StandardSchemaLike> {
   description?: string;
   title?: string;
-  /** A JSON Schema object, or a Standard Schema converted with its own JSON Schema export. */
+  /**
+   * A JSON Schema object, or a Standard Schema: zod 4 and arktype (their own JSON Schema
+   * export), zod 3 and valibot (converted by zod-to-json-schema / @valibot/to-json-schema,
+   * installed beside them).
+   */
   inputSchema?: S;
   outputSchema?: JsonSchema | StandardSchemaLike;
+  /** Keep `$ref`s to named definitions (default: inlined, except recursive ones). */
+  refs?: boolean;
 }
 
 /** What happened to one remote tool in `Registry.connect`. */

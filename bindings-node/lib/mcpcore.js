@@ -26,16 +26,17 @@ class Registry {
   }
 
   /**
-   * Registers a tool. `spec` is `{description, inputSchema, outputSchema, title}` (schemas are
-   * JSON Schema objects or Standard Schemas such as zod 4); `handler(args, ctx)` may return a
+   * Registers a tool. `spec` is `{description, inputSchema, outputSchema, title, refs}` (schemas
+   * are JSON Schema objects or Standard Schemas: zod 3 and 4, valibot, arktype; `$ref`s to
+   * non-recursive definitions are inlined unless `refs: true`); `handler(args, ctx)` may return a
    * value or a Promise. Returns the tool definition. Throws InvalidInput for a bad or taken name.
    */
   tool(name, spec, handler) {
     if (typeof spec === 'function') [spec, handler] = [{}, spec];
     spec = spec ?? {};
     if (typeof handler !== 'function') throw makeError('invalid_input', `tool ${name}: the handler must be a function`, { code: -32602 });
-    const inputSchema = toJsonSchema(spec.inputSchema, 'input', 'inputSchema');
-    const outputSchema = toJsonSchema(spec.outputSchema, 'output', 'outputSchema');
+    const inputSchema = toJsonSchema(spec.inputSchema, 'input', 'inputSchema', spec.refs);
+    const outputSchema = toJsonSchema(spec.outputSchema, 'output', 'outputSchema', spec.refs);
     const description = spec.description ?? '';
     nativeSync(() =>
       this._native.addTool(

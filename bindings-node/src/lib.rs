@@ -54,6 +54,13 @@ pub fn host_result(
     }
 }
 
+/// `schema` (JSON text) with its `$ref`s to non-recursive `$defs` inlined (the core's
+/// `mcpcore::registry::inline_refs`), as JSON text.
+#[napi_derive::napi]
+pub fn inline_refs(schema: String) -> napi::Result<String> {
+    Ok(to_json(&mcpcore::registry::inline_refs(&parse_json("schema", &schema)?)))
+}
+
 /// The engine's error kinds (`mcpcore::ErrorKind::as_str`), for the error mapping test.
 #[napi_derive::napi]
 pub fn error_kinds() -> Vec<String> {

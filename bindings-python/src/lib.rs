@@ -44,6 +44,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resource_contents, m)?)?;
     m.add_function(wrap_pyfunction!(prompt_result, m)?)?;
     m.add_function(wrap_pyfunction!(completion, m)?)?;
+    m.add_function(wrap_pyfunction!(inline_refs, m)?)?;
     m.add_function(wrap_pyfunction!(error_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(raise_example, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -100,6 +101,13 @@ fn prompt_result(value: &Bound<'_, PyAny>) -> PyResult<String> {
 fn completion(value: &Bound<'_, PyAny>) -> PyResult<String> {
     let v = values::host_value(value)?;
     mcpcore::host::results::completion(v).map(|c| to_json(&c)).map_err(invalid)
+}
+
+/// `schema` (JSON text) with its `$ref`s to non-recursive `$defs` inlined (the core's
+/// `mcpcore::registry::inline_refs`), as JSON text.
+#[pyfunction]
+fn inline_refs(schema: &str) -> PyResult<String> {
+    Ok(to_json(&mcpcore::registry::inline_refs(&parse_json("schema", schema)?)))
 }
 
 /// The engine's error kinds (`mcpcore::ErrorKind::as_str`), for the error mapping test.

@@ -150,11 +150,15 @@ class Registry:
         name: Optional[str] = None,
         description: Optional[str] = None,
         title: Optional[str] = None,
+        refs: bool = False,
     ) -> Tool:
         """Registers ``fn`` (sync or ``async def``) as a tool. The input schema comes from its
-        type hints, the description from its docstring, the output schema from its return type.
-        Raises InvalidInput for a bad or taken name."""
-        spec = _schema.tool_spec(fn, name=name, description=description, context_type=Context)
+        type hints (pydantic models, dataclasses, TypedDict, enums, Literal, ``Annotated[...,
+        Field(description=...)]``), the description from its docstring, the output schema from
+        its return type; named types are written out in place (no ``$ref``, which LLM clients
+        cannot follow) except recursive ones, unless ``refs=True``. Raises InvalidInput for a
+        bad or taken name."""
+        spec = _schema.tool_spec(fn, name=name, description=description, context_type=Context, refs=refs)
         output = json.dumps(spec.output_schema) if spec.output_schema is not None else None
         self._native.add_tool(
             spec.name, spec.description, json.dumps(spec.input_schema), _callback(fn, spec), spec.is_async,
@@ -163,12 +167,17 @@ class Registry:
         return Tool(spec.name, spec.description, spec.input_schema, spec.output_schema, title)
 
     def tool(
-        self, name: Optional[str] = None, *, description: Optional[str] = None, title: Optional[str] = None
+        self,
+        name: Optional[str] = None,
+        *,
+        description: Optional[str] = None,
+        title: Optional[str] = None,
+        refs: bool = False,
     ) -> Callable[[F], F]:
         """Decorator form of :meth:`add_tool`; returns the function unchanged."""
 
         def register(fn: F) -> F:
-            self.add_tool(fn, name=name, description=description, title=title)
+            self.add_tool(fn, name=name, description=description, title=title, refs=refs)
             return fn
 
         return register
@@ -274,10 +283,15 @@ class Server:
         return _native.Server(self.registry._native, name, version, instructions, resources, prompts)
 
     def tool(
-        self, name: Optional[str] = None, *, description: Optional[str] = None, title: Optional[str] = None
+        self,
+        name: Optional[str] = None,
+        *,
+        description: Optional[str] = None,
+        title: Optional[str] = None,
+        refs: bool = False,
     ) -> Callable[[F], F]:
         """Registers the decorated function as a tool (see :meth:`Registry.add_tool`)."""
-        return self.registry.tool(name, description=description, title=title)
+        return self.registry.tool(name, description=description, title=title, refs=refs)
 
     def add_tool(self, fn: Callable[..., Any], **kwargs: Any) -> Tool:
         """Registers ``fn`` as a tool (see :meth:`Registry.add_tool`)."""
