@@ -376,6 +376,12 @@ export interface ServeHttpOptions {
   stateKeys?: Array<string>
 }
 
+/**
+ * Delivers the engine's log records at `level` (`error`, `warn`, `info`, `debug`, `trace`;
+ * default `debug`) and above to `handler(level, target, message)`; `null` stops.
+ */
+export declare function setLogHandler(handler: ((level: string, target: string, message: string) => void) | null, level?: string | null): void
+
 /** Options of `Client.connectStdio` (every field optional). */
 export interface StdioConnectOptions {
   /** Extra environment variables for the child. */

@@ -852,3 +852,4 @@ module.exports.hostResult = nativeBinding.hostResult
 module.exports.inlineRefs = nativeBinding.inlineRefs
 module.exports.nativeVersion = nativeBinding.nativeVersion
 module.exports.raiseExample = nativeBinding.raiseExample
+module.exports.setLogHandler = nativeBinding.setLogHandler

@@ -601,5 +601,20 @@ export class AuthError extends McpError {
   readonly errorUri: string | undefined;
 }
 
+/** One of the engine's own log records (see `setLogger`). */
+export interface EngineLogRecord {
+  level: 'error' | 'warn' | 'info' | 'debug' | 'trace';
+  /** Where it comes from, e.g. `mcpcore::http` (the HTTP server's request log). */
+  target: string;
+  message: string;
+}
+/**
+ * Delivers the engine's own log records at `level` and above (default `debug`) to `handler`;
+ * `null` stops. `DEBUG=mcpcore` in the environment prints them to stderr.
+ */
+export function setLogger(
+  handler: ((record: EngineLogRecord) => void) | null,
+  options?: { level?: 'error' | 'warn' | 'info' | 'debug' | 'trace' }
+): void;
 export function toJsonSchema(schema: JsonSchema | StandardSchemaLike | undefined | null, io?: 'input' | 'output'): JsonSchema | undefined;
 export const version: string;

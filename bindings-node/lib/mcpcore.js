@@ -272,6 +272,24 @@ class Server {
   }
 }
 
+/**
+ * Delivers the engine's own log records to `handler({ level, target, message })`: the HTTP
+ * server logs each request at `debug` (target `mcpcore::http`: JSON-RPC method and id, status,
+ * time). `options.level` is the lowest level delivered (`error`, `warn`, `info`, `debug`,
+ * `trace`; default `debug`). `setLogger(null)` stops. `DEBUG=mcpcore` (or `mcpcore:*`, as the
+ * `debug` package spells namespaces) in the environment prints them to stderr.
+ */
+function setLogger(handler, options = {}) {
+  const level = options.level ?? 'debug';
+  if (handler == null) return nativeSync(() => native.setLogHandler(null, level));
+  if (typeof handler !== 'function') throw makeError('invalid_input', 'setLogger needs a function or null', { code: -32602 });
+  return nativeSync(() => native.setLogHandler((lvl, target, message) => handler({ level: lvl, target, message }), level));
+}
+
+if (/(^|[\s,])mcpcore(:\*|:http)?($|[\s,])/.test(process.env.DEBUG ?? '')) {
+  setLogger(({ target, message }) => process.stderr.write(`${target.replace(/::/g, ':')} ${message}\n`));
+}
+
 let nextCallId = 1;
 
 /** A connection to an MCP server, with automatic lineage negotiation. */
@@ -393,4 +411,5 @@ exports.OAuth = OAuth;
 exports.TokenRefused = TokenRefused;
 exports.MemoryTokenStore = MemoryTokenStore;
 exports.toJsonSchema = toJsonSchema;
+exports.setLogger = setLogger;
 exports.version = native.nativeVersion();

@@ -9,6 +9,7 @@ mod auth;
 mod client;
 mod errors;
 mod handler;
+mod logs;
 mod mount;
 mod registry;
 mod resources;

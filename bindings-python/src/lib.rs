@@ -29,6 +29,12 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let mut runtime = tokio::runtime::Builder::new_multi_thread();
     runtime.enable_all().on_thread_start(gil::keep_thread_state);
     pyo3_async_runtimes::tokio::init(runtime);
+    // The engine's log records (its `tracing` events, e.g. the HTTP request log at DEBUG) go to
+    // Python's logging, loggers named after their targets ("mcpcore.http"); levels are cached
+    // until `mcpcore.refresh_logging()`, so a disabled logger costs no GIL.
+    if let Ok(handle) = pyo3_log::Logger::new(m.py(), pyo3_log::Caching::LoggersAndLevels)?.install() {
+        let _ = LOG_RESET.set(handle);
+    }
     m.add_class::<registry::Registry>()?;
     m.add_class::<server::Server>()?;
     m.add_class::<server::HttpServing>()?;
@@ -45,10 +51,21 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(prompt_result, m)?)?;
     m.add_function(wrap_pyfunction!(completion, m)?)?;
     m.add_function(wrap_pyfunction!(inline_refs, m)?)?;
+    m.add_function(wrap_pyfunction!(reset_logging, m)?)?;
     m.add_function(wrap_pyfunction!(error_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(raise_example, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
+}
+
+static LOG_RESET: std::sync::OnceLock<pyo3_log::ResetHandle> = std::sync::OnceLock::new();
+
+/// Forgets the cached Python loggers and levels (after the host changed them).
+#[pyfunction]
+fn reset_logging() {
+    if let Some(h) = LOG_RESET.get() {
+        h.reset();
+    }
 }
 
 /// Parses JSON handed over by the facade.

@@ -98,6 +98,7 @@ __all__ = [
     "Identity",
     "TokenRefused",
     "MemoryTokenStore",
+    "refresh_logging",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -119,6 +120,14 @@ def _settle_engine_threads() -> None:
 
 
 atexit.register(_settle_engine_threads)
+
+
+def refresh_logging() -> None:
+    """Makes the engine see changed levels of the ``mcpcore`` loggers. The engine's log records
+    (the HTTP server logs each request at DEBUG on ``mcpcore.http``: JSON-RPC method and id,
+    status, time) go to Python's :mod:`logging`; their loggers and levels are cached on first
+    use, so call this after ``logging.getLogger("mcpcore").setLevel(...)`` at run time."""
+    _native.reset_logging()
 
 
 from ._context import Context, _context  # noqa: E402  (re-exported)

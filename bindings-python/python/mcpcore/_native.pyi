@@ -4,7 +4,7 @@ from typing import Any, Awaitable, Callable, List, Optional, Tuple, final
 
 __all__ = [
     "Registry", "Server", "HttpServing", "Mount", "MountResponse", "Client", "OAuth", "ServerAuth", "ToolCall", "Resources", "Prompts", "__version__",
-    "tool_result", "inline_refs", "resource_contents", "prompt_result", "completion", "error_kinds", "raise_example",
+    "tool_result", "inline_refs", "reset_logging", "resource_contents", "prompt_result", "completion", "error_kinds", "raise_example",
 ]
 
 __version__: str
@@ -207,3 +207,4 @@ def error_kinds() -> List[str]: ...
 def raise_example(kind: str) -> None: ...
 
 def inline_refs(schema: str) -> str: ...
+def reset_logging() -> None: ...

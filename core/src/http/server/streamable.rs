@@ -34,8 +34,34 @@ pub(crate) fn origin(parts: &Parts, session: Option<&str>) -> Arc<Origin> {
     })
 }
 
-/// POST: one JSON-RPC message (or a 2025-03-26 batch).
+/// POST: one JSON-RPC message (or a 2025-03-26 batch), logged at debug level (target
+/// `mcpcore::http`: JSON-RPC method and id, HTTP status, time to the answer's head).
 pub(crate) async fn post(Shared(st): Shared<Arc<State>>, req: HttpRequest) -> Response {
+    let started = std::time::Instant::now();
+    let mut what = String::from("-");
+    let response = answer(st, req, &mut what).await;
+    tracing::debug!(
+        target: "mcpcore::http",
+        "POST {what} -> {} in {:.1} ms",
+        response.status().as_u16(),
+        started.elapsed().as_secs_f64() * 1000.0
+    );
+    response
+}
+
+/// `method id=ID` of a frame, for the request log.
+fn describe(inbound: &Inbound) -> String {
+    match inbound {
+        Inbound::Single(Message::Request(r)) => format!("{} id={}", r.method, r.id),
+        Inbound::Single(Message::Notification(n)) => n.method.clone(),
+        Inbound::Single(Message::Response(r)) => {
+            format!("response id={}", r.id.as_ref().map(ToString::to_string).unwrap_or_default())
+        }
+        Inbound::Batch(items) => format!("batch of {}", items.len()),
+    }
+}
+
+async fn answer(st: Arc<State>, req: HttpRequest, what: &mut String) -> Response {
     let (parts, body) = req.into_parts();
     let h = &parts.headers;
     let checks = st
@@ -54,6 +80,7 @@ pub(crate) async fn post(Shared(st): Shared<Arc<State>>, req: HttpRequest) -> Re
         Ok(i) => i,
         Err(resp) => return reply::rpc(axum::http::StatusCode::BAD_REQUEST, resp),
     };
+    *what = describe(&inbound);
     match inbound {
         Inbound::Single(msg) if is_modern(&msg) => modern::post(&st, h, origin(&parts, None), msg).await,
         frame => legacy::post(&st, h, |session| origin(&parts, session), frame).await,
