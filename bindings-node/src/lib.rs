@@ -18,6 +18,7 @@ mod server_auth;
 
 pub use client::Client;
 pub use handler::ToolCall;
+pub use logs::set_log_handler;
 pub use mount::{Exchange, Mount, MountResponse};
 pub use registry::Registry;
 pub use resources::{Prompts, Resources};
