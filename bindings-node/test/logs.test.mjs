@@ -23,12 +23,13 @@ test('setLogger receives each HTTP request at debug level, and stops on null', a
     await serving.shutdown();
     setLogger(null);
   }
-  const call = records.find((r) => r.message.includes('tools/call'));
+  const call = records.find((r) => r.target === 'mcpcore::http' && r.message.includes('tools/call'));
   assert.ok(call, JSON.stringify(records));
   assert.equal(call.level, 'debug');
-  assert.equal(call.target, 'mcpcore::http');
   assert.match(call.message, /^POST tools\/call id=\S+ -> 200 in [0-9.]+ ms$/);
   assert.ok(records.some((r) => r.message.startsWith('POST initialize id=')));
+  // The legacy session's connection logs the JSON-RPC outcome too.
+  assert.ok(records.some((r) => r.target === 'mcpcore::server' && /^tools\/call id=\S+ -> ok in /.test(r.message)));
   assert.throws(() => setLogger(() => {}, { level: 'loud' }), InvalidInput);
 });
 
@@ -47,4 +48,26 @@ test('DEBUG=mcpcore prints the request log to stderr', async () => {
   assert.match(out.stderr, /^mcpcore:http POST tools\/call id=\S+ -> 200 in [0-9.]+ ms$/m);
   const quiet = await run(process.execPath, ['--input-type=module', '-e', script], { env: { DEBUG: '' } });
   assert.equal(quiet.stderr, '');
+});
+
+test('a stdio server logs each request with its JSON-RPC outcome (DEBUG=mcpcore)', async () => {
+  const script = `
+    import { Server } from ${JSON.stringify(pkgDir + '/lib/mcpcore.js')};
+    const s = new Server({ name: 'x', version: '1' });
+    s.tool('echo', {}, ({ text }) => text);
+    await s.serveStdio();`;
+  const { Client } = await import('../lib/mcpcore.js');
+  // The server's stderr goes to a file (through sh), read once the client closed the server.
+  const { mkdtempSync, readFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const path = (await import('node:path')).default;
+  const log = path.join(mkdtempSync(path.join(tmpdir(), 'mcpcore-log-')), 'stderr.txt');
+  const c = await Client.connectStdio('/bin/sh', ['-c', `DEBUG=mcpcore exec "$0" --input-type=module -e "$1" 2>"$2"`, process.execPath, script, log]);
+  assert.equal(c.protocolVersion, '2026-07-28');
+  await c.callTool('echo', { text: 'x' });
+  await assert.rejects(c.callTool('nope', {}));
+  await c.close();
+  const text = readFileSync(log, 'utf8');
+  assert.match(text, /^mcpcore:server tools\/call id=\S+ -> ok in [0-9.]+ ms$/m, text);
+  assert.match(text, /^mcpcore:server tools\/call id=\S+ -> error -32602 in [0-9.]+ ms$/m, text);
 });

@@ -105,9 +105,11 @@ async def test_the_engine_logs_each_http_request_to_python_logging() -> None:
         logger.setLevel(logging.NOTSET)
         mcpcore.refresh_logging()
     lines = [(r.name, r.levelno, r.getMessage()) for r in records]
-    calls = [l for l in lines if "tools/call" in l[2]]
+    calls = [l for l in lines if "tools/call" in l[2] and l[0] == "mcpcore.http"]
     assert calls, lines
     name, level, message = calls[0]
     assert (name, level) == ("mcpcore.http", logging.DEBUG)
     assert re.fullmatch(r"POST tools/call id=\S+ -> 200 in [0-9.]+ ms", message), message
     assert any(m.startswith("POST initialize id=") for _, _, m in lines), lines
+    # The legacy session's connection logs the JSON-RPC outcome too.
+    assert any(n == "mcpcore.server" and re.match(r"tools/call id=\S+ -> ok in ", m) for n, _, m in lines), lines
