@@ -318,3 +318,23 @@ fn serve_makes_a_stdio_server_reachable_over_http_and_leaves_no_child() {
     assert_eq!(code, 1);
     assert!(err.contains("give --config FILE or a server command"), "{err}");
 }
+
+#[test]
+fn a_progress_bar_on_a_terminal_only() {
+    let mcpcore = bin("mcpcore");
+    let call =
+        format!("{mcpcore} call test_tool_with_progress --human -- {mcpcore} conformance-server --stdio");
+    if !std::path::Path::new("/usr/bin/script").exists() {
+        eprintln!("skipped: no /usr/bin/script (util-linux) to give the CLI a terminal");
+        return;
+    }
+    // `script` runs the CLI on a pseudo-terminal: the bar's first frame is drawn at once.
+    let out = Command::new("/usr/bin/script").args(["-qec", &call, "/dev/null"]).output().unwrap();
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{screen}");
+    assert!(screen.contains(" 0/100") && screen.contains("Progress test completed"), "{screen}");
+    // Piped, nothing is drawn: stderr stays clean for scripts.
+    let (code, out, err) =
+        run(&["call", "test_tool_with_progress", "--human", "--", &mcpcore, "conformance-server", "--stdio"]);
+    assert_eq!((code, out.as_str(), err.as_str()), (0, "Progress test completed\n", ""));
+}
