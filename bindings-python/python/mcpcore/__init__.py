@@ -230,7 +230,11 @@ class Registry:
         read from the environment. Each server's tools are named ``<name>__<tool>`` unless its
         entry sets ``"prefix"`` (``""`` for none); ``include``/``exclude`` filter them. Returns
         the names of the servers connected; on failure none stays connected."""
-        text = json.dumps(dict(config)) if isinstance(config, Mapping) else open(os.fspath(config)).read()
+        if isinstance(config, Mapping):
+            text = json.dumps(dict(config))
+        else:
+            with open(os.fspath(config), encoding="utf-8") as f:
+                text = f.read()
         names: List[str] = json.loads(await self._native.load_config(text))
         return names
 

@@ -127,7 +127,7 @@ fn main() -> ExitCode {
         .enable_all()
         .build()
         .expect("tokio runtime");
-    rt.block_on(async move {
+    let code = rt.block_on(async move {
         match cli.command {
             Command::Tools(a) => commands::list(Listing::Tools, a).await,
             Command::Resources(a) => commands::list(Listing::Resources, a).await,
@@ -144,5 +144,8 @@ fn main() -> ExitCode {
             }
             Command::Completions { .. } => unreachable!("handled above"),
         }
-    })
+    });
+    // A terminal prompt may still wait on stdin (Ctrl-C during a question): do not wait for it.
+    rt.shutdown_background();
+    code
 }
