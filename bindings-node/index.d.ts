@@ -94,6 +94,14 @@ export declare class Client {
   close(): Promise<void>
 }
 
+/** One request being served (see `Mount.start`). */
+export declare class Exchange {
+  /** The answer's head and body; rejects when the request was aborted (or asked twice). */
+  response(): Promise<MountResponse>
+  /** Drops the request before its answer is known: its call is cancelled. */
+  abort(): void
+}
+
 /** A running HTTP server. */
 export declare class HttpServing {
   /** The endpoint URL, e.g. `http://127.0.0.1:8080/mcp`. */
@@ -104,6 +112,31 @@ export declare class HttpServing {
   shutdown(): Promise<void>
   /** Resolves when the server has stopped. */
   wait(): Promise<void>
+}
+
+/** The endpoint of one server, served in process. */
+export declare class Mount {
+  /**
+   * Starts serving one request: the method, the path with its query, the headers as Node's
+   * `rawHeaders` (name, value, name, value...) and the whole body. The `Exchange` resolves
+   * once the head of the answer is known (its body may still stream); `abort()` before that
+   * drops the request (the client went away), cancelling its call.
+   */
+  start(method: string, path: string, rawHeaders: Array<string>, body: Buffer): Exchange
+  /** Begins shutdown: open streams end, sessions end once their calls finish. */
+  shutdown(): void
+}
+
+/** One answer: `status`, `headers` (name, value, ...), and the body read with `next()`. */
+export declare class MountResponse {
+  /** The HTTP status. */
+  get status(): number
+  /** The headers, flat: name, value, name, value... */
+  get headers(): Array<string>
+  /** The next chunk of the body, or null at its end (or after `close()`). */
+  next(): Promise<Buffer | null>
+  /** Drops the body (the client went away): a call still running for it is cancelled. */
+  close(): void
 }
 
 /** An OAuth client (see `OAuth` in lib/mcpcore.d.ts). */
@@ -160,6 +193,12 @@ export declare class Registry {
   connect(serverId: string, client: Client, collision: string): Promise<string>
   /** Unregisters a server's tools and closes its connection; resolves to the removed names. */
   disconnect(serverId: string): Promise<Array<string>>
+  /**
+   * Connects every server of an `mcpServers` config (JSON text: the Claude Desktop / VS Code /
+   * Cursor shapes, `${env:VAR}` interpolated; parsed by the core's gateway config) and
+   * registers their tools here; resolves to the names of the servers connected.
+   */
+  loadConfig(config: string): Promise<Array<string>>
   /** The ids of connected servers. */
   servers(): Array<string>
 }
@@ -220,6 +259,12 @@ export declare class Server {
    * `HttpServing` once bound.
    */
   serveHttp(options?: ServeHttpOptions | undefined | null): Promise<HttpServing>
+  /**
+   * The endpoint served in process, for a handler in Node's own HTTP server
+   * (`nodeHandler()`, `fetchHandler()`): `options` as for `serveHttp` (host, port and TLS
+   * unused), its paths under `prefix` when given.
+   */
+  mount(options?: ServeHttpOptions | undefined | null, prefix?: string | undefined | null): Mount
 }
 
 /** A protected server's settings (see `Auth` in lib/mcpcore.d.ts). */
@@ -348,6 +393,12 @@ export interface InputCallbacks {
   rootsJson?: string
 }
 
+/**
+ * `schema` (JSON text) with its `$ref`s to non-recursive `$defs` inlined (the core's
+ * `mcpcore::registry::inline_refs`), as JSON text.
+ */
+export declare function inlineRefs(schema: string): string
+
 /** The version of the native module (the crate version). */
 export declare function nativeVersion(): string
 
@@ -443,6 +494,12 @@ export interface ServeHttpOptions {
    */
   stateKeys?: Array<string>
 }
+
+/**
+ * Delivers the engine's log records at `level` (`error`, `warn`, `info`, `debug`, `trace`;
+ * default `debug`) and above to `handler(level, target, message)`; `null` stops.
+ */
+export declare function setLogHandler(handler: ((level: string, target: string, message: string) => void) | null, level?: string | null): void
 
 /** Options of `Client.connectStdio` (every field optional). */
 export interface StdioConnectOptions {

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# The main job: echo servers written in Rust, Python and Node (on mcpcore) served over stdio and
-# HTTP and called in both lineages across languages: by the Rust client, the mcpcore CLI, the
-# Python and Node mcpcore clients, and across implementations by the official Python SDK.
+# The main job. First the mission itself: a Python agent host whose registry mixes a local Python
+# tool with the tools of a Node server and a Rust server (loaded from an mcpServers config), calls
+# each, and serves the union over HTTP to the official Python and TypeScript SDK clients; and a
+# Node server whose tool calls a Python tool. Then the echo servers written in Rust, Python and
+# Node served over stdio and HTTP and called in both lineages across languages: by the Rust
+# client, the mcpcore CLI, the Python and Node mcpcore clients, and the official Python SDK.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,8 +26,16 @@ command -v npm >/dev/null || { echo "node/npm are missing: install Node >= 20.17
 (cd bindings-node && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error \
   && CARGO_TARGET_DIR="$PWD/../target" npx --no-install napi build --platform >/dev/null)
 (cd examples/node && npm ci --no-audit --no-fund --loglevel=error)
+# The official TypeScript SDK client (pinned in tests/interop/ts).
+(cd tests/interop/ts && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
 node_server="node examples/node/echo_server.mjs"
 node_client="node examples/node/echo_client.mjs"
+
+echo; echo "== The agent host (examples/demo/agent_host.py): one Python registry, local + Node + Rust tools, served to the official SDKs"
+$py examples/demo/agent_host.py "$bin/echo_server" examples/node/echo_server.mjs tests/interop/ts/sdk_calls.mjs
+
+echo; echo "== A Node server calling a Python tool (examples/node/calls_python.mjs), called by the mcpcore CLI"
+$bin/mcpcore call shout text="hello from the CLI" --human -- node examples/node/calls_python.mjs "$py" examples/python/echo_server.py
 
 echo; echo "== A Python tool served by mcpcore (examples/python/echo_server.py), called from other processes"
 echo "-- by the Rust client:";           $bin/echo_client "hello, Python tool" -- $py examples/python/echo_server.py

@@ -65,6 +65,9 @@ PATH="$root/.venv/bin:$PATH" CARGO_TARGET_DIR="$root/target" MATURIN_PEP517_ARGS
 step "Node binding: napi build (debug), generated .d.ts unchanged, tsc, node --test"
 bash bindings-node/scripts/ci.sh 2>&1 | tee target/node-test-output.txt
 
+step "docs: every Python and JavaScript sample of docs/ runs (tests/docs; the Rust ones are doctests, run above)"
+(PATH="$root/.venv/bin:$PATH" .venv/bin/python -m pytest tests/docs -q -p no:cacheprovider) 2>&1 | tee target/docs-output.txt
+
 step "Kotlin and Swift bindings (uniffi): build, generated bindings unchanged, mvn test, swift test when present"
 if ! command -v mvn >/dev/null || ! command -v javac >/dev/null; then
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
@@ -102,8 +105,8 @@ conformance=0
 tests/conformance/run.sh || conformance=1
 
 step "summary"
-passed=$(grep -Eoh '[0-9]+ passed' target/test-output.txt target/pytest-output.txt | awk '{s+=$1} END {print s+0}')
-failed=$(grep -Eoh '[0-9]+ failed' target/test-output.txt target/pytest-output.txt | awk '{s+=$1} END {print s+0}')
+passed=$(grep -Eoh '[0-9]+ passed' target/test-output.txt target/pytest-output.txt target/docs-output.txt | awk '{s+=$1} END {print s+0}')
+failed=$(grep -Eoh '[0-9]+ failed' target/test-output.txt target/pytest-output.txt target/docs-output.txt | awk '{s+=$1} END {print s+0}')
 node_passed=$(grep -Eo 'ℹ pass [0-9]+' target/node-test-output.txt | awk '{s+=$3} END {print s+0}')
 node_failed=$(grep -Eo 'ℹ fail [0-9]+' target/node-test-output.txt | awk '{s+=$3} END {print s+0}')
 # bindings-uniffi/scripts/ci.sh ends with one "N passed, M failed" line (JUnit + its own checks).

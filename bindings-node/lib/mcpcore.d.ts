@@ -257,9 +257,15 @@ export type ToolHandler<A = { [key: string]: any }> = (args: A, ctx: ToolContext
 export interface ToolSpec<S extends JsonSchema | StandardSchemaLike = JsonSchema | StandardSchemaLike> {
   description?: string;
   title?: string;
-  /** A JSON Schema object, or a Standard Schema converted with its own JSON Schema export. */
+  /**
+   * A JSON Schema object, or a Standard Schema: zod 4 and arktype (their own JSON Schema
+   * export), zod 3 and valibot (converted by zod-to-json-schema / @valibot/to-json-schema,
+   * installed beside them).
+   */
   inputSchema?: S;
   outputSchema?: JsonSchema | StandardSchemaLike;
+  /** Keep `$ref`s to named definitions (default: inlined, except recursive ones). */
+  refs?: boolean;
 }
 
 /** What happened to one remote tool in `Registry.connect`. */
@@ -279,6 +285,8 @@ export class Registry {
   callTool(name: string, args?: { [key: string]: unknown }, options?: { timeoutMs?: number }): Promise<CallToolResult>;
   connect(serverId: string, client: Client, options?: { collision?: 'error' | 'skip' | 'prefix' }): Promise<Registration[]>;
   disconnect(serverId: string): Promise<string[]>;
+  /** Connects every server of an `mcpServers` config (a file path or the parsed object) and registers their tools. */
+  loadConfig(config: string | { mcpServers?: Record<string, unknown>; servers?: Record<string, unknown>; [key: string]: unknown }): Promise<string[]>;
   readonly servers: string[];
 }
 
@@ -343,6 +351,12 @@ export interface ServeHttpOptions {
   /** Makes the server an OAuth 2.1 resource server (see `Auth`). */
   auth?: Auth;
 }
+
+/** Options of `nodeHandler()` and `fetchHandler()`: the host's server owns the socket. */
+export type MountOptions = Pick<
+  ServeHttpOptions,
+  'path' | 'responseMode' | 'maxBody' | 'allowedHosts' | 'allowedOrigins' | 'anyHost' | 'store' | 'stateKeys' | 'auth'
+>;
 
 /** Who a verified access token says the caller is. */
 export interface Identity {
@@ -439,9 +453,10 @@ export class Server {
   /** stdio; with `auth`, the token comes from MCP_ACCESS_TOKEN and is checked once. */
   serveStdio(options?: { auth?: Auth }): Promise<void>;
   serveHttp(options?: ServeHttpOptions): Promise<HttpServing>;
-  nodeHandler(
-    options?: Omit<ServeHttpOptions, 'host' | 'port' | 'anyHost'>
-  ): (req: IncomingMessage, res: ServerResponse) => void;
+  /** An `(req, res)` handler for node:http, Express and Fastify (a Fastify request/reply pair works too). */
+  nodeHandler(options?: MountOptions): (req: IncomingMessage, res: ServerResponse) => void;
+  /** A fetch-style handler for Hono, Bun, Deno and other web-standard servers. */
+  fetchHandler(options?: MountOptions): (request: Request) => Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -715,5 +730,20 @@ export class AuthError extends McpError {
   readonly challenge: string | undefined;
 }
 
+/** One of the engine's own log records (see `setLogger`). */
+export interface EngineLogRecord {
+  level: 'error' | 'warn' | 'info' | 'debug' | 'trace';
+  /** Where it comes from, e.g. `mcpcore::http` (the HTTP server's request log). */
+  target: string;
+  message: string;
+}
+/**
+ * Delivers the engine's own log records at `level` and above (default `debug`) to `handler`;
+ * `null` stops. `DEBUG=mcpcore` in the environment prints them to stderr.
+ */
+export function setLogger(
+  handler: ((record: EngineLogRecord) => void) | null,
+  options?: { level?: 'error' | 'warn' | 'info' | 'debug' | 'trace' }
+): void;
 export function toJsonSchema(schema: JsonSchema | StandardSchemaLike | undefined | null, io?: 'input' | 'output'): JsonSchema | undefined;
 export const version: string;

@@ -8,7 +8,7 @@
 const native = require('../index.js');
 const errors = require('./errors');
 const { toJsonSchema, envelopeCallback } = require('./tools');
-const { createNodeHandler } = require('./node-handler');
+const { createNodeHandler, createFetchHandler } = require('./node-handler');
 const features = require('./features');
 const { OAuth, MemoryTokenStore } = require('./auth');
 const { TokenRefused, serverAuth } = require('./server-auth');
@@ -27,8 +27,9 @@ class Registry {
   }
 
   /**
-   * Registers a tool. `spec` is `{description, inputSchema, outputSchema, title}` (schemas are
-   * JSON Schema objects or Standard Schemas such as zod 4); `handler(args, ctx)` may return a
+   * Registers a tool. `spec` is `{description, inputSchema, outputSchema, title, refs}` (schemas
+   * are JSON Schema objects or Standard Schemas: zod 3 and 4, valibot, arktype; `$ref`s to
+   * non-recursive definitions are inlined unless `refs: true`); `handler(args, ctx)` may return a
    * value or a Promise. Returns the tool definition. Throws InvalidInput for a bad or taken name.
    */
   tool(name, spec, handler) {
@@ -36,8 +37,8 @@ class Registry {
     if (typeof spec === 'function') [spec, handler] = [{}, spec];
     spec = spec ?? {};
     if (typeof handler !== 'function') throw makeError('invalid_input', `tool ${name}: the handler must be a function`, { code: -32602 });
-    const inputSchema = toJsonSchema(spec.inputSchema, 'input', 'inputSchema');
-    const outputSchema = toJsonSchema(spec.outputSchema, 'output', 'outputSchema');
+    const inputSchema = toJsonSchema(spec.inputSchema, 'input', 'inputSchema', spec.refs);
+    const outputSchema = toJsonSchema(spec.outputSchema, 'output', 'outputSchema', spec.refs);
     const description = spec.description ?? '';
     nativeSync(() =>
       this._native.addTool(
@@ -90,6 +91,18 @@ class Registry {
   /** Unregisters a server's tools and closes its connection; resolves to the removed names. */
   async disconnect(serverId) {
     return awaitNative(this._native.disconnect(serverId));
+  }
+
+  /**
+   * Connects every server of an `mcpServers` config and registers their tools here, beside the
+   * local ones: a path to the JSON file (Claude Desktop, VS Code's `servers`, Cursor) or the
+   * parsed object. `${env:VAR}` (and `${VAR}`, with `:-default`) come from the environment.
+   * A server's tools are named `<name>__<tool>` unless its entry sets `prefix` (`""` for none).
+   * Resolves to the names of the servers connected; on failure none stays connected.
+   */
+  async loadConfig(config) {
+    const text = typeof config === 'string' ? require('node:fs').readFileSync(config, 'utf8') : JSON.stringify(config);
+    return awaitNative(this._native.loadConfig(text));
   }
 
   /** The ids of connected servers. */
@@ -283,9 +296,15 @@ class Server {
     }
   }
 
+  /** @internal The native server, protected by `auth` when given. */
+  _nativeFor(auth) {
+    return auth === undefined ? this._native : this._native.withAuth(serverAuth(auth));
+  }
+
   /**
-   * An `(req, res)` handler for `http.createServer` or Express, serving this server (see
-   * lib/node-handler.js for how). `close()` stops what it started.
+   * An `(req, res)` handler for `http.createServer`, Express and Fastify, feeding the engine
+   * in process (no listener, no loopback hop; see lib/node-handler.js). Options as `serveHttp`
+   * (path, responseMode, maxBody, allowedHosts, allowedOrigins, anyHost, store, stateKeys, auth).
    */
   nodeHandler(options = {}) {
     const h = createNodeHandler(this, options);
@@ -293,11 +312,39 @@ class Server {
     return h.handler;
   }
 
-  /** Stops the listeners started by `nodeHandler()`. */
+  /**
+   * A fetch-style `(Request) => Promise<Response>` handler (Hono, Bun, Deno, any web-standard
+   * server), feeding the engine in process. Options as `nodeHandler`.
+   */
+  fetchHandler(options = {}) {
+    const h = createFetchHandler(this, options);
+    this._handlers.push(h);
+    return h.handler;
+  }
+
+  /** Ends the open streams and sessions of the handlers made by `nodeHandler()` and `fetchHandler()`. */
   async close() {
     const handlers = this._handlers.splice(0);
     await Promise.all(handlers.map((h) => h.close()));
   }
+}
+
+/**
+ * Delivers the engine's own log records to `handler({ level, target, message })`: the HTTP
+ * server logs each request at `debug` (target `mcpcore::http`: JSON-RPC method and id, status,
+ * time). `options.level` is the lowest level delivered (`error`, `warn`, `info`, `debug`,
+ * `trace`; default `debug`). `setLogger(null)` stops. `DEBUG=mcpcore` (or `mcpcore:*`, as the
+ * `debug` package spells namespaces) in the environment prints them to stderr.
+ */
+function setLogger(handler, options = {}) {
+  const level = options.level ?? 'debug';
+  if (handler == null) return nativeSync(() => native.setLogHandler(null, level));
+  if (typeof handler !== 'function') throw makeError('invalid_input', 'setLogger needs a function or null', { code: -32602 });
+  return nativeSync(() => native.setLogHandler((lvl, target, message) => handler({ level: lvl, target, message }), level));
+}
+
+if (/(^|[\s,])mcpcore(:\*|:http)?($|[\s,])/.test(process.env.DEBUG ?? '')) {
+  setLogger(({ target, message }) => process.stderr.write(`${target.replace(/::/g, ':')} ${message}\n`));
 }
 
 // One `exports.X =` per name so that `import { Server } from 'mcpcore'` works from ESM.
@@ -323,4 +370,5 @@ exports.OAuth = OAuth;
 exports.TokenRefused = TokenRefused;
 exports.MemoryTokenStore = MemoryTokenStore;
 exports.toJsonSchema = toJsonSchema;
+exports.setLogger = setLogger;
 exports.version = native.nativeVersion();

@@ -9,35 +9,87 @@ const { identity } = require('./server-auth');
 
 const EMPTY_OBJECT_SCHEMA = Object.freeze({ type: 'object', properties: {} });
 
-/** True for a Standard Schema (zod 4, valibot, arktype...): it has a `~standard` member. */
+/** True for a Standard Schema (zod, valibot, arktype...): it has a `~standard` member (an
+ * arktype type is a function). */
 function isStandardSchema(s) {
-  return s != null && typeof s === 'object' && s['~standard'] != null && typeof s['~standard'] === 'object';
+  return (
+    s != null && (typeof s === 'object' || typeof s === 'function') && s['~standard'] != null &&
+    typeof s['~standard'] === 'object'
+  );
+}
+
+/** `name`, loaded from mcpcore's own node_modules or the application's; undefined when absent. */
+function optional(name) {
+  for (const from of [__filename, require('node:path').join(process.cwd(), 'index.js')]) {
+    try {
+      return require('node:module').createRequire(from)(name);
+    } catch {
+      // not there
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The JSON Schema of a Standard Schema whose `~standard` has no JSON Schema export, through
+ * the converter its library publishes (an optional peer of mcpcore, installed beside it):
+ * zod 3 (`zod-to-json-schema`) and valibot (`@valibot/to-json-schema`). Undefined otherwise.
+ */
+function converted(schema, std, io) {
+  if (std.vendor === 'zod' && schema._def !== undefined) {
+    const lib = optional('zod-to-json-schema');
+    if (!lib) return { missing: 'zod-to-json-schema' };
+    return { schema: lib.zodToJsonSchema(schema, { $refStrategy: 'none', pipeStrategy: io }) };
+  }
+  if (std.vendor === 'valibot') {
+    const lib = optional('@valibot/to-json-schema');
+    if (!lib) return { missing: '@valibot/to-json-schema' };
+    return { schema: lib.toJsonSchema(schema, { errorMode: 'ignore' }) };
+  }
+  return undefined;
 }
 
 /**
  * A JSON Schema object from what the user gave: a plain JSON Schema object is used as is; a
  * Standard Schema is converted with its own JSON Schema export (`~standard.jsonSchema`, the
- * Standard JSON Schema interface zod >= 4.2 implements, or a `toJSONSchema()` method). No
- * schema library is a dependency of mcpcore.
+ * Standard JSON Schema interface of zod >= 4.2 and arktype, or a `toJSONSchema()` /
+ * `toJsonSchema()` method), or with its library's converter (zod 3: zod-to-json-schema;
+ * valibot: @valibot/to-json-schema, installed beside it). No schema library is a dependency of
+ * mcpcore. `$ref`s to non-recursive definitions are inlined (LLM clients cannot follow them)
+ * unless `refs` is true.
  */
-function toJsonSchema(schema, io = 'input', what = 'inputSchema') {
+function toJsonSchema(schema, io = 'input', what = 'inputSchema', refs = false) {
   if (schema == null) return io === 'input' ? EMPTY_OBJECT_SCHEMA : undefined;
+  let out;
   if (isStandardSchema(schema)) {
     const std = schema['~standard'];
     const exporter = std.jsonSchema && std.jsonSchema[io];
-    if (typeof exporter === 'function') return exporter.call(std.jsonSchema, { target: 'draft-2020-12' });
-    if (typeof schema.toJSONSchema === 'function') return schema.toJSONSchema({ io });
-    throw new InvalidInput(
-      `${what}: this Standard Schema (${std.vendor}) has no JSON Schema export; pass a JSON Schema object ` +
-        '(e.g. z.toJSONSchema(schema)) instead',
-      { kind: 'invalid_input', code: -32602 }
-    );
+    const other = typeof exporter === 'function' ? undefined : converted(schema, std, io);
+    if (typeof exporter === 'function') out = exporter.call(std.jsonSchema, { target: 'draft-2020-12' });
+    else if (other?.schema) out = other.schema;
+    else if (typeof schema.toJSONSchema === 'function') out = schema.toJSONSchema({ io });
+    else if (typeof schema.toJsonSchema === 'function') out = schema.toJsonSchema();
+    else {
+      const hint = other?.missing ? `install ${other.missing} beside it, or ` : '';
+      throw new InvalidInput(
+        `${what}: this Standard Schema (${std.vendor}) has no JSON Schema export; ${hint}pass a JSON Schema object instead`,
+        { kind: 'invalid_input', code: -32602 }
+      );
+    }
+    if (out && typeof out === 'object' && '$schema' in out) {
+      const { $schema, ...rest } = out;
+      out = rest;
+    }
+  } else if (typeof schema === 'object' && !Array.isArray(schema)) {
+    out = schema;
+  } else {
+    throw new InvalidInput(`${what} must be a JSON Schema object or a Standard Schema`, {
+      kind: 'invalid_input',
+      code: -32602,
+    });
   }
-  if (typeof schema === 'object' && !Array.isArray(schema)) return schema;
-  throw new InvalidInput(`${what} must be a JSON Schema object or a Standard Schema`, {
-    kind: 'invalid_input',
-    code: -32602,
-  });
+  if (refs || out === null || typeof out !== 'object' || !('$defs' in out || 'definitions' in out)) return out;
+  return JSON.parse(nativeSync(() => require('../index.js').inlineRefs(JSON.stringify(out))));
 }
 
 /** What a thrown value becomes: `inputRequired` for InputRequired, a JSON-RPC error for an

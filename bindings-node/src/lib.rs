@@ -9,6 +9,8 @@ mod auth;
 mod client;
 mod errors;
 mod handler;
+mod logs;
+mod mount;
 mod registry;
 mod resources;
 mod server;
@@ -16,6 +18,8 @@ mod server_auth;
 
 pub use client::{Client, Task};
 pub use handler::ToolCall;
+pub use logs::set_log_handler;
+pub use mount::{Exchange, Mount, MountResponse};
 pub use registry::Registry;
 pub use resources::{Prompts, Resources};
 pub use server::{HttpServing, Server};
@@ -50,6 +54,13 @@ pub fn host_result(
         "completer" => results::completion(v).map(|c| to_json(&c)).map_err(invalid),
         other => Err(invalid(format!("unknown handler kind {other:?}"))),
     }
+}
+
+/// `schema` (JSON text) with its `$ref`s to non-recursive `$defs` inlined (the core's
+/// `mcpcore::registry::inline_refs`), as JSON text.
+#[napi_derive::napi]
+pub fn inline_refs(schema: String) -> napi::Result<String> {
+    Ok(to_json(&mcpcore::registry::inline_refs(&parse_json("schema", &schema)?)))
 }
 
 /// The engine's error kinds (`mcpcore::ErrorKind::as_str`), for the error mapping test.

@@ -135,6 +135,15 @@ impl Registry {
         self.remote.disconnect(&server_id).await
     }
 
+    /// Connects every server of an `mcpServers` config (JSON text: the Claude Desktop / VS Code /
+    /// Cursor shapes, `${env:VAR}` interpolated; parsed by the core's gateway config) and
+    /// registers their tools here; resolves to the names of the servers connected.
+    #[napi]
+    pub async fn load_config(&self, config: String) -> napi::Result<Vec<String>> {
+        let config = mcpcore::gateway::GatewayConfig::from_json(&config).map_err(errors::to_js)?;
+        mcpcore::gateway::load_tools(&config, &self.remote).await.map_err(errors::to_js)
+    }
+
     /// The ids of connected servers.
     #[napi]
     pub fn servers(&self) -> Vec<String> {

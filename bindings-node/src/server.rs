@@ -145,6 +145,27 @@ impl Server {
         let serving = server.serve_http(addr, config).await.map_err(errors::to_js)?;
         Ok(HttpServing { inner: Arc::new(serving) })
     }
+
+    /// The endpoint served in process, for a handler in Node's own HTTP server
+    /// (`nodeHandler()`, `fetchHandler()`): `options` as for `serveHttp` (host, port and TLS
+    /// unused), its paths under `prefix` when given.
+    #[napi]
+    pub fn mount(
+        &self,
+        options: Option<ServeHttpOptions>,
+        prefix: Option<String>,
+    ) -> napi::Result<crate::mount::Mount> {
+        let json = options_json(options.unwrap_or_default())?;
+        // A Redis store starts its connection tasks on the runtime.
+        let (server, _addr, mut config) = napi::bindgen_prelude::within_runtime_if_available(|| {
+            self.inner.http_settings(&json, Spelling::Camel)
+        })
+        .map_err(errors::to_js)?;
+        config.auth = self.auth.clone();
+        let config = config.mounted_at(prefix.as_deref().unwrap_or(""));
+        let inner = mcpcore::http::server::InProcess::new(server.env(), config);
+        Ok(crate::mount::Mount { inner: Arc::new(inner) })
+    }
 }
 
 /// A running HTTP server.

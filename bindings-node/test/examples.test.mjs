@@ -59,6 +59,18 @@ describe('examples/node', () => {
     await c.close();
   });
 
+  test('calls_python.mjs: a Node server whose tool calls a Python tool', async () => {
+    const python = process.env.MCPCORE_PYTHON ?? 'python3';
+    const pyServer = path.join(examples, '..', 'python', 'echo_server.py');
+    const c = await Client.connectStdio(node, [path.join(examples, 'calls_python.mjs'), python, pyServer]);
+    try {
+      assert.deepEqual((await c.listTools()).map((t) => t.name), ['python__add', 'python__echo', 'shout']);
+      assert.equal(textOf(await c.callTool('shout', { text: 'from node' })), 'FROM NODE!');
+    } finally {
+      await c.close();
+    }
+  });
+
   test('echo_client fails with a non-zero exit', async () => {
     const usage = await run(node, [client]);
     assert.equal(usage.code, 2);

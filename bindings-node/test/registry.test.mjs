@@ -3,6 +3,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
+import { createRequire } from 'node:module';
+const require = createRequire(import.meta.url);
 import { Registry, Server, Client, McpError, InvalidInput, RequestTimeout, toJsonSchema } from '../lib/mcpcore.js';
 import { rustBin, textOf, toolbox } from './helpers.mjs';
 
@@ -125,6 +127,50 @@ describe('zod 4 / Standard Schema', () => {
   });
 });
 
+describe('Standard Schema libraries: zod 3 and 4, valibot, arktype', () => {
+  const libs = {
+    'zod 3': () => {
+      const z3 = require('zod3');
+      const geo = z3.object({ lat: z3.number(), lon: z3.number() });
+      return z3.object({ name: z3.string().describe('the name'), home: geo, work: geo.optional(), n: z3.number().int().default(1) });
+    },
+    'zod 4': () => {
+      const geo = z.object({ lat: z.number(), lon: z.number() }).meta({ id: 'Geo' }); // registered: zod writes a $ref
+      return z.object({ name: z.string().describe('the name'), home: geo, work: geo.optional(), n: z.number().int().default(1) });
+    },
+    valibot: () => {
+      const v = require('valibot');
+      const geo = v.object({ lat: v.number(), lon: v.number() });
+      return v.object({ name: v.pipe(v.string(), v.description('the name')), home: geo, work: v.optional(geo), n: v.optional(v.number(), 1) });
+    },
+    arktype: () => {
+      const { type } = require('arktype');
+      const geo = type({ lat: 'number', lon: 'number' });
+      return type({ name: type('string').describe('the name'), home: geo, 'work?': geo, 'n?': 'number' });
+    },
+  };
+  for (const [lib, make] of Object.entries(libs)) {
+    test(`${lib}: a JSON Schema with no $ref, arguments checked by the engine and parsed by the library`, async () => {
+      const r = new Registry();
+      r.tool('where', { inputSchema: make() }, ({ name, home }) => `${name} at ${home.lat},${home.lon}`);
+      const { inputSchema } = r.listTools()[0];
+      assert.ok(!JSON.stringify(inputSchema).includes('$ref'), JSON.stringify(inputSchema));
+      assert.ok(!('$schema' in inputSchema));
+      assert.deepEqual(inputSchema.properties.home.required, ['lat', 'lon']);
+      assert.equal(inputSchema.properties.name.description, 'the name');
+      assert.ok(inputSchema.required.includes('name') && !inputSchema.required.includes('work'));
+      assert.equal(textOf(await r.callTool('where', { name: 'ann', home: { lat: 1, lon: 2 } })), 'ann at 1,2');
+      await assert.rejects(r.callTool('where', { name: 'ann', home: { lat: 1 } }), (e) => e.code === -32602);
+    });
+  }
+  test('refs: true keeps the definitions', () => {
+    const r = new Registry();
+    const geo = z.object({ lat: z.number() }).meta({ id: 'GeoKept' });
+    r.tool('kept', { inputSchema: z.object({ a: geo, b: geo }), refs: true }, () => '');
+    assert.match(JSON.stringify(r.listTools()[0].inputSchema), /\$ref/);
+  });
+});
+
 describe('remote tools in a registry', () => {
   test('local and remote tools, called alike and served', async () => {
     const r = new Registry();
@@ -163,5 +209,24 @@ describe('remote tools in a registry', () => {
     assert.deepEqual(removed.sort(), ['add', 'rust_echo']);
     await r.disconnect('node');
     assert.deepEqual(r.names, ['echo']);
+  });
+});
+
+describe('loadConfig', () => {
+  test('an mcpServers file (VS Code shape, ${env:VAR}) loads beside the local tools', async () => {
+    const { writeFileSync, mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const path = (await import('node:path')).default;
+    process.env.MCPCORE_TEST_ECHO_SERVER = rustBin('echo_server');
+    const r = new Registry();
+    r.tool('local', {}, () => 'here');
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'mcpcore-')), 'mcp.json');
+    writeFileSync(file, JSON.stringify({ servers: { rust: { type: 'stdio', command: '${env:MCPCORE_TEST_ECHO_SERVER}' } } }));
+    assert.deepEqual(await r.loadConfig(file), ['rust']);
+    assert.deepEqual(r.names, ['local', 'rust__add', 'rust__echo']);
+    assert.equal(textOf(await r.callTool('rust__echo', { text: 'from the file' })), 'from the file');
+    await assert.rejects(r.loadConfig({ mcpServers: { x: { command: '${env:MCPCORE_SURELY_UNSET}' } } }),
+      (e) => e instanceof InvalidInput && /MCPCORE_SURELY_UNSET/.test(e.message));
+    assert.deepEqual((await r.disconnect('rust')).sort(), ['rust__add', 'rust__echo']);
   });
 });

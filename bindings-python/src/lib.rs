@@ -12,6 +12,7 @@ mod client_input;
 mod errors;
 mod gil;
 mod handler;
+mod mount;
 mod prompts;
 mod registry;
 mod resources;
@@ -30,9 +31,17 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let mut runtime = tokio::runtime::Builder::new_multi_thread();
     runtime.enable_all().on_thread_start(gil::keep_thread_state);
     pyo3_async_runtimes::tokio::init(runtime);
+    // The engine's log records (its `tracing` events, e.g. the HTTP request log at DEBUG) go to
+    // Python's logging, loggers named after their targets ("mcpcore.http"); levels are cached
+    // until `mcpcore.refresh_logging()`, so a disabled logger costs no GIL.
+    if let Ok(handle) = pyo3_log::Logger::new(m.py(), pyo3_log::Caching::LoggersAndLevels)?.install() {
+        let _ = LOG_RESET.set(handle);
+    }
     m.add_class::<registry::Registry>()?;
     m.add_class::<server::Server>()?;
     m.add_class::<server::HttpServing>()?;
+    m.add_class::<mount::Mount>()?;
+    m.add_class::<mount::MountResponse>()?;
     m.add_class::<client::Client>()?;
     m.add_class::<client_input::ClientInput>()?;
     m.add_class::<task::Task>()?;
@@ -45,10 +54,22 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resource_contents, m)?)?;
     m.add_function(wrap_pyfunction!(prompt_result, m)?)?;
     m.add_function(wrap_pyfunction!(completion, m)?)?;
+    m.add_function(wrap_pyfunction!(inline_refs, m)?)?;
+    m.add_function(wrap_pyfunction!(reset_logging, m)?)?;
     m.add_function(wrap_pyfunction!(error_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(raise_example, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
+}
+
+static LOG_RESET: std::sync::OnceLock<pyo3_log::ResetHandle> = std::sync::OnceLock::new();
+
+/// Forgets the cached Python loggers and levels (after the host changed them).
+#[pyfunction]
+fn reset_logging() {
+    if let Some(h) = LOG_RESET.get() {
+        h.reset();
+    }
 }
 
 /// Parses JSON handed over by the facade.
@@ -101,6 +122,13 @@ fn prompt_result(value: &Bound<'_, PyAny>) -> PyResult<String> {
 fn completion(value: &Bound<'_, PyAny>) -> PyResult<String> {
     let v = values::host_value(value)?;
     mcpcore::host::results::completion(v).map(|c| to_json(&c)).map_err(invalid)
+}
+
+/// `schema` (JSON text) with its `$ref`s to non-recursive `$defs` inlined (the core's
+/// `mcpcore::registry::inline_refs`), as JSON text.
+#[pyfunction]
+fn inline_refs(schema: &str) -> PyResult<String> {
+    Ok(to_json(&mcpcore::registry::inline_refs(&parse_json("schema", schema)?)))
 }
 
 /// The engine's error kinds (`mcpcore::ErrorKind::as_str`), for the error mapping test.

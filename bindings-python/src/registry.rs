@@ -157,6 +157,18 @@ impl Registry {
         pyo3_async_runtimes::tokio::future_into_py(py, async move { Ok(remote.disconnect(&server_id).await) })
     }
 
+    /// Connects every server of an `mcpServers` config (JSON text: the Claude Desktop / VS Code /
+    /// Cursor shapes, `${env:VAR}` interpolated; parsed by the core's gateway config) and
+    /// registers their tools here; resolves to the JSON list of the servers connected.
+    fn load_config<'py>(&self, py: Python<'py>, config: &str) -> PyResult<Bound<'py, PyAny>> {
+        let config = mcpcore::gateway::GatewayConfig::from_json(config).map_err(errors::to_py)?;
+        let remote = self.remote.clone();
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            let names = mcpcore::gateway::load_tools(&config, &remote).await.map_err(errors::to_py)?;
+            Ok(to_json(&names))
+        })
+    }
+
     /// The ids of connected servers.
     fn servers(&self) -> Vec<String> {
         self.remote.servers()

@@ -100,6 +100,30 @@ impl Server {
             Ok(HttpServing { inner: Arc::new(serving) })
         })
     }
+
+    /// The endpoint served in process, for an ASGI app (`mcpcore.asgi`): `settings` as for
+    /// `serve_http` (host, port and TLS unused), the paths under `prefix` when given (the path
+    /// the host framework mounted the app at).
+    #[pyo3(signature = (settings="{}", prefix=None, auth=None))]
+    fn mount(
+        &self,
+        py: Python<'_>,
+        settings: &str,
+        prefix: Option<&str>,
+        auth: Option<&ServerAuth>,
+    ) -> PyResult<crate::mount::Mount> {
+        self.bind(py);
+        if let Some(a) = auth {
+            a.loop_slot.bind(py);
+        }
+        let _runtime = pyo3_async_runtimes::tokio::get_runtime().enter();
+        let (server, _addr, mut config) =
+            self.inner.http_settings(settings, Spelling::Snake).map_err(errors::to_py)?;
+        config.auth = auth.map(|a| a.config.clone());
+        let config = config.mounted_at(prefix.unwrap_or(""));
+        let inner = mcpcore::http::server::InProcess::new(server.env(), config);
+        Ok(crate::mount::Mount { inner: Arc::new(inner) })
+    }
 }
 
 /// A running HTTP server.

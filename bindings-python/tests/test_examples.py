@@ -90,3 +90,29 @@ def test_py_server_tools_through_the_rust_client_and_the_sdk() -> None:
     assert proc.returncode == 0, describe(proc)
     out = json.loads(proc.stdout)
     assert out["tools"] == ["add", "echo"] and out["echo"] == "example" and out["add"] == {"sum": 5.0}
+
+
+def test_the_agent_host_demo() -> None:
+    """examples/demo/agent_host.py (what `make demo` runs first): local + Node + Rust tools in one
+    registry, called in process, then served to the official Python and TypeScript clients."""
+    import shutil
+
+    ts_client = INTEROP.parent / "ts" / "sdk_calls.mjs"
+    node_modules = INTEROP.parent / "ts" / "node_modules" / "@modelcontextprotocol" / "client"
+    if shutil.which("node") is None or not node_modules.exists():
+        pytest.skip("node or tests/interop/ts/node_modules is missing")
+    node_server = EXAMPLES.parent / "node" / "echo_server.mjs"
+    if not (EXAMPLES.parent / "node" / "node_modules" / "mcpcore").exists():
+        pytest.skip("examples/node is not installed (npm ci there)")
+    proc = run([PY, EXAMPLES.parent / "demo" / "agent_host.py", rust_bin("echo_server"), node_server, ts_client],
+               timeout=90)
+    assert proc.returncode == 0, describe(proc)
+    lines = proc.stdout.splitlines()
+    assert lines[0] == ("registry: local word_count + node, rust servers -> "
+                        "node__add, node__echo, rust__add, rust__echo, word_count"), proc.stdout
+    for who in ("official Python SDK client", "official TypeScript SDK client"):
+        mine = [l for l in lines if who in l]
+        assert mine[0].endswith("tools: node__add, node__echo, rust__add, rust__echo, word_count"), proc.stdout
+        assert any(l.endswith("-> hello from the Node tool") for l in mine), proc.stdout
+        assert any("rust__add" in l and l.endswith('{"sum":42.0}') for l in mine), proc.stdout
+        assert any("word_count" in l and l.endswith('{"words":4}') for l in mine), proc.stdout

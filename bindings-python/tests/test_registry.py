@@ -208,3 +208,22 @@ async def test_remote_server_dying_surfaces_through_the_registry() -> None:
     assert (await reg.call_tool("local")).text == "ok"
     await reg.disconnect("tb")
     assert reg.names == ["local"]
+
+
+@run_async
+async def test_load_config_connects_an_mcp_servers_file(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    monkeypatch.setenv("MCPCORE_TEST_PY", PY)
+    reg = mixed_registry()
+    config = tmp_path / "claude_desktop_config.json"
+    config.write_text(json.dumps({"mcpServers": {
+        "py": {"command": "${env:MCPCORE_TEST_PY}", "args": [str(TOOLBOX)], "include": ["add", "double"]},
+        "off": {"command": "nothing", "disabled": True},
+    }, "globalShortcut": "ignored"}))
+    assert await bounded(reg.load_config(config)) == ["py"]
+    assert reg.names == ["echo", "local_only", "py__add", "py__double"]
+    assert (await reg.call_tool("py__double", {"n": 21})).structured_content == {"result": 42}
+    with pytest.raises(InvalidInput, match="MCPCORE_SURELY_UNSET"):
+        await reg.load_config({"servers": {"x": {"type": "stdio", "command": "${env:MCPCORE_SURELY_UNSET}"}}})
+    assert sorted(await reg.disconnect("py")) == ["py__add", "py__double"]

@@ -672,7 +672,8 @@ def test_pydantic_models() -> None:
     spec = tool_spec(register)
     schema = spec.input_schema
     assert schema["required"] == ["person"]
-    assert "Address" in schema["$defs"] and "Person" in schema["$defs"]
+    assert list(schema["$defs"]) == ["Person"], "Address inlined; only the recursive Person stays a $ref"
+    assert schema["properties"]["backup"]["anyOf"][0]["properties"]["city"] == {"title": "City", "type": "string"}
     good = {"person": {"name": "a", "age": 1, "address": {"city": "x"}, "friends": []}}
     bad = {"person": {"name": "a", "age": -1, "address": {"city": "x"}}}
     check(schema, [good, {**good, "backup": {"city": "y"}}], [bad, {"person": {"name": "a"}}])
@@ -761,3 +762,60 @@ def test_mypy_strict_is_clean(tmp_path: pathlib.Path) -> None:
         text=True,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_generated_schemas_have_no_ref_unless_asked() -> None:
+    pydantic = pytest.importorskip("pydantic")
+    import dataclasses
+    import enum
+    from typing import Annotated, Literal, TypedDict
+
+    class Geo(pydantic.BaseModel):
+        lat: float
+        lon: float
+
+    class Place(pydantic.BaseModel):
+        name: str = pydantic.Field(description="what it is called")
+        geo: Geo
+        also: Optional[Geo] = None
+
+    class Color(enum.Enum):
+        RED = "red"
+        BLUE = "blue"
+
+    @dataclasses.dataclass
+    class Window:
+        start: int
+        end: int
+
+    class Options(TypedDict, total=False):
+        verbose: bool
+
+    def plan(
+        place: Place,
+        color: Color,
+        mode: Literal["fast", "slow"],
+        window: Window,
+        options: Options,
+        note: Annotated[str, pydantic.Field(description="a note", max_length=20)] = "",
+    ) -> Place:
+        return place
+
+    import json
+
+    spec = tool_spec(plan)
+    for schema in (spec.input_schema, spec.output_schema):
+        assert "$ref" not in json.dumps(schema) and "$defs" not in schema, schema
+    props = spec.input_schema["properties"]
+    assert props["place"]["properties"]["name"]["description"] == "what it is called"
+    assert props["place"]["properties"]["geo"]["required"] == ["lat", "lon"]
+    assert props["color"]["enum"] == ["red", "blue"] and props["mode"]["enum"] == ["fast", "slow"]
+    assert props["window"]["required"] == ["start", "end"] and "verbose" in props["options"]["properties"]
+    assert props["note"]["description"] == "a note" and props["note"]["maxLength"] == 20
+    check(spec.input_schema,
+          [{"place": {"name": "x", "geo": {"lat": 1, "lon": 2}}, "color": "red", "mode": "fast",
+            "window": {"start": 1, "end": 2}, "options": {}}],
+          [{"place": {"name": "x", "geo": {"lat": 1}}, "color": "red", "mode": "fast",
+            "window": {"start": 1, "end": 2}, "options": {}}])
+    kept = tool_spec(plan, refs=True)
+    assert "Geo" in kept.input_schema["$defs"], "refs=True keeps the named definitions"

@@ -173,6 +173,16 @@ impl Registry {
         rt::in_runtime(async move { remote.disconnect(&server_id).await }).await
     }
 
+    /// Connects every server of an `mcpServers` config (JSON text: the Claude Desktop / VS Code /
+    /// Cursor shapes; `${env:VAR}` read from the environment) and registers their tools here,
+    /// under `<name>__` unless an entry sets `"prefix"`; returns the servers connected. On
+    /// failure none stays connected.
+    pub async fn load_config(&self, config: String) -> Result<Vec<String>, McpError> {
+        let config = mcpcore::gateway::GatewayConfig::from_json(&config)?;
+        let remote = self.remote.clone();
+        rt::in_runtime(async move { Ok(mcpcore::gateway::load_tools(&config, &remote).await?) }).await
+    }
+
     /// The ids of connected servers.
     pub fn servers(&self) -> Vec<String> {
         self.remote.servers()

@@ -135,3 +135,13 @@ pub use typed::{IntoCallToolResult, IntoToolDef, Json, ToolDef};
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 struct ReadmeDoctests;
+
+/// The Rust samples of the documentation site (`docs/`), run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/getting-started/rust.md")]
+mod docs_getting_started_rust {}
+
+/// The Rust samples of the documentation site: the Rust API in depth.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/rust-api.md")]
+mod docs_rust_api {}

@@ -133,6 +133,208 @@ fn oauth_options_are_checked() {
     assert_eq!(code, 1);
     assert!(err.contains("--client-secret needs --client-id"), "{err}");
     let (code, _, err) = run(&["tools", "http://127.0.0.1:9/mcp", "--scope"]);
+    assert_eq!(code, 1, "a usage mistake is exit 1 (2 means isError)");
+    assert!(err.contains("a value is required for '--scope"), "{err}");
+}
+
+/// Runs the CLI with `input` on its stdin (a pipe, not a terminal).
+fn run_with_input(args: &[&str], input: &str) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = Command::new(bin("mcpcore"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn every_subcommand_has_help_and_completions_exist() {
+    for sub in [
+        "tools",
+        "call",
+        "resources",
+        "read",
+        "prompts",
+        "get",
+        "ping",
+        "serve",
+        "gateway",
+        "completions",
+        "conformance-server",
+        "conformance-client",
+    ] {
+        let (code, out, err) = run(&[sub, "--help"]);
+        assert_eq!(code, 0, "{sub}: {err}");
+        assert!(out.contains(&format!("Usage: mcpcore {sub}")), "{sub}: {out}");
+    }
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let (code, out, _) = run(&["completions", shell]);
+        assert_eq!(code, 0);
+        assert!(out.contains("mcpcore") && out.contains("conformance-server"), "{shell}");
+    }
+    let (code, out, _) = run(&["--version"]);
+    assert_eq!((code, out.trim()), (0, concat!("mcpcore ", env!("CARGO_PKG_VERSION"))));
+}
+
+#[test]
+fn key_value_arguments_are_typed_by_the_tool_schema() {
+    let server = bin("echo_server");
+    let (code, out, err) = run(&["call", "add", "a=2", "b=40", "--json", "--", &server]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["structuredContent"]["sum"], 42.0);
+    let (code, out, _) = run(&["call", "echo", "text=42", "--human", "--", &server]);
+    assert_eq!((code, out.as_str()), (0, "42\n"), "a string property keeps 42 as text");
+    let (code, _, err) = run(&["call", "add", "a=two", "b=1", "--", &server]);
     assert_eq!(code, 1);
-    assert!(err.contains("--scope needs a value"), "{err}");
+    assert!(err.contains("a=two: not a valid number"), "{err}");
+    let (code, out, _) = run(&["tools", "--human", "--", &server]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("mcpcore-echo 0.1.0 · protocol 2026-07-28\n2 tools\n"), "{out}");
+    assert!(out.contains("    a: number  The first addend."), "{out}");
+}
+
+#[test]
+fn resources_read_prompts_get_and_ping_in_both_lineages() {
+    let mcpcore = bin("mcpcore");
+    for lineage in ["modern", "legacy"] {
+        let fixture = ["--lineage", lineage, "--", mcpcore.as_str(), "conformance-server", "--stdio"];
+        let with = |args: &[&str]| run(&[args, &fixture[..]].concat());
+        let (code, out, err) = with(&["resources", "--json"]);
+        assert_eq!(code, 0, "{err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert!(v["resources"].as_array().unwrap().iter().any(|r| r["uri"] == "test://static-text"), "{v}");
+        assert!(!v["resourceTemplates"].as_array().unwrap().is_empty());
+        let (code, out, _) = with(&["read", "test://static-text", "--human"]);
+        assert_eq!((code, out.as_str()), (0, "This is the content of the static text resource.\n"));
+        let (code, out, _) = with(&["prompts", "--human"]);
+        assert_eq!(code, 0);
+        assert!(
+            out.contains(
+                "test_prompt_with_arguments  A prompt with two required arguments\n    arg1  First argument"
+            ),
+            "{out}"
+        );
+        let (code, out, _) = with(&["get", "test_prompt_with_arguments", "arg1=a", "arg2=b", "--human"]);
+        assert_eq!((code, out.as_str()), (0, "user: Prompt with arguments: arg1='a', arg2='b'\n"));
+        let (code, out, _) = with(&["ping", "--json"]);
+        assert_eq!(code, 0);
+        let method = if lineage == "modern" { "server/discover" } else { "ping" };
+        assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["method"], method);
+        let (code, _, err) = with(&["read", "test://nothing-here"]);
+        assert_eq!(code, 1);
+        assert!(err.contains("JSON-RPC code"), "{err}");
+    }
+}
+
+#[test]
+fn sampling_and_elicitation_are_answered_on_the_terminal() {
+    let mcpcore = bin("mcpcore");
+    for lineage in ["modern", "legacy"] {
+        let fixture =
+            ["--interactive", "--lineage", lineage, "--", mcpcore.as_str(), "conformance-server", "--stdio"];
+        let args = [&["call", "test_sampling", "prompt=What is 2+2?", "--human"][..], &fixture[..]].concat();
+        let (code, out, err) = run_with_input(&args, "four\n");
+        assert_eq!(code, 0, "{lineage}: {err}");
+        assert_eq!(out, "LLM response: four\n", "{lineage}");
+        assert!(err.contains("user: What is 2+2?"), "the question is shown: {err}");
+        let args =
+            [&["call", "test_elicitation", "message=Who are you?", "--json"][..], &fixture[..]].concat();
+        let (code, out, err) = run_with_input(&args, "a\nalice\nalice@example.com\n");
+        assert_eq!(code, 0, "{lineage}: {err}");
+        let text =
+            serde_json::from_str::<Value>(&out).unwrap()["content"][0]["text"].as_str().unwrap().to_owned();
+        assert!(text.contains("accept") && text.contains("alice@example.com"), "{lineage}: {text}");
+        assert!(err.contains("The server asks: Who are you?"), "{err}");
+    }
+    // Without --interactive (stdin is not a terminal) nothing is declared: the server is told so.
+    let (code, out, _) = run_with_input(
+        &[
+            "call",
+            "test_sampling",
+            "prompt=x",
+            "--json",
+            "--lineage",
+            "legacy",
+            "--",
+            &mcpcore,
+            "conformance-server",
+            "--stdio",
+        ],
+        "",
+    );
+    assert!(code != 0 || out.contains("isError"), "{out}");
+}
+
+#[test]
+fn serve_makes_a_stdio_server_reachable_over_http_and_leaves_no_child() {
+    use std::io::BufRead;
+    let marker = format!("MCPCORE_SERVE_TEST={}", std::process::id());
+    let (key, value) = marker.split_once('=').unwrap();
+    let mut serve = Command::new(bin("mcpcore"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--", &bin("echo_server")])
+        .env(key, value)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(serve.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let url = line.trim().strip_prefix("listening on ").expect("serve prints its URL").to_owned();
+    for lineage in ["modern", "legacy"] {
+        let (code, out, err) = run(&["call", "add", "a=1", "b=2", &url, "--lineage", lineage, "--json"]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["structuredContent"]["sum"], 3.0);
+    }
+    // The echo_server processes started by this serve (its environment carries the marker; the
+    // transport's watchdog, which ends on its own once serve is gone, is not counted).
+    let children = || {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| {
+                let dir = e.ok()?.path();
+                Some((std::fs::read(dir.join("environ")).ok()?, std::fs::read(dir.join("cmdline")).ok()?))
+            })
+            .filter(|(env, cmd)| {
+                env.split(|b| *b == 0).any(|kv| kv == marker.as_bytes())
+                    && String::from_utf8_lossy(cmd).starts_with(&bin("echo_server"))
+            })
+            .count()
+    };
+    assert_eq!(children(), 1, "the echo_server serve started");
+    unsafe { libc::kill(serve.id() as i32, libc::SIGTERM) };
+    let status = serve.wait().unwrap();
+    assert_eq!(status.code(), Some(143));
+    assert_eq!(children(), 0, "the upstream is stopped with serve");
+    let (code, _, err) = run(&["serve"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("give --config FILE or a server command"), "{err}");
+}
+
+#[test]
+fn a_progress_bar_on_a_terminal_only() {
+    let mcpcore = bin("mcpcore");
+    let call =
+        format!("{mcpcore} call test_tool_with_progress --human -- {mcpcore} conformance-server --stdio");
+    if !std::path::Path::new("/usr/bin/script").exists() {
+        eprintln!("skipped: no /usr/bin/script (util-linux) to give the CLI a terminal");
+        return;
+    }
+    // `script` runs the CLI on a pseudo-terminal: the bar's first frame is drawn at once.
+    let out = Command::new("/usr/bin/script").args(["-qec", &call, "/dev/null"]).output().unwrap();
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{screen}");
+    assert!(screen.contains(" 0/100") && screen.contains("Progress test completed"), "{screen}");
+    // Piped, nothing is drawn: stderr stays clean for scripts.
+    let (code, out, err) =
+        run(&["call", "test_tool_with_progress", "--human", "--", &mcpcore, "conformance-server", "--stdio"]);
+    assert_eq!((code, out.as_str(), err.as_str()), (0, "Progress test completed\n", ""));
 }

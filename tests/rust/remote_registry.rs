@@ -116,3 +116,36 @@ async fn a_proxy_relays_the_remote_tools_progress() {
     serving.shutdown().await.unwrap();
     remote.disconnect("fx").await;
 }
+
+/// An `mcpServers` file (the shape editors write, `${env:VAR}` interpolated) loaded into a
+/// registry in one call, beside a local tool; a failing entry leaves nothing connected.
+#[tokio::test]
+async fn an_mcp_servers_config_loads_into_a_registry() {
+    use mcpcore::gateway::{load_tools, GatewayConfig};
+    let registry = Arc::new(ToolRegistry::new());
+    local_echo(&registry);
+    let remote = RemoteTools::new(registry.clone());
+    let echo_server = mcpcore_tests::bin("echo_server");
+    std::env::set_var("MCPCORE_TEST_ECHO_SERVER", &echo_server);
+    let config = GatewayConfig::from_value(json!({"mcpServers": {
+        "rust": {"command": "${env:MCPCORE_TEST_ECHO_SERVER}", "args": [], "include": ["echo"]},
+        "plain": {"command": echo_server, "prefix": "", "exclude": ["echo"]},
+        "off": {"command": "nothing", "disabled": true}
+    }, "autoApprove": []}))
+    .unwrap();
+    assert_eq!(load_tools(&config, &remote).await.unwrap(), ["plain", "rust"]);
+    assert_eq!(registry.names(), ["add", "echo", "rust__echo"]);
+    let r =
+        registry.call("rust__echo", json!({"text": "from the file"}), ToolContext::local()).await.unwrap();
+    assert_eq!(r.content[0].as_text(), Some("from the file"));
+
+    let taken = GatewayConfig::from_value(json!({"mcpServers": {
+        "again": {"command": echo_server, "prefix": ""},
+        "zz": {"command": "/definitely/not/a/program"}
+    }}))
+    .unwrap();
+    let e = load_tools(&taken, &remote).await.unwrap_err();
+    assert!(e.message().contains("\"zz\"") || e.message().contains("\"again\""), "{e}");
+    assert_eq!(registry.names(), ["add", "echo", "rust__echo"], "nothing of a failed load stays");
+    assert_eq!(remote.servers().len(), 2);
+}

@@ -51,6 +51,8 @@ async function main(): Promise<void> {
   const serving = await server.serveHttp({ port: 0, responseMode: 'auto' });
   const url: string = serving.url;
   http.createServer(server.nodeHandler({ path: '/mcp' })).listen(3000);
+  const fetchHandler: (request: Request) => Promise<Response> = server.fetchHandler({ maxBody: 1024, allowedHosts: ["mcp.example.com"] });
+  void fetchHandler;
 
   const client = await Client.connectHttp(url, { bearerToken: 't', headers: { 'x-a': 'b' }, lineage: 'modern' });
   const tools: Tool[] = await client.listTools();

@@ -37,6 +37,7 @@ import json
 import os
 import time
 from typing import (
+    TYPE_CHECKING,
     Any,
     AsyncContextManager,
     Awaitable,
@@ -72,6 +73,9 @@ from .errors import (
     TransportError,
 )
 from .types import CallToolResult, ElicitResult, Root, SamplingResult, Tool
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .asgi import AsgiApp
 
 __version__: str = _native.__version__
 
@@ -111,6 +115,7 @@ __all__ = [
     "Identity",
     "TokenRefused",
     "MemoryTokenStore",
+    "refresh_logging",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -132,6 +137,14 @@ def _settle_engine_threads() -> None:
 
 
 atexit.register(_settle_engine_threads)
+
+
+def refresh_logging() -> None:
+    """Makes the engine see changed levels of the ``mcpcore`` loggers. The engine's log records
+    (the HTTP server logs each request at DEBUG on ``mcpcore.http``: JSON-RPC method and id,
+    status, time) go to Python's :mod:`logging`; their loggers and levels are cached on first
+    use, so call this after ``logging.getLogger("mcpcore").setLevel(...)`` at run time."""
+    _native.reset_logging()
 
 
 from ._context import Context, _context  # noqa: E402  (re-exported)
@@ -164,11 +177,15 @@ class Registry:
         name: Optional[str] = None,
         description: Optional[str] = None,
         title: Optional[str] = None,
+        refs: bool = False,
     ) -> Tool:
         """Registers ``fn`` (sync or ``async def``) as a tool. The input schema comes from its
-        type hints, the description from its docstring, the output schema from its return type.
-        Raises InvalidInput for a bad or taken name."""
-        spec = _schema.tool_spec(fn, name=name, description=description, context_type=Context)
+        type hints (pydantic models, dataclasses, TypedDict, enums, Literal, ``Annotated[...,
+        Field(description=...)]``), the description from its docstring, the output schema from
+        its return type; named types are written out in place (no ``$ref``, which LLM clients
+        cannot follow) except recursive ones, unless ``refs=True``. Raises InvalidInput for a
+        bad or taken name."""
+        spec = _schema.tool_spec(fn, name=name, description=description, context_type=Context, refs=refs)
         output = json.dumps(spec.output_schema) if spec.output_schema is not None else None
         self._native.add_tool(
             spec.name, spec.description, json.dumps(spec.input_schema), _callback(fn, spec, self), spec.is_async,
@@ -181,7 +198,12 @@ class Registry:
 
     @overload
     def tool(
-        self, name: Optional[str] = None, *, description: Optional[str] = None, title: Optional[str] = None
+        self,
+        name: Optional[str] = None,
+        *,
+        description: Optional[str] = None,
+        title: Optional[str] = None,
+        refs: bool = False,
     ) -> Callable[[F], F]: ...
 
     def tool(
@@ -190,6 +212,7 @@ class Registry:
         *,
         description: Optional[str] = None,
         title: Optional[str] = None,
+        refs: bool = False,
     ) -> Union[F, Callable[[F], F]]:
         """Decorator form of :meth:`add_tool`, bare (``@registry.tool``) or called
         (``@registry.tool(name=...)``); returns the function unchanged."""
@@ -198,7 +221,7 @@ class Registry:
             return name
 
         def register(fn: F) -> F:
-            self.add_tool(fn, name=name, description=description, title=title)
+            self.add_tool(fn, name=name, description=description, title=title, refs=refs)
             return fn
 
         return register
@@ -234,6 +257,21 @@ class Registry:
         """Unregisters a server's tools and closes its connection; returns the removed names."""
         removed: List[str] = await self._native.disconnect(server_id)
         return removed
+
+    async def load_config(self, config: Union[str, "os.PathLike[str]", Mapping[str, Any]]) -> List[str]:
+        """Connects every server of an ``mcpServers`` config and registers their tools here,
+        beside the local ones: a path to the JSON file (Claude Desktop, VS Code's ``servers``,
+        Cursor), or the parsed dict. ``${env:VAR}`` (and ``${VAR}``, with ``:-default``) are
+        read from the environment. Each server's tools are named ``<name>__<tool>`` unless its
+        entry sets ``"prefix"`` (``""`` for none); ``include``/``exclude`` filter them. Returns
+        the names of the servers connected; on failure none stays connected."""
+        if isinstance(config, Mapping):
+            text = json.dumps(dict(config))
+        else:
+            with open(os.fspath(config), encoding="utf-8") as f:
+                text = f.read()
+        names: List[str] = json.loads(await self._native.load_config(text))
+        return names
 
     @property
     def servers(self) -> List[str]:
@@ -318,7 +356,12 @@ class Server:
 
     @overload
     def tool(
-        self, name: Optional[str] = None, *, description: Optional[str] = None, title: Optional[str] = None
+        self,
+        name: Optional[str] = None,
+        *,
+        description: Optional[str] = None,
+        title: Optional[str] = None,
+        refs: bool = False,
     ) -> Callable[[F], F]: ...
 
     def tool(
@@ -327,12 +370,13 @@ class Server:
         *,
         description: Optional[str] = None,
         title: Optional[str] = None,
+        refs: bool = False,
     ) -> Union[F, Callable[[F], F]]:
         """Registers the decorated function as a tool (see :meth:`Registry.add_tool`), bare
         (``@server.tool``) or called (``@server.tool(name=...)``)."""
         if callable(name):
             return self.registry.tool(name)
-        return self.registry.tool(name, description=description, title=title)
+        return self.registry.tool(name, description=description, title=title, refs=refs)
 
     def add_tool(self, fn: Callable[..., Any], **kwargs: Any) -> Tool:
         """Registers ``fn`` as a tool (see :meth:`Registry.add_tool`)."""
@@ -711,6 +755,16 @@ class Server:
                 await leave()
             raise
         return HttpServing(native, leave)
+
+    def asgi_app(self, **options: Any) -> "AsgiApp":
+        """This server as an ASGI app, answering through the engine in process: mount it with
+        ``app.mount("/mcp", server.asgi_app())`` in Starlette or FastAPI (and pass its
+        ``lifespan``), or serve it with uvicorn. Options as :meth:`serve_http` (``path``,
+        ``response_mode``, ``max_body``, ``allowed_hosts``, ``allowed_origins``, ``any_host``,
+        ``store``, ``state_keys``, ``auth``); see :mod:`mcpcore.asgi`."""
+        from .asgi import AsgiApp
+
+        return AsgiApp(self, **options)
 
     def run(
         self,

@@ -25,7 +25,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Tuple
 
 from .content import CONTENT_TYPES
 
-__all__ = ["ToolSpec", "output_schema_for", "resolve_parameters", "tool_spec", "type_schema"]
+__all__ = ["ToolSpec", "inline_refs", "output_schema_for", "resolve_parameters", "tool_spec", "type_schema"]
 
 Schema = Dict[str, Any]
 
@@ -433,12 +433,27 @@ def _rename_refs(node: Any, renames: Mapping[str, str]) -> Any:
     return node
 
 
-def type_schema(tp: Any) -> Schema:
-    """Return a standalone JSON Schema for the annotation ``tp`` (with ``$defs`` if needed).
+def inline_refs(schema: Schema) -> Schema:
+    """``schema`` with every ``$ref`` to a non-recursive definition replaced by the definition
+    (the engine's rule, ``mcpcore::registry::inline_refs``): LLM clients break on ``$ref``. Only
+    a recursive type keeps its reference, and ``$defs`` only what those still name."""
+    if "$defs" not in schema and "definitions" not in schema:
+        return schema
+    import importlib  # the engine's module (absolute: this file is also loaded on its own by tests)
+
+    native = importlib.import_module("mcpcore._native")
+    inlined: Schema = json.loads(native.inline_refs(json.dumps(schema)))
+    return inlined
+
+
+def type_schema(tp: Any, *, refs: bool = False) -> Schema:
+    """Return a standalone JSON Schema for the annotation ``tp``: ``$defs`` inlined except for
+    recursive types, unless ``refs=True`` keeps every named type as a ``$ref``.
 
     Raises ``TypeError`` for annotations that have no JSON representation."""
     builder = _Builder()
-    return builder.document(builder.schema(tp))
+    schema = builder.document(builder.schema(tp))
+    return schema if refs else inline_refs(schema)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -569,8 +584,10 @@ def tool_spec(
     name: Optional[str] = None,
     description: Optional[str] = None,
     context_type: Optional[type] = None,
+    refs: bool = False,
 ) -> ToolSpec:
-    """Derive the ``ToolSpec`` of ``fn``.
+    """Derive the ``ToolSpec`` of ``fn``. Its schemas have no ``$ref`` but for recursive types
+    (definitions inlined) unless ``refs=True``.
 
     ``name`` defaults to ``fn.__name__`` and ``description`` to its docstring. A parameter
     annotated with ``context_type`` (or a subclass, or ``Optional`` of it) is left out of the
@@ -636,6 +653,9 @@ def tool_spec(
         output_schema, wraps = output_schema_for(hints.get("return", inspect.Signature.empty))
     except TypeError as e:
         raise TypeError(f"tool {tool_name!r}, return type: {e}") from e
+    if not refs:
+        input_schema = inline_refs(input_schema)
+        output_schema = inline_refs(output_schema) if output_schema is not None else None
     return ToolSpec(
         name=tool_name,
         description=description if description is not None else doc,

@@ -4358,6 +4358,14 @@ public protocol RegistryProtocol: AnyObject, Sendable {
     func listTools()  -> [Tool]
     
     /**
+     * Connects every server of an `mcpServers` config (JSON text: the Claude Desktop / VS Code /
+     * Cursor shapes; `${env:VAR}` read from the environment) and registers their tools here,
+     * under `<name>__` unless an entry sets `"prefix"`; returns the servers connected. On
+     * failure none stays connected.
+     */
+    func loadConfig(config: String) async throws  -> [String]
+    
+    /**
      * Every tool name, sorted.
      */
     func names()  -> [String]
@@ -4531,6 +4539,28 @@ open func listTools() -> [Tool]  {
             self.uniffiCloneHandle(),uniffiCallStatus
     )
 })
+}
+    
+    /**
+     * Connects every server of an `mcpServers` config (JSON text: the Claude Desktop / VS Code /
+     * Cursor shapes; `${env:VAR}` read from the environment) and registers their tools here,
+     * under `<name>__` unless an entry sets `"prefix"`; returns the servers connected. On
+     * failure none stays connected.
+     */
+open func loadConfig(config: String)async throws  -> [String]  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_registry_load_config(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(config)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterSequenceString.lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
 }
     
     /**
@@ -11386,6 +11416,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_registry_list_tools() != 57136) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_registry_load_config() != 59463) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_registry_names() != 45687) {

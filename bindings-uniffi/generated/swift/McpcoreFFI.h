@@ -1160,6 +1160,11 @@ uint64_t uniffi_mcpcore_uniffi_fn_method_registry_disconnect(uint64_t ptr, RustB
 RustBuffer uniffi_mcpcore_uniffi_fn_method_registry_list_tools(uint64_t ptr, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_REGISTRY_LOAD_CONFIG
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_REGISTRY_LOAD_CONFIG
+uint64_t uniffi_mcpcore_uniffi_fn_method_registry_load_config(uint64_t ptr, RustBuffer config
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_REGISTRY_NAMES
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_REGISTRY_NAMES
 RustBuffer uniffi_mcpcore_uniffi_fn_method_registry_names(uint64_t ptr, RustCallStatus *_Nonnull out_status
@@ -2182,6 +2187,12 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_registry_disconnect(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_REGISTRY_LIST_TOOLS
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_REGISTRY_LIST_TOOLS
 uint16_t uniffi_mcpcore_uniffi_checksum_method_registry_list_tools(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_REGISTRY_LOAD_CONFIG
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_REGISTRY_LOAD_CONFIG
+uint16_t uniffi_mcpcore_uniffi_checksum_method_registry_load_config(void
     
 );
 #endif

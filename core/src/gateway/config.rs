@@ -20,6 +20,10 @@
 //! `collision` (`error`, the default: refuse to start; `skip`: the entry whose name sorts
 //! first keeps the name; `prefix`: the later one becomes `<entry>_<name>`). Other fields
 //! (editors put their own keys there) are ignored; a bad shape is an error naming the entry.
+//!
+//! Every string of an entry may name environment variables as the editors write them:
+//! `${env:NAME}` (VS Code, Cursor) or `${NAME}` (Claude Code), each with an optional
+//! `:-default`; an unset variable without a default is an error naming it and the entry.
 
 use crate::error::{Error, Result};
 use crate::http::client::HttpTransport;
@@ -139,7 +143,8 @@ impl GatewayConfig {
         sorted.sort_by(|a, b| a.0.cmp(b.0));
         for (name, v) in sorted {
             let fail = |m: String| Error::invalid_input(format!("{key}.{name}: {m}"));
-            let entry: Entry = serde_json::from_value(v.clone()).map_err(|e| fail(e.to_string()))?;
+            let v = interpolate(v.clone(), &|var| std::env::var(var).ok()).map_err(fail)?;
+            let entry: Entry = serde_json::from_value(v).map_err(|e| fail(e.to_string()))?;
             if entry.disabled {
                 continue;
             }
@@ -150,6 +155,57 @@ impl GatewayConfig {
         }
         Ok(GatewayConfig { upstreams, collision })
     }
+}
+
+/// `value` with `${env:NAME}` / `${NAME}` (optionally `:-default`) replaced in every string, as
+/// `lookup` gives the variables; an unset one without a default is an error naming it.
+fn interpolate(value: Value, lookup: &dyn Fn(&str) -> Option<String>) -> std::result::Result<Value, String> {
+    Ok(match value {
+        Value::String(s) => Value::String(expand(&s, lookup)?),
+        Value::Array(items) => Value::Array(
+            items.into_iter().map(|v| interpolate(v, lookup)).collect::<std::result::Result<_, _>>()?,
+        ),
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| Ok((k, interpolate(v, lookup)?)))
+                .collect::<std::result::Result<_, String>>()?,
+        ),
+        other => other,
+    })
+}
+
+fn expand(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> std::result::Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let Some(len) = rest[start..].find('}') else {
+            out.push_str(&rest[start..]);
+            return Ok(out);
+        };
+        let inner = &rest[start + 2..start + len];
+        let (name, default) = match inner.split_once(":-") {
+            Some((n, d)) => (n, Some(d)),
+            None => (inner, None),
+        };
+        let name = name.strip_prefix("env:").unwrap_or(name);
+        let valid = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            // Not a variable (`${input:x}` of VS Code, or plain text): left as it is.
+            out.push_str(&rest[start..start + len + 1]);
+        } else {
+            match (lookup(name), default) {
+                (Some(v), _) => out.push_str(&v),
+                (None, Some(d)) => out.push_str(d),
+                (None, None) => {
+                    return Err(format!("the environment variable {name} is not set (used as ${{{inner}}})"))
+                }
+            }
+        }
+        rest = &rest[start + len + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
 }
 
 fn collision(top: &Map<String, Value>) -> Result<CollisionPolicy> {
@@ -266,6 +322,32 @@ mod tests {
         let UpstreamTransport::Http { transport, headers, .. } = &b.transport else { panic!("http") };
         assert_eq!(*transport, HttpTransport::Sse);
         assert_eq!(headers, &[("X-Key".to_owned(), "k".to_owned())]);
+    }
+
+    #[test]
+    fn environment_variables_are_interpolated() {
+        let lookup = |name: &str| (name == "TOKEN").then(|| "s3cret".to_owned());
+        let v = interpolate(
+            json!({"headers": {"Authorization": "Bearer ${env:TOKEN}"}, "args": ["${TOKEN}", "${HOME_X:-/h}",
+                   "${input:key}", "$plain", "${env:UNSET:-}"], "timeoutMs": 5}),
+            &lookup,
+        )
+        .unwrap();
+        assert_eq!(
+            v,
+            json!({"headers": {"Authorization": "Bearer s3cret"}, "args": ["s3cret", "/h", "${input:key}", "$plain", ""],
+                   "timeoutMs": 5})
+        );
+        let e = interpolate(json!({"url": "http://h/${env:MISSING}"}), &lookup).unwrap_err();
+        assert!(e.contains("MISSING is not set"), "{e}");
+        let e = GatewayConfig::from_value(
+            json!({"mcpServers": {"e": {"command": "x", "env": {"K": "${env:MCPCORE_TEST_SURELY_UNSET}"}}}}),
+        )
+        .unwrap_err();
+        assert!(
+            e.message().starts_with("mcpServers.e: the environment variable MCPCORE_TEST_SURELY_UNSET"),
+            "{e}"
+        );
     }
 
     #[test]

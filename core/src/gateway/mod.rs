@@ -166,6 +166,46 @@ fn named(upstream: &str, e: &Error) -> Error {
     Error::new(e.kind(), format!("upstream {upstream:?}: {}", e.message()))
 }
 
+/// Connects every upstream of `config` at once and registers its tools (under its prefix, the
+/// ones its `include`/`exclude` admit, collisions by the config's policy) into the registry of
+/// `remote`, beside the tools already there: the `mcpServers` file a user already has, loaded
+/// into a client registry in one call (the bindings' `Registry.load_config` / `loadConfig`).
+/// Returns the names of the servers connected. On any failure every upstream connected here is
+/// closed again and the error names the entry.
+pub async fn load_tools(config: &GatewayConfig, remote: &crate::remote::RemoteTools) -> Result<Vec<String>> {
+    let connected = futures_util::future::join_all(config.upstreams.iter().map(connect)).await;
+    let mut failure = None;
+    let mut clients = Vec::new();
+    for (upstream, c) in config.upstreams.iter().zip(connected) {
+        match c {
+            Ok(client) => clients.push((upstream, client)),
+            Err(e) if failure.is_none() => failure = Some(named(&upstream.name, &e)),
+            Err(_) => {}
+        }
+    }
+    let mut done = Vec::new();
+    let mut clients = clients.into_iter();
+    if failure.is_none() {
+        for (upstream, client) in clients.by_ref() {
+            match remote.mount(&upstream.name, client, upstream.mount.clone()).await {
+                Ok(_) => done.push(upstream.name.clone()),
+                Err(e) => {
+                    failure = Some(named(&upstream.name, &e));
+                    break;
+                }
+            }
+        }
+    }
+    let Some(e) = failure else { return Ok(done) };
+    for (_, client) in clients {
+        client.close().await;
+    }
+    for name in &done {
+        remote.disconnect(name).await;
+    }
+    Err(e)
+}
+
 /// Connects to one upstream, declaring the input kinds the gateway relays to its own callers.
 async fn connect(upstream: &Upstream) -> Result<Client> {
     let mut options = ClientOptions {

@@ -5,11 +5,13 @@
 //! the handler runs; `structuredContent` is checked against `outputSchema` after.
 
 mod handler;
+mod inline;
 mod schema;
 mod simple_schema;
 
 pub use crate::context::{Arguments, BoxFuture, NotificationSink, RequestContext, ToolContext};
 pub use handler::ToolHandler;
+pub use inline::inline_refs;
 pub(crate) use schema::invalid_arguments;
 
 use crate::error::{Error, ErrorData, ErrorKind, Result};

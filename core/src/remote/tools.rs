@@ -53,6 +53,17 @@ impl RemoteTools {
         Ok(done.tools)
     }
 
+    /// [`RemoteTools::connect`] with a [`super::Mount`]: the tools under its prefix, only the
+    /// ones its filter admits, collisions by its policy.
+    pub async fn mount(
+        &self,
+        server_id: &str,
+        client: Client,
+        mount: super::Mount,
+    ) -> Result<Vec<Registration>> {
+        Ok(self.inner.connect_parts(server_id, client, mount, &[Part::Tools]).await?.tools)
+    }
+
     /// Unregisters the tools of `server_id` and closes its connection; returns the names removed.
     pub async fn disconnect(&self, server_id: &str) -> Vec<String> {
         self.inner.disconnect(server_id).await

@@ -110,6 +110,15 @@ pub struct Driver<O: Outbound> {
     closing: watch::Sender<bool>,
     grace: Duration,
     reported: usize,
+    /// Requests being served, for the request log (kept only while debug logging is on).
+    logged: HashMap<RequestId, (String, std::time::Instant)>,
+}
+
+/// True when the request log (debug, target `mcpcore::server`) goes anywhere: a `tracing`
+/// subscriber, or a `log` logger (a binding's bridge) at debug level.
+fn request_log_on() -> bool {
+    tracing::enabled!(target: "mcpcore::server", tracing::Level::DEBUG)
+        || log::max_level() >= log::LevelFilter::Debug
 }
 
 impl<O: Outbound> std::fmt::Debug for Driver<O> {
@@ -137,6 +146,7 @@ impl<O: Outbound> Driver<O> {
             closing: watch::channel(false).0,
             grace,
             reported: 0,
+            logged: HashMap::new(),
         };
         (driver, handle)
     }
@@ -199,6 +209,11 @@ impl<O: Outbound> Driver<O> {
     fn input(&mut self, input: Input) {
         match input {
             Input::Frame { frame, route, origin } => {
+                if let Ok(Inbound::Single(Message::Request(r))) = &frame {
+                    if request_log_on() && self.logged.len() < 10_000 {
+                        self.logged.insert(r.id.clone(), (r.method.clone(), std::time::Instant::now()));
+                    }
+                }
                 let now = self.env.now();
                 self.conn.handle(frame, route, &origin, now);
                 self.origins.insert(route, origin);
@@ -229,11 +244,31 @@ impl<O: Outbound> Driver<O> {
         }
     }
 
+    /// The request log: method, id, outcome and time of a request this connection answered.
+    fn log_answer(&mut self, r: &crate::jsonrpc::Response) {
+        let Some((method, started)) = r.id.as_ref().and_then(|id| self.logged.remove(id)) else { return };
+        let outcome = match &r.outcome {
+            Ok(_) => "ok".to_owned(),
+            Err(e) => format!("error {}", e.code.0),
+        };
+        tracing::debug!(
+            target: "mcpcore::server",
+            "{method} id={} -> {outcome} in {:.1} ms",
+            r.id.as_ref().map(ToString::to_string).unwrap_or_default(),
+            started.elapsed().as_secs_f64() * 1000.0
+        );
+    }
+
     /// Acts on everything the connection asked for.
     fn pump(&mut self) {
         while let Some(event) = self.conn.poll_event() {
             match event {
-                Event::Send { route, message } => self.out.send(route, message),
+                Event::Send { route, message } => {
+                    if let Message::Response(r) = &message {
+                        self.log_answer(r);
+                    }
+                    self.out.send(route, message)
+                }
                 Event::SendBatch { route, messages } => self.out.send_batch(route, messages),
                 Event::Start { job, route, work } => self.start(job, route, work),
                 Event::Abort { job } => {

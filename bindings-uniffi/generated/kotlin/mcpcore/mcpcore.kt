@@ -1140,6 +1140,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_registry_list_tools(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_registry_load_config(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_registry_names(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_registry_remove_tool(
@@ -1480,6 +1482,8 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_registry_list_tools(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_method_registry_load_config(`ptr`: Long,`config`: RustBuffer.ByValue,
+    ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_registry_names(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_method_registry_remove_tool(`ptr`: Long,`name`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1945,6 +1949,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_registry_list_tools() and 0xFFFF) != 57136) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_registry_load_config() and 0xFFFF) != 59463) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_registry_names() and 0xFFFF) != 45687) {
@@ -8032,6 +8039,14 @@ public interface RegistryInterface {
     fun `listTools`(): List<Tool>
     
     /**
+     * Connects every server of an `mcpServers` config (JSON text: the Claude Desktop / VS Code /
+     * Cursor shapes; `${env:VAR}` read from the environment) and registers their tools here,
+     * under `<name>__` unless an entry sets `"prefix"`; returns the servers connected. On
+     * failure none stays connected.
+     */
+    suspend fun `loadConfig`(`config`: kotlin.String): List<kotlin.String>
+    
+    /**
      * Every tool name, sorted.
      */
     fun `names`(): List<kotlin.String>
@@ -8285,6 +8300,34 @@ open class Registry: Disposable, AutoCloseable, RegistryInterface
     )
     }
     
+
+    
+    /**
+     * Connects every server of an `mcpServers` config (JSON text: the Claude Desktop / VS Code /
+     * Cursor shapes; `${env:VAR}` read from the environment) and registers their tools here,
+     * under `<name>__` unless an entry sets `"prefix"`; returns the servers connected. On
+     * failure none stays connected.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `loadConfig`(`config`: kotlin.String) : List<kotlin.String> {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_registry_load_config(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`config`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterSequenceString.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
 
     
     /**

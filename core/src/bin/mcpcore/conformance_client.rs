@@ -13,11 +13,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 /// Runs the scenario against the URL (the last argument).
-pub(crate) async fn main(args: Vec<String>) -> ExitCode {
-    let Some(url) = args.last().cloned() else {
-        eprintln!("usage: mcpcore conformance-client URL (scenario in MCP_CONFORMANCE_SCENARIO)");
-        return ExitCode::from(1);
-    };
+pub(crate) async fn main(url: String) -> ExitCode {
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     match run(&scenario, &url).await {
         Ok(()) => ExitCode::SUCCESS,

@@ -172,51 +172,31 @@ fn server(scale: &ScaleOut) -> mcpcore::Result<Server> {
     Ok(Server::new(config, tools).with_resources(resources).with_prompts(prompts))
 }
 
-const USAGE: &str = "usage: mcpcore conformance-server (--listen IP:PORT [--store redis://HOST:PORT[/DB]] \
-[--allowed-host NAME[:PORT]]... [--limit NAME=VALUE]... | --stdio)";
-
-/// `--listen` (or `--http`), `--stdio`, `--store`, `--allowed-host`, `--limit`.
-struct Args {
+/// `conformance-server (--listen IP:PORT [--store URL] [--allowed-host NAME[:PORT]]... [--limit NAME=VALUE]... | --stdio)`.
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// Serve Streamable HTTP at http://IP:PORT/mcp.
+    #[arg(long, visible_alias = "http", value_name = "IP:PORT", required_unless_present = "stdio")]
     listen: Option<String>,
+    /// Serve on stdin/stdout instead.
+    #[arg(long, conflicts_with_all = ["listen", "store", "allowed_hosts", "limits"])]
+    stdio: bool,
+    /// Keep legacy sessions in Redis, shared by every instance (needs MCPCORE_STATE_KEY: hex
+    /// requestState keys >= 32 bytes, comma-separated, newest first, the same on every instance).
+    #[arg(long, value_name = "redis://HOST:PORT[/DB]")]
     store: Option<String>,
+    /// The public host a proxy forwards (Host and Origin allow-list; repeatable).
+    #[arg(long = "allowed-host", value_name = "NAME[:PORT]")]
     allowed_hosts: Vec<String>,
+    /// One of the server's limits (max_sessions, max_sessions_per_client, max_backlog,
+    /// max_in_flight, max_tasks_per_client, peer_request_timeout_ms, header_timeout_ms, ...;
+    /// repeatable).
+    #[arg(long = "limit", value_name = "NAME=VALUE")]
     limits: Vec<String>,
 }
 
-fn parse(args: &[String]) -> Result<Args, String> {
-    let mut out = Args { listen: None, store: None, allowed_hosts: Vec::new(), limits: Vec::new() };
-    let mut stdio = false;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let mut value = || it.next().cloned().ok_or(format!("{a} needs a value"));
-        match a.as_str() {
-            "--listen" | "--http" => out.listen = Some(value()?),
-            "--stdio" => stdio = true,
-            "--store" => out.store = Some(value()?),
-            "--allowed-host" => out.allowed_hosts.push(value()?),
-            "--limit" => out.limits.push(value()?),
-            other => return Err(format!("unknown argument {other:?}")),
-        }
-    }
-    match (stdio, &out.listen) {
-        (true, None) if out.store.is_none() && out.allowed_hosts.is_empty() && out.limits.is_empty() => {
-            Ok(out)
-        }
-        (true, _) => Err("--stdio takes no other option".into()),
-        (false, None) => Err("give --listen IP:PORT or --stdio".into()),
-        (false, Some(_)) => Ok(out),
-    }
-}
-
 /// Serves the fixture until Ctrl-C.
-pub(crate) async fn main(args: Vec<String>) -> ExitCode {
-    let args = match parse(&args) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("mcpcore: {e}\n{USAGE}");
-            return ExitCode::from(1);
-        }
-    };
+pub(crate) async fn main(args: Args) -> ExitCode {
     let scale = match ScaleOut::from_env(args.store.as_deref(), &args.allowed_hosts) {
         Ok(s) => s,
         Err(e) => {

@@ -6,9 +6,8 @@ use mcpcore::http::server::HttpServerConfig;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
-pub(crate) const USAGE: &str = "usage: mcpcore gateway --config mcp.json [--listen IP:PORT]
-
-Connects every server of an `mcpServers` config (the Claude Desktop / Cursor / VS Code file) and
+pub(crate) const ABOUT: &str =
+    "Connects every server of an `mcpServers` config (the Claude Desktop / Cursor / VS Code file) and
 serves them as one MCP server: on stdio (default), or with --listen on Streamable HTTP at
 http://IP:PORT/mcp (2026-07-28 and the initialize-based revisions on one endpoint, 2024-11-05
 HTTP+SSE on /sse). A tool, prompt or resource template `x` of the entry `name` is served as
@@ -30,44 +29,27 @@ top level:
 Other fields are ignored. SIGINT / SIGTERM (or the end of stdin on stdio) close every upstream
 (stdio children are stopped) and exit.";
 
-struct Args {
+/// `gateway --config mcp.json [--listen IP:PORT]`.
+#[derive(clap::Args)]
+pub(crate) struct GatewayArgs {
+    /// The mcpServers config (Claude Desktop / Cursor / VS Code JSON).
+    #[arg(long, value_name = "FILE")]
     config: String,
+    /// Serve Streamable HTTP at http://IP:PORT/mcp instead of stdio.
+    #[arg(long, value_name = "IP:PORT")]
     listen: Option<SocketAddr>,
 }
 
-fn parse(args: &[String]) -> Result<Option<Args>, String> {
-    let (mut config, mut listen) = (None, None);
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let mut value = || it.next().cloned().ok_or(format!("{a} needs a value"));
-        match a.as_str() {
-            "--help" | "-h" => return Ok(None),
-            "--config" => config = Some(value()?),
-            "--listen" => {
-                let v = value()?;
-                listen = Some(v.parse().map_err(|_| format!("--listen needs IP:PORT, not {v:?}"))?);
-            }
-            other => return Err(format!("unknown argument {other:?}")),
-        }
-    }
-    let config = config.ok_or("--config mcp.json is required")?;
-    Ok(Some(Args { config, listen }))
-}
-
-/// Runs the gateway with the arguments after `gateway`.
-pub(crate) async fn main(args: Vec<String>) -> ExitCode {
-    let args = match parse(&args) {
-        Ok(Some(a)) => a,
-        Ok(None) => {
-            println!("{USAGE}");
-            return ExitCode::SUCCESS;
-        }
+/// Runs the gateway.
+pub(crate) async fn main(args: GatewayArgs) -> ExitCode {
+    let config = match GatewayConfig::from_file(&args.config) {
+        Ok(c) => c,
         Err(e) => {
-            eprintln!("mcpcore gateway: {e}\n{USAGE}");
+            crate::report(&e);
             return ExitCode::from(1);
         }
     };
-    match run(args).await {
+    match serve(config, args.listen, "gateway").await {
         Ok(code) => code,
         Err(e) => {
             crate::report(&e);
@@ -76,8 +58,14 @@ pub(crate) async fn main(args: Vec<String>) -> ExitCode {
     }
 }
 
-async fn run(args: Args) -> mcpcore::Result<ExitCode> {
-    let config = GatewayConfig::from_file(&args.config)?;
+/// Starts every upstream of `config` and serves them as one server on stdio or `listen`, until
+/// a signal (or, on stdio, the end of stdin); then closes every upstream. `what` names it in
+/// the start-up line.
+pub(crate) async fn serve(
+    config: GatewayConfig,
+    listen: Option<SocketAddr>,
+    what: &str,
+) -> mcpcore::Result<ExitCode> {
     let mut signals = crate::signals::Signals::catch()?;
     // A signal while connecting drops the half-started upstreams (their process groups die).
     let gateway = tokio::select! {
@@ -85,13 +73,13 @@ async fn run(args: Args) -> mcpcore::Result<ExitCode> {
         code = signals.next() => return Ok(code),
     };
     eprintln!(
-        "mcpcore gateway: {} upstreams ({}), {} tools",
+        "mcpcore {what}: {} upstreams ({}), {} tools",
         gateway.upstreams().len(),
         gateway.upstreams().join(", "),
         gateway.tools().len()
     );
     let server = gateway.server();
-    let outcome = match args.listen {
+    let outcome = match listen {
         None => tokio::select! {
             r = server.serve_stdio() => r.map(|()| ExitCode::SUCCESS),
             code = signals.next() => Ok(code),

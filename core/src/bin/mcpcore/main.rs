@@ -1,29 +1,87 @@
 #![allow(clippy::disallowed_methods)] // a binary: it may read the clock and sleep
-//! `mcpcore`: list and call the tools of any MCP server from the command line, over stdio or
-//! HTTP; also the conformance fixture server and client the official suite drives.
+//! `mcpcore`: talk to any MCP server from the command line, over stdio or HTTP (list and call
+//! its tools, read its resources, get its prompts), serve a config or a stdio server again
+//! (`serve`, `gateway`), and the conformance fixture server and client the official suite
+//! drives. `mcpcore --help` and `mcpcore SUBCOMMAND --help` say the rest.
 //!
-//! ```text
-//! mcpcore tools [OPTIONS] -- CMD [ARGS…]
-//! mcpcore tools URL [OPTIONS]
-//! mcpcore call TOOL 'JSON-ARGS' [OPTIONS] (URL | -- CMD [ARGS…])
-//! mcpcore conformance-server --listen 127.0.0.1:PORT
-//! mcpcore conformance-client URL
-//! mcpcore gateway --config mcp.json [--listen 127.0.0.1:PORT]
-//! ```
-//! Results are JSON on stdout; failures are a message on stderr and exit code 1; a tool result
-//! with `isError: true` exits with 2; SIGINT / SIGTERM stop the server in order and exit 130 / 143.
+//! Exit codes: 0 ok, 1 failure (a message on stderr, with the JSON-RPC code and data or the
+//! HTTP status), 2 a tool result with `isError: true`, 130 / 143 interrupted by SIGINT / SIGTERM
+//! (the call in flight is cancelled and a stdio server stopped in order).
 
-mod cli;
+mod args;
+mod commands;
 mod conformance_auth;
 mod conformance_catalog;
 mod conformance_client;
 mod conformance_input;
 mod conformance_server;
 mod conformance_tasks;
+mod connect;
 mod gateway;
+mod interactive;
+mod output;
+mod serve;
 mod signals;
 
+use clap::{CommandFactory, Parser, Subcommand};
+use commands::Listing;
 use std::process::ExitCode;
+
+const AFTER_HELP: &str = "\
+Examples:
+  mcpcore tools -- npx -y @modelcontextprotocol/server-everything
+  mcpcore call add a=2 b=40 http://127.0.0.1:8080/mcp
+  mcpcore call echo '{\"text\": \"hi\"}' --lineage legacy -- ./echo_server
+  mcpcore serve --listen 127.0.0.1:8080 -- python my_server.py
+  mcpcore completions bash > /etc/bash_completion.d/mcpcore
+
+Output is text on a terminal and JSON otherwise (--json / --human choose).
+Exit codes: 0 ok, 1 failure, 2 the tool returned isError, 130/143 interrupted by SIGINT/SIGTERM.";
+
+/// Talk to MCP servers, serve them, and gateway them: both protocol lineages, stdio and HTTP.
+#[derive(Parser)]
+#[command(name = "mcpcore", version, after_help = AFTER_HELP, arg_required_else_help = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the tools of a server.
+    Tools(commands::ListArgs),
+    /// Call a tool and print its result (a progress bar while it reports progress).
+    Call(commands::CallArgs),
+    /// List the resources and resource templates of a server.
+    Resources(commands::ListArgs),
+    /// Read a resource.
+    Read(commands::ReadArgs),
+    /// List the prompts of a server.
+    Prompts(commands::ListArgs),
+    /// Get a prompt, rendered with its arguments.
+    Get(commands::GetArgs),
+    /// Check that a server answers.
+    Ping(commands::ListArgs),
+    /// Serve a config, or a stdio server command, as one server on stdio or HTTP.
+    Serve(serve::ServeArgs),
+    /// Serve every server of an mcpServers config as one (stdio, or HTTP at /mcp).
+    #[command(long_about = gateway::ABOUT)]
+    Gateway(gateway::GatewayArgs),
+    /// Print a completion script for a shell.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// The official conformance suite's fixture server (endpoint /mcp).
+    ConformanceServer(conformance_server::Args),
+    /// The official conformance suite's client (scenario in MCP_CONFORMANCE_SCENARIO).
+    ConformanceClient {
+        /// The server's URL (the last argument).
+        #[arg(required = true, num_args = 1.., allow_hyphen_values = true, value_name = "URL")]
+        args: Vec<String>,
+    },
+}
 
 /// Prints an error with its JSON-RPC code and data, or its HTTP status.
 pub(crate) fn report(e: &mcpcore::Error) {
@@ -43,17 +101,25 @@ pub(crate) fn report(e: &mcpcore::Error) {
     }
 }
 
+/// Prints a mistake in the command line.
+pub(crate) fn usage_error(message: &str) {
+    eprintln!("mcpcore: {message}\n(see mcpcore --help)");
+}
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let gateway = args.first().map(String::as_str) == Some("gateway");
-    // `mcpcore gateway --help` is the gateway's own usage.
-    let help = !gateway && args.iter().take_while(|a| *a != "--").any(|a| a == "--help" || a == "-h");
-    if args.is_empty() || help {
-        println!("{}", cli::USAGE);
-        return ExitCode::SUCCESS;
-    }
-    if args.first().map(String::as_str) == Some("--version") {
-        println!("mcpcore {}", env!("CARGO_PKG_VERSION"));
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            // --help and --version print and succeed; a usage mistake is exit 1 (2 is isError).
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
+        }
+    };
+    if let Command::Completions { shell } = cli.command {
+        let mut script = Vec::new();
+        clap_complete::generate(shell, &mut Cli::command(), "mcpcore", &mut script);
+        // A closed pipe (`| head`) is not a failure worth a panic.
+        let _ = std::io::Write::write_all(&mut std::io::stdout(), &script);
         return ExitCode::SUCCESS;
     }
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -61,11 +127,25 @@ fn main() -> ExitCode {
         .enable_all()
         .build()
         .expect("tokio runtime");
-    let rest = args[1..].to_vec();
-    match args[0].as_str() {
-        "conformance-server" => rt.block_on(conformance_server::main(rest)),
-        "conformance-client" => rt.block_on(conformance_client::main(rest)),
-        "gateway" => rt.block_on(gateway::main(rest)),
-        _ => rt.block_on(cli::main(args)),
-    }
+    let code = rt.block_on(async move {
+        match cli.command {
+            Command::Tools(a) => commands::list(Listing::Tools, a).await,
+            Command::Resources(a) => commands::list(Listing::Resources, a).await,
+            Command::Prompts(a) => commands::list(Listing::Prompts, a).await,
+            Command::Ping(a) => commands::list(Listing::Ping, a).await,
+            Command::Call(a) => commands::call(a).await,
+            Command::Read(a) => commands::read(a).await,
+            Command::Get(a) => commands::get(a).await,
+            Command::Serve(a) => serve::main(a).await,
+            Command::Gateway(a) => gateway::main(a).await,
+            Command::ConformanceServer(a) => conformance_server::main(a).await,
+            Command::ConformanceClient { args } => {
+                conformance_client::main(args.last().cloned().unwrap_or_default()).await
+            }
+            Command::Completions { .. } => unreachable!("handled above"),
+        }
+    });
+    // A terminal prompt may still wait on stdin (Ctrl-C during a question): do not wait for it.
+    rt.shutdown_background();
+    code
 }

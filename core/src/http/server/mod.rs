@@ -36,6 +36,7 @@
 
 mod auth;
 mod guard;
+mod inproc;
 mod legacy;
 mod legacy_sse;
 mod listen;
@@ -50,6 +51,7 @@ pub use crate::session::{
     InMemorySessionStore, MemorySessionStore, SessionKind, SessionRecord, SessionStore,
 };
 pub use guard::HostPolicy;
+pub use inproc::{BodyReader, InProcess, InProcessResponse};
 pub use options::{limit_options, serve_settings, ServeSettings, ServerLimits, LIMIT_NAMES};
 
 use crate::error::{Error, ErrorKind, Result};
@@ -155,6 +157,22 @@ impl Default for HttpServerConfig {
             auth: None,
             tls: None,
         }
+    }
+}
+
+impl HttpServerConfig {
+    /// Serves the endpoint at `prefix` itself (`{prefix}/`), the 2024-11-05 transport at
+    /// `{prefix}/sse` and `{prefix}/messages`: what an app mounted under `prefix` by its host
+    /// framework (Starlette's `app.mount("/mcp", ...)`, Express's `app.use("/mcp", ...)`)
+    /// answers. An empty prefix changes nothing.
+    pub fn mounted_at(mut self, prefix: &str) -> Self {
+        let prefix = prefix.trim_end_matches('/');
+        if !prefix.is_empty() {
+            self.path = format!("{prefix}/");
+            self.sse_path = format!("{prefix}/sse");
+            self.messages_path = format!("{prefix}/messages");
+        }
+        self
     }
 }
 

@@ -45,8 +45,39 @@ pub(crate) fn client_key(ext: &axum::http::Extensions) -> Option<crate::context:
     origin.client_key()
 }
 
-/// POST: one JSON-RPC message (or a 2025-03-26 batch).
+/// POST: one JSON-RPC message (or a 2025-03-26 batch), logged at debug level (target
+/// `mcpcore::http`: JSON-RPC method and id, HTTP status, time to the answer's head).
 pub(crate) async fn post(Shared(st): Shared<Arc<State>>, req: HttpRequest) -> Response {
+    if !tracing::enabled!(target: "mcpcore::http", tracing::Level::DEBUG) {
+        return answer(st, req, &mut None).await;
+    }
+    let started = std::time::Instant::now();
+    let mut what = Some(String::from("-"));
+    let response = answer(st, req, &mut what).await;
+    let what = what.unwrap_or_default();
+    tracing::debug!(
+        target: "mcpcore::http",
+        "POST {what} -> {} in {:.1} ms",
+        response.status().as_u16(),
+        started.elapsed().as_secs_f64() * 1000.0
+    );
+    response
+}
+
+/// `method id=ID` of a frame, for the request log.
+fn describe(inbound: &Inbound) -> String {
+    match inbound {
+        Inbound::Single(Message::Request(r)) => format!("{} id={}", r.method, r.id),
+        Inbound::Single(Message::Notification(n)) => n.method.clone(),
+        Inbound::Single(Message::Response(r)) => {
+            format!("response id={}", r.id.as_ref().map(ToString::to_string).unwrap_or_default())
+        }
+        Inbound::Batch(items) => format!("batch of {}", items.len()),
+    }
+}
+
+/// `what` is filled in (method and id) only when the request log is on.
+async fn answer(st: Arc<State>, req: HttpRequest, what: &mut Option<String>) -> Response {
     let (parts, body) = req.into_parts();
     let h = &parts.headers;
     let checks = st
@@ -65,6 +96,9 @@ pub(crate) async fn post(Shared(st): Shared<Arc<State>>, req: HttpRequest) -> Re
         Ok(i) => i,
         Err(resp) => return reply::rpc(axum::http::StatusCode::BAD_REQUEST, resp),
     };
+    if let Some(w) = what.as_mut() {
+        *w = describe(&inbound);
+    }
     match inbound {
         Inbound::Single(msg) if is_modern(&msg) => {
             // The request's headers and extensions move into its origin (no copy).

@@ -34,6 +34,20 @@ class RegistryTest {
     }
 
     @Test
+    fun `loadConfig connects the servers of an mcpServers file beside the local tools`() = runBlocking {
+        val r = localEcho()
+        val config = """{"mcpServers": {"rust": {"command": "${Paths.rustEchoServer}", "args": []},
+            "off": {"command": "nothing", "disabled": true}}, "globalShortcut": "ignored"}"""
+        assertEquals(listOf("rust"), r.loadConfig(config))
+        assertEquals(listOf("echo", "rust__add", "rust__echo"), r.names())
+        assertEquals("hi", r.callTool("rust__echo", """{"text":"hi"}""").text())
+        val unset = runCatching { r.loadConfig("""{"mcpServers": {"x": {"command": "${'$'}{env:MCPCORE_SURELY_UNSET}"}}}""") }
+        val e = unset.exceptionOrNull()
+        assertTrue(e is McpException.InvalidInput && "MCPCORE_SURELY_UNSET" in e.message.orEmpty(), "$e")
+        assertEquals(listOf("add", "echo").map { "rust__$it" }, r.disconnect("rust").sorted())
+    }
+
+    @Test
     fun `skip keeps the local tool and error refuses the server`() = runBlocking {
         val r = localEcho()
         val done = r.connect("rust", rust(), CollisionPolicy.SKIP)
