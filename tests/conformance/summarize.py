@@ -110,6 +110,12 @@ def main():
             exp = expected(os.path.join(conf_dir, f"expected-gateway-{rev}.yaml"))
             score = scored(os.path.join(out_dir, f"scored-{rev}.txt"))
             ok = tally(f"{rev} gateway", scenarios(run_dir, "server-"), score["server"], exp["server"]) and ok
+    # The lineage bridge: the gateway fronting the fixture pinned to 2025-11-25.
+    run_dir = os.path.join(out_dir, "bridge-server-2026-07-28")
+    if os.path.isdir(run_dir):
+        exp = expected(os.path.join(conf_dir, "expected-bridge-2026-07-28.yaml"))
+        score = scored(os.path.join(out_dir, "scored-2026-07-28.txt"))
+        ok = tally("2026-07-28 bridge", scenarios(run_dir, "server-"), score["server"], exp["server"]) and ok
     tasks_dir = os.path.join(out_dir, "tasks")
     if os.path.isdir(tasks_dir):
         found = scenarios(tasks_dir, "server-")

@@ -150,6 +150,28 @@ impl InputLedger {
         }
     }
 
+    /// The answers a 2026-07-28 request carries (its sealed state's, then its
+    /// `inputResponses`), as the client sent them; `None` on a legacy session and once the call
+    /// became a task (its input then goes through `tasks/update`).
+    pub(crate) fn modern_answers(&self) -> Option<Map<String, Value>> {
+        if self.task.lock().expect("lock").is_some() {
+            return None;
+        }
+        match &self.mode {
+            Mode::Modern { answers, .. } => Some(answers.clone()),
+            Mode::Legacy { .. } => None,
+        }
+    }
+
+    /// Records `requests` as missing, as they are (keys included), and returns the
+    /// [`ErrorKind::InputRequired`] error that ends the round with them.
+    pub(crate) fn require(&self, requests: InputRequests) -> Error {
+        let keys: Vec<&String> = requests.keys().collect();
+        let message = format!("client input required: {keys:?}");
+        self.book.lock().expect("lock").missing.extend(requests);
+        Error::new(ErrorKind::InputRequired, message)
+    }
+
     /// What the MRTR handler left behind (used answers, missing requests, user state).
     pub(crate) fn pending(&self) -> Pending {
         let book = self.book.lock().expect("lock");
@@ -310,6 +332,23 @@ impl RequestContext {
         match self.input(BTreeMap::from([(key.to_owned(), req)])).await?.remove(key) {
             Some(InputResponse::ListRoots(r)) => Ok(r),
             _ => Err(Error::protocol("the client answered roots/list with something else")),
+        }
+    }
+
+    /// The answers this 2026-07-28 request carries, by key (from its `requestState` and its
+    /// `inputResponses`), for a handler that passes them on as they are (a proxy); `None` on a
+    /// legacy session, in a task, or outside a request.
+    pub(crate) fn input_answers(&self) -> Option<Map<String, Value>> {
+        self.input.as_ref().and_then(|l| l.modern_answers())
+    }
+
+    /// Ends this 2026-07-28 round asking the client for `requests` as they are (a proxy
+    /// passing on its upstream's `inputRequests`): returns the [`ErrorKind::InputRequired`]
+    /// error to return from the handler. Outside a request, the error says input is unavailable.
+    pub(crate) fn require_input(&self, requests: InputRequests) -> Error {
+        match &self.input {
+            Some(ledger) => ledger.require(requests),
+            None => unavailable(),
         }
     }
 

@@ -2,9 +2,11 @@
 //! remote (`tools/call`, `prompts/get`, `resources/read`, `completion/complete`), with the
 //! caller's progress and input relayed, and gives back the remote's answer.
 
-use super::logs::{self, InFlight, LogRoute};
-use super::relay::CallRelay;
-use crate::client::{CallOptions, Client};
+use super::bridge;
+use super::logs::LogRoute;
+use super::parked::Parked;
+use super::relay::Dispatch;
+use crate::client::Client;
 use crate::completion::{Completer, CompletionRequest};
 use crate::context::{Arguments, BoxFuture, RequestContext};
 use crate::error::{Error, ErrorCode, ErrorData, ErrorKind, Result};
@@ -14,11 +16,11 @@ use crate::protocol::completion::{
     ResourceTemplateReference,
 };
 use crate::protocol::prompts::GetPromptResult;
-use crate::protocol::resources::ResourceContents;
+use crate::protocol::resources::{ReadResourceResult, ResourceContents};
 use crate::protocol::CallToolResult;
 use crate::registry::ToolHandler;
 use crate::resources::{ReadRequest, ResourceHandler};
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::sync::Arc;
 
 /// One remote server, as its forwarding handlers know it.
@@ -28,21 +30,22 @@ pub(crate) struct Remote {
     pub(crate) server: String,
     /// Where the remote's log messages go.
     pub(crate) logs: Arc<LogRoute>,
+    /// Where a legacy remote's requests for input go (to the forwarded call they belong to).
+    pub(crate) dispatch: Arc<Dispatch>,
+    /// Calls on a legacy remote waiting for a 2026-07-28 caller's next round.
+    pub(crate) parked: Arc<Parked>,
 }
 
 impl Remote {
-    /// Call options relaying the caller's progress, log messages and input; the relay drives
-    /// the call, the guard keeps it known as in flight (for the log messages).
-    fn options(&self, ctx: &RequestContext) -> (CallOptions, Arc<CallRelay>, InFlight) {
-        let relay = CallRelay::new(ctx.clone(), &self.server);
-        let log_level = logs::wanted(ctx);
-        let mut opts = CallOptions { input: Some(relay.clone()), log_level, ..CallOptions::default() };
-        if ctx.wants_progress() {
-            let ctx = ctx.clone();
-            opts.on_progress =
-                Some(Box::new(move |p| ctx.progress(p.progress, p.total, p.message.as_deref())));
+    /// A remote reached through `client`, known as `server`.
+    pub(crate) fn new(client: Client, server: &str) -> Remote {
+        Remote {
+            logs: LogRoute::install(&client),
+            client,
+            server: server.to_owned(),
+            dispatch: Arc::default(),
+            parked: Arc::default(),
         }
-        (opts, relay, self.logs.enter(ctx))
     }
 
     /// A JSON-RPC error from the remote, or a stop for the caller's input, passes unchanged;
@@ -52,6 +55,19 @@ impl Remote {
             ErrorKind::Rpc | ErrorKind::InputRequired | ErrorKind::ResourceNotFound => e,
             _ => Error::new(e.kind(), format!("remote server {:?}: {}", self.server, e.message())),
         }
+    }
+
+    /// Forwards `method` for the caller of `ctx` and reads the remote's result as `T`.
+    async fn forward<T: serde::de::DeserializeOwned>(
+        &self,
+        ctx: &RequestContext,
+        method: &'static str,
+        params: Value,
+    ) -> Result<T> {
+        let Value::Object(params) = params else { unreachable!("built as an object") };
+        let v = bridge::forward(self, ctx, method, params).await.map_err(|e| self.failure(e))?;
+        serde_json::from_value(v)
+            .map_err(|e| self.failure(Error::protocol(format!("malformed {method} result: {e}"))))
     }
 }
 
@@ -65,18 +81,15 @@ impl ToolHandler for ForwardTool {
     fn call(&self, arguments: Arguments, ctx: RequestContext) -> BoxFuture<'static, Result<CallToolResult>> {
         let (remote, name) = (self.remote.clone(), self.name.clone());
         Box::pin(async move {
-            let (opts, relay, _in_flight) = remote.options(&ctx);
-            let call = remote.client.call_tool_with(&name, Value::Object(arguments), &opts);
-            match relay.run(call).await {
+            let params = json!({ "name": name, "arguments": arguments });
+            match remote.forward::<CallToolResult>(&ctx, "tools/call", params).await {
                 Ok(mut r) => {
                     r.result_type = None;
                     Ok(r)
                 }
-                Err(e) => match remote.failure(e) {
-                    e if matches!(e.kind(), ErrorKind::Rpc | ErrorKind::InputRequired) => Err(e),
-                    // A tool that cannot reach its server is a failed call the model can read.
-                    e => Err(Error::tool(e.message())),
-                },
+                Err(e) if matches!(e.kind(), ErrorKind::Rpc | ErrorKind::InputRequired) => Err(e),
+                // A tool that cannot reach its server is a failed call the model can read.
+                Err(e) => Err(Error::tool(e.message())),
             }
         })
     }
@@ -96,9 +109,13 @@ impl PromptHandler for ForwardPrompt {
     ) -> BoxFuture<'static, Result<GetPromptResult>> {
         let (remote, name) = (self.remote.clone(), self.name.clone());
         Box::pin(async move {
-            let (opts, relay, _in_flight) = remote.options(&ctx);
-            let args = (!arguments.is_empty()).then_some(arguments);
-            relay.run(remote.client.get_prompt_with(&name, args, &opts)).await.map_err(|e| remote.failure(e))
+            let mut params = json!({ "name": name });
+            if !arguments.is_empty() {
+                params["arguments"] = json!(arguments);
+            }
+            let mut r: GetPromptResult = remote.forward(&ctx, "prompts/get", params).await?;
+            r.result_type = None;
+            Ok(r)
         })
     }
 }
@@ -116,8 +133,8 @@ impl ResourceHandler for ForwardResource {
     ) -> BoxFuture<'static, Result<Vec<ResourceContents>>> {
         let remote = self.remote.clone();
         Box::pin(async move {
-            let (opts, relay, _in_flight) = remote.options(&ctx);
-            match relay.run(remote.client.read_resource_with(&request.uri, &opts)).await {
+            let params = json!({ "uri": request.uri });
+            match remote.forward::<ReadResourceResult>(&ctx, "resources/read", params).await {
                 Ok(r) => Ok(r.contents),
                 // Not found is said the way the caller's revision says it (2026-07-28: -32602,
                 // earlier: -32002; 2026-07-28 server/resources).
@@ -132,7 +149,7 @@ impl ResourceHandler for ForwardResource {
                     }
                     Err(Error::resource_not_found(d))
                 }
-                Err(e) => Err(remote.failure(e)),
+                Err(e) => Err(e),
             }
         })
     }

@@ -47,11 +47,13 @@
 //! # Ok(()) }
 //! ```
 
+mod bridge;
 mod catalog;
 mod follow;
 mod forward;
 mod logs;
 mod mount;
+mod parked;
 mod relay;
 mod tools;
 
@@ -155,7 +157,7 @@ impl RemoteServer {
         parts: &[Part],
     ) -> Result<Registrations> {
         let connected = Arc::new(Connected {
-            remote: Remote { logs: logs::LogRoute::install(&client), client, server: server_id.to_owned() },
+            remote: Remote::new(client, server_id),
             mount,
             registered: tokio::sync::Mutex::new(Registered::default()),
             sync_error: Mutex::new(None),
@@ -194,6 +196,7 @@ impl RemoteServer {
         match connected {
             Some(c) => {
                 let mut removed = stop(&c, &self.catalogs).await;
+                c.remote.parked.clear();
                 c.remote.client.close().await;
                 removed.sort();
                 removed
