@@ -301,6 +301,13 @@ impl Client {
         self.notify("notifications/roots/list_changed", None)
     }
 
+    /// Completes when the connection has closed (the server exited, the transport failed, or
+    /// [`Client::close`] was called), with the reason (for a spawned server: its exit status and
+    /// last stderr lines).
+    pub async fn closed(&self) -> String {
+        self.inner.shared.wait_closed().await
+    }
+
     /// Forgets every cached result.
     pub fn clear_cache(&self) {
         if let Some(c) = &self.inner.shared.cache {

@@ -16,7 +16,10 @@
 //! 2024-11-05 HTTP+SSE transport, no `type` tries Streamable HTTP then SSE. Gateway options per
 //! entry: `prefix` (default `<name>__`, `""` for none), `protocolVersion` or `lineage`
 //! (`modern` / `legacy`) to pin the upstream connection, `include` / `exclude` (tool names,
-//! `*` as a wildcard), `timeoutMs` (each request to the upstream), `disabled`. Top level:
+//! `*` as a wildcard), `timeoutMs` (each request to the upstream), `disabled`, `start`
+//! (`eager`, the default: connected before the gateway serves; `lazy`: connected in the
+//! background once it serves), `restart` (default `true`: a stdio upstream that exits is
+//! started again, with backoff). Top level:
 //! `collision` (`error`, the default: refuse to start; `skip`: the entry whose name sorts
 //! first keeps the name; `prefix`: the later one becomes `<entry>_<name>`). Other fields
 //! (editors put their own keys there) are ignored; a bad shape is an error naming the entry.
@@ -58,6 +61,21 @@ pub struct Upstream {
     pub lineage: Option<Lineage>,
     /// The timeout of each request to the upstream.
     pub timeout: Option<Duration>,
+    /// When the upstream is connected.
+    pub start: Start,
+    /// Whether a stdio upstream that exits is started again (with backoff).
+    pub restart: bool,
+}
+
+/// When an upstream is connected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Start {
+    /// Before the gateway serves: an upstream that cannot be reached stops the start.
+    #[default]
+    Eager,
+    /// After the gateway serves, in the background (retried with backoff while it fails):
+    /// its entries appear, announced as list changes, once it is connected.
+    Lazy,
 }
 
 /// How an upstream is reached.
@@ -101,6 +119,8 @@ struct Entry {
     timeout_ms: Option<u64>,
     #[serde(default)]
     disabled: bool,
+    start: Option<String>,
+    restart: Option<bool>,
 }
 
 impl GatewayConfig {
@@ -218,6 +238,11 @@ fn upstream(name: &str, e: Entry, policy: CollisionPolicy) -> std::result::Resul
             return Err("an empty tool name in \"include\" / \"exclude\"".into());
         }
     }
+    let start = match e.start.as_deref() {
+        None | Some("eager") => Start::Eager,
+        Some("lazy") => Start::Lazy,
+        Some(other) => return Err(format!("\"start\" must be \"eager\" or \"lazy\", not {other:?}")),
+    };
     let prefix = e.prefix.unwrap_or_else(|| format!("{name}__"));
     let tools = ToolFilter { include: e.include, exclude: e.exclude };
     Ok(Upstream {
@@ -227,6 +252,8 @@ fn upstream(name: &str, e: Entry, policy: CollisionPolicy) -> std::result::Resul
         version,
         lineage,
         timeout,
+        start,
+        restart: e.restart.unwrap_or(true),
     })
 }
 
@@ -242,7 +269,8 @@ mod tests {
                 "b": {"url": "http://127.0.0.1:1/mcp", "type": "sse", "headers": {"X-Key": "k"},
                       "prefix": "", "include": ["echo"], "autoApprove": ["x"]},
                 "a": {"command": "node", "args": ["s.js"], "env": {"K": "V"}, "cwd": "/tmp",
-                      "protocolVersion": "2025-11-25", "timeoutMs": 1500, "exclude": ["get-*"]},
+                      "protocolVersion": "2025-11-25", "timeoutMs": 1500, "exclude": ["get-*"],
+                      "start": "lazy", "restart": false},
                 "off": {"command": "x", "disabled": true}
             },
             "collision": "skip",
@@ -257,12 +285,14 @@ mod tests {
         assert_eq!(a.mount.policy, CollisionPolicy::Skip);
         assert_eq!(a.version, Some(ProtocolVersion::V2025_11_25));
         assert_eq!(a.timeout, Some(Duration::from_millis(1500)));
+        assert_eq!((a.start, a.restart), (Start::Lazy, false));
         assert!(!a.mount.tools.admits("get-sum") && a.mount.tools.admits("echo"));
         let UpstreamTransport::Stdio(cmd) = &a.transport else { panic!("stdio") };
         assert_eq!((cmd.program.as_str(), cmd.args.clone()), ("node", vec!["s.js".to_owned()]));
         assert_eq!(cmd.env, [("K".to_owned(), "V".to_owned())]);
         let b = &c.upstreams[1];
         assert_eq!(b.mount.prefix, "");
+        assert_eq!((b.start, b.restart), (Start::Eager, true));
         let UpstreamTransport::Http { transport, headers, .. } = &b.transport else { panic!("http") };
         assert_eq!(*transport, HttpTransport::Sse);
         assert_eq!(headers, &[("X-Key".to_owned(), "k".to_owned())]);
@@ -292,6 +322,10 @@ mod tests {
                 "mcpServers.e: \"protocolVersion\"",
             ),
             (json!({"mcpServers": {"e": {"command": "x", "timeoutMs": 0}}}), "mcpServers.e: \"timeoutMs\""),
+            (
+                json!({"mcpServers": {"e": {"command": "x", "start": "later"}}}),
+                "mcpServers.e: \"start\" must be",
+            ),
             (json!({"mcpServers": {"e": {"command": "x", "include": "echo"}}}), "mcpServers.e: invalid type"),
             (json!({"mcpServers": {}}), "names no"),
             (json!({"mcpServers": []}), "must be an object"),

@@ -15,7 +15,7 @@ use super::logs;
 use super::parked::Parked;
 use super::relay::{kinds_of, Ask, Declares, Dispatch, Entry};
 use super::Remote;
-use crate::client::CallOptions;
+use crate::client::{CallOptions, Client};
 use crate::context::RequestContext;
 use crate::error::{Error, ErrorCode, ErrorData, ErrorKind, Result};
 use crate::protocol::elicitation::{ElicitRequest, ElicitRequestParams};
@@ -51,12 +51,13 @@ pub(crate) async fn forward(
     method: &'static str,
     params: Map<String, Value>,
 ) -> Result<Value> {
+    let client = remote.client()?;
     let _in_flight = remote.logs.enter(ctx);
     let state: BridgeState =
         ctx.request_state().and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
-    match remote.client.lineage() {
-        Lineage::Modern => modern(remote, ctx, method, params, state).await,
-        Lineage::Legacy => legacy(remote, ctx, method, params, state).await,
+    match client.lineage() {
+        Lineage::Modern => modern(&client, ctx, method, params, state).await,
+        Lineage::Legacy => legacy(remote, &client, ctx, method, params, state).await,
     }
 }
 
@@ -70,7 +71,7 @@ fn relay_progress(opts: &mut CallOptions, ctx: &RequestContext) {
 
 /// A 2026-07-28 remote: its MRTR rounds passed on (see the module docs).
 async fn modern(
-    remote: &Remote,
+    client: &Client,
     ctx: &RequestContext,
     method: &'static str,
     params: Map<String, Value>,
@@ -92,7 +93,7 @@ async fn modern(
         next.insert("inputResponses".into(), Value::Object(answers));
     }
     for _ in 0..MAX_ROUNDS {
-        let v = remote.client.request_once(method, next, &opts).await?;
+        let v = client.request_once(method, next, &opts).await?;
         if v.get("resultType").and_then(Value::as_str) != Some("input_required") {
             return Ok(v);
         }
@@ -130,6 +131,7 @@ async fn modern(
 /// rounds (see the module docs).
 async fn legacy(
     remote: &Remote,
+    client: &Client,
     ctx: &RequestContext,
     method: &'static str,
     params: Map<String, Value>,
@@ -138,7 +140,7 @@ async fn legacy(
     let resumed = state.parked.and_then(|t| remote.parked.take(&t));
     let mut call = match resumed {
         Some(call) => call,
-        None => LegacyCall::start(remote, ctx, method, params),
+        None => LegacyCall::start(remote, client, ctx, method, params),
     };
     match call.drive(ctx).await {
         Err(e) if e.kind() == ErrorKind::InputRequired && ctx.input_answers().is_some() => {
@@ -182,6 +184,7 @@ pub(crate) struct LegacyCall {
 impl LegacyCall {
     fn start(
         remote: &Remote,
+        client: &Client,
         ctx: &RequestContext,
         method: &'static str,
         params: Map<String, Value>,
@@ -189,7 +192,7 @@ impl LegacyCall {
         let (entry, asks) = remote.dispatch.enter();
         let current = Arc::new(Mutex::new(Some(ctx.clone())));
         let dispatch: Arc<Dispatch> = remote.dispatch.clone();
-        let budget = remote.client.options().request_timeout;
+        let budget = client.options().request_timeout;
         // The remote's time is bounded here (`budget`), so its waits on the caller do not count.
         let mut opts = CallOptions {
             input: Some(dispatch),
@@ -204,7 +207,7 @@ impl LegacyCall {
                 }
             }));
         }
-        let client = remote.client.clone();
+        let client = client.clone();
         let task = tokio::spawn(async move { client.request_once(method, params, &opts).await });
         LegacyCall {
             task: AbortOnDrop(task),

@@ -73,24 +73,25 @@ impl Registered {
         mount: &Mount,
         out: &mut Registrations,
     ) -> Result<()> {
-        let caps = remote.client.negotiated().capabilities;
+        let client = remote.client()?;
+        let caps = client.negotiated().capabilities;
         let completions = caps.completions.is_some();
         match part {
             Part::Tools if caps.tools.is_some() => {
-                let mut listed = remote.client.list_tools().await?;
+                let mut listed = client.list_tools().await?;
                 listed.retain(|t| mount.tools.admits(&t.name));
                 out.tools = self.sync_tools(listed, remote, &catalogs.tools, mount)?;
             }
             Part::Prompts if caps.prompts.is_some() => {
                 let Some(prompts) = &catalogs.prompts else { return Ok(()) };
-                let listed = remote.client.list_prompts().await?;
+                let listed = client.list_prompts().await?;
                 out.prompts = self.sync_prompts(listed, remote, prompts, mount, completions)?;
             }
             Part::Resources if caps.resources.is_some() => {
                 let Some(resources) = &catalogs.resources else { return Ok(()) };
-                let listed = remote.client.list_resources().await?;
+                let listed = client.list_resources().await?;
                 out.resources = self.sync_resources(listed, remote, resources, mount.policy)?;
-                let listed = remote.client.list_resource_templates().await?;
+                let listed = client.list_resource_templates().await?;
                 out.templates = self.sync_templates(listed, remote, resources, mount, completions)?;
             }
             _ => {}

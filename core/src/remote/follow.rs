@@ -16,7 +16,7 @@ use tokio::sync::mpsc;
 
 /// Starts following `c` for `parts`.
 pub(super) async fn start(c: &Arc<Connected>, catalogs: &Catalogs, parts: &[Part]) -> Result<()> {
-    let client = &c.remote.client;
+    let client = &c.remote.client()?;
     let (tx, rx) = mpsc::unbounded_channel();
     *c.events.lock().expect("lock") = Some(tx.clone());
     if client.lineage() == Lineage::Modern {
@@ -44,7 +44,7 @@ pub(super) async fn start(c: &Arc<Connected>, catalogs: &Catalogs, parts: &[Part
 
 /// Subscribes to updates of `uri` on the remote.
 pub(super) async fn subscribe(c: &Arc<Connected>, _catalogs: &Catalogs, uri: &str) -> Result<()> {
-    let client = &c.remote.client;
+    let client = &c.remote.client()?;
     if client.lineage() != Lineage::Modern {
         // Updates arrive as session notifications, which `start` already follows.
         return client.subscribe_resource(uri).await;

@@ -3,6 +3,7 @@
 //! caller's progress and input relayed, and gives back the remote's answer.
 
 use super::bridge;
+use super::link::Link;
 use super::logs::LogRoute;
 use super::parked::Parked;
 use super::relay::Dispatch;
@@ -26,7 +27,8 @@ use std::sync::Arc;
 /// One remote server, as its forwarding handlers know it.
 #[derive(Debug, Clone)]
 pub(crate) struct Remote {
-    pub(crate) client: Client,
+    /// The current connection (replaced when the remote is reconnected).
+    pub(crate) link: Arc<Link>,
     pub(crate) server: String,
     /// Where the remote's log messages go.
     pub(crate) logs: Arc<LogRoute>,
@@ -39,13 +41,27 @@ pub(crate) struct Remote {
 impl Remote {
     /// A remote reached through `client`, known as `server`.
     pub(crate) fn new(client: Client, server: &str) -> Remote {
+        let logs = Arc::new(LogRoute::default());
+        logs.attach(&client);
         Remote {
-            logs: LogRoute::install(&client),
-            client,
+            link: Arc::new(Link::new(server, client)),
+            logs,
             server: server.to_owned(),
             dispatch: Arc::default(),
             parked: Arc::default(),
         }
+    }
+
+    /// The current connection, or an error naming the remote and why it is unavailable.
+    pub(crate) fn client(&self) -> Result<Client> {
+        self.link.client()
+    }
+
+    /// From now on, `client` serves this remote (calls parked on the old one are dropped).
+    pub(crate) fn reconnect(&self, client: Client) {
+        self.parked.clear();
+        self.logs.attach(&client);
+        self.link.set(client);
     }
 
     /// A JSON-RPC error from the remote, or a stop for the caller's input, passes unchanged;
@@ -53,6 +69,8 @@ impl Remote {
     fn failure(&self, e: Error) -> Error {
         match e.kind() {
             ErrorKind::Rpc | ErrorKind::InputRequired | ErrorKind::ResourceNotFound => e,
+            // Already named (the remote is unavailable).
+            _ if e.message().starts_with("remote server ") => e,
             _ => Error::new(e.kind(), format!("remote server {:?}: {}", self.server, e.message())),
         }
     }
@@ -185,8 +203,8 @@ impl Completer for ForwardCompleter {
             let argument = CompleteArgument { name: request.argument, value: request.value };
             let context =
                 (!request.context.is_empty()).then_some(CompleteContext { arguments: Some(request.context) });
-            let r =
-                remote.client.complete(reference, argument, context).await.map_err(|e| remote.failure(e))?;
+            let client = remote.client().map_err(|e| remote.failure(e))?;
+            let r = client.complete(reference, argument, context).await.map_err(|e| remote.failure(e))?;
             Ok(r.completion)
         })
     }

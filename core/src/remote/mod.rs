@@ -51,6 +51,7 @@ mod bridge;
 mod catalog;
 mod follow;
 mod forward;
+mod link;
 mod logs;
 mod mount;
 mod parked;
@@ -77,6 +78,8 @@ use std::sync::{Arc, Mutex};
 struct Connected {
     remote: Remote,
     mount: Mount,
+    /// The parts of the catalogue taken from the remote.
+    parts: Vec<Part>,
     registered: tokio::sync::Mutex<Registered>,
     /// The last failure of a re-listing made while following the remote.
     sync_error: Mutex<Option<Error>>,
@@ -159,6 +162,7 @@ impl RemoteServer {
         let connected = Arc::new(Connected {
             remote: Remote::new(client, server_id),
             mount,
+            parts: parts.to_vec(),
             registered: tokio::sync::Mutex::new(Registered::default()),
             sync_error: Mutex::new(None),
             followers: Mutex::new(Vec::new()),
@@ -197,7 +201,9 @@ impl RemoteServer {
             Some(c) => {
                 let mut removed = stop(&c, &self.catalogs).await;
                 c.remote.parked.clear();
-                c.remote.client.close().await;
+                if let Some(client) = c.remote.link.down("disconnected") {
+                    client.close().await;
+                }
                 removed.sort();
                 removed
             }
@@ -212,9 +218,41 @@ impl RemoteServer {
         ids
     }
 
-    /// The client of `server_id`.
+    /// The client of `server_id` (`None` while it is unavailable).
     pub fn client(&self, server_id: &str) -> Option<Client> {
-        self.get(server_id).ok().map(|c| c.remote.client.clone())
+        self.get(server_id).ok().and_then(|c| c.remote.link.current())
+    }
+
+    /// Marks `server_id` unavailable (its connection ended, `why` says how): its entries stay
+    /// registered, and using one fails with an error naming the server and `why`, until
+    /// [`RemoteServer::reconnect`]. Stops following it; returns the connection it had.
+    pub fn mark_unavailable(&self, server_id: &str, why: &str) -> Option<Client> {
+        let c = self.get(server_id).ok()?;
+        halt(&c);
+        c.remote.parked.clear();
+        c.remote.link.down(why)
+    }
+
+    /// Serves `server_id` through `client` from now on (a restarted server): its entries keep
+    /// their handlers, the catalogue is listed again and brought up to date (changes reach the
+    /// local clients as list changes), and the new connection is followed. On error the
+    /// server stays unavailable.
+    pub async fn reconnect(&self, server_id: &str, client: Client) -> Result<Registrations> {
+        let c = self.get(server_id)?;
+        halt(&c);
+        c.remote.reconnect(client);
+        let outcome = async {
+            follow::start(&c, &self.catalogs, &c.parts).await?;
+            c.sync(&self.catalogs, &c.parts).await
+        }
+        .await;
+        if let Err(e) = &outcome {
+            halt(&c);
+            if let Some(client) = c.remote.link.down(e.message()) {
+                client.close().await;
+            }
+        }
+        outcome
     }
 
     /// Re-lists everything of `server_id` now (following does this on each announced change).
@@ -251,11 +289,16 @@ impl RemoteServer {
     }
 }
 
-/// Stops following `c` and removes its registrations.
-async fn stop(c: &Connected, catalogs: &Catalogs) -> Vec<String> {
+/// Stops following `c`.
+fn halt(c: &Connected) {
     c.events.lock().expect("lock").take();
     for f in c.followers.lock().expect("lock").drain(..) {
         f.abort();
     }
+}
+
+/// Stops following `c` and removes its registrations.
+async fn stop(c: &Connected, catalogs: &Catalogs) -> Vec<String> {
+    halt(c);
     c.registered.lock().await.clear(catalogs)
 }

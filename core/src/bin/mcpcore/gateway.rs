@@ -22,6 +22,11 @@ config, per entry:
   \"protocolVersion\" | \"lineage\"           pin the upstream connection (e.g. \"2025-11-25\", \"legacy\")
   \"include\", \"exclude\"                    tool names to take / leave out (`*` is a wildcard)
   \"timeoutMs\"                             timeout of each request to the upstream
+  \"start\": \"eager\" | \"lazy\"               connect before serving (default; a failure stops
+                                          the start), or in the background after it
+  \"restart\": false                        do not start an upstream again when it exits
+                                          (default: again, after a backoff of 250 ms..30 s;
+                                          its tools answer with an error meanwhile)
   \"disabled\": true                        leave the entry out
 top level:
   \"collision\": \"error\" | \"skip\" | \"prefix\"  two entries with one name: refuse to start (default),
