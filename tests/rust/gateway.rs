@@ -166,7 +166,7 @@ fn client_args(lineage: &str) -> Vec<String> {
     ] {
         a.extend(["--call".into(), tool.into(), args.to_string()]);
     }
-    a.extend(["--read".into(), "demo://resource/static/document/architecture.md".into()]);
+    a.extend(["--read".into(), "everything+demo://resource/static/document/architecture.md".into()]);
     a.extend(["--prompt".into(), "everything__simple-prompt".into(), "{}".into()]);
     a
 }
@@ -202,8 +202,11 @@ fn assert_report(r: &Value, lineage: &str) {
     assert_eq!(calls["fixture.echo"], json!({"isError": false, "text": "to the fixture"}));
     assert!(calls["everything__get-sum"]["text"].as_str().unwrap().contains('5'), "{calls}");
     let resources = r["resources"].as_array().unwrap();
-    assert!(resources.contains(&json!("demo://resource/static/document/architecture.md")), "{resources:?}");
-    let read = r["reads"]["demo://resource/static/document/architecture.md"].as_str().unwrap();
+    assert!(
+        resources.contains(&json!("everything+demo://resource/static/document/architecture.md")),
+        "{resources:?}"
+    );
+    let read = r["reads"]["everything+demo://resource/static/document/architecture.md"].as_str().unwrap();
     assert!(!read.is_empty());
     let prompts = r["prompts"].as_array().unwrap();
     assert!(
@@ -309,10 +312,11 @@ fn a_collision_refuses_to_start_naming_both_entries() {
         "{stderr}"
     );
     assert_all_gone(&m);
-    // Distinct prefixes, but resource URIs are never renamed: the first taken URI names both.
+    // Distinct prefixes, but the same URI prefix (none): the first taken URI names both.
     let prefixed = |p: &str| {
         let mut f = fixture.clone();
         f["prefix"] = json!(p);
+        f["uriPrefix"] = json!("");
         f
     };
     let config = json!({"mcpServers": {"alpha": prefixed("a_"), "beta": prefixed("b_")}});
@@ -327,6 +331,18 @@ fn a_collision_refuses_to_start_naming_both_entries() {
             && stderr.contains("URI"),
         "{stderr}"
     );
+    assert_all_gone(&m);
+    // With their default URI prefixes (alpha+, beta+) the two copies start side by side.
+    let config = json!({"mcpServers": {"alpha": {"command": bin("mcpcore"), "args": ["conformance-server", "--stdio"],
+        "env": {"MCPCORE_GATEWAY_TEST": m}}, "beta": {"command": bin("mcpcore"),
+        "args": ["conformance-server", "--stdio"], "env": {"MCPCORE_GATEWAY_TEST": m}}}});
+    std::fs::write(&*path, config.to_string()).unwrap();
+    let out = Command::new(bin("mcpcore"))
+        .args(["call", "beta__echo", r#"{"text": "b"}"#, "--", &bin("mcpcore"), "gateway", "--config"])
+        .arg(&*path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_all_gone(&m);
     // `skip` starts: the second entry's names are left out.
     let config = json!({"mcpServers": {"alpha": fixture, "beta": fixture}, "collision": "skip"});
@@ -411,7 +427,7 @@ fn a_dead_upstream_is_a_tool_error_naming_it_then_restarted_and_the_rest_keeps_s
         json!({"command": bin("mcpcore"), "args": ["conformance-server", "--stdio"], "env": env, "prefix": prefix,
                "include": ["echo"]})
     };
-    // Two copies of one server: their resource URIs (never renamed) collide, hence `skip`.
+    // Two copies of one server under distinct prefixes (URIs too: doomed+, fine+).
     let config =
         json!({"mcpServers": {"doomed": fixture("doomed."), "fine": fixture("fine.")}, "collision": "skip"});
     let path = write_config(&config, &m);

@@ -39,7 +39,7 @@ use crate::protocol::elicitation::{ElicitRequest, ElicitRequestParams, ElicitRes
 use crate::protocol::mrtr::{InputRequest, InputRequests, InputResponse};
 use crate::protocol::roots::{ListRootsRequest, ListRootsResult};
 use crate::protocol::sampling::{CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult};
-use crate::protocol::ClientCapabilities;
+use crate::protocol::{CacheHint, ClientCapabilities};
 use crate::Result;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -83,6 +83,8 @@ struct Book {
     used: Map<String, Value>,
     missing: InputRequests,
     user: Option<Value>,
+    /// The handler's own caching hints for its result.
+    cache: Option<CacheHint>,
 }
 
 /// What an MRTR handler left behind when it needed input: the requests still missing, the
@@ -170,6 +172,11 @@ impl InputLedger {
         let message = format!("client input required: {keys:?}");
         self.book.lock().expect("lock").missing.extend(requests);
         Error::new(ErrorKind::InputRequired, message)
+    }
+
+    /// The caching hints the handler set for its result.
+    pub(crate) fn cache_hint(&self) -> Option<CacheHint> {
+        self.book.lock().expect("lock").cache
     }
 
     /// What the MRTR handler left behind (used answers, missing requests, user state).
@@ -356,6 +363,16 @@ impl RequestContext {
     /// round of this request (2026-07-28 MRTR; sealed, so the client cannot alter it).
     pub fn request_state(&self) -> Option<Value> {
         self.input.as_ref().and_then(|l| l.book.lock().expect("lock").user.clone())
+    }
+
+    /// Sets the caching hints of this `resources/read` result (2026-07-28
+    /// server/utilities/caching): merged with the server's own, the shorter `ttlMs` and the more
+    /// private `cacheScope` winning (a proxy passes its upstream's on this way). Ignored on
+    /// other requests and on legacy sessions, whose results carry no hints.
+    pub fn set_cache_hint(&self, hint: CacheHint) {
+        if let Some(l) = &self.input {
+            l.book.lock().expect("lock").cache = Some(hint);
+        }
     }
 
     /// Stores state for the next round of this request (2026-07-28 MRTR); it travels sealed in

@@ -14,7 +14,9 @@
 //! An entry with `command` (and `args`, `env`, `cwd`) is a stdio child; one with `url` (and
 //! `headers`) is remote: `type` `http` / `streamable-http` is Streamable HTTP, `sse` the
 //! 2024-11-05 HTTP+SSE transport, no `type` tries Streamable HTTP then SSE. Gateway options per
-//! entry: `prefix` (default `<name>__`, `""` for none), `protocolVersion` or `lineage`
+//! entry: `prefix` (default `<name>__`, `""` for none), `uriPrefix` (put in front of the
+//! entry's resource URIs and URI templates; default `<name>+`, e.g. `everything+demo://x`,
+//! and `""` when `prefix` is `""`; see [`Mount`]), `protocolVersion` or `lineage`
 //! (`modern` / `legacy`) to pin the upstream connection, `include` / `exclude` (tool names,
 //! `*` as a wildcard), `timeoutMs` (each request to the upstream), `disabled`, `start`
 //! (`eager`, the default: connected before the gateway serves; `lazy`: connected in the
@@ -110,6 +112,7 @@ struct Entry {
     #[serde(rename = "type")]
     kind: Option<String>,
     prefix: Option<String>,
+    uri_prefix: Option<String>,
     protocol_version: Option<String>,
     lineage: Option<String>,
     #[serde(default)]
@@ -244,11 +247,25 @@ fn upstream(name: &str, e: Entry, policy: CollisionPolicy) -> std::result::Resul
         Some(other) => return Err(format!("\"start\" must be \"eager\" or \"lazy\", not {other:?}")),
     };
     let prefix = e.prefix.unwrap_or_else(|| format!("{name}__"));
+    let uri_prefix = match e.uri_prefix {
+        Some(p) => {
+            let scheme = p.starts_with(|c: char| c.is_ascii_alphabetic())
+                && p.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+            if !p.is_empty() && !scheme {
+                return Err(format!(
+                    "\"uriPrefix\" must start a URI scheme (a letter, then letters, digits, '+', '-', '.'), not {p:?}"
+                ));
+            }
+            p
+        }
+        None if prefix.is_empty() => String::new(),
+        None => Mount::uri_prefix_for(name),
+    };
     let tools = ToolFilter { include: e.include, exclude: e.exclude };
     Ok(Upstream {
         name: name.to_owned(),
         transport,
-        mount: Mount { prefix, tools, policy },
+        mount: Mount { prefix, uri_prefix, tools, policy },
         version,
         lineage,
         timeout,
@@ -282,6 +299,7 @@ mod tests {
         assert_eq!(names, ["a", "b"]);
         let a = &c.upstreams[0];
         assert_eq!(a.mount.prefix, "a__");
+        assert_eq!(a.mount.uri_prefix, "a+");
         assert_eq!(a.mount.policy, CollisionPolicy::Skip);
         assert_eq!(a.version, Some(ProtocolVersion::V2025_11_25));
         assert_eq!(a.timeout, Some(Duration::from_millis(1500)));
@@ -292,6 +310,7 @@ mod tests {
         assert_eq!(cmd.env, [("K".to_owned(), "V".to_owned())]);
         let b = &c.upstreams[1];
         assert_eq!(b.mount.prefix, "");
+        assert_eq!(b.mount.uri_prefix, "", "no prefix, URIs as they are");
         assert_eq!((b.start, b.restart), (Start::Eager, true));
         let UpstreamTransport::Http { transport, headers, .. } = &b.transport else { panic!("http") };
         assert_eq!(*transport, HttpTransport::Sse);
@@ -325,6 +344,10 @@ mod tests {
             (
                 json!({"mcpServers": {"e": {"command": "x", "start": "later"}}}),
                 "mcpServers.e: \"start\" must be",
+            ),
+            (
+                json!({"mcpServers": {"e": {"command": "x", "uriPrefix": "1x:"}}}),
+                "mcpServers.e: \"uriPrefix\" must",
             ),
             (json!({"mcpServers": {"e": {"command": "x", "include": "echo"}}}), "mcpServers.e: invalid type"),
             (json!({"mcpServers": {}}), "names no"),

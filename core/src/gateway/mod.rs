@@ -131,7 +131,8 @@ impl Gateway {
 
     /// A server of the aggregate (cheap: the registries are shared), to serve on stdio or HTTP.
     pub fn server(&self) -> Server {
-        let config = ServerConfig::new("mcpcore-gateway", env!("CARGO_PKG_VERSION"));
+        let mut config = ServerConfig::new("mcpcore-gateway", env!("CARGO_PKG_VERSION"));
+        config.aggregate = Some(self.inner.remote.aggregate());
         Server::new(config, self.inner.tools.clone())
             .with_resources(self.inner.resources.clone())
             .with_prompts(self.inner.prompts.clone())

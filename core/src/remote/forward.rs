@@ -5,6 +5,7 @@
 use super::bridge;
 use super::link::Link;
 use super::logs::LogRoute;
+use super::mount::Mount;
 use super::parked::Parked;
 use super::relay::Dispatch;
 use crate::client::Client;
@@ -18,7 +19,7 @@ use crate::protocol::completion::{
 };
 use crate::protocol::prompts::GetPromptResult;
 use crate::protocol::resources::{ReadResourceResult, ResourceContents};
-use crate::protocol::CallToolResult;
+use crate::protocol::{CacheHint, CallToolResult};
 use crate::registry::ToolHandler;
 use crate::resources::{ReadRequest, ResourceHandler};
 use serde_json::{json, Value};
@@ -36,11 +37,13 @@ pub(crate) struct Remote {
     pub(crate) dispatch: Arc<Dispatch>,
     /// Calls on a legacy remote waiting for a 2026-07-28 caller's next round.
     pub(crate) parked: Arc<Parked>,
+    /// How the remote is mounted (its URIs get `mount.uri_prefix`).
+    pub(crate) mount: Arc<Mount>,
 }
 
 impl Remote {
     /// A remote reached through `client`, known as `server`.
-    pub(crate) fn new(client: Client, server: &str) -> Remote {
+    pub(crate) fn new(client: Client, server: &str, mount: &Mount) -> Remote {
         let logs = Arc::new(LogRoute::default());
         logs.attach(&client);
         Remote {
@@ -49,6 +52,7 @@ impl Remote {
             server: server.to_owned(),
             dispatch: Arc::default(),
             parked: Arc::default(),
+            mount: Arc::new(mount.clone()),
         }
     }
 
@@ -83,7 +87,8 @@ impl Remote {
         params: Value,
     ) -> Result<T> {
         let Value::Object(params) = params else { unreachable!("built as an object") };
-        let v = bridge::forward(self, ctx, method, params).await.map_err(|e| self.failure(e))?;
+        let mut v = bridge::forward(self, ctx, method, params).await.map_err(|e| self.failure(e))?;
+        self.mount.localize(method, &mut v);
         serde_json::from_value(v)
             .map_err(|e| self.failure(Error::protocol(format!("malformed {method} result: {e}"))))
     }
@@ -151,9 +156,13 @@ impl ResourceHandler for ForwardResource {
     ) -> BoxFuture<'static, Result<Vec<ResourceContents>>> {
         let remote = self.remote.clone();
         Box::pin(async move {
-            let params = json!({ "uri": request.uri });
+            let uri = remote.mount.remote_uri(&request.uri).unwrap_or(&request.uri);
+            let params = json!({ "uri": uri });
             match remote.forward::<ReadResourceResult>(&ctx, "resources/read", params).await {
-                Ok(r) => Ok(r.contents),
+                Ok(r) => {
+                    ctx.set_cache_hint(CacheHint { ttl_ms: r.ttl_ms, scope: r.cache_scope });
+                    Ok(r.contents)
+                }
                 // Not found is said the way the caller's revision says it (2026-07-28: -32602,
                 // earlier: -32002; 2026-07-28 server/resources).
                 Err(e) if e.is_resource_not_found() => {

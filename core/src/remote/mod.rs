@@ -47,6 +47,7 @@
 //! # Ok(()) }
 //! ```
 
+mod aggregate;
 mod bridge;
 mod catalog;
 mod follow;
@@ -80,6 +81,10 @@ struct Connected {
     mount: Mount,
     /// The parts of the catalogue taken from the remote.
     parts: Vec<Part>,
+    /// The caching hints of the remote's last listings.
+    hints: Mutex<catalog::Hints>,
+    /// The remote URIs subscribed to on the remote.
+    subscribed: Mutex<std::collections::BTreeSet<String>>,
     registered: tokio::sync::Mutex<Registered>,
     /// The last failure of a re-listing made while following the remote.
     sync_error: Mutex<Option<Error>>,
@@ -95,7 +100,9 @@ impl Connected {
         let mut out = Registrations::default();
         let mut registered = self.registered.lock().await;
         for part in parts {
-            registered.sync(*part, &self.remote, catalogs, &self.mount, &mut out).await?;
+            let synced = registered.sync(*part, &self.remote, catalogs, &self.mount, &mut out).await;
+            *self.hints.lock().expect("lock") = registered.hints;
+            synced?;
         }
         Ok(out)
     }
@@ -106,21 +113,23 @@ impl Connected {
 #[derive(Debug)]
 pub struct RemoteServer {
     catalogs: Catalogs,
-    servers: Mutex<HashMap<String, Arc<Connected>>>,
+    servers: Arc<Mutex<HashMap<String, Arc<Connected>>>>,
 }
 
 impl RemoteServer {
     /// Forwards remote tools into `tools` (add resources and prompts with the `with_*` methods).
     pub fn new(tools: Arc<ToolRegistry>) -> Self {
-        RemoteServer {
-            catalogs: Catalogs { tools, resources: None, prompts: None },
-            servers: Mutex::new(HashMap::new()),
-        }
+        RemoteServer { catalogs: Catalogs { tools, resources: None, prompts: None }, servers: Arc::default() }
     }
 
-    /// Forwards remote resources and resource templates into `resources` too.
+    /// Forwards remote resources and resource templates into `resources` too. A local client
+    /// subscribing to one of them (`resources/subscribe`, or `subscriptions/listen` with
+    /// `resourceSubscriptions`) makes this provider subscribe on the remote it comes from, so
+    /// the remote's updates reach that client (see [`ResourceRegistry::on_subscribe`]).
     pub fn with_resources(mut self, resources: Arc<ResourceRegistry>) -> Self {
-        self.catalogs.resources = Some(resources);
+        self.catalogs.resources = Some(resources.clone());
+        let (servers, catalogs) = (Arc::downgrade(&self.servers), self.catalogs.clone());
+        resources.on_subscribe(move |uri| follow::interest(&servers, &catalogs, uri));
         self
     }
 
@@ -160,9 +169,11 @@ impl RemoteServer {
         parts: &[Part],
     ) -> Result<Registrations> {
         let connected = Arc::new(Connected {
-            remote: Remote::new(client, server_id),
+            remote: Remote::new(client, server_id, &mount),
             mount,
             parts: parts.to_vec(),
+            hints: Mutex::default(),
+            subscribed: Mutex::default(),
             registered: tokio::sync::Mutex::new(Registered::default()),
             sync_error: Mutex::new(None),
             followers: Mutex::new(Vec::new()),
@@ -211,6 +222,14 @@ impl RemoteServer {
         }
     }
 
+    /// The connected servers seen as one, for the local server's
+    /// [`ServerConfig::aggregate`](crate::engine::ServerConfig::aggregate): the union of their
+    /// capabilities and the merged caching hints of their lists (see
+    /// [`Aggregate`](crate::engine::Aggregate)), as they are when asked.
+    pub fn aggregate(&self) -> Arc<dyn crate::engine::Aggregate> {
+        Arc::new(aggregate::View { servers: self.servers.clone(), catalogs: self.catalogs.clone() })
+    }
+
     /// The ids of connected servers, sorted.
     pub fn servers(&self) -> Vec<String> {
         let mut ids: Vec<String> = self.servers.lock().expect("lock").keys().cloned().collect();
@@ -243,6 +262,7 @@ impl RemoteServer {
         c.remote.reconnect(client);
         let outcome = async {
             follow::start(&c, &self.catalogs, &c.parts).await?;
+            follow::resubscribe(&c).await;
             c.sync(&self.catalogs, &c.parts).await
         }
         .await;
@@ -267,16 +287,24 @@ impl RemoteServer {
         self.get(server_id).ok().and_then(|c| c.sync_error.lock().expect("lock").clone())
     }
 
-    /// Subscribes to updates of the remote resource `uri` of `server_id` (legacy:
+    /// Subscribes to updates of the resource with the local URI `uri` on `server_id` (legacy:
     /// `resources/subscribe`; 2026-07-28: a `subscriptions/listen` stream with
     /// `resourceSubscriptions`); each update is announced by the local resource registry
     /// ([`ResourceRegistry::notify_updated`]), so local clients subscribed to `uri` hear it.
+    /// Local clients' own subscriptions do this by themselves (see
+    /// [`RemoteServer::with_resources`]).
     pub async fn subscribe_resource(&self, server_id: &str, uri: &str) -> Result<()> {
         let c = self.get(server_id)?;
         if self.catalogs.resources.is_none() {
             return Err(Error::invalid_input("this RemoteServer forwards no resources (see with_resources)"));
         }
-        follow::subscribe(&c, &self.catalogs, uri).await
+        let remote_uri = c.mount.remote_uri(uri).ok_or_else(|| {
+            Error::invalid_input(format!(
+                "{uri:?} is not a URI of server {server_id:?} (its prefix is {:?})",
+                c.mount.uri_prefix
+            ))
+        })?;
+        follow::subscribe(&c, &self.catalogs, remote_uri).await
     }
 
     fn get(&self, server_id: &str) -> Result<Arc<Connected>> {
