@@ -124,6 +124,9 @@ for s in tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-re
     echo "conformance: server-$s: FAILED (the scenario was skipped, not run)"
     status=1
   fi
+  # The same through the gateway: a remote task is followed and mirrored as the gateway's own.
+  run "gateway-$s" server --url "$gateway_url" --scenario "$s" --spec-version 2026-07-28 --force \
+    -o "$out/gateway-tasks"
 done
 python3 "$here/summarize.py" "$out" "$here" || status=1
 exit $status

@@ -420,3 +420,101 @@ async fn a_callers_cancellation_reaches_the_upstream_tool_on_both_lineages() {
         up.shutdown().await.unwrap();
     }
 }
+
+/// A 2026-07-28 caller declaring the Tasks extension gets the gateway's own task for an
+/// upstream task, answers its input with `tasks/update`, and its `tasks/cancel` cancels the
+/// upstream task.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_task_is_mirrored_answered_and_cancelled() {
+    use mcpcore::tasks::TaskPolicy;
+    let seen = Arc::new(Seen::default());
+    let tools = ToolRegistry::new();
+    tools
+        .register_with_tasks(
+            Tool::new("ask_later", "ask_later", json!({"type": "object"})),
+            TaskPolicy::optional(),
+            |_: Arguments, ctx: ToolContext| async move {
+                let r = ctx.elicit("late", form("Later question?")).await?;
+                Ok(CallToolResult::text(format!("late answer {}", answer_of(&r))))
+            },
+        )
+        .unwrap();
+    let s = seen.clone();
+    tools
+        .register_with_tasks(
+            Tool::new("forever", "forever", json!({"type": "object"})),
+            TaskPolicy::optional(),
+            move |_: Arguments, _: ToolContext| {
+                s.started.fetch_add(1, Ordering::SeqCst);
+                let guard = DropCount(s.clone(), false);
+                async move {
+                    tokio::time::sleep(Duration::from_secs(60)).await;
+                    guard.done();
+                    Ok(CallToolResult::text("never"))
+                }
+            },
+        )
+        .unwrap();
+    let mut config = ServerConfig::new("upstream", "1");
+    config.versions = vec![ProtocolVersion::V2026_07_28];
+    let up = Server::new(config, Arc::new(tools))
+        .serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default())
+        .await
+        .unwrap();
+    let (gw, serving) = gateway(&up.url()).await;
+    let raw = Raw::new(&serving.url());
+    let tasks_meta = json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}},
+    });
+    let req = |id: i64, method: &str, mut params: Value| {
+        params["_meta"] = tasks_meta.clone();
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+    };
+    let r = send(raw.post_modern(&req(1, "tools/call", json!({"name": "ask_later", "arguments": {}})))).await;
+    assert_eq!(r.json["result"]["resultType"], "task", "{}", r.json);
+    let id = r.json["result"]["taskId"].as_str().unwrap().to_owned();
+    // The gateway's task asks what the upstream task asks, under the upstream's key.
+    let mut asked = Value::Null;
+    for n in 0..200 {
+        let r = send(raw.post_modern(&req(10 + n, "tasks/get", json!({"taskId": id})))).await;
+        if r.json["result"]["status"] == "input_required" {
+            asked = r.json["result"]["inputRequests"].clone();
+            break;
+        }
+
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(asked["late"]["params"]["message"], "Later question?", "{asked}");
+    let r = send(raw.post_modern(&req(
+        300,
+        "tasks/update",
+        json!({"taskId": id, "inputResponses": {"late": accept("now")}}),
+    )))
+    .await;
+    assert_eq!(r.json["result"]["resultType"], "complete", "{}", r.json);
+    let mut done = Value::Null;
+    for n in 0..200 {
+        let r = send(raw.post_modern(&req(400 + n, "tasks/get", json!({"taskId": id})))).await;
+        if r.json["result"]["status"] == "completed" {
+            done = r.json["result"]["result"].clone();
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(done["content"][0]["text"], r#"late answer "now""#, "{done}");
+
+    // tasks/cancel on the gateway's task cancels the upstream one (its handler is stopped).
+    let r = send(raw.post_modern(&req(700, "tools/call", json!({"name": "forever", "arguments": {}})))).await;
+    let id = r.json["result"]["taskId"].as_str().unwrap().to_owned();
+    assert!(eventually(Duration::from_secs(10), || seen.started.load(Ordering::SeqCst) == 1).await);
+    let r = send(raw.post_modern(&req(701, "tasks/cancel", json!({"taskId": id})))).await;
+    assert_eq!(r.json["result"]["resultType"], "complete", "{}", r.json);
+    assert!(
+        eventually(Duration::from_secs(10), || seen.cancelled.load(Ordering::SeqCst) == 1).await,
+        "the upstream task's handler was not stopped"
+    );
+    serving.shutdown().await.unwrap();
+    gw.shutdown().await;
+    up.shutdown().await.unwrap();
+}

@@ -126,6 +126,10 @@ pub struct CallOptions {
     /// server→client requests arriving while this call is in flight go to it — to the newest
     /// such call when several are, since a legacy server request names no request it belongs to.
     pub input: Option<Arc<dyn InputHandler>>,
+    /// Modern lineage: the extensions this request declares (`_meta` clientCapabilities
+    /// `extensions`) instead of the connection's ([`ClientOptions::capabilities`]); a proxy
+    /// declares what its own caller declared this way. Empty: none.
+    pub extensions: Option<Map<String, Value>>,
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -471,17 +475,29 @@ impl Client {
     /// [`Client::with_meta`], declaring the kinds of a per-call input handler when there is one.
     fn with_meta_for(
         &self,
-        mut params: Map<String, Value>,
+        params: Map<String, Value>,
         version: ProtocolVersion,
         call_input: Option<&Arc<dyn InputHandler>>,
     ) -> Map<String, Value> {
+        self.with_meta_declaring(params, version, call_input, None)
+    }
+
+    /// [`Client::with_meta_for`], declaring `extensions` (when given) instead of the connection's.
+    fn with_meta_declaring(
+        &self,
+        mut params: Map<String, Value>,
+        version: ProtocolVersion,
+        call_input: Option<&Arc<dyn InputHandler>>,
+        extensions: Option<&Map<String, Value>>,
+    ) -> Map<String, Value> {
+        let mut caps = self.capabilities_for(version, call_input);
+        if let Some(x) = extensions {
+            caps.extensions = (!x.is_empty()).then(|| x.clone());
+        }
         let meta = params.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
         if let Value::Object(m) = meta {
             m.insert(meta::PROTOCOL_VERSION.into(), json!(version.as_str()));
-            m.insert(
-                meta::CLIENT_CAPABILITIES.into(),
-                serde_json::to_value(self.capabilities_for(version, call_input)).expect("serializable"),
-            );
+            m.insert(meta::CLIENT_CAPABILITIES.into(), serde_json::to_value(caps).expect("serializable"));
             m.insert(
                 meta::CLIENT_INFO.into(),
                 serde_json::to_value(&self.inner.options.info).expect("serializable"),
@@ -507,7 +523,7 @@ impl Client {
             token
         });
         if let Some(v) = version.filter(|v| v.is_modern()) {
-            params = self.with_meta_for(params, v, opts.input.as_ref());
+            params = self.with_meta_declaring(params, v, opts.input.as_ref(), opts.extensions.as_ref());
             if let (Some(level), Some(Value::Object(m))) = (opts.log_level, params.get_mut("_meta")) {
                 m.insert(meta::LOG_LEVEL.into(), json!(level.as_str()));
             }

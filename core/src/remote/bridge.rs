@@ -14,6 +14,7 @@
 use super::logs;
 use super::parked::Parked;
 use super::relay::{kinds_of, Ask, Declares, Dispatch, Entry};
+use super::task::{self, Followed};
 use super::Remote;
 use crate::client::{CallOptions, Client};
 use crate::context::RequestContext;
@@ -41,6 +42,9 @@ struct BridgeState {
     /// A legacy remote: the ticket of the parked call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     parked: Option<String>,
+    /// A 2026-07-28 remote's task waiting for the caller's input (see `task.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    task: Option<String>,
 }
 
 /// Forwards `method` with `params` to `remote` for the caller of `ctx`; returns the remote's
@@ -81,9 +85,15 @@ async fn modern(
     let mut opts = CallOptions {
         input: Some(Arc::new(Declares(kinds))),
         log_level: logs::wanted(ctx),
+        extensions: Some(task::extensions(ctx)),
         ..CallOptions::default()
     };
     relay_progress(&mut opts, ctx);
+    if let Some(id) = state.task {
+        // The caller's retry answers the remote task its previous round stopped at.
+        let answers = ctx.input_answers();
+        return follow_task(client, ctx, &id, None, answers).await;
+    }
     let mut next = params.clone();
     if let Some(s) = state.upstream {
         next.insert("requestState".into(), Value::String(s));
@@ -94,8 +104,13 @@ async fn modern(
     }
     for _ in 0..MAX_ROUNDS {
         let v = client.request_once(method, next, &opts).await?;
-        if v.get("resultType").and_then(Value::as_str) != Some("input_required") {
-            return Ok(v);
+        match v.get("resultType").and_then(Value::as_str) {
+            Some("input_required") => {}
+            Some(crate::protocol::tasks_ext::RESULT_TYPE_TASK) if method == "tools/call" => {
+                let id = v.get("taskId").and_then(Value::as_str).unwrap_or_default().to_owned();
+                return follow_task(client, ctx, &id, Some(&v), None).await;
+            }
+            _ => return Ok(v),
         }
         let irr: InputRequiredResult = serde_json::from_value(v)
             .map_err(|e| Error::protocol(format!("{method}: malformed input_required result: {e}")))?;
@@ -113,7 +128,7 @@ async fn modern(
         }
         if ctx.input_answers().is_some() {
             // A 2026-07-28 caller: its round ends with the remote's requests, as they are.
-            let state = BridgeState { upstream: irr.request_state, parked: None };
+            let state = BridgeState { upstream: irr.request_state, ..BridgeState::default() };
             ctx.set_request_state(serde_json::to_value(state).expect("serializable"));
             return Err(ctx.require_input(requests));
         }
@@ -125,6 +140,25 @@ async fn modern(
         }
     }
     Err(Error::protocol(format!("{method}: the remote still asked for input after {MAX_ROUNDS} rounds")))
+}
+
+/// Follows the remote task `id` (`task.rs`); a 2026-07-28 caller whose call is no task gets
+/// the task's input requests as its own round, the task id kept in the sealed state.
+async fn follow_task(
+    client: &Client,
+    ctx: &RequestContext,
+    id: &str,
+    created: Option<&Value>,
+    answers: Option<Map<String, Value>>,
+) -> Result<Value> {
+    match task::follow(client, ctx, id, created, answers, task::extensions(ctx)).await? {
+        Followed::Done(v) => Ok(v),
+        Followed::Input(requests) => {
+            let state = BridgeState { task: Some(id.to_owned()), ..BridgeState::default() };
+            ctx.set_request_state(serde_json::to_value(state).expect("serializable"));
+            Err(ctx.require_input(requests))
+        }
+    }
 }
 
 /// A legacy remote: its requests asked of the caller; parked between a 2026-07-28 caller's
@@ -145,7 +179,7 @@ async fn legacy(
     match call.drive(ctx).await {
         Err(e) if e.kind() == ErrorKind::InputRequired && ctx.input_answers().is_some() => {
             let ticket = Parked::park(&remote.parked, call);
-            let state = BridgeState { upstream: None, parked: Some(ticket) };
+            let state = BridgeState { parked: Some(ticket), ..BridgeState::default() };
             ctx.set_request_state(serde_json::to_value(state).expect("serializable"));
             Err(e)
         }

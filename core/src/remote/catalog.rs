@@ -11,6 +11,7 @@ use crate::protocol::resources::{Resource, ResourceTemplate};
 use crate::protocol::{CacheHint, Tool};
 use crate::registry::{CollisionPolicy, Registration, ToolOrigin, ToolRegistry};
 use crate::resources::{ResourceRegistry, UriTemplate};
+use crate::tasks::{TaskMode, TaskPolicy, TaskStart};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -117,7 +118,17 @@ impl Registered {
                 )
                 .await?;
                 listed.retain(|t| mount.tools.admits(&t.name));
-                out.tools = self.sync_tools(listed, remote, &catalogs.tools, mount)?;
+                // A 2026-07-28 server offering tasks: its tools may become local tasks (`task.rs`).
+                let tasks = client.lineage() == crate::protocol::Lineage::Modern
+                    && caps
+                        .extensions
+                        .as_ref()
+                        .is_some_and(|e| e.contains_key(crate::protocol::tasks_ext::EXTENSION_ID));
+                let task = match tasks {
+                    true => TaskPolicy { mode: TaskMode::Optional, start: TaskStart::Deferred },
+                    false => TaskPolicy::default(),
+                };
+                out.tools = self.sync_tools(listed, remote, &catalogs.tools, mount, task)?;
                 self.hints.tools = hint;
             }
             Part::Prompts if caps.prompts.is_some() => {
@@ -161,6 +172,7 @@ impl Registered {
         remote: &Remote,
         registry: &ToolRegistry,
         mount: &Mount,
+        task: TaskPolicy,
     ) -> Result<Vec<Registration>> {
         let remove = |local: &str| {
             registry.unregister(local);
@@ -176,7 +188,7 @@ impl Registered {
                 let origin = ToolOrigin::Remote { server: remote.server.clone(), remote_name };
                 let mut entry = tool.clone();
                 entry.name = mount.local_name(&tool.name);
-                registry.register_with(entry, handler, origin, mount.policy)
+                registry.register_with_task(entry, handler, origin, mount.policy, task)
             },
         )
     }

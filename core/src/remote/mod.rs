@@ -57,6 +57,7 @@ mod logs;
 mod mount;
 mod parked;
 mod relay;
+mod task;
 mod tools;
 
 pub use catalog::Registrations;
