@@ -637,3 +637,48 @@ async fn a_lazy_upstream_is_connected_in_the_background_and_announced() {
     gateway.shutdown().await;
     upstream.shutdown().await.unwrap();
 }
+
+/// A 2026-07-28 client's `subscriptions/listen` hears a legacy stdio upstream's
+/// `tools/list_changed` (the gateway follows the upstream's session notifications).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_stream_hears_a_legacy_stdio_upstreams_list_changes() {
+    use mcpcore::client::{Client, ClientOptions, ServerEvent};
+    use mcpcore::gateway::{Gateway, GatewayConfig};
+    use mcpcore::http::client::HttpOptions;
+    use mcpcore::http::server::HttpServerConfig;
+    use mcpcore::protocol::subscriptions::SubscriptionFilter;
+    use mcpcore::protocol::Lineage;
+    let config = GatewayConfig::from_value(json!({"mcpServers": {"up": {
+        "command": bin("mcpcore"), "args": ["conformance-server", "--stdio"], "lineage": "legacy",
+        "include": ["test_trigger_tool_change", "test_dynamic_*"]
+    }}}))
+    .unwrap();
+    let gateway = Gateway::start(&config).await.unwrap();
+    assert_eq!(gateway.client("up").unwrap().lineage(), Lineage::Legacy);
+    let serving = gateway
+        .server()
+        .serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default())
+        .await
+        .unwrap();
+    let options = ClientOptions { lineage: Some(Lineage::Modern), cache: false, ..ClientOptions::default() };
+    let client = Client::connect_http(&serving.url(), HttpOptions::default(), options).await.unwrap();
+    let filter = SubscriptionFilter { tools_list_changed: Some(true), ..SubscriptionFilter::default() };
+    let mut sub = client.listen(filter).await.unwrap();
+    client.call_tool("up__test_trigger_tool_change", json!({})).await.unwrap();
+    let heard = tokio::time::timeout(Duration::from_secs(15), async {
+        while let Some(e) = sub.next().await {
+            if e == ServerEvent::ToolsListChanged {
+                return true;
+            }
+        }
+        false
+    })
+    .await
+    .unwrap_or(false);
+    assert!(heard, "the listen stream heard tools/list_changed");
+    let names: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    assert!(names.contains(&"up__test_dynamic_tool".to_owned()), "{names:?}");
+    client.close().await;
+    serving.shutdown().await.unwrap();
+    gateway.shutdown().await;
+}
