@@ -9,6 +9,7 @@
 mod auth;
 mod client;
 mod errors;
+mod gateway;
 mod gil;
 mod handler;
 mod prompts;
@@ -31,6 +32,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<registry::Registry>()?;
     m.add_class::<server::Server>()?;
     m.add_class::<server::HttpServing>()?;
+    m.add_class::<gateway::Gateway>()?;
     m.add_class::<client::Client>()?;
     m.add_class::<auth::OAuth>()?;
     m.add_class::<server_auth::ServerAuth>()?;

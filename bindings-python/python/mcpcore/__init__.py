@@ -62,6 +62,7 @@ __version__: str = _native.__version__
 
 __all__ = [
     "Server",
+    "Gateway",
     "Client",
     "Registry",
     "HttpServing",
@@ -571,6 +572,90 @@ class Server:
             asyncio.run(main())
         except KeyboardInterrupt:
             pass
+
+
+class Gateway(Server):
+    """A gateway: every server of an ``mcpServers`` config (the Claude Desktop / Cursor / VS Code
+    shape, plus the gateway's per-entry options: ``prefix``, ``uriPrefix``, ``protocolVersion``
+    or ``lineage``, ``include`` / ``exclude``, ``timeoutMs``, ``start``, ``restart``;
+    see ``mcpcore gateway --help``) connected as an upstream and served as one server, on both
+    lineages, beside the tools, resources and prompts registered here with the
+    :class:`Server` decorators::
+
+        gateway = Gateway({"mcpServers": {"everything": {"command": "npx",
+                                                         "args": ["@modelcontextprotocol/server-everything"]}}})
+
+        @gateway.tool()
+        def local_time() -> str:
+            return "noon"
+
+        async with gateway:  # start(): connects the upstreams; shutdown() on exit
+            serving = await gateway.serve_http(port=8080)
+            ...
+
+    ``config`` is a mapping, JSON text, or the path of a JSON file.
+    """
+
+    def __init__(
+        self,
+        config: Union[Mapping[str, Any], str, "os.PathLike[str]"],
+        name: str = "mcpcore-gateway",
+        version: str = __version__,
+        *,
+        registry: Optional[Registry] = None,
+        instructions: Optional[str] = None,
+    ) -> None:
+        super().__init__(name, version, registry=registry, instructions=instructions)
+        if isinstance(config, Mapping):
+            self._config = json.dumps(config)
+        elif isinstance(config, str) and config.lstrip().startswith("{"):
+            self._config = config
+        else:
+            with open(os.fspath(config), encoding="utf-8") as f:
+                self._config = f.read()
+        self._gateway: Optional[_native.Gateway] = None
+
+    async def start(self) -> "Gateway":
+        """Connects the upstreams (eager ones before returning) and mounts their entries
+        beside the local ones. Raises (with every upstream closed again) when one cannot be
+        reached or a name collides under the ``"error"`` policy."""
+        if self._gateway is None:
+            self._gateway = await _native.Gateway.start(
+                self._config, self.registry._native, self._resources, self._prompts
+            )
+        return self
+
+    def _started(self) -> _native.Gateway:
+        if self._gateway is None:
+            raise InvalidInput("the gateway is not started: await gateway.start() first")
+        return self._gateway
+
+    def _native_server(self) -> _native.Server:
+        name, version, instructions = self._info
+        return self._started().server(
+            self.registry._native, self._resources, self._prompts, name, version, instructions
+        )
+
+    def upstreams(self) -> List[str]:
+        """The mounted upstreams, sorted (a lazy one once it connected)."""
+        return self._started().upstreams()
+
+    def status(self, name: str) -> Optional[Dict[str, Any]]:
+        """The state of the configured upstream ``name``: ``{"state": "starting" | "up" |
+        "restarting" | "failed", "restarts": int, "last_error": str | None}``."""
+        text = self._started().status(name)
+        return None if text is None else json.loads(text)
+
+    async def shutdown(self) -> None:
+        """Closes every upstream (stdio children are stopped); the local entries stay."""
+        if self._gateway is not None:
+            await self._gateway.shutdown()
+
+    async def __aenter__(self) -> "Gateway":
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.shutdown()
 
 
 class Client:

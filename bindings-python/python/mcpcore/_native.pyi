@@ -3,7 +3,7 @@
 from typing import Any, Awaitable, Callable, List, Optional, Tuple, final
 
 __all__ = [
-    "Registry", "Server", "HttpServing", "Client", "OAuth", "ServerAuth", "ToolCall", "Resources", "Prompts", "__version__",
+    "Registry", "Server", "HttpServing", "Gateway", "Client", "OAuth", "ServerAuth", "ToolCall", "Resources", "Prompts", "__version__",
     "tool_result", "resource_contents", "prompt_result", "completion", "error_kinds", "raise_example",
 ]
 
@@ -117,6 +117,23 @@ class Server:
         settings: str = "{}",
         auth: Optional["ServerAuth"] = None,
 ) -> Awaitable[HttpServing]: ...
+
+@final
+class Gateway:
+    @staticmethod
+    def start(config: str, registry: Registry, resources: Resources, prompts: Prompts) -> Awaitable["Gateway"]: ...
+    def server(
+        self,
+        registry: Registry,
+        resources: Resources,
+        prompts: Prompts,
+        name: str,
+        version: str,
+        instructions: Optional[str] = None,
+    ) -> Server: ...
+    def upstreams(self) -> List[str]: ...
+    def status(self, name: str) -> Optional[str]: ...
+    def shutdown(self) -> Awaitable[None]: ...
 
 @final
 class ServerAuth:

@@ -73,6 +73,18 @@ impl Gateway {
         let tools = Arc::new(ToolRegistry::new());
         let resources = Arc::new(ResourceRegistry::new());
         let prompts = Arc::new(PromptRegistry::new());
+        Gateway::start_with(config, tools, resources, prompts).await
+    }
+
+    /// [`Gateway::start`] into a host's own registries: what the host registered there
+    /// (local tools, resources, prompts) is served beside the upstreams' entries, and collides
+    /// with them like the upstreams' entries collide with each other.
+    pub async fn start_with(
+        config: &GatewayConfig,
+        tools: Arc<ToolRegistry>,
+        resources: Arc<ResourceRegistry>,
+        prompts: Arc<PromptRegistry>,
+    ) -> Result<Gateway> {
         let remote =
             RemoteServer::new(tools.clone()).with_resources(resources.clone()).with_prompts(prompts.clone());
         let inner = Arc::new(Inner {
@@ -129,9 +141,16 @@ impl Gateway {
         Ok(gateway)
     }
 
-    /// A server of the aggregate (cheap: the registries are shared), to serve on stdio or HTTP.
+    /// A server of the aggregate (cheap: the registries are shared), to serve on stdio or HTTP;
+    /// it calls itself `mcpcore-gateway`.
     pub fn server(&self) -> Server {
-        let mut config = ServerConfig::new("mcpcore-gateway", env!("CARGO_PKG_VERSION"));
+        self.server_with(ServerConfig::new("mcpcore-gateway", env!("CARGO_PKG_VERSION")))
+    }
+
+    /// [`Gateway::server`] with `config` (name, instructions, state keys…); its `aggregate` is
+    /// set to the upstreams' (the capabilities declared and the lists' caching hints follow
+    /// them).
+    pub fn server_with(&self, mut config: ServerConfig) -> Server {
         config.aggregate = Some(self.inner.remote.aggregate());
         Server::new(config, self.inner.tools.clone())
             .with_resources(self.inner.resources.clone())
