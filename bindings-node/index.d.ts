@@ -46,6 +46,23 @@ export declare class Client {
   close(): Promise<void>
 }
 
+/** Upstream MCP servers mounted into a registry, its resources and prompts. */
+export declare class Gateway {
+  /**
+   * Connects the upstreams of `config` (an `mcpServers` JSON text) into `registry`,
+   * `resources` and `prompts`; resolves to the started gateway.
+   */
+  static start(config: string, registry: Registry, resources: Resources, prompts: Prompts): Promise<Gateway>
+  /** A server of the aggregate called `name`/`version`. */
+  server(name: string, version: string, instructions?: string | undefined | null): Server
+  /** The mounted upstreams, sorted. */
+  upstreams(): Array<string>
+  /** The state of the configured upstream `name`, or null. */
+  status(name: string): UpstreamStatus | null
+  /** Stops watching the upstreams and closes them (stdio children are stopped). */
+  shutdown(): Promise<void>
+}
+
 /** A running HTTP server. */
 export declare class HttpServing {
   /** The endpoint URL, e.g. `http://127.0.0.1:8080/mcp`. */
@@ -339,4 +356,14 @@ export interface StdioConnectOptions {
   lineage?: string
   /** The default per-request timeout in ms (60000). */
   timeoutMs?: number
+}
+
+/** The state of one upstream. */
+export interface UpstreamStatus {
+  /** `starting`, `up`, `restarting` or `failed`. */
+  state: string
+  /** How many times it was connected again after its connection ended. */
+  restarts: number
+  /** Why it last failed. */
+  lastError?: string
 }
