@@ -25,6 +25,7 @@ mod catalog;
 mod client;
 mod client_catalog;
 mod errors;
+mod gateway;
 mod handler;
 mod host;
 mod input;
@@ -43,6 +44,7 @@ pub use client::{
 };
 pub use client_catalog::{Completion, Prompt, PromptResult, Resource, ResourceContents, ResourceTemplate};
 pub use errors::McpError;
+pub use gateway::{Gateway, UpstreamState, UpstreamStatus};
 pub use handler::{ToolCall, ToolHandler};
 pub use host::{bytes_result, error_kinds, host_result, raise_example, tool_result_json, value_result};
 pub use input::{ClientInput, ElicitAction, ElicitAnswer, ElicitRequest, InputKinds, Root};

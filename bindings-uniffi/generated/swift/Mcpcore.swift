@@ -1883,6 +1883,219 @@ public func FfiConverterTypeClientInput_lower(_ value: ClientInput) -> UInt64 {
 
 
 /**
+ * Upstream MCP servers served as one, beside a host's own tools.
+ */
+public protocol GatewayProtocol: AnyObject, Sendable {
+    
+    /**
+     * A server of the aggregate called `name`/`version`, to serve on stdio or HTTP.
+     */
+    func server(name: String, version: String, instructions: String?)  -> Server
+    
+    /**
+     * Closes every upstream (stdio children are stopped); the host's own tools stay.
+     */
+    func shutdown() async 
+    
+    /**
+     * The state of the configured upstream `name`.
+     */
+    func status(name: String)  -> UpstreamStatus?
+    
+    /**
+     * The mounted upstreams, sorted.
+     */
+    func upstreams()  -> [String]
+    
+}
+/**
+ * Upstream MCP servers served as one, beside a host's own tools.
+ */
+open class Gateway: GatewayProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpcore_uniffi_fn_clone_gateway(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpcore_uniffi_fn_free_gateway(handle, $0) }
+    }
+
+    
+    /**
+     * Connects the upstreams of `config` (the `mcpServers` JSON of Claude Desktop / Cursor /
+     * VS Code, with the gateway's per-entry options) into `registry` (and `resources`,
+     * `prompts` when given: the upstreams' ones go there); fails, every upstream closed again,
+     * when one cannot be reached or a name collides under the "error" policy.
+     */
+public static func start(config: String, registry: Registry, resources: Resources? = nil, prompts: Prompts? = nil)async throws  -> Gateway  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_constructor_gateway_start(FfiConverterString.lower(config),FfiConverterTypeRegistry_lower(registry),FfiConverterOptionTypeResources.lower(resources),FfiConverterOptionTypePrompts.lower(prompts)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_u64,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_u64,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_u64,
+            liftFunc: FfiConverterTypeGateway_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+
+    
+    /**
+     * A server of the aggregate called `name`/`version`, to serve on stdio or HTTP.
+     */
+open func server(name: String, version: String, instructions: String? = nil) -> Server  {
+    return try!  FfiConverterTypeServer_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_gateway_server(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(name),
+        FfiConverterString.lower(version),
+        FfiConverterOptionString.lower(instructions),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Closes every upstream (stdio children are stopped); the host's own tools stay.
+     */
+open func shutdown()async   {
+    return
+        try!  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_gateway_shutdown(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_void,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_void,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: nil
+            
+        )
+}
+    
+    /**
+     * The state of the configured upstream `name`.
+     */
+open func status(name: String) -> UpstreamStatus?  {
+    return try!  FfiConverterOptionTypeUpstreamStatus.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_gateway_status(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(name),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The mounted upstreams, sorted.
+     */
+open func upstreams() -> [String]  {
+    return try!  FfiConverterSequenceString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_gateway_upstreams(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeGateway: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = Gateway
+
+    public static func lift(_ handle: UInt64) throws -> Gateway {
+        return Gateway(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: Gateway) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Gateway {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: Gateway, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeGateway_lift(_ handle: UInt64) throws -> Gateway {
+    return try FfiConverterTypeGateway.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeGateway_lower(_ value: Gateway) -> UInt64 {
+    return FfiConverterTypeGateway.lower(value)
+}
+
+
+
+
+
+
+/**
  * A running HTTP server. Closing it (Kotlin `close()`/`use {}`, or the last Swift reference
  * going away) starts a graceful shutdown; [`HttpServing::shutdown`] waits for it.
  */
@@ -7517,6 +7730,85 @@ public func FfiConverterTypeToolResult_lower(_ value: ToolResult) -> RustBuffer 
 
 
 /**
+ * The state of one upstream.
+ */
+public struct UpstreamStatus: Equatable, Hashable {
+    /**
+     * Where it is.
+     */
+    public var state: UpstreamState
+    /**
+     * How many times it was connected again after its connection ended.
+     */
+    public var restarts: UInt32
+    /**
+     * Why it last failed.
+     */
+    public var lastError: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Where it is.
+         */state: UpstreamState, 
+        /**
+         * How many times it was connected again after its connection ended.
+         */restarts: UInt32, 
+        /**
+         * Why it last failed.
+         */lastError: String?) {
+        self.state = state
+        self.restarts = restarts
+        self.lastError = lastError
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension UpstreamStatus: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeUpstreamStatus: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UpstreamStatus {
+        return
+            try UpstreamStatus(
+                state: FfiConverterTypeUpstreamState.read(from: &buf), 
+                restarts: FfiConverterUInt32.read(from: &buf), 
+                lastError: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: UpstreamStatus, into buf: inout [UInt8]) {
+        FfiConverterTypeUpstreamState.write(value.state, into: &buf)
+        FfiConverterUInt32.write(value.restarts, into: &buf)
+        FfiConverterOptionString.write(value.lastError, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeUpstreamStatus_lift(_ buf: RustBuffer) throws -> UpstreamStatus {
+    return try FfiConverterTypeUpstreamStatus.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeUpstreamStatus_lower(_ value: UpstreamStatus) -> RustBuffer {
+    return FfiConverterTypeUpstreamStatus.lower(value)
+}
+
+
+/**
  * What to do when a tool name is already taken.
  */
 
@@ -8808,6 +9100,101 @@ public func FfiConverterTypeResourceContents_lower(_ value: ResourceContents) ->
 }
 
 
+
+/**
+ * Where an upstream is in its life.
+ */
+
+public enum UpstreamState: Equatable, Hashable {
+    
+    /**
+     * Not connected yet.
+     */
+    case starting
+    /**
+     * Connected and mounted.
+     */
+    case up
+    /**
+     * Its connection ended; it is being started again.
+     */
+    case restarting
+    /**
+     * Not started again (`"restart": false`), or its mount failed for good.
+     */
+    case failed
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension UpstreamState: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeUpstreamState: FfiConverterRustBuffer {
+    typealias SwiftType = UpstreamState
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UpstreamState {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .starting
+        
+        case 2: return .up
+        
+        case 3: return .restarting
+        
+        case 4: return .failed
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: UpstreamState, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .starting:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .up:
+            writeInt(&buf, Int32(2))
+        
+        
+        case .restarting:
+            writeInt(&buf, Int32(3))
+        
+        
+        case .failed:
+            writeInt(&buf, Int32(4))
+        
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeUpstreamState_lift(_ buf: RustBuffer) throws -> UpstreamState {
+    return try FfiConverterTypeUpstreamState.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeUpstreamState_lower(_ value: UpstreamState) -> RustBuffer {
+    return FfiConverterTypeUpstreamState.lower(value)
+}
+
+
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
@@ -9163,6 +9550,30 @@ fileprivate struct FfiConverterOptionTypeServerInfo: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterTypeServerInfo.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeUpstreamStatus: FfiConverterRustBuffer {
+    typealias SwiftType = UpstreamStatus?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeUpstreamStatus.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeUpstreamStatus.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -10003,6 +10414,18 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_subscription_cancel() != 51079) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpcore_uniffi_checksum_method_gateway_server() != 32475) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_gateway_shutdown() != 59753) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_gateway_status() != 11834) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_gateway_upstreams() != 28993) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpcore_uniffi_checksum_method_toolcall_arg_json() != 63943) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -10130,6 +10553,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_constructor_client_connect_stdio() != 59270) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_constructor_gateway_start() != 17661) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_constructor_registry_new() != 8487) {

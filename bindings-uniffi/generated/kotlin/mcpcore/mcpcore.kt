@@ -1026,6 +1026,14 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_subscription_cancel(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_gateway_server(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_gateway_shutdown(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_gateway_status(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_gateway_upstreams(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_arg_json(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_arguments(
@@ -1111,6 +1119,8 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_mcpcore_uniffi_checksum_constructor_client_connect_http(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_constructor_client_connect_stdio(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_constructor_gateway_start(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_constructor_registry_new(
     ): Int
@@ -1299,6 +1309,20 @@ internal object UniffiLib {
     ): Unit
     external fun uniffi_mcpcore_uniffi_fn_method_subscription_cancel(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_clone_gateway(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_free_gateway(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_constructor_gateway_start(`config`: RustBuffer.ByValue,`registry`: Long,`resources`: RustBuffer.ByValue,`prompts`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_gateway_server(`ptr`: Long,`name`: RustBuffer.ByValue,`version`: RustBuffer.ByValue,`instructions`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_gateway_shutdown(`ptr`: Long,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_gateway_status(`ptr`: Long,`name`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_method_gateway_upstreams(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_clone_toolcall(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_free_toolcall(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1708,6 +1732,18 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_subscription_cancel() and 0xFFFF) != 51079) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_gateway_server() and 0xFFFF) != 32475) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_gateway_shutdown() and 0xFFFF) != 59753) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_gateway_status() and 0xFFFF) != 11834) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_gateway_upstreams() and 0xFFFF) != 28993) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_arg_json() and 0xFFFF) != 63943) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1835,6 +1871,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_client_connect_stdio() and 0xFFFF) != 59270) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_gateway_start() and 0xFFFF) != 17661) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_registry_new() and 0xFFFF) != 8487) {
@@ -4101,6 +4140,372 @@ public object FfiConverterTypeClientInput: FfiConverter<ClientInput, Long> {
     override fun allocationSize(value: ClientInput) = 8UL
 
     override fun write(value: ClientInput, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * Upstream MCP servers served as one, beside a host's own tools.
+ */
+public interface GatewayInterface {
+    
+    /**
+     * A server of the aggregate called `name`/`version`, to serve on stdio or HTTP.
+     */
+    fun `server`(`name`: kotlin.String, `version`: kotlin.String, `instructions`: kotlin.String? = null): Server
+    
+    /**
+     * Closes every upstream (stdio children are stopped); the host's own tools stay.
+     */
+    suspend fun `shutdown`()
+    
+    /**
+     * The state of the configured upstream `name`.
+     */
+    fun `status`(`name`: kotlin.String): UpstreamStatus?
+    
+    /**
+     * The mounted upstreams, sorted.
+     */
+    fun `upstreams`(): List<kotlin.String>
+    
+    companion object
+}
+
+/**
+ * Upstream MCP servers served as one, beside a host's own tools.
+ */
+open class Gateway: Disposable, AutoCloseable, GatewayInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mcpcore_uniffi_fn_free_gateway(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_clone_gateway(handle, status)
+        }
+    }
+
+    
+    /**
+     * A server of the aggregate called `name`/`version`, to serve on stdio or HTTP.
+     */override fun `server`(`name`: kotlin.String, `version`: kotlin.String, `instructions`: kotlin.String?): Server {
+            return FfiConverterTypeServer.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_gateway_server(
+        it,
+        
+        FfiConverterString.lower(`name`),
+        FfiConverterString.lower(`version`),
+        FfiConverterOptionalString.lower(`instructions`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Closes every upstream (stdio children are stopped); the host's own tools stay.
+     */
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `shutdown`() {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_gateway_shutdown(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_void(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_void(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_void(future) },
+        // lift function
+        { },
+        
+        // Error FFI converter
+        UniffiNullRustCallStatusErrorHandler,
+    )
+    }
+
+    
+    /**
+     * The state of the configured upstream `name`.
+     */override fun `status`(`name`: kotlin.String): UpstreamStatus? {
+            return FfiConverterOptionalTypeUpstreamStatus.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_gateway_status(
+        it,
+        
+        FfiConverterString.lower(`name`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The mounted upstreams, sorted.
+     */override fun `upstreams`(): List<kotlin.String> {
+            return FfiConverterSequenceString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_gateway_upstreams(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+
+    
+
+
+    
+    companion object {
+        
+    /**
+     * Connects the upstreams of `config` (the `mcpServers` JSON of Claude Desktop / Cursor /
+     * VS Code, with the gateway's per-entry options) into `registry` (and `resources`,
+     * `prompts` when given: the upstreams' ones go there); fails, every upstream closed again,
+     * when one cannot be reached or a name collides under the "error" policy.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+     suspend fun `start`(`config`: kotlin.String, `registry`: Registry, `resources`: Resources? = null, `prompts`: Prompts? = null) : Gateway {
+        return uniffiRustCallAsync(
+        UniffiLib.uniffi_mcpcore_uniffi_fn_constructor_gateway_start(
+        FfiConverterString.lower(`config`),
+        FfiConverterTypeRegistry.lower(`registry`),
+        FfiConverterOptionalTypeResources.lower(`resources`),
+        FfiConverterOptionalTypePrompts.lower(`prompts`),),
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_u64(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_u64(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_u64(future) },
+        // lift function
+        { FfiConverterTypeGateway.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+        
+    }
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeGateway: FfiConverter<Gateway, Long> {
+    override fun lower(value: Gateway): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): Gateway {
+        return Gateway(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): Gateway {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: Gateway) = 8UL
+
+    override fun write(value: Gateway, buf: ByteBuffer) {
         buf.putLong(lower(value))
     }
 }
@@ -11346,6 +11751,61 @@ public object FfiConverterTypeToolResult: FfiConverterRustBuffer<ToolResult> {
 
 
 /**
+ * The state of one upstream.
+ */
+data class UpstreamStatus (
+    /**
+     * Where it is.
+     */
+    var `state`: UpstreamState
+    , 
+    /**
+     * How many times it was connected again after its connection ended.
+     */
+    var `restarts`: kotlin.UInt
+    , 
+    /**
+     * Why it last failed.
+     */
+    var `lastError`: kotlin.String?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeUpstreamStatus: FfiConverterRustBuffer<UpstreamStatus> {
+    override fun read(buf: ByteBuffer): UpstreamStatus {
+        return UpstreamStatus(
+            FfiConverterTypeUpstreamState.read(buf),
+            FfiConverterUInt.read(buf),
+            FfiConverterOptionalString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: UpstreamStatus) = (
+            FfiConverterTypeUpstreamState.allocationSize(value.`state`) +
+            FfiConverterUInt.allocationSize(value.`restarts`) +
+            FfiConverterOptionalString.allocationSize(value.`lastError`)
+    )
+
+    override fun write(value: UpstreamStatus, buf: ByteBuffer) {
+            FfiConverterTypeUpstreamState.write(value.`state`, buf)
+            FfiConverterUInt.write(value.`restarts`, buf)
+            FfiConverterOptionalString.write(value.`lastError`, buf)
+    }
+}
+
+
+
+/**
  * What to do when a tool name is already taken.
  */
 
@@ -12772,6 +13232,57 @@ public object FfiConverterTypeResourceContents : FfiConverterRustBuffer<Resource
 
 
 
+/**
+ * Where an upstream is in its life.
+ */
+
+enum class UpstreamState {
+    
+    /**
+     * Not connected yet.
+     */
+    STARTING,
+    /**
+     * Connected and mounted.
+     */
+    UP,
+    /**
+     * Its connection ended; it is being started again.
+     */
+    RESTARTING,
+    /**
+     * Not started again (`"restart": false`), or its mount failed for good.
+     */
+    FAILED;
+
+    
+
+
+    companion object
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeUpstreamState: FfiConverterRustBuffer<UpstreamState> {
+    override fun read(buf: ByteBuffer) = try {
+        UpstreamState.values()[buf.getInt() - 1]
+    } catch (e: IndexOutOfBoundsException) {
+        throw RuntimeException("invalid enum value, something is very wrong!!", e)
+    }
+
+    override fun allocationSize(value: UpstreamState) = 4UL
+
+    override fun write(value: UpstreamState, buf: ByteBuffer) {
+        buf.putInt(value.ordinal + 1)
+    }
+}
+
+
+
+
+
 
 /**
  * @suppress
@@ -13246,6 +13757,38 @@ public object FfiConverterOptionalTypeServerInfo: FfiConverterRustBuffer<ServerI
         } else {
             buf.put(1)
             FfiConverterTypeServerInfo.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeUpstreamStatus: FfiConverterRustBuffer<UpstreamStatus?> {
+    override fun read(buf: ByteBuffer): UpstreamStatus? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeUpstreamStatus.read(buf)
+    }
+
+    override fun allocationSize(value: UpstreamStatus?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeUpstreamStatus.allocationSize(value)
+        }
+    }
+
+    override fun write(value: UpstreamStatus?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeUpstreamStatus.write(value, buf)
         }
     }
 }
