@@ -93,7 +93,37 @@ pub enum UpstreamTransport {
         headers: Vec<(String, String)>,
         /// Streamable HTTP, SSE, or the first that works.
         transport: HttpTransport,
+        /// OAuth credentials of the gateway at this upstream (its own client: the gateway's
+        /// callers' tokens are never passed on).
+        oauth: Option<UpstreamOAuth>,
     },
+}
+
+/// The gateway's OAuth client at one upstream (entry key `oauth`): the client credentials
+/// grant with a pre-registered client (`clientId`, `clientSecret`; none: a public client),
+/// optional `scopes`, tokens kept in memory or in the file `tokenStore` (0600 JSON). The
+/// core's OAuth client does the rest: discovery from the upstream's 401, the token request
+/// with `resource`, refresh, step-up on 403 `insufficient_scope`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpstreamOAuth {
+    /// The pre-registered client id.
+    pub client_id: String,
+    /// Its secret (`client_secret_basic`/`_post`); `None`: a public client.
+    pub client_secret: Option<String>,
+    /// Scopes to ask for instead of the spec's selection.
+    pub scopes: Option<Vec<String>>,
+    /// Where tokens are kept (default: memory).
+    pub token_store: Option<PathBuf>,
+}
+
+/// The `oauth` object of an entry, as written.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct OAuthEntry {
+    client_id: String,
+    client_secret: Option<String>,
+    scopes: Option<Vec<String>>,
+    token_store: Option<PathBuf>,
 }
 
 /// One entry as written (fields the gateway does not know are ignored).
@@ -124,6 +154,7 @@ struct Entry {
     disabled: bool,
     start: Option<String>,
     restart: Option<bool>,
+    oauth: Option<OAuthEntry>,
 }
 
 impl GatewayConfig {
@@ -190,6 +221,9 @@ fn collision(top: &Map<String, Value>) -> Result<CollisionPolicy> {
 }
 
 fn upstream(name: &str, e: Entry, policy: CollisionPolicy) -> std::result::Result<Upstream, String> {
+    if e.oauth.is_some() && e.url.is_none() {
+        return Err("\"oauth\" needs a \"url\" (an HTTP upstream)".into());
+    }
     let transport = match (e.command, e.url) {
         (Some(_), Some(_)) => return Err("give either \"command\" or \"url\", not both".into()),
         (None, None) => return Err("needs \"command\" (a stdio server) or \"url\" (an HTTP server)".into()),
@@ -219,7 +253,13 @@ fn upstream(name: &str, e: Entry, policy: CollisionPolicy) -> std::result::Resul
                     ))
                 }
             };
-            UpstreamTransport::Http { url, headers: e.headers.into_iter().collect(), transport }
+            let oauth = e.oauth.map(|o| UpstreamOAuth {
+                client_id: o.client_id,
+                client_secret: o.client_secret,
+                scopes: o.scopes,
+                token_store: o.token_store,
+            });
+            UpstreamTransport::Http { url, headers: e.headers.into_iter().collect(), transport, oauth }
         }
     };
     let version = match e.protocol_version {
@@ -284,7 +324,8 @@ mod tests {
         let c = GatewayConfig::from_value(json!({
             "mcpServers": {
                 "b": {"url": "http://127.0.0.1:1/mcp", "type": "sse", "headers": {"X-Key": "k"},
-                      "prefix": "", "include": ["echo"], "autoApprove": ["x"]},
+                      "prefix": "", "include": ["echo"], "autoApprove": ["x"],
+                      "oauth": {"clientId": "gw", "clientSecret": "s", "scopes": ["mcp:tools"]}},
                 "a": {"command": "node", "args": ["s.js"], "env": {"K": "V"}, "cwd": "/tmp",
                       "protocolVersion": "2025-11-25", "timeoutMs": 1500, "exclude": ["get-*"],
                       "start": "lazy", "restart": false},
@@ -312,9 +353,12 @@ mod tests {
         assert_eq!(b.mount.prefix, "");
         assert_eq!(b.mount.uri_prefix, "", "no prefix, URIs as they are");
         assert_eq!((b.start, b.restart), (Start::Eager, true));
-        let UpstreamTransport::Http { transport, headers, .. } = &b.transport else { panic!("http") };
+        let UpstreamTransport::Http { transport, headers, oauth, .. } = &b.transport else { panic!("http") };
         assert_eq!(*transport, HttpTransport::Sse);
         assert_eq!(headers, &[("X-Key".to_owned(), "k".to_owned())]);
+        let o = oauth.as_ref().unwrap();
+        assert_eq!((o.client_id.as_str(), o.client_secret.as_deref()), ("gw", Some("s")));
+        assert_eq!(o.scopes, Some(vec!["mcp:tools".to_owned()]));
     }
 
     #[test]
@@ -348,6 +392,14 @@ mod tests {
             (
                 json!({"mcpServers": {"e": {"command": "x", "uriPrefix": "1x:"}}}),
                 "mcpServers.e: \"uriPrefix\" must",
+            ),
+            (
+                json!({"mcpServers": {"e": {"command": "x", "oauth": {"clientId": "c"}}}}),
+                "mcpServers.e: \"oauth\" needs",
+            ),
+            (
+                json!({"mcpServers": {"e": {"url": "http://h", "oauth": {"client": "c"}}}}),
+                "mcpServers.e: unknown field",
             ),
             (json!({"mcpServers": {"e": {"command": "x", "include": "echo"}}}), "mcpServers.e: invalid type"),
             (json!({"mcpServers": {}}), "names no"),

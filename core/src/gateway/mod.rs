@@ -28,7 +28,7 @@
 mod config;
 mod supervise;
 
-pub use config::{GatewayConfig, Start, Upstream, UpstreamTransport};
+pub use config::{GatewayConfig, Start, Upstream, UpstreamOAuth, UpstreamTransport};
 pub use supervise::{UpstreamState, UpstreamStatus};
 
 use crate::client::{Client, ClientOptions, InputKinds};
@@ -241,6 +241,19 @@ impl Inner {
     }
 }
 
+/// The gateway's OAuth client at one upstream: client credentials, pre-registered.
+fn oauth_client(o: &UpstreamOAuth) -> crate::auth::client::OAuth {
+    use crate::auth::client::{ClientAuth, FileTokenStore, OAuth, OAuthConfig};
+    let auth = o.client_secret.clone().map(ClientAuth::Secret).unwrap_or(ClientAuth::None);
+    let mut config = OAuthConfig::client_credentials(o.client_id.clone(), auth);
+    config.client_name = "mcpcore-gateway".into();
+    config.scopes = o.scopes.clone();
+    if let Some(path) = &o.token_store {
+        config.store = std::sync::Arc::new(FileTokenStore::new(path));
+    }
+    OAuth::new(config)
+}
+
 /// `e` with the upstream's name in front.
 fn named(upstream: &str, e: &Error) -> Error {
     Error::new(e.kind(), format!("upstream {upstream:?}: {}", e.message()))
@@ -266,9 +279,13 @@ pub(crate) async fn connect(upstream: &Upstream) -> Result<Client> {
     }
     match &upstream.transport {
         UpstreamTransport::Stdio(cmd) => Client::connect_stdio(cmd.clone(), options).await,
-        UpstreamTransport::Http { url, headers, transport } => {
-            let http =
-                HttpOptions { headers: headers.clone(), transport: *transport, ..HttpOptions::default() };
+        UpstreamTransport::Http { url, headers, transport, oauth } => {
+            let http = HttpOptions {
+                headers: headers.clone(),
+                transport: *transport,
+                auth: oauth.as_ref().map(oauth_client),
+                ..HttpOptions::default()
+            };
             Client::connect_http(url, http, options).await
         }
     }

@@ -12,13 +12,18 @@ Connects every server of an `mcpServers` config (the Claude Desktop / Cursor / V
 serves them as one MCP server: on stdio (default), or with --listen on Streamable HTTP at
 http://IP:PORT/mcp (2026-07-28 and the initialize-based revisions on one endpoint, 2024-11-05
 HTTP+SSE on /sse). A tool, prompt or resource template `x` of the entry `name` is served as
-`name__x` unless the entry sets \"prefix\" (\"\" for none); resource URIs keep their names.
+`name__x` unless the entry sets \"prefix\" (\"\" for none), and its resource URIs as `name+<uri>`.
 
 config, per entry:
   \"command\", \"args\", \"env\", \"cwd\"        a stdio server (a child process)
   \"url\", \"headers\", \"type\"                an HTTP server; type \"http\" (or \"streamable-http\")
                                           or \"sse\" (2024-11-05); none: try http, then sse
+  \"oauth\"                                 the gateway's own OAuth client at an HTTP upstream:
+                                          {\"clientId\", \"clientSecret\", \"scopes\", \"tokenStore\"}
+                                          (client credentials; callers' tokens are never passed on)
   \"prefix\"                                default \"<name>__\"
+  \"uriPrefix\"                             before resource URIs; default \"<name>+\" (\"\" when
+                                          \"prefix\" is \"\")
   \"protocolVersion\" | \"lineage\"           pin the upstream connection (e.g. \"2025-11-25\", \"legacy\")
   \"include\", \"exclude\"                    tool names to take / leave out (`*` is a wildcard)
   \"timeoutMs\"                             timeout of each request to the upstream
