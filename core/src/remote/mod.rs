@@ -13,11 +13,18 @@
 //!   and updates the local registrations (`catalog.rs`), which announce the change to the local
 //!   server's own clients; each resource update becomes the local registry's
 //!   [`Change::ResourceUpdated`](crate::changes::Change::ResourceUpdated).
-//! - **Relaying input** (`relay.rs`): elicitation, sampling and roots the remote asks for
-//!   during a forwarded call are asked of the local caller through the call's
-//!   [`RequestContext`](crate::context::RequestContext), on both lineages, both sides. A legacy
-//!   remote can only ask for what the client declared at `initialize`: connect it with
-//!   [`RelayInput`] as [`ClientOptions::input`](crate::client::ClientOptions::input).
+//! - **Bridging input** (`bridge.rs`, `relay.rs`, `parked.rs`): elicitation, sampling and roots
+//!   the remote asks for during a forwarded call are asked of the local caller through the call's
+//!   [`RequestContext`](crate::context::RequestContext), in the caller's lineage: a 2026-07-28
+//!   remote's `input_required` passes through (or becomes real requests to a legacy caller); a
+//!   legacy remote's requests become `input_required` rounds for a 2026-07-28 caller while the
+//!   remote request stays open (the call parked until the retry). A legacy remote can only ask
+//!   for what the client declared at `initialize`: connect it with [`RelayInput`] as
+//!   [`ClientOptions::input`](crate::client::ClientOptions::input).
+//! - **Tasks** (`task.rs`): a remote's task (Tasks extension) is followed and mirrored as the
+//!   local caller's task.
+//! - **Lifecycle** (`link.rs`): [`RemoteServer::mark_unavailable`] and
+//!   [`RemoteServer::reconnect`] keep a server's entries across a restart of the server.
 //! - **Relaying logs** (`logs.rs`): the remote's `notifications/message` reach the caller of
 //!   the forwarded call (at the caller's level), while that call is the only one in flight on
 //!   the connection (a log message names no request); connecting takes over the client's
