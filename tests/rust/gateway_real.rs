@@ -50,8 +50,8 @@ impl Drop for Killed {
 
 /// Spawns `cmd` and returns it with what follows `prefix` on the first stdout line (60 s).
 fn spawn_announcing(cmd: &mut Command, prefix: &str) -> (Killed, String) {
-    let mut child = cmd.stdout(Stdio::piped()).spawn().expect("spawn");
-    let stdout = child.stdout.take().unwrap();
+    let mut child = Killed(cmd.stdout(Stdio::piped()).spawn().expect("spawn"));
+    let stdout = child.0.stdout.take().unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
@@ -62,7 +62,7 @@ fn spawn_announcing(cmd: &mut Command, prefix: &str) -> (Killed, String) {
     loop {
         let line = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())).expect("a first line");
         if let Some(rest) = line.strip_prefix(prefix) {
-            return (Killed(child), rest.trim().to_owned());
+            return (child, rest.trim().to_owned());
         }
     }
 }
