@@ -9,7 +9,10 @@
 //! - a legacy caller in front of a 2026-07-28 upstream: the upstream's three `inputRequests`
 //!   become three real requests to the caller, then the upstream is retried with the answers;
 //! - progress reaches the caller across the bridge, and a caller's cancellation reaches the
-//!   upstream tool.
+//!   upstream tool;
+//! - an upstream task becomes the gateway's own (answered with `tasks/update`, cancelled with
+//!   `tasks/cancel` up to the upstream);
+//! - an upstream's log messages reach each caller at that caller's own level.
 
 use mcpcore::client::{BoxFuture, Client, ClientOptions, InputHandler, InputKinds};
 use mcpcore::engine::ServerConfig;
@@ -517,4 +520,68 @@ async fn an_upstream_task_is_mirrored_answered_and_cancelled() {
     serving.shutdown().await.unwrap();
     gw.shutdown().await;
     up.shutdown().await.unwrap();
+}
+
+/// An upstream's log messages reach each caller at that caller's own level: a legacy session's
+/// `logging/setLevel` (all levels until set), a 2026-07-28 request's `_meta` logLevel (none
+/// without it), whatever the upstream speaks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn log_messages_reach_each_caller_at_its_own_level() {
+    use mcpcore::client::CallOptions;
+    use mcpcore::protocol::logging::LoggingLevel;
+    for upstream_lineage in [Lineage::Legacy, Lineage::Modern] {
+        let tools = ToolRegistry::new();
+        tools
+            .register(
+                Tool::new("chatty", "chatty", json!({"type": "object"})),
+                |_: Arguments, ctx: ToolContext| async move {
+                    for (level, word) in
+                        [(LoggingLevel::Debug, "d"), (LoggingLevel::Info, "i"), (LoggingLevel::Error, "e")]
+                    {
+                        ctx.log(level, Some("chatty"), json!(word));
+                    }
+                    Ok(CallToolResult::text("said"))
+                },
+            )
+            .unwrap();
+        let mut config = ServerConfig::new("upstream", "1");
+        config.versions =
+            ProtocolVersion::ALL.iter().copied().filter(|v| v.lineage() == upstream_lineage).collect();
+        let up = Server::new(config, Arc::new(tools))
+            .serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default())
+            .await
+            .unwrap();
+        let (gw, serving) = gateway(&up.url()).await;
+        let heard = |c: &Client| {
+            let got = Arc::new(Mutex::new(Vec::<String>::new()));
+            let sink = got.clone();
+            c.on_log(move |p| sink.lock().unwrap().push(p.data.as_str().unwrap_or_default().to_owned()));
+            got
+        };
+        let case = format!("upstream {upstream_lineage:?}");
+        // A legacy session at warning, another at its default (everything).
+        let quiet = client(&serving.url(), Lineage::Legacy, Arc::new(Answers::default())).await;
+        let quiet_heard = heard(&quiet);
+        quiet.request("logging/setLevel", json!({"level": "warning"})).await.unwrap();
+        assert_eq!(quiet.call_tool("chatty", json!({})).await.unwrap().first_text(), Some("said"));
+        assert_eq!(*quiet_heard.lock().unwrap(), ["e"], "{case}: a warning-level session");
+        let loud = client(&serving.url(), Lineage::Legacy, Arc::new(Answers::default())).await;
+        let loud_heard = heard(&loud);
+        loud.call_tool("chatty", json!({})).await.unwrap();
+        assert_eq!(*loud_heard.lock().unwrap(), ["d", "i", "e"], "{case}: a session that set no level");
+        // 2026-07-28: only a request that asks, from its level up.
+        let modern = client(&serving.url(), Lineage::Modern, Arc::new(Answers::default())).await;
+        let modern_heard = heard(&modern);
+        modern.call_tool("chatty", json!({})).await.unwrap();
+        assert!(modern_heard.lock().unwrap().is_empty(), "{case}: no logLevel, no log messages");
+        let opts = CallOptions { log_level: Some(LoggingLevel::Info), ..CallOptions::default() };
+        modern.call_tool_with("chatty", json!({}), &opts).await.unwrap();
+        assert_eq!(*modern_heard.lock().unwrap(), ["i", "e"], "{case}: logLevel info");
+        for c in [quiet, loud, modern] {
+            c.close().await;
+        }
+        serving.shutdown().await.unwrap();
+        gw.shutdown().await;
+        up.shutdown().await.unwrap();
+    }
 }
