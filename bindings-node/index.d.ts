@@ -102,6 +102,23 @@ export declare class Exchange {
   abort(): void
 }
 
+/** Upstream MCP servers mounted into a registry, its resources and prompts. */
+export declare class Gateway {
+  /**
+   * Connects the upstreams of `config` (an `mcpServers` JSON text) into `registry`,
+   * `resources` and `prompts`; resolves to the started gateway.
+   */
+  static start(config: string, registry: Registry, resources: Resources, prompts: Prompts): Promise<Gateway>
+  /** A server of the aggregate called `name`/`version`. */
+  server(name: string, version: string, instructions?: string | undefined | null): Server
+  /** The mounted upstreams, sorted. */
+  upstreams(): Array<string>
+  /** The state of the configured upstream `name`, or null. */
+  status(name: string): UpstreamStatus | null
+  /** Stops watching the upstreams and closes them (stdio children are stopped). */
+  shutdown(): Promise<void>
+}
+
 /** A running HTTP server. */
 export declare class HttpServing {
   /** The endpoint URL, e.g. `http://127.0.0.1:8080/mcp`. */
@@ -377,6 +394,12 @@ export interface HttpConnectOptions {
 }
 
 /**
+ * `schema` (JSON text) with its `$ref`s to non-recursive `$defs` inlined (the core's
+ * `mcpcore::registry::inline_refs`), as JSON text.
+ */
+export declare function inlineRefs(schema: string): string
+
+/**
  * The host's answers to a server's requests for input: envelope callbacks (see `handler`)
  * called with the request params; only those given are declared as capabilities.
  */
@@ -392,12 +415,6 @@ export interface InputCallbacks {
   /** Roots the client keeps and answers with itself (a JSON list of `{uri, name}`). */
   rootsJson?: string
 }
-
-/**
- * `schema` (JSON text) with its `$ref`s to non-recursive `$defs` inlined (the core's
- * `mcpcore::registry::inline_refs`), as JSON text.
- */
-export declare function inlineRefs(schema: string): string
 
 /** The version of the native module (the crate version). */
 export declare function nativeVersion(): string
@@ -519,4 +536,14 @@ export interface StdioConnectOptions {
   probeTimeoutMs?: number
   /** Answers to the server's requests for input (the wrapper's envelope callbacks). */
   input?: InputCallbacks
+}
+
+/** The state of one upstream. */
+export interface UpstreamStatus {
+  /** `starting`, `up`, `restarting` or `failed`. */
+  state: string
+  /** How many times it was connected again after its connection ended. */
+  restarts: number
+  /** Why it last failed. */
+  lastError?: string
 }

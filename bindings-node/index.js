@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.Client = nativeBinding.Client
 module.exports.Exchange = nativeBinding.Exchange
+module.exports.Gateway = nativeBinding.Gateway
 module.exports.HttpServing = nativeBinding.HttpServing
 module.exports.Mount = nativeBinding.Mount
 module.exports.MountResponse = nativeBinding.MountResponse

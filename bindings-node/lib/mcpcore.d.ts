@@ -488,6 +488,50 @@ export type SamplingAnswer = string | { content: unknown; model?: string; role?:
 /** A root the client exposes: a `file://` URI, or `{uri, name}`. */
 export type RootSpec = string | { uri: string; name?: string };
 
+/** An `mcpServers` config: the editors' shape plus the gateway's per-entry options. */
+export interface GatewayConfig {
+  mcpServers: Record<string, GatewayEntry>;
+  collision?: 'error' | 'skip' | 'prefix';
+}
+export interface GatewayEntry {
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  headers?: Record<string, string>;
+  type?: 'stdio' | 'http' | 'streamable-http' | 'sse';
+  prefix?: string;
+  uriPrefix?: string;
+  protocolVersion?: string;
+  lineage?: 'modern' | 'legacy';
+  include?: string[];
+  exclude?: string[];
+  timeoutMs?: number;
+  start?: 'eager' | 'lazy';
+  restart?: boolean;
+  disabled?: boolean;
+  [editorField: string]: unknown;
+}
+export interface UpstreamStatus {
+  state: 'starting' | 'up' | 'restarting' | 'failed';
+  restarts: number;
+  lastError?: string;
+}
+
+/** Upstream MCP servers served as one, beside the entries registered on it. */
+export class Gateway extends Server {
+  constructor(config: GatewayConfig | string, options?: ServerOptions);
+  /** Connects the upstreams; resolves to this gateway. */
+  start(): Promise<this>;
+  /** The mounted upstreams, sorted. */
+  readonly upstreams: string[];
+  status(name: string): UpstreamStatus | undefined;
+  /** Closes every upstream (and the nodeHandler listeners). */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
 export interface ClientOptions {
   protocolVersion?: string;
   lineage?: 'modern' | 'legacy';

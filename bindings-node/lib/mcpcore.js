@@ -343,12 +343,87 @@ function setLogger(handler, options = {}) {
   return nativeSync(() => native.setLogHandler((lvl, target, message) => handler({ level: lvl, target, message }), level));
 }
 
+/**
+ * A gateway: every server of an `mcpServers` config (the Claude Desktop / Cursor / VS Code shape
+ * plus the gateway's per-entry options: prefix, uriPrefix, protocolVersion or lineage,
+ * include/exclude, timeoutMs, start, restart; see `mcpcore gateway --help`) connected as an
+ * upstream and served as one Server, on both lineages, beside the tools, resources and prompts
+ * registered on it. `config` is an object or JSON text; `options` as for Server.
+ */
+class Gateway extends Server {
+  constructor(config, options = {}) {
+    const { name = 'mcpcore-gateway', version = native.nativeVersion(), instructions = null } = options;
+    super({ ...options, name, version });
+    /** @internal */
+    this._config = typeof config === 'string' ? config : JSON.stringify(config);
+    /** @internal */
+    this._info = [name, version, instructions ?? null];
+    /** @internal */
+    this._gw = null;
+  }
+
+  /** Connects the upstreams (eager ones before it resolves) and mounts their entries beside
+   * the local ones. Rejects (every upstream closed again) when one cannot be reached or a
+   * name collides under the "error" policy. Resolves to this gateway. */
+  async start() {
+    if (this._gw) return this;
+    const gw = await awaitNative(native.Gateway.start(this._config, this.registry._native, this._resources(), this._prompts()));
+    this._gw = gw;
+    this._native = gw.server(...this._info);
+    return this;
+  }
+
+  /** @internal */
+  _started() {
+    if (!this._gw) throw makeError('invalid_input', 'the gateway is not started: await gateway.start() first', { code: -32602 });
+    return this._gw;
+  }
+
+  /** The mounted upstreams, sorted (a lazy one once it connected). */
+  get upstreams() {
+    return this._started().upstreams();
+  }
+
+  /** The state of the configured upstream `name`: {state: 'starting' | 'up' | 'restarting' |
+   * 'failed', restarts, lastError}, or undefined. */
+  status(name) {
+    const s = this._started().status(name);
+    return s == null ? undefined : { state: s.state, restarts: s.restarts, lastError: s.lastError ?? undefined };
+  }
+
+  /** Serves on stdio (see Server.serveStdio); starts the gateway first. */
+  async serveStdio() {
+    await this.start();
+    return super.serveStdio();
+  }
+
+  /** Serves on HTTP (see Server.serveHttp); starts the gateway first. */
+  async serveHttp(options = {}) {
+    await this.start();
+    return super.serveHttp(options);
+  }
+
+  /** Closes every upstream (stdio children are stopped) and the listeners of nodeHandler();
+   * the local entries stay. */
+  async close() {
+    await super.close();
+    if (this._gw) await awaitNative(this._gw.shutdown());
+  }
+
+  async [Symbol.asyncDispose]() {
+    await this.close();
+  }
+}
+
+let nextCallId = 1;
+
 if (/(^|[\s,])mcpcore(:\*|:http)?($|[\s,])/.test(process.env.DEBUG ?? '')) {
   setLogger(({ target, message }) => process.stderr.write(`${target.replace(/::/g, ':')} ${message}\n`));
 }
 
 // One `exports.X =` per name so that `import { Server } from 'mcpcore'` works from ESM.
 exports.Server = Server;
+exports.Gateway = Gateway;
 exports.Client = Client;
 exports.Task = Task;
 exports.Registry = Registry;

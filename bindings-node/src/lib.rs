@@ -8,6 +8,7 @@
 mod auth;
 mod client;
 mod errors;
+mod gateway;
 mod handler;
 mod logs;
 mod mount;

@@ -92,6 +92,13 @@ pub struct Server {
     auth: Option<mcpcore::auth::server::AuthConfig>,
 }
 
+impl Server {
+    /// A server around a core one (a gateway's).
+    pub(crate) fn from_core(inner: mcpcore::server::Server) -> Self {
+        Server { inner, auth: None }
+    }
+}
+
 #[napi]
 impl Server {
     /// A server named `name`/`version` serving `registry`.

@@ -10,6 +10,7 @@ mod auth;
 mod client;
 mod client_input;
 mod errors;
+mod gateway;
 mod gil;
 mod handler;
 mod mount;
@@ -42,6 +43,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<server::HttpServing>()?;
     m.add_class::<mount::Mount>()?;
     m.add_class::<mount::MountResponse>()?;
+    m.add_class::<gateway::Gateway>()?;
     m.add_class::<client::Client>()?;
     m.add_class::<client_input::ClientInput>()?;
     m.add_class::<task::Task>()?;

@@ -20,6 +20,11 @@ pub struct Server {
 }
 
 impl Server {
+    /// A core server whose Python handlers live in the sets of `loop_slots`.
+    pub(crate) fn from_core(inner: mcpcore::server::Server, loop_slots: Vec<Arc<LoopSlot>>) -> Self {
+        Server { inner, loop_slots }
+    }
+
     fn bind(&self, py: Python<'_>) {
         for slot in &self.loop_slots {
             slot.bind(py);

@@ -33,6 +33,7 @@ mod client;
 mod client_catalog;
 mod client_session;
 mod errors;
+mod gateway;
 mod handler;
 mod host;
 mod input;
@@ -56,6 +57,7 @@ pub use client_session::{
     TaskInfo, ToolsPage,
 };
 pub use errors::McpError;
+pub use gateway::{Gateway, UpstreamState, UpstreamStatus};
 pub use handler::{ToolCall, ToolHandler};
 pub use host::{bytes_result, error_kinds, host_result, raise_example, tool_result_json, value_result};
 pub use input::{ClientInput, ElicitAction, ElicitAnswer, ElicitRequest, InputKinds, Root};

@@ -16,6 +16,13 @@ pub struct Server {
     inner: mcpcore::server::Server,
 }
 
+impl Server {
+    /// A server around a core one (a gateway's).
+    pub(crate) fn from_core(inner: mcpcore::server::Server) -> Arc<Self> {
+        Arc::new(Server { inner })
+    }
+}
+
 #[uniffi::export]
 impl Server {
     /// A server named `name`/`version` serving the tools of `registry` (tools added later are

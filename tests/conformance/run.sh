@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The official MCP conformance suite as referee (pinned in package.json), in CI:
 #   server mode: `mcpcore conformance-server` under --requirements 2025-11-25 and 2026-07-28,
-#   and `mcpcore gateway` fronting it (stdio upstream, no prefix) under both;
+#   and `mcpcore gateway` fronting it (stdio upstream, no prefix) under both, and fronting it
+#   pinned to 2025-11-25 (the lineage bridge) under 2026-07-28;
 #   client mode: `mcpcore conformance-client` under the same two requirement sets;
 #   each judged against expected-<revision>.yaml (unexpected failures AND stale entries fail);
 #   plus single-scenario runs of client scenarios that pass vacuously in requirements mode,
@@ -42,14 +43,28 @@ printf '{"mcpServers": {"conformance": {"command": "%s", "args": ["conformance-s
 "$bin" gateway --config "$out/gateway.json" --listen 127.0.0.1:0 >"$out/gateway.log" 2>&1 &
 gateway_pid=$!
 trap 'kill $server_pid $gateway_pid 2>/dev/null; wait $server_pid $gateway_pid 2>/dev/null' EXIT
-gateway_url=""
-for _ in $(seq 1 300); do
-  gateway_url=$(sed -n 's/^listening on //p' "$out/gateway.log" 2>/dev/null)
-  [ -n "$gateway_url" ] && break
-  sleep 0.1
-done
+# The lineage bridge: the same fixture pinned to 2025-11-25 (a legacy upstream) behind the
+# gateway, judged under 2026-07-28 (expected-bridge-2026-07-28.yaml lists what cannot pass).
+printf '{"mcpServers": {"conformance": {"command": "%s", "args": ["conformance-server", "--stdio"], "prefix": "", "protocolVersion": "2025-11-25"}}}\n' \
+  "$bin" >"$out/bridge.json"
+"$bin" gateway --config "$out/bridge.json" --listen 127.0.0.1:0 >"$out/bridge.log" 2>&1 &
+bridge_pid=$!
+trap 'kill $server_pid $gateway_pid $bridge_pid 2>/dev/null; wait $server_pid $gateway_pid $bridge_pid 2>/dev/null' EXIT
+listening() { # log file -> the URL it announces (within 30 s)
+  local u=""
+  for _ in $(seq 1 300); do
+    u=$(sed -n 's/^listening on //p' "$1" 2>/dev/null)
+    [ -n "$u" ] && break
+    sleep 0.1
+  done
+  echo "$u"
+}
+gateway_url=$(listening "$out/gateway.log")
 [ -n "$gateway_url" ] || { echo "conformance: the gateway did not start:" >&2; cat "$out/gateway.log" >&2; exit 1; }
 echo "conformance: gateway at $gateway_url"
+bridge_url=$(listening "$out/bridge.log")
+[ -n "$bridge_url" ] || { echo "conformance: the bridge gateway did not start:" >&2; cat "$out/bridge.log" >&2; exit 1; }
+echo "conformance: bridge gateway (legacy upstream) at $bridge_url"
 
 status=0
 run() { # label, then the suite's arguments
@@ -74,6 +89,8 @@ for rev in 2025-11-25 2026-07-28; do
   run "gateway-server-$rev" server --url "$gateway_url" --requirements "$rev" \
     --expected-failures "$here/expected-gateway-$rev.yaml" -o "$out/gateway-server-$rev"
 done
+run "bridge-server-2026-07-28" server --url "$bridge_url" --requirements 2026-07-28 \
+  --expected-failures "$here/expected-bridge-2026-07-28.yaml" -o "$out/bridge-server-2026-07-28"
 # Alone, a client scenario also fails on warnings, a client exit != 0 and a timeout.
 run "client-initialize" client --command "$client_cmd" --scenario initialize -o "$out/single"
 run "client-sse-retry" client --command "$client_cmd" --scenario sse-retry -o "$out/single"
@@ -107,6 +124,9 @@ for s in tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-re
     echo "conformance: server-$s: FAILED (the scenario was skipped, not run)"
     status=1
   fi
+  # The same through the gateway: a remote task is followed and mirrored as the gateway's own.
+  run "gateway-$s" server --url "$gateway_url" --scenario "$s" --spec-version 2026-07-28 --force \
+    -o "$out/gateway-tasks"
 done
 python3 "$here/summarize.py" "$out" "$here" || status=1
 exit $status

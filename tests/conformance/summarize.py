@@ -93,6 +93,25 @@ def tally(label, found, score, exp):
     return ok
 
 
+def tasks_tally(label, tasks_dir):
+    """Prints each Tasks extension scenario run one by one in `tasks_dir`; False when one failed
+    or ran nothing."""
+    if not os.path.isdir(tasks_dir):
+        return True
+    ok = True
+    found = scenarios(tasks_dir, "server-")
+    print(f"  {label} (2026-07-28, one by one):")
+    for name in TASKS:
+        checks = found.get(name, [])
+        good = sum(c.get("status") == "SUCCESS" for c in checks)
+        bad = [c.get("id") for c in checks if c.get("status") in ("FAILURE", "WARNING")]
+        ran = good > 0 or name in SUITE_SKIPS
+        print(f"    {name}: {good}/{len(checks)} checks passed"
+              + (f"; failed: {', '.join(bad)}" if bad else "") + ("" if ran else "; NOTHING RAN"))
+        ok = ok and ran and not bad
+    return ok
+
+
 def main():
     out_dir, conf_dir = sys.argv[1], sys.argv[2]
     ok = True
@@ -110,18 +129,14 @@ def main():
             exp = expected(os.path.join(conf_dir, f"expected-gateway-{rev}.yaml"))
             score = scored(os.path.join(out_dir, f"scored-{rev}.txt"))
             ok = tally(f"{rev} gateway", scenarios(run_dir, "server-"), score["server"], exp["server"]) and ok
-    tasks_dir = os.path.join(out_dir, "tasks")
-    if os.path.isdir(tasks_dir):
-        found = scenarios(tasks_dir, "server-")
-        print("  tasks (2026-07-28, one by one):")
-        for name in TASKS:
-            checks = found.get(name, [])
-            good = sum(c.get("status") == "SUCCESS" for c in checks)
-            bad = [c.get("id") for c in checks if c.get("status") in ("FAILURE", "WARNING")]
-            ran = good > 0 or name in SUITE_SKIPS
-            print(f"    {name}: {good}/{len(checks)} checks passed"
-                  + (f"; failed: {', '.join(bad)}" if bad else "") + ("" if ran else "; NOTHING RAN"))
-            ok = ok and ran and not bad
+    # The lineage bridge: the gateway fronting the fixture pinned to 2025-11-25.
+    run_dir = os.path.join(out_dir, "bridge-server-2026-07-28")
+    if os.path.isdir(run_dir):
+        exp = expected(os.path.join(conf_dir, "expected-bridge-2026-07-28.yaml"))
+        score = scored(os.path.join(out_dir, "scored-2026-07-28.txt"))
+        ok = tally("2026-07-28 bridge", scenarios(run_dir, "server-"), score["server"], exp["server"]) and ok
+    for label, sub in (("tasks", "tasks"), ("gateway tasks", "gateway-tasks")):
+        ok = tasks_tally(label, os.path.join(out_dir, sub)) and ok
     auth_dir = os.path.join(out_dir, "auth")
     if os.path.isdir(auth_dir):
         found = scenarios(auth_dir, "")

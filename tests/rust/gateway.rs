@@ -166,7 +166,7 @@ fn client_args(lineage: &str) -> Vec<String> {
     ] {
         a.extend(["--call".into(), tool.into(), args.to_string()]);
     }
-    a.extend(["--read".into(), "demo://resource/static/document/architecture.md".into()]);
+    a.extend(["--read".into(), "everything+demo://resource/static/document/architecture.md".into()]);
     a.extend(["--prompt".into(), "everything__simple-prompt".into(), "{}".into()]);
     a
 }
@@ -202,8 +202,11 @@ fn assert_report(r: &Value, lineage: &str) {
     assert_eq!(calls["fixture.echo"], json!({"isError": false, "text": "to the fixture"}));
     assert!(calls["everything__get-sum"]["text"].as_str().unwrap().contains('5'), "{calls}");
     let resources = r["resources"].as_array().unwrap();
-    assert!(resources.contains(&json!("demo://resource/static/document/architecture.md")), "{resources:?}");
-    let read = r["reads"]["demo://resource/static/document/architecture.md"].as_str().unwrap();
+    assert!(
+        resources.contains(&json!("everything+demo://resource/static/document/architecture.md")),
+        "{resources:?}"
+    );
+    let read = r["reads"]["everything+demo://resource/static/document/architecture.md"].as_str().unwrap();
     assert!(!read.is_empty());
     let prompts = r["prompts"].as_array().unwrap();
     assert!(
@@ -309,10 +312,11 @@ fn a_collision_refuses_to_start_naming_both_entries() {
         "{stderr}"
     );
     assert_all_gone(&m);
-    // Distinct prefixes, but resource URIs are never renamed: the first taken URI names both.
+    // Distinct prefixes, but the same URI prefix (none): the first taken URI names both.
     let prefixed = |p: &str| {
         let mut f = fixture.clone();
         f["prefix"] = json!(p);
+        f["uriPrefix"] = json!("");
         f
     };
     let config = json!({"mcpServers": {"alpha": prefixed("a_"), "beta": prefixed("b_")}});
@@ -327,6 +331,18 @@ fn a_collision_refuses_to_start_naming_both_entries() {
             && stderr.contains("URI"),
         "{stderr}"
     );
+    assert_all_gone(&m);
+    // With their default URI prefixes (alpha+, beta+) the two copies start side by side.
+    let config = json!({"mcpServers": {"alpha": {"command": bin("mcpcore"), "args": ["conformance-server", "--stdio"],
+        "env": {"MCPCORE_GATEWAY_TEST": m}}, "beta": {"command": bin("mcpcore"),
+        "args": ["conformance-server", "--stdio"], "env": {"MCPCORE_GATEWAY_TEST": m}}}});
+    std::fs::write(&*path, config.to_string()).unwrap();
+    let out = Command::new(bin("mcpcore"))
+        .args(["call", "beta__echo", r#"{"text": "b"}"#, "--", &bin("mcpcore"), "gateway", "--config"])
+        .arg(&*path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_all_gone(&m);
     // `skip` starts: the second entry's names are left out.
     let config = json!({"mcpServers": {"alpha": fixture, "beta": fixture}, "collision": "skip"});
@@ -404,14 +420,14 @@ fn a_2024_11_05_sse_upstream_is_served() {
 }
 
 #[test]
-fn a_dead_upstream_is_a_tool_error_naming_it_and_the_rest_keeps_serving() {
+fn a_dead_upstream_is_a_tool_error_naming_it_then_restarted_and_the_rest_keeps_serving() {
     let m = marker();
     let env = json!({ "MCPCORE_GATEWAY_TEST": m });
     let fixture = |prefix: &str| {
         json!({"command": bin("mcpcore"), "args": ["conformance-server", "--stdio"], "env": env, "prefix": prefix,
                "include": ["echo"]})
     };
-    // Two copies of one server: their resource URIs (never renamed) collide, hence `skip`.
+    // Two copies of one server under distinct prefixes (URIs too: doomed+, fine+).
     let config =
         json!({"mcpServers": {"doomed": fixture("doomed."), "fine": fixture("fine.")}, "collision": "skip"});
     let path = write_config(&config, &m);
@@ -438,9 +454,31 @@ fn a_dead_upstream_is_a_tool_error_naming_it_and_the_rest_keeps_serving() {
     assert_eq!(result["isError"], true, "{result}");
     let text = result["content"][0]["text"].as_str().unwrap();
     assert!(text.contains(&format!("{dead:?}")), "the error names the upstream: {text}");
-    // Listing still works, and the gateway stops cleanly.
+    // Listing still works, and the entries of the dead one are still listed (unavailable).
     let out = Command::new(bin("mcpcore")).args(["tools", &endpoint]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        listed["tools"].as_array().unwrap().iter().any(|t| t["name"] == format!("{dead}.echo")),
+        "{listed}"
+    );
+    // The gateway starts it again (after a backoff): its tool answers, from a new process.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let out = call(&format!("{dead}.echo"));
+        if out.status.code() == Some(0) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{dead} was not restarted: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let now = marked(&m);
+    assert_eq!(now.len(), 2, "{now:?}");
+    assert!(!now.contains(&pids[0]), "the killed process is gone and a new one serves: {now:?}");
     signal(&gateway, libc::SIGTERM);
     assert_eq!(gateway.wait().unwrap().code(), Some(143));
     assert_all_gone(&m);
@@ -528,4 +566,119 @@ async fn list_changes_are_followed_under_the_prefix_and_filter() {
         wait_for(vec!["p_test_trigger_tool_change"]).await;
         gateway.shutdown().await;
     }
+}
+
+/// A lazy upstream: the gateway serves at once, keeps trying to reach the upstream (with
+/// backoff), and once it is reachable mounts it and tells its clients that the tool list changed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lazy_upstream_is_connected_in_the_background_and_announced() {
+    use mcpcore::client::{Client, ClientOptions, ServerEvent};
+    use mcpcore::gateway::{Gateway, GatewayConfig, UpstreamState};
+    use mcpcore::http::client::HttpOptions;
+    use mcpcore::http::server::HttpServerConfig;
+    use mcpcore::protocol::Lineage;
+    // A free port for the upstream, which is not listening yet.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let config = GatewayConfig::from_value(json!({"mcpServers": {
+        "late": {"url": url, "type": "http", "start": "lazy", "include": ["echo"]},
+        "conf": {"command": bin("mcpcore"), "args": ["conformance-server", "--stdio"], "include": ["echo"]}
+    }, "collision": "skip"}))
+    .unwrap();
+    let gateway = Gateway::start(&config).await.unwrap();
+    assert_eq!(
+        gateway.tools().names(),
+        ["conf__echo"],
+        "the eager upstream is mounted, the lazy one not yet"
+    );
+    assert_eq!(gateway.status("late").unwrap().state, UpstreamState::Starting);
+    let serving = gateway
+        .server()
+        .serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default())
+        .await
+        .unwrap();
+    let options = ClientOptions { lineage: Some(Lineage::Legacy), ..ClientOptions::default() };
+    let http = HttpOptions { standalone_stream: true, ..HttpOptions::default() };
+    let client = Client::connect_http(&serving.url(), http, options).await.unwrap();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    client.on_notification(move |e| {
+        let _ = tx.send(e);
+    });
+    // It failed to connect meanwhile (nothing listens), and says why.
+    let failed = mcpcore_tests::http::eventually(Duration::from_secs(10), || {
+        gateway.status("late").unwrap().last_error.is_some()
+    })
+    .await;
+    assert!(failed, "{:?}", gateway.status("late"));
+    // Now the upstream comes up on that port.
+    let upstream = mcpcore_tests::http::serve_registry_at(
+        &format!("127.0.0.1:{port}"),
+        mcpcore_tests::http::fixture_registry(),
+        &[],
+        HttpServerConfig::default(),
+    )
+    .await;
+    let changed = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Some(e) = rx.recv().await {
+            if e == ServerEvent::ToolsListChanged {
+                return true;
+            }
+        }
+        false
+    })
+    .await
+    .unwrap_or(false);
+    assert!(changed, "the client heard tools/list_changed");
+    assert_eq!(gateway.status("late").unwrap().state, UpstreamState::Up);
+    let r = client.call_tool("late__echo", json!({"text": "late but here"})).await.unwrap();
+    assert_eq!(r.first_text(), Some("late but here"));
+    client.close().await;
+    serving.shutdown().await.unwrap();
+    gateway.shutdown().await;
+    upstream.shutdown().await.unwrap();
+}
+
+/// A 2026-07-28 client's `subscriptions/listen` hears a legacy stdio upstream's
+/// `tools/list_changed` (the gateway follows the upstream's session notifications).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_stream_hears_a_legacy_stdio_upstreams_list_changes() {
+    use mcpcore::client::{Client, ClientOptions, ServerEvent};
+    use mcpcore::gateway::{Gateway, GatewayConfig};
+    use mcpcore::http::client::HttpOptions;
+    use mcpcore::http::server::HttpServerConfig;
+    use mcpcore::protocol::subscriptions::SubscriptionFilter;
+    use mcpcore::protocol::Lineage;
+    let config = GatewayConfig::from_value(json!({"mcpServers": {"up": {
+        "command": bin("mcpcore"), "args": ["conformance-server", "--stdio"], "lineage": "legacy",
+        "include": ["test_trigger_tool_change", "test_dynamic_*"]
+    }}}))
+    .unwrap();
+    let gateway = Gateway::start(&config).await.unwrap();
+    assert_eq!(gateway.client("up").unwrap().lineage(), Lineage::Legacy);
+    let serving = gateway
+        .server()
+        .serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default())
+        .await
+        .unwrap();
+    let options = ClientOptions { lineage: Some(Lineage::Modern), cache: false, ..ClientOptions::default() };
+    let client = Client::connect_http(&serving.url(), HttpOptions::default(), options).await.unwrap();
+    let filter = SubscriptionFilter { tools_list_changed: Some(true), ..SubscriptionFilter::default() };
+    let mut sub = client.listen(filter).await.unwrap();
+    client.call_tool("up__test_trigger_tool_change", json!({})).await.unwrap();
+    let heard = tokio::time::timeout(Duration::from_secs(15), async {
+        while let Some(e) = sub.next().await {
+            if e == ServerEvent::ToolsListChanged {
+                return true;
+            }
+        }
+        false
+    })
+    .await
+    .unwrap_or(false);
+    assert!(heard, "the listen stream heard tools/list_changed");
+    let names: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    assert!(names.contains(&"up__test_dynamic_tool".to_owned()), "{names:?}");
+    client.close().await;
+    serving.shutdown().await.unwrap();
+    gateway.shutdown().await;
 }

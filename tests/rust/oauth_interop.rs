@@ -320,3 +320,71 @@ fn the_cli_authorizes_through_its_loopback_listener_and_keeps_the_token() {
     assert_eq!(asrv.events("authorize").len(), 1, "the stored token survived the restart");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `mcpcore gateway`'s `Gateway` in front of the Python SDK's protected server: the config's
+/// `oauth` (client credentials, pre-registered) gets the gateway its own token there; its
+/// callers' tokens are never passed on (an unprotected upstream reports the `Authorization` it
+/// received: the config's header, not the caller's bearer token).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_authorizes_at_a_protected_upstream_with_its_own_client() {
+    use mcpcore::gateway::{Gateway, GatewayConfig};
+    use mcpcore::http::server::HttpServerConfig;
+    use mcpcore::protocol::{CallToolResult, Tool};
+    use mcpcore::registry::{Arguments, ToolContext, ToolRegistry};
+    let auth = MockAs::start(&[]);
+    let py = PyServer::start(&auth.issuer, &[]);
+    let tools = ToolRegistry::new();
+    tools
+        .register(
+            Tool::new("auth_header", "The Authorization header received.", json!({"type": "object"})),
+            |_: Arguments, ctx: ToolContext| async move {
+                let h = ctx
+                    .headers()
+                    .and_then(|h| h.get("authorization"))
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("(none)");
+                Ok(CallToolResult::text(h))
+            },
+        )
+        .unwrap();
+    let plain =
+        mcpcore::server::Server::new(mcpcore::engine::ServerConfig::new("plain", "1"), Arc::new(tools))
+            .serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default())
+            .await
+            .unwrap();
+    let config = GatewayConfig::from_value(json!({"mcpServers": {
+        "py": {"url": py.url, "type": "http", "oauth": {"clientId": "mcpcore-gateway", "clientSecret": "gw-secret"}},
+        "plain": {"url": plain.url(), "type": "http", "headers": {"Authorization": "Bearer upstream-secret"}}
+    }}))
+    .unwrap();
+    let gateway = Gateway::start(&config).await.expect("the gateway authorizes at the protected upstream");
+    let tokens = auth.events("token");
+    assert!(
+        tokens.iter().any(|e| e["grant_type"] == "client_credentials"
+            && e["status"] == 200
+            && e["resource"] == json!(py.url)),
+        "{tokens:?}"
+    );
+    let serving = gateway
+        .server()
+        .serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default())
+        .await
+        .unwrap();
+    let http = HttpOptions { bearer_token: Some("the-callers-own-token".into()), ..HttpOptions::default() };
+    for lineage in [mcpcore::protocol::Lineage::Modern, mcpcore::protocol::Lineage::Legacy] {
+        let options = ClientOptions { lineage: Some(lineage), ..ClientOptions::default() };
+        let client = Client::connect_http(&serving.url(), http.clone(), options).await.unwrap();
+        let r = client.call_tool("py__echo", json!({"text": "behind oauth"})).await.unwrap();
+        assert_eq!(r.first_text(), Some("behind oauth"), "{lineage:?}: {r:?}");
+        let r = client.call_tool("plain__auth_header", json!({})).await.unwrap();
+        assert_eq!(
+            r.first_text(),
+            Some("Bearer upstream-secret"),
+            "{lineage:?}: the caller's token stayed at the gateway"
+        );
+        client.close().await;
+    }
+    serving.shutdown().await.unwrap();
+    gateway.shutdown().await;
+    plain.shutdown().await.unwrap();
+}

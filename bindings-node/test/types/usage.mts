@@ -174,3 +174,26 @@ const withLifespan = new Server({
   },
 });
 withLifespan.tool('status', (_args, ctx) => String(ctx.lifespan.db));
+
+// A gateway: upstreams from an mcpServers config, a local tool beside them.
+import { Gateway, type GatewayConfig, type UpstreamStatus } from 'mcpcore';
+const gwConfig: GatewayConfig = {
+  mcpServers: {
+    everything: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'], start: 'lazy' },
+    remote: { url: 'http://127.0.0.1:8081/mcp', type: 'http', prefix: '', headers: { 'X-Key': 'k' }, alwaysAllow: ['x'] },
+  },
+  collision: 'skip',
+};
+const gateway = new Gateway(gwConfig, { name: 'gw' });
+gateway.tool('local_time', {}, () => 'noon');
+void (async () => {
+  await gateway.start();
+  const up: string[] = gateway.upstreams;
+  const st: UpstreamStatus | undefined = gateway.status(up[0]);
+  void st?.state;
+  const serving = await gateway.serveHttp({ port: 8080 });
+  await serving.shutdown();
+  await gateway.close();
+})();
+// @ts-expect-error: the start option is checked
+void ({ mcpServers: { x: { command: 'y', start: 'never' } } } satisfies GatewayConfig);

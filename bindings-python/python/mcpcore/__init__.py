@@ -81,6 +81,7 @@ __version__: str = _native.__version__
 
 __all__ = [
     "Server",
+    "Gateway",
     "Client",
     "Task",
     "Registry",
@@ -796,3 +797,217 @@ class Server:
             asyncio.run(main())
         except KeyboardInterrupt:
             pass
+
+
+class Gateway(Server):
+    """A gateway: every server of an ``mcpServers`` config (the Claude Desktop / Cursor / VS Code
+    shape, plus the gateway's per-entry options: ``prefix``, ``uriPrefix``, ``protocolVersion``
+    or ``lineage``, ``include`` / ``exclude``, ``timeoutMs``, ``start``, ``restart``;
+    see ``mcpcore gateway --help``) connected as an upstream and served as one server, on both
+    lineages, beside the tools, resources and prompts registered here with the
+    :class:`Server` decorators::
+
+        gateway = Gateway({"mcpServers": {"everything": {"command": "npx",
+                                                         "args": ["@modelcontextprotocol/server-everything"]}}})
+
+        @gateway.tool()
+        def local_time() -> str:
+            return "noon"
+
+        async with gateway:  # start(): connects the upstreams; shutdown() on exit
+            serving = await gateway.serve_http(port=8080)
+            ...
+
+    ``config`` is a mapping, JSON text, or the path of a JSON file.
+    """
+
+    def __init__(
+        self,
+        config: Union[Mapping[str, Any], str, "os.PathLike[str]"],
+        name: str = "mcpcore-gateway",
+        version: str = __version__,
+        *,
+        registry: Optional[Registry] = None,
+        instructions: Optional[str] = None,
+    ) -> None:
+        super().__init__(name, version, registry=registry, instructions=instructions)
+        if isinstance(config, Mapping):
+            self._config = json.dumps(config)
+        elif isinstance(config, str) and config.lstrip().startswith("{"):
+            self._config = config
+        else:
+            with open(os.fspath(config), encoding="utf-8") as f:
+                self._config = f.read()
+        self._gateway: Optional[_native.Gateway] = None
+
+    async def start(self) -> "Gateway":
+        """Connects the upstreams (eager ones before returning) and mounts their entries
+        beside the local ones. Raises (with every upstream closed again) when one cannot be
+        reached or a name collides under the ``"error"`` policy."""
+        if self._gateway is None:
+            self._gateway = await _native.Gateway.start(
+                self._config, self.registry._native, self._resources, self._prompts
+            )
+        return self
+
+    def _started(self) -> _native.Gateway:
+        if self._gateway is None:
+            raise InvalidInput("the gateway is not started: await gateway.start() first")
+        return self._gateway
+
+    def _native_server(self) -> _native.Server:
+        name, version, instructions = self._info
+        return self._started().server(
+            self.registry._native, self._resources, self._prompts, name, version, instructions
+        )
+
+    def upstreams(self) -> List[str]:
+        """The mounted upstreams, sorted (a lazy one once it connected)."""
+        return self._started().upstreams()
+
+    def status(self, name: str) -> Optional[Dict[str, Any]]:
+        """The state of the configured upstream ``name``: ``{"state": "starting" | "up" |
+        "restarting" | "failed", "restarts": int, "last_error": str | None}``."""
+        text = self._started().status(name)
+        return None if text is None else json.loads(text)
+
+    async def shutdown(self) -> None:
+        """Closes every upstream (stdio children are stopped); the local entries stay."""
+        if self._gateway is not None:
+            await self._gateway.shutdown()
+
+    async def __aenter__(self) -> "Gateway":
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.shutdown()
+
+
+class Client:
+    """A connection to an MCP server, with automatic lineage negotiation. Use
+    :meth:`connect_stdio` or :meth:`connect_http`; ``async with`` closes it."""
+
+    def __init__(self, native: _native.Client) -> None:
+        self._native = native
+
+    @classmethod
+    async def connect_stdio(
+        cls,
+        command: Union[str, Sequence[str]],
+        args: Sequence[str] = (),
+        *,
+        env: Optional[Mapping[str, str]] = None,
+        cwd: Optional[str] = None,
+        protocol_version: Optional[str] = None,
+        lineage: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> "Client":
+        """Spawns ``command`` (a program, or ``[program, *args]``) and connects over its stdio.
+        ``timeout`` is the default per-request timeout in seconds (60)."""
+        argv = [command] if isinstance(command, str) else list(command)
+        argv += list(args)
+        native = await _native.Client.connect_stdio(
+            argv[0], argv[1:], list((env or {}).items()), cwd, protocol_version, lineage, timeout
+        )
+        return cls(native)
+
+    @classmethod
+    async def connect_http(
+        cls,
+        url: str,
+        *,
+        headers: Optional[Mapping[str, str]] = None,
+        bearer_token: Optional[str] = None,
+        transport: str = "auto",
+        protocol_version: Optional[str] = None,
+        lineage: Optional[str] = None,
+        timeout: Optional[float] = None,
+        auth: Optional[OAuth] = None,
+        ca_file: Optional[Union[str, "os.PathLike[str]"]] = None,
+        client_cert: Optional[Union[str, "os.PathLike[str]"]] = None,
+        client_key: Optional[Union[str, "os.PathLike[str]"]] = None,
+    ) -> "Client":
+        """Connects to an HTTP or HTTPS endpoint. ``transport`` is "auto" (Streamable HTTP,
+        falling back to the 2024-11-05 SSE transport), "streamable" or "sse". ``auth`` authorizes
+        with OAuth 2.1 when the server asks (see :class:`OAuth`). HTTPS trusts the platform's
+        root certificates plus ``ca_file`` (PEM); ``client_cert`` and ``client_key`` (PEM) answer
+        servers that require a client certificate."""
+        native = await _native.Client.connect_http(
+            url,
+            list((headers or {}).items()),
+            bearer_token,
+            transport,
+            protocol_version,
+            lineage,
+            timeout,
+            auth._native if auth is not None else None,
+            None if ca_file is None else os.fspath(ca_file),
+            None if client_cert is None else os.fspath(client_cert),
+            None if client_key is None else os.fspath(client_key),
+        )
+        return cls(native)
+
+    @property
+    def protocol_version(self) -> str:
+        """The negotiated revision, e.g. "2026-07-28"."""
+        return self._native.protocol_version
+
+    @property
+    def lineage(self) -> str:
+        """ "modern" or "legacy". """
+        return self._native.lineage
+
+    @property
+    def server_info(self) -> Optional[Dict[str, Any]]:
+        """The server's name and version (and more), when it sent them."""
+        info = self._native.server_info
+        return json.loads(info) if info is not None else None
+
+    @property
+    def instructions(self) -> Optional[str]:
+        """The server's instructions, if any."""
+        return self._native.instructions
+
+    async def list_tools(self) -> List[Tool]:
+        """The server's tools (every page)."""
+        return [Tool.from_json(t) for t in json.loads(await self._native.list_tools())]
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Optional[Mapping[str, Any]] = None,
+        *,
+        timeout: Optional[float] = None,
+        progress: Optional[Callable[[float, Optional[float], Optional[str]], None]] = None,
+        log_level: Optional[str] = None,
+    ) -> CallToolResult:
+        """Calls a tool. A failing tool gives a result with ``is_error``; protocol failures raise
+        McpError subclasses. Cancelling the awaiting task cancels the request on the wire.
+        ``log_level`` (2026-07-28) asks for the tool's log messages at that level and above; they
+        go to the :meth:`on_log` handler (legacy sessions use ``logging/setLevel`` instead)."""
+        out = await self._native.call_tool(
+            name, json.dumps(dict(arguments or {})), timeout, progress, log_level
+        )
+        return CallToolResult.from_json(json.loads(out))
+
+    def on_log(self, handler: Callable[[str, Any, Optional[str]], None]) -> None:
+        """Calls ``handler(level, data, logger)`` for every log message the server sends."""
+
+        def relay(level: str, logger: Optional[str], data: str) -> None:
+            handler(level, json.loads(data), logger)
+
+        self._native.on_log(relay)
+
+    async def request(self, method: str, params: Optional[Mapping[str, Any]] = None) -> Any:
+        """Sends any request and returns its result (a dict)."""
+        return json.loads(await self._native.request(method, json.dumps(dict(params or {}))))
+
+    async def close(self) -> None:
+        """Closes the connection (a spawned server is stopped)."""
+        await self._native.close()
+
+    async def __aenter__(self) -> "Client":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()

@@ -3,7 +3,7 @@
 from typing import Any, Awaitable, Callable, List, Optional, Tuple, final
 
 __all__ = [
-    "Registry", "Server", "HttpServing", "Mount", "MountResponse", "Client", "ClientInput", "Task", "OAuth", "ServerAuth", "ToolCall", "Resources", "Prompts", "__version__",
+    "Registry", "Server", "HttpServing", "Gateway", "Mount", "MountResponse", "Client", "ClientInput", "Task", "OAuth", "ServerAuth", "ToolCall", "Resources", "Prompts", "__version__",
     "tool_result", "inline_refs", "reset_logging", "resource_contents", "prompt_result", "completion", "error_kinds", "raise_example",
 ]
 
@@ -137,6 +137,23 @@ class MountResponse:
     def headers(self) -> List[Tuple[str, str]]: ...
     def next(self) -> Awaitable[Optional[bytes]]: ...
     def close(self) -> None: ...
+
+@final
+class Gateway:
+    @staticmethod
+    def start(config: str, registry: Registry, resources: Resources, prompts: Prompts) -> Awaitable["Gateway"]: ...
+    def server(
+        self,
+        registry: Registry,
+        resources: Resources,
+        prompts: Prompts,
+        name: str,
+        version: str,
+        instructions: Optional[str] = None,
+    ) -> Server: ...
+    def upstreams(self) -> List[str]: ...
+    def status(self, name: str) -> Optional[str]: ...
+    def shutdown(self) -> Awaitable[None]: ...
 
 @final
 class ServerAuth:

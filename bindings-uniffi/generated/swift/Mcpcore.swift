@@ -2167,6 +2167,219 @@ public func FfiConverterTypeClientInput_lower(_ value: ClientInput) -> UInt64 {
 
 
 /**
+ * Upstream MCP servers served as one, beside a host's own tools.
+ */
+public protocol GatewayProtocol: AnyObject, Sendable {
+    
+    /**
+     * A server of the aggregate called `name`/`version`, to serve on stdio or HTTP.
+     */
+    func server(name: String, version: String, instructions: String?)  -> Server
+    
+    /**
+     * Closes every upstream (stdio children are stopped); the host's own tools stay.
+     */
+    func shutdown() async 
+    
+    /**
+     * The state of the configured upstream `name`.
+     */
+    func status(name: String)  -> UpstreamStatus?
+    
+    /**
+     * The mounted upstreams, sorted.
+     */
+    func upstreams()  -> [String]
+    
+}
+/**
+ * Upstream MCP servers served as one, beside a host's own tools.
+ */
+open class Gateway: GatewayProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpcore_uniffi_fn_clone_gateway(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpcore_uniffi_fn_free_gateway(handle, $0) }
+    }
+
+    
+    /**
+     * Connects the upstreams of `config` (the `mcpServers` JSON of Claude Desktop / Cursor /
+     * VS Code, with the gateway's per-entry options) into `registry` (and `resources`,
+     * `prompts` when given: the upstreams' ones go there); fails, every upstream closed again,
+     * when one cannot be reached or a name collides under the "error" policy.
+     */
+public static func start(config: String, registry: Registry, resources: Resources? = nil, prompts: Prompts? = nil)async throws  -> Gateway  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_constructor_gateway_start(FfiConverterString.lower(config),FfiConverterTypeRegistry_lower(registry),FfiConverterOptionTypeResources.lower(resources),FfiConverterOptionTypePrompts.lower(prompts)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_u64,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_u64,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_u64,
+            liftFunc: FfiConverterTypeGateway_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+
+    
+    /**
+     * A server of the aggregate called `name`/`version`, to serve on stdio or HTTP.
+     */
+open func server(name: String, version: String, instructions: String? = nil) -> Server  {
+    return try!  FfiConverterTypeServer_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_gateway_server(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(name),
+        FfiConverterString.lower(version),
+        FfiConverterOptionString.lower(instructions),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Closes every upstream (stdio children are stopped); the host's own tools stay.
+     */
+open func shutdown()async   {
+    return
+        try!  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_gateway_shutdown(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_void,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_void,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: nil
+            
+        )
+}
+    
+    /**
+     * The state of the configured upstream `name`.
+     */
+open func status(name: String) -> UpstreamStatus?  {
+    return try!  FfiConverterOptionTypeUpstreamStatus.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_gateway_status(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(name),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The mounted upstreams, sorted.
+     */
+open func upstreams() -> [String]  {
+    return try!  FfiConverterSequenceString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_gateway_upstreams(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeGateway: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = Gateway
+
+    public static func lift(_ handle: UInt64) throws -> Gateway {
+        return Gateway(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: Gateway) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Gateway {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: Gateway, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeGateway_lift(_ handle: UInt64) throws -> Gateway {
+    return try FfiConverterTypeGateway.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeGateway_lower(_ value: Gateway) -> UInt64 {
+    return FfiConverterTypeGateway.lower(value)
+}
+
+
+
+
+
+
+/**
  * A running HTTP server. Closing it (Kotlin `close()`/`use {}`, or the last Swift reference
  * going away) starts a graceful shutdown; [`HttpServing::shutdown`] waits for it.
  */
@@ -5155,9 +5368,10 @@ public protocol ServerProtocol: AnyObject, Sendable {
     /**
      * Starts serving HTTP on `host:port` (port 0 picks a free one): Streamable HTTP of both
      * lineages on `path`, the 2024-11-05 HTTP+SSE transport on `/sse`. Returns once bound.
-     * `options`: limits, allow-lists and HTTPS (see [`ServeOptions`]).
+     * `options`: limits, allow-lists and HTTPS (see [`ServeOptions`]); `auth`: a protected
+     * server (every request needs a bearer token the [`ServerAuth`] accepts).
      */
-    func serveHttp(host: String, port: UInt16, path: String, options: ServeOptions) async throws  -> HttpServing
+    func serveHttp(host: String, port: UInt16, path: String, options: ServeOptions, auth: ServerAuth?) async throws  -> HttpServing
     
     /**
      * Serves on this process's stdin/stdout until stdin closes; in-flight calls finish first.
@@ -5244,14 +5458,15 @@ public convenience init(registry: Registry, name: String, version: String, instr
     /**
      * Starts serving HTTP on `host:port` (port 0 picks a free one): Streamable HTTP of both
      * lineages on `path`, the 2024-11-05 HTTP+SSE transport on `/sse`. Returns once bound.
-     * `options`: limits, allow-lists and HTTPS (see [`ServeOptions`]).
+     * `options`: limits, allow-lists and HTTPS (see [`ServeOptions`]); `auth`: a protected
+     * server (every request needs a bearer token the [`ServerAuth`] accepts).
      */
-open func serveHttp(host: String, port: UInt16, path: String = "/mcp", options: ServeOptions = ServeOptions())async throws  -> HttpServing  {
+open func serveHttp(host: String, port: UInt16, path: String = "/mcp", options: ServeOptions = ServeOptions(), auth: ServerAuth? = nil)async throws  -> HttpServing  {
     return
         try  await uniffiRustCallAsync(
             rustFutureFunc: {
                 uniffi_mcpcore_uniffi_fn_method_server_serve_http(
-                        self.uniffiCloneHandle(),FfiConverterString.lower(host),FfiConverterUInt16.lower(port),FfiConverterString.lower(path),FfiConverterTypeServeOptions_lower(options)
+                        self.uniffiCloneHandle(),FfiConverterString.lower(host),FfiConverterUInt16.lower(port),FfiConverterString.lower(path),FfiConverterTypeServeOptions_lower(options),FfiConverterOptionTypeServerAuth.lower(auth)
                 )
             },
             pollFunc: ffi_mcpcore_uniffi_rust_future_poll_u64,
@@ -5325,6 +5540,148 @@ public func FfiConverterTypeServer_lift(_ handle: UInt64) throws -> Server {
 #endif
 public func FfiConverterTypeServer_lower(_ value: Server) -> UInt64 {
     return FfiConverterTypeServer.lower(value)
+}
+
+
+
+
+
+
+/**
+ * A protected server's configuration, checked when made; pass it to `Server.serveHttp`.
+ */
+public protocol ServerAuthProtocol: AnyObject, Sendable {
+    
+    /**
+     * The Protected Resource Metadata URL named in challenges.
+     */
+    func metadataUrl()  -> String?
+    
+}
+/**
+ * A protected server's configuration, checked when made; pass it to `Server.serveHttp`.
+ */
+open class ServerAuth: ServerAuthProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpcore_uniffi_fn_clone_serverauth(self.handle, $0) }
+    }
+    /**
+     * Checks `settings`; `verifier` replaces the built-in JWT verifier.
+     */
+public convenience init(settings: AuthSettings, verifier: TokenVerifier? = nil)throws  {
+    let handle =
+        try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_constructor_serverauth_new(
+        FfiConverterTypeAuthSettings_lower(settings),
+        FfiConverterOptionTypeTokenVerifier.lower(verifier),uniffiCallStatus
+    )
+}
+    self.init(unsafeFromHandle: handle)
+}
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpcore_uniffi_fn_free_serverauth(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * The Protected Resource Metadata URL named in challenges.
+     */
+open func metadataUrl() -> String?  {
+    return try!  FfiConverterOptionString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_serverauth_metadata_url(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeServerAuth: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = ServerAuth
+
+    public static func lift(_ handle: UInt64) throws -> ServerAuth {
+        return ServerAuth(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: ServerAuth) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ServerAuth {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: ServerAuth, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeServerAuth_lift(_ handle: UInt64) throws -> ServerAuth {
+    return try FfiConverterTypeServerAuth.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeServerAuth_lower(_ value: ServerAuth) -> UInt64 {
+    return FfiConverterTypeServerAuth.lower(value)
 }
 
 
@@ -5658,6 +6015,242 @@ public func FfiConverterTypeTask_lift(_ handle: UInt64) throws -> Task {
 #endif
 public func FfiConverterTypeTask_lower(_ value: Task) -> UInt64 {
     return FfiConverterTypeTask.lower(value)
+}
+
+
+
+
+
+
+/**
+ * The host's token check: the identity a bearer token carries, or why it is refused.
+ */
+public protocol TokenVerifier: AnyObject, Sendable {
+    
+    /**
+     * Verifies `token` (the credentials of `Authorization: Bearer <token>`).
+     */
+    func verify(token: String) async throws  -> AuthIdentity
+    
+}
+/**
+ * The host's token check: the identity a bearer token carries, or why it is refused.
+ */
+open class TokenVerifierImpl: TokenVerifier, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpcore_uniffi_fn_clone_tokenverifier(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpcore_uniffi_fn_free_tokenverifier(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Verifies `token` (the credentials of `Authorization: Bearer <token>`).
+     */
+open func verify(token: String)async throws  -> AuthIdentity  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_tokenverifier_verify(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(token)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeAuthIdentity_lift,
+            errorHandler: FfiConverterTypeTokenRefused_lift
+        )
+}
+    
+
+    
+}
+
+
+
+// Put the implementation in a struct so we don't pollute the top-level namespace
+fileprivate struct UniffiCallbackInterfaceTokenVerifier {
+
+    // Create the VTable using a series of closures.
+    // Swift automatically converts these into C callback functions.
+    //
+    // Store the vtable directly.
+    static let vtable: UniffiVTableCallbackInterfaceTokenVerifier = UniffiVTableCallbackInterfaceTokenVerifier(
+        uniffiFree: { (uniffiHandle: UInt64) -> () in
+            do {
+                try FfiConverterTypeTokenVerifier.handleMap.remove(handle: uniffiHandle)
+            } catch {
+                print("Uniffi callback interface TokenVerifier: handle missing in uniffiFree")
+            }
+        },
+        uniffiClone: { (uniffiHandle: UInt64) -> UInt64 in
+            do {
+                return try FfiConverterTypeTokenVerifier.handleMap.clone(handle: uniffiHandle)
+            } catch {
+                fatalError("Uniffi callback interface TokenVerifier: handle missing in uniffiClone")
+            }
+        },
+        verify: { (
+            uniffiHandle: UInt64,
+            token: RustBuffer,
+            uniffiFutureCallback: @escaping UniffiForeignFutureCompleteRustBuffer,
+            uniffiCallbackData: UInt64,
+            uniffiOutDroppedCallback: UnsafeMutablePointer<UniffiForeignFutureDroppedCallbackStruct>
+        ) in
+            let makeCall = {
+                () async throws -> AuthIdentity in
+                guard let uniffiObj = try? FfiConverterTypeTokenVerifier.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return try await uniffiObj.verify(
+                     token: try FfiConverterString.lift(token)
+                )
+            }
+
+            let uniffiHandleSuccess = { (returnValue: AuthIdentity) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: FfiConverterTypeAuthIdentity_lower(returnValue),
+                        callStatus: RustCallStatus()
+                    )
+                )
+            }
+            let uniffiHandleError = { (statusCode, errorBuf) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: RustBuffer.empty(),
+                        callStatus: RustCallStatus(code: statusCode, errorBuf: errorBuf)
+                    )
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall: makeCall,
+                handleSuccess: uniffiHandleSuccess,
+                handleError: uniffiHandleError,
+                lowerError: FfiConverterTypeTokenRefused_lower,
+                droppedCallback: uniffiOutDroppedCallback
+            )
+        }
+    )
+
+    // Rust stores this pointer for future callback invocations, so it must live
+    // for the process lifetime (not just for the init function call).
+    //
+    // `nonisolated(unsafe)` is needed under Swift 6 strict concurrency.
+    // This is safe because the pointee is initialized once during static init
+    // and never mutated by either side of the FFI.  Its fields are C function pointers.
+    nonisolated(unsafe) static let vtablePtr: UnsafePointer<UniffiVTableCallbackInterfaceTokenVerifier> = {
+        let ptr = UnsafeMutablePointer<UniffiVTableCallbackInterfaceTokenVerifier>.allocate(capacity: 1)
+        ptr.initialize(to: vtable)
+        return UnsafePointer(ptr)
+    }()
+}
+
+private func uniffiCallbackInitTokenVerifier() {
+    uniffi_mcpcore_uniffi_fn_init_callback_vtable_tokenverifier(UniffiCallbackInterfaceTokenVerifier.vtablePtr)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeTokenVerifier: FfiConverter {
+    fileprivate static let handleMap = UniffiHandleMap<TokenVerifier>()
+
+    typealias FfiType = UInt64
+    typealias SwiftType = TokenVerifier
+
+    public static func lift(_ handle: UInt64) throws -> TokenVerifier {
+        if ((handle & 1) == 0) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return TokenVerifierImpl(unsafeFromHandle: handle)
+        } else {
+            // Swift-generated handle, get the object from the handle map
+            return try handleMap.remove(handle: handle)
+        }
+    }
+
+    public static func lower(_ value: TokenVerifier) -> UInt64 {
+         if let rustImpl = value as? TokenVerifierImpl {
+             // Rust-implemented object.  Clone the handle and return it
+            return rustImpl.uniffiCloneHandle()
+         } else {
+            // Swift object, generate a new vtable handle and return that.
+            return handleMap.insert(obj: value)
+         }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> TokenVerifier {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: TokenVerifier, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTokenVerifier_lift(_ handle: UInt64) throws -> TokenVerifier {
+    return try FfiConverterTypeTokenVerifier.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTokenVerifier_lower(_ value: TokenVerifier) -> UInt64 {
+    return FfiConverterTypeTokenVerifier.lower(value)
 }
 
 
@@ -6409,6 +7002,268 @@ public func FfiConverterTypeToolHandler_lower(_ value: ToolHandler) -> UInt64 {
 }
 
 
+
+
+/**
+ * Who a verified token speaks for.
+ */
+public struct AuthIdentity: Equatable, Hashable {
+    /**
+     * The subject (`sub`), when the token names one.
+     */
+    public var subject: String?
+    /**
+     * The OAuth client the token was issued to.
+     */
+    public var clientId: String?
+    /**
+     * The granted scopes.
+     */
+    public var scopes: [String]
+    /**
+     * Further claims as a JSON object (text), e.g. `{"tenant":"acme"}`.
+     */
+    public var claims: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The subject (`sub`), when the token names one.
+         */subject: String? = nil, 
+        /**
+         * The OAuth client the token was issued to.
+         */clientId: String? = nil, 
+        /**
+         * The granted scopes.
+         */scopes: [String] = [], 
+        /**
+         * Further claims as a JSON object (text), e.g. `{"tenant":"acme"}`.
+         */claims: String? = nil) {
+        self.subject = subject
+        self.clientId = clientId
+        self.scopes = scopes
+        self.claims = claims
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension AuthIdentity: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeAuthIdentity: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> AuthIdentity {
+        return
+            try AuthIdentity(
+                subject: FfiConverterOptionString.read(from: &buf), 
+                clientId: FfiConverterOptionString.read(from: &buf), 
+                scopes: FfiConverterSequenceString.read(from: &buf), 
+                claims: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: AuthIdentity, into buf: inout [UInt8]) {
+        FfiConverterOptionString.write(value.subject, into: &buf)
+        FfiConverterOptionString.write(value.clientId, into: &buf)
+        FfiConverterSequenceString.write(value.scopes, into: &buf)
+        FfiConverterOptionString.write(value.claims, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeAuthIdentity_lift(_ buf: RustBuffer) throws -> AuthIdentity {
+    return try FfiConverterTypeAuthIdentity.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeAuthIdentity_lower(_ value: AuthIdentity) -> RustBuffer {
+    return FfiConverterTypeAuthIdentity.lower(value)
+}
+
+
+/**
+ * A protected server's settings; every field has a default, but a server needs `issuer` (or
+ * `authorizationServers`), `audience` (or `resource`), and `jwksUrl` unless a
+ * [`TokenVerifier`] is given.
+ */
+public struct AuthSettings: Equatable, Hashable {
+    /**
+     * Where the authorization server publishes its signing keys (the built-in JWT verifier).
+     */
+    public var jwksUrl: String?
+    /**
+     * The tokens' issuer (`iss`), named in the metadata as the authorization server.
+     */
+    public var issuer: String?
+    /**
+     * The tokens' audience (`aud`); defaults to `resource`.
+     */
+    public var audience: String?
+    /**
+     * The server's canonical URI (RFC 8707); defaults to `audience`.
+     */
+    public var resource: String?
+    /**
+     * The authorization servers named in the metadata (default: `[issuer]`).
+     */
+    public var authorizationServers: [String]
+    /**
+     * `scopes_supported` in the metadata.
+     */
+    public var scopesSupported: [String]?
+    /**
+     * Scopes every request needs (403 `insufficient_scope` without them).
+     */
+    public var requiredScopes: [String]
+    /**
+     * Scopes a tool needs, by tool name.
+     */
+    public var toolScopes: [String: [String]]?
+    /**
+     * Scopes a prompt needs, by prompt name.
+     */
+    public var promptScopes: [String: [String]]?
+    /**
+     * Scopes a resource needs, by URI (or URI template).
+     */
+    public var resourceScopes: [String: [String]]?
+    /**
+     * `"hide"` (default: entries a token does not reach are left out of lists and refused like
+     * unknown ones) or `"stepUp"` (listed; using one answers 403 with the scopes it needs).
+     */
+    public var scopeMode: String?
+    /**
+     * Clock skew allowed on `exp`/`nbf`, in seconds (default 60).
+     */
+    public var leewaySeconds: UInt64?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Where the authorization server publishes its signing keys (the built-in JWT verifier).
+         */jwksUrl: String? = nil, 
+        /**
+         * The tokens' issuer (`iss`), named in the metadata as the authorization server.
+         */issuer: String? = nil, 
+        /**
+         * The tokens' audience (`aud`); defaults to `resource`.
+         */audience: String? = nil, 
+        /**
+         * The server's canonical URI (RFC 8707); defaults to `audience`.
+         */resource: String? = nil, 
+        /**
+         * The authorization servers named in the metadata (default: `[issuer]`).
+         */authorizationServers: [String] = [], 
+        /**
+         * `scopes_supported` in the metadata.
+         */scopesSupported: [String]? = nil, 
+        /**
+         * Scopes every request needs (403 `insufficient_scope` without them).
+         */requiredScopes: [String] = [], 
+        /**
+         * Scopes a tool needs, by tool name.
+         */toolScopes: [String: [String]]? = nil, 
+        /**
+         * Scopes a prompt needs, by prompt name.
+         */promptScopes: [String: [String]]? = nil, 
+        /**
+         * Scopes a resource needs, by URI (or URI template).
+         */resourceScopes: [String: [String]]? = nil, 
+        /**
+         * `"hide"` (default: entries a token does not reach are left out of lists and refused like
+         * unknown ones) or `"stepUp"` (listed; using one answers 403 with the scopes it needs).
+         */scopeMode: String? = nil, 
+        /**
+         * Clock skew allowed on `exp`/`nbf`, in seconds (default 60).
+         */leewaySeconds: UInt64? = nil) {
+        self.jwksUrl = jwksUrl
+        self.issuer = issuer
+        self.audience = audience
+        self.resource = resource
+        self.authorizationServers = authorizationServers
+        self.scopesSupported = scopesSupported
+        self.requiredScopes = requiredScopes
+        self.toolScopes = toolScopes
+        self.promptScopes = promptScopes
+        self.resourceScopes = resourceScopes
+        self.scopeMode = scopeMode
+        self.leewaySeconds = leewaySeconds
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension AuthSettings: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeAuthSettings: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> AuthSettings {
+        return
+            try AuthSettings(
+                jwksUrl: FfiConverterOptionString.read(from: &buf), 
+                issuer: FfiConverterOptionString.read(from: &buf), 
+                audience: FfiConverterOptionString.read(from: &buf), 
+                resource: FfiConverterOptionString.read(from: &buf), 
+                authorizationServers: FfiConverterSequenceString.read(from: &buf), 
+                scopesSupported: FfiConverterOptionSequenceString.read(from: &buf), 
+                requiredScopes: FfiConverterSequenceString.read(from: &buf), 
+                toolScopes: FfiConverterOptionDictionaryStringSequenceString.read(from: &buf), 
+                promptScopes: FfiConverterOptionDictionaryStringSequenceString.read(from: &buf), 
+                resourceScopes: FfiConverterOptionDictionaryStringSequenceString.read(from: &buf), 
+                scopeMode: FfiConverterOptionString.read(from: &buf), 
+                leewaySeconds: FfiConverterOptionUInt64.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: AuthSettings, into buf: inout [UInt8]) {
+        FfiConverterOptionString.write(value.jwksUrl, into: &buf)
+        FfiConverterOptionString.write(value.issuer, into: &buf)
+        FfiConverterOptionString.write(value.audience, into: &buf)
+        FfiConverterOptionString.write(value.resource, into: &buf)
+        FfiConverterSequenceString.write(value.authorizationServers, into: &buf)
+        FfiConverterOptionSequenceString.write(value.scopesSupported, into: &buf)
+        FfiConverterSequenceString.write(value.requiredScopes, into: &buf)
+        FfiConverterOptionDictionaryStringSequenceString.write(value.toolScopes, into: &buf)
+        FfiConverterOptionDictionaryStringSequenceString.write(value.promptScopes, into: &buf)
+        FfiConverterOptionDictionaryStringSequenceString.write(value.resourceScopes, into: &buf)
+        FfiConverterOptionString.write(value.scopeMode, into: &buf)
+        FfiConverterOptionUInt64.write(value.leewaySeconds, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeAuthSettings_lift(_ buf: RustBuffer) throws -> AuthSettings {
+    return try FfiConverterTypeAuthSettings.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeAuthSettings_lower(_ value: AuthSettings) -> RustBuffer {
+    return FfiConverterTypeAuthSettings.lower(value)
+}
 
 
 /**
@@ -8068,6 +8923,43 @@ public struct ServeOptions: Equatable, Hashable {
      */
     public var maxConnections: UInt64?
     /**
+     * Legacy sessions at once (10000; when full an idle one, else the biggest holder's least
+     * recently used one ends; all busy: 503).
+     */
+    public var maxSessions: UInt64?
+    /**
+     * Legacy sessions of one client (token subject, else IP address; 1000; all busy: 429).
+     */
+    public var maxSessionsPerClient: UInt64?
+    /**
+     * How long a session must be unused before any new session may end it, in ms (60000).
+     */
+    public var sessionIdleMs: UInt64?
+    /**
+     * Bytes waiting for one slow stream reader (8 MiB); further behind: disconnected.
+     */
+    public var maxBacklog: UInt64?
+    /**
+     * Requests in flight per session or connection (1000; past it `-32603`, HTTP 429).
+     */
+    public var maxInFlight: UInt64?
+    /**
+     * Running tasks per client (1000; past it optional-task tools run synchronously).
+     */
+    public var maxTasksPerClient: UInt64?
+    /**
+     * How long a legacy elicitation, sampling or roots request waits, in ms (600000).
+     */
+    public var peerRequestTimeoutMs: UInt64?
+    /**
+     * Encrypt `requestState` (XChaCha20-Poly1305), so clients cannot read handlers' state.
+     */
+    public var stateEncryption: Bool?
+    /**
+     * Accept each `requestState` once (this process; instances need a shared ledger).
+     */
+    public var stateSingleUse: Bool?
+    /**
      * Accepted `Host` values (with `allowed_origins`, replaces the loopback default).
      */
     public var allowedHosts: [String]?
@@ -8112,6 +9004,34 @@ public struct ServeOptions: Equatable, Hashable {
          * Connections open at once (10000, or the open-file limit less 64; past it: 503).
          */maxConnections: UInt64? = nil, 
         /**
+         * Legacy sessions at once (10000; when full an idle one, else the biggest holder's least
+         * recently used one ends; all busy: 503).
+         */maxSessions: UInt64? = nil, 
+        /**
+         * Legacy sessions of one client (token subject, else IP address; 1000; all busy: 429).
+         */maxSessionsPerClient: UInt64? = nil, 
+        /**
+         * How long a session must be unused before any new session may end it, in ms (60000).
+         */sessionIdleMs: UInt64? = nil, 
+        /**
+         * Bytes waiting for one slow stream reader (8 MiB); further behind: disconnected.
+         */maxBacklog: UInt64? = nil, 
+        /**
+         * Requests in flight per session or connection (1000; past it `-32603`, HTTP 429).
+         */maxInFlight: UInt64? = nil, 
+        /**
+         * Running tasks per client (1000; past it optional-task tools run synchronously).
+         */maxTasksPerClient: UInt64? = nil, 
+        /**
+         * How long a legacy elicitation, sampling or roots request waits, in ms (600000).
+         */peerRequestTimeoutMs: UInt64? = nil, 
+        /**
+         * Encrypt `requestState` (XChaCha20-Poly1305), so clients cannot read handlers' state.
+         */stateEncryption: Bool? = nil, 
+        /**
+         * Accept each `requestState` once (this process; instances need a shared ledger).
+         */stateSingleUse: Bool? = nil, 
+        /**
          * Accepted `Host` values (with `allowed_origins`, replaces the loopback default).
          */allowedHosts: [String]? = nil, 
         /**
@@ -8136,6 +9056,15 @@ public struct ServeOptions: Equatable, Hashable {
         self.headerTimeoutMs = headerTimeoutMs
         self.bodyTimeoutMs = bodyTimeoutMs
         self.maxConnections = maxConnections
+        self.maxSessions = maxSessions
+        self.maxSessionsPerClient = maxSessionsPerClient
+        self.sessionIdleMs = sessionIdleMs
+        self.maxBacklog = maxBacklog
+        self.maxInFlight = maxInFlight
+        self.maxTasksPerClient = maxTasksPerClient
+        self.peerRequestTimeoutMs = peerRequestTimeoutMs
+        self.stateEncryption = stateEncryption
+        self.stateSingleUse = stateSingleUse
         self.allowedHosts = allowedHosts
         self.allowedOrigins = allowedOrigins
         self.tlsCertFile = tlsCertFile
@@ -8165,6 +9094,15 @@ public struct FfiConverterTypeServeOptions: FfiConverterRustBuffer {
                 headerTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
                 bodyTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
                 maxConnections: FfiConverterOptionUInt64.read(from: &buf), 
+                maxSessions: FfiConverterOptionUInt64.read(from: &buf), 
+                maxSessionsPerClient: FfiConverterOptionUInt64.read(from: &buf), 
+                sessionIdleMs: FfiConverterOptionUInt64.read(from: &buf), 
+                maxBacklog: FfiConverterOptionUInt64.read(from: &buf), 
+                maxInFlight: FfiConverterOptionUInt64.read(from: &buf), 
+                maxTasksPerClient: FfiConverterOptionUInt64.read(from: &buf), 
+                peerRequestTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
+                stateEncryption: FfiConverterOptionBool.read(from: &buf), 
+                stateSingleUse: FfiConverterOptionBool.read(from: &buf), 
                 allowedHosts: FfiConverterOptionSequenceString.read(from: &buf), 
                 allowedOrigins: FfiConverterOptionSequenceString.read(from: &buf), 
                 tlsCertFile: FfiConverterOptionString.read(from: &buf), 
@@ -8180,6 +9118,15 @@ public struct FfiConverterTypeServeOptions: FfiConverterRustBuffer {
         FfiConverterOptionUInt64.write(value.headerTimeoutMs, into: &buf)
         FfiConverterOptionUInt64.write(value.bodyTimeoutMs, into: &buf)
         FfiConverterOptionUInt64.write(value.maxConnections, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxSessions, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxSessionsPerClient, into: &buf)
+        FfiConverterOptionUInt64.write(value.sessionIdleMs, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxBacklog, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxInFlight, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxTasksPerClient, into: &buf)
+        FfiConverterOptionUInt64.write(value.peerRequestTimeoutMs, into: &buf)
+        FfiConverterOptionBool.write(value.stateEncryption, into: &buf)
+        FfiConverterOptionBool.write(value.stateSingleUse, into: &buf)
         FfiConverterOptionSequenceString.write(value.allowedHosts, into: &buf)
         FfiConverterOptionSequenceString.write(value.allowedOrigins, into: &buf)
         FfiConverterOptionString.write(value.tlsCertFile, into: &buf)
@@ -8639,6 +9586,85 @@ public func FfiConverterTypeToolsPage_lift(_ buf: RustBuffer) throws -> ToolsPag
 #endif
 public func FfiConverterTypeToolsPage_lower(_ value: ToolsPage) -> RustBuffer {
     return FfiConverterTypeToolsPage.lower(value)
+}
+
+
+/**
+ * The state of one upstream.
+ */
+public struct UpstreamStatus: Equatable, Hashable {
+    /**
+     * Where it is.
+     */
+    public var state: UpstreamState
+    /**
+     * How many times it was connected again after its connection ended.
+     */
+    public var restarts: UInt32
+    /**
+     * Why it last failed.
+     */
+    public var lastError: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Where it is.
+         */state: UpstreamState, 
+        /**
+         * How many times it was connected again after its connection ended.
+         */restarts: UInt32, 
+        /**
+         * Why it last failed.
+         */lastError: String?) {
+        self.state = state
+        self.restarts = restarts
+        self.lastError = lastError
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension UpstreamStatus: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeUpstreamStatus: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UpstreamStatus {
+        return
+            try UpstreamStatus(
+                state: FfiConverterTypeUpstreamState.read(from: &buf), 
+                restarts: FfiConverterUInt32.read(from: &buf), 
+                lastError: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: UpstreamStatus, into buf: inout [UInt8]) {
+        FfiConverterTypeUpstreamState.write(value.state, into: &buf)
+        FfiConverterUInt32.write(value.restarts, into: &buf)
+        FfiConverterOptionString.write(value.lastError, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeUpstreamStatus_lift(_ buf: RustBuffer) throws -> UpstreamStatus {
+    return try FfiConverterTypeUpstreamStatus.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeUpstreamStatus_lower(_ value: UpstreamStatus) -> RustBuffer {
+    return FfiConverterTypeUpstreamStatus.lower(value)
 }
 
 
@@ -10061,6 +11087,223 @@ public func FfiConverterTypeServerNotification_lower(_ value: ServerNotification
 }
 
 
+
+/**
+ * Why the host's [`TokenVerifier`] refuses a token. Any other exception thrown by the
+ * verifier counts as `Unavailable`.
+ */
+public 
+enum TokenRefused: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
+
+    
+    
+    /**
+     * Not valid (expired, wrong audience, unknown): 401 with `error="invalid_token"`.
+     */
+    case InvalidToken(
+        /**
+         * Said in the challenge's `error_description`.
+         */description: String
+    )
+    /**
+     * Valid, but without `scopes`: 403 with `error="insufficient_scope"`.
+     */
+    case InsufficientScope(
+        /**
+         * The scopes needed.
+         */scopes: [String], 
+        /**
+         * Said in the challenge.
+         */description: String
+    )
+    /**
+     * It cannot be checked now (the issuer is down): 503.
+     */
+    case Unavailable(
+        /**
+         * Why.
+         */description: String
+    )
+
+    
+
+    
+
+    
+    public var errorDescription: String? {
+        String(reflecting: self)
+    }
+    
+}
+
+#if compiler(>=6)
+extension TokenRefused: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeTokenRefused: FfiConverterRustBuffer {
+    typealias SwiftType = TokenRefused
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> TokenRefused {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+
+        
+
+        
+        case 1: return .InvalidToken(
+            description: try FfiConverterString.read(from: &buf)
+            )
+        case 2: return .InsufficientScope(
+            scopes: try FfiConverterSequenceString.read(from: &buf), 
+            description: try FfiConverterString.read(from: &buf)
+            )
+        case 3: return .Unavailable(
+            description: try FfiConverterString.read(from: &buf)
+            )
+
+         default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: TokenRefused, into buf: inout [UInt8]) {
+        switch value {
+
+        
+
+        
+        
+        case let .InvalidToken(description):
+            writeInt(&buf, Int32(1))
+            FfiConverterString.write(description, into: &buf)
+            
+        
+        case let .InsufficientScope(scopes,description):
+            writeInt(&buf, Int32(2))
+            FfiConverterSequenceString.write(scopes, into: &buf)
+            FfiConverterString.write(description, into: &buf)
+            
+        
+        case let .Unavailable(description):
+            writeInt(&buf, Int32(3))
+            FfiConverterString.write(description, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTokenRefused_lift(_ buf: RustBuffer) throws -> TokenRefused {
+    return try FfiConverterTypeTokenRefused.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTokenRefused_lower(_ value: TokenRefused) -> RustBuffer {
+    return FfiConverterTypeTokenRefused.lower(value)
+}
+
+
+/**
+ * Where an upstream is in its life.
+ */
+
+public enum UpstreamState: Equatable, Hashable {
+    
+    /**
+     * Not connected yet.
+     */
+    case starting
+    /**
+     * Connected and mounted.
+     */
+    case up
+    /**
+     * Its connection ended; it is being started again.
+     */
+    case restarting
+    /**
+     * Not started again (`"restart": false`), or its mount failed for good.
+     */
+    case failed
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension UpstreamState: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeUpstreamState: FfiConverterRustBuffer {
+    typealias SwiftType = UpstreamState
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UpstreamState {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .starting
+        
+        case 2: return .up
+        
+        case 3: return .restarting
+        
+        case 4: return .failed
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: UpstreamState, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .starting:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .up:
+            writeInt(&buf, Int32(2))
+        
+        
+        case .restarting:
+            writeInt(&buf, Int32(3))
+        
+        
+        case .failed:
+            writeInt(&buf, Int32(4))
+        
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeUpstreamState_lift(_ buf: RustBuffer) throws -> UpstreamState {
+    return try FfiConverterTypeUpstreamState.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeUpstreamState_lower(_ value: UpstreamState) -> RustBuffer {
+    return FfiConverterTypeUpstreamState.lower(value)
+}
+
+
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
@@ -10400,6 +11643,54 @@ fileprivate struct FfiConverterOptionTypeResources: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionTypeServerAuth: FfiConverterRustBuffer {
+    typealias SwiftType = ServerAuth?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeServerAuth.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeServerAuth.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeTokenVerifier: FfiConverterRustBuffer {
+    typealias SwiftType = TokenVerifier?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeTokenVerifier.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeTokenVerifier.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionTypeServerInfo: FfiConverterRustBuffer {
     typealias SwiftType = ServerInfo?
 
@@ -10416,6 +11707,30 @@ fileprivate struct FfiConverterOptionTypeServerInfo: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterTypeServerInfo.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeUpstreamStatus: FfiConverterRustBuffer {
+    typealias SwiftType = UpstreamStatus?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeUpstreamStatus.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeUpstreamStatus.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -10536,6 +11851,30 @@ fileprivate struct FfiConverterOptionSequenceTypeRoot: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterSequenceTypeRoot.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionDictionaryStringSequenceString: FfiConverterRustBuffer {
+    typealias SwiftType = [String: [String]]?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterDictionaryStringSequenceString.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterDictionaryStringSequenceString.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -10836,6 +12175,32 @@ fileprivate struct FfiConverterDictionaryStringString: FfiConverterRustBuffer {
         for _ in 0..<len {
             let key = try FfiConverterString.read(from: &buf)
             let value = try FfiConverterString.read(from: &buf)
+            dict[key] = value
+        }
+        return dict
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterDictionaryStringSequenceString: FfiConverterRustBuffer {
+    public static func write(_ value: [String: [String]], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for (key, value) in value {
+            FfiConverterString.write(key, into: &buf)
+            FfiConverterSequenceString.write(value, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [String: [String]] {
+        let len: Int32 = try readInt(&buf)
+        var dict = [String: [String]]()
+        dict.reserveCapacity(Int(len))
+        for _ in 0..<len {
+            let key = try FfiConverterString.read(from: &buf)
+            let value = try FfiConverterSequenceString.read(from: &buf)
             dict[key] = value
         }
         return dict
@@ -11331,6 +12696,18 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_task_status() != 62079) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpcore_uniffi_checksum_method_gateway_server() != 32475) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_gateway_shutdown() != 59753) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_gateway_status() != 11834) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_gateway_upstreams() != 28993) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpcore_uniffi_checksum_method_toolcall_arg_json() != 63943) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -11442,10 +12819,16 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_httpserving_wait() != 34913) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpcore_uniffi_checksum_method_server_serve_http() != 31509) {
+    if (uniffi_mcpcore_uniffi_checksum_method_server_serve_http() != 33278) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio() != 16339) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_serverauth_metadata_url() != 27705) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_tokenverifier_verify() != 22139) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_constructor_oauth_new() != 7141) {
@@ -11463,10 +12846,16 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_constructor_client_connect_stdio() != 59270) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpcore_uniffi_checksum_constructor_gateway_start() != 17661) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpcore_uniffi_checksum_constructor_registry_new() != 8487) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_constructor_server_new() != 18703) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_constructor_serverauth_new() != 40452) {
         return InitializationResult.apiChecksumMismatch
     }
 
@@ -11479,6 +12868,7 @@ private let initializationResult: InitializationResult = {
     uniffiCallbackInitProgressListener()
     uniffiCallbackInitPromptRenderer()
     uniffiCallbackInitResourceReader()
+    uniffiCallbackInitTokenVerifier()
     uniffiCallbackInitToolHandler()
     return InitializationResult.ok
 }()

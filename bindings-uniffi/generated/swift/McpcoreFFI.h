@@ -959,6 +959,41 @@ uint64_t uniffi_mcpcore_uniffi_fn_method_task_result(uint64_t ptr
 uint64_t uniffi_mcpcore_uniffi_fn_method_task_status(uint64_t ptr
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_GATEWAY
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_GATEWAY
+uint64_t uniffi_mcpcore_uniffi_fn_clone_gateway(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_GATEWAY
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_GATEWAY
+void uniffi_mcpcore_uniffi_fn_free_gateway(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CONSTRUCTOR_GATEWAY_START
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CONSTRUCTOR_GATEWAY_START
+uint64_t uniffi_mcpcore_uniffi_fn_constructor_gateway_start(RustBuffer config, uint64_t registry, RustBuffer resources, RustBuffer prompts
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_GATEWAY_SERVER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_GATEWAY_SERVER
+uint64_t uniffi_mcpcore_uniffi_fn_method_gateway_server(uint64_t ptr, RustBuffer name, RustBuffer version, RustBuffer instructions, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_GATEWAY_SHUTDOWN
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_GATEWAY_SHUTDOWN
+uint64_t uniffi_mcpcore_uniffi_fn_method_gateway_shutdown(uint64_t ptr
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_GATEWAY_STATUS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_GATEWAY_STATUS
+RustBuffer uniffi_mcpcore_uniffi_fn_method_gateway_status(uint64_t ptr, RustBuffer name, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_GATEWAY_UPSTREAMS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_GATEWAY_UPSTREAMS
+RustBuffer uniffi_mcpcore_uniffi_fn_method_gateway_upstreams(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_TOOLCALL
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_TOOLCALL
 uint64_t uniffi_mcpcore_uniffi_fn_clone_toolcall(uint64_t handle, RustCallStatus *_Nonnull out_status
@@ -2016,6 +2051,30 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_task_status(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_GATEWAY_SERVER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_GATEWAY_SERVER
+uint16_t uniffi_mcpcore_uniffi_checksum_method_gateway_server(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_GATEWAY_SHUTDOWN
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_GATEWAY_SHUTDOWN
+uint16_t uniffi_mcpcore_uniffi_checksum_method_gateway_shutdown(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_GATEWAY_STATUS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_GATEWAY_STATUS
+uint16_t uniffi_mcpcore_uniffi_checksum_method_gateway_status(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_GATEWAY_UPSTREAMS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_GATEWAY_UPSTREAMS
+uint16_t uniffi_mcpcore_uniffi_checksum_method_gateway_upstreams(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_ARG_JSON
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_ARG_JSON
 uint16_t uniffi_mcpcore_uniffi_checksum_method_toolcall_arg_json(void
@@ -2289,6 +2348,12 @@ uint16_t uniffi_mcpcore_uniffi_checksum_constructor_client_connect_http(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_CLIENT_CONNECT_STDIO
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_CLIENT_CONNECT_STDIO
 uint16_t uniffi_mcpcore_uniffi_checksum_constructor_client_connect_stdio(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_GATEWAY_START
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_GATEWAY_START
+uint16_t uniffi_mcpcore_uniffi_checksum_constructor_gateway_start(void
     
 );
 #endif

@@ -141,6 +141,10 @@ pub struct CallOptions {
     /// 2026-07-28: declare the Tasks extension in this request's `_meta` clientCapabilities
     /// (the server may then answer with a task; see [`Client::call_tool_as_task`]).
     pub tasks: bool,
+    /// Modern lineage: the extensions this request declares (`_meta` clientCapabilities
+    /// `extensions`) instead of the connection's ([`ClientOptions::capabilities`]); a proxy
+    /// declares what its own caller declared this way. Empty: none.
+    pub extensions: Option<Map<String, Value>>,
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -335,6 +339,13 @@ impl Client {
         self.notify("notifications/roots/list_changed", None)
     }
 
+    /// Completes when the connection has closed (the server exited, the transport failed, or
+    /// [`Client::close`] was called), with the reason (for a spawned server: its exit status and
+    /// last stderr lines).
+    pub async fn closed(&self) -> String {
+        self.inner.shared.wait_closed().await
+    }
+
     /// Forgets every cached result.
     pub fn clear_cache(&self) {
         if let Some(c) = &self.inner.shared.cache {
@@ -503,12 +514,28 @@ impl Client {
     /// [`Client::with_meta`], declaring the kinds of a per-call input handler when there is one.
     fn with_meta_for(
         &self,
-        mut params: Map<String, Value>,
+        params: Map<String, Value>,
         version: ProtocolVersion,
         call_input: Option<&Arc<dyn InputHandler>>,
         tasks: bool,
     ) -> Map<String, Value> {
+        self.with_meta_declaring(params, version, call_input, tasks, None)
+    }
+
+    /// [`Client::with_meta_for`], declaring `extensions` (when given) instead of the
+    /// connection's, and the Tasks extension when `tasks`.
+    fn with_meta_declaring(
+        &self,
+        mut params: Map<String, Value>,
+        version: ProtocolVersion,
+        call_input: Option<&Arc<dyn InputHandler>>,
+        tasks: bool,
+        extensions: Option<&Map<String, Value>>,
+    ) -> Map<String, Value> {
         let mut caps = self.capabilities_for(version, call_input);
+        if let Some(x) = extensions {
+            caps.extensions = (!x.is_empty()).then(|| x.clone());
+        }
         if tasks {
             let ext = caps.extensions.get_or_insert_with(Default::default);
             ext.entry(crate::protocol::tasks_ext::EXTENSION_ID.to_owned()).or_insert_with(|| json!({}));
@@ -542,7 +569,8 @@ impl Client {
             token
         });
         if let Some(v) = version.filter(|v| v.is_modern()) {
-            params = self.with_meta_for(params, v, opts.input.as_ref(), opts.tasks);
+            params =
+                self.with_meta_declaring(params, v, opts.input.as_ref(), opts.tasks, opts.extensions.as_ref());
             let level = opts.log_level.or(*self.inner.log_level.read().expect("lock"));
             if let (Some(level), Some(Value::Object(m))) = (level, params.get_mut("_meta")) {
                 m.insert(meta::LOG_LEVEL.into(), json!(level.as_str()));

@@ -93,6 +93,8 @@ pub(crate) struct Shared {
     pending: Mutex<HashMap<RequestId, oneshot::Sender<Result<Response, Error>>>>,
     progress: Mutex<HashMap<String, ProgressTx>>,
     closed: Mutex<Option<String>>,
+    /// Woken when the connection closes.
+    closing: tokio::sync::Notify,
     log: LogSlot,
     pub(crate) hooks: Hooks,
     listens: Mutex<HashMap<RequestId, mpsc::UnboundedSender<ListenMsg>>>,
@@ -168,6 +170,17 @@ impl Shared {
         self.closed.lock().expect("lock").clone()
     }
 
+    /// Completes with the reason once the connection has closed.
+    pub(crate) async fn wait_closed(&self) -> String {
+        loop {
+            let notified = self.closing.notified();
+            if let Some(reason) = self.closed_reason() {
+                return reason;
+            }
+            notified.await;
+        }
+    }
+
     fn deliver(&self, resp: Response) {
         let Some(id) = &resp.id else { return };
         if let Some(tx) = self.pending.lock().expect("lock").remove(id) {
@@ -193,6 +206,7 @@ impl Shared {
         self.progress.lock().expect("lock").clear();
         // Dropping the senders ends every listen stream.
         self.listens.lock().expect("lock").clear();
+        self.closing.notify_waiters();
     }
 
     /// Sets the host's log handler.

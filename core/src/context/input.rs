@@ -39,7 +39,7 @@ use crate::protocol::elicitation::{ElicitRequest, ElicitRequestParams, ElicitRes
 use crate::protocol::mrtr::{InputRequest, InputRequests, InputResponse};
 use crate::protocol::roots::{ListRootsRequest, ListRootsResult};
 use crate::protocol::sampling::{CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult};
-use crate::protocol::ClientCapabilities;
+use crate::protocol::{CacheHint, ClientCapabilities};
 use crate::Result;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -83,6 +83,8 @@ struct Book {
     used: Map<String, Value>,
     missing: InputRequests,
     user: Option<Value>,
+    /// The handler's own caching hints for its result.
+    cache: Option<CacheHint>,
 }
 
 /// What an MRTR handler left behind when it needed input: the requests still missing, the
@@ -148,6 +150,33 @@ impl InputLedger {
         match &self.mode {
             Mode::Legacy { capabilities, .. } | Mode::Modern { capabilities, .. } => capabilities,
         }
+    }
+
+    /// The answers a 2026-07-28 request carries (its sealed state's, then its
+    /// `inputResponses`), as the client sent them; `None` on a legacy session and once the call
+    /// became a task (its input then goes through `tasks/update`).
+    pub(crate) fn modern_answers(&self) -> Option<Map<String, Value>> {
+        if self.task.lock().expect("lock").is_some() {
+            return None;
+        }
+        match &self.mode {
+            Mode::Modern { answers, .. } => Some(answers.clone()),
+            Mode::Legacy { .. } => None,
+        }
+    }
+
+    /// Records `requests` as missing, as they are (keys included), and returns the
+    /// [`ErrorKind::InputRequired`] error that ends the round with them.
+    pub(crate) fn require(&self, requests: InputRequests) -> Error {
+        let keys: Vec<&String> = requests.keys().collect();
+        let message = format!("client input required: {keys:?}");
+        self.book.lock().expect("lock").missing.extend(requests);
+        Error::new(ErrorKind::InputRequired, message)
+    }
+
+    /// The caching hints the handler set for its result.
+    pub(crate) fn cache_hint(&self) -> Option<CacheHint> {
+        self.book.lock().expect("lock").cache
     }
 
     /// What the MRTR handler left behind (used answers, missing requests, user state).
@@ -313,10 +342,37 @@ impl RequestContext {
         }
     }
 
+    /// The answers this 2026-07-28 request carries, by key (from its `requestState` and its
+    /// `inputResponses`), for a handler that passes them on as they are (a proxy); `None` on a
+    /// legacy session, in a task, or outside a request.
+    pub(crate) fn input_answers(&self) -> Option<Map<String, Value>> {
+        self.input.as_ref().and_then(|l| l.modern_answers())
+    }
+
+    /// Ends this 2026-07-28 round asking the client for `requests` as they are (a proxy
+    /// passing on its upstream's `inputRequests`): returns the [`ErrorKind::InputRequired`]
+    /// error to return from the handler. Outside a request, the error says input is unavailable.
+    pub(crate) fn require_input(&self, requests: InputRequests) -> Error {
+        match &self.input {
+            Some(ledger) => ledger.require(requests),
+            None => unavailable(),
+        }
+    }
+
     /// The state this handler stored with [`RequestContext::set_request_state`] in the previous
     /// round of this request (2026-07-28 MRTR; sealed, so the client cannot alter it).
     pub fn request_state(&self) -> Option<Value> {
         self.input.as_ref().and_then(|l| l.book.lock().expect("lock").user.clone())
+    }
+
+    /// Sets the caching hints of this `resources/read` result (2026-07-28
+    /// server/utilities/caching): merged with the server's own, the shorter `ttlMs` and the more
+    /// private `cacheScope` winning (a proxy passes its upstream's on this way). Ignored on
+    /// other requests and on legacy sessions, whose results carry no hints.
+    pub fn set_cache_hint(&self, hint: CacheHint) {
+        if let Some(l) = &self.input {
+            l.book.lock().expect("lock").cache = Some(hint);
+        }
     }
 
     /// Stores state for the next round of this request (2026-07-28 MRTR); it travels sealed in

@@ -1,7 +1,7 @@
 //! Lists, reads and renders: `resources/*`, `prompts/*`, `completion/complete`, and the list
 //! replies every `*/list` method shares (pagination, caching hints).
 
-use super::{parse_params, reply_err, shape, Action, At, PendingCall, ServerEngine, Who, Work};
+use super::{parse_params, reply_err, shape, Action, At, ListKind, PendingCall, ServerEngine, Who, Work};
 use crate::completion::CompletionRequest;
 use crate::context::{Access, Entry, InputSeed, Origin};
 use crate::error::{ErrorCode, ErrorData};
@@ -48,10 +48,16 @@ impl ServerEngine {
         &self,
         id: RequestId,
         version: ProtocolVersion,
-        key: &str,
+        list: ListKind,
         page: Result<(Vec<Value>, Option<String>), ErrorData>,
         origin: &Origin,
     ) -> Action {
+        let key = match list {
+            ListKind::Tools => "tools",
+            ListKind::Prompts => "prompts",
+            ListKind::Resources => "resources",
+            ListKind::Templates => "resourceTemplates",
+        };
         let (items, next) = match page {
             Ok(p) => p,
             Err(e) => return reply_err(id, e),
@@ -61,7 +67,8 @@ impl ServerEngine {
             result["nextCursor"] = json!(n);
         }
         if version.is_modern() {
-            self.cache_hints(&mut result);
+            let hint = self.config.aggregate.as_ref().map(|a| a.list_hint(list)).unwrap_or_default();
+            self.merged_cache_hints(&mut result, hint);
             if origin.has_view() {
                 result["cacheScope"] = json!(crate::protocol::CacheScope::Private);
             }
@@ -113,7 +120,7 @@ impl ServerEngine {
             }),
         });
         let page = shaped(page, version, shape::descriptor);
-        self.list_reply(req.id, version, "resources", page, origin)
+        self.list_reply(req.id, version, ListKind::Resources, page, origin)
     }
 
     pub(super) fn templates_list(&self, req: Request, version: ProtocolVersion, origin: &Origin) -> Action {
@@ -126,7 +133,7 @@ impl ServerEngine {
             }),
         });
         let page = shaped(page, version, shape::descriptor);
-        self.list_reply(req.id, version, "resourceTemplates", page, origin)
+        self.list_reply(req.id, version, ListKind::Templates, page, origin)
     }
 
     pub(super) fn resources_read(
@@ -190,7 +197,7 @@ impl ServerEngine {
             true => registry.page_where(c, size, |p| origin.allows(&Entry::Prompt(&p.name), Access::List)),
         });
         let page = shaped(page, version, shape::descriptor);
-        self.list_reply(req.id, version, "prompts", page, origin)
+        self.list_reply(req.id, version, ListKind::Prompts, page, origin)
     }
 
     pub(super) fn prompts_get(
@@ -332,6 +339,9 @@ impl ServerEngine {
         };
         if let Some(s) = at.session.as_mut() {
             if req.method == "resources/subscribe" {
+                if let Some(r) = &self.resources {
+                    r.subscribed(&uri);
+                }
                 s.subscriptions.insert(uri);
             } else {
                 s.subscriptions.remove(&uri);

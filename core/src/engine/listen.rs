@@ -84,6 +84,11 @@ impl ServerEngine {
             None => None,
         };
         let resources = self.resources.is_some();
+        if let (Some(r), Some(uris)) = (&self.resources, &asked.resource_subscriptions) {
+            for uri in uris {
+                r.subscribed(uri);
+            }
+        }
         let filter = SubscriptionFilter {
             tools_list_changed: wanted(asked.tools_list_changed, true),
             prompts_list_changed: wanted(asked.prompts_list_changed, self.prompts.is_some()),

@@ -16,6 +16,7 @@
 //! `io.modelcontextprotocol/protocolVersion` is modern (stateless); `initialize` starts a legacy
 //! session on this connection; anything else belongs to that legacy session.
 
+mod aggregate;
 mod catalog;
 mod connection;
 mod listen;
@@ -24,6 +25,7 @@ mod shape;
 mod tasks;
 mod work;
 
+pub use aggregate::{Aggregate, ListKind};
 pub use connection::{Event, Job, JobId, RouteId, ServerConnection};
 pub use listen::Listen;
 pub use tasks::TaskOp;
@@ -38,7 +40,7 @@ use crate::protocol::capabilities::ResourcesCapability;
 use crate::protocol::lifecycle::{InitializeRequestParams, UnsupportedVersionData};
 use crate::protocol::logging::{LoggingLevel, SetLevelRequestParams};
 use crate::protocol::{
-    meta, CacheScope, CallToolRequestParams, CallToolResult, Implementation, ProtocolVersion,
+    meta, CacheHint, CacheScope, CallToolRequestParams, CallToolResult, Implementation, ProtocolVersion,
 };
 use crate::protocol::{ClientCapabilities, ServerCapabilities};
 use crate::registry::ToolRegistry;
@@ -90,6 +92,9 @@ pub struct ServerConfig {
     /// What new tasks are created with (Tasks extension: `ttlMs`, `pollIntervalMs`, the
     /// per-client quota).
     pub tasks: crate::tasks::TaskSettings,
+    /// A server fronting others (a gateway): the capabilities it declares and the caching hints
+    /// of its lists come from them (default: none, they follow from the server's catalogs).
+    pub aggregate: Option<Arc<dyn Aggregate>>,
 }
 
 impl ServerConfig {
@@ -109,6 +114,7 @@ impl ServerConfig {
             peer_request_timeout: Duration::from_secs(600),
             max_in_flight: 1_000,
             tasks: crate::tasks::TaskSettings::default(),
+            aggregate: None,
         }
     }
 }
@@ -465,6 +471,21 @@ impl ServerEngine {
     }
 
     fn capabilities(&self, version: ProtocolVersion) -> ServerCapabilities {
+        if let Some(a) = &self.config.aggregate {
+            let mut caps = a.capabilities();
+            if version < ProtocolVersion::V2025_03_26 {
+                caps.completions = None;
+            }
+            if version.is_modern() {
+                caps.tasks = None;
+            } else {
+                caps.extensions = None;
+            }
+            if version < ProtocolVersion::V2025_11_25 {
+                caps.tasks = None;
+            }
+            return caps;
+        }
         let mut caps = ServerCapabilities {
             tools: Some(ListChangedCapability { list_changed: Some(true) }),
             logging: Some(serde_json::Map::new()),
@@ -489,9 +510,17 @@ impl ServerEngine {
 
     /// Adds the modern caching hints (`ttlMs`, `cacheScope`) to a cacheable result.
     pub(crate) fn cache_hints(&self, result: &mut Value) {
+        self.merged_cache_hints(result, CacheHint::default());
+    }
+
+    /// Adds the server's caching hints merged with `hint` (the shorter freshness, the more
+    /// private scope) to a cacheable result.
+    pub(crate) fn merged_cache_hints(&self, result: &mut Value, hint: CacheHint) {
+        let own = CacheHint { ttl_ms: Some(self.config.ttl_ms), scope: Some(self.config.cache_scope) };
+        let CacheHint { ttl_ms, scope } = own.merge(hint);
         if let Value::Object(obj) = result {
-            obj.insert("ttlMs".into(), json!(self.config.ttl_ms));
-            obj.insert("cacheScope".into(), json!(self.config.cache_scope));
+            obj.insert("ttlMs".into(), json!(ttl_ms.unwrap_or(self.config.ttl_ms)));
+            obj.insert("cacheScope".into(), json!(scope.unwrap_or(self.config.cache_scope)));
         }
     }
 
@@ -502,7 +531,7 @@ impl ServerEngine {
             true => self.registry.page_where(c, size, |t| origin.allows(&Entry::Tool(&t.name), Access::List)),
         });
         let page = catalog::shaped(page, version, shape::tool);
-        self.list_reply(req.id, version, "tools", page, origin)
+        self.list_reply(req.id, version, ListKind::Tools, page, origin)
     }
 
     /// Legacy `logging/setLevel`: remembers the session's level; the result is `{}`.

@@ -183,7 +183,8 @@ impl ServerEngine {
                 let mut v = json!({ "contents": contents });
                 shape::resource_contents(&mut v, call.version);
                 if call.version.is_modern() {
-                    self.cache_hints(&mut v);
+                    let hint = ledger.and_then(|l| l.cache_hint()).unwrap_or_default();
+                    self.merged_cache_hints(&mut v, hint);
                 }
                 v
             }

@@ -14,9 +14,14 @@
 //! An entry with `command` (and `args`, `env`, `cwd`) is a stdio child; one with `url` (and
 //! `headers`) is remote: `type` `http` / `streamable-http` is Streamable HTTP, `sse` the
 //! 2024-11-05 HTTP+SSE transport, no `type` tries Streamable HTTP then SSE. Gateway options per
-//! entry: `prefix` (default `<name>__`, `""` for none), `protocolVersion` or `lineage`
+//! entry: `prefix` (default `<name>__`, `""` for none), `uriPrefix` (put in front of the
+//! entry's resource URIs and URI templates; default `<name>+`, e.g. `everything+demo://x`,
+//! and `""` when `prefix` is `""`; see [`Mount`]), `protocolVersion` or `lineage`
 //! (`modern` / `legacy`) to pin the upstream connection, `include` / `exclude` (tool names,
-//! `*` as a wildcard), `timeoutMs` (each request to the upstream), `disabled`. Top level:
+//! `*` as a wildcard), `timeoutMs` (each request to the upstream), `disabled`, `start`
+//! (`eager`, the default: connected before the gateway serves; `lazy`: connected in the
+//! background once it serves), `restart` (default `true`: a stdio upstream that exits is
+//! started again, with backoff). Top level:
 //! `collision` (`error`, the default: refuse to start; `skip`: the entry whose name sorts
 //! first keeps the name; `prefix`: the later one becomes `<entry>_<name>`). Other fields
 //! (editors put their own keys there) are ignored; a bad shape is an error naming the entry.
@@ -62,6 +67,21 @@ pub struct Upstream {
     pub lineage: Option<Lineage>,
     /// The timeout of each request to the upstream.
     pub timeout: Option<Duration>,
+    /// When the upstream is connected.
+    pub start: Start,
+    /// Whether a stdio upstream that exits is started again (with backoff).
+    pub restart: bool,
+}
+
+/// When an upstream is connected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Start {
+    /// Before the gateway serves: an upstream that cannot be reached stops the start.
+    #[default]
+    Eager,
+    /// After the gateway serves, in the background (retried with backoff while it fails):
+    /// its entries appear, announced as list changes, once it is connected.
+    Lazy,
 }
 
 /// How an upstream is reached.
@@ -77,7 +97,37 @@ pub enum UpstreamTransport {
         headers: Vec<(String, String)>,
         /// Streamable HTTP, SSE, or the first that works.
         transport: HttpTransport,
+        /// OAuth credentials of the gateway at this upstream (its own client: the gateway's
+        /// callers' tokens are never passed on).
+        oauth: Option<UpstreamOAuth>,
     },
+}
+
+/// The gateway's OAuth client at one upstream (entry key `oauth`): the client credentials
+/// grant with a pre-registered client (`clientId`, `clientSecret`; none: a public client),
+/// optional `scopes`, tokens kept in memory or in the file `tokenStore` (0600 JSON). The
+/// core's OAuth client does the rest: discovery from the upstream's 401, the token request
+/// with `resource`, refresh, step-up on 403 `insufficient_scope`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpstreamOAuth {
+    /// The pre-registered client id.
+    pub client_id: String,
+    /// Its secret (`client_secret_basic`/`_post`); `None`: a public client.
+    pub client_secret: Option<String>,
+    /// Scopes to ask for instead of the spec's selection.
+    pub scopes: Option<Vec<String>>,
+    /// Where tokens are kept (default: memory).
+    pub token_store: Option<PathBuf>,
+}
+
+/// The `oauth` object of an entry, as written.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct OAuthEntry {
+    client_id: String,
+    client_secret: Option<String>,
+    scopes: Option<Vec<String>>,
+    token_store: Option<PathBuf>,
 }
 
 /// One entry as written (fields the gateway does not know are ignored).
@@ -96,6 +146,7 @@ struct Entry {
     #[serde(rename = "type")]
     kind: Option<String>,
     prefix: Option<String>,
+    uri_prefix: Option<String>,
     protocol_version: Option<String>,
     lineage: Option<String>,
     #[serde(default)]
@@ -105,6 +156,9 @@ struct Entry {
     timeout_ms: Option<u64>,
     #[serde(default)]
     disabled: bool,
+    start: Option<String>,
+    restart: Option<bool>,
+    oauth: Option<OAuthEntry>,
 }
 
 impl GatewayConfig {
@@ -223,6 +277,9 @@ fn collision(top: &Map<String, Value>) -> Result<CollisionPolicy> {
 }
 
 fn upstream(name: &str, e: Entry, policy: CollisionPolicy) -> std::result::Result<Upstream, String> {
+    if e.oauth.is_some() && e.url.is_none() {
+        return Err("\"oauth\" needs a \"url\" (an HTTP upstream)".into());
+    }
     let transport = match (e.command, e.url) {
         (Some(_), Some(_)) => return Err("give either \"command\" or \"url\", not both".into()),
         (None, None) => return Err("needs \"command\" (a stdio server) or \"url\" (an HTTP server)".into()),
@@ -252,7 +309,13 @@ fn upstream(name: &str, e: Entry, policy: CollisionPolicy) -> std::result::Resul
                     ))
                 }
             };
-            UpstreamTransport::Http { url, headers: e.headers.into_iter().collect(), transport }
+            let oauth = e.oauth.map(|o| UpstreamOAuth {
+                client_id: o.client_id,
+                client_secret: o.client_secret,
+                scopes: o.scopes,
+                token_store: o.token_store,
+            });
+            UpstreamTransport::Http { url, headers: e.headers.into_iter().collect(), transport, oauth }
         }
     };
     let version = match e.protocol_version {
@@ -274,15 +337,36 @@ fn upstream(name: &str, e: Entry, policy: CollisionPolicy) -> std::result::Resul
             return Err("an empty tool name in \"include\" / \"exclude\"".into());
         }
     }
+    let start = match e.start.as_deref() {
+        None | Some("eager") => Start::Eager,
+        Some("lazy") => Start::Lazy,
+        Some(other) => return Err(format!("\"start\" must be \"eager\" or \"lazy\", not {other:?}")),
+    };
     let prefix = e.prefix.unwrap_or_else(|| format!("{name}__"));
+    let uri_prefix = match e.uri_prefix {
+        Some(p) => {
+            let scheme = p.starts_with(|c: char| c.is_ascii_alphabetic())
+                && p.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+            if !p.is_empty() && !scheme {
+                return Err(format!(
+                    "\"uriPrefix\" must start a URI scheme (a letter, then letters, digits, '+', '-', '.'), not {p:?}"
+                ));
+            }
+            p
+        }
+        None if prefix.is_empty() => String::new(),
+        None => Mount::uri_prefix_for(name),
+    };
     let tools = ToolFilter { include: e.include, exclude: e.exclude };
     Ok(Upstream {
         name: name.to_owned(),
         transport,
-        mount: Mount { prefix, tools, policy },
+        mount: Mount { prefix, uri_prefix, tools, policy },
         version,
         lineage,
         timeout,
+        start,
+        restart: e.restart.unwrap_or(true),
     })
 }
 
@@ -296,9 +380,11 @@ mod tests {
         let c = GatewayConfig::from_value(json!({
             "mcpServers": {
                 "b": {"url": "http://127.0.0.1:1/mcp", "type": "sse", "headers": {"X-Key": "k"},
-                      "prefix": "", "include": ["echo"], "autoApprove": ["x"]},
+                      "prefix": "", "include": ["echo"], "autoApprove": ["x"],
+                      "oauth": {"clientId": "gw", "clientSecret": "s", "scopes": ["mcp:tools"]}},
                 "a": {"command": "node", "args": ["s.js"], "env": {"K": "V"}, "cwd": "/tmp",
-                      "protocolVersion": "2025-11-25", "timeoutMs": 1500, "exclude": ["get-*"]},
+                      "protocolVersion": "2025-11-25", "timeoutMs": 1500, "exclude": ["get-*"],
+                      "start": "lazy", "restart": false},
                 "off": {"command": "x", "disabled": true}
             },
             "collision": "skip",
@@ -310,18 +396,25 @@ mod tests {
         assert_eq!(names, ["a", "b"]);
         let a = &c.upstreams[0];
         assert_eq!(a.mount.prefix, "a__");
+        assert_eq!(a.mount.uri_prefix, "a+");
         assert_eq!(a.mount.policy, CollisionPolicy::Skip);
         assert_eq!(a.version, Some(ProtocolVersion::V2025_11_25));
         assert_eq!(a.timeout, Some(Duration::from_millis(1500)));
+        assert_eq!((a.start, a.restart), (Start::Lazy, false));
         assert!(!a.mount.tools.admits("get-sum") && a.mount.tools.admits("echo"));
         let UpstreamTransport::Stdio(cmd) = &a.transport else { panic!("stdio") };
         assert_eq!((cmd.program.as_str(), cmd.args.clone()), ("node", vec!["s.js".to_owned()]));
         assert_eq!(cmd.env, [("K".to_owned(), "V".to_owned())]);
         let b = &c.upstreams[1];
         assert_eq!(b.mount.prefix, "");
-        let UpstreamTransport::Http { transport, headers, .. } = &b.transport else { panic!("http") };
+        assert_eq!(b.mount.uri_prefix, "", "no prefix, URIs as they are");
+        assert_eq!((b.start, b.restart), (Start::Eager, true));
+        let UpstreamTransport::Http { transport, headers, oauth, .. } = &b.transport else { panic!("http") };
         assert_eq!(*transport, HttpTransport::Sse);
         assert_eq!(headers, &[("X-Key".to_owned(), "k".to_owned())]);
+        let o = oauth.as_ref().unwrap();
+        assert_eq!((o.client_id.as_str(), o.client_secret.as_deref()), ("gw", Some("s")));
+        assert_eq!(o.scopes, Some(vec!["mcp:tools".to_owned()]));
     }
 
     #[test]
@@ -374,6 +467,22 @@ mod tests {
                 "mcpServers.e: \"protocolVersion\"",
             ),
             (json!({"mcpServers": {"e": {"command": "x", "timeoutMs": 0}}}), "mcpServers.e: \"timeoutMs\""),
+            (
+                json!({"mcpServers": {"e": {"command": "x", "start": "later"}}}),
+                "mcpServers.e: \"start\" must be",
+            ),
+            (
+                json!({"mcpServers": {"e": {"command": "x", "uriPrefix": "1x:"}}}),
+                "mcpServers.e: \"uriPrefix\" must",
+            ),
+            (
+                json!({"mcpServers": {"e": {"command": "x", "oauth": {"clientId": "c"}}}}),
+                "mcpServers.e: \"oauth\" needs",
+            ),
+            (
+                json!({"mcpServers": {"e": {"url": "http://h", "oauth": {"client": "c"}}}}),
+                "mcpServers.e: unknown field",
+            ),
             (json!({"mcpServers": {"e": {"command": "x", "include": "echo"}}}), "mcpServers.e: invalid type"),
             (json!({"mcpServers": {}}), "names no"),
             (json!({"mcpServers": []}), "must be an object"),

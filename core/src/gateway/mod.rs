@@ -26,8 +26,10 @@
 //! ```
 
 mod config;
+mod supervise;
 
-pub use config::{GatewayConfig, Upstream, UpstreamTransport};
+pub use config::{GatewayConfig, Start, Upstream, UpstreamOAuth, UpstreamTransport};
+pub use supervise::{UpstreamState, UpstreamStatus};
 
 use crate::client::{Client, ClientOptions, InputKinds};
 use crate::engine::ServerConfig;
@@ -39,97 +41,179 @@ use crate::remote::{Registrations, RelayInput, RemoteServer};
 use crate::resources::ResourceRegistry;
 use crate::server::Server;
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Upstreams connected and mounted into one set of catalogs.
 #[derive(Debug)]
 pub struct Gateway {
+    inner: Arc<Inner>,
+}
+
+/// What the gateway and its supervisors share.
+#[derive(Debug)]
+pub(crate) struct Inner {
     tools: Arc<ToolRegistry>,
     resources: Arc<ResourceRegistry>,
     prompts: Arc<PromptRegistry>,
     remote: RemoteServer,
-    mounted: BTreeMap<String, Registrations>,
+    /// What mounting each upstream registered (as of its first mount).
+    mounted: Mutex<BTreeMap<String, Registrations>>,
+    /// Each configured upstream's state.
+    status: Mutex<BTreeMap<String, UpstreamStatus>>,
+    /// The tasks watching the upstreams (aborted at shutdown).
+    supervisors: Mutex<Vec<tokio::task::JoinHandle<()>>>,
 }
 
 impl Gateway {
-    /// Connects every upstream of `config` and mounts it. Fails, with every upstream closed
-    /// again, when one cannot be reached or (collision policy `error`) one of its names is
-    /// taken by another; the message names the entry (and, for a collision, both).
+    /// Connects every eager upstream of `config` and mounts it, then starts watching them all
+    /// (lazy ones are connected in the background; see [`Start`]). Fails, with every upstream
+    /// closed again, when an eager one cannot be reached or (collision policy `error`) one of
+    /// its names is taken by another; the message names the entry (and, for a collision, both).
     pub async fn start(config: &GatewayConfig) -> Result<Gateway> {
         let tools = Arc::new(ToolRegistry::new());
         let resources = Arc::new(ResourceRegistry::new());
         let prompts = Arc::new(PromptRegistry::new());
+        Gateway::start_with(config, tools, resources, prompts).await
+    }
+
+    /// [`Gateway::start`] into a host's own registries: what the host registered there
+    /// (local tools, resources, prompts) is served beside the upstreams' entries, and collides
+    /// with them like the upstreams' entries collide with each other.
+    pub async fn start_with(
+        config: &GatewayConfig,
+        tools: Arc<ToolRegistry>,
+        resources: Arc<ResourceRegistry>,
+        prompts: Arc<PromptRegistry>,
+    ) -> Result<Gateway> {
         let remote =
             RemoteServer::new(tools.clone()).with_resources(resources.clone()).with_prompts(prompts.clone());
-        let mut gateway = Gateway { tools, resources, prompts, remote, mounted: BTreeMap::new() };
-        let connected = futures_util::future::join_all(config.upstreams.iter().map(connect)).await;
+        let inner = Arc::new(Inner {
+            tools,
+            resources,
+            prompts,
+            remote,
+            mounted: Mutex::default(),
+            status: Mutex::new(
+                config.upstreams.iter().map(|u| (u.name.clone(), UpstreamStatus::starting())).collect(),
+            ),
+            supervisors: Mutex::default(),
+        });
+        let gateway = Gateway { inner };
+        let eager: Vec<&Upstream> = config.upstreams.iter().filter(|u| u.start == Start::Eager).collect();
+        let connected = futures_util::future::join_all(eager.iter().map(|u| connect(u))).await;
         let mut clients = Vec::new();
         let mut failure = None;
-        for (upstream, c) in config.upstreams.iter().zip(connected) {
+        for (upstream, c) in eager.iter().zip(connected) {
             match c {
-                Ok(client) => clients.push((upstream, client)),
+                Ok(client) => clients.push((*upstream, client)),
                 Err(e) if failure.is_none() => failure = Some(named(&upstream.name, &e)),
                 Err(_) => {}
             }
         }
         let mut clients = clients.into_iter();
+        let mut watched = Vec::new();
         if failure.is_none() {
             for (upstream, client) in clients.by_ref() {
-                match gateway.remote.mount(&upstream.name, client, upstream.mount.clone()).await {
-                    Ok(done) => {
-                        gateway.mounted.insert(upstream.name.clone(), done);
-                    }
+                match gateway.inner.mount(upstream, client.clone()).await {
+                    Ok(()) => watched.push((upstream.clone(), client)),
                     Err(e) => {
-                        failure = Some(gateway.collision(&upstream.name, &e));
+                        failure = Some(gateway.inner.collision(&upstream.name, &e));
                         break;
                     }
                 }
             }
         }
-        match failure {
-            None => Ok(gateway),
-            Some(e) => {
-                for (_, client) in clients {
-                    client.close().await;
-                }
-                gateway.shutdown().await;
-                Err(e)
+        if let Some(e) = failure {
+            for (_, client) in clients {
+                client.close().await;
             }
+            gateway.shutdown().await;
+            return Err(e);
         }
+        let mut tasks = Vec::new();
+        for (upstream, client) in watched {
+            tasks.push(tokio::spawn(supervise::watch(gateway.inner.clone(), upstream, Some(client))));
+        }
+        for upstream in config.upstreams.iter().filter(|u| u.start == Start::Lazy) {
+            tasks.push(tokio::spawn(supervise::watch(gateway.inner.clone(), upstream.clone(), None)));
+        }
+        gateway.inner.supervisors.lock().expect("lock").extend(tasks);
+        Ok(gateway)
     }
 
-    /// A server of the aggregate (cheap: the registries are shared), to serve on stdio or HTTP.
+    /// A server of the aggregate (cheap: the registries are shared), to serve on stdio or HTTP;
+    /// it calls itself `mcpcore-gateway`.
     pub fn server(&self) -> Server {
-        let config = ServerConfig::new("mcpcore-gateway", env!("CARGO_PKG_VERSION"));
-        Server::new(config, self.tools.clone())
-            .with_resources(self.resources.clone())
-            .with_prompts(self.prompts.clone())
+        self.server_with(ServerConfig::new("mcpcore-gateway", env!("CARGO_PKG_VERSION")))
+    }
+
+    /// [`Gateway::server`] with `config` (name, instructions, state keys…); its `aggregate` is
+    /// set to the upstreams' (the capabilities declared and the lists' caching hints follow
+    /// them).
+    pub fn server_with(&self, mut config: ServerConfig) -> Server {
+        config.aggregate = Some(self.inner.remote.aggregate());
+        Server::new(config, self.inner.tools.clone())
+            .with_resources(self.inner.resources.clone())
+            .with_prompts(self.inner.prompts.clone())
     }
 
     /// The aggregate tool registry (local tools may be added beside the upstreams' ones).
     pub fn tools(&self) -> &Arc<ToolRegistry> {
-        &self.tools
+        &self.inner.tools
     }
 
     /// The aggregate resource registry.
     pub fn resources(&self) -> &Arc<ResourceRegistry> {
-        &self.resources
+        &self.inner.resources
     }
 
     /// The aggregate prompt registry.
     pub fn prompts(&self) -> &Arc<PromptRegistry> {
-        &self.prompts
+        &self.inner.prompts
     }
 
-    /// The names of the mounted upstreams, sorted.
+    /// The names of the mounted upstreams, sorted (a lazy one once it first connected).
     pub fn upstreams(&self) -> Vec<String> {
-        self.remote.servers()
+        self.inner.remote.servers()
     }
 
-    /// What mounting `upstream` registered (as of start; following changes updates the
-    /// registries, not this).
-    pub fn registrations(&self, upstream: &str) -> Option<&Registrations> {
-        self.mounted.get(upstream)
+    /// The state of the configured upstream `name`.
+    pub fn status(&self, name: &str) -> Option<UpstreamStatus> {
+        self.inner.status.lock().expect("lock").get(name).cloned()
+    }
+
+    /// What mounting `upstream` registered (as of its first mount; following changes updates
+    /// the registries, not this).
+    pub fn registrations(&self, upstream: &str) -> Option<Registrations> {
+        self.inner.mounted.lock().expect("lock").get(upstream).cloned()
+    }
+
+    /// The client connected to `upstream` (`None` while it is unavailable).
+    pub fn client(&self, upstream: &str) -> Option<Client> {
+        self.inner.remote.client(upstream)
+    }
+
+    /// Stops watching the upstreams, then unmounts and closes every one (stdio children are
+    /// stopped).
+    pub async fn shutdown(&self) {
+        for task in self.inner.supervisors.lock().expect("lock").drain(..) {
+            task.abort();
+        }
+        let closing = self.inner.remote.servers();
+        futures_util::future::join_all(closing.iter().map(|name| self.inner.remote.disconnect(name))).await;
+    }
+}
+
+impl Inner {
+    /// Mounts `upstream` over `client` (a first connection) or reconnects it (a restart).
+    async fn mount(&self, upstream: &Upstream, client: Client) -> Result<()> {
+        if self.remote.servers().contains(&upstream.name) {
+            self.remote.reconnect(&upstream.name, client).await?;
+        } else {
+            let done = self.remote.mount(&upstream.name, client, upstream.mount.clone()).await?;
+            self.mounted.lock().expect("lock").insert(upstream.name.clone(), done);
+        }
+        Ok(())
     }
 
     /// `e` (mounting `upstream` failed) naming the upstream, and the mounted upstream holding
@@ -137,7 +221,8 @@ impl Gateway {
     /// already, this covers prompts, resources and templates).
     fn collision(&self, upstream: &str, e: &Error) -> Error {
         let message = e.message();
-        let holder = self.mounted.iter().find(|(_, r)| {
+        let mounted = self.mounted.lock().expect("lock");
+        let holder = mounted.iter().find(|(_, r)| {
             let names = r.tools.iter().chain(&r.prompts).chain(&r.resources).chain(&r.templates);
             names.filter_map(|n| n.name()).any(|n| message.contains(&format!("{n:?}")))
         });
@@ -149,16 +234,24 @@ impl Gateway {
         }
     }
 
-    /// The client connected to `upstream`.
-    pub fn client(&self, upstream: &str) -> Option<Client> {
-        self.remote.client(upstream)
+    fn set_status(&self, name: &str, f: impl FnOnce(&mut UpstreamStatus)) {
+        if let Some(s) = self.status.lock().expect("lock").get_mut(name) {
+            f(s);
+        }
     }
+}
 
-    /// Unmounts and closes every upstream.
-    pub async fn shutdown(&self) {
-        let closing = self.remote.servers();
-        futures_util::future::join_all(closing.iter().map(|name| self.remote.disconnect(name))).await;
+/// The gateway's OAuth client at one upstream: client credentials, pre-registered.
+fn oauth_client(o: &UpstreamOAuth) -> crate::auth::client::OAuth {
+    use crate::auth::client::{ClientAuth, FileTokenStore, OAuth, OAuthConfig};
+    let auth = o.client_secret.clone().map(ClientAuth::Secret).unwrap_or(ClientAuth::None);
+    let mut config = OAuthConfig::client_credentials(o.client_id.clone(), auth);
+    config.client_name = "mcpcore-gateway".into();
+    config.scopes = o.scopes.clone();
+    if let Some(path) = &o.token_store {
+        config.store = std::sync::Arc::new(FileTokenStore::new(path));
     }
+    OAuth::new(config)
 }
 
 /// `e` with the upstream's name in front.
@@ -207,10 +300,11 @@ pub async fn load_tools(config: &GatewayConfig, remote: &crate::remote::RemoteTo
 }
 
 /// Connects to one upstream, declaring the input kinds the gateway relays to its own callers.
-async fn connect(upstream: &Upstream) -> Result<Client> {
+pub(crate) async fn connect(upstream: &Upstream) -> Result<Client> {
     let mut options = ClientOptions {
         input: Some(RelayInput::new(InputKinds {
             elicitation: true,
+            elicitation_url: true,
             sampling: true,
             roots: true,
             ..InputKinds::default()
@@ -225,9 +319,13 @@ async fn connect(upstream: &Upstream) -> Result<Client> {
     }
     match &upstream.transport {
         UpstreamTransport::Stdio(cmd) => Client::connect_stdio(cmd.clone(), options).await,
-        UpstreamTransport::Http { url, headers, transport } => {
-            let http =
-                HttpOptions { headers: headers.clone(), transport: *transport, ..HttpOptions::default() };
+        UpstreamTransport::Http { url, headers, transport, oauth } => {
+            let http = HttpOptions {
+                headers: headers.clone(),
+                transport: *transport,
+                auth: oauth.as_ref().map(oauth_client),
+                ..HttpOptions::default()
+            };
             Client::connect_http(url, http, options).await
         }
     }

@@ -58,6 +58,32 @@ pub enum CacheScope {
     Private,
 }
 
+/// The caching hints of one result (`ttlMs`, `cacheScope`; 2026-07-28
+/// server/utilities/caching), as a server sets them or a gateway merges those of its upstreams.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CacheHint {
+    /// How long the result stays fresh (`None`: no opinion).
+    pub ttl_ms: Option<u64>,
+    /// Who may share it (`None`: no opinion).
+    pub scope: Option<CacheScope>,
+}
+
+impl CacheHint {
+    /// The hint of a result built from this one and `other`: the shorter freshness, and
+    /// private when either is private.
+    pub fn merge(self, other: CacheHint) -> CacheHint {
+        let ttl_ms = match (self.ttl_ms, other.ttl_ms) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let scope = match (self.scope, other.scope) {
+            (Some(CacheScope::Private), _) | (_, Some(CacheScope::Private)) => Some(CacheScope::Private),
+            (a, b) => a.or(b),
+        };
+        CacheHint { ttl_ms, scope }
+    }
+}
+
 /// Params of a paginated list request.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PaginatedRequestParams {

@@ -31,7 +31,7 @@ pub mod tools;
 pub mod version;
 
 pub use capabilities::{ClientCapabilities, ServerCapabilities};
-pub use common::{CacheScope, EmptyResult, Meta, ResultType, Role};
+pub use common::{CacheHint, CacheScope, EmptyResult, Meta, ResultType, Role};
 pub use content::ContentBlock;
 pub use lifecycle::{DiscoverResult, Implementation, InitializeRequestParams, InitializeResult};
 pub use messages::{NotificationType, RequestType};

@@ -275,6 +275,19 @@ impl ToolRegistry {
         self.insert(tool, handler, origin, policy, crate::tasks::TaskPolicy::default())
     }
 
+    /// [`ToolRegistry::register_with`] for a tool that may also run as a task (a forwarded
+    /// tool whose server offers the Tasks extension).
+    pub(crate) fn register_with_task(
+        &self,
+        tool: Tool,
+        handler: Arc<dyn ToolHandler>,
+        origin: ToolOrigin,
+        policy: CollisionPolicy,
+        task: crate::tasks::TaskPolicy,
+    ) -> Result<Registration> {
+        self.insert(tool, handler, origin, policy, task)
+    }
+
     fn insert(
         &self,
         tool: Tool,

@@ -8,9 +8,10 @@ use crate::error::{Error, Result};
 use crate::prompts::PromptRegistry;
 use crate::protocol::prompts::Prompt;
 use crate::protocol::resources::{Resource, ResourceTemplate};
-use crate::protocol::Tool;
+use crate::protocol::{CacheHint, Tool};
 use crate::registry::{CollisionPolicy, Registration, ToolOrigin, ToolRegistry};
 use crate::resources::{ResourceRegistry, UriTemplate};
+use crate::tasks::{TaskMode, TaskPolicy, TaskStart};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -36,10 +37,43 @@ pub struct Registrations {
     pub templates: Vec<Registration>,
 }
 
+/// The caching hints of one server's last listings (2026-07-28 server/utilities/caching).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Hints {
+    pub(crate) tools: CacheHint,
+    pub(crate) prompts: CacheHint,
+    pub(crate) resources: CacheHint,
+    pub(crate) templates: CacheHint,
+}
+
+/// Every page of a list, and the merged caching hints of the pages (at most 1000 pages).
+async fn pages<P, T, F, Fut>(
+    fetch: F,
+    split: impl Fn(P) -> (Vec<T>, Option<String>, CacheHint),
+) -> Result<(Vec<T>, CacheHint)>
+where
+    F: Fn(Option<String>) -> Fut,
+    Fut: std::future::Future<Output = Result<P>>,
+{
+    let (mut items, mut hint, mut cursor) = (Vec::new(), None::<CacheHint>, None);
+    for _ in 0..1000 {
+        let (page, next, h) = split(fetch(cursor).await?);
+        items.extend(page);
+        hint = Some(hint.map_or(h, |old| old.merge(h)));
+        match next {
+            Some(c) => cursor = Some(c),
+            None => return Ok((items, hint.unwrap_or_default())),
+        }
+    }
+    Err(Error::protocol("a list of the remote had more than 1000 pages"))
+}
+
 /// The entries one server registered: remote key → (local name, descriptor as listed); a
-/// resource's key and local name are both its URI.
+/// resource's key is its remote URI, its local name its local URI.
 #[derive(Debug, Default)]
 pub(crate) struct Registered {
+    /// The caching hints of the last listings.
+    pub(crate) hints: Hints,
     tools: BTreeMap<String, (String, Tool)>,
     prompts: BTreeMap<String, (String, Prompt)>,
     resources: BTreeMap<String, (String, Resource)>,
@@ -73,25 +107,59 @@ impl Registered {
         mount: &Mount,
         out: &mut Registrations,
     ) -> Result<()> {
-        let caps = remote.client.negotiated().capabilities;
+        let client = remote.client()?;
+        let caps = client.negotiated().capabilities;
         let completions = caps.completions.is_some();
         match part {
             Part::Tools if caps.tools.is_some() => {
-                let mut listed = remote.client.list_tools().await?;
+                let (mut listed, hint) = pages(
+                    |c| client.list_tools_page(c),
+                    |p| (p.tools, p.next_cursor, CacheHint { ttl_ms: p.ttl_ms, scope: p.cache_scope }),
+                )
+                .await?;
                 listed.retain(|t| mount.tools.admits(&t.name));
-                out.tools = self.sync_tools(listed, remote, &catalogs.tools, mount)?;
+                // A 2026-07-28 server offering tasks: its tools may become local tasks (`task.rs`).
+                let tasks = client.lineage() == crate::protocol::Lineage::Modern
+                    && caps
+                        .extensions
+                        .as_ref()
+                        .is_some_and(|e| e.contains_key(crate::protocol::tasks_ext::EXTENSION_ID));
+                let task = match tasks {
+                    true => TaskPolicy { mode: TaskMode::Optional, start: TaskStart::Deferred },
+                    false => TaskPolicy::default(),
+                };
+                out.tools = self.sync_tools(listed, remote, &catalogs.tools, mount, task)?;
+                self.hints.tools = hint;
             }
             Part::Prompts if caps.prompts.is_some() => {
                 let Some(prompts) = &catalogs.prompts else { return Ok(()) };
-                let listed = remote.client.list_prompts().await?;
+                let (listed, hint) = pages(
+                    |c| client.list_prompts_page(c),
+                    |p| (p.prompts, p.next_cursor, CacheHint { ttl_ms: p.ttl_ms, scope: p.cache_scope }),
+                )
+                .await?;
                 out.prompts = self.sync_prompts(listed, remote, prompts, mount, completions)?;
+                self.hints.prompts = hint;
             }
             Part::Resources if caps.resources.is_some() => {
                 let Some(resources) = &catalogs.resources else { return Ok(()) };
-                let listed = remote.client.list_resources().await?;
-                out.resources = self.sync_resources(listed, remote, resources, mount.policy)?;
-                let listed = remote.client.list_resource_templates().await?;
+                let (listed, hint) = pages(
+                    |c| client.list_resources_page(c),
+                    |p| (p.resources, p.next_cursor, CacheHint { ttl_ms: p.ttl_ms, scope: p.cache_scope }),
+                )
+                .await?;
+                out.resources = self.sync_resources(listed, remote, resources, mount)?;
+                self.hints.resources = hint;
+                let (listed, hint) = pages(
+                    |c| client.list_resource_templates_page(c),
+                    |p| {
+                        let h = CacheHint { ttl_ms: p.ttl_ms, scope: p.cache_scope };
+                        (p.resource_templates, p.next_cursor, h)
+                    },
+                )
+                .await?;
                 out.templates = self.sync_templates(listed, remote, resources, mount, completions)?;
+                self.hints.templates = hint;
             }
             _ => {}
         }
@@ -104,6 +172,7 @@ impl Registered {
         remote: &Remote,
         registry: &ToolRegistry,
         mount: &Mount,
+        task: TaskPolicy,
     ) -> Result<Vec<Registration>> {
         let remove = |local: &str| {
             registry.unregister(local);
@@ -119,7 +188,7 @@ impl Registered {
                 let origin = ToolOrigin::Remote { server: remote.server.clone(), remote_name };
                 let mut entry = tool.clone();
                 entry.name = mount.local_name(&tool.name);
-                registry.register_with(entry, handler, origin, mount.policy)
+                registry.register_with_task(entry, handler, origin, mount.policy, task)
             },
         )
     }
@@ -169,7 +238,7 @@ impl Registered {
         listed: Vec<Resource>,
         remote: &Remote,
         registry: &ResourceRegistry,
-        policy: CollisionPolicy,
+        mount: &Mount,
     ) -> Result<Vec<Registration>> {
         let remove = |uri: &str| {
             registry.remove(uri);
@@ -180,10 +249,12 @@ impl Registered {
             |r| &r.uri,
             remove,
             |resource| {
-                let uri = resource.uri.clone();
-                match registry.add(resource.clone(), ForwardResource { remote: remote.clone() }) {
+                let mut entry = resource.clone();
+                entry.uri = mount.local_uri(&resource.uri);
+                let uri = entry.uri.clone();
+                match registry.add(entry, ForwardResource { remote: remote.clone() }) {
                     Ok(()) => Ok(Registration::Registered(uri)),
-                    Err(e) if policy == CollisionPolicy::Error => Err(e),
+                    Err(e) if mount.policy == CollisionPolicy::Error => Err(e),
                     Err(_) => Ok(Registration::Skipped(uri)),
                 }
             },
@@ -218,13 +289,15 @@ impl Registered {
                 };
                 let mut entry = template.clone();
                 entry.name = r.name().expect("claimed").to_owned();
+                entry.uri_template = mount.local_uri(&template.uri_template);
+                let local_template = entry.uri_template.clone();
                 registry.add_template(entry, ForwardResource { remote: remote.clone() })?;
                 if completions {
                     let parsed = UriTemplate::parse(&template.uri_template).map_err(Error::invalid_input)?;
                     for variable in parsed.variables() {
                         let target = CompleteTarget::Template(template.uri_template.clone());
                         let completer = Arc::new(ForwardCompleter { remote: remote.clone(), target });
-                        registry.complete_variable(&template.uri_template, variable, completer)?;
+                        registry.complete_variable(&local_template, variable, completer)?;
                     }
                 }
                 Ok(r)
@@ -247,7 +320,7 @@ impl Registered {
             }
         }
         if let Some(resources) = &catalogs.resources {
-            for (uri, _) in std::mem::take(&mut self.resources) {
+            for (_, (uri, _)) in std::mem::take(&mut self.resources) {
                 resources.remove(&uri);
                 removed.push(uri);
             }

@@ -16,7 +16,7 @@ use tokio::sync::mpsc;
 
 /// Starts following `c` for `parts`.
 pub(super) async fn start(c: &Arc<Connected>, catalogs: &Catalogs, parts: &[Part]) -> Result<()> {
-    let client = &c.remote.client;
+    let client = &c.remote.client()?;
     let (tx, rx) = mpsc::unbounded_channel();
     *c.events.lock().expect("lock") = Some(tx.clone());
     if client.lineage() == Lineage::Modern {
@@ -42,9 +42,56 @@ pub(super) async fn start(c: &Arc<Connected>, catalogs: &Catalogs, parts: &[Part
     Ok(())
 }
 
-/// Subscribes to updates of `uri` on the remote.
+/// Subscribes to updates of the remote `uri` on the remote (once per connection; again after
+/// a reconnection, see [`resubscribe`]).
 pub(super) async fn subscribe(c: &Arc<Connected>, _catalogs: &Catalogs, uri: &str) -> Result<()> {
-    let client = &c.remote.client;
+    let client = &c.remote.client()?;
+    if !c.subscribed.lock().expect("lock").insert(uri.to_owned()) {
+        return Ok(());
+    }
+    let done = subscribe_on(c, client, uri).await;
+    if done.is_err() {
+        c.subscribed.lock().expect("lock").remove(uri);
+    }
+    done
+}
+
+/// Subscribes again to what `c` was subscribed to (its connection is new).
+pub(super) async fn resubscribe(c: &Arc<Connected>) {
+    let uris: Vec<String> = c.subscribed.lock().expect("lock").iter().cloned().collect();
+    let Ok(client) = c.remote.client() else { return };
+    for uri in uris {
+        let _ = subscribe_on(c, &client, &uri).await;
+    }
+}
+
+/// A local client subscribed to the local `uri`: subscribes on the remotes it may belong to
+/// (the one whose URI prefix it carries; those mounted without a URI prefix), in the
+/// background. A remote that cannot announce updates (a legacy server without
+/// `resources.subscribe`) is skipped.
+pub(super) fn interest(
+    servers: &std::sync::Weak<std::sync::Mutex<std::collections::HashMap<String, Arc<Connected>>>>,
+    catalogs: &Catalogs,
+    uri: &str,
+) {
+    let Some(servers) = servers.upgrade() else { return };
+    let all: Vec<Arc<Connected>> = servers.lock().expect("lock").values().cloned().collect();
+    for c in all {
+        let Some(remote_uri) = c.mount.remote_uri(uri) else { continue };
+        let (remote_uri, catalogs) = (remote_uri.to_owned(), catalogs.clone());
+        let Some(client) = c.remote.link.current() else { continue };
+        let can = client.lineage() == Lineage::Modern
+            || client.negotiated().capabilities.resources.is_some_and(|r| r.subscribe == Some(true));
+        if can {
+            tokio::spawn(async move {
+                let _ = subscribe(&c, &catalogs, &remote_uri).await;
+            });
+        }
+    }
+}
+
+/// Subscribes to `uri` on the remote through `client`.
+async fn subscribe_on(c: &Arc<Connected>, client: &crate::client::Client, uri: &str) -> Result<()> {
     if client.lineage() != Lineage::Modern {
         // Updates arrive as session notifications, which `start` already follows.
         return client.subscribe_resource(uri).await;
@@ -100,7 +147,7 @@ async fn run(c: Weak<Connected>, catalogs: Catalogs, mut rx: mpsc::UnboundedRece
         let Some(c) = c.upgrade() else { return };
         if let Some(resources) = &catalogs.resources {
             for uri in updated {
-                resources.notify_updated(&uri);
+                resources.notify_updated(&c.mount.local_uri(&uri));
             }
         }
         if parts.is_empty() {

@@ -2,9 +2,13 @@
 //! remote (`tools/call`, `prompts/get`, `resources/read`, `completion/complete`), with the
 //! caller's progress and input relayed, and gives back the remote's answer.
 
-use super::logs::{self, InFlight, LogRoute};
-use super::relay::CallRelay;
-use crate::client::{CallOptions, Client};
+use super::bridge;
+use super::link::Link;
+use super::logs::LogRoute;
+use super::mount::Mount;
+use super::parked::Parked;
+use super::relay::Dispatch;
+use crate::client::Client;
 use crate::completion::{Completer, CompletionRequest};
 use crate::context::{Arguments, BoxFuture, RequestContext};
 use crate::error::{Error, ErrorCode, ErrorData, ErrorKind, Result};
@@ -14,35 +18,54 @@ use crate::protocol::completion::{
     ResourceTemplateReference,
 };
 use crate::protocol::prompts::GetPromptResult;
-use crate::protocol::resources::ResourceContents;
-use crate::protocol::CallToolResult;
+use crate::protocol::resources::{ReadResourceResult, ResourceContents};
+use crate::protocol::{CacheHint, CallToolResult};
 use crate::registry::ToolHandler;
 use crate::resources::{ReadRequest, ResourceHandler};
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::sync::Arc;
 
 /// One remote server, as its forwarding handlers know it.
 #[derive(Debug, Clone)]
 pub(crate) struct Remote {
-    pub(crate) client: Client,
+    /// The current connection (replaced when the remote is reconnected).
+    pub(crate) link: Arc<Link>,
     pub(crate) server: String,
     /// Where the remote's log messages go.
     pub(crate) logs: Arc<LogRoute>,
+    /// Where a legacy remote's requests for input go (to the forwarded call they belong to).
+    pub(crate) dispatch: Arc<Dispatch>,
+    /// Calls on a legacy remote waiting for a 2026-07-28 caller's next round.
+    pub(crate) parked: Arc<Parked>,
+    /// How the remote is mounted (its URIs get `mount.uri_prefix`).
+    pub(crate) mount: Arc<Mount>,
 }
 
 impl Remote {
-    /// Call options relaying the caller's progress, log messages and input; the relay drives
-    /// the call, the guard keeps it known as in flight (for the log messages).
-    fn options(&self, ctx: &RequestContext) -> (CallOptions, Arc<CallRelay>, InFlight) {
-        let relay = CallRelay::new(ctx.clone(), &self.server);
-        let log_level = logs::wanted(ctx);
-        let mut opts = CallOptions { input: Some(relay.clone()), log_level, ..CallOptions::default() };
-        if ctx.wants_progress() {
-            let ctx = ctx.clone();
-            opts.on_progress =
-                Some(Box::new(move |p| ctx.progress(p.progress, p.total, p.message.as_deref())));
+    /// A remote reached through `client`, known as `server`.
+    pub(crate) fn new(client: Client, server: &str, mount: &Mount) -> Remote {
+        let logs = Arc::new(LogRoute::default());
+        logs.attach(&client);
+        Remote {
+            link: Arc::new(Link::new(server, client)),
+            logs,
+            server: server.to_owned(),
+            dispatch: Arc::default(),
+            parked: Arc::default(),
+            mount: Arc::new(mount.clone()),
         }
-        (opts, relay, self.logs.enter(ctx))
+    }
+
+    /// The current connection, or an error naming the remote and why it is unavailable.
+    pub(crate) fn client(&self) -> Result<Client> {
+        self.link.client()
+    }
+
+    /// From now on, `client` serves this remote (calls parked on the old one are dropped).
+    pub(crate) fn reconnect(&self, client: Client) {
+        self.parked.clear();
+        self.logs.attach(&client);
+        self.link.set(client);
     }
 
     /// A JSON-RPC error from the remote, or a stop for the caller's input, passes unchanged;
@@ -50,8 +73,24 @@ impl Remote {
     fn failure(&self, e: Error) -> Error {
         match e.kind() {
             ErrorKind::Rpc | ErrorKind::InputRequired | ErrorKind::ResourceNotFound => e,
+            // Already named (the remote is unavailable).
+            _ if e.message().starts_with("remote server ") => e,
             _ => Error::new(e.kind(), format!("remote server {:?}: {}", self.server, e.message())),
         }
+    }
+
+    /// Forwards `method` for the caller of `ctx` and reads the remote's result as `T`.
+    async fn forward<T: serde::de::DeserializeOwned>(
+        &self,
+        ctx: &RequestContext,
+        method: &'static str,
+        params: Value,
+    ) -> Result<T> {
+        let Value::Object(params) = params else { unreachable!("built as an object") };
+        let mut v = bridge::forward(self, ctx, method, params).await.map_err(|e| self.failure(e))?;
+        self.mount.localize(method, &mut v);
+        serde_json::from_value(v)
+            .map_err(|e| self.failure(Error::protocol(format!("malformed {method} result: {e}"))))
     }
 }
 
@@ -65,18 +104,15 @@ impl ToolHandler for ForwardTool {
     fn call(&self, arguments: Arguments, ctx: RequestContext) -> BoxFuture<'static, Result<CallToolResult>> {
         let (remote, name) = (self.remote.clone(), self.name.clone());
         Box::pin(async move {
-            let (opts, relay, _in_flight) = remote.options(&ctx);
-            let call = remote.client.call_tool_with(&name, Value::Object(arguments), &opts);
-            match relay.run(call).await {
+            let params = json!({ "name": name, "arguments": arguments });
+            match remote.forward::<CallToolResult>(&ctx, "tools/call", params).await {
                 Ok(mut r) => {
                     r.result_type = None;
                     Ok(r)
                 }
-                Err(e) => match remote.failure(e) {
-                    e if matches!(e.kind(), ErrorKind::Rpc | ErrorKind::InputRequired) => Err(e),
-                    // A tool that cannot reach its server is a failed call the model can read.
-                    e => Err(Error::tool(e.message())),
-                },
+                Err(e) if matches!(e.kind(), ErrorKind::Rpc | ErrorKind::InputRequired) => Err(e),
+                // A tool that cannot reach its server is a failed call the model can read.
+                Err(e) => Err(Error::tool(e.message())),
             }
         })
     }
@@ -96,9 +132,13 @@ impl PromptHandler for ForwardPrompt {
     ) -> BoxFuture<'static, Result<GetPromptResult>> {
         let (remote, name) = (self.remote.clone(), self.name.clone());
         Box::pin(async move {
-            let (opts, relay, _in_flight) = remote.options(&ctx);
-            let args = (!arguments.is_empty()).then_some(arguments);
-            relay.run(remote.client.get_prompt_with(&name, args, &opts)).await.map_err(|e| remote.failure(e))
+            let mut params = json!({ "name": name });
+            if !arguments.is_empty() {
+                params["arguments"] = json!(arguments);
+            }
+            let mut r: GetPromptResult = remote.forward(&ctx, "prompts/get", params).await?;
+            r.result_type = None;
+            Ok(r)
         })
     }
 }
@@ -116,9 +156,13 @@ impl ResourceHandler for ForwardResource {
     ) -> BoxFuture<'static, Result<Vec<ResourceContents>>> {
         let remote = self.remote.clone();
         Box::pin(async move {
-            let (opts, relay, _in_flight) = remote.options(&ctx);
-            match relay.run(remote.client.read_resource_with(&request.uri, &opts)).await {
-                Ok(r) => Ok(r.contents),
+            let uri = remote.mount.remote_uri(&request.uri).unwrap_or(&request.uri);
+            let params = json!({ "uri": uri });
+            match remote.forward::<ReadResourceResult>(&ctx, "resources/read", params).await {
+                Ok(r) => {
+                    ctx.set_cache_hint(CacheHint { ttl_ms: r.ttl_ms, scope: r.cache_scope });
+                    Ok(r.contents)
+                }
                 // Not found is said the way the caller's revision says it (2026-07-28: -32602,
                 // earlier: -32002; 2026-07-28 server/resources).
                 Err(e) if e.is_resource_not_found() => {
@@ -132,7 +176,7 @@ impl ResourceHandler for ForwardResource {
                     }
                     Err(Error::resource_not_found(d))
                 }
-                Err(e) => Err(remote.failure(e)),
+                Err(e) => Err(e),
             }
         })
     }
@@ -168,8 +212,8 @@ impl Completer for ForwardCompleter {
             let argument = CompleteArgument { name: request.argument, value: request.value };
             let context =
                 (!request.context.is_empty()).then_some(CompleteContext { arguments: Some(request.context) });
-            let r =
-                remote.client.complete(reference, argument, context).await.map_err(|e| remote.failure(e))?;
+            let client = remote.client().map_err(|e| remote.failure(e))?;
+            let r = client.complete(reference, argument, context).await.map_err(|e| remote.failure(e))?;
             Ok(r.completion)
         })
     }

@@ -27,16 +27,15 @@ impl std::fmt::Debug for LogRoute {
 }
 
 impl LogRoute {
-    /// A route receiving `client`'s log messages (replacing its [`Client::on_log`] handler).
-    pub(crate) fn install(client: &Client) -> Arc<LogRoute> {
-        let route = Arc::new(LogRoute::default());
-        let weak = Arc::downgrade(&route);
+    /// Makes this route receive `client`'s log messages (replacing its [`Client::on_log`]
+    /// handler).
+    pub(crate) fn attach(self: &Arc<Self>, client: &Client) {
+        let weak = Arc::downgrade(self);
         client.on_log(move |p| {
             if let Some(route) = weak.upgrade() {
                 route.deliver(p);
             }
         });
-        route
     }
 
     fn deliver(&self, p: LoggingMessageNotificationParams) {

@@ -13,11 +13,18 @@
 //!   and updates the local registrations (`catalog.rs`), which announce the change to the local
 //!   server's own clients; each resource update becomes the local registry's
 //!   [`Change::ResourceUpdated`](crate::changes::Change::ResourceUpdated).
-//! - **Relaying input** (`relay.rs`): elicitation, sampling and roots the remote asks for
-//!   during a forwarded call are asked of the local caller through the call's
-//!   [`RequestContext`](crate::context::RequestContext), on both lineages, both sides. A legacy
-//!   remote can only ask for what the client declared at `initialize`: connect it with
-//!   [`RelayInput`] as [`ClientOptions::input`](crate::client::ClientOptions::input).
+//! - **Bridging input** (`bridge.rs`, `relay.rs`, `parked.rs`): elicitation, sampling and roots
+//!   the remote asks for during a forwarded call are asked of the local caller through the call's
+//!   [`RequestContext`](crate::context::RequestContext), in the caller's lineage: a 2026-07-28
+//!   remote's `input_required` passes through (or becomes real requests to a legacy caller); a
+//!   legacy remote's requests become `input_required` rounds for a 2026-07-28 caller while the
+//!   remote request stays open (the call parked until the retry). A legacy remote can only ask
+//!   for what the client declared at `initialize`: connect it with [`RelayInput`] as
+//!   [`ClientOptions::input`](crate::client::ClientOptions::input).
+//! - **Tasks** (`task.rs`): a remote's task (Tasks extension) is followed and mirrored as the
+//!   local caller's task.
+//! - **Lifecycle** (`link.rs`): [`RemoteServer::mark_unavailable`] and
+//!   [`RemoteServer::reconnect`] keep a server's entries across a restart of the server.
 //! - **Relaying logs** (`logs.rs`): the remote's `notifications/message` reach the caller of
 //!   the forwarded call (at the caller's level), while that call is the only one in flight on
 //!   the connection (a log message names no request); connecting takes over the client's
@@ -47,12 +54,17 @@
 //! # Ok(()) }
 //! ```
 
+mod aggregate;
+mod bridge;
 mod catalog;
 mod follow;
 mod forward;
+mod link;
 mod logs;
 mod mount;
+mod parked;
 mod relay;
+mod task;
 mod tools;
 
 pub use catalog::Registrations;
@@ -75,6 +87,12 @@ use std::sync::{Arc, Mutex};
 struct Connected {
     remote: Remote,
     mount: Mount,
+    /// The parts of the catalogue taken from the remote.
+    parts: Vec<Part>,
+    /// The caching hints of the remote's last listings.
+    hints: Mutex<catalog::Hints>,
+    /// The remote URIs subscribed to on the remote.
+    subscribed: Mutex<std::collections::BTreeSet<String>>,
     registered: tokio::sync::Mutex<Registered>,
     /// The last failure of a re-listing made while following the remote.
     sync_error: Mutex<Option<Error>>,
@@ -90,7 +108,9 @@ impl Connected {
         let mut out = Registrations::default();
         let mut registered = self.registered.lock().await;
         for part in parts {
-            registered.sync(*part, &self.remote, catalogs, &self.mount, &mut out).await?;
+            let synced = registered.sync(*part, &self.remote, catalogs, &self.mount, &mut out).await;
+            *self.hints.lock().expect("lock") = registered.hints;
+            synced?;
         }
         Ok(out)
     }
@@ -101,21 +121,23 @@ impl Connected {
 #[derive(Debug)]
 pub struct RemoteServer {
     catalogs: Catalogs,
-    servers: Mutex<HashMap<String, Arc<Connected>>>,
+    servers: Arc<Mutex<HashMap<String, Arc<Connected>>>>,
 }
 
 impl RemoteServer {
     /// Forwards remote tools into `tools` (add resources and prompts with the `with_*` methods).
     pub fn new(tools: Arc<ToolRegistry>) -> Self {
-        RemoteServer {
-            catalogs: Catalogs { tools, resources: None, prompts: None },
-            servers: Mutex::new(HashMap::new()),
-        }
+        RemoteServer { catalogs: Catalogs { tools, resources: None, prompts: None }, servers: Arc::default() }
     }
 
-    /// Forwards remote resources and resource templates into `resources` too.
+    /// Forwards remote resources and resource templates into `resources` too. A local client
+    /// subscribing to one of them (`resources/subscribe`, or `subscriptions/listen` with
+    /// `resourceSubscriptions`) makes this provider subscribe on the remote it comes from, so
+    /// the remote's updates reach that client (see [`ResourceRegistry::on_subscribe`]).
     pub fn with_resources(mut self, resources: Arc<ResourceRegistry>) -> Self {
-        self.catalogs.resources = Some(resources);
+        self.catalogs.resources = Some(resources.clone());
+        let (servers, catalogs) = (Arc::downgrade(&self.servers), self.catalogs.clone());
+        resources.on_subscribe(move |uri| follow::interest(&servers, &catalogs, uri));
         self
     }
 
@@ -155,8 +177,11 @@ impl RemoteServer {
         parts: &[Part],
     ) -> Result<Registrations> {
         let connected = Arc::new(Connected {
-            remote: Remote { logs: logs::LogRoute::install(&client), client, server: server_id.to_owned() },
+            remote: Remote::new(client, server_id, &mount),
             mount,
+            parts: parts.to_vec(),
+            hints: Mutex::default(),
+            subscribed: Mutex::default(),
             registered: tokio::sync::Mutex::new(Registered::default()),
             sync_error: Mutex::new(None),
             followers: Mutex::new(Vec::new()),
@@ -194,12 +219,23 @@ impl RemoteServer {
         match connected {
             Some(c) => {
                 let mut removed = stop(&c, &self.catalogs).await;
-                c.remote.client.close().await;
+                c.remote.parked.clear();
+                if let Some(client) = c.remote.link.down("disconnected") {
+                    client.close().await;
+                }
                 removed.sort();
                 removed
             }
             None => Vec::new(),
         }
+    }
+
+    /// The connected servers seen as one, for the local server's
+    /// [`ServerConfig::aggregate`](crate::engine::ServerConfig::aggregate): the union of their
+    /// capabilities and the merged caching hints of their lists (see
+    /// [`Aggregate`](crate::engine::Aggregate)), as they are when asked.
+    pub fn aggregate(&self) -> Arc<dyn crate::engine::Aggregate> {
+        Arc::new(aggregate::View { servers: self.servers.clone(), catalogs: self.catalogs.clone() })
     }
 
     /// The ids of connected servers, sorted.
@@ -209,9 +245,42 @@ impl RemoteServer {
         ids
     }
 
-    /// The client of `server_id`.
+    /// The client of `server_id` (`None` while it is unavailable).
     pub fn client(&self, server_id: &str) -> Option<Client> {
-        self.get(server_id).ok().map(|c| c.remote.client.clone())
+        self.get(server_id).ok().and_then(|c| c.remote.link.current())
+    }
+
+    /// Marks `server_id` unavailable (its connection ended, `why` says how): its entries stay
+    /// registered, and using one fails with an error naming the server and `why`, until
+    /// [`RemoteServer::reconnect`]. Stops following it; returns the connection it had.
+    pub fn mark_unavailable(&self, server_id: &str, why: &str) -> Option<Client> {
+        let c = self.get(server_id).ok()?;
+        halt(&c);
+        c.remote.parked.clear();
+        c.remote.link.down(why)
+    }
+
+    /// Serves `server_id` through `client` from now on (a restarted server): its entries keep
+    /// their handlers, the catalogue is listed again and brought up to date (changes reach the
+    /// local clients as list changes), and the new connection is followed. On error the
+    /// server stays unavailable.
+    pub async fn reconnect(&self, server_id: &str, client: Client) -> Result<Registrations> {
+        let c = self.get(server_id)?;
+        halt(&c);
+        c.remote.reconnect(client);
+        let outcome = async {
+            follow::start(&c, &self.catalogs, &c.parts).await?;
+            follow::resubscribe(&c).await;
+            c.sync(&self.catalogs, &c.parts).await
+        }
+        .await;
+        if let Err(e) = &outcome {
+            halt(&c);
+            if let Some(client) = c.remote.link.down(e.message()) {
+                client.close().await;
+            }
+        }
+        outcome
     }
 
     /// Re-lists everything of `server_id` now (following does this on each announced change).
@@ -226,16 +295,24 @@ impl RemoteServer {
         self.get(server_id).ok().and_then(|c| c.sync_error.lock().expect("lock").clone())
     }
 
-    /// Subscribes to updates of the remote resource `uri` of `server_id` (legacy:
+    /// Subscribes to updates of the resource with the local URI `uri` on `server_id` (legacy:
     /// `resources/subscribe`; 2026-07-28: a `subscriptions/listen` stream with
     /// `resourceSubscriptions`); each update is announced by the local resource registry
     /// ([`ResourceRegistry::notify_updated`]), so local clients subscribed to `uri` hear it.
+    /// Local clients' own subscriptions do this by themselves (see
+    /// [`RemoteServer::with_resources`]).
     pub async fn subscribe_resource(&self, server_id: &str, uri: &str) -> Result<()> {
         let c = self.get(server_id)?;
         if self.catalogs.resources.is_none() {
             return Err(Error::invalid_input("this RemoteServer forwards no resources (see with_resources)"));
         }
-        follow::subscribe(&c, &self.catalogs, uri).await
+        let remote_uri = c.mount.remote_uri(uri).ok_or_else(|| {
+            Error::invalid_input(format!(
+                "{uri:?} is not a URI of server {server_id:?} (its prefix is {:?})",
+                c.mount.uri_prefix
+            ))
+        })?;
+        follow::subscribe(&c, &self.catalogs, remote_uri).await
     }
 
     fn get(&self, server_id: &str) -> Result<Arc<Connected>> {
@@ -248,11 +325,16 @@ impl RemoteServer {
     }
 }
 
-/// Stops following `c` and removes its registrations.
-async fn stop(c: &Connected, catalogs: &Catalogs) -> Vec<String> {
+/// Stops following `c`.
+fn halt(c: &Connected) {
     c.events.lock().expect("lock").take();
     for f in c.followers.lock().expect("lock").drain(..) {
         f.abort();
     }
+}
+
+/// Stops following `c` and removes its registrations.
+async fn stop(c: &Connected, catalogs: &Catalogs) -> Vec<String> {
+    halt(c);
     c.registered.lock().await.clear(catalogs)
 }

@@ -82,7 +82,12 @@ pub struct ResourceRegistry {
     fixed: RwLock<BTreeMap<String, Arc<Fixed>>>,
     templates: RwLock<BTreeMap<String, Arc<Template>>>,
     changes: ChangeFeed,
+    /// Told of each URI a client subscribes to (a proxy subscribes upstream).
+    interest: RwLock<Option<Interest>>,
 }
+
+/// Told of each resource URI a client subscribes to (see [`ResourceRegistry::on_subscribe`]).
+pub type Interest = Arc<dyn Fn(&str) + Send + Sync>;
 
 impl std::fmt::Debug for ResourceRegistry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -197,6 +202,22 @@ impl ResourceRegistry {
             self.changes.send(Change::ResourcesListChanged);
         }
         removed
+    }
+
+    /// Calls `interest` with each URI a client subscribes to (legacy `resources/subscribe`, or
+    /// a 2026-07-28 `subscriptions/listen` naming it in `resourceSubscriptions`), so that a
+    /// registry filled from other servers can subscribe there. It runs on the engine's path:
+    /// keep it short (spawn anything slow). Replaces an earlier one.
+    pub fn on_subscribe(&self, interest: impl Fn(&str) + Send + Sync + 'static) {
+        *self.interest.write().expect("lock") = Some(Arc::new(interest));
+    }
+
+    /// Tells the [`ResourceRegistry::on_subscribe`] hook that a client subscribed to `uri`.
+    pub(crate) fn subscribed(&self, uri: &str) {
+        let hook = self.interest.read().expect("lock").clone();
+        if let Some(hook) = hook {
+            hook(uri);
+        }
     }
 
     /// Announces that the resource at `uri` changed (`notifications/resources/updated` to the

@@ -708,6 +708,9 @@ internal interface UniffiCallbackInterfaceClientInputMethod2 : com.sun.jna.Callb
 internal interface UniffiCallbackInterfaceClientInputMethod3 : com.sun.jna.Callback {
     fun callback(`uniffiHandle`: Long,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
 }
+internal interface UniffiCallbackInterfaceTokenVerifierMethod0 : com.sun.jna.Callback {
+    fun callback(`uniffiHandle`: Long,`token`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
+}
 @Structure.FieldOrder("uniffiFree", "uniffiClone", "redirectUri", "authorize")
 internal open class UniffiVTableCallbackInterfaceOAuthHandler(
     @JvmField internal var `uniffiFree`: UniffiCallbackInterfaceFree? = null,
@@ -919,6 +922,25 @@ internal open class UniffiVTableCallbackInterfaceClientInput(
     }
 
 }
+@Structure.FieldOrder("uniffiFree", "uniffiClone", "verify")
+internal open class UniffiVTableCallbackInterfaceTokenVerifier(
+    @JvmField internal var `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+    @JvmField internal var `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+    @JvmField internal var `verify`: UniffiCallbackInterfaceTokenVerifierMethod0? = null,
+) : Structure() {
+    class UniffiByValue(
+        `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+        `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+        `verify`: UniffiCallbackInterfaceTokenVerifierMethod0? = null,
+    ): UniffiVTableCallbackInterfaceTokenVerifier(`uniffiFree`,`uniffiClone`,`verify`,), Structure.ByValue
+
+   internal fun uniffiSetValue(other: UniffiVTableCallbackInterfaceTokenVerifier) {
+        `uniffiFree` = other.`uniffiFree`
+        `uniffiClone` = other.`uniffiClone`
+        `verify` = other.`verify`
+    }
+
+}
 
 // A JNA Library to expose the extern-C FFI definitions.
 // This is an implementation detail which will be called internally by the public API.
@@ -1082,6 +1104,14 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_task_status(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_gateway_server(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_gateway_shutdown(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_gateway_status(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_gateway_upstreams(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_arg_json(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_arguments(
@@ -1160,6 +1190,10 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_serverauth_metadata_url(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_tokenverifier_verify(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_constructor_oauth_new(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_constructor_prompts_new(
@@ -1170,9 +1204,13 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_constructor_client_connect_stdio(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_constructor_gateway_start(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_constructor_registry_new(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_constructor_server_new(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_constructor_serverauth_new(
     ): Int
     external fun ffi_mcpcore_uniffi_uniffi_contract_version(
     ): Int
@@ -1199,6 +1237,7 @@ internal object UniffiLib {
         uniffiCallbackInterfaceProgressListener.register(this)
         uniffiCallbackInterfacePromptRenderer.register(this)
         uniffiCallbackInterfaceResourceReader.register(this)
+        uniffiCallbackInterfaceTokenVerifier.register(this)
         uniffiCallbackInterfaceToolHandler.register(this)
         
     }
@@ -1402,6 +1441,20 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_task_status(`ptr`: Long,
     ): Long
+    external fun uniffi_mcpcore_uniffi_fn_clone_gateway(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_free_gateway(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_constructor_gateway_start(`config`: RustBuffer.ByValue,`registry`: Long,`resources`: RustBuffer.ByValue,`prompts`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_gateway_server(`ptr`: Long,`name`: RustBuffer.ByValue,`version`: RustBuffer.ByValue,`instructions`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_gateway_shutdown(`ptr`: Long,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_gateway_status(`ptr`: Long,`name`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_method_gateway_upstreams(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_clone_toolcall(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_free_toolcall(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1508,9 +1561,25 @@ internal object UniffiLib {
     ): Unit
     external fun uniffi_mcpcore_uniffi_fn_constructor_server_new(`registry`: Long,`name`: RustBuffer.ByValue,`version`: RustBuffer.ByValue,`instructions`: RustBuffer.ByValue,`resources`: RustBuffer.ByValue,`prompts`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
-    external fun uniffi_mcpcore_uniffi_fn_method_server_serve_http(`ptr`: Long,`host`: RustBuffer.ByValue,`port`: Short,`path`: RustBuffer.ByValue,`options`: RustBuffer.ByValue,
+    external fun uniffi_mcpcore_uniffi_fn_method_server_serve_http(`ptr`: Long,`host`: RustBuffer.ByValue,`port`: Short,`path`: RustBuffer.ByValue,`options`: RustBuffer.ByValue,`auth`: RustBuffer.ByValue,
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_server_serve_stdio(`ptr`: Long,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_clone_serverauth(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_free_serverauth(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_constructor_serverauth_new(`settings`: RustBuffer.ByValue,`verifier`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_serverauth_metadata_url(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_clone_tokenverifier(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_free_tokenverifier(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_init_callback_vtable_tokenverifier(`vtable`: UniffiVTableCallbackInterfaceTokenVerifier,
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_method_tokenverifier_verify(`ptr`: Long,`token`: RustBuffer.ByValue,
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_mcperror_code(`ptr`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Int
@@ -1864,6 +1933,18 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_task_status() and 0xFFFF) != 62079) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_gateway_server() and 0xFFFF) != 32475) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_gateway_shutdown() and 0xFFFF) != 59753) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_gateway_status() and 0xFFFF) != 11834) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_gateway_upstreams() and 0xFFFF) != 28993) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_arg_json() and 0xFFFF) != 63943) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1975,10 +2056,16 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_httpserving_wait() and 0xFFFF) != 34913) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_serve_http() and 0xFFFF) != 31509) {
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_serve_http() and 0xFFFF) != 33278) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio() and 0xFFFF) != 16339) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_serverauth_metadata_url() and 0xFFFF) != 27705) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_tokenverifier_verify() and 0xFFFF) != 22139) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_oauth_new() and 0xFFFF) != 7141) {
@@ -1996,10 +2083,16 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_client_connect_stdio() and 0xFFFF) != 59270) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_gateway_start() and 0xFFFF) != 17661) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_registry_new() and 0xFFFF) != 8487) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_server_new() and 0xFFFF) != 18703) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_serverauth_new() and 0xFFFF) != 40452) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
 }
@@ -4619,6 +4712,372 @@ public object FfiConverterTypeClientInput: FfiConverter<ClientInput, Long> {
     override fun allocationSize(value: ClientInput) = 8UL
 
     override fun write(value: ClientInput, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * Upstream MCP servers served as one, beside a host's own tools.
+ */
+public interface GatewayInterface {
+    
+    /**
+     * A server of the aggregate called `name`/`version`, to serve on stdio or HTTP.
+     */
+    fun `server`(`name`: kotlin.String, `version`: kotlin.String, `instructions`: kotlin.String? = null): Server
+    
+    /**
+     * Closes every upstream (stdio children are stopped); the host's own tools stay.
+     */
+    suspend fun `shutdown`()
+    
+    /**
+     * The state of the configured upstream `name`.
+     */
+    fun `status`(`name`: kotlin.String): UpstreamStatus?
+    
+    /**
+     * The mounted upstreams, sorted.
+     */
+    fun `upstreams`(): List<kotlin.String>
+    
+    companion object
+}
+
+/**
+ * Upstream MCP servers served as one, beside a host's own tools.
+ */
+open class Gateway: Disposable, AutoCloseable, GatewayInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mcpcore_uniffi_fn_free_gateway(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_clone_gateway(handle, status)
+        }
+    }
+
+    
+    /**
+     * A server of the aggregate called `name`/`version`, to serve on stdio or HTTP.
+     */override fun `server`(`name`: kotlin.String, `version`: kotlin.String, `instructions`: kotlin.String?): Server {
+            return FfiConverterTypeServer.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_gateway_server(
+        it,
+        
+        FfiConverterString.lower(`name`),
+        FfiConverterString.lower(`version`),
+        FfiConverterOptionalString.lower(`instructions`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Closes every upstream (stdio children are stopped); the host's own tools stay.
+     */
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `shutdown`() {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_gateway_shutdown(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_void(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_void(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_void(future) },
+        // lift function
+        { },
+        
+        // Error FFI converter
+        UniffiNullRustCallStatusErrorHandler,
+    )
+    }
+
+    
+    /**
+     * The state of the configured upstream `name`.
+     */override fun `status`(`name`: kotlin.String): UpstreamStatus? {
+            return FfiConverterOptionalTypeUpstreamStatus.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_gateway_status(
+        it,
+        
+        FfiConverterString.lower(`name`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The mounted upstreams, sorted.
+     */override fun `upstreams`(): List<kotlin.String> {
+            return FfiConverterSequenceString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_gateway_upstreams(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+
+    
+
+
+    
+    companion object {
+        
+    /**
+     * Connects the upstreams of `config` (the `mcpServers` JSON of Claude Desktop / Cursor /
+     * VS Code, with the gateway's per-entry options) into `registry` (and `resources`,
+     * `prompts` when given: the upstreams' ones go there); fails, every upstream closed again,
+     * when one cannot be reached or a name collides under the "error" policy.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+     suspend fun `start`(`config`: kotlin.String, `registry`: Registry, `resources`: Resources? = null, `prompts`: Prompts? = null) : Gateway {
+        return uniffiRustCallAsync(
+        UniffiLib.uniffi_mcpcore_uniffi_fn_constructor_gateway_start(
+        FfiConverterString.lower(`config`),
+        FfiConverterTypeRegistry.lower(`registry`),
+        FfiConverterOptionalTypeResources.lower(`resources`),
+        FfiConverterOptionalTypePrompts.lower(`prompts`),),
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_u64(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_u64(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_u64(future) },
+        // lift function
+        { FfiConverterTypeGateway.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+        
+    }
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeGateway: FfiConverter<Gateway, Long> {
+    override fun lower(value: Gateway): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): Gateway {
+        return Gateway(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): Gateway {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: Gateway) = 8UL
+
+    override fun write(value: Gateway, buf: ByteBuffer) {
         buf.putLong(lower(value))
     }
 }
@@ -9296,9 +9755,10 @@ public interface ServerInterface {
     /**
      * Starts serving HTTP on `host:port` (port 0 picks a free one): Streamable HTTP of both
      * lineages on `path`, the 2024-11-05 HTTP+SSE transport on `/sse`. Returns once bound.
-     * `options`: limits, allow-lists and HTTPS (see [`ServeOptions`]).
+     * `options`: limits, allow-lists and HTTPS (see [`ServeOptions`]); `auth`: a protected
+     * server (every request needs a bearer token the [`ServerAuth`] accepts).
      */
-    suspend fun `serveHttp`(`host`: kotlin.String, `port`: kotlin.UShort, `path`: kotlin.String = "/mcp", `options`: ServeOptions = ServeOptions()): HttpServing
+    suspend fun `serveHttp`(`host`: kotlin.String, `port`: kotlin.UShort, `path`: kotlin.String = "/mcp", `options`: ServeOptions = ServeOptions(), `auth`: ServerAuth? = null): HttpServing
     
     /**
      * Serves on this process's stdin/stdout until stdin closes; in-flight calls finish first.
@@ -9436,11 +9896,12 @@ open class Server: Disposable, AutoCloseable, ServerInterface
     /**
      * Starts serving HTTP on `host:port` (port 0 picks a free one): Streamable HTTP of both
      * lineages on `path`, the 2024-11-05 HTTP+SSE transport on `/sse`. Returns once bound.
-     * `options`: limits, allow-lists and HTTPS (see [`ServeOptions`]).
+     * `options`: limits, allow-lists and HTTPS (see [`ServeOptions`]); `auth`: a protected
+     * server (every request needs a bearer token the [`ServerAuth`] accepts).
      */
     @Throws(McpException::class)
     @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
-    override suspend fun `serveHttp`(`host`: kotlin.String, `port`: kotlin.UShort, `path`: kotlin.String, `options`: ServeOptions) : HttpServing {
+    override suspend fun `serveHttp`(`host`: kotlin.String, `port`: kotlin.UShort, `path`: kotlin.String, `options`: ServeOptions, `auth`: ServerAuth?) : HttpServing {
         return uniffiRustCallAsync(
         callWithHandle { uniffiHandle ->
             UniffiLib.uniffi_mcpcore_uniffi_fn_method_server_serve_http(
@@ -9450,6 +9911,7 @@ open class Server: Disposable, AutoCloseable, ServerInterface
         FfiConverterUShort.lower(`port`),
         FfiConverterString.lower(`path`),
         FfiConverterTypeServeOptions.lower(`options`),
+        FfiConverterOptionalTypeServerAuth.lower(`auth`),
             )
         },
         { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_u64(future, callback, continuation) },
@@ -9522,6 +9984,286 @@ public object FfiConverterTypeServer: FfiConverter<Server, Long> {
     override fun allocationSize(value: Server) = 8UL
 
     override fun write(value: Server, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * A protected server's configuration, checked when made; pass it to `Server.serveHttp`.
+ */
+public interface ServerAuthInterface {
+    
+    /**
+     * The Protected Resource Metadata URL named in challenges.
+     */
+    fun `metadataUrl`(): kotlin.String?
+    
+    companion object
+}
+
+/**
+ * A protected server's configuration, checked when made; pass it to `Server.serveHttp`.
+ */
+open class ServerAuth: Disposable, AutoCloseable, ServerAuthInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+    /**
+     * Checks `settings`; `verifier` replaces the built-in JWT verifier.
+     */
+    constructor(`settings`: AuthSettings, `verifier`: TokenVerifier? = null) :
+        this(UniffiWithHandle, 
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_constructor_serverauth_new(
+    
+        
+        FfiConverterTypeAuthSettings.lower(`settings`),
+        FfiConverterOptionalTypeTokenVerifier.lower(`verifier`),_status)
+}
+    )
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mcpcore_uniffi_fn_free_serverauth(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_clone_serverauth(handle, status)
+        }
+    }
+
+    
+    /**
+     * The Protected Resource Metadata URL named in challenges.
+     */override fun `metadataUrl`(): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_serverauth_metadata_url(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeServerAuth: FfiConverter<ServerAuth, Long> {
+    override fun lower(value: ServerAuth): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): ServerAuth {
+        return ServerAuth(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): ServerAuth {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: ServerAuth) = 8UL
+
+    override fun write(value: ServerAuth, buf: ByteBuffer) {
         buf.putLong(lower(value))
     }
 }
@@ -10147,6 +10889,360 @@ public object FfiConverterTypeTask: FfiConverter<Task, Long> {
     override fun allocationSize(value: Task) = 8UL
 
     override fun write(value: Task, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * The host's token check: the identity a bearer token carries, or why it is refused.
+ */
+public interface TokenVerifier {
+    
+    /**
+     * Verifies `token` (the credentials of `Authorization: Bearer <token>`).
+     */
+    suspend fun `verify`(`token`: kotlin.String): AuthIdentity
+    
+    companion object
+}
+
+/**
+ * The host's token check: the identity a bearer token carries, or why it is refused.
+ */
+open class TokenVerifierImpl: Disposable, AutoCloseable, TokenVerifier
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mcpcore_uniffi_fn_free_tokenverifier(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_clone_tokenverifier(handle, status)
+        }
+    }
+
+    
+    /**
+     * Verifies `token` (the credentials of `Authorization: Bearer <token>`).
+     */
+    @Throws(TokenRefused::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `verify`(`token`: kotlin.String) : AuthIdentity {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_tokenverifier_verify(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`token`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeAuthIdentity.lift(it) },
+        // Error FFI converter
+        TokenRefused.ErrorHandler,
+    )
+    }
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+
+// Put the implementation in an object so we don't pollute the top-level namespace
+internal object uniffiCallbackInterfaceTokenVerifier {
+    internal object `verify`: UniffiCallbackInterfaceTokenVerifierMethod0 {
+        override fun callback(`uniffiHandle`: Long,`token`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,) {
+            val uniffiObj = FfiConverterTypeTokenVerifier.handleMap.get(uniffiHandle)
+            val makeCall = suspend { ->
+                uniffiObj.`verify`(
+                    FfiConverterString.lift(`token`),
+                )
+            }
+            val uniffiHandleSuccess = { returnValue: AuthIdentity ->
+                val uniffiResult = UniffiForeignFutureResultRustBuffer.UniffiByValue(
+                    FfiConverterTypeAuthIdentity.lower(returnValue),
+                    UniffiRustCallStatus.ByValue()
+                )
+                uniffiResult.write()
+                uniffiFutureCallback.callback(uniffiCallbackData, uniffiResult)
+            }
+            val uniffiHandleError = { callStatus: UniffiRustCallStatus.ByValue ->
+                uniffiFutureCallback.callback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer.UniffiByValue(
+                        RustBuffer.ByValue(),
+                        callStatus,
+                    ),
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall,
+                uniffiHandleSuccess,
+                uniffiHandleError,
+                { e: TokenRefused -> FfiConverterTypeTokenRefused.lower(e) },
+                uniffiOutDroppedCallback
+            )
+        }
+    }
+
+    internal object uniffiFree: UniffiCallbackInterfaceFree {
+        override fun callback(handle: Long) {
+            FfiConverterTypeTokenVerifier.handleMap.remove(handle)
+        }
+    }
+
+    internal object uniffiClone: UniffiCallbackInterfaceClone {
+        override fun callback(handle: Long): Long {
+            return FfiConverterTypeTokenVerifier.handleMap.clone(handle)
+        }
+    }
+
+    internal var vtable = UniffiVTableCallbackInterfaceTokenVerifier.UniffiByValue(
+        uniffiFree,
+        uniffiClone,
+        `verify`,
+    )
+
+    // Registers the foreign callback with the Rust side.
+    // This method is generated for each callback interface.
+    internal fun register(lib: UniffiLib) {
+        lib.uniffi_mcpcore_uniffi_fn_init_callback_vtable_tokenverifier(vtable)
+    }
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeTokenVerifier: FfiConverter<TokenVerifier, Long> {
+    internal val handleMap = UniffiHandleMap<TokenVerifier>()
+
+    override fun lower(value: TokenVerifier): Long {
+        if (value is TokenVerifierImpl) {
+             // Rust-implemented object.  Clone the handle and return it
+            return value.uniffiCloneHandle()
+         } else {
+            // Kotlin object, generate a new vtable handle and return that.
+            return handleMap.insert(value)
+         }
+    }
+
+    override fun lift(value: Long): TokenVerifier {
+        if ((value and 1.toLong()) == 0.toLong()) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return TokenVerifierImpl(UniffiWithHandle, value)
+        } else {
+            // Kotlin-generated handle, get the object from the handle map
+            return handleMap.remove(value)
+        }
+    }
+
+    override fun read(buf: ByteBuffer): TokenVerifier {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: TokenVerifier) = 8UL
+
+    override fun write(value: TokenVerifier, buf: ByteBuffer) {
         buf.putLong(lower(value))
     }
 }
@@ -11237,6 +12333,199 @@ public object FfiConverterTypeToolHandler: FfiConverter<ToolHandler, Long> {
 
     override fun write(value: ToolHandler, buf: ByteBuffer) {
         buf.putLong(lower(value))
+    }
+}
+
+
+
+/**
+ * Who a verified token speaks for.
+ */
+data class AuthIdentity (
+    /**
+     * The subject (`sub`), when the token names one.
+     */
+    var `subject`: kotlin.String? = null 
+    , 
+    /**
+     * The OAuth client the token was issued to.
+     */
+    var `clientId`: kotlin.String? = null 
+    , 
+    /**
+     * The granted scopes.
+     */
+    var `scopes`: List<kotlin.String> = listOf() 
+    , 
+    /**
+     * Further claims as a JSON object (text), e.g. `{"tenant":"acme"}`.
+     */
+    var `claims`: kotlin.String? = null 
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeAuthIdentity: FfiConverterRustBuffer<AuthIdentity> {
+    override fun read(buf: ByteBuffer): AuthIdentity {
+        return AuthIdentity(
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterSequenceString.read(buf),
+            FfiConverterOptionalString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: AuthIdentity) = (
+            FfiConverterOptionalString.allocationSize(value.`subject`) +
+            FfiConverterOptionalString.allocationSize(value.`clientId`) +
+            FfiConverterSequenceString.allocationSize(value.`scopes`) +
+            FfiConverterOptionalString.allocationSize(value.`claims`)
+    )
+
+    override fun write(value: AuthIdentity, buf: ByteBuffer) {
+            FfiConverterOptionalString.write(value.`subject`, buf)
+            FfiConverterOptionalString.write(value.`clientId`, buf)
+            FfiConverterSequenceString.write(value.`scopes`, buf)
+            FfiConverterOptionalString.write(value.`claims`, buf)
+    }
+}
+
+
+
+/**
+ * A protected server's settings; every field has a default, but a server needs `issuer` (or
+ * `authorizationServers`), `audience` (or `resource`), and `jwksUrl` unless a
+ * [`TokenVerifier`] is given.
+ */
+data class AuthSettings (
+    /**
+     * Where the authorization server publishes its signing keys (the built-in JWT verifier).
+     */
+    var `jwksUrl`: kotlin.String? = null 
+    , 
+    /**
+     * The tokens' issuer (`iss`), named in the metadata as the authorization server.
+     */
+    var `issuer`: kotlin.String? = null 
+    , 
+    /**
+     * The tokens' audience (`aud`); defaults to `resource`.
+     */
+    var `audience`: kotlin.String? = null 
+    , 
+    /**
+     * The server's canonical URI (RFC 8707); defaults to `audience`.
+     */
+    var `resource`: kotlin.String? = null 
+    , 
+    /**
+     * The authorization servers named in the metadata (default: `[issuer]`).
+     */
+    var `authorizationServers`: List<kotlin.String> = listOf() 
+    , 
+    /**
+     * `scopes_supported` in the metadata.
+     */
+    var `scopesSupported`: List<kotlin.String>? = null 
+    , 
+    /**
+     * Scopes every request needs (403 `insufficient_scope` without them).
+     */
+    var `requiredScopes`: List<kotlin.String> = listOf() 
+    , 
+    /**
+     * Scopes a tool needs, by tool name.
+     */
+    var `toolScopes`: Map<kotlin.String, List<kotlin.String>>? = null 
+    , 
+    /**
+     * Scopes a prompt needs, by prompt name.
+     */
+    var `promptScopes`: Map<kotlin.String, List<kotlin.String>>? = null 
+    , 
+    /**
+     * Scopes a resource needs, by URI (or URI template).
+     */
+    var `resourceScopes`: Map<kotlin.String, List<kotlin.String>>? = null 
+    , 
+    /**
+     * `"hide"` (default: entries a token does not reach are left out of lists and refused like
+     * unknown ones) or `"stepUp"` (listed; using one answers 403 with the scopes it needs).
+     */
+    var `scopeMode`: kotlin.String? = null 
+    , 
+    /**
+     * Clock skew allowed on `exp`/`nbf`, in seconds (default 60).
+     */
+    var `leewaySeconds`: kotlin.ULong? = null 
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeAuthSettings: FfiConverterRustBuffer<AuthSettings> {
+    override fun read(buf: ByteBuffer): AuthSettings {
+        return AuthSettings(
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterSequenceString.read(buf),
+            FfiConverterOptionalSequenceString.read(buf),
+            FfiConverterSequenceString.read(buf),
+            FfiConverterOptionalMapStringSequenceString.read(buf),
+            FfiConverterOptionalMapStringSequenceString.read(buf),
+            FfiConverterOptionalMapStringSequenceString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalULong.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: AuthSettings) = (
+            FfiConverterOptionalString.allocationSize(value.`jwksUrl`) +
+            FfiConverterOptionalString.allocationSize(value.`issuer`) +
+            FfiConverterOptionalString.allocationSize(value.`audience`) +
+            FfiConverterOptionalString.allocationSize(value.`resource`) +
+            FfiConverterSequenceString.allocationSize(value.`authorizationServers`) +
+            FfiConverterOptionalSequenceString.allocationSize(value.`scopesSupported`) +
+            FfiConverterSequenceString.allocationSize(value.`requiredScopes`) +
+            FfiConverterOptionalMapStringSequenceString.allocationSize(value.`toolScopes`) +
+            FfiConverterOptionalMapStringSequenceString.allocationSize(value.`promptScopes`) +
+            FfiConverterOptionalMapStringSequenceString.allocationSize(value.`resourceScopes`) +
+            FfiConverterOptionalString.allocationSize(value.`scopeMode`) +
+            FfiConverterOptionalULong.allocationSize(value.`leewaySeconds`)
+    )
+
+    override fun write(value: AuthSettings, buf: ByteBuffer) {
+            FfiConverterOptionalString.write(value.`jwksUrl`, buf)
+            FfiConverterOptionalString.write(value.`issuer`, buf)
+            FfiConverterOptionalString.write(value.`audience`, buf)
+            FfiConverterOptionalString.write(value.`resource`, buf)
+            FfiConverterSequenceString.write(value.`authorizationServers`, buf)
+            FfiConverterOptionalSequenceString.write(value.`scopesSupported`, buf)
+            FfiConverterSequenceString.write(value.`requiredScopes`, buf)
+            FfiConverterOptionalMapStringSequenceString.write(value.`toolScopes`, buf)
+            FfiConverterOptionalMapStringSequenceString.write(value.`promptScopes`, buf)
+            FfiConverterOptionalMapStringSequenceString.write(value.`resourceScopes`, buf)
+            FfiConverterOptionalString.write(value.`scopeMode`, buf)
+            FfiConverterOptionalULong.write(value.`leewaySeconds`, buf)
     }
 }
 
@@ -12457,6 +13746,52 @@ data class ServeOptions (
     var `maxConnections`: kotlin.ULong? = null 
     , 
     /**
+     * Legacy sessions at once (10000; when full an idle one, else the biggest holder's least
+     * recently used one ends; all busy: 503).
+     */
+    var `maxSessions`: kotlin.ULong? = null 
+    , 
+    /**
+     * Legacy sessions of one client (token subject, else IP address; 1000; all busy: 429).
+     */
+    var `maxSessionsPerClient`: kotlin.ULong? = null 
+    , 
+    /**
+     * How long a session must be unused before any new session may end it, in ms (60000).
+     */
+    var `sessionIdleMs`: kotlin.ULong? = null 
+    , 
+    /**
+     * Bytes waiting for one slow stream reader (8 MiB); further behind: disconnected.
+     */
+    var `maxBacklog`: kotlin.ULong? = null 
+    , 
+    /**
+     * Requests in flight per session or connection (1000; past it `-32603`, HTTP 429).
+     */
+    var `maxInFlight`: kotlin.ULong? = null 
+    , 
+    /**
+     * Running tasks per client (1000; past it optional-task tools run synchronously).
+     */
+    var `maxTasksPerClient`: kotlin.ULong? = null 
+    , 
+    /**
+     * How long a legacy elicitation, sampling or roots request waits, in ms (600000).
+     */
+    var `peerRequestTimeoutMs`: kotlin.ULong? = null 
+    , 
+    /**
+     * Encrypt `requestState` (XChaCha20-Poly1305), so clients cannot read handlers' state.
+     */
+    var `stateEncryption`: kotlin.Boolean? = null 
+    , 
+    /**
+     * Accept each `requestState` once (this process; instances need a shared ledger).
+     */
+    var `stateSingleUse`: kotlin.Boolean? = null 
+    , 
+    /**
      * Accepted `Host` values (with `allowed_origins`, replaces the loopback default).
      */
     var `allowedHosts`: List<kotlin.String>? = null 
@@ -12510,6 +13845,15 @@ public object FfiConverterTypeServeOptions: FfiConverterRustBuffer<ServeOptions>
             FfiConverterOptionalULong.read(buf),
             FfiConverterOptionalULong.read(buf),
             FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalBoolean.read(buf),
+            FfiConverterOptionalBoolean.read(buf),
             FfiConverterOptionalSequenceString.read(buf),
             FfiConverterOptionalSequenceString.read(buf),
             FfiConverterOptionalString.read(buf),
@@ -12525,6 +13869,15 @@ public object FfiConverterTypeServeOptions: FfiConverterRustBuffer<ServeOptions>
             FfiConverterOptionalULong.allocationSize(value.`headerTimeoutMs`) +
             FfiConverterOptionalULong.allocationSize(value.`bodyTimeoutMs`) +
             FfiConverterOptionalULong.allocationSize(value.`maxConnections`) +
+            FfiConverterOptionalULong.allocationSize(value.`maxSessions`) +
+            FfiConverterOptionalULong.allocationSize(value.`maxSessionsPerClient`) +
+            FfiConverterOptionalULong.allocationSize(value.`sessionIdleMs`) +
+            FfiConverterOptionalULong.allocationSize(value.`maxBacklog`) +
+            FfiConverterOptionalULong.allocationSize(value.`maxInFlight`) +
+            FfiConverterOptionalULong.allocationSize(value.`maxTasksPerClient`) +
+            FfiConverterOptionalULong.allocationSize(value.`peerRequestTimeoutMs`) +
+            FfiConverterOptionalBoolean.allocationSize(value.`stateEncryption`) +
+            FfiConverterOptionalBoolean.allocationSize(value.`stateSingleUse`) +
             FfiConverterOptionalSequenceString.allocationSize(value.`allowedHosts`) +
             FfiConverterOptionalSequenceString.allocationSize(value.`allowedOrigins`) +
             FfiConverterOptionalString.allocationSize(value.`tlsCertFile`) +
@@ -12539,6 +13892,15 @@ public object FfiConverterTypeServeOptions: FfiConverterRustBuffer<ServeOptions>
             FfiConverterOptionalULong.write(value.`headerTimeoutMs`, buf)
             FfiConverterOptionalULong.write(value.`bodyTimeoutMs`, buf)
             FfiConverterOptionalULong.write(value.`maxConnections`, buf)
+            FfiConverterOptionalULong.write(value.`maxSessions`, buf)
+            FfiConverterOptionalULong.write(value.`maxSessionsPerClient`, buf)
+            FfiConverterOptionalULong.write(value.`sessionIdleMs`, buf)
+            FfiConverterOptionalULong.write(value.`maxBacklog`, buf)
+            FfiConverterOptionalULong.write(value.`maxInFlight`, buf)
+            FfiConverterOptionalULong.write(value.`maxTasksPerClient`, buf)
+            FfiConverterOptionalULong.write(value.`peerRequestTimeoutMs`, buf)
+            FfiConverterOptionalBoolean.write(value.`stateEncryption`, buf)
+            FfiConverterOptionalBoolean.write(value.`stateSingleUse`, buf)
             FfiConverterOptionalSequenceString.write(value.`allowedHosts`, buf)
             FfiConverterOptionalSequenceString.write(value.`allowedOrigins`, buf)
             FfiConverterOptionalString.write(value.`tlsCertFile`, buf)
@@ -12854,6 +14216,61 @@ public object FfiConverterTypeToolsPage: FfiConverterRustBuffer<ToolsPage> {
     override fun write(value: ToolsPage, buf: ByteBuffer) {
             FfiConverterSequenceTypeTool.write(value.`tools`, buf)
             FfiConverterOptionalString.write(value.`nextCursor`, buf)
+    }
+}
+
+
+
+/**
+ * The state of one upstream.
+ */
+data class UpstreamStatus (
+    /**
+     * Where it is.
+     */
+    var `state`: UpstreamState
+    , 
+    /**
+     * How many times it was connected again after its connection ended.
+     */
+    var `restarts`: kotlin.UInt
+    , 
+    /**
+     * Why it last failed.
+     */
+    var `lastError`: kotlin.String?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeUpstreamStatus: FfiConverterRustBuffer<UpstreamStatus> {
+    override fun read(buf: ByteBuffer): UpstreamStatus {
+        return UpstreamStatus(
+            FfiConverterTypeUpstreamState.read(buf),
+            FfiConverterUInt.read(buf),
+            FfiConverterOptionalString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: UpstreamStatus) = (
+            FfiConverterTypeUpstreamState.allocationSize(value.`state`) +
+            FfiConverterUInt.allocationSize(value.`restarts`) +
+            FfiConverterOptionalString.allocationSize(value.`lastError`)
+    )
+
+    override fun write(value: UpstreamStatus, buf: ByteBuffer) {
+            FfiConverterTypeUpstreamState.write(value.`state`, buf)
+            FfiConverterUInt.write(value.`restarts`, buf)
+            FfiConverterOptionalString.write(value.`lastError`, buf)
     }
 }
 
@@ -14452,6 +15869,191 @@ public object FfiConverterTypeServerNotification : FfiConverterRustBuffer<Server
 
 
 
+
+/**
+ * Why the host's [`TokenVerifier`] refuses a token. Any other exception thrown by the
+ * verifier counts as `Unavailable`.
+ */
+sealed class TokenRefused: kotlin.Exception() {
+    
+    /**
+     * Not valid (expired, wrong audience, unknown): 401 with `error="invalid_token"`.
+     */
+    class InvalidToken(
+        
+        /**
+         * Said in the challenge's `error_description`.
+         */
+        val `description`: kotlin.String
+        ) : TokenRefused() {
+        override val message
+            get() = "description=${ `description` }"
+    }
+    
+    /**
+     * Valid, but without `scopes`: 403 with `error="insufficient_scope"`.
+     */
+    class InsufficientScope(
+        
+        /**
+         * The scopes needed.
+         */
+        val `scopes`: List<kotlin.String>, 
+        
+        /**
+         * Said in the challenge.
+         */
+        val `description`: kotlin.String
+        ) : TokenRefused() {
+        override val message
+            get() = "scopes=${ `scopes` }, description=${ `description` }"
+    }
+    
+    /**
+     * It cannot be checked now (the issuer is down): 503.
+     */
+    class Unavailable(
+        
+        /**
+         * Why.
+         */
+        val `description`: kotlin.String
+        ) : TokenRefused() {
+        override val message
+            get() = "description=${ `description` }"
+    }
+    
+
+    
+
+
+    companion object ErrorHandler : UniffiRustCallStatusErrorHandler<TokenRefused> {
+        override fun lift(error_buf: RustBuffer.ByValue): TokenRefused = FfiConverterTypeTokenRefused.lift(error_buf)
+    }
+
+    
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeTokenRefused : FfiConverterRustBuffer<TokenRefused> {
+    override fun read(buf: ByteBuffer): TokenRefused {
+        
+
+        return when(buf.getInt()) {
+            1 -> TokenRefused.InvalidToken(
+                FfiConverterString.read(buf),
+                )
+            2 -> TokenRefused.InsufficientScope(
+                FfiConverterSequenceString.read(buf),
+                FfiConverterString.read(buf),
+                )
+            3 -> TokenRefused.Unavailable(
+                FfiConverterString.read(buf),
+                )
+            else -> throw RuntimeException("invalid error enum value, something is very wrong!!")
+        }
+    }
+
+    override fun allocationSize(value: TokenRefused): ULong {
+        return when(value) {
+            is TokenRefused.InvalidToken -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterString.allocationSize(value.`description`)
+            )
+            is TokenRefused.InsufficientScope -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterSequenceString.allocationSize(value.`scopes`)
+                + FfiConverterString.allocationSize(value.`description`)
+            )
+            is TokenRefused.Unavailable -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterString.allocationSize(value.`description`)
+            )
+        }
+    }
+
+    override fun write(value: TokenRefused, buf: ByteBuffer) {
+        when(value) {
+            is TokenRefused.InvalidToken -> {
+                buf.putInt(1)
+                FfiConverterString.write(value.`description`, buf)
+                Unit
+            }
+            is TokenRefused.InsufficientScope -> {
+                buf.putInt(2)
+                FfiConverterSequenceString.write(value.`scopes`, buf)
+                FfiConverterString.write(value.`description`, buf)
+                Unit
+            }
+            is TokenRefused.Unavailable -> {
+                buf.putInt(3)
+                FfiConverterString.write(value.`description`, buf)
+                Unit
+            }
+        }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
+    }
+
+}
+
+
+
+/**
+ * Where an upstream is in its life.
+ */
+
+enum class UpstreamState {
+    
+    /**
+     * Not connected yet.
+     */
+    STARTING,
+    /**
+     * Connected and mounted.
+     */
+    UP,
+    /**
+     * Its connection ended; it is being started again.
+     */
+    RESTARTING,
+    /**
+     * Not started again (`"restart": false`), or its mount failed for good.
+     */
+    FAILED;
+
+    
+
+
+    companion object
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeUpstreamState: FfiConverterRustBuffer<UpstreamState> {
+    override fun read(buf: ByteBuffer) = try {
+        UpstreamState.values()[buf.getInt() - 1]
+    } catch (e: IndexOutOfBoundsException) {
+        throw RuntimeException("invalid enum value, something is very wrong!!", e)
+    }
+
+    override fun allocationSize(value: UpstreamState) = 4UL
+
+    override fun write(value: UpstreamState, buf: ByteBuffer) {
+        buf.putInt(value.ordinal + 1)
+    }
+}
+
+
+
+
+
+
 /**
  * @suppress
  */
@@ -14903,6 +16505,70 @@ public object FfiConverterOptionalTypeResources: FfiConverterRustBuffer<Resource
 /**
  * @suppress
  */
+public object FfiConverterOptionalTypeServerAuth: FfiConverterRustBuffer<ServerAuth?> {
+    override fun read(buf: ByteBuffer): ServerAuth? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeServerAuth.read(buf)
+    }
+
+    override fun allocationSize(value: ServerAuth?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeServerAuth.allocationSize(value)
+        }
+    }
+
+    override fun write(value: ServerAuth?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeServerAuth.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeTokenVerifier: FfiConverterRustBuffer<TokenVerifier?> {
+    override fun read(buf: ByteBuffer): TokenVerifier? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeTokenVerifier.read(buf)
+    }
+
+    override fun allocationSize(value: TokenVerifier?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeTokenVerifier.allocationSize(value)
+        }
+    }
+
+    override fun write(value: TokenVerifier?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeTokenVerifier.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
 public object FfiConverterOptionalTypeServerInfo: FfiConverterRustBuffer<ServerInfo?> {
     override fun read(buf: ByteBuffer): ServerInfo? {
         if (buf.get().toInt() == 0) {
@@ -14925,6 +16591,38 @@ public object FfiConverterOptionalTypeServerInfo: FfiConverterRustBuffer<ServerI
         } else {
             buf.put(1)
             FfiConverterTypeServerInfo.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeUpstreamStatus: FfiConverterRustBuffer<UpstreamStatus?> {
+    override fun read(buf: ByteBuffer): UpstreamStatus? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeUpstreamStatus.read(buf)
+    }
+
+    override fun allocationSize(value: UpstreamStatus?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeUpstreamStatus.allocationSize(value)
+        }
+    }
+
+    override fun write(value: UpstreamStatus?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeUpstreamStatus.write(value, buf)
         }
     }
 }
@@ -15085,6 +16783,38 @@ public object FfiConverterOptionalSequenceTypeRoot: FfiConverterRustBuffer<List<
         } else {
             buf.put(1)
             FfiConverterSequenceTypeRoot.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalMapStringSequenceString: FfiConverterRustBuffer<Map<kotlin.String, List<kotlin.String>>?> {
+    override fun read(buf: ByteBuffer): Map<kotlin.String, List<kotlin.String>>? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterMapStringSequenceString.read(buf)
+    }
+
+    override fun allocationSize(value: Map<kotlin.String, List<kotlin.String>>?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterMapStringSequenceString.allocationSize(value)
+        }
+    }
+
+    override fun write(value: Map<kotlin.String, List<kotlin.String>>?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterMapStringSequenceString.write(value, buf)
         }
     }
 }
@@ -15432,6 +17162,45 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
         value.forEach { (k, v) ->
             FfiConverterString.write(k, buf)
             FfiConverterString.write(v, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterMapStringSequenceString: FfiConverterRustBuffer<Map<kotlin.String, List<kotlin.String>>> {
+    override fun read(buf: ByteBuffer): Map<kotlin.String, List<kotlin.String>> {
+        val len = buf.getInt()
+        return buildMap<kotlin.String, List<kotlin.String>>(len) {
+            repeat(len) {
+                val k = FfiConverterString.read(buf)
+                val v = FfiConverterSequenceString.read(buf)
+                this[k] = v
+            }
+        }
+    }
+
+    override fun allocationSize(value: Map<kotlin.String, List<kotlin.String>>): ULong {
+        val spaceForMapSize = 4UL
+        val spaceForChildren = value.map { (k, v) ->
+            FfiConverterString.allocationSize(k) +
+            FfiConverterSequenceString.allocationSize(v)
+        }.sum()
+        return spaceForMapSize + spaceForChildren
+    }
+
+    override fun write(value: Map<kotlin.String, List<kotlin.String>>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        // The parens on `(k, v)` here ensure we're calling the right method,
+        // which is important for compatibility with older android devices.
+        // Ref https://blog.danlew.net/2017/03/16/kotlin-puzzler-whose-line-is-it-anyways/
+        value.forEach { (k, v) ->
+            FfiConverterString.write(k, buf)
+            FfiConverterSequenceString.write(v, buf)
         }
     }
 }

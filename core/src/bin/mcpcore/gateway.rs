@@ -11,16 +11,26 @@ pub(crate) const ABOUT: &str =
 serves them as one MCP server: on stdio (default), or with --listen on Streamable HTTP at
 http://IP:PORT/mcp (2026-07-28 and the initialize-based revisions on one endpoint, 2024-11-05
 HTTP+SSE on /sse). A tool, prompt or resource template `x` of the entry `name` is served as
-`name__x` unless the entry sets \"prefix\" (\"\" for none); resource URIs keep their names.
+`name__x` unless the entry sets \"prefix\" (\"\" for none), and its resource URIs as `name+<uri>`.
 
 config, per entry:
   \"command\", \"args\", \"env\", \"cwd\"        a stdio server (a child process)
   \"url\", \"headers\", \"type\"                an HTTP server; type \"http\" (or \"streamable-http\")
                                           or \"sse\" (2024-11-05); none: try http, then sse
+  \"oauth\"                                 the gateway's own OAuth client at an HTTP upstream:
+                                          {\"clientId\", \"clientSecret\", \"scopes\", \"tokenStore\"}
+                                          (client credentials; callers' tokens are never passed on)
   \"prefix\"                                default \"<name>__\"
+  \"uriPrefix\"                             before resource URIs; default \"<name>+\" (\"\" when
+                                          \"prefix\" is \"\")
   \"protocolVersion\" | \"lineage\"           pin the upstream connection (e.g. \"2025-11-25\", \"legacy\")
   \"include\", \"exclude\"                    tool names to take / leave out (`*` is a wildcard)
   \"timeoutMs\"                             timeout of each request to the upstream
+  \"start\": \"eager\" | \"lazy\"               connect before serving (default; a failure stops
+                                          the start), or in the background after it
+  \"restart\": false                        do not start an upstream again when it exits
+                                          (default: again, after a backoff of 250 ms..30 s;
+                                          its tools answer with an error meanwhile)
   \"disabled\": true                        leave the entry out
 top level:
   \"collision\": \"error\" | \"skip\" | \"prefix\"  two entries with one name: refuse to start (default),
