@@ -361,6 +361,13 @@ export declare class ToolCall {
 export declare function errorKinds(): Array<string>
 
 /**
+ * Queues a marker record (target `mcpcore::flush`) behind every record already queued for the
+ * handler: when the handler sees it, everything logged before this call has been delivered.
+ * False when no handler is set.
+ */
+export declare function flushLogHandler(): boolean
+
+/**
  * The result (JSON) a handler of `kind` (`tool`, `resource`, `prompt`, `completer`) answers
  * with when it resolves to `envelopeJson` (what the wrapper makes of its return value): the
  * core's rules, as every handler applies them. `uri` and `mimeType` describe a resource read.

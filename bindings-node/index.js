@@ -850,6 +850,7 @@ module.exports.ServerAuth = nativeBinding.ServerAuth
 module.exports.Task = nativeBinding.Task
 module.exports.ToolCall = nativeBinding.ToolCall
 module.exports.errorKinds = nativeBinding.errorKinds
+module.exports.flushLogHandler = nativeBinding.flushLogHandler
 module.exports.hostResult = nativeBinding.hostResult
 module.exports.inlineRefs = nativeBinding.inlineRefs
 module.exports.nativeVersion = nativeBinding.nativeVersion

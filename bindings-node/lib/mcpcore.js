@@ -269,6 +269,9 @@ class Server {
       await awaitNative(target.serveStdio());
     } finally {
       if (leave) await leave();
+      // Log records the engine emitted last (setLogger, DEBUG=mcpcore) are queued to this
+      // thread: they are delivered before serving counts as done (and the process can exit).
+      await flushLogs();
     }
   }
 
@@ -338,9 +341,29 @@ class Server {
  */
 function setLogger(handler, options = {}) {
   const level = options.level ?? 'debug';
-  if (handler == null) return nativeSync(() => native.setLogHandler(null, level));
+  if (handler == null) {
+    for (const done of flushes.splice(0)) done();
+    return nativeSync(() => native.setLogHandler(null, level));
+  }
   if (typeof handler !== 'function') throw makeError('invalid_input', 'setLogger needs a function or null', { code: -32602 });
-  return nativeSync(() => native.setLogHandler((lvl, target, message) => handler({ level: lvl, target, message }), level));
+  return nativeSync(() =>
+    native.setLogHandler((lvl, target, message) => {
+      if (target === FLUSH_TARGET) flushes.shift()?.();
+      else handler({ level: lvl, target, message });
+    }, level),
+  );
+}
+
+const FLUSH_TARGET = 'mcpcore::flush';
+/** Resolvers of flushLogs() calls, in the order their markers were queued. */
+const flushes = [];
+
+/** Resolves once every log record the engine queued so far has reached the logger. */
+function flushLogs() {
+  return new Promise((resolve) => {
+    flushes.push(resolve);
+    if (!nativeSync(() => native.flushLogHandler())) flushes.pop()();
+  });
 }
 
 /**

@@ -301,7 +301,7 @@ impl Client {
             };
             let mut opts = CallOptions { timeout: millis(timeout_ms)?, log_level, ..Default::default() };
             if let Some(cb) = progress {
-                opts.on_progress = Some(Box::new(move |p| {
+                opts.on_progress = Some(std::sync::Arc::new(move |p| {
                     let args = FnArgs::from((p.progress, p.total, p.message));
                     cb.call(args, ThreadsafeFunctionCallMode::NonBlocking);
                 }));

@@ -19,7 +19,7 @@ mod server_auth;
 
 pub use client::{Client, Task};
 pub use handler::ToolCall;
-pub use logs::set_log_handler;
+pub use logs::{flush_log_handler, set_log_handler};
 pub use mount::{Exchange, Mount, MountResponse};
 pub use registry::Registry;
 pub use resources::{Prompts, Resources};

@@ -58,3 +58,20 @@ pub fn set_log_handler(handler: Option<Sink>, level: Option<String>) -> napi::Re
     log::set_max_level(if on { filter } else { log::LevelFilter::Off });
     Ok(())
 }
+
+/// The target of the marker [`flush_log_handler`] sends.
+const FLUSH_TARGET: &str = "mcpcore::flush";
+
+/// Queues a marker record (target `mcpcore::flush`) behind every record already queued for the
+/// handler: when the handler sees it, everything logged before this call has been delivered.
+/// False when no handler is set.
+#[napi]
+pub fn flush_log_handler() -> bool {
+    match SINK.read().expect("lock").as_ref() {
+        Some(sink) => {
+            let args = FnArgs::from(("trace".to_owned(), FLUSH_TARGET.to_owned(), String::new()));
+            sink.call(args, ThreadsafeFunctionCallMode::NonBlocking) == Status::Ok
+        }
+        None => false,
+    }
+}

@@ -253,7 +253,7 @@ impl Client {
         let mut opts =
             CallOptions { timeout: seconds(timeout)?, log_level: level(log_level)?, ..Default::default() };
         if let Some(cb) = progress {
-            opts.on_progress = Some(Box::new(move |p| {
+            opts.on_progress = Some(std::sync::Arc::new(move |p| {
                 crate::gil::attach(|py| {
                     if let Err(e) = cb.call1(py, (p.progress, p.total, p.message)) {
                         e.print(py);

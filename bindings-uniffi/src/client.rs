@@ -354,7 +354,8 @@ impl Client {
             ..Default::default()
         };
         if let Some(p) = progress {
-            opts.on_progress = Some(Box::new(move |n| p.on_progress(n.progress, n.total, n.message)));
+            opts.on_progress =
+                Some(std::sync::Arc::new(move |n| p.on_progress(n.progress, n.total, n.message)));
         }
         rt::in_runtime(async move { Ok(ToolResult::from(&c.call_tool_with(&name, args, &opts).await?)) })
             .await

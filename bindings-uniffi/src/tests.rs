@@ -101,8 +101,13 @@ fn registry_calls_validate_and_time_out() {
     rt::runtime().block_on(async {
         let r = registry.call_tool("t".into(), r#"{"text":"hi"}"#.into(), None).await.unwrap();
         assert_eq!(r.first_text(), Some("hi"));
-        let invalid = registry.call_tool("t".into(), r#"{"text":5}"#.into(), None).await;
-        assert!(matches!(invalid, Err(McpError::Rpc { code: -32602, .. })));
+        // Refused by the schema: an isError result naming the field (SEP-1303), as over the wire.
+        let invalid = registry.call_tool("t".into(), r#"{"text":5}"#.into(), None).await.unwrap();
+        assert!(invalid.is_error);
+        assert!(
+            invalid.first_text().unwrap().starts_with("Invalid arguments for tool t: /text: "),
+            "{invalid:?}"
+        );
         let late = registry.call_tool("t".into(), "{}".into(), Some(Duration::from_millis(50))).await;
         assert!(matches!(late, Err(McpError::Timeout { code: -32001, .. })));
     });

@@ -65,7 +65,9 @@ async fn progress_is_delivered_and_can_extend_the_timeout() {
         let sink = seen.clone();
         let opts = CallOptions {
             timeout: Some(Duration::from_millis(400)),
-            on_progress: Some(Box::new(move |p| sink.lock().unwrap().push((p.progress, p.total, p.message)))),
+            on_progress: Some(std::sync::Arc::new(move |p| {
+                sink.lock().unwrap().push((p.progress, p.total, p.message))
+            })),
             reset_timeout_on_progress: Some(Duration::from_secs(10)),
             ..Default::default()
         };

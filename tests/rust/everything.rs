@@ -156,7 +156,7 @@ async fn every_tool(client: &Client, v: &Value, host: &Host) -> usize {
         let progress = Arc::new(Mutex::new(Vec::new()));
         let seen = progress.clone();
         let opts = CallOptions {
-            on_progress: Some(Box::new(move |p| seen.lock().unwrap().push(p.progress))),
+            on_progress: Some(std::sync::Arc::new(move |p| seen.lock().unwrap().push(p.progress))),
             ..Default::default()
         };
         let asked_before = host.asked.load(Ordering::SeqCst);

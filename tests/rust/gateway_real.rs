@@ -191,7 +191,13 @@ fn official_clients_through_a_gateway_of_official_servers_in_both_lineages() {
     let everything =
         path("tests/interop/ts/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     let (_sse, sse_url) = spawn_announcing(
-        Command::new("node").args([&path("tests/interop/ts/everything_sse.mjs"), "--port", "0"]),
+        Command::new("node").args([
+            &path("tests/interop/ts/everything.mjs"),
+            "--transport",
+            "sse",
+            "--port",
+            "0",
+        ]),
         "READY ",
     );
     let config = json!({"mcpServers": {

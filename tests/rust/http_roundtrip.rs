@@ -77,7 +77,7 @@ async fn call_with_progress(client: &Client, n: u64) -> (CallToolResult, Vec<Pro
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = seen.clone();
     let opts = CallOptions {
-        on_progress: Some(Box::new(move |p| sink.lock().unwrap().push(p))),
+        on_progress: Some(std::sync::Arc::new(move |p| sink.lock().unwrap().push(p))),
         ..Default::default()
     };
     let r = client.call_tool_with("progress", json!({"n": n}), &opts).await.unwrap();
@@ -704,7 +704,7 @@ async fn fixture_server_binary_honours_its_switches_over_http() {
         let running = running.clone();
         tokio::spawn(async move {
             let opts = CallOptions {
-                on_progress: Some(Box::new(move |_| running.store(true, Ordering::SeqCst))),
+                on_progress: Some(std::sync::Arc::new(move |_| running.store(true, Ordering::SeqCst))),
                 ..Default::default()
             };
             c.call_tool_with("progress", json!({"n": 250}), &opts).await

@@ -103,7 +103,9 @@ async fn a_proxy_relays_the_remote_tools_progress() {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let sink = seen.clone();
         let opts = CallOptions {
-            on_progress: Some(Box::new(move |p| sink.lock().unwrap().push((p.progress, p.total, p.message)))),
+            on_progress: Some(std::sync::Arc::new(move |p| {
+                sink.lock().unwrap().push((p.progress, p.total, p.message))
+            })),
             ..Default::default()
         };
         let r = client.call_tool_with("progress", json!({"n": 3}), &opts).await.unwrap();

@@ -102,6 +102,9 @@ async fn legacy_or_late_modern(client: &Client, ours: &[ProtocolVersion]) -> Res
     }
 }
 
+/// How long `connect` waits for a new legacy session's GET stream to be answered.
+const GET_SETTLED_WAIT: std::time::Duration = std::time::Duration::from_millis(1000);
+
 /// Connects over HTTP (spec 2026-07-28 basic/versioning): probe modern with `server/discover`; else legacy
 /// `initialize` over Streamable HTTP; if that POST is refused with a 4xx, the 2024-11-05
 /// HTTP+SSE transport at the same URL.
@@ -117,7 +120,7 @@ pub(crate) async fn http(url: &str, http: HttpOptions, options: ClientOptions) -
     }
     let (channel, stream) = streamable::connect_with_handle(url.clone(), http.clone(), options.max_frame)?;
     let client = Client::from_channel(channel, None, options.clone());
-    let _ = client.inner.server_stream.set(stream);
+    let _ = client.inner.server_stream.set(stream.clone());
     if let Some(auth) = &http.auth {
         let _ = client.inner.auth_clock.set(auth.flow_clock());
     }
@@ -138,7 +141,13 @@ pub(crate) async fn http(url: &str, http: HttpOptions, options: ClientOptions) -
         }
     }
     match initialize(&client, &ours).await {
-        Ok(()) => Ok(client),
+        Ok(()) => {
+            // A legacy session's GET stream opens after `initialized`: return once the server
+            // has answered it, so nothing the server sends from now on goes missing (bounded:
+            // `notifications/initialized`, then the GET's answer).
+            stream.settled(GET_SETTLED_WAIT).await;
+            Ok(client)
+        }
         // spec 2025-11-25 basic/transports, "Backwards Compatibility": a 400, 404 or 405 to the
         // initialize POST means a 2024-11-05 server may be there. A 401 or 403 is an answer.
         Err(e)

@@ -35,11 +35,11 @@ pub use tasks::{TaskHandle, TaskInfo, TaskOptions};
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::{Message, Notification, Request, RequestId, Response};
 use crate::protocol::lifecycle::UnsupportedVersionData;
-use crate::protocol::notifications::ProgressNotificationParams;
 use crate::protocol::{meta, CallToolResult, ClientCapabilities, Implementation, Lineage, ListToolsResult};
 use crate::protocol::{ProtocolVersion, ServerCapabilities, Tool};
 use crate::transport::child::{self, ChildProcess, StdioCommand};
 use crate::transport::{Channel, OutFrame, DEFAULT_MAX_FRAME};
+pub use router::ProgressCallback;
 use router::Shared;
 use serde_json::{json, Map, Value};
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -122,8 +122,10 @@ impl std::fmt::Debug for ClientOptions {
 pub struct CallOptions {
     /// Overrides the client's request timeout.
     pub timeout: Option<Duration>,
-    /// Receives `notifications/progress` for this call (a progress token is sent when set).
-    pub on_progress: Option<Box<dyn Fn(ProgressNotificationParams) + Send + Sync>>,
+    /// Receives `notifications/progress` for this call (a progress token is sent when set). It is
+    /// called on the connection's reader, in the order the server sent things: a progress
+    /// notification sent before a request for client input reaches it before that request.
+    pub on_progress: Option<ProgressCallback>,
     /// Each progress notification restarts the timeout, up to this hard maximum in total.
     pub reset_timeout_on_progress: Option<Duration>,
     /// Modern lineage: ask for `notifications/message` at this level and above for this request
@@ -569,8 +571,13 @@ impl Client {
             token
         });
         if let Some(v) = version.filter(|v| v.is_modern()) {
-            params =
-                self.with_meta_declaring(params, v, opts.input.as_ref(), opts.tasks, opts.extensions.as_ref());
+            params = self.with_meta_declaring(
+                params,
+                v,
+                opts.input.as_ref(),
+                opts.tasks,
+                opts.extensions.as_ref(),
+            );
             let level = opts.log_level.or(*self.inner.log_level.read().expect("lock"));
             if let (Some(level), Some(Value::Object(m))) = (level, params.get_mut("_meta")) {
                 m.insert(meta::LOG_LEVEL.into(), json!(level.as_str()));
@@ -580,8 +587,8 @@ impl Client {
         // Legacy: server→client requests arriving meanwhile go to this call's own handler.
         let _call_input = opts.input.clone().map(|h| self.inner.shared.push_call_input(h));
         let (ptx, mut prx) = mpsc::unbounded_channel();
-        if let Some(token) = &progress {
-            self.inner.shared.add_progress(token, ptx);
+        if let (Some(token), Some(cb)) = (&progress, &opts.on_progress) {
+            self.inner.shared.add_progress(token, ptx, cb.clone());
         }
         let mut guard =
             CancelGuard { client: self, id: Some(id.clone()), reason: "the caller stopped waiting" };
@@ -602,8 +609,8 @@ impl Client {
         let outcome = loop {
             tokio::select! {
                 r = &mut rx => break r,
-                Some(p) = prx.recv() => {
-                    if let Some(cb) = &opts.on_progress { cb(p); }
+                // The callback already ran on the reader; this only restarts the timeout.
+                Some(()) = prx.recv() => {
                     if let Some(max) = hard_max {
                         deadline = (tokio::time::Instant::now() + timeout).min(max);
                     }
@@ -627,13 +634,6 @@ impl Client {
         guard.id = None;
         if let Some(t) = &progress {
             self.inner.shared.remove_progress(t);
-        }
-        // Progress sent before the response may still be queued when `select!` picks the
-        // response branch: deliver it rather than drop it.
-        if let Some(cb) = &opts.on_progress {
-            while let Ok(p) = prx.try_recv() {
-                cb(p);
-            }
         }
         let resp: Response = match outcome {
             Ok(Ok(resp)) => resp,

@@ -19,7 +19,23 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, oneshot};
 
 /// Progress updates for one request.
-pub(crate) type ProgressTx = mpsc::UnboundedSender<ProgressNotificationParams>;
+pub(crate) type ProgressTx = mpsc::UnboundedSender<()>;
+
+/// Receives the `notifications/progress` of one call ([`super::CallOptions::on_progress`]).
+pub type ProgressCallback = std::sync::Arc<dyn Fn(ProgressNotificationParams) + Send + Sync>;
+
+/// Where one call's progress goes: its callback, and a tick for its timeout.
+#[derive(Clone)]
+struct ProgressSink {
+    tick: ProgressTx,
+    cb: ProgressCallback,
+}
+
+impl std::fmt::Debug for ProgressSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgressSink")
+    }
+}
 
 /// Receives the server's `notifications/message`.
 pub(crate) type LogHandler = std::sync::Arc<dyn Fn(LoggingMessageNotificationParams) + Send + Sync>;
@@ -91,7 +107,9 @@ pub(crate) enum ListenMsg {
 #[derive(Debug, Default)]
 pub(crate) struct Shared {
     pending: Mutex<HashMap<RequestId, oneshot::Sender<Result<Response, Error>>>>,
-    progress: Mutex<HashMap<String, ProgressTx>>,
+    /// Per progress token: the call's callback (run here, in order with everything else the
+    /// server sends) and a tick for its timeout.
+    progress: Mutex<HashMap<String, ProgressSink>>,
     closed: Mutex<Option<String>>,
     /// Woken when the connection closes.
     closing: tokio::sync::Notify,
@@ -138,8 +156,8 @@ impl Shared {
     pub(crate) fn remove_pending(&self, id: &RequestId) -> bool {
         self.pending.lock().expect("lock").remove(id).is_some()
     }
-    pub(crate) fn add_progress(&self, token: &Value, tx: ProgressTx) {
-        self.progress.lock().expect("lock").insert(token_key(token), tx);
+    pub(crate) fn add_progress(&self, token: &Value, tx: ProgressTx, cb: ProgressCallback) {
+        self.progress.lock().expect("lock").insert(token_key(token), ProgressSink { tick: tx, cb });
     }
     pub(crate) fn remove_progress(&self, token: &Value) {
         self.progress.lock().expect("lock").remove(&token_key(token));
@@ -277,8 +295,10 @@ impl Shared {
         let Ok(p) = serde_json::from_value::<ProgressNotificationParams>(Value::Object(params)) else {
             return;
         };
-        if let Some(tx) = self.progress.lock().expect("lock").get(&token_key(&p.progress_token)) {
-            let _ = tx.send(p);
+        let found = self.progress.lock().expect("lock").get(&token_key(&p.progress_token)).cloned();
+        if let Some(sink) = found {
+            (sink.cb)(p);
+            let _ = sink.tick.send(());
         }
     }
 }

@@ -69,7 +69,8 @@ pub(crate) async fn forward(
 fn relay_progress(opts: &mut CallOptions, ctx: &RequestContext) {
     if ctx.wants_progress() {
         let ctx = ctx.clone();
-        opts.on_progress = Some(Box::new(move |p| ctx.progress(p.progress, p.total, p.message.as_deref())));
+        opts.on_progress =
+            Some(std::sync::Arc::new(move |p| ctx.progress(p.progress, p.total, p.message.as_deref())));
     }
 }
 
@@ -235,7 +236,7 @@ impl LegacyCall {
         };
         if ctx.wants_progress() {
             let current = current.clone();
-            opts.on_progress = Some(Box::new(move |p| {
+            opts.on_progress = Some(std::sync::Arc::new(move |p| {
                 if let Some(c) = current.lock().expect("lock").as_ref() {
                     c.progress(p.progress, p.total, p.message.as_deref());
                 }

@@ -221,7 +221,8 @@ pub(crate) async fn call(a: CallArgs) -> ExitCode {
         };
         let arguments = crate::args::arguments(&items, schema.as_ref()).map_err(Error::invalid_input)?;
         let bar = Progress::default();
-        let options = CallOptions { on_progress: Some(Box::new(bar.callback())), ..CallOptions::default() };
+        let options =
+            CallOptions { on_progress: Some(std::sync::Arc::new(bar.callback())), ..CallOptions::default() };
         let result = client.call_tool_with(&tool, arguments, &options).await;
         bar.finish();
         let result = to_value(&result?);

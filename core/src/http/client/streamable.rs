@@ -27,6 +27,12 @@ use tokio::task::AbortHandle;
 const MAX_RESUMES: usize = 10;
 /// The wait before reconnecting a GET stream when the server gave no `retry:` advice.
 const DEFAULT_RETRY_MS: u64 = 1000;
+/// How long the request after `notifications/initialized` waits for the server to answer the
+/// GET stream. A server learns of the stream only when the GET arrives: what it sends for the
+/// session before then may be dropped (the TypeScript SDK drops it), and a server that answers
+/// a request on "the" GET stream would take a GET racing that request for its resumption. One
+/// round trip normally; a server that holds its headers back costs this much once.
+const GET_STREAM_WAIT: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// State of one Streamable HTTP connection.
 #[derive(Debug)]
@@ -50,6 +56,9 @@ struct Conn {
     init: Mutex<Option<Request>>,
     reinit: tokio::sync::Mutex<()>,
     get_stream: Mutex<Option<AbortHandle>>,
+    /// True once the GET stream opened after `notifications/initialized` was answered (or will
+    /// not be opened): what [`StreamHandle::settled`] waits for.
+    get_settled: tokio::sync::watch::Sender<bool>,
     reinit_ids: AtomicU64,
     /// The runtime the connection was made on: the GET stream may be opened from a host
     /// thread outside it (a binding's `on_notification`).
@@ -67,6 +76,20 @@ pub fn connect(url: reqwest::Url, opts: HttpOptions, max_frame: usize) -> crate:
 pub struct StreamHandle(std::sync::Weak<Conn>);
 
 impl StreamHandle {
+    /// Waits (at most `bound`) until the GET stream of a new legacy session has been answered,
+    /// so that what the server sends for the session from then on has a stream to go to:
+    /// `connect` returns only then (a listener registered right after it hears every change).
+    /// Returns at once when no GET stream will open (the modern lineage, or it is turned off).
+    pub async fn settled(&self, bound: std::time::Duration) {
+        let Some(conn) = self.0.upgrade() else { return };
+        if !conn.opts.standalone_stream || conn.session.lock().expect("lock").0.is_none() {
+            return;
+        }
+        let mut rx = conn.get_settled.subscribe();
+        drop(conn);
+        let _ = tokio::time::timeout(bound, rx.wait_for(|done| *done)).await;
+    }
+
     /// Opens the GET stream once, if the connection holds a legacy session (no-op otherwise,
     /// and on the modern lineage, which has no GET stream).
     pub fn open(&self) {
@@ -101,6 +124,7 @@ pub fn connect_with_handle(
         init: Mutex::default(),
         reinit: tokio::sync::Mutex::new(()),
         get_stream: Mutex::default(),
+        get_settled: tokio::sync::watch::Sender::new(false),
         reinit_ids: AtomicU64::new(1),
         runtime: tokio::runtime::Handle::current(),
     });
@@ -268,9 +292,11 @@ impl Conn {
                 if initialized && self.opts.standalone_stream {
                     // Server->client messages that answer no request (logs, list changes,
                     // resource updates, requests such as roots/list) travel on the GET stream,
-                    // and a server may drop them while there is none: it opens now, alongside
-                    // the next requests (nothing waits for it).
-                    self.open_get_stream();
+                    // and a server may drop them while there is none: it opens now, and the
+                    // next request goes once the server has answered it (bounded).
+                    if let Some(ready) = self.open_get_stream() {
+                        let _ = tokio::time::timeout(GET_STREAM_WAIT, ready).await;
+                    }
                 }
                 let inspect = |i: Inbound| self.inspect(i);
                 let mut end = read::forward(resp, self.max_frame, &self.events, &inspect).await;
@@ -454,17 +480,21 @@ impl Conn {
     /// Redelivery"), until [`MAX_RESUMES`] attempts in a row bring nothing. A 405 means the
     /// server offers no such stream; a 404 that the session is gone (a re-`initialize` opens a
     /// new one); any other refusal ends it too.
-    fn open_get_stream(self: &Arc<Self>) -> bool {
+    /// Whatever the server's answer, the receiver fires once it has answered the first GET;
+    /// `None` when the stream was already open.
+    fn open_get_stream(self: &Arc<Self>) -> Option<tokio::sync::oneshot::Receiver<()>> {
         let mut slot = self.get_stream.lock().expect("lock");
         if slot.is_some() {
-            return false;
+            return None;
         }
-        let task = self.runtime.spawn(self.clone().read_get_stream());
+        let (answered, rx) = tokio::sync::oneshot::channel();
+        let task = self.runtime.spawn(self.clone().read_get_stream(answered));
         *slot = Some(task.abort_handle());
-        true
+        Some(rx)
     }
 
-    async fn read_get_stream(self: Arc<Self>) {
+    async fn read_get_stream(self: Arc<Self>, answered: tokio::sync::oneshot::Sender<()>) {
+        let mut answered = Some(answered);
         let mut last: Option<String> = None;
         let mut retry_ms = DEFAULT_RETRY_MS;
         let mut idle = 0;
@@ -482,7 +512,12 @@ impl Conn {
                 }
             };
             let mut progressed = false;
-            match self.request(reqwest::Method::GET, &hdrs, &build).await {
+            let resp = self.request(reqwest::Method::GET, &hdrs, &build).await;
+            if let Some(tx) = answered.take() {
+                let _ = tx.send(());
+                self.get_settled.send_replace(true);
+            }
+            match resp {
                 Ok(resp) if resp.status().is_success() && read::is_sse(&resp) => {
                     let events = self.events.clone();
                     let end = read::stream(resp, self.max_frame, &mut |kind, data| {

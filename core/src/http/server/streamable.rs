@@ -48,7 +48,10 @@ pub(crate) fn client_key(ext: &axum::http::Extensions) -> Option<crate::context:
 /// POST: one JSON-RPC message (or a 2025-03-26 batch), logged at debug level (target
 /// `mcpcore::http`: JSON-RPC method and id, HTTP status, time to the answer's head).
 pub(crate) async fn post(Shared(st): Shared<Arc<State>>, req: HttpRequest) -> Response {
-    if !tracing::enabled!(target: "mcpcore::http", tracing::Level::DEBUG) {
+    // The log goes to a `tracing` subscriber, or to a `log` logger (a binding's bridge).
+    let on = tracing::enabled!(target: "mcpcore::http", tracing::Level::DEBUG)
+        || log::log_enabled!(target: "mcpcore::http", log::Level::Debug);
+    if !on {
         return answer(st, req, &mut None).await;
     }
     let started = std::time::Instant::now();
