@@ -78,14 +78,22 @@ impl Client {
     /// `resources/subscribe` (on Streamable HTTP this opens the GET stream the updates travel
     /// on). 2026-07-28, which has no such method: the URI joins the filter of the listen stream
     /// the client keeps open (see [`Client::on_notifications`]); this returns once the server
-    /// acknowledged it, and fails with [`Error::is_resource_not_found`] when the
-    /// acknowledgement leaves the URI out.
+    /// acknowledged it. A resource the server does not know (or hides from this caller) fails
+    /// with [`Error::is_resource_not_found`]: legacy `-32002`, or an acknowledgement that
+    /// leaves the URI out.
     pub async fn subscribe_resource(&self, uri: &str) -> Result<()> {
         if self.current_version().is_some_and(|v| v.is_modern()) {
             return self.listen_to_resource(uri).await;
         }
         self.open_server_stream();
-        self.request("resources/subscribe", json!({ "uri": uri })).await.map(drop)
+        self.request("resources/subscribe", json!({ "uri": uri })).await.map(drop).map_err(|e| {
+            match e.rpc_error() {
+                Some(d) if d.code == ErrorCode::RESOURCE_NOT_FOUND_LEGACY => {
+                    Error::resource_not_found(d.clone())
+                }
+                _ => e,
+            }
+        })
     }
 
     /// Stops [`Client::subscribe_resource`]: legacy `resources/unsubscribe`; on 2026-07-28 the
