@@ -283,8 +283,7 @@ async fn run(
                 open = None;
                 report(&status, w.generation, Ok(None));
             }
-            _ if failures < MAX_FAILURES && retry_at.is_none_or(|t| t <= Instant::now()) => {
-                retry_at = None;
+            _ if failures < MAX_FAILURES && retry_at.is_none() => {
                 let Some(c) = client.upgrade().map(|inner| Client { inner }) else { return };
                 let opened = c.open_listen(filter.clone(), false).await;
                 drop(c);
@@ -343,7 +342,7 @@ async fn run(
                 }
                 (failures, retry_at) = (0, None);
             }
-            _ = sleep_until(retry_at) => {}
+            _ = sleep_until(retry_at) => retry_at = None,
         }
     }
 }
