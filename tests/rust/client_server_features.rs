@@ -352,3 +352,28 @@ async fn the_listen_stream_is_opened_again_when_the_server_ends_it() {
     client.close().await;
     second.shutdown().await.unwrap();
 }
+
+/// `f`, failing the test if it takes more than 10 s (a hang).
+async fn bounded<T>(f: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(Duration::from_secs(10), f).await.expect("no hang")
+}
+
+#[tokio::test]
+async fn a_dead_server_fails_what_waits_for_the_listen_stream() {
+    // Killed while a stream is open, and while none is.
+    for open_first in [true, false] {
+        let (client, _server) = connect(Via::Stdio, Lineage::Modern, true).await;
+        if open_first {
+            client.on_notification(|_| {});
+            client.notifications_ready().await.unwrap().expect("listening");
+        }
+        let pid = client.server_pid().expect("a spawned server") as i32;
+        // SAFETY: kill(2) on the child this test spawned.
+        assert_eq!(unsafe { libc::kill(pid, libc::SIGKILL) }, 0);
+        client.closed().await;
+        let e = bounded(client.subscribe_resource("test://watched-resource")).await;
+        assert!(e.is_err(), "{e:?}");
+        client.on_notification(|_| {});
+        assert!(bounded(client.notifications_ready()).await.is_err());
+    }
+}

@@ -130,10 +130,13 @@ impl Client {
     /// Receives the server's change notifications of the `kinds` wanted (list changes, updates
     /// of subscribed resources, others), replacing any earlier handler. Legacy sessions:
     /// notifications that answer no request (on Streamable HTTP this opens the GET stream they
-    /// travel on). 2026-07-28: the client opens and keeps open a `subscriptions/listen` stream
-    /// asking for these kinds (see the module docs of `listener.rs`);
-    /// [`Client::notifications_ready`] tells when the server acknowledged it. Cached results
-    /// are invalidated whether or not a handler is set.
+    /// travel on). 2026-07-28, where they travel only on `subscriptions/listen` streams: the
+    /// client opens one asking for these kinds and the subscribed URIs, opens it again after a
+    /// backoff (100 ms doubling to 30 s) when the server or the transport ends it, replaces it
+    /// when the wanted filter changes (the new one acknowledged before the old one closes, so a
+    /// change may arrive twice), stops asking a server that refuses the method until the filter
+    /// changes, and closes it with the client; [`Client::notifications_ready`] tells when the
+    /// server acknowledged it. Cached results are invalidated whether or not a handler is set.
     pub fn on_notifications(
         &self,
         kinds: NotificationKinds,
@@ -161,7 +164,8 @@ impl Client {
     /// agreed to (a server omits what it does not support); `None` when no stream is needed,
     /// and on legacy sessions. Fails when the stream could not be opened (the server refused
     /// `subscriptions/listen`, did not acknowledge it within the request timeout, or the
-    /// connection closed); the client keeps trying in the background (see `listener.rs`).
+    /// connection closed); the client keeps trying in the background (see
+    /// [`Client::on_notifications`]).
     pub async fn notifications_ready(&self) -> Result<Option<SubscriptionFilter>> {
         if !self.is_modern() {
             return Ok(None);
@@ -301,13 +305,14 @@ async fn run(
                         }
                     }
                     Err(e) => {
-                        let closed = shared.closed_reason().is_some();
+                        if shared.closed_reason().is_some() {
+                            // Nothing will be opened again: every waiter gets the error.
+                            report(&status, u64::MAX, Err(e));
+                            return;
+                        }
                         // A server that refuses the method is not asked again for this filter.
                         failures = if e.kind() == ErrorKind::Rpc { MAX_FAILURES } else { failures + 1 };
                         report(&status, w.generation, Err(e));
-                        if closed {
-                            return;
-                        }
                         retry_at = Some(Instant::now() + delay(failures - 1));
                     }
                 }
