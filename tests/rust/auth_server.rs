@@ -305,6 +305,30 @@ async fn rotated_keys_are_fetched_on_an_unknown_kid_at_most_once_per_cooldown() 
     assert_eq!(verifier.jwks_fetches(), 3);
 }
 
+/// The JWT verifier's algorithm allow-list and clock-skew leeway.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_algorithm_allow_list_and_the_clock_skew_leeway_decide() {
+    use mcpcore::auth::server::Algorithm;
+    let issuer = Issuer::start();
+    let jwt = |url: &str, f: &dyn Fn(&mut JwtConfig)| {
+        let mut config = JwtConfig::new(issuer.jwks(), issuer.url.clone(), url);
+        f(&mut config);
+        AuthConfig::new(Arc::new(JwtVerifier::new(config)), url, [issuer.url.clone()])
+    };
+    let list = |url: &str, token: String| {
+        let url = url.to_owned();
+        async move { raw(&url, Some(&token), "tools/list", json!({})).await }
+    };
+    // Only ES256 accepted: the issuer's RS256 tokens are refused, naming the algorithm.
+    let (_es, url) = serve(|url| jwt(url, &|c| c.algorithms = vec![Algorithm::ES256])).await;
+    assert_invalid(&list(&url, issuer.token(&url, "", json!({}))).await, &url, "algorithm");
+    // Expired 20 s ago: within the default 60 s leeway it passes; without leeway it is refused.
+    let (_lenient, url) = serve(|url| jwt(url, &|_| {})).await;
+    assert_eq!(list(&url, issuer.token(&url, "", json!({"expires_in": -20}))).await.status, 200);
+    let (_strict, url) = serve(|url| jwt(url, &|c| c.leeway = Duration::ZERO)).await;
+    assert_invalid(&list(&url, issuer.token(&url, "", json!({"expires_in": -20}))).await, &url, "expired");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn step_up_mode_challenges_with_the_needed_scopes_and_required_scopes_gate_everything() {
     let issuer = Issuer::start();
