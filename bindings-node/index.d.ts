@@ -46,10 +46,11 @@ export declare class Client {
   request(method: string, paramsJson: string): Promise<string>
   /**
    * Calls `handler(method, paramsJson)` for every change notification of the server that
-   * belongs to no listen stream (list changes, resource updates, others); the last handler
-   * set wins.
+   * answers no request, of the `methods` wanted (`null`: all); the last handler set wins.
+   * On 2026-07-28 the client keeps a listen stream open asking for them (and the
+   * subscribed resources).
    */
-  onNotification(handler: (method: string, paramsJson: string) => void): void
+  onNotification(handler: (method: string, paramsJson: string) => void, methods?: Array<string> | undefined | null): void
   /**
    * Replaces the roots the client answers with (JSON list of `{uri, name}`) and tells a
    * legacy server (`notifications/roots/list_changed`).
@@ -74,9 +75,18 @@ export declare class Client {
    * with `ResourceNotFound` on both lineages).
    */
   readResource(uri: string): Promise<string>
-  /** Legacy `resources/subscribe`: updates reach `onNotification`. */
+  /**
+   * 2026-07-28: resolves once the server acknowledged the client's listen stream as wanted
+   * now, to the JSON of the filter it agreed to (`null` when no stream is needed, and on
+   * legacy sessions).
+   */
+  notificationsReady(): Promise<string | null>
+  /**
+   * Updates of `uri` reach `onNotification` (legacy `resources/subscribe`; a listen filter
+   * on 2026-07-28).
+   */
   subscribe(uri: string): Promise<void>
-  /** Legacy `resources/unsubscribe`. */
+  /** Stops `subscribe`. */
   unsubscribe(uri: string): Promise<void>
   /** Gets a prompt (`argumentsJson`: an object of strings); resolves to the GetPromptResult JSON. */
   getPrompt(name: string, argumentsJson?: string | undefined | null): Promise<string>

@@ -184,7 +184,10 @@ class Client {
   async readResource(uri) {
     return JSON.parse(await awaitNative(this._native.readResource(uri))).contents;
   }
-  /** Asks for update notifications about `uri` (legacy sessions; see `onResourceUpdated`). */
+  /** Asks for update notifications about `uri` (see `onResourceUpdated`): legacy
+   * `resources/subscribe`; on 2026-07-28 the URI joins the filter of the client's listen stream
+   * and this resolves once the server acknowledged it. An unknown (or hidden) resource rejects
+   * with ResourceNotFound. */
   subscribe(uri) {
     return awaitNative(this._native.subscribe(uri));
   }
@@ -259,7 +262,10 @@ class Client {
     this._native.onLog((level, logger, data) => handler({ level, logger: logger ?? undefined, data: JSON.parse(data) }));
   }
   /** Calls `handler(method, params)` for every other notification of the server (list changes,
-   * resource updates...); replaces the onToolsChanged... handlers. */
+   * resource updates...); replaces the onToolsChanged... handlers. On 2026-07-28, where these
+   * travel only on a `subscriptions/listen` stream, registering a handler makes the client open
+   * one asking for what the handlers want (and the `subscribe`d resources), keep it open and
+   * close it with the client; `notificationsReady` waits for the server's acknowledgement. */
   onNotification(handler) {
     this._listeners = new Map([['*', handler]]);
     this._listen();
@@ -286,13 +292,21 @@ class Client {
     this._listeners.set(method, listener);
     this._listen();
   }
+  /** 2026-07-28: resolves once the server acknowledged the client's listen stream as the
+   * handlers and subscriptions want it now, to the filter it agreed to (e.g.
+   * `{toolsListChanged: true}`); `null` when no stream is needed, and on legacy sessions. */
+  async notificationsReady() {
+    const acked = await awaitNative(this._native.notificationsReady());
+    return acked === null ? null : JSON.parse(acked);
+  }
   /** @internal */
   _listen() {
+    const methods = this._listeners.has('*') ? null : [...this._listeners.keys()];
     this._native.onNotification((method, params) => {
       const all = this._listeners.get('*');
       if (all) all(method, JSON.parse(params));
       else this._listeners.get(method)?.(JSON.parse(params));
-    });
+    }, methods);
   }
 
   /** Sends any request and resolves to its result. */

@@ -704,6 +704,9 @@ export class Client {
   prompts(): AsyncGenerator<Prompt>;
   /** A missing resource rejects with ResourceNotFound. */
   readResource(uri: string): Promise<ResourceContents[]>;
+  /** Updates of `uri` reach `onResourceUpdated` (legacy `resources/subscribe`; a listen filter
+   * on 2026-07-28, resolved once acknowledged). An unknown or hidden resource rejects with
+   * ResourceNotFound. */
   subscribe(uri: string): Promise<void>;
   unsubscribe(uri: string): Promise<void>;
   getPrompt(name: string, args?: { [argument: string]: string }): Promise<GetPromptResult>;
@@ -723,10 +726,23 @@ export class Client {
   onPromptsChanged(handler: () => void): void;
   onResourcesChanged(handler: () => void): void;
   onResourceUpdated(handler: (uri: string) => void): void;
-  /** Every other notification; replaces the handlers above. */
+  /** Every other notification; replaces the handlers above. On 2026-07-28 the client keeps a
+   * `subscriptions/listen` stream open for the handlers (closed with the client). */
   onNotification(handler: (method: string, params: { [key: string]: unknown }) => void): void;
+  /** 2026-07-28: the filter the server acknowledged for the client's listen stream, once it
+   * did; `null` when none is needed, and on legacy sessions. */
+  notificationsReady(): Promise<SubscriptionFilter | null>;
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** What a `subscriptions/listen` stream carries (2026-07-28). */
+export interface SubscriptionFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  resourceSubscriptions?: string[];
+  taskIds?: string[];
 }
 
 export type ErrorKind = 'rpc' | 'timeout' | 'cancelled' | 'closed' | 'protocol' | 'transport' | 'invalid_input' | 'tool' | 'http' | 'input_required' | 'resource_not_found' | 'auth';

@@ -3,7 +3,7 @@
 
 use crate::handler::{Callback, JsCallback};
 use crate::{bad_option, errors, millis, parse_json, to_json};
-use mcpcore::client::{CallOptions, ClientOptions, HostInput, Negotiated, TaskOptions};
+use mcpcore::client::{CallOptions, ClientOptions, HostInput, Negotiated, NotificationKinds, TaskOptions};
 use mcpcore::http::client::{HttpOptions, HttpTransport};
 use mcpcore::protocol::completion::{CompleteArgument, CompleteContext, CompletionReference};
 use mcpcore::protocol::logging::LoggingLevel;
@@ -360,11 +360,22 @@ impl Client {
     }
 
     /// Calls `handler(method, paramsJson)` for every change notification of the server that
-    /// belongs to no listen stream (list changes, resource updates, others); the last handler
-    /// set wins.
-    #[napi(ts_args_type = "handler: (method: string, paramsJson: string) => void")]
-    pub fn on_notification(&self, handler: NotificationCallback) -> napi::Result<()> {
-        self.inner()?.on_notification(move |e| {
+    /// answers no request, of the `methods` wanted (`null`: all); the last handler set wins.
+    /// On 2026-07-28 the client keeps a listen stream open asking for them (and the
+    /// subscribed resources).
+    #[napi(
+        ts_args_type = "handler: (method: string, paramsJson: string) => void, methods?: Array<string> | undefined | null"
+    )]
+    pub fn on_notification(
+        &self,
+        handler: NotificationCallback,
+        methods: Option<Vec<String>>,
+    ) -> napi::Result<()> {
+        let kinds = match &methods {
+            Some(m) => NotificationKinds::from_methods(m.iter().map(String::as_str)),
+            None => NotificationKinds::ALL,
+        };
+        self.inner()?.on_notifications(kinds, move |e| {
             let args = FnArgs::from((e.method().to_owned(), e.params().to_string()));
             handler.call(args, ThreadsafeFunctionCallMode::NonBlocking);
         });
@@ -424,13 +435,23 @@ impl Client {
         self.inner()?.read_resource(&uri).await.map(|r| to_json(&r)).map_err(errors::to_js)
     }
 
-    /// Legacy `resources/subscribe`: updates reach `onNotification`.
+    /// 2026-07-28: resolves once the server acknowledged the client's listen stream as wanted
+    /// now, to the JSON of the filter it agreed to (`null` when no stream is needed, and on
+    /// legacy sessions).
+    #[napi]
+    pub async fn notifications_ready(&self) -> napi::Result<Option<String>> {
+        let acked = self.inner()?.notifications_ready().await.map_err(errors::to_js)?;
+        Ok(acked.map(|f| to_json(&f)))
+    }
+
+    /// Updates of `uri` reach `onNotification` (legacy `resources/subscribe`; a listen filter
+    /// on 2026-07-28).
     #[napi]
     pub async fn subscribe(&self, uri: String) -> napi::Result<()> {
         self.inner()?.subscribe_resource(&uri).await.map_err(errors::to_js)
     }
 
-    /// Legacy `resources/unsubscribe`.
+    /// Stops `subscribe`.
     #[napi]
     pub async fn unsubscribe(&self, uri: String) -> napi::Result<()> {
         self.inner()?.unsubscribe_resource(&uri).await.map_err(errors::to_js)

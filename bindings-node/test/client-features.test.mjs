@@ -1,6 +1,7 @@
 // The Node client's typed API against mcpcore servers written with the Node API: resources,
 // templates, prompts, completion (with their page iterators), input answered by JS handlers on
-// both lineages (only the given capabilities declared), notifications, tasks (fixture_server
+// both lineages (only the given capabilities declared), notifications (the GET stream, a listen
+// stream on 2026-07-28), tasks (fixture_server
 // --tasks), one command line for connectStdio, a 401 with its challenge, and the lifespan.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -128,6 +129,40 @@ describe('the client', () => {
       await served.stop();
     }
   });
+
+  for (const via of ['stdio', 'http']) {
+    test(`2026-07-28 handlers hear through the client's own listen stream (${via})`, async () => {
+      const served = via === 'http' ? await spawnListening('node', [features, '--http']) : null;
+      const c = served ? await Client.connectHttp(served.url, { lineage: 'modern' }) : await Client.connectStdio(`node ${features}`, { lineage: 'modern' });
+      try {
+        const seen = queue();
+        c.onToolsChanged(() => seen.push('tools'));
+        c.onResourceUpdated((uri) => seen.push(`updated ${uri}`));
+        await c.subscribe('test://watched-resource');
+        // What the server agreed to send: what the handlers want, nothing else.
+        assert.deepEqual(await c.notificationsReady(), { toolsListChanged: true, resourceSubscriptions: ['test://watched-resource'] });
+        await c.callTool('test_trigger_resource_update', {});
+        assert.equal(await seen.next(), 'updated test://watched-resource');
+        const before = (await c.listTools()).length;
+        await c.callTool('test_trigger_tool_change', {});
+        assert.equal(await seen.next(), 'tools');
+        assert.equal((await c.listTools()).length, before + 1, 'the tools cache was dropped');
+        await c.unsubscribe('test://watched-resource');
+        assert.deepEqual(await c.notificationsReady(), { toolsListChanged: true });
+        const raw = queue();
+        c.onNotification((method, params) => raw.push([method, params]));
+        await c.subscribe('test://watched-resource');
+        await c.callTool('test_trigger_resource_update', {});
+        const [method, params] = await raw.next();
+        assert.equal(method, 'notifications/resources/updated');
+        assert.equal(params.uri, 'test://watched-resource');
+      } finally {
+        await c.close();
+        await served?.stop();
+      }
+      await assert.rejects(c.notificationsReady(), 'closed with the client');
+    });
+  }
 
   test('tasks through their handle (the Tasks extension)', async () => {
     const c = await Client.connectStdio(rustBin('fixture_server'), ['--tasks'], { onElicitation: () => ({ name: 'Ada' }), timeoutMs: 10000 });

@@ -1,13 +1,15 @@
 // OAuth from Node: `Client.connectHttp(url, { auth: new OAuth({...}) })` against a real
 // authorization server (oauth2-mock-server from npm, tests/interop/oauth/mock_as.mjs) in front of
 // the official Python SDK's protected server (tests/interop/python/sdk_auth_server.py: JWTs
-// checked against the AS's JWKS, audience, scopes). The user step is a scripted Promise hook;
-// tokens go to a host-written async store.
+// checked against the AS's JWKS, audience, scopes), and in front of a protected server written
+// with the Node API. The user step is a scripted Promise hook; tokens go to a host-written async
+// store.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { AuthError, Client, InvalidInput, MemoryTokenStore, OAuth } from '../lib/mcpcore.js';
+import { AuthError, Client, InvalidInput, MemoryTokenStore, OAuth, Server } from '../lib/mcpcore.js';
+import net from 'node:net';
 import { repo, spawnListening, textOf } from './helpers.mjs';
 
 const interop = path.join(repo, 'tests', 'interop');
@@ -19,6 +21,18 @@ async function location(url) {
   const r = await fetch(url, { redirect: 'manual' });
   assert.equal(r.status, 302);
   return r.headers.get('location');
+}
+
+/** A free loopback port (the audience is the server's URL, known before it binds). */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
 }
 
 /** A host token store with async methods, recording what it is asked. */
@@ -89,6 +103,31 @@ describe('OAuth', () => {
       await second.close();
     }
     assert.equal(seen.length, 1, 'the stored token served the restart');
+  });
+
+  test('both halves in Node: the flow against a protected server written with the Node API', async () => {
+    const srv = new Server({ name: 'protected-by-node', version: '0.1.0' });
+    srv.tool('add', { inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } }, ({ a, b }) => ({ sum: a + b }));
+    srv.tool('whoami', {}, (_args, ctx) => String(ctx.auth.subject));
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/mcp`;
+    const serving = await srv.serveHttp({
+      port,
+      auth: { jwksUrl: `${as.url}/jwks`, issuer: as.url, audience: url, toolScopes: { add: ['mcp:add'] }, scopesSupported: ['mcp:add'] },
+    });
+    const seen = [];
+    const onAuthorize = async (u) => { seen.push(u); return location(u); };
+    const client = await Client.connectHttp(url, { auth: new OAuth({ onAuthorize, redirectUri: REDIRECT_URI, clientId: 'node-both-halves' }) });
+    try {
+      assert.deepEqual((await client.listTools()).map((t) => t.name).sort(), ['add', 'whoami']);
+      assert.deepEqual((await client.callTool('add', { a: 2, b: 3 })).structuredContent, { sum: 5 });
+      assert.ok(textOf(await client.callTool('whoami')), 'the token names a subject');
+    } finally {
+      await client.close();
+      await serving.shutdown();
+    }
+    assert.equal(seen.length, 1);
+    assert.match(seen[0], /scope=mcp%3Aadd/);
   });
 
   test('failures are typed AuthErrors', async () => {

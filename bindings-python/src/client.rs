@@ -4,7 +4,7 @@
 use crate::client_input::ClientInput;
 use crate::registry::seconds;
 use crate::{errors, parse_as, parse_json, to_json};
-use mcpcore::client::{CallOptions, ClientOptions, Negotiated, TaskOptions};
+use mcpcore::client::{CallOptions, ClientOptions, Negotiated, NotificationKinds, TaskOptions};
 use mcpcore::http::client::{HttpOptions, HttpTransport};
 use mcpcore::protocol::completion::{CompleteArgument, CompleteContext, CompletionReference};
 use mcpcore::protocol::logging::LoggingLevel;
@@ -281,10 +281,16 @@ impl Client {
     }
 
     /// Calls `handler(method, params_json)` for every change notification of the server that
-    /// belongs to no listen stream (list changes, resource updates, others); the last handler
-    /// set wins. On legacy Streamable HTTP the GET stream they travel on is open.
-    fn on_notification(&self, handler: Py<PyAny>) -> PyResult<()> {
-        self.inner()?.on_notification(move |e| {
+    /// answers no request, of the `methods` wanted (`None`: all); the last handler set wins.
+    /// On legacy Streamable HTTP the GET stream they travel on is open; on 2026-07-28 a listen
+    /// stream asking for these methods (and the subscribed resources).
+    #[pyo3(signature = (handler, methods=None))]
+    fn on_notification(&self, handler: Py<PyAny>, methods: Option<Vec<String>>) -> PyResult<()> {
+        let kinds = match &methods {
+            Some(m) => NotificationKinds::from_methods(m.iter().map(String::as_str)),
+            None => NotificationKinds::ALL,
+        };
+        self.inner()?.on_notifications(kinds, move |e| {
             crate::gil::attach(|py| {
                 if let Err(err) = handler.call1(py, (e.method().to_owned(), e.params().to_string())) {
                     err.print(py);
@@ -363,7 +369,19 @@ impl Client {
         })
     }
 
-    /// Legacy `resources/subscribe`: updates reach `on_notification`.
+    /// 2026-07-28: resolves once the server acknowledged the client's listen stream as wanted
+    /// now, to the JSON of the filter it agreed to (`None` when no stream is needed, and on
+    /// legacy sessions).
+    fn notifications_ready<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let c = self.inner()?;
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            let acked = c.notifications_ready().await.map_err(errors::to_py)?;
+            Ok(acked.map(|f| to_json(&f)))
+        })
+    }
+
+    /// Updates of `uri` reach `on_notification` (legacy `resources/subscribe`; a listen filter
+    /// on 2026-07-28).
     fn subscribe<'py>(&self, py: Python<'py>, uri: String) -> PyResult<Bound<'py, PyAny>> {
         let c = self.inner()?;
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
@@ -371,7 +389,7 @@ impl Client {
         })
     }
 
-    /// Legacy `resources/unsubscribe`.
+    /// Stops `subscribe`.
     fn unsubscribe<'py>(&self, py: Python<'py>, uri: String) -> PyResult<Bound<'py, PyAny>> {
         let c = self.inner()?;
         pyo3_async_runtimes::tokio::future_into_py(py, async move {

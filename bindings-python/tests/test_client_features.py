@@ -165,6 +165,56 @@ async def test_list_changes_and_resource_updates_reach_their_handlers() -> None:
 
 
 @run_async(timeout=60)
+async def test_modern_handlers_hear_through_the_clients_own_listen_stream() -> None:
+    """2026-07-28 has no GET stream and no resources/subscribe: registering handlers makes the
+    client open a subscriptions/listen stream asking for what they want (and the subscribed
+    resources), which it keeps open and closes with the client."""
+    server = Server("changing", "1.0")
+
+    @server.resource("memo://a")
+    def memo() -> str:
+        return "a"
+
+    @server.prompt()
+    def hello() -> str:
+        return "hi"
+
+    serving = await server.serve_http()
+    try:
+        async with await bounded(Client.connect_http(serving.url, lineage="modern")) as c:
+            seen: "asyncio.Queue[str]" = asyncio.Queue()
+            c.on_tools_changed(lambda: seen.put_nowait("tools"))
+            c.on_resource_updated(lambda uri: seen.put_nowait(f"updated {uri}"))
+            await c.subscribe("memo://a")
+            # What the server agreed to send: the handlers' kinds, not prompts.
+            assert await bounded(c.notifications_ready()) == {
+                "toolsListChanged": True, "resourceSubscriptions": ["memo://a"]}
+            before = len(await c.list_tools())
+            server.remove_prompt("hello")  # not asked for: never sent
+
+            @server.tool()
+            def later() -> str:
+                return "added while serving"
+
+            assert await bounded(seen.get()) == "tools"
+            assert len(await c.list_tools()) == before + 1, "the tools cache was dropped"
+            server.notify_resource_updated("memo://a")
+            assert await bounded(seen.get()) == "updated memo://a"
+            await c.unsubscribe("memo://a")
+            assert await bounded(c.notifications_ready()) == {"toolsListChanged": True}
+            # on_notification wants everything a listen stream carries
+            raw: "asyncio.Queue[Any]" = asyncio.Queue()
+            c.on_notification(lambda method, params: raw.put_nowait((method, params)))
+            acked = await bounded(c.notifications_ready())
+            assert acked is not None and acked.get("promptsListChanged") is True, acked
+            server.add_resource(lambda: "b", "memo://b", name="b")
+            method, params = await bounded(raw.get())
+            assert method == "notifications/resources/list_changed", (method, params)
+    finally:
+        await serving.shutdown()
+
+
+@run_async(timeout=60)
 async def test_tasks_through_their_handle() -> None:
     """fixture_server --tasks (the Tasks extension, 2026-07-28): a handle with status and
     result, cancel, and a required tool run as a task by a plain call."""

@@ -1,8 +1,9 @@
 """OAuth from Python: ``Client.connect_http(url, auth=OAuth(...))`` against a real authorization
 server (``oauth2-mock-server`` from npm, tests/interop/oauth/mock_as.mjs) in front of the
 official Python SDK's protected server (tests/interop/python/sdk_auth_server.py: JWT access
-tokens checked against the AS's JWKS, audience and scopes). The user step is a scripted async
-hook; tokens go to a host-written async token store."""
+tokens checked against the AS's JWKS, audience and scopes), and in front of a protected server
+written in Python. The user step is a scripted async hook; tokens go to a host-written async
+token store."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import pytest
 
-from mcpcore import AuthError, Client, MemoryTokenStore, OAuth
+from mcpcore import Auth, AuthError, Client, Context, MemoryTokenStore, OAuth, Server
 
 from conftest import INTEROP, PY, REPO, Spawned, bounded, run_async
 
@@ -158,3 +159,46 @@ def test_bad_configuration_is_refused() -> None:
         OAuth(on_authorize=lambda u: u)  # no redirect_uri for the hook
     with pytest.raises(InvalidInput):
         OAuth(grant="jwt_bearer")  # no assertion
+
+
+@run_async(timeout=90)
+async def test_the_flow_against_a_protected_server_written_in_python(peers: Peers) -> None:
+    """Both halves from Python: a ``Server.serve_http(auth=Auth(...))`` checking the mock
+    authorization server's JWTs (``add`` needs ``mcp:add``), and the Python client doing the
+    whole flow through a scripted hook (the PRM names the scope; the token's ``aud`` is the
+    server's URL)."""
+    from test_server_auth import free_port
+
+    server = Server("protected-by-python", "0.1.0")
+
+    @server.tool()
+    def add(a: float, b: float) -> float:
+        """Adds two numbers."""
+        return a + b
+
+    @server.tool()
+    def whoami(ctx: Context) -> str:
+        """The caller's subject."""
+        assert ctx.auth is not None
+        return str(ctx.auth.subject)
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    auth = Auth(jwks_url=f"{peers.issuer}/jwks", issuer=peers.issuer, audience=url,
+                tool_scopes={"add": ["mcp:add"]}, scopes_supported=["mcp:add"])
+    serving = await server.serve_http(port=port, auth=auth)
+    try:
+        seen: List[str] = []
+
+        async def on_authorize(auth_url: str) -> str:
+            seen.append(auth_url)
+            return await asyncio.to_thread(_location, auth_url)
+
+        oauth = OAuth(on_authorize=on_authorize, redirect_uri=REDIRECT_URI, client_id="py-both-halves")
+        async with await bounded(Client.connect_http(url, auth=oauth), 60) as client:
+            assert {t.name for t in await client.list_tools()} == {"add", "whoami"}
+            assert (await client.call_tool("add", {"a": 2, "b": 3})).structured_content == {"result": 5.0}
+            assert (await client.call_tool("whoami", {})).text, "the token names a subject"
+        assert len(seen) == 1 and "scope=mcp%3Aadd" in seen[0] and "resource=" in seen[0], seen
+    finally:
+        await serving.shutdown()

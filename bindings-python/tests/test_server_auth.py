@@ -2,8 +2,9 @@
 authorization server (``oauth2-mock-server`` from npm, driven by tests/interop/oauth/issuer.mjs
 over stdin to mint exactly the tokens each test needs): the 401 challenge and the PRM, the
 per-identity catalogue (``add`` needs ``mcp:add``, hidden and refused like an unknown tool
-without it), ``ctx.auth`` in handlers, a host ``verify`` callable and its refusal, and
-examples/python/echo_server.py with ``--auth-*``."""
+without it), ``ctx.auth`` in handlers, a host ``verify`` callable and its refusal,
+examples/python/echo_server.py with ``--auth-*``, and tasks and resource subscriptions owned
+per identity."""
 
 from __future__ import annotations
 
@@ -18,9 +19,9 @@ from typing import Any, Dict, Iterator, Optional, Tuple
 
 import pytest
 
-from mcpcore import Auth, AuthError, Client, Context, Identity, McpError, Server, TokenRefused
+from mcpcore import Auth, AuthError, Client, Context, Identity, McpError, ResourceNotFound, Server, TokenRefused
 
-from conftest import EXAMPLES, PY, REPO, Spawned, bounded, run_async
+from conftest import EXAMPLES, PY, REPO, Spawned, bounded, run_async, rust_bin
 
 ISSUER_JS = REPO / "tests" / "interop" / "oauth" / "issuer.mjs"
 
@@ -305,5 +306,82 @@ async def test_a_sync_verify_works_and_a_crashing_one_is_a_503() -> None:
         async with await Client.connect_http(url, bearer_token="ok") as c:
             who = (await c.call_tool("whoami", {})).structured_content
             assert who is not None and who["subject"] == "sync-user", who
+    finally:
+        await serving.shutdown()
+
+
+TASKS_EXT = "io.modelcontextprotocol/tasks"
+
+
+def task_call(url: str, token: str, method: str, task_id: str) -> Tuple[int, Any]:
+    """A raw 2026-07-28 task method (the Tasks extension declared) as ``token``'s holder: the
+    HTTP status and the JSON-RPC error, with ``task_id`` written as ``<id>``."""
+    params: Dict[str, Any] = {"taskId": task_id, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS_EXT: {}}}}}
+    if method == "tasks/update":
+        params["inputResponses"] = {"k": {"action": "decline"}}
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream",
+               "mcp-protocol-version": "2026-07-28", "mcp-method": method, "mcp-name": task_id,
+               "authorization": f"Bearer {token}"}
+    req = urllib.request.Request(url, data=body, headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            status, text = r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        status, text = e.code, e.read().decode()
+    return status, json.loads(text.replace(task_id, "<id>"))["error"]
+
+
+@run_async(timeout=90)
+async def test_tasks_and_subscriptions_belong_to_their_identity(issuer: Issuer, spawn: Any) -> None:
+    """A task is its creator's: another identity's tasks/get, tasks/update and tasks/cancel
+    are answered exactly as for an unknown task (tests/rust/bin/fixture_server --tasks, a Rust
+    server: Python tools have no task mode yet). A resource the caller's catalogue hides cannot
+    be subscribed to, exactly like an unknown one, on both lineages."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    spawn([rust_bin("fixture_server"), "--tasks", "--http", f"127.0.0.1:{port}", "--auth-jwks", issuer.jwks,
+           "--auth-issuer", issuer.url, "--auth-audience", url])
+    alice, bob = issuer.token(url, "profile", sub="alice"), issuer.token(url, "profile", sub="bob")
+    async with await bounded(Client.connect_http(url, bearer_token=alice, lineage="modern")) as c:
+        task = await c.call_tool("task_sleep", {"ms": 60_000}, task=True)
+        assert task.id is not None
+        unknown = "".join("1" if ch == "0" else "0" for ch in task.id)
+        for method in ("tasks/get", "tasks/update", "tasks/cancel"):
+            theirs = await asyncio_to_thread(task_call, url, bob, method, task.id)
+            assert theirs == await asyncio_to_thread(task_call, url, bob, method, unknown), method
+            assert theirs[1]["code"] == -32602, theirs
+        assert (await task.status())["status"] == "working", "bob's cancel did nothing"
+        await task.cancel()
+
+    server = Server("owned-resources", "0.1.0")
+
+    @server.resource("mem://open")
+    def open_memo() -> str:
+        return "o"
+
+    @server.resource("mem://secret")
+    def secret_memo() -> str:
+        return "s"
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    auth = Auth(jwks_url=issuer.jwks, issuer=issuer.url, audience=url, resource_scopes={"mem://secret": ["r:secret"]})
+    serving = await server.serve_http(port=port, auth=auth)
+    try:
+        plain, allowed = issuer.token(url, "profile", sub="bob"), issuer.token(url, "r:secret", sub="alice")
+        for lineage in ("legacy", "modern"):
+            async with await bounded(Client.connect_http(url, bearer_token=plain, lineage=lineage)) as c:
+                refusals = []
+                for uri in ("mem://secret", "mem://nothing"):
+                    with pytest.raises(ResourceNotFound) as e:
+                        await c.subscribe(uri)
+                    refusals.append((e.value.code, e.value.message.replace(uri, "<uri>")))
+                assert refusals[0] == refusals[1], f"{lineage}: an oracle: {refusals}"
+                await c.subscribe("mem://open")
+            async with await bounded(Client.connect_http(url, bearer_token=allowed, lineage=lineage)) as c:
+                await c.subscribe("mem://secret")
     finally:
         await serving.shutdown()

@@ -203,6 +203,8 @@ pub struct Client {
     inner: Mutex<Option<mcpcore::client::Client>>,
     /// What negotiation settled, kept after `disconnect` so it stays readable.
     last: Mutex<Option<mcpcore::client::Negotiated>>,
+    /// Counts notification listeners, so that cancelling one replaced since does nothing.
+    pub(crate) listeners: std::sync::atomic::AtomicU64,
 }
 
 impl Client {
@@ -216,7 +218,11 @@ impl Client {
     }
 
     fn wrap(c: mcpcore::client::Client) -> Arc<Client> {
-        Arc::new(Client { inner: Mutex::new(Some(c)), last: Mutex::new(None) })
+        Arc::new(Client {
+            inner: Mutex::new(Some(c)),
+            last: Mutex::new(None),
+            listeners: std::sync::atomic::AtomicU64::new(0),
+        })
     }
 
     /// What negotiation settled, live or as it was at `disconnect`.

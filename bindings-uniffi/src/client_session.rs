@@ -50,6 +50,19 @@ impl From<ServerEvent> for ServerNotification {
     }
 }
 
+/// What a 2026-07-28 server agreed to send on the client's listen stream.
+#[derive(Debug, Clone, PartialEq, uniffi::Record)]
+pub struct ListenFilter {
+    /// `notifications/tools/list_changed`.
+    pub tools_list_changed: bool,
+    /// `notifications/prompts/list_changed`.
+    pub prompts_list_changed: bool,
+    /// `notifications/resources/list_changed`.
+    pub resources_list_changed: bool,
+    /// The resources whose `notifications/resources/updated` it sends.
+    pub resource_subscriptions: Vec<String>,
+}
+
 /// Receives the server's notifications (Kotlin: a `when` over [`ServerNotification`]).
 #[uniffi::export(with_foreign)]
 pub trait NotificationListener: Send + Sync {
@@ -191,13 +204,15 @@ impl Client {
         Ok(self.inner()?.set_roots(roots.iter().map(crate::input::Root::to_core).collect())?)
     }
 
-    /// Legacy `resources/subscribe`: updates of `uri` reach [`Client::on_notification`].
+    /// Updates of `uri` reach [`Client::on_notification`]: legacy `resources/subscribe`; on
+    /// 2026-07-28 the URI joins the filter of the client's listen stream (returns once the
+    /// server acknowledged it). An unknown or hidden resource is `McpError::ResourceNotFound`.
     pub async fn subscribe_resource(&self, uri: String) -> Result<(), McpError> {
         let c = self.inner()?;
         rt::in_runtime(async move { Ok(c.subscribe_resource(&uri).await?) }).await
     }
 
-    /// Legacy `resources/unsubscribe`.
+    /// Stops [`Client::subscribe_resource`].
     pub async fn unsubscribe_resource(&self, uri: String) -> Result<(), McpError> {
         let c = self.inner()?;
         rt::in_runtime(async move { Ok(c.unsubscribe_resource(&uri).await?) }).await
@@ -206,23 +221,50 @@ impl Client {
     /// Delivers the server's notifications that answer no request (list changes, resource
     /// updates, others) to `listener` until the returned subscription is cancelled, closed or
     /// dropped. A later listener replaces this one. On legacy Streamable HTTP they travel on
-    /// the GET stream the client keeps open.
+    /// the GET stream the client keeps open; on 2026-07-28 on a `subscriptions/listen` stream
+    /// the client opens for it (with the subscribed resources), keeps open, and closes when the
+    /// subscription ends or the client closes ([`Client::notifications_ready`]).
     pub fn on_notification(
-        &self,
+        self: Arc<Self>,
         listener: Arc<dyn NotificationListener>,
     ) -> Result<Arc<Subscription>, McpError> {
+        use std::sync::atomic::Ordering;
         let c = self.inner()?;
         let slot: Arc<Mutex<Option<Arc<dyn NotificationListener>>>> = Arc::new(Mutex::new(Some(listener)));
         let reader = slot.clone();
+        let number = self.listeners.fetch_add(1, Ordering::SeqCst) + 1;
         c.on_notification(move |e| {
             let listener = reader.lock().expect("lock").clone();
             if let Some(l) = listener {
                 l.on_notification(e.into());
             }
         });
+        let client = Arc::downgrade(&self);
         Ok(Subscription::new(Box::new(move || {
             slot.lock().expect("lock").take();
+            // Still the current listener: the client stops asking for notifications.
+            let current = client.upgrade().filter(|c| c.listeners.load(Ordering::SeqCst) == number);
+            if let Some(c) = current.and_then(|c| c.inner().ok()) {
+                c.remove_notification_handler();
+            }
         })))
+    }
+
+    /// 2026-07-28: waits until the server acknowledged the client's listen stream as the
+    /// notification listener and the subscribed resources want it now, and returns what it
+    /// agreed to send (`null` when no stream is needed, and on legacy sessions).
+    pub async fn notifications_ready(&self) -> Result<Option<ListenFilter>, McpError> {
+        let c = self.inner()?;
+        rt::in_runtime(async move {
+            let acked = c.notifications_ready().await?;
+            Ok(acked.map(|f| ListenFilter {
+                tools_list_changed: f.tools_list_changed == Some(true),
+                prompts_list_changed: f.prompts_list_changed == Some(true),
+                resources_list_changed: f.resources_list_changed == Some(true),
+                resource_subscriptions: f.resource_subscriptions.unwrap_or_default(),
+            }))
+        })
+        .await
     }
 
     /// One page of `tools/list` after `cursor` (served from the cache while fresh).

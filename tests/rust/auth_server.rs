@@ -24,74 +24,17 @@ use mcpcore::prelude::*;
 use mcpcore::transport::child::StdioCommand;
 use mcpcore::Lineage;
 use mcpcore_tests::bin;
+use mcpcore_tests::issuer::Issuer;
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::time::Duration;
 
 fn interop(path: &str) -> String {
     let ws = PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
     ws.join("tests/interop").join(path).to_string_lossy().into_owned()
-}
-
-/// The authorization server (tests/interop/oauth/issuer.mjs), one JSON command per line.
-struct Issuer {
-    child: Child,
-    io: Mutex<(ChildStdin, BufReader<ChildStdout>)>,
-    url: String,
-}
-
-impl Issuer {
-    fn start() -> Issuer {
-        let mut child = Command::new("node")
-            .arg(interop("oauth/issuer.mjs"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("node runs tests/interop/oauth/issuer.mjs (npm ci there first)");
-        let mut out = BufReader::new(child.stdout.take().unwrap());
-        let mut line = String::new();
-        out.read_line(&mut line).unwrap();
-        let url =
-            line.trim().strip_prefix("READY ").unwrap_or_else(|| panic!("issuer said {line:?}")).to_owned();
-        let stdin = child.stdin.take().unwrap();
-        Issuer { child, io: Mutex::new((stdin, out)), url }
-    }
-
-    fn ask(&self, command: Value) -> Value {
-        let mut io = self.io.lock().unwrap();
-        writeln!(io.0, "{command}").unwrap();
-        let mut line = String::new();
-        io.1.read_line(&mut line).unwrap();
-        let v: Value = serde_json::from_str(&line).unwrap_or_else(|_| panic!("issuer answered {line:?}"));
-        assert!(v.get("error").is_none(), "issuer refused {command}: {v}");
-        v
-    }
-
-    /// A token: `aud` and `scope` as given, the rest overridable through `extra`.
-    fn token(&self, aud: &str, scope: &str, extra: Value) -> String {
-        let mut c = json!({"cmd": "token", "aud": aud, "scope": scope});
-        c.as_object_mut().unwrap().extend(extra.as_object().cloned().unwrap_or_default());
-        self.ask(c)["token"].as_str().unwrap().to_owned()
-    }
-
-    fn rotate(&self) -> String {
-        self.ask(json!({"cmd": "rotate"}))["kid"].as_str().unwrap().to_owned()
-    }
-
-    fn jwks(&self) -> String {
-        format!("{}/jwks", self.url)
-    }
-}
-
-impl Drop for Issuer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// `echo_server --http 127.0.0.1:0 --auth-*`, killed on drop.
@@ -360,6 +303,30 @@ async fn rotated_keys_are_fetched_on_an_unknown_kid_at_most_once_per_cooldown() 
     tokio::time::sleep(Duration::from_millis(900)).await;
     assert_invalid(&status(ghost).await, &url, "unknown key");
     assert_eq!(verifier.jwks_fetches(), 3);
+}
+
+/// The JWT verifier's algorithm allow-list and clock-skew leeway.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_algorithm_allow_list_and_the_clock_skew_leeway_decide() {
+    use mcpcore::auth::server::Algorithm;
+    let issuer = Issuer::start();
+    let jwt = |url: &str, f: &dyn Fn(&mut JwtConfig)| {
+        let mut config = JwtConfig::new(issuer.jwks(), issuer.url.clone(), url);
+        f(&mut config);
+        AuthConfig::new(Arc::new(JwtVerifier::new(config)), url, [issuer.url.clone()])
+    };
+    let list = |url: &str, token: String| {
+        let url = url.to_owned();
+        async move { raw(&url, Some(&token), "tools/list", json!({})).await }
+    };
+    // Only ES256 accepted: the issuer's RS256 tokens are refused, naming the algorithm.
+    let (_es, url) = serve(|url| jwt(url, &|c| c.algorithms = vec![Algorithm::ES256])).await;
+    assert_invalid(&list(&url, issuer.token(&url, "", json!({}))).await, &url, "algorithm");
+    // Expired 20 s ago: within the default 60 s leeway it passes; without leeway it is refused.
+    let (_lenient, url) = serve(|url| jwt(url, &|_| {})).await;
+    assert_eq!(list(&url, issuer.token(&url, "", json!({"expires_in": -20}))).await.status, 200);
+    let (_strict, url) = serve(|url| jwt(url, &|c| c.leeway = Duration::ZERO)).await;
+    assert_invalid(&list(&url, issuer.token(&url, "", json!({"expires_in": -20}))).await, &url, "expired");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

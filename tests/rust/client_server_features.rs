@@ -2,7 +2,9 @@
 //! notifications and the result cache: `mcpcore conformance-server` as a real child process,
 //! over stdio and over HTTP on 127.0.0.1, in both lineages.
 
-use mcpcore::client::{BoxFuture, Client, ClientOptions, InputHandler, InputKinds, ServerEvent};
+use mcpcore::client::{
+    BoxFuture, Client, ClientOptions, InputHandler, InputKinds, NotificationKinds, ServerEvent,
+};
 use mcpcore::http::client::HttpOptions;
 use mcpcore::protocol::completion::{CompleteArgument, CompletionReference, PromptReference};
 use mcpcore::protocol::elicitation::{ElicitAction, ElicitRequestParams, ElicitResult};
@@ -234,4 +236,144 @@ async fn list_results_are_cached_for_their_ttl_unless_the_host_turns_caching_off
     client.call_tool("test_trigger_prompt_change", json!({})).await.unwrap();
     assert_eq!(client.list_prompts().await.unwrap().len(), before + 1);
     assert_eq!(client.protocol_version(), ProtocolVersion::V2025_11_25);
+}
+
+/// The next event a handler got (bounded, so a lost notification fails instead of hanging).
+async fn next_event(rx: &mut tokio::sync::mpsc::UnboundedReceiver<ServerEvent>, what: &str) -> ServerEvent {
+    tokio::time::timeout(Duration::from_secs(10), rx.recv())
+        .await
+        .unwrap_or_else(|_| panic!("{what}: no notification"))
+        .expect("the handler is alive")
+}
+
+#[tokio::test]
+async fn modern_handlers_hear_through_the_clients_own_listen_stream() {
+    for via in [Via::Stdio, Via::Http] {
+        let what = format!("{via:?}");
+        let (client, _server) = connect(via, Lineage::Modern, true).await;
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        // Tools and resource updates, not prompts: the stream's filter says so.
+        let kinds =
+            NotificationKinds { tools_list_changed: true, resource_updated: true, ..Default::default() };
+        client.on_notifications(kinds, move |e| {
+            let _ = tx.send(e);
+        });
+        let acked = client.notifications_ready().await.unwrap().expect("a stream is needed");
+        assert_eq!(acked.tools_list_changed, Some(true), "{what}");
+        assert_eq!(acked.prompts_list_changed, None, "{what}");
+        // The cache learns of changes from the stream too.
+        let before = client.list_tools().await.unwrap().len();
+
+        client.subscribe_resource("test://watched-resource").await.unwrap();
+        client.call_tool("test_trigger_prompt_change", json!({})).await.unwrap();
+        client
+            .call_tool("test_trigger_resource_update", json!({"uri": "test://watched-resource"}))
+            .await
+            .unwrap();
+        // One stream carries them in order: the prompt change was never sent.
+        match next_event(&mut rx, &what).await {
+            ServerEvent::ResourceUpdated(p) => assert_eq!(p.uri, "test://watched-resource", "{what}"),
+            other => panic!("{what}: {other:?}"),
+        }
+        client.call_tool("test_trigger_tool_change", json!({})).await.unwrap();
+        assert_eq!(next_event(&mut rx, &what).await, ServerEvent::ToolsListChanged, "{what}");
+        assert_eq!(
+            client.list_tools().await.unwrap().len(),
+            before + 1,
+            "{what}: the cached list was dropped"
+        );
+
+        // Unsubscribed: the update is not asked for any more, the tool change still is.
+        client.unsubscribe_resource("test://watched-resource").await.unwrap();
+        client
+            .call_tool("test_trigger_resource_update", json!({"uri": "test://watched-resource"}))
+            .await
+            .unwrap();
+        client.call_tool("test_trigger_tool_change", json!({})).await.unwrap();
+        assert_eq!(next_event(&mut rx, &what).await, ServerEvent::ToolsListChanged, "{what}");
+
+        // Without a handler nor a subscription no stream is needed; closing ends everything.
+        client.remove_notification_handler();
+        assert_eq!(client.notifications_ready().await.unwrap(), None, "{what}");
+        client.on_notification(|_| {});
+        client.notifications_ready().await.unwrap().expect("open again");
+        client.close().await;
+        assert!(client.notifications_ready().await.is_err(), "{what}: closed with the client");
+    }
+}
+
+#[tokio::test]
+async fn the_listen_stream_is_opened_again_when_the_server_ends_it() {
+    use mcpcore::{ResourceRegistry, Server, ServerConfig, ToolRegistry};
+    // One server, then another on the same port after the first shut down (which ends its
+    // listen streams); each tells the test when a client listens to `memo://a`.
+    async fn serve(
+        addr: std::net::SocketAddr,
+    ) -> (
+        mcpcore::http::server::HttpServing,
+        Arc<ResourceRegistry>,
+        tokio::sync::mpsc::UnboundedReceiver<String>,
+    ) {
+        let resources = Arc::new(ResourceRegistry::new());
+        resources.add_text("memo://a", "a", "text/plain", "a").unwrap();
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        resources.on_subscribe(move |uri| {
+            let _ = tx.send(uri.to_owned());
+        });
+        let server = Server::new(ServerConfig::new("restarting", "1.0"), Arc::new(ToolRegistry::new()))
+            .with_resources(resources.clone())
+            .with_shutdown_grace(Duration::from_millis(100));
+        let serving = server.serve_http(addr, Default::default()).await.expect("serve");
+        (serving, resources, rx)
+    }
+    let (first, resources, mut listening) = serve("127.0.0.1:0".parse().unwrap()).await;
+    let addr = first.local_addr();
+    let options = ClientOptions { lineage: Some(Lineage::Modern), ..Default::default() };
+    let client =
+        Client::connect_http(&format!("http://{addr}/mcp"), HttpOptions::default(), options).await.unwrap();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    client.on_notification(move |e| {
+        let _ = tx.send(e);
+    });
+    client.subscribe_resource("memo://a").await.unwrap();
+    assert_eq!(listening.recv().await.as_deref(), Some("memo://a"));
+    resources.notify_updated("memo://a");
+    assert!(matches!(next_event(&mut rx, "first server").await, ServerEvent::ResourceUpdated(_)));
+
+    first.shutdown().await.unwrap();
+    let (second, resources, mut listening) = serve(addr).await;
+    // The client listens again by itself, with the same filter.
+    let again =
+        tokio::time::timeout(Duration::from_secs(20), listening.recv()).await.expect("listened again");
+    assert_eq!(again.as_deref(), Some("memo://a"));
+    client.notifications_ready().await.unwrap().expect("acknowledged by the second server");
+    resources.notify_updated("memo://a");
+    assert!(matches!(next_event(&mut rx, "second server").await, ServerEvent::ResourceUpdated(_)));
+    client.close().await;
+    second.shutdown().await.unwrap();
+}
+
+/// `f`, failing the test if it takes more than 10 s (a hang).
+async fn bounded<T>(f: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(Duration::from_secs(10), f).await.expect("no hang")
+}
+
+#[tokio::test]
+async fn a_dead_server_fails_what_waits_for_the_listen_stream() {
+    // Killed while a stream is open, and while none is.
+    for open_first in [true, false] {
+        let (client, _server) = connect(Via::Stdio, Lineage::Modern, true).await;
+        if open_first {
+            client.on_notification(|_| {});
+            client.notifications_ready().await.unwrap().expect("listening");
+        }
+        let pid = client.server_pid().expect("a spawned server") as i32;
+        // SAFETY: kill(2) on the child this test spawned.
+        assert_eq!(unsafe { libc::kill(pid, libc::SIGKILL) }, 0);
+        client.closed().await;
+        let e = bounded(client.subscribe_resource("test://watched-resource")).await;
+        assert!(e.is_err(), "{e:?}");
+        client.on_notification(|_| {});
+        assert!(bounded(client.notifications_ready()).await.is_err());
+    }
 }

@@ -2,12 +2,13 @@
 //! resources (text, binary, template, not found), prompts (arguments, embedded resource, image),
 //! completion, server→client input through one `InputHandler` (legacy requests and 2026-07-28
 //! MRTR: elicitation with a schema default, two rounds, sampling, roots), change notifications
-//! (legacy subscribe + `on_notification`, modern `listen`) and the result cache (counted on the
-//! peer).
+//! (legacy subscribe + `on_notification`, modern: the same calls through the client's own listen
+//! stream, and `listen`) and the result cache (counted on the peer).
 //!
 //! Peers: `tests/interop/python/sdk_resources_server.py` (`mcp==2.3.0`, found through
 //! `$MCPCORE_PYTHON` or `<workspace>/.venv`) and `tests/interop/ts/sdk_resources_server.mjs`
-//! (TypeScript SDK v2 2.4.0; `npm ci` in `tests/interop/ts`). A missing peer fails the test.
+//! (TypeScript SDK v2 2.4.0; `npm ci` in `tests/interop/ts`), and for the TypeScript SDK's
+//! `subscriptions/listen` `tests/interop/ts/sdk_listen_server.mjs`. A missing peer fails the test.
 
 use mcpcore::client::{
     BoxFuture, Client, ClientOptions, InputHandler, InputKinds, ServerEvent, Subscription,
@@ -288,7 +289,20 @@ async fn legacy_notifications(client: &Client) {
 }
 
 async fn modern_notifications(client: &Client) {
-    assert!(client.subscribe_resource("counter://value").await.is_err(), "no resources/subscribe on modern");
+    // The client's own listen stream, behind the same calls as on legacy sessions.
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    client.on_notification(move |e| {
+        let _ = tx.send(e);
+    });
+    client.subscribe_resource("counter://value").await.unwrap();
+    let acked = client.notifications_ready().await.unwrap().expect("a listen stream");
+    assert_eq!(acked.tools_list_changed, Some(true), "{acked:?}");
+    client.call_tool("touch", json!({"uri": "counter://value"})).await.unwrap();
+    assert_changes(&next_events(&mut rx, 2).await);
+    client.unsubscribe_resource("counter://value").await.unwrap();
+    client.remove_notification_handler();
+    assert_eq!(client.notifications_ready().await.unwrap(), None, "closed: nothing is wanted");
+    // An explicit listen of the host's own.
     let filter = SubscriptionFilter {
         tools_list_changed: Some(true),
         resource_subscriptions: Some(vec!["counter://value".into()]),
@@ -375,4 +389,32 @@ async fn typescript_sdk_http_legacy() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn typescript_sdk_http_modern() {
     over_http("node", "sdk_resources_server.mjs", Lineage::Modern).await;
+}
+
+/// The client's own listen stream against the TypeScript SDK v2's `subscriptions/listen`
+/// (`createMcpHandler` with its `notify` facade): the handler's kinds and the subscribed URI are
+/// asked for, acknowledged, and announced.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typescript_sdk_listen_streams_serve_the_clients_handlers() {
+    use mcpcore::client::NotificationKinds;
+    let served = Served::start("node", &[&peer("ts", "sdk_listen_server.mjs"), "--port", "0"]);
+    let options = ClientOptions { lineage: Some(Lineage::Modern), ..ClientOptions::default() };
+    let client = Client::connect_http(&served.url, HttpOptions::default(), options).await.expect("connect");
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let kinds = NotificationKinds { tools_list_changed: true, resource_updated: true, ..Default::default() };
+    client.on_notifications(kinds, move |e| {
+        let _ = tx.send(e);
+    });
+    client.subscribe_resource("memo://a").await.unwrap();
+    let acked = client.notifications_ready().await.unwrap().expect("a listen stream");
+    assert_eq!(acked.tools_list_changed, Some(true), "{acked:?}");
+    assert_eq!(acked.resource_subscriptions, Some(vec!["memo://a".to_owned()]), "{acked:?}");
+    client.call_tool("change", json!({})).await.unwrap();
+    let events = next_events(&mut rx, 2).await;
+    assert!(events.contains(&ServerEvent::ToolsListChanged), "{events:?}");
+    assert!(
+        events.iter().any(|e| matches!(e, ServerEvent::ResourceUpdated(p) if p.uri == "memo://a")),
+        "{events:?}"
+    );
+    client.close().await;
 }

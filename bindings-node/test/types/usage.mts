@@ -138,7 +138,7 @@ void hostAuth;
 void ({ scopeMode: 'loose' } satisfies Auth);
 
 // The client: handlers for the server's input requests, typed lists, tasks, notifications.
-import { Task, type TaskStatus, type ResourceContents, type GetPromptResult } from 'mcpcore';
+import { Task, type TaskStatus, type ResourceContents, type GetPromptResult, type SubscriptionFilter } from 'mcpcore';
 async function client() {
   const c = await Client.connectStdio('node server.mjs --flag', {
     probeTimeoutMs: 2000,
@@ -156,6 +156,9 @@ async function client() {
   const done: CallToolResult = await task.result();
   c.onToolsChanged(() => undefined);
   c.onResourceUpdated((uri: string) => void uri);
+  await c.subscribe('memo://today');
+  const acked: SubscriptionFilter | null = await c.notificationsReady();
+  void acked?.resourceSubscriptions?.length;
   c.setRoots(['file:///other']);
   await c.setLogLevel('error');
   await c.ping();

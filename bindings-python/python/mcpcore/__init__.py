@@ -881,4 +881,3 @@ class Gateway(Server):
 
     async def __aexit__(self, *exc: object) -> None:
         await self.shutdown()
-

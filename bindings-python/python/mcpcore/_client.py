@@ -356,8 +356,11 @@ class Client:
         return list(json.loads(await self._native.read_resource(uri))["contents"])
 
     async def subscribe(self, uri: str) -> None:
-        """Asks for ``notifications/resources/updated`` about ``uri`` (legacy sessions), delivered
-        to :meth:`on_resource_updated`."""
+        """Asks for ``notifications/resources/updated`` about ``uri``, delivered to
+        :meth:`on_resource_updated`: legacy ``resources/subscribe``; on 2026-07-28 the URI joins
+        the filter of the client's listen stream (see :meth:`notifications_ready`), and this
+        returns once the server acknowledged it. An unknown (or hidden) resource raises
+        :class:`~mcpcore.ResourceNotFound`."""
         await self._native.subscribe(uri)
 
     async def unsubscribe(self, uri: str) -> None:
@@ -443,7 +446,12 @@ class Client:
 
     def on_notification(self, handler: Callable[[str, Dict[str, Any]], Any]) -> None:
         """Calls ``handler(method, params)`` for every other notification of the server (list
-        changes, resource updates...). Replaces the ``on_tools_changed``... handlers."""
+        changes, resource updates...). Replaces the ``on_tools_changed``... handlers.
+
+        On 2026-07-28, where these notifications travel only on a ``subscriptions/listen``
+        stream, registering a handler makes the client open one asking for what the handlers
+        want (and the resources :meth:`subscribe`\ d to), keep it open, and close it with the
+        client; :meth:`notifications_ready` waits for the server's acknowledgement."""
         self._listeners = {"*": _on_loop(handler)}
         self._native.on_notification(self._dispatch)
 
@@ -467,7 +475,16 @@ class Client:
         relay = _on_loop(handler)
         self._listeners.pop("*", None)
         self._listeners[method] = (lambda params: relay(params.get("uri"))) if uri else (lambda _p: relay())
-        self._native.on_notification(self._dispatch)
+        self._native.on_notification(self._dispatch, list(self._listeners))
+
+    async def notifications_ready(self) -> Optional[Dict[str, Any]]:
+        """2026-07-28: waits until the server acknowledged the client's listen stream as the
+        handlers and subscriptions want it now, and returns the filter it agreed to (e.g.
+        ``{"toolsListChanged": True}``; a server leaves out what it does not support). None when
+        no stream is needed, and on legacy sessions. Raises when the stream could not be opened
+        (the client keeps trying in the background)."""
+        acked = await self._native.notifications_ready()
+        return None if acked is None else dict(json.loads(acked))
 
     def _dispatch(self, method: str, params: str) -> None:
         if "*" in self._listeners:

@@ -1051,10 +1051,19 @@ public protocol ClientProtocol: AnyObject, Sendable {
     func listToolsPage(cursor: String?) async throws  -> ToolsPage
     
     /**
+     * 2026-07-28: waits until the server acknowledged the client's listen stream as the
+     * notification listener and the subscribed resources want it now, and returns what it
+     * agreed to send (`null` when no stream is needed, and on legacy sessions).
+     */
+    func notificationsReady() async throws  -> ListenFilter?
+    
+    /**
      * Delivers the server's notifications that answer no request (list changes, resource
      * updates, others) to `listener` until the returned subscription is cancelled, closed or
      * dropped. A later listener replaces this one. On legacy Streamable HTTP they travel on
-     * the GET stream the client keeps open.
+     * the GET stream the client keeps open; on 2026-07-28 on a `subscriptions/listen` stream
+     * the client opens for it (with the subscribed resources), keeps open, and closes when the
+     * subscription ends or the client closes ([`Client::notifications_ready`]).
      */
     func onNotification(listener: NotificationListener) throws  -> Subscription
     
@@ -1076,12 +1085,14 @@ public protocol ClientProtocol: AnyObject, Sendable {
     func setRoots(roots: [Root]) throws 
     
     /**
-     * Legacy `resources/subscribe`: updates of `uri` reach [`Client::on_notification`].
+     * Updates of `uri` reach [`Client::on_notification`]: legacy `resources/subscribe`; on
+     * 2026-07-28 the URI joins the filter of the client's listen stream (returns once the
+     * server acknowledged it). An unknown or hidden resource is `McpError::ResourceNotFound`.
      */
     func subscribeResource(uri: String) async throws 
     
     /**
-     * Legacy `resources/unsubscribe`.
+     * Stops [`Client::subscribe_resource`].
      */
     func unsubscribeResource(uri: String) async throws 
     
@@ -1596,10 +1607,33 @@ open func listToolsPage(cursor: String? = nil)async throws  -> ToolsPage  {
 }
     
     /**
+     * 2026-07-28: waits until the server acknowledged the client's listen stream as the
+     * notification listener and the subscribed resources want it now, and returns what it
+     * agreed to send (`null` when no stream is needed, and on legacy sessions).
+     */
+open func notificationsReady()async throws  -> ListenFilter?  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_notifications_ready(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterOptionTypeListenFilter.lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
      * Delivers the server's notifications that answer no request (list changes, resource
      * updates, others) to `listener` until the returned subscription is cancelled, closed or
      * dropped. A later listener replaces this one. On legacy Streamable HTTP they travel on
-     * the GET stream the client keeps open.
+     * the GET stream the client keeps open; on 2026-07-28 on a `subscriptions/listen` stream
+     * the client opens for it (with the subscribed resources), keeps open, and closes when the
+     * subscription ends or the client closes ([`Client::notifications_ready`]).
      */
 open func onNotification(listener: NotificationListener)throws  -> Subscription  {
     return try  FfiConverterTypeSubscription_lift(try rustCallWithError(FfiConverterTypeMcpError_lift) {
@@ -1664,7 +1698,9 @@ open func setRoots(roots: [Root])throws   {try rustCallWithError(FfiConverterTyp
 }
     
     /**
-     * Legacy `resources/subscribe`: updates of `uri` reach [`Client::on_notification`].
+     * Updates of `uri` reach [`Client::on_notification`]: legacy `resources/subscribe`; on
+     * 2026-07-28 the URI joins the filter of the client's listen stream (returns once the
+     * server acknowledged it). An unknown or hidden resource is `McpError::ResourceNotFound`.
      */
 open func subscribeResource(uri: String)async throws   {
     return
@@ -1683,7 +1719,7 @@ open func subscribeResource(uri: String)async throws   {
 }
     
     /**
-     * Legacy `resources/unsubscribe`.
+     * Stops [`Client::subscribe_resource`].
      */
 open func unsubscribeResource(uri: String)async throws   {
     return
@@ -7903,6 +7939,95 @@ public func FfiConverterTypeInputKinds_lower(_ value: InputKinds) -> RustBuffer 
 
 
 /**
+ * What a 2026-07-28 server agreed to send on the client's listen stream.
+ */
+public struct ListenFilter: Equatable, Hashable {
+    /**
+     * `notifications/tools/list_changed`.
+     */
+    public var toolsListChanged: Bool
+    /**
+     * `notifications/prompts/list_changed`.
+     */
+    public var promptsListChanged: Bool
+    /**
+     * `notifications/resources/list_changed`.
+     */
+    public var resourcesListChanged: Bool
+    /**
+     * The resources whose `notifications/resources/updated` it sends.
+     */
+    public var resourceSubscriptions: [String]
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * `notifications/tools/list_changed`.
+         */toolsListChanged: Bool, 
+        /**
+         * `notifications/prompts/list_changed`.
+         */promptsListChanged: Bool, 
+        /**
+         * `notifications/resources/list_changed`.
+         */resourcesListChanged: Bool, 
+        /**
+         * The resources whose `notifications/resources/updated` it sends.
+         */resourceSubscriptions: [String]) {
+        self.toolsListChanged = toolsListChanged
+        self.promptsListChanged = promptsListChanged
+        self.resourcesListChanged = resourcesListChanged
+        self.resourceSubscriptions = resourceSubscriptions
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ListenFilter: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeListenFilter: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ListenFilter {
+        return
+            try ListenFilter(
+                toolsListChanged: FfiConverterBool.read(from: &buf), 
+                promptsListChanged: FfiConverterBool.read(from: &buf), 
+                resourcesListChanged: FfiConverterBool.read(from: &buf), 
+                resourceSubscriptions: FfiConverterSequenceString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ListenFilter, into buf: inout [UInt8]) {
+        FfiConverterBool.write(value.toolsListChanged, into: &buf)
+        FfiConverterBool.write(value.promptsListChanged, into: &buf)
+        FfiConverterBool.write(value.resourcesListChanged, into: &buf)
+        FfiConverterSequenceString.write(value.resourceSubscriptions, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeListenFilter_lift(_ buf: RustBuffer) throws -> ListenFilter {
+    return try FfiConverterTypeListenFilter.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeListenFilter_lower(_ value: ListenFilter) -> RustBuffer {
+    return FfiConverterTypeListenFilter.lower(value)
+}
+
+
+/**
  * The configuration of an [`OAuth`] client. Every field has a default.
  */
 public struct OAuthOptions: Equatable, Hashable {
@@ -11691,6 +11816,30 @@ fileprivate struct FfiConverterOptionTypeTokenVerifier: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionTypeListenFilter: FfiConverterRustBuffer {
+    typealias SwiftType = ListenFilter?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeListenFilter.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeListenFilter.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionTypeServerInfo: FfiConverterRustBuffer {
     typealias SwiftType = ServerInfo?
 
@@ -12654,7 +12803,10 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_client_list_tools_page() != 11644) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpcore_uniffi_checksum_method_client_on_notification() != 51807) {
+    if (uniffi_mcpcore_uniffi_checksum_method_client_notifications_ready() != 38477) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_on_notification() != 44736) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_client_ping() != 54991) {
@@ -12666,10 +12818,10 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_client_set_roots() != 12849) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpcore_uniffi_checksum_method_client_subscribe_resource() != 32847) {
+    if (uniffi_mcpcore_uniffi_checksum_method_client_subscribe_resource() != 25868) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpcore_uniffi_checksum_method_client_unsubscribe_resource() != 8341) {
+    if (uniffi_mcpcore_uniffi_checksum_method_client_unsubscribe_resource() != 65268) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_loglistener_on_log() != 33608) {

@@ -6,6 +6,7 @@
 use crate::jsonrpc::Notification;
 use crate::protocol::meta;
 use crate::protocol::resources::ResourceUpdatedNotificationParams;
+use crate::protocol::subscriptions::SubscriptionFilter;
 use serde_json::Value;
 
 /// A change the server announced.
@@ -67,6 +68,82 @@ impl ServerEvent {
                 n.params.clone().map(Value::Object).unwrap_or_else(|| serde_json::json!({}))
             }
             _ => serde_json::json!({}),
+        }
+    }
+}
+
+/// Which of the server's notifications a handler wants ([`Client::on_notifications`]). On the
+/// modern lineage (2026-07-28) it decides the filter of the listen stream the client keeps open
+/// for its handler (spec 2026-07-28 basic/patterns/subscriptions: a server sends only what the
+/// filter asks for); on legacy sessions the server sends everything and the client hands the
+/// handler only these kinds.
+///
+/// [`Client::on_notifications`]: super::Client::on_notifications
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct NotificationKinds {
+    /// `notifications/tools/list_changed`.
+    pub tools_list_changed: bool,
+    /// `notifications/prompts/list_changed`.
+    pub prompts_list_changed: bool,
+    /// `notifications/resources/list_changed`.
+    pub resources_list_changed: bool,
+    /// `notifications/resources/updated` of the resources subscribed to
+    /// ([`Client::subscribe_resource`](super::Client::subscribe_resource)).
+    pub resource_updated: bool,
+    /// Any other notification that answers no request (legacy sessions only: a listen stream
+    /// carries only the kinds above).
+    pub other: bool,
+}
+
+impl NotificationKinds {
+    /// Every kind.
+    pub const ALL: NotificationKinds = NotificationKinds {
+        tools_list_changed: true,
+        prompts_list_changed: true,
+        resources_list_changed: true,
+        resource_updated: true,
+        other: true,
+    };
+
+    /// The kinds named by wire methods (`notifications/tools/list_changed`, …); `"*"` is
+    /// [`NotificationKinds::ALL`], any other method counts as [`NotificationKinds::other`].
+    pub fn from_methods<'a>(methods: impl IntoIterator<Item = &'a str>) -> NotificationKinds {
+        let mut k = NotificationKinds::default();
+        for m in methods {
+            match m {
+                "*" => return NotificationKinds::ALL,
+                "notifications/tools/list_changed" => k.tools_list_changed = true,
+                "notifications/prompts/list_changed" => k.prompts_list_changed = true,
+                "notifications/resources/list_changed" => k.resources_list_changed = true,
+                "notifications/resources/updated" => k.resource_updated = true,
+                _ => k.other = true,
+            }
+        }
+        k
+    }
+
+    /// True when `event` is of a wanted kind.
+    pub fn wants(&self, event: &ServerEvent) -> bool {
+        match event {
+            ServerEvent::ToolsListChanged => self.tools_list_changed,
+            ServerEvent::PromptsListChanged => self.prompts_list_changed,
+            ServerEvent::ResourcesListChanged => self.resources_list_changed,
+            ServerEvent::ResourceUpdated(_) => self.resource_updated,
+            ServerEvent::Other(_) => self.other,
+        }
+    }
+
+    /// The listen filter for these kinds, with `uris` as the resource subscriptions (when
+    /// [`NotificationKinds::resource_updated`] is set or no handler is registered, the caller
+    /// decides); empty when nothing is wanted.
+    pub(crate) fn filter(&self, uris: Vec<String>) -> SubscriptionFilter {
+        let flag = |b: bool| b.then_some(true);
+        SubscriptionFilter {
+            tools_list_changed: flag(self.tools_list_changed),
+            prompts_list_changed: flag(self.prompts_list_changed),
+            resources_list_changed: flag(self.resources_list_changed),
+            resource_subscriptions: (!uris.is_empty()).then_some(uris),
+            task_ids: None,
         }
     }
 }

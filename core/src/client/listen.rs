@@ -20,8 +20,8 @@
 //! ```
 
 use super::events::ServerEvent;
-use super::router::ListenMsg;
-use super::Client;
+use super::router::{ListenMsg, Shared};
+use super::{cancelled_frame, Client};
 use crate::error::{Error, Result};
 use crate::jsonrpc::{Message, Request, RequestId, Response};
 use crate::protocol::subscriptions::SubscriptionFilter;
@@ -29,6 +29,7 @@ use crate::transport::OutFrame;
 use serde_json::Map;
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 
 /// Why a [`Subscription`] ended.
@@ -45,7 +46,12 @@ pub enum SubscriptionEnd {
 /// An open `subscriptions/listen` stream. Ends when dropped.
 #[derive(Debug)]
 pub struct Subscription {
-    client: Client,
+    shared: Arc<Shared>,
+    /// Where the `notifications/cancelled` ending it goes (stdio; HTTP closes the stream).
+    tx: mpsc::WeakUnboundedSender<OutFrame>,
+    /// Keeps the connection open while the host holds the subscription; `None` for the
+    /// client's own stream (`listener.rs`), which must not outlive the last `Client`.
+    _client: Option<Client>,
     id: RequestId,
     acknowledged: SubscriptionFilter,
     rx: mpsc::UnboundedReceiver<ListenMsg>,
@@ -59,6 +65,11 @@ impl Client {
     /// timeout) for the server's acknowledgement. Legacy sessions have no listen: use
     /// [`Client::subscribe_resource`] and [`Client::on_notification`] there.
     pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription> {
+        self.open_listen(filter, true).await
+    }
+
+    /// [`Client::listen`]; the subscription keeps the connection open only when `keep`.
+    pub(crate) async fn open_listen(&self, filter: SubscriptionFilter, keep: bool) -> Result<Subscription> {
         let version = self.current_version().filter(|v| v.is_modern()).ok_or_else(|| {
             Error::invalid_input(
                 "subscriptions/listen needs the modern lineage; legacy sessions use subscribe_resource and on_notification",
@@ -78,7 +89,9 @@ impl Client {
             }
         };
         let mut sub = Subscription {
-            client: self.clone(),
+            shared: self.inner.shared.clone(),
+            tx: self.inner.tx.downgrade(),
+            _client: keep.then(|| self.clone()),
             id: id.clone(),
             acknowledged: SubscriptionFilter::default(),
             rx,
@@ -145,39 +158,52 @@ impl Subscription {
 
     /// The next notification; `None` once the subscription ended (see [`Subscription::ended`]).
     pub async fn next(&mut self) -> Option<ServerEvent> {
-        if let Some(e) = self.early.pop_front() {
-            return Some(e);
-        }
-        if self.ended.is_some() {
-            return None;
-        }
-        let end = loop {
-            tokio::select! {
-                biased;
-                m = self.rx.recv() => match m {
-                    Some(ListenMsg::Event(e)) => return Some(e),
-                    Some(ListenMsg::Ack(_)) => continue,
-                    Some(ListenMsg::Cancelled(r)) => break SubscriptionEnd::Cancelled(r),
-                    None => break SubscriptionEnd::Failed(
-                        self.client.inner.shared.closed_reason().unwrap_or_else(|| "connection closed".into()),
-                    ),
-                },
-                r = &mut self.done => break match r {
-                    Ok(Ok(Response { outcome: Ok(_), .. })) => SubscriptionEnd::Completed,
-                    Ok(Ok(Response { outcome: Err(e), .. })) => SubscriptionEnd::Failed(e.to_string()),
-                    Ok(Err(e)) => SubscriptionEnd::Failed(e.message().to_owned()),
-                    Err(_) => SubscriptionEnd::Failed("connection closed".into()),
-                },
+        loop {
+            if let Some(e) = self.early.pop_front() {
+                return Some(e);
             }
-        };
-        // Notifications queued before the end are still delivered.
-        let last = match self.rx.try_recv() {
-            Ok(ListenMsg::Event(e)) => Some(e),
-            _ => None,
-        };
-        self.ended = Some(end);
-        self.cleanup(false);
-        last
+            if self.ended.is_some() {
+                return None;
+            }
+            let end = loop {
+                tokio::select! {
+                    biased;
+                    m = self.rx.recv() => match m {
+                        Some(ListenMsg::Event(e)) => return Some(e),
+                        Some(ListenMsg::Ack(_)) => continue,
+                        Some(ListenMsg::Cancelled(r)) => break SubscriptionEnd::Cancelled(r),
+                        None => break SubscriptionEnd::Failed(
+                            self.shared.closed_reason().unwrap_or_else(|| "connection closed".into()),
+                        ),
+                    },
+                    r = &mut self.done => break match r {
+                        Ok(Ok(Response { outcome: Ok(_), .. })) => SubscriptionEnd::Completed,
+                        Ok(Ok(Response { outcome: Err(e), .. })) => SubscriptionEnd::Failed(e.to_string()),
+                        Ok(Err(e)) => SubscriptionEnd::Failed(e.message().to_owned()),
+                        Err(_) => SubscriptionEnd::Failed("connection closed".into()),
+                    },
+                }
+            };
+            // Notifications queued before the end are still delivered.
+            while let Ok(m) = self.rx.try_recv() {
+                if let ListenMsg::Event(e) = m {
+                    self.early.push_back(e);
+                }
+            }
+            self.ended = Some(end);
+            self.cleanup(false);
+        }
+    }
+
+    /// The notifications already received and not yet taken, without waiting.
+    pub(crate) fn drain(&mut self) -> Vec<ServerEvent> {
+        let mut out: Vec<ServerEvent> = self.early.drain(..).collect();
+        while let Ok(m) = self.rx.try_recv() {
+            if let ListenMsg::Event(e) = m {
+                out.push(e);
+            }
+        }
+        out
     }
 
     /// Why the subscription ended, once it has.
@@ -186,10 +212,11 @@ impl Subscription {
     }
 
     fn cleanup(&mut self, cancel: bool) {
-        let shared = &self.client.inner.shared;
-        shared.remove_listen(&self.id);
-        if shared.remove_pending(&self.id) && cancel {
-            self.client.notify_cancelled(self.id.clone(), "subscription closed by the client");
+        self.shared.remove_listen(&self.id);
+        if self.shared.remove_pending(&self.id) && cancel {
+            if let Some(tx) = self.tx.upgrade() {
+                let _ = tx.send(cancelled_frame(self.id.clone(), "subscription closed by the client"));
+            }
         }
     }
 }

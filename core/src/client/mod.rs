@@ -18,6 +18,7 @@ mod events;
 mod host_input;
 mod input;
 mod listen;
+mod listener;
 mod mrtr;
 mod prompts;
 mod resources;
@@ -26,7 +27,7 @@ mod router;
 mod tasks;
 mod utilities;
 
-pub use events::ServerEvent;
+pub use events::{NotificationKinds, ServerEvent};
 pub use host_input::HostInput;
 pub use input::{BoxFuture, InputHandler, InputKinds};
 pub use listen::{Subscription, SubscriptionEnd};
@@ -197,6 +198,8 @@ struct Inner {
     server_stream: std::sync::OnceLock<crate::http::client::streamable::StreamHandle>,
     /// HTTP with OAuth: request timeouts pause while an authorization flow runs.
     auth_clock: std::sync::OnceLock<Arc<crate::auth::client::FlowClock>>,
+    /// 2026-07-28: the listen stream behind the host's notification handler.
+    listener: listener::Listener,
 }
 
 /// Sends `notifications/cancelled` for a request whose caller stopped waiting.
@@ -266,6 +269,7 @@ impl Client {
                 flushed: std::sync::Mutex::new(flushed),
                 server_stream: std::sync::OnceLock::new(),
                 auth_clock: std::sync::OnceLock::new(),
+                listener: listener::Listener::new(),
             }),
         }
     }
@@ -310,10 +314,11 @@ impl Client {
         self.inner.shared.set_log_handler(Some(Arc::new(handler)));
     }
 
-    /// Receives the server's change notifications that belong to no listen stream: on legacy
-    /// sessions `notifications/{tools,prompts,resources}/list_changed` and
-    /// `notifications/resources/updated` (see [`Client::subscribe_resource`]). Replaces any
-    /// earlier handler. On legacy Streamable HTTP this opens the GET stream they travel on.
+    /// Receives every change notification of the server that answers no request: list
+    /// changes, updates of the resources subscribed to ([`Client::subscribe_resource`]), and
+    /// (legacy sessions) any other. Replaces any earlier handler. On legacy Streamable HTTP
+    /// this opens the GET stream they travel on; on 2026-07-28 a `subscriptions/listen` stream
+    /// the client keeps open (see [`Client::on_notifications`], which takes the kinds wanted).
     /// (Cached results are invalidated whether or not a handler is set.)
     ///
     /// ```no_run
@@ -327,8 +332,7 @@ impl Client {
     /// # Ok(()) }
     /// ```
     pub fn on_notification(&self, handler: impl Fn(ServerEvent) + Send + Sync + 'static) {
-        self.inner.shared.set_event_handler(Some(Arc::new(handler)));
-        self.open_server_stream();
+        self.on_notifications(NotificationKinds::ALL, handler);
     }
 
     /// Legacy sessions whose input handler declared `roots_list_changed`: tells the server the
@@ -652,10 +656,7 @@ impl Client {
     }
 
     fn notify_cancelled(&self, id: RequestId, reason: &str) {
-        let mut params = Map::new();
-        params.insert("requestId".into(), id.to_value());
-        params.insert("reason".into(), json!(reason));
-        let _ = self.notify("notifications/cancelled", Some(params));
+        let _ = self.inner.tx.send(cancelled_frame(id, reason));
     }
 
     /// One page of `tools/list` (served from the cache while fresh).
@@ -712,6 +713,7 @@ impl Client {
     /// Closes the connection: stdin of a spawned server is closed, and it is killed if it has
     /// not exited within 2 s. Pending calls fail with a closed-connection error.
     pub async fn close(&self) {
+        self.inner.listener.stop();
         // Ends the writer, which closes the child's stdin.
         let _ = self.inner.tx.send(OutFrame::Close);
         if let Some(p) = &self.inner.process {
@@ -722,6 +724,15 @@ impl Client {
             let _ = tokio::time::timeout(Duration::from_secs(2), f).await;
         }
     }
+}
+
+/// `notifications/cancelled` for the request `id`.
+fn cancelled_frame(id: RequestId, reason: &str) -> OutFrame {
+    let mut params = Map::new();
+    params.insert("requestId".into(), id.to_value());
+    params.insert("reason".into(), json!(reason));
+    let n = Notification { method: "notifications/cancelled".into(), params: Some(params) };
+    OutFrame::One(Message::Notification(n))
 }
 
 /// Request params as an object (`null` = none).

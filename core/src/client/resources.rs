@@ -1,5 +1,6 @@
 //! Resources on the client: listing (cached while fresh), templates, reading (with MRTR on the
-//! modern lineage), and legacy `resources/subscribe` / `resources/unsubscribe`.
+//! modern lineage), and subscriptions to updates (legacy `resources/subscribe`, a listen filter
+//! on 2026-07-28).
 //!
 //! ```no_run
 //! # async fn demo(client: mcpcore::client::Client) -> mcpcore::Result<()> {
@@ -72,28 +73,35 @@ impl Client {
         })
     }
 
-    /// Legacy `resources/subscribe`: the server then sends `notifications/resources/updated`
-    /// for `uri`, delivered to [`Client::on_notification`] (and it invalidates the cache). On
-    /// legacy Streamable HTTP this opens the GET stream those notifications travel on. The
-    /// modern lineage has no such method: use [`Client::listen`].
+    /// Asks for `notifications/resources/updated` about `uri` (and what lies below it),
+    /// delivered to [`Client::on_notification`] (and invalidating the cache). Legacy sessions:
+    /// `resources/subscribe` (on Streamable HTTP this opens the GET stream the updates travel
+    /// on). 2026-07-28, which has no such method: the URI joins the filter of the listen stream
+    /// the client keeps open (see [`Client::on_notifications`]); this returns once the server
+    /// acknowledged it. A resource the server does not know (or hides from this caller) fails
+    /// with [`Error::is_resource_not_found`]: legacy `-32002`, or an acknowledgement that
+    /// leaves the URI out.
     pub async fn subscribe_resource(&self, uri: &str) -> Result<()> {
-        self.legacy_only("resources/subscribe", "Client::listen with resource_subscriptions")?;
-        self.open_server_stream();
-        self.request("resources/subscribe", json!({ "uri": uri })).await.map(drop)
-    }
-
-    /// Legacy `resources/unsubscribe`.
-    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<()> {
-        self.legacy_only("resources/unsubscribe", "dropping the Subscription")?;
-        self.request("resources/unsubscribe", json!({ "uri": uri })).await.map(drop)
-    }
-
-    fn legacy_only(&self, method: &str, instead: &str) -> Result<()> {
         if self.current_version().is_some_and(|v| v.is_modern()) {
-            return Err(Error::invalid_input(format!(
-                "{method} does not exist on the modern lineage; use {instead}"
-            )));
+            return self.listen_to_resource(uri).await;
         }
-        Ok(())
+        self.open_server_stream();
+        self.request("resources/subscribe", json!({ "uri": uri })).await.map(drop).map_err(|e| {
+            match e.rpc_error() {
+                Some(d) if d.code == ErrorCode::RESOURCE_NOT_FOUND_LEGACY => {
+                    Error::resource_not_found(d.clone())
+                }
+                _ => e,
+            }
+        })
+    }
+
+    /// Stops [`Client::subscribe_resource`]: legacy `resources/unsubscribe`; on 2026-07-28 the
+    /// URI leaves the listen filter (returns once the server acknowledged the new stream).
+    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<()> {
+        if self.current_version().is_some_and(|v| v.is_modern()) {
+            return self.stop_listening_to_resource(uri).await;
+        }
+        self.request("resources/unsubscribe", json!({ "uri": uri })).await.map(drop)
     }
 }

@@ -232,6 +232,11 @@ impl Shared {
         *self.log.0.lock().expect("lock") = handler;
     }
 
+    /// The host's notification handler, if any.
+    pub(crate) fn event_handler(&self) -> Option<EventHandler> {
+        self.hooks.events.lock().expect("lock").clone()
+    }
+
     /// Sets the host's notification handler.
     pub(crate) fn set_event_handler(&self, handler: Option<EventHandler>) {
         *self.hooks.events.lock().expect("lock") = handler;
@@ -269,8 +274,7 @@ impl Shared {
                 let _ = tx.send(ListenMsg::Event(event));
             }
             None => {
-                let handler = self.hooks.events.lock().expect("lock").clone();
-                if let Some(h) = handler {
+                if let Some(h) = self.event_handler() {
                     h(event);
                 }
             }

@@ -22,6 +22,16 @@ impl Identity {
         self.scopes.iter().any(|s| s == scope)
     }
 
+    /// Whose the caller's server-side state is (legacy sessions, tasks): `sub:<subject>`, else
+    /// `client:<client id>`; `None` when the token names neither.
+    pub fn owner(&self) -> Option<String> {
+        match (&self.subject, &self.client_id) {
+            (Some(s), _) => Some(format!("sub:{s}")),
+            (None, Some(c)) => Some(format!("client:{c}")),
+            (None, None) => None,
+        }
+    }
+
     /// True when the token grants every scope of `scopes`.
     pub fn has_scopes<'a>(&self, scopes: impl IntoIterator<Item = &'a str>) -> bool {
         scopes.into_iter().all(|s| self.has_scope(s))

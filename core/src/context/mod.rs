@@ -59,6 +59,13 @@ impl Origin {
         Arc::new(Origin::default())
     }
 
+    /// The owner of what this request creates (a task): the verified token's
+    /// [`Identity::owner`]; `None` without one (stdio, unprotected HTTP), when what it creates
+    /// is anyone's.
+    pub fn owner(&self) -> Option<String> {
+        self.identity.as_ref().and_then(|i| i.owner())
+    }
+
     /// Who the client is for per-client limits (sessions, tasks): the token's subject when a
     /// verified identity names one, else the peer's IP address; `None` when neither is known
     /// (stdio, in-process: one client per connection).

@@ -324,7 +324,18 @@ impl ServerEngine {
         }))
     }
 
+    /// True when the caller may hear of updates of `uri`: it names a resource (fixed, or read
+    /// through a template) the caller may read.
+    pub(super) fn may_subscribe(&self, uri: &str, origin: &Origin) -> bool {
+        let Some(registry) = &self.resources else { return false };
+        let template = registry.template_of(uri);
+        registry.resolve(uri).is_some()
+            && origin.allows(&Entry::Resource { uri, template: template.as_deref() }, Access::Use)
+    }
+
     /// Legacy `resources/subscribe` / `resources/unsubscribe`: remembered on the session.
+    /// Behind a per-identity catalogue ([`Origin::has_view`]) subscribing to a resource the
+    /// caller may not read is refused exactly like one that does not exist (`-32002`).
     pub(super) fn subscribe(&self, at: &mut At<'_>, req: Request, version: ProtocolVersion) -> Action {
         if self.resources.is_none() {
             return reply_err(req.id, ErrorData::method_not_found(&req.method));
@@ -337,6 +348,13 @@ impl ServerEngine {
                 ErrorData::invalid_params(format!("Invalid params: {} needs a string uri", req.method)),
             );
         };
+        if req.method == "resources/subscribe" && at.origin.has_view() && !self.may_subscribe(&uri, at.origin)
+        {
+            let error =
+                ErrorData::new(ErrorCode::RESOURCE_NOT_FOUND_LEGACY, format!("Resource not found: {uri}"))
+                    .with_data(json!({ "uri": uri }));
+            return reply_err(req.id, error);
+        }
         if let Some(s) = at.session.as_mut() {
             if req.method == "resources/subscribe" {
                 if let Some(r) = &self.resources {

@@ -4,6 +4,7 @@
 
 use super::{parse_params, reply_err, Action, ServerEngine};
 use crate::changes::{Change, ChangeFeed};
+use crate::context::Origin;
 use crate::jsonrpc::{Message, Notification, Request, RequestId, Response};
 use crate::protocol::meta::SUBSCRIPTION_ID;
 use crate::protocol::subscriptions::{SubscriptionFilter, SubscriptionsListenRequestParams};
@@ -23,6 +24,8 @@ pub struct Listen {
     pub version: ProtocolVersion,
     /// The notifications this server honours of those asked for.
     pub filter: SubscriptionFilter,
+    /// Whose stream it is ([`Origin::owner`]): only this owner's tasks may be listened to.
+    pub owner: Option<String>,
 }
 
 fn wanted(flag: Option<bool>, supported: bool) -> Option<bool> {
@@ -68,7 +71,17 @@ impl ServerEngine {
     /// `subscriptions/listen`: the accepted filter, `-32602` for a malformed one, `-32021` for
     /// task ids without the Tasks extension declared. Of the task ids, the runtime keeps the
     /// known ones (echoed in the acknowledgement) before the stream opens.
-    pub(super) fn listen(&self, req: Request, version: ProtocolVersion, caps: &ClientCapabilities) -> Action {
+    ///
+    /// Behind a per-identity catalogue ([`Origin::has_view`]) a resource URI is kept only when
+    /// the caller may read it: a hidden resource is left out of the acknowledgement exactly
+    /// like one that does not exist (no update of it reaches the caller).
+    pub(super) fn listen(
+        &self,
+        req: Request,
+        version: ProtocolVersion,
+        caps: &ClientCapabilities,
+        origin: &Origin,
+    ) -> Action {
         let params: SubscriptionsListenRequestParams = match parse_params(&req) {
             Ok(p) => p,
             Err(e) => return reply_err(req.id, e),
@@ -84,8 +97,12 @@ impl ServerEngine {
             None => None,
         };
         let resources = self.resources.is_some();
-        if let (Some(r), Some(uris)) = (&self.resources, &asked.resource_subscriptions) {
-            for uri in uris {
+        let mut uris = asked.resource_subscriptions;
+        if let (Some(r), Some(list)) = (&self.resources, uris.as_mut()) {
+            if origin.has_view() {
+                list.retain(|uri| self.may_subscribe(uri, origin));
+            }
+            for uri in list.iter() {
                 r.subscribed(uri);
             }
         }
@@ -93,10 +110,10 @@ impl ServerEngine {
             tools_list_changed: wanted(asked.tools_list_changed, true),
             prompts_list_changed: wanted(asked.prompts_list_changed, self.prompts.is_some()),
             resources_list_changed: wanted(asked.resources_list_changed, resources),
-            resource_subscriptions: asked.resource_subscriptions.filter(|uris| resources && !uris.is_empty()),
+            resource_subscriptions: uris.filter(|uris| resources && !uris.is_empty()),
             task_ids,
         };
-        Action::Listen(Listen { id: req.id, version, filter })
+        Action::Listen(Listen { id: req.id, version, filter, owner: origin.owner() })
     }
 
     /// The first message of a listen stream: `notifications/subscriptions/acknowledged`.

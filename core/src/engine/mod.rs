@@ -370,7 +370,7 @@ impl ServerEngine {
                 self.cache_hints(&mut result);
                 self.reply_ok(req.id, version, result)
             }
-            "subscriptions/listen" => self.listen(req, version, &caller.client_capabilities),
+            "subscriptions/listen" => self.listen(req, version, &caller.client_capabilities, origin),
             "tasks/get" | "tasks/update" | "tasks/cancel" => self.tasks_method(req, version, caller),
             _ => self.common(req, version, level, Who::Modern(Arc::new(caller)), now, origin),
         }

@@ -90,10 +90,14 @@ pub(crate) async fn run_call(
     peer: Option<Arc<dyn PeerLink>>,
 ) -> Response {
     if let Work::Task(op) = &call.work {
-        let outcome = match op {
-            TaskOp::Get(id) => env.tasks.get(id).await,
-            TaskOp::Update { id, responses } => env.tasks.record_responses(id, responses.clone()).await,
-            TaskOp::Cancel(id) => env.tasks.cancel(id).await,
+        // Another identity's task is answered exactly as an unknown one.
+        let outcome = match env.tasks.get_owned(op.task_id(), origin.owner().as_deref()).await {
+            Ok(Some(record)) => match op {
+                TaskOp::Get(_) => Ok(Some(record)),
+                TaskOp::Update { id, responses } => env.tasks.record_responses(id, responses.clone()).await,
+                TaskOp::Cancel(id) => env.tasks.cancel(id).await,
+            },
+            other => other,
         };
         return env.engine.task_reply(&call, outcome);
     }
@@ -115,7 +119,7 @@ pub(crate) async fn run_call(
 }
 
 /// Runs a `subscriptions/listen` stream: the acknowledgement (with the known task ids of
-/// those asked for), the current state of those tasks, then matching changes, until the
+/// those asked for, known meaning the listener's own or anyone's), the current state of those tasks, then matching changes, until the
 /// stream is dropped (cancelled) or `closing` turns true (the connection or server ends),
 /// which ends it gracefully with its result.
 pub(crate) async fn run_listen(
@@ -128,7 +132,7 @@ pub(crate) async fn run_listen(
     if let Some(ids) = listen.filter.task_ids.take() {
         let mut known = Vec::new();
         for id in ids {
-            if let Ok(Some(_)) = env.tasks.get(&id).await {
+            if let Ok(Some(_)) = env.tasks.get_owned(&id, listen.owner.as_deref()).await {
                 known.push(id);
             }
         }

@@ -36,6 +36,9 @@ pub struct TaskRecord {
     pub result: Option<Map<String, Value>>,
     /// The request's JSON-RPC error, once `failed`.
     pub error: Option<ErrorData>,
+    /// Who created it (the caller's `Identity::owner`: `sub:<subject>` or `client:<id>`);
+    /// `None`: created without an identity, anyone's. Never changes.
+    pub owner: Option<String>,
 }
 
 impl TaskRecord {
@@ -54,7 +57,21 @@ impl TaskRecord {
             issued_keys: BTreeSet::new(),
             result: None,
             error: None,
+            owner: None,
         }
+    }
+
+    /// The same record, owned by `owner`.
+    pub fn with_owner(mut self, owner: Option<String>) -> Self {
+        self.owner = owner;
+        self
+    }
+
+    /// True when a caller whose owner key is `owner` may see and use the task: a task created
+    /// by an identified caller is that caller's alone (to anyone else it does not exist); one
+    /// created without an identity is anyone's.
+    pub fn belongs_to(&self, owner: Option<&str>) -> bool {
+        self.owner.is_none() || self.owner.as_deref() == owner
     }
 
     /// True once `completed`, `failed` or `cancelled`.
@@ -231,6 +248,16 @@ mod tests {
         // Asking under a used key gets a fresh wire key.
         let keys = r.request_inputs([("a".into(), roots())].into(), now);
         assert_eq!(keys["a"], "a.2");
+    }
+
+    #[test]
+    fn an_owned_task_is_its_owners_alone() {
+        let open = record();
+        assert!(open.belongs_to(None) && open.belongs_to(Some("sub:a")));
+        let owned = record().with_owner(Some("sub:a".into()));
+        assert!(owned.belongs_to(Some("sub:a")));
+        assert!(!owned.belongs_to(Some("sub:b")) && !owned.belongs_to(Some("client:a")));
+        assert!(!owned.belongs_to(None));
     }
 
     #[test]

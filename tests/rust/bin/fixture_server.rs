@@ -4,7 +4,7 @@
 //! ```text
 //! fixture_server [--versions V1,V2] [--page-size N] [--exit-unless-initialize] [--reject-first-call]
 //!                [--shutdown-grace-ms MS] [--http 127.0.0.1:PORT] [--response-mode auto|json|sse]
-//!                [--tasks]
+//!                [--tasks] [--auth-jwks URL --auth-issuer ISS --auth-audience AUD]
 //! ```
 //! `--tasks` adds the task tools of `mcpcore_tests::http::add_task_tools` (Tasks extension).
 //! `--reject-first-call` answers the first modern `tools/call` with `-32022` (as a server
@@ -19,6 +19,9 @@
 //! `--reject-first-call` answers the first modern `tools/call` with an in-band `-32022`;
 //! `--exit-unless-initialize` exits with code 3 unless the first HTTP request is an
 //! `initialize` POST (a front listener checks it, then relays bytes to the HTTP server).
+//! `--auth-*` (with `--http`) makes it a resource server: every request needs a bearer JWT
+//! signed by a key of the JWKS at URL, issued by ISS for the audience AUD (so each task
+//! belongs to the token's subject).
 
 use mcpcore::engine::ServerConfig;
 use mcpcore::http::server::{HostPolicy, HttpServerConfig, ResponseMode};
@@ -47,6 +50,7 @@ async fn main() {
     let mut http_addr: Option<SocketAddr> = None;
     let mut response_mode = None;
     let mut tasks = false;
+    let (mut jwks, mut issuer, mut audience) = (None, None, None);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -63,6 +67,9 @@ async fn main() {
             "--reject-first-call" => reject_first_call = true,
             "--shutdown-grace-ms" => grace = Some(Duration::from_millis(it.next().unwrap().parse().unwrap())),
             "--tasks" => tasks = true,
+            "--auth-jwks" => jwks = it.next().cloned(),
+            "--auth-issuer" => issuer = it.next().cloned(),
+            "--auth-audience" => audience = it.next().cloned(),
             "--http" => http_addr = Some(it.next().unwrap().parse().expect("--http wants IP:PORT")),
             "--response-mode" => {
                 response_mode = Some(match it.next().map(String::as_str) {
@@ -80,6 +87,11 @@ async fn main() {
             HttpServerConfig { response_mode: response_mode.unwrap_or_default(), ..Default::default() };
         if let Some(g) = grace {
             http.shutdown_grace = g;
+        }
+        if let (Some(jwks), Some(issuer), Some(audience)) = (jwks, issuer, audience) {
+            use mcpcore::auth::server::{AuthConfig, JwtConfig, JwtVerifier};
+            let verifier = JwtVerifier::new(JwtConfig::new(jwks, issuer.clone(), audience.clone()));
+            http.auth = Some(AuthConfig::new(Arc::new(verifier), audience, [issuer]));
         }
         let tools =
             if reject_first_call { reject_first_modern_call(fixture_registry()) } else { fixture_registry() };

@@ -1,6 +1,7 @@
 //! Shared helpers for the cross-cutting tests: locating built binaries, spawning clients.
 
 pub mod http;
+pub mod issuer;
 pub mod schema;
 pub mod tls;
 pub mod wire;
@@ -8,6 +9,11 @@ pub mod wire;
 use mcpcore::client::{Client, ClientOptions};
 use mcpcore::transport::child::StdioCommand;
 use std::path::PathBuf;
+
+/// The workspace's root directory.
+pub fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace").to_path_buf()
+}
 
 /// The directory holding the workspace's built binaries (`target/debug`).
 pub fn bin_dir() -> PathBuf {

@@ -1076,6 +1076,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_client_list_tools_page(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_notifications_ready(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_client_on_notification(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_client_ping(
@@ -1386,6 +1388,8 @@ internal object UniffiLib {
     external fun uniffi_mcpcore_uniffi_fn_method_client_list_resources_page(`ptr`: Long,`cursor`: RustBuffer.ByValue,
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_client_list_tools_page(`ptr`: Long,`cursor`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_notifications_ready(`ptr`: Long,
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_client_on_notification(`ptr`: Long,`listener`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
@@ -1891,7 +1895,10 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_list_tools_page() and 0xFFFF) != 11644) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_on_notification() and 0xFFFF) != 51807) {
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_notifications_ready() and 0xFFFF) != 38477) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_on_notification() and 0xFFFF) != 44736) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_ping() and 0xFFFF) != 54991) {
@@ -1903,10 +1910,10 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_set_roots() and 0xFFFF) != 12849) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_subscribe_resource() and 0xFFFF) != 32847) {
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_subscribe_resource() and 0xFFFF) != 25868) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_unsubscribe_resource() and 0xFFFF) != 8341) {
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_unsubscribe_resource() and 0xFFFF) != 65268) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_loglistener_on_log() and 0xFFFF) != 33608) {
@@ -3269,10 +3276,19 @@ public interface ClientInterface {
     suspend fun `listToolsPage`(`cursor`: kotlin.String? = null): ToolsPage
     
     /**
+     * 2026-07-28: waits until the server acknowledged the client's listen stream as the
+     * notification listener and the subscribed resources want it now, and returns what it
+     * agreed to send (`null` when no stream is needed, and on legacy sessions).
+     */
+    suspend fun `notificationsReady`(): ListenFilter?
+    
+    /**
      * Delivers the server's notifications that answer no request (list changes, resource
      * updates, others) to `listener` until the returned subscription is cancelled, closed or
      * dropped. A later listener replaces this one. On legacy Streamable HTTP they travel on
-     * the GET stream the client keeps open.
+     * the GET stream the client keeps open; on 2026-07-28 on a `subscriptions/listen` stream
+     * the client opens for it (with the subscribed resources), keeps open, and closes when the
+     * subscription ends or the client closes ([`Client::notifications_ready`]).
      */
     fun `onNotification`(`listener`: NotificationListener): Subscription
     
@@ -3294,12 +3310,14 @@ public interface ClientInterface {
     fun `setRoots`(`roots`: List<Root>)
     
     /**
-     * Legacy `resources/subscribe`: updates of `uri` reach [`Client::on_notification`].
+     * Updates of `uri` reach [`Client::on_notification`]: legacy `resources/subscribe`; on
+     * 2026-07-28 the URI joins the filter of the client's listen stream (returns once the
+     * server acknowledged it). An unknown or hidden resource is `McpError::ResourceNotFound`.
      */
     suspend fun `subscribeResource`(`uri`: kotlin.String)
     
     /**
-     * Legacy `resources/unsubscribe`.
+     * Stops [`Client::subscribe_resource`].
      */
     suspend fun `unsubscribeResource`(`uri`: kotlin.String)
     
@@ -3971,10 +3989,38 @@ open class Client: Disposable, AutoCloseable, ClientInterface
 
     
     /**
+     * 2026-07-28: waits until the server acknowledged the client's listen stream as the
+     * notification listener and the subscribed resources want it now, and returns what it
+     * agreed to send (`null` when no stream is needed, and on legacy sessions).
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `notificationsReady`() : ListenFilter? {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_notifications_ready(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterOptionalTypeListenFilter.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
      * Delivers the server's notifications that answer no request (list changes, resource
      * updates, others) to `listener` until the returned subscription is cancelled, closed or
      * dropped. A later listener replaces this one. On legacy Streamable HTTP they travel on
-     * the GET stream the client keeps open.
+     * the GET stream the client keeps open; on 2026-07-28 on a `subscriptions/listen` stream
+     * the client opens for it (with the subscribed resources), keeps open, and closes when the
+     * subscription ends or the client closes ([`Client::notifications_ready`]).
      */
     @Throws(McpException::class)override fun `onNotification`(`listener`: NotificationListener): Subscription {
             return FfiConverterTypeSubscription.lift(
@@ -4062,7 +4108,9 @@ open class Client: Disposable, AutoCloseable, ClientInterface
 
     
     /**
-     * Legacy `resources/subscribe`: updates of `uri` reach [`Client::on_notification`].
+     * Updates of `uri` reach [`Client::on_notification`]: legacy `resources/subscribe`; on
+     * 2026-07-28 the URI joins the filter of the client's listen stream (returns once the
+     * server acknowledged it). An unknown or hidden resource is `McpError::ResourceNotFound`.
      */
     @Throws(McpException::class)
     @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
@@ -4088,7 +4136,7 @@ open class Client: Disposable, AutoCloseable, ClientInterface
 
     
     /**
-     * Legacy `resources/unsubscribe`.
+     * Stops [`Client::subscribe_resource`].
      */
     @Throws(McpException::class)
     @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
@@ -13012,6 +13060,69 @@ public object FfiConverterTypeInputKinds: FfiConverterRustBuffer<InputKinds> {
 
 
 /**
+ * What a 2026-07-28 server agreed to send on the client's listen stream.
+ */
+data class ListenFilter (
+    /**
+     * `notifications/tools/list_changed`.
+     */
+    var `toolsListChanged`: kotlin.Boolean
+    , 
+    /**
+     * `notifications/prompts/list_changed`.
+     */
+    var `promptsListChanged`: kotlin.Boolean
+    , 
+    /**
+     * `notifications/resources/list_changed`.
+     */
+    var `resourcesListChanged`: kotlin.Boolean
+    , 
+    /**
+     * The resources whose `notifications/resources/updated` it sends.
+     */
+    var `resourceSubscriptions`: List<kotlin.String>
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeListenFilter: FfiConverterRustBuffer<ListenFilter> {
+    override fun read(buf: ByteBuffer): ListenFilter {
+        return ListenFilter(
+            FfiConverterBoolean.read(buf),
+            FfiConverterBoolean.read(buf),
+            FfiConverterBoolean.read(buf),
+            FfiConverterSequenceString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ListenFilter) = (
+            FfiConverterBoolean.allocationSize(value.`toolsListChanged`) +
+            FfiConverterBoolean.allocationSize(value.`promptsListChanged`) +
+            FfiConverterBoolean.allocationSize(value.`resourcesListChanged`) +
+            FfiConverterSequenceString.allocationSize(value.`resourceSubscriptions`)
+    )
+
+    override fun write(value: ListenFilter, buf: ByteBuffer) {
+            FfiConverterBoolean.write(value.`toolsListChanged`, buf)
+            FfiConverterBoolean.write(value.`promptsListChanged`, buf)
+            FfiConverterBoolean.write(value.`resourcesListChanged`, buf)
+            FfiConverterSequenceString.write(value.`resourceSubscriptions`, buf)
+    }
+}
+
+
+
+/**
  * The configuration of an [`OAuth`] client. Every field has a default.
  */
 data class OAuthOptions (
@@ -16559,6 +16670,38 @@ public object FfiConverterOptionalTypeTokenVerifier: FfiConverterRustBuffer<Toke
         } else {
             buf.put(1)
             FfiConverterTypeTokenVerifier.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeListenFilter: FfiConverterRustBuffer<ListenFilter?> {
+    override fun read(buf: ByteBuffer): ListenFilter? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeListenFilter.read(buf)
+    }
+
+    override fun allocationSize(value: ListenFilter?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeListenFilter.allocationSize(value)
+        }
+    }
+
+    override fun write(value: ListenFilter?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeListenFilter.write(value, buf)
         }
     }
 }

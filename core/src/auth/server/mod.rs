@@ -41,6 +41,8 @@ mod stdio;
 pub use crate::context::{Access, Entry, Identity};
 pub use config::{AuthConfig, HostFilter, ScopeMode};
 pub use introspection::{IntrospectionConfig, IntrospectionVerifier};
+/// The signing algorithms [`JwtConfig::algorithms`] lists (from `jsonwebtoken`).
+pub use jsonwebtoken::Algorithm;
 pub use jwt::{JwtConfig, JwtVerifier};
 pub use settings::{auth_config, host_verdict, verifier_failed, Spelling};
 pub use stdio::TOKEN_ENV;

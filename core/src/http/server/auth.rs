@@ -71,11 +71,7 @@ impl Gate {
 
 /// Whose session a token may use: its subject, else its client.
 fn owner(identity: &Identity) -> String {
-    match (&identity.subject, &identity.client_id) {
-        (Some(s), _) => format!("sub:{s}"),
-        (None, Some(c)) => format!("client:{c}"),
-        (None, None) => String::new(),
-    }
+    identity.owner().unwrap_or_default()
 }
 
 fn json_response(status: StatusCode, body: &Value) -> Response {

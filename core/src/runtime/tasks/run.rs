@@ -20,7 +20,7 @@ use tokio::task::AbortHandle;
 
 /// What the waiting request learns first.
 enum First {
-    Task(TaskRecord),
+    Task(Box<TaskRecord>),
     Done(Response),
 }
 
@@ -29,6 +29,8 @@ pub(crate) struct TaskSlot {
     tasks: Arc<Tasks>,
     /// Who asked, for the per-client task quota.
     client: Option<ClientKey>,
+    /// Whose the task is ([`Origin::owner`]).
+    owner: Option<String>,
     /// The tool may run synchronously when no task can be started.
     optional: bool,
     ledger: Option<Arc<InputLedger>>,
@@ -53,7 +55,7 @@ impl TaskSlot {
         if let Some(id) = self.task_id() {
             return Ok(Some(id));
         }
-        let record = match self.tasks.create_for(self.client.as_ref()).await {
+        let record = match self.tasks.create_owned(self.client.as_ref(), self.owner.clone()).await {
             Ok(r) => r,
             // The quota or the store said no: an optional task runs on the request instead.
             Err(_) if self.optional => return Ok(None),
@@ -69,7 +71,7 @@ impl TaskSlot {
         self.muted.store(true, Ordering::SeqCst);
         st.task = Some(record.id.clone());
         if let Some(tx) = st.first.take() {
-            let _ = tx.send(First::Task(record.clone()));
+            let _ = tx.send(First::Task(Box::new(record.clone())));
         }
         Ok(Some(record.id))
     }
@@ -122,11 +124,13 @@ pub(crate) async fn run(
     };
     let (first_tx, first_rx) = oneshot::channel();
     let client = origin.client_key();
+    let owner = origin.owner();
     let optional = call.tool().is_some_and(|t| t.task_policy().mode == TaskMode::Optional);
     let (ctx, ledger) = jobs::context(&call, origin, gated, None);
     let slot = Arc::new(TaskSlot {
         tasks: env.tasks.clone(),
         client,
+        owner,
         optional,
         ledger: ledger.clone(),
         muted,

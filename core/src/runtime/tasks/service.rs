@@ -91,11 +91,21 @@ impl Tasks {
     /// first. Refused (`-32603`, [`ErrorData::over_limit`] `"tasks"`) when `client` has
     /// [`TaskSettings::max_per_client`] tasks running, or when the store is full.
     pub async fn create_for(&self, client: Option<&ClientKey>) -> Result<TaskRecord, ErrorData> {
+        self.create_owned(client, None).await
+    }
+
+    /// [`Tasks::create_for`], the task belonging to `owner` ([`TaskRecord::owner`]).
+    pub async fn create_owned(
+        &self,
+        client: Option<&ClientKey>,
+        owner: Option<String>,
+    ) -> Result<TaskRecord, ErrorData> {
         let now = self.clock.now();
         for id in self.store.purge_expired(now).await? {
             self.stop(&id);
         }
-        let record = TaskRecord::new(random_id(), now, self.settings.ttl, self.settings.poll_interval);
+        let record = TaskRecord::new(random_id(), now, self.settings.ttl, self.settings.poll_interval)
+            .with_owner(owner);
         let max = self.settings.max_per_client;
         if let Some(c) = client {
             // Counted before the store is asked, so concurrent starts cannot pass the quota.
@@ -140,6 +150,12 @@ impl Tasks {
     /// The task with `id`, unless unknown or expired.
     pub async fn get(&self, id: &str) -> Result<Option<TaskRecord>, ErrorData> {
         self.store.get(id, self.clock.now()).await
+    }
+
+    /// The task with `id` when it belongs to `owner` ([`TaskRecord::belongs_to`]): another
+    /// owner's task is `None`, exactly like an unknown one.
+    pub async fn get_owned(&self, id: &str, owner: Option<&str>) -> Result<Option<TaskRecord>, ErrorData> {
+        Ok(self.get(id).await?.filter(|r| r.belongs_to(owner)))
     }
 
     /// Changes the task with `id` with `f` and announces it; `None` when unknown or expired.

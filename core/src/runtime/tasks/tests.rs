@@ -190,6 +190,7 @@ async fn cancelling_stops_the_task_is_idempotent_and_is_notified() {
             task_ids: Some(vec![id.clone()]),
             ..Default::default()
         },
+        owner: None,
     };
     assert!(e.engine.listen_wants_task(&listen, &id));
     let note = e.engine.task_notification(&listen, &record).unwrap().to_value();

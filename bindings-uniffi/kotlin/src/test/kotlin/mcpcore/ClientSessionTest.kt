@@ -1,12 +1,16 @@
 // The Kotlin client's session API: tasks through their handle (the Rust fixture_server --tasks,
-// 2026-07-28 Tasks extension), list pages, ping and the log level, list-change notifications on
-// the legacy GET stream, one command line, the version after disconnect, and a 401 with its
-// challenge.
+// 2026-07-28 Tasks extension), list pages and the lists as Flows, ping and the log level,
+// notifications on the legacy GET stream and on the client's own 2026-07-28 listen stream, one
+// command line, the version after disconnect, and a 401 with its challenge.
 package mcpcore
 
+import kotlinx.coroutines.flow.map
+import kotlinx.coroutines.flow.take
+import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.runBlocking
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertNotNull
+import org.junit.jupiter.api.Assertions.assertNull
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
 import java.io.File
@@ -79,6 +83,51 @@ class ClientSessionTest {
                 assertEquals(ServerNotification.ToolsChanged, seen.poll(10, TimeUnit.SECONDS))
                 assertTrue("later" in c.listTools().map { it.name }, "the tools cache was dropped")
                 sub.cancel()
+            }
+        }
+    }
+
+    @Test
+    fun `2026-07-28 notifications come on the client's own listen stream`() = runBlocking {
+        val registry = fixtureRegistry()
+        val resources = Resources()
+        resources.add("mem://a", "a", TextReader("a"))
+        Server(registry, "kotlin-listen", "1.0", resources = resources).serveHttp("127.0.0.1", 0u).use { serving ->
+            Client.connectHttp(serving.url(), ConnectOptions(lineage = Lineage.MODERN)).use { c ->
+                val seen = LinkedBlockingQueue<ServerNotification>()
+                val sub = c.onNotification(object : NotificationListener {
+                    override fun onNotification(notification: ServerNotification) { seen.add(notification) }
+                })
+                c.subscribeResource("mem://a")
+                // What the server agreed to send (it serves no prompts).
+                assertEquals(ListenFilter(true, false, true, listOf("mem://a")), c.notificationsReady())
+                registry.addTool("later", "Added while serving.", OBJECT_SCHEMA, Logs())
+                assertEquals(ServerNotification.ToolsChanged, seen.poll(10, TimeUnit.SECONDS))
+                assertTrue("later" in c.listTools().map { it.name }, "the tools cache was dropped")
+                resources.notifyUpdated("mem://a")
+                assertEquals(ServerNotification.ResourceUpdated("mem://a"), seen.poll(10, TimeUnit.SECONDS))
+                // Without the listener the stream carries only the subscribed resource; then nothing.
+                sub.cancel()
+                assertEquals(ListenFilter(false, false, false, listOf("mem://a")), c.notificationsReady())
+                c.unsubscribeResource("mem://a")
+                assertNull(c.notificationsReady())
+            }
+        }
+    }
+
+    @Test
+    fun `the lists as flows, fetched page by page`() = runBlocking {
+        Client.connectStdio("$fixture --page-size 3", emptyList()).use { c ->
+            val names = c.tools().map { it.name }.toList()
+            assertTrue(names.size > 3, "more than one page: $names")
+            assertEquals(c.listTools().map { it.name }, names)
+            assertEquals(names.take(2), c.tools().take(2).map { it.name }.toList())
+        }
+        catalogServer().serveHttp("127.0.0.1", 0u).use { serving ->
+            Client.connectHttp(serving.url()).use { c ->
+                assertEquals(c.listResources(), c.resources().toList())
+                assertEquals(c.listResourceTemplates(), c.resourceTemplates().toList())
+                assertEquals(c.listPrompts(), c.prompts().toList())
             }
         }
     }
