@@ -569,8 +569,13 @@ impl Client {
             token
         });
         if let Some(v) = version.filter(|v| v.is_modern()) {
-            params =
-                self.with_meta_declaring(params, v, opts.input.as_ref(), opts.tasks, opts.extensions.as_ref());
+            params = self.with_meta_declaring(
+                params,
+                v,
+                opts.input.as_ref(),
+                opts.tasks,
+                opts.extensions.as_ref(),
+            );
             let level = opts.log_level.or(*self.inner.log_level.read().expect("lock"));
             if let (Some(level), Some(Value::Object(m))) = (level, params.get_mut("_meta")) {
                 m.insert(meta::LOG_LEVEL.into(), json!(level.as_str()));

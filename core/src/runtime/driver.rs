@@ -7,6 +7,7 @@
 
 use super::jobs::{self, Env};
 use super::peer::DriverPeer;
+use crate::changes::Change;
 use crate::context::{InputSeed, NotificationSink, Origin, PeerLink};
 use crate::engine::{Event, Job, JobId, RouteId, ServerConnection};
 use crate::error::ErrorData;
@@ -32,6 +33,10 @@ pub trait Outbound: Send + 'static {
     fn session_changed(&mut self, _conn: &ServerConnection) {}
     /// The number of requests in flight changed to `n` (a busy session is never evicted).
     fn in_flight(&mut self, _n: usize) {}
+    /// Answer `done` once everything [`Outbound::session_changed`] was told before is stored.
+    fn flush(&mut self, done: oneshot::Sender<()>) {
+        let _ = done.send(());
+    }
 }
 
 /// What a driver is fed.
@@ -51,6 +56,10 @@ pub(crate) enum Input {
     },
     /// Replace the session state (reloaded from a shared store).
     Restore(Box<Option<crate::session::LegacySession>>),
+    /// A catalog change to turn into the session's notifications (a driver fed its changes).
+    Change(Change),
+    /// Answer once the session state so far is stored ([`Outbound::flush`]).
+    Flush(oneshot::Sender<()>),
     /// The transport closed: finish what runs (within the grace period), then stop.
     Close,
     /// The session ended (HTTP DELETE): abort what runs and stop now.
@@ -78,6 +87,18 @@ impl DriverHandle {
     /// Replaces the session state (a store shared with other instances had a newer one).
     pub fn restore(&self, session: Option<crate::session::LegacySession>) -> bool {
         self.tx.send(Input::Restore(Box::new(session))).is_ok()
+    }
+
+    /// Hands the driver a catalog change (a driver made with [`Driver::fed_changes`]); false
+    /// once it stopped.
+    pub fn change(&self, change: Change) -> bool {
+        self.tx.send(Input::Change(change)).is_ok()
+    }
+
+    /// Asks the driver to answer `done` once the session state changed by the frames handed
+    /// to it so far is stored ([`Outbound::flush`]); false once it stopped.
+    pub fn flush(&self, done: oneshot::Sender<()>) -> bool {
+        self.tx.send(Input::Flush(done)).is_ok()
     }
 
     /// Tells the driver the transport closed: in-flight requests get the grace period.
@@ -112,6 +133,9 @@ pub struct Driver<O: Outbound> {
     reported: usize,
     /// Requests being served, for the request log (kept only while debug logging is on).
     logged: HashMap<RequestId, (String, std::time::Instant)>,
+    /// Listens to the server's change feeds itself (else it is fed through
+    /// [`DriverHandle::change`]).
+    follow_changes: bool,
 }
 
 /// True when the request log (debug, target `mcpcore::server`) goes anywhere: a `tracing`
@@ -147,14 +171,23 @@ impl<O: Outbound> Driver<O> {
             grace,
             reported: 0,
             logged: HashMap::new(),
+            follow_changes: true,
         };
         (driver, handle)
+    }
+
+    /// The driver does not listen to the server's change feeds: the shell hands it the
+    /// changes its session should hear ([`DriverHandle::change`]; a session shared by several
+    /// instances hears them where its stream is open).
+    pub fn fed_changes(mut self) -> Self {
+        self.follow_changes = false;
+        self
     }
 
     /// Runs until the transport closed and in-flight requests finished (or the grace period
     /// ran out: they are aborted). Returns the outbound, so the shell can flush it.
     pub async fn run(mut self) -> O {
-        let mut changes = self.env.change_listener();
+        let mut changes = self.follow_changes.then(|| self.env.change_listener());
         let mut closed = false;
         let mut grace_end: Option<tokio::time::Instant> = None;
         loop {
@@ -175,7 +208,7 @@ impl<O: Outbound> Driver<O> {
                     Some(input) => self.input(input),
                     None => closed = true,
                 },
-                change = changes.recv(), if self.conn.session().is_some() => {
+                change = recv_change(&mut changes), if self.conn.session().is_some() => {
                     if let Some(c) = change {
                         self.conn.on_change(&c);
                     }
@@ -240,6 +273,13 @@ impl<O: Outbound> Driver<O> {
                 }
             }
             Input::Restore(session) => self.conn.restore(*session),
+            Input::Change(change) => self.conn.on_change(&change),
+            Input::Flush(done) => {
+                if self.conn.take_dirty() {
+                    self.out.session_changed(&self.conn);
+                }
+                self.out.flush(done);
+            }
             Input::Close | Input::Terminate => {}
         }
     }
@@ -328,6 +368,14 @@ impl<O: Outbound> Driver<O> {
             }
         };
         self.jobs.insert(job, handle);
+    }
+}
+
+/// The next change, when listening; never otherwise.
+async fn recv_change(changes: &mut Option<super::changes::ChangeListener>) -> Option<Change> {
+    match changes {
+        Some(l) => l.recv().await,
+        None => std::future::pending().await,
     }
 }
 

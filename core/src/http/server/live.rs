@@ -4,19 +4,22 @@
 //! [`SessionStore`]; this process keeps only what cannot be stored.
 
 use super::listen::Connection;
+use super::replay::{self, ReplayLog};
 use super::{ResponseMode, State};
+use crate::changes::Change;
 use crate::context::{ClientKey, Origin};
 use crate::engine::{RouteId, ServerConnection};
+use crate::error::ErrorData;
 use crate::jsonrpc::{Inbound, Message, RequestId, Response};
 use crate::runtime::queue::{self, QueueRx, QueueTx, Refused};
-use crate::runtime::{Driver, DriverHandle, Outbound};
-use crate::session::{SessionKind, SessionRecord, SessionStore, Topic};
+use crate::runtime::{Driver, DriverHandle, Env, Outbound};
+use crate::session::{SessionKind, SessionRecord, SessionStore, StreamPayload, Subscription, Topic};
 use axum::http::StatusCode;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 
 /// What a POST's route carries back: one message (a response, a batch response, or a
 /// notification or request sent while the call runs), serialized once, when it is produced.
@@ -50,21 +53,38 @@ pub(crate) fn answer_status(r: &Response) -> StatusCode {
     }
 }
 
-#[derive(Default)]
+/// The server→client stream open on this process: its queue of SSE events (text) and the
+/// token it was opened with.
+struct OpenStream {
+    tx: QueueTx<String>,
+    token: String,
+}
+
 struct Routes {
     posts: HashMap<RouteId, QueueTx<RouteMsg>>,
-    stream: Option<QueueTx<String>>,
+    stream: Option<OpenStream>,
+    /// The recent messages of the GET stream, for a client resuming it (in one process; on a
+    /// shared store the store keeps them).
+    log: ReplayLog,
 }
 
 impl Routes {
-    /// Sends `json` (one message) down the open server→client stream; handed back when none
-    /// is open here.
-    fn to_stream(&self, json: String) -> Result<(), String> {
-        let Some(tx) = &self.stream else { return Err(json) };
-        let size = json.len();
-        match tx.push(json, size) {
+    fn new(max_bytes: usize) -> Self {
+        Routes { posts: HashMap::new(), stream: None, log: ReplayLog::new(max_bytes) }
+    }
+
+    /// True while a server→client stream is open here.
+    fn streaming(&self) -> bool {
+        self.stream.as_ref().is_some_and(|s| !s.tx.is_closed())
+    }
+
+    /// Sends `event` (SSE text) down the open stream; handed back when none is open here.
+    fn push(&self, event: String) -> Result<(), String> {
+        let Some(s) = &self.stream else { return Err(event) };
+        let size = event.len();
+        match s.tx.push(event, size) {
             Ok(()) | Err(Refused::Overflow) => Ok(()),
-            Err(Refused::Closed(json)) => Err(json),
+            Err(Refused::Closed(event)) => Err(event),
         }
     }
 }
@@ -81,17 +101,31 @@ fn backlog<T>(limit: usize, connection: Option<Connection>) -> (QueueTx<T>, Queu
 struct Shared {
     store: Arc<dyn SessionStore>,
     /// Ordered publishing (one task per session).
-    publish: mpsc::UnboundedSender<(Topic, String)>,
+    publish: mpsc::UnboundedSender<Publish>,
     /// Server→client requests sent from here and not yet answered through the bus.
     outstanding: Arc<Mutex<HashSet<RequestId>>>,
 }
 
+/// What a session publishes.
+enum Publish {
+    /// A message on a topic as it is.
+    Raw(Topic, String),
+    /// A message for the GET stream: into the replay log, then to the stream's instance.
+    Append(String),
+}
+
 /// Publishes a session's messages in order.
-fn spawn_publisher(store: Arc<dyn SessionStore>, id: String) -> mpsc::UnboundedSender<(Topic, String)> {
-    let (tx, mut rx) = mpsc::unbounded_channel::<(Topic, String)>();
+fn spawn_publisher(store: Arc<dyn SessionStore>, id: String) -> mpsc::UnboundedSender<Publish> {
+    let (tx, mut rx) = mpsc::unbounded_channel::<Publish>();
     tokio::spawn(async move {
-        while let Some((topic, message)) = rx.recv().await {
-            let _ = store.publish(&id, topic, message).await;
+        while let Some(p) = rx.recv().await {
+            let sent = match p {
+                Publish::Raw(topic, message) => store.publish(&id, topic, message).await,
+                Publish::Append(message) => store.append(&id, message).await.map(|_| ()),
+            };
+            if let Err(e) = sent {
+                tracing::debug!(target: "mcpcore::http", "session {id}: a message was lost: {}", e.message);
+            }
         }
     });
     tx
@@ -121,6 +155,14 @@ impl std::fmt::Debug for LiveSession {
     }
 }
 
+/// Why a server→client stream was not opened.
+pub(crate) enum NoStream {
+    /// One is open here already (and the request did not resume it).
+    Open,
+    /// The shared store failed.
+    Store(ErrorData),
+}
+
 impl LiveSession {
     /// Marks the session as used at `now`.
     pub(crate) fn touch(&self, now: SystemTime) {
@@ -129,8 +171,7 @@ impl LiveSession {
 
     /// True while it serves a request or has its stream open: it must not be evicted.
     pub(crate) fn busy(&self) -> bool {
-        self.in_flight.load(Ordering::SeqCst) > 0
-            || self.routes.lock().expect("lock").stream.as_ref().is_some_and(|tx| !tx.is_closed())
+        self.in_flight.load(Ordering::SeqCst) > 0 || self.routes.lock().expect("lock").streaming()
     }
 
     /// How long it has been unused at `now`.
@@ -159,42 +200,104 @@ impl LiveSession {
         self.driver.frame(Ok(frame), route, origin)
     }
 
+    /// On a shared store, completes once what the session's frames so far changed in its
+    /// record is stored, so the client's next request finds it on any instance (the
+    /// `notifications/initialized` before a `tools/list`, a `resources/subscribe` before the
+    /// update another instance produces). At once otherwise.
+    pub(crate) async fn synced(&self) {
+        if self.shared.is_none() {
+            return;
+        }
+        let (tx, rx) = oneshot::channel();
+        if self.driver.flush(tx) {
+            let _ = rx.await;
+        }
+    }
+
     /// Replaces the session state with the store's (a store shared with other instances).
     pub(crate) fn restore(&self, record: &SessionRecord) {
         self.driver.restore(record.session.clone());
     }
 
-    /// Opens the server→client stream (messages as JSON) on `connection`, which is closed when
-    /// its reader falls a backlog behind; `None` while a stream is open already.
-    pub(crate) fn open_stream(&self, connection: Option<Connection>) -> Option<QueueRx<String>> {
-        let mut routes = self.routes.lock().expect("lock");
-        if routes.stream.as_ref().is_some_and(|tx| !tx.is_closed()) {
-            return None;
+    /// Opens the server→client stream on `connection` (closed when its reader falls a backlog
+    /// behind): SSE events as text, ready to send. A Streamable HTTP session's events carry
+    /// ids; `resume` (the event id of a `Last-Event-ID`, [`replay::resume_point`]) replays
+    /// what came after it and takes the stream over from an older one, here or on another
+    /// instance; `prime` starts with the priming event (2025-11-25 sessions). A plain GET
+    /// while a stream is open here is refused ([`NoStream::Open`]).
+    pub(crate) async fn open_stream(
+        self: &Arc<Self>,
+        env: &Arc<Env>,
+        connection: Option<Connection>,
+        resume: Option<&str>,
+        prime: bool,
+    ) -> Result<QueueRx<String>, NoStream> {
+        let ids = self.kind == SessionKind::Streamable;
+        let Some(shared) = &self.shared else {
+            let mut routes = self.routes.lock().expect("lock");
+            if routes.streaming() && resume.is_none() {
+                return Err(NoStream::Open);
+            }
+            let (tx, rx) = backlog(self.backlog, connection);
+            let cursor = resume.map_or_else(|| routes.log.head(), str::to_owned);
+            let mut first = Vec::new();
+            if ids && prime {
+                first.push(replay::priming(&cursor));
+            }
+            if ids {
+                first.extend(
+                    routes.log.since(&cursor).into_iter().map(|(e, m)| replay::event_text(Some(&e), m)),
+                );
+            }
+            for event in first {
+                let size = event.len();
+                let _ = tx.push(event, size);
+            }
+            // An older stream ends here (its queue's only sender goes).
+            routes.stream = Some(OpenStream { tx, token: String::new() });
+            return Ok(rx);
+        };
+        if resume.is_none() && self.routes.lock().expect("lock").streaming() {
+            return Err(NoStream::Open);
         }
+        let store = &shared.store;
+        // The cursor first, then the subscription, then what came between: nothing is lost
+        // and nothing comes twice.
+        let mut cursor = match (resume, ids) {
+            (Some(r), _) => Some(r.to_owned()),
+            (None, true) => store.head(&self.id).await.map_err(NoStream::Store)?,
+            (None, false) => None,
+        };
+        let sub = store.subscribe(&self.id, Topic::ToClient).await.map_err(NoStream::Store)?;
+        let token = crate::runtime::entropy::random_id();
+        // Another instance's (or an older) stream of this session ends.
+        store
+            .publish(&self.id, Topic::ToClient, StreamPayload::Opened(&token).encode())
+            .await
+            .map_err(NoStream::Store)?;
+        let missed = match &cursor {
+            Some(c) if ids => store.replay(&self.id, c).await.map_err(NoStream::Store)?,
+            _ => Vec::new(),
+        };
         let (tx, rx) = backlog(self.backlog, connection);
-        routes.stream = Some(tx.clone());
-        if let Some(shared) = &self.shared {
-            // What other instances produce for this session comes here while the stream is open.
-            let (store, id) = (shared.store.clone(), self.id.clone());
-            tokio::spawn(async move {
-                let Ok(Some(mut sub)) = store.subscribe(&id, Topic::ToClient).await else { return };
-                loop {
-                    tokio::select! {
-                        m = sub.recv() => {
-                            let Some(m) = m else { return };
-                            if let Ok(Inbound::Single(_)) = crate::jsonrpc::parse(m.as_bytes()) {
-                                let size = m.len();
-                                if tx.push(m, size).is_err() {
-                                    return;
-                                }
-                            }
-                        }
-                        _ = tx.closed() => return,
-                    }
-                }
-            });
+        let mut first = Vec::new();
+        if let (Some(c), true) = (&cursor, ids && prime) {
+            first.push(replay::priming(c));
         }
-        Some(rx)
+        for (event, message) in missed {
+            first.push(replay::event_text(Some(&event), &message));
+            cursor = Some(event);
+        }
+        for event in first {
+            let size = event.len();
+            let _ = tx.push(event, size);
+        }
+        self.routes.lock().expect("lock").stream = Some(OpenStream { tx: tx.clone(), token: token.clone() });
+        if let Some(sub) = sub {
+            let follow = Follow { live: Arc::downgrade(self), env: env.clone(), tx, token, cursor, ids };
+            tokio::spawn(follow.run(sub));
+        }
+        Ok(rx)
     }
 
     /// The transport is going away: in-flight calls get the grace period.
@@ -209,22 +312,129 @@ impl LiveSession {
     }
 }
 
+/// The server→client stream of a session on a shared store, open on this instance: what any
+/// instance publishes for the session goes down it, and this instance turns catalog changes
+/// into the session's notifications (the one instance holding the stream does, so a client
+/// hears each change once, whichever instance made it).
+struct Follow {
+    live: std::sync::Weak<LiveSession>,
+    env: Arc<Env>,
+    tx: QueueTx<String>,
+    token: String,
+    /// The last event sent (events up to it came in the replay).
+    cursor: Option<String>,
+    /// The events carry ids (Streamable HTTP).
+    ids: bool,
+}
+
+impl Follow {
+    async fn run(mut self, mut sub: Subscription) {
+        let mut changes = self.env.change_listener();
+        let tx = self.tx.clone();
+        loop {
+            tokio::select! {
+                m = sub.recv() => {
+                    let Some(m) = m else { return };
+                    if !self.deliver(&m) {
+                        return self.end();
+                    }
+                }
+                change = changes.recv() => {
+                    let Some(change) = change else { return };
+                    if !self.notify(change).await {
+                        return;
+                    }
+                }
+                _ = tx.closed() => return,
+            }
+        }
+    }
+
+    /// Sends one published payload down the stream; false when the stream should end (another
+    /// stream of this session opened).
+    fn deliver(&mut self, payload: &str) -> bool {
+        let (event, message) = match StreamPayload::parse(payload) {
+            StreamPayload::Opened(token) => return token == self.token,
+            StreamPayload::Event { id, message } => (id, message),
+        };
+        if !matches!(crate::jsonrpc::parse(message.as_bytes()), Ok(Inbound::Single(_))) {
+            return true;
+        }
+        let text = match event {
+            Some(e) if self.ids => {
+                if self.cursor.as_deref().is_some_and(|c| !replay::after(e, c)) {
+                    return true;
+                }
+                self.cursor = Some(e.to_owned());
+                replay::event_text(Some(e), message)
+            }
+            _ => replay::event_text(None, message),
+        };
+        let size = text.len();
+        self.tx.push(text, size).is_ok()
+    }
+
+    /// Hands `change` to the session's driver, with its record reloaded first (another
+    /// instance may have changed its subscriptions); false once the session is gone.
+    async fn notify(&self, change: Change) -> bool {
+        if matches!(change, Change::Task(_)) {
+            return true;
+        }
+        let Some(live) = self.live.upgrade() else { return false };
+        let Some(shared) = &live.shared else { return false };
+        match shared.store.load(&live.id, self.env.now()).await {
+            Ok(Some(record)) => {
+                live.restore(&record);
+                live.driver.change(change)
+            }
+            Ok(None) => false,
+            Err(_) => true,
+        }
+    }
+
+    /// Another stream took over: this one ends, and the session forgets it.
+    fn end(&self) {
+        if let Some(live) = self.live.upgrade() {
+            let mut routes = live.routes.lock().expect("lock");
+            if routes.stream.as_ref().is_some_and(|s| s.token == self.token) {
+                routes.stream = None;
+            }
+        }
+    }
+}
+
 /// The shell's side of a session's driver.
 struct SessionOut {
     kind: SessionKind,
     json: bool,
     routes: Arc<Mutex<Routes>>,
-    records: mpsc::UnboundedSender<SessionRecord>,
+    records: mpsc::UnboundedSender<Write>,
     in_flight: Arc<AtomicUsize>,
     shared: Option<Shared>,
 }
 
 impl SessionOut {
-    /// Down this instance's stream, else (a shared store) to the instance that has it open.
-    fn to_stream(&self, routes: &Routes, message: Message) {
-        if let Err(json) = routes.to_stream(message.to_json()) {
+    /// Down the session's stream: a Streamable HTTP session's message gets an event id (in
+    /// the store's replay log on a shared store, which hands it to the instance holding the
+    /// stream; else in this process's log); a 2024-11-05 session's goes down the stream here,
+    /// else to the instance that has it open.
+    fn to_stream(&self, routes: &mut Routes, message: Message) {
+        let json = message.to_json();
+        if self.kind == SessionKind::Streamable {
+            match &self.shared {
+                Some(shared) => {
+                    let _ = shared.publish.send(Publish::Append(json));
+                }
+                None => {
+                    let event = routes.log.push(&json);
+                    let _ = routes.push(replay::event_text(Some(&event), &json));
+                }
+            }
+            return;
+        }
+        if routes.push(replay::event_text(None, &json)).is_err() {
             if let Some(shared) = &self.shared {
-                let _ = shared.publish.send((Topic::ToClient, json));
+                let _ = shared.publish.send(Publish::Raw(Topic::ToClient, json));
             }
         }
     }
@@ -232,20 +442,20 @@ impl SessionOut {
 
 impl Outbound for SessionOut {
     fn send(&mut self, route: Option<RouteId>, message: Message) {
-        let routes = self.routes.lock().expect("lock");
+        let mut routes = self.routes.lock().expect("lock");
         if let (Some(shared), Message::Request(r)) = (&self.shared, &message) {
             shared.outstanding.lock().expect("lock").insert(r.id.clone());
         }
         if self.kind == SessionKind::Sse {
-            return self.to_stream(&routes, message);
+            return self.to_stream(&mut routes, message);
         }
-        let Some(route) = route else { return self.to_stream(&routes, message) };
+        let Some(route) = route else { return self.to_stream(&mut routes, message) };
         // JSON answers carry only the response: requests to the client take the GET stream,
         // notifications are dropped.
         if self.json {
             match &message {
                 Message::Response(_) => {}
-                Message::Request(_) => return self.to_stream(&routes, message),
+                Message::Request(_) => return self.to_stream(&mut routes, message),
                 Message::Notification(_) => return,
             }
         }
@@ -258,15 +468,15 @@ impl Outbound for SessionOut {
         // A legacy call runs on when its POST is abandoned: its requests to the client still
         // reach it through the GET stream.
         if !delivered && is_request {
-            self.to_stream(&routes, message);
+            self.to_stream(&mut routes, message);
         }
     }
 
     fn send_batch(&mut self, route: RouteId, messages: Vec<Message>) {
-        let routes = self.routes.lock().expect("lock");
+        let mut routes = self.routes.lock().expect("lock");
         if self.kind == SessionKind::Sse {
             for m in messages {
-                self.to_stream(&routes, m);
+                self.to_stream(&mut routes, m);
             }
             return;
         }
@@ -284,12 +494,17 @@ impl Outbound for SessionOut {
     /// Not ours: with a shared store, maybe another instance's request.
     fn unmatched(&mut self, response: Response) {
         if let Some(shared) = &self.shared {
-            let _ = shared.publish.send((Topic::FromClient, Message::Response(response).to_json()));
+            let _ =
+                shared.publish.send(Publish::Raw(Topic::FromClient, Message::Response(response).to_json()));
         }
     }
 
     fn session_changed(&mut self, conn: &ServerConnection) {
-        let _ = self.records.send(conn.record(self.kind));
+        let _ = self.records.send(Write::Record(conn.record(self.kind)));
+    }
+
+    fn flush(&mut self, done: oneshot::Sender<()>) {
+        let _ = self.records.send(Write::Flush(done));
     }
 
     fn in_flight(&mut self, n: usize) {
@@ -297,19 +512,38 @@ impl Outbound for SessionOut {
     }
 }
 
+/// What a session's record writer is asked.
+enum Write {
+    /// Store this record.
+    Record(SessionRecord),
+    /// Answer once every record sent before is stored.
+    Flush(oneshot::Sender<()>),
+}
+
 /// Writes a session's records to the store in order, the latest of a burst only.
 fn spawn_writer(
     store: Arc<dyn SessionStore>,
     id: String,
     clock: Arc<dyn crate::runtime::Clock>,
-) -> mpsc::UnboundedSender<SessionRecord> {
-    let (tx, mut rx) = mpsc::unbounded_channel::<SessionRecord>();
+) -> mpsc::UnboundedSender<Write> {
+    let (tx, mut rx) = mpsc::unbounded_channel::<Write>();
     tokio::spawn(async move {
-        while let Some(mut record) = rx.recv().await {
-            while let Ok(newer) = rx.try_recv() {
-                record = newer;
+        while let Some(first) = rx.recv().await {
+            let (mut record, mut flushed) = (None, Vec::new());
+            let mut take = |w: Write| match w {
+                Write::Record(r) => record = Some(r),
+                Write::Flush(done) => flushed.push(done),
+            };
+            take(first);
+            while let Ok(more) = rx.try_recv() {
+                take(more);
             }
-            let _ = store.store(&id, &record, clock.now()).await;
+            if let Some(record) = record {
+                let _ = store.store(&id, &record, clock.now()).await;
+            }
+            for done in flushed {
+                let _ = done.send(());
+            }
         }
     });
     tx
@@ -418,7 +652,7 @@ impl Sessions {
             let hex = crate::runtime::entropy::random_id();
             conn.number_requests_from(u64::from_str_radix(&hex[..8], 16).expect("hex") << 24);
         }
-        let routes = Arc::new(Mutex::new(Routes::default()));
+        let routes = Arc::new(Mutex::new(Routes::new(st.config.max_backlog.min(replay::MAX_BYTES))));
         let records = spawn_writer(st.config.sessions.clone(), id.clone(), st.env.clock.clone());
         let json = st.config.response_mode == ResponseMode::Json;
         let in_flight = Arc::new(AtomicUsize::new(0));
@@ -438,6 +672,9 @@ impl Sessions {
         };
         let (stop, stopped) = watch::channel(());
         let (driver, handle) = Driver::new(conn, st.env.clone(), out, st.config.shutdown_grace);
+        // On a shared store the instance holding the session's stream turns changes into
+        // notifications (`Follow`), so a client hears each change once.
+        let driver = if shared.is_some() { driver.fed_changes() } else { driver };
         let live = Arc::new(LiveSession {
             id: id.clone(),
             kind,
