@@ -166,7 +166,7 @@ fn server(scale: &ScaleOut) -> mcpcore::Result<Server> {
     let tools = Arc::new(registry()?);
     let prompts = Arc::new(super::conformance_catalog::prompts()?);
     let resources = Arc::new(super::conformance_catalog::resources()?);
-    super::conformance_catalog::register_triggers(&tools, &prompts, &resources)?;
+    super::conformance_catalog::register_triggers(&tools, &prompts, &resources, scale.has_store())?;
     let config = ServerConfig::new("mcpcore-conformance", env!("CARGO_PKG_VERSION"));
     // With --store: requestState keys, tasks, single-use claims and changes shared.
     Ok(scale.server(Server::new(config, tools).with_resources(resources).with_prompts(prompts)))
