@@ -100,16 +100,24 @@ impl Drop for Subscription {
     }
 }
 
-/// One change as announced between server instances: which instance made it, and the change.
+/// One change as announced between server instances: which instance made it, its number there,
+/// and the change.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Announcement {
     /// The instance that made the change (a random id per process).
     pub origin: String,
+    /// The change's number on that instance (from 1).
+    pub seq: u64,
     /// The change.
     pub change: Change,
 }
 
 impl Announcement {
+    /// The change's id in the fleet: `<origin>-<seq>`.
+    pub fn id(&self) -> String {
+        format!("{}-{}", self.origin, self.seq)
+    }
+
     /// The wire text (JSON).
     pub fn encode(&self) -> String {
         serde_json::to_string(self).expect("an announcement serializes")
@@ -162,11 +170,12 @@ mod tests {
         for change in
             [Change::ToolsListChanged, Change::ResourceUpdated("x://1".into()), Change::Task("t".into())]
         {
-            let a = Announcement { origin: "i1".into(), change };
+            let a = Announcement { origin: "i1".into(), seq: 3, change };
             assert_eq!(Announcement::parse(&a.encode()), Some(a));
         }
-        let text = Announcement { origin: "i".into(), change: Change::PromptsListChanged }.encode();
-        assert_eq!(text, r#"{"origin":"i","change":{"kind":"promptsListChanged"}}"#);
+        let a = Announcement { origin: "i".into(), seq: 1, change: Change::PromptsListChanged };
+        assert_eq!(a.encode(), r#"{"origin":"i","seq":1,"change":{"kind":"promptsListChanged"}}"#);
+        assert_eq!(a.id(), "i-1");
         assert_eq!(Announcement::parse("{}"), None);
     }
 }

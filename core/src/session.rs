@@ -181,13 +181,18 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug + 'static {
     /// Appends `message` (one JSON-RPC message for the session's server→client stream) to the
     /// session's replay log and publishes it on [`Topic::ToClient`] as
     /// [`StreamPayload::Event`] with its event id, which it returns. Event ids are
-    /// `<u64>-<u64>` and increase within a session (Redis stream ids). The default publishes
-    /// the message without an id (no log) and returns `None`.
+    /// `<u64>-<u64>` and increase within a session (Redis stream ids). With `once` (the id of
+    /// the change the message announces), only the first message appended for that id counts:
+    /// the others are dropped (`Ok(None)`), so a session live on several instances, each of
+    /// which announces the change, hears it once. The default publishes the message without an
+    /// id (no log) and returns `None`.
     fn append<'a>(
         &'a self,
         id: &'a str,
         message: String,
+        once: Option<&'a str>,
     ) -> BoxFuture<'a, Result<Option<String>, ErrorData>> {
+        let _ = once;
         Box::pin(async move { self.publish(id, Topic::ToClient, message).await.map(|()| None) })
     }
     /// The newest event id of session `id`'s replay log (`0-0` when empty); `None` without a

@@ -56,8 +56,6 @@ pub(crate) enum Input {
     },
     /// Replace the session state (reloaded from a shared store).
     Restore(Box<Option<crate::session::LegacySession>>),
-    /// A catalog change to turn into the session's notifications (a driver fed its changes).
-    Change(Change),
     /// Answer once the session state so far is stored ([`Outbound::flush`]).
     Flush(oneshot::Sender<()>),
     /// The transport closed: finish what runs (within the grace period), then stop.
@@ -87,12 +85,6 @@ impl DriverHandle {
     /// Replaces the session state (a store shared with other instances had a newer one).
     pub fn restore(&self, session: Option<crate::session::LegacySession>) -> bool {
         self.tx.send(Input::Restore(Box::new(session))).is_ok()
-    }
-
-    /// Hands the driver a catalog change (a driver made with [`Driver::fed_changes`]); false
-    /// once it stopped.
-    pub fn change(&self, change: Change) -> bool {
-        self.tx.send(Input::Change(change)).is_ok()
     }
 
     /// Asks the driver to answer `done` once the session state changed by the frames handed
@@ -176,9 +168,9 @@ impl<O: Outbound> Driver<O> {
         (driver, handle)
     }
 
-    /// The driver does not listen to the server's change feeds: the shell hands it the
-    /// changes its session should hear ([`DriverHandle::change`]; a session shared by several
-    /// instances hears them where its stream is open).
+    /// The driver does not listen to the server's change feeds: the shell notifies the session
+    /// of changes itself (a session shared by several instances is notified once per change for
+    /// the whole fleet).
     pub fn fed_changes(mut self) -> Self {
         self.follow_changes = false;
         self
@@ -273,7 +265,6 @@ impl<O: Outbound> Driver<O> {
                 }
             }
             Input::Restore(session) => self.conn.restore(*session),
-            Input::Change(change) => self.conn.on_change(&change),
             Input::Flush(done) => {
                 if self.conn.take_dirty() {
                     self.out.session_changed(&self.conn);

@@ -268,7 +268,7 @@ pub(crate) async fn stream(
         .and_then(super::replay::resume_point)
         .map(str::to_owned);
     let prime = record.session.as_ref().is_some_and(|s| s.version >= ProtocolVersion::V2025_11_25);
-    match live.open_stream(&st.env, connection, resume.as_deref(), prime).await {
+    match live.open_stream(connection, resume.as_deref(), prime).await {
         Ok(rx) => super::stream::messages(st, None, rx, Some(id.to_owned()), None::<()>),
         Err(NoStream::Open) => reply::status_error(
             StatusCode::CONFLICT,

@@ -85,7 +85,7 @@ async fn open_for(
     }
     let conn = ServerConnection::new(st.env.engine.clone());
     let live = Sessions::start(st, id.clone(), SessionKind::Sse, conn, client);
-    let rx = match live.open_stream(&st.env, connection, None, false).await {
+    let rx = match live.open_stream(connection, None, false).await {
         Ok(rx) => rx,
         Err(super::live::NoStream::Store(e)) => {
             st.sessions.end(&id);

@@ -11,9 +11,12 @@ use crate::context::{ClientKey, Origin};
 use crate::engine::{RouteId, ServerConnection};
 use crate::error::ErrorData;
 use crate::jsonrpc::{Inbound, Message, RequestId, Response};
+use crate::runtime::fanout::Tagged;
 use crate::runtime::queue::{self, QueueRx, QueueTx, Refused};
 use crate::runtime::{Driver, DriverHandle, Env, Outbound};
-use crate::session::{SessionKind, SessionRecord, SessionStore, StreamPayload, Subscription, Topic};
+use crate::session::{
+    LegacySession, SessionKind, SessionRecord, SessionStore, StreamPayload, Subscription, Topic,
+};
 use axum::http::StatusCode;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -110,8 +113,9 @@ struct Shared {
 enum Publish {
     /// A message on a topic as it is.
     Raw(Topic, String),
-    /// A message for the GET stream: into the replay log, then to the stream's instance.
-    Append(String),
+    /// A message for the GET stream: into the replay log, then to the stream's instance; with
+    /// the id of the change it announces, only once per change for the session.
+    Append(String, Option<String>),
 }
 
 /// Publishes a session's messages in order.
@@ -121,7 +125,9 @@ fn spawn_publisher(store: Arc<dyn SessionStore>, id: String) -> mpsc::UnboundedS
         while let Some(p) = rx.recv().await {
             let sent = match p {
                 Publish::Raw(topic, message) => store.publish(&id, topic, message).await,
-                Publish::Append(message) => store.append(&id, message).await.map(|_| ()),
+                Publish::Append(message, once) => {
+                    store.append(&id, message, once.as_deref()).await.map(|_| ())
+                }
             };
             if let Err(e) = sent {
                 tracing::debug!(target: "mcpcore::http", "session {id}: a message was lost: {}", e.message);
@@ -143,9 +149,11 @@ pub(crate) struct LiveSession {
     in_flight: Arc<AtomicUsize>,
     last_used: Mutex<SystemTime>,
     shared: Option<Shared>,
+    /// The session state as this process last knew it (from its driver or the store).
+    state: Arc<Mutex<Option<LegacySession>>>,
     /// [`HttpServerConfig::max_backlog`](super::HttpServerConfig::max_backlog).
     backlog: usize,
-    /// Dropped with the session: its bus listener stops.
+    /// Dropped with the session: its bus listeners stop.
     _stop: watch::Sender<()>,
 }
 
@@ -216,6 +224,7 @@ impl LiveSession {
 
     /// Replaces the session state with the store's (a store shared with other instances).
     pub(crate) fn restore(&self, record: &SessionRecord) {
+        *self.state.lock().expect("lock") = record.session.clone();
         self.driver.restore(record.session.clone());
     }
 
@@ -227,7 +236,6 @@ impl LiveSession {
     /// while a stream is open here is refused ([`NoStream::Open`]).
     pub(crate) async fn open_stream(
         self: &Arc<Self>,
-        env: &Arc<Env>,
         connection: Option<Connection>,
         resume: Option<&str>,
         prime: bool,
@@ -294,7 +302,7 @@ impl LiveSession {
         }
         self.routes.lock().expect("lock").stream = Some(OpenStream { tx: tx.clone(), token: token.clone() });
         if let Some(sub) = sub {
-            let follow = Follow { live: Arc::downgrade(self), env: env.clone(), tx, token, cursor, ids };
+            let follow = Follow { live: Arc::downgrade(self), tx, token, cursor, ids };
             tokio::spawn(follow.run(sub));
         }
         Ok(rx)
@@ -313,12 +321,9 @@ impl LiveSession {
 }
 
 /// The server→client stream of a session on a shared store, open on this instance: what any
-/// instance publishes for the session goes down it, and this instance turns catalog changes
-/// into the session's notifications (the one instance holding the stream does, so a client
-/// hears each change once, whichever instance made it).
+/// instance publishes for the session goes down it.
 struct Follow {
     live: std::sync::Weak<LiveSession>,
-    env: Arc<Env>,
     tx: QueueTx<String>,
     token: String,
     /// The last event sent (events up to it came in the replay).
@@ -329,7 +334,6 @@ struct Follow {
 
 impl Follow {
     async fn run(mut self, mut sub: Subscription) {
-        let mut changes = self.env.change_listener();
         let tx = self.tx.clone();
         loop {
             tokio::select! {
@@ -337,12 +341,6 @@ impl Follow {
                     let Some(m) = m else { return };
                     if !self.deliver(&m) {
                         return self.end();
-                    }
-                }
-                change = changes.recv() => {
-                    let Some(change) = change else { return };
-                    if !self.notify(change).await {
-                        return;
                     }
                 }
                 _ = tx.closed() => return,
@@ -374,24 +372,6 @@ impl Follow {
         self.tx.push(text, size).is_ok()
     }
 
-    /// Hands `change` to the session's driver, with its record reloaded first (another
-    /// instance may have changed its subscriptions); false once the session is gone.
-    async fn notify(&self, change: Change) -> bool {
-        if matches!(change, Change::Task(_)) {
-            return true;
-        }
-        let Some(live) = self.live.upgrade() else { return false };
-        let Some(shared) = &live.shared else { return false };
-        match shared.store.load(&live.id, self.env.now()).await {
-            Ok(Some(record)) => {
-                live.restore(&record);
-                live.driver.change(change)
-            }
-            Ok(None) => false,
-            Err(_) => true,
-        }
-    }
-
     /// Another stream took over: this one ends, and the session forgets it.
     fn end(&self) {
         if let Some(live) = self.live.upgrade() {
@@ -411,6 +391,8 @@ struct SessionOut {
     records: mpsc::UnboundedSender<Write>,
     in_flight: Arc<AtomicUsize>,
     shared: Option<Shared>,
+    /// Shared with the [`LiveSession`].
+    state: Arc<Mutex<Option<LegacySession>>>,
 }
 
 impl SessionOut {
@@ -423,7 +405,7 @@ impl SessionOut {
         if self.kind == SessionKind::Streamable {
             match &self.shared {
                 Some(shared) => {
-                    let _ = shared.publish.send(Publish::Append(json));
+                    let _ = shared.publish.send(Publish::Append(json, None));
                 }
                 None => {
                     let event = routes.log.push(&json);
@@ -500,6 +482,7 @@ impl Outbound for SessionOut {
     }
 
     fn session_changed(&mut self, conn: &ServerConnection) {
+        *self.state.lock().expect("lock") = conn.session().cloned();
         let _ = self.records.send(Write::Record(conn.record(self.kind)));
     }
 
@@ -547,6 +530,87 @@ fn spawn_writer(
         }
     });
     tx
+}
+
+/// Turns the fleet's changes into a session's notifications, for a session on a shared store:
+/// every instance where the session is live does, and the store keeps the first per change
+/// ([`SessionStore::append`] with the change's id), so the client hears each change once,
+/// whichever instance made it and whether or not its stream is open (a stream that reconnects
+/// gets what it missed from the replay log). A resource update is checked against the stored
+/// record (another instance may have changed the subscriptions). Ends with the session.
+fn spawn_change_follower(
+    live: std::sync::Weak<LiveSession>,
+    env: Arc<Env>,
+    mut stopped: watch::Receiver<()>,
+) {
+    tokio::spawn(async move {
+        // Without a change bus only this process's changes exist: they get ids of their own.
+        let (mut tagged, mut local) = match &env.fanout {
+            Some(f) => (Some(f.tagged()), None),
+            None => (None, Some(env.change_listener())),
+        };
+        let mut n = 0u64;
+        loop {
+            let next = tokio::select! {
+                t = recv_tagged(&mut tagged) => t,
+                c = recv_local(&mut local) => c.map(|change| {
+                    n += 1;
+                    Tagged { id: format!("local-{n}"), change }
+                }),
+                _ = stopped.changed() => None,
+            };
+            let Some(Tagged { id, change }) = next else { return };
+            let Some(session) = live.upgrade() else { return };
+            if !notify(&env, &session, &id, &change).await {
+                return;
+            }
+        }
+    });
+}
+
+/// The next tagged change; `None` once the fan-out is gone (a lagging reader skips ahead).
+async fn recv_tagged(rx: &mut Option<tokio::sync::broadcast::Receiver<Tagged>>) -> Option<Tagged> {
+    let Some(rx) = rx else { return std::future::pending().await };
+    loop {
+        match rx.recv().await {
+            Ok(t) => return Some(t),
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+            Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+        }
+    }
+}
+
+async fn recv_local(rx: &mut Option<crate::runtime::changes::ChangeListener>) -> Option<Change> {
+    match rx {
+        Some(l) => l.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Appends the notification `change` owes `session`, if any, once per change id; false once
+/// the session is gone from the store.
+async fn notify(env: &Env, session: &LiveSession, id: &str, change: &Change) -> bool {
+    let Some(shared) = &session.shared else { return false };
+    let known = session.state.lock().expect("lock").clone();
+    let Some(mut state) = known else { return true };
+    if env.engine.legacy_notification(&state, change).is_none() {
+        return true;
+    }
+    if matches!(change, Change::ResourceUpdated(_)) {
+        match shared.store.load(&session.id, env.now()).await {
+            Ok(Some(record)) => {
+                session.restore(&record);
+                let Some(fresh) = record.session else { return true };
+                state = fresh;
+            }
+            Ok(None) => return false,
+            Err(_) => {}
+        }
+    }
+    if let Some(note) = env.engine.legacy_notification(&state, change) {
+        let _ = shared.publish.send(Publish::Append(note.to_json(), Some(id.to_owned())));
+    }
+    true
 }
 
 /// Hands the client's answers to this instance's server→client requests, POSTed to another
@@ -662,6 +726,7 @@ impl Sessions {
             store,
             outstanding: Arc::default(),
         });
+        let state = Arc::new(Mutex::new(conn.session().cloned()));
         let out = SessionOut {
             kind,
             json,
@@ -669,11 +734,12 @@ impl Sessions {
             records,
             in_flight: in_flight.clone(),
             shared: shared.clone(),
+            state: state.clone(),
         };
         let (stop, stopped) = watch::channel(());
         let (driver, handle) = Driver::new(conn, st.env.clone(), out, st.config.shutdown_grace);
-        // On a shared store the instance holding the session's stream turns changes into
-        // notifications (`Follow`), so a client hears each change once.
+        // On a shared store changes become notifications once per change for the whole fleet
+        // (`spawn_change_follower`), not in the driver.
         let driver = if shared.is_some() { driver.fed_changes() } else { driver };
         let live = Arc::new(LiveSession {
             id: id.clone(),
@@ -685,10 +751,12 @@ impl Sessions {
             in_flight,
             last_used: Mutex::new(st.env.now()),
             shared,
+            state,
             backlog: st.config.max_backlog,
             _stop: stop,
         });
         if live.shared.is_some() {
+            spawn_change_follower(Arc::downgrade(&live), st.env.clone(), stopped.clone());
             spawn_answers_listener(Arc::downgrade(&live), stopped);
         }
         st.sessions.inner.lock().expect("lock").insert(live.clone());

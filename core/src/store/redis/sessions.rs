@@ -11,12 +11,20 @@ use crate::future::BoxFuture;
 use crate::session::{SessionRecord, SessionStore, Subscription, Topic};
 use std::time::{Duration, SystemTime};
 
-/// Appends one message to a session's replay log and publishes it with its event id:
-/// KEYS[1] the log, KEYS[2] the `to-client` channel; ARGV: message, most entries, TTL in ms.
-const APPEND: &str = "local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'm', ARGV[1]) \
+/// Appends one message to a session's replay log and publishes it with its event id: KEYS[1]
+/// the log, KEYS[2] the `to-client` channel, KEYS[3] (optional) the mark of the change the
+/// message announces; ARGV: message, most entries, TTL in ms, the mark's TTL in ms. With a mark
+/// that exists already (another instance announced the change) nothing happens and nil comes
+/// back.
+const APPEND: &str =
+    "if KEYS[3] and not redis.call('SET', KEYS[3], 1, 'NX', 'PX', ARGV[4]) then return false end \
+    local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'm', ARGV[1]) \
     redis.call('PEXPIRE', KEYS[1], ARGV[3]) \
     redis.call('PUBLISH', KEYS[2], id .. ' ' .. ARGV[1]) \
     return id";
+
+/// How long the mark of an announced change stays (every instance announces within moments).
+const MARK_TTL: Duration = Duration::from_secs(60);
 
 /// A [`SessionStore`] in Redis, shared by every server instance using the same database and
 /// prefix.
@@ -137,14 +145,27 @@ impl RedisSessionStore {
         Ok(())
     }
 
-    async fn append_now(&self, id: &str, message: String) -> Result<Option<String>, ErrorData> {
+    /// The key marking that session `id` was told of change `change` (a fleet change id).
+    pub fn mark_key(&self, id: &str, change: &str) -> String {
+        self.redis.key(&format!("session:{id}:seen:{change}"))
+    }
+
+    async fn append_now(
+        &self,
+        id: &str,
+        message: String,
+        once: Option<&str>,
+    ) -> Result<Option<String>, ErrorData> {
         // Not retried after a lost reply (the entry may exist): the caller's error is the answer.
         let mut cmd = redis::cmd("EVAL");
-        cmd.arg(APPEND).arg(2).arg(self.events_key(id)).arg(self.channel(id, Topic::ToClient));
-        cmd.arg(message).arg(self.replay).arg(self.ttl_ms());
+        cmd.arg(APPEND).arg(if once.is_some() { 3 } else { 2 });
+        cmd.arg(self.events_key(id)).arg(self.channel(id, Topic::ToClient));
+        if let Some(change) = once {
+            cmd.arg(self.mark_key(id, change));
+        }
+        cmd.arg(message).arg(self.replay).arg(self.ttl_ms()).arg(millis(MARK_TTL));
         let mut conn = self.redis.conn.clone();
-        let event: String = cmd.query_async(&mut conn).await.map_err(|e| self.redis.failed(e))?;
-        Ok(Some(event))
+        cmd.query_async(&mut conn).await.map_err(|e| self.redis.failed(e))
     }
 
     async fn head_now(&self, id: &str) -> Result<Option<String>, ErrorData> {
@@ -240,8 +261,9 @@ impl SessionStore for RedisSessionStore {
         &'a self,
         id: &'a str,
         message: String,
+        once: Option<&'a str>,
     ) -> BoxFuture<'a, Result<Option<String>, ErrorData>> {
-        Box::pin(self.append_now(id, message))
+        Box::pin(self.append_now(id, message, once))
     }
 
     fn head<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<String>, ErrorData>> {
