@@ -117,7 +117,7 @@ impl Server {
             Some(keys) => ScaleOut::new(store, Some(keys), &[]),
         }
         .map_err(|e| crate::Error::new(e.kind(), e.message().replace("--store", &spelling.name("store"))))?;
-        let server = scale.server(self.clone()).configure(|c| s.limits.apply(c));
+        let server = self.clone().with_scale_out(&scale).configure(|c| s.limits.apply(c));
         Ok((server, s.addr, scale.http_config(s.config, None)))
     }
 
@@ -127,6 +127,21 @@ impl Server {
     pub fn with_state_ledger(mut self, ledger: Arc<dyn crate::state::StateLedger>) -> Self {
         self.states = ledger;
         self
+    }
+
+    /// This server as one of several instances with `scale`'s settings: `requestState` sealed
+    /// with its keys and, with a store, tasks, single-use claims and change announcements kept
+    /// there (the legacy sessions are the HTTP configuration's:
+    /// [`ScaleOut::http_config`](crate::store::ScaleOut::http_config)).
+    pub fn with_scale_out(self, scale: &crate::store::ScaleOut) -> Self {
+        let server = self.with_state_keys(scale.state_keys().clone());
+        match scale.stores() {
+            Some(stores) => server
+                .with_task_store(stores.tasks.clone())
+                .with_state_ledger(stores.states.clone())
+                .with_change_bus(stores.changes.clone()),
+            None => server,
+        }
     }
 
     /// Shares catalog and task changes with the other instances on `bus`: a list change, a

@@ -6,7 +6,6 @@
 
 use crate::changes::ChangeBus;
 use crate::http::server::{HostPolicy, HttpServerConfig};
-use crate::server::Server;
 use crate::session::SessionStore;
 use crate::state::{StateKey, StateKeys, StateLedger};
 use crate::tasks::TaskStore;
@@ -57,14 +56,6 @@ impl SharedStores {
             let _ = session_ttl;
             Err(invalid("--store redis://…: this build has no Redis support (the mcpcore `redis` feature)"))
         }
-    }
-
-    /// `server` keeping its tasks, `requestState` claims and change announcements here.
-    pub fn apply(&self, server: Server) -> Server {
-        server
-            .with_task_store(self.tasks.clone())
-            .with_state_ledger(self.states.clone())
-            .with_change_bus(self.changes.clone())
     }
 }
 
@@ -162,17 +153,6 @@ impl ScaleOut {
     /// The shared stores, when a store is configured.
     pub fn stores(&self) -> Option<&SharedStores> {
         self.store.as_ref()
-    }
-
-    /// `server` sealing `requestState` with the configured keys and, with a store, keeping
-    /// its tasks, single-use claims and change announcements there (the legacy sessions are
-    /// the HTTP configuration's: [`ScaleOut::http_config`]).
-    pub fn server(&self, server: Server) -> Server {
-        let server = server.with_state_keys(self.state_keys.clone());
-        match &self.store {
-            Some(stores) => stores.apply(server),
-            None => server,
-        }
     }
 
     /// `base` with the store and the host allow-list applied. The allow-list holds the given

@@ -169,7 +169,7 @@ fn server(scale: &ScaleOut) -> mcpcore::Result<Server> {
     super::conformance_catalog::register_triggers(&tools, &prompts, &resources, scale.has_store())?;
     let config = ServerConfig::new("mcpcore-conformance", env!("CARGO_PKG_VERSION"));
     // With --store: requestState keys, tasks, single-use claims and changes shared.
-    Ok(scale.server(Server::new(config, tools).with_resources(resources).with_prompts(prompts)))
+    Ok(Server::new(config, tools).with_resources(resources).with_prompts(prompts).with_scale_out(scale))
 }
 
 /// `conformance-server (--listen IP:PORT [--store URL] [--allowed-host NAME[:PORT]]... [--limit NAME=VALUE]... | --stdio)`.

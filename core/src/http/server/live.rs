@@ -3,22 +3,19 @@
 //! GET stream, or the 2024-11-05 SSE stream). The session's record lives in the configured
 //! [`SessionStore`]; this process keeps only what cannot be stored.
 
+use super::fleet::{spawn_answers_listener, spawn_change_follower, spawn_publisher, Publish, Shared};
 use super::listen::Connection;
 use super::replay::{self, ReplayLog};
 use super::{ResponseMode, State};
-use crate::changes::Change;
 use crate::context::{ClientKey, Origin};
 use crate::engine::{RouteId, ServerConnection};
 use crate::error::ErrorData;
-use crate::jsonrpc::{Inbound, Message, RequestId, Response};
-use crate::runtime::fanout::Tagged;
+use crate::jsonrpc::{Inbound, Message, Response};
 use crate::runtime::queue::{self, QueueRx, QueueTx, Refused};
-use crate::runtime::{Driver, DriverHandle, Env, Outbound};
-use crate::session::{
-    LegacySession, SessionKind, SessionRecord, SessionStore, StreamPayload, Subscription, Topic,
-};
+use crate::runtime::{Driver, DriverHandle, Outbound};
+use crate::session::{LegacySession, SessionKind, SessionRecord, SessionStore, Topic};
 use axum::http::StatusCode;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
@@ -58,14 +55,14 @@ pub(crate) fn answer_status(r: &Response) -> StatusCode {
 
 /// The server→client stream open on this process: its queue of SSE events (text) and the
 /// token it was opened with.
-struct OpenStream {
-    tx: QueueTx<String>,
-    token: String,
+pub(super) struct OpenStream {
+    pub(super) tx: QueueTx<String>,
+    pub(super) token: String,
 }
 
-struct Routes {
+pub(super) struct Routes {
     posts: HashMap<RouteId, QueueTx<RouteMsg>>,
-    stream: Option<OpenStream>,
+    pub(super) stream: Option<OpenStream>,
     /// The recent messages of the GET stream, for a client resuming it (in one process; on a
     /// shared store the store keeps them).
     log: ReplayLog,
@@ -77,7 +74,7 @@ impl Routes {
     }
 
     /// True while a server→client stream is open here.
-    fn streaming(&self) -> bool {
+    pub(super) fn streaming(&self) -> bool {
         self.stream.as_ref().is_some_and(|s| !s.tx.is_closed())
     }
 
@@ -94,47 +91,9 @@ impl Routes {
 
 /// A queue to one HTTP response of `limit` bytes that closes the response's connection (when
 /// known) once its reader falls that far behind.
-fn backlog<T>(limit: usize, connection: Option<Connection>) -> (QueueTx<T>, QueueRx<T>) {
+pub(super) fn backlog<T>(limit: usize, connection: Option<Connection>) -> (QueueTx<T>, QueueRx<T>) {
     let hook = connection.map(|c| Box::new(move || c.disconnect()) as crate::runtime::queue::OnOverflow);
     queue::bounded(limit, hook)
-}
-
-/// How a session on a shared store reaches the other instances.
-#[derive(Clone)]
-struct Shared {
-    store: Arc<dyn SessionStore>,
-    /// Ordered publishing (one task per session).
-    publish: mpsc::UnboundedSender<Publish>,
-    /// Server→client requests sent from here and not yet answered through the bus.
-    outstanding: Arc<Mutex<HashSet<RequestId>>>,
-}
-
-/// What a session publishes.
-enum Publish {
-    /// A message on a topic as it is.
-    Raw(Topic, String),
-    /// A message for the GET stream: into the replay log, then to the stream's instance; with
-    /// the id of the change it announces, only once per change for the session.
-    Append(String, Option<String>),
-}
-
-/// Publishes a session's messages in order.
-fn spawn_publisher(store: Arc<dyn SessionStore>, id: String) -> mpsc::UnboundedSender<Publish> {
-    let (tx, mut rx) = mpsc::unbounded_channel::<Publish>();
-    tokio::spawn(async move {
-        while let Some(p) = rx.recv().await {
-            let sent = match p {
-                Publish::Raw(topic, message) => store.publish(&id, topic, message).await,
-                Publish::Append(message, once) => {
-                    store.append(&id, message, once.as_deref()).await.map(|_| ())
-                }
-            };
-            if let Err(e) = sent {
-                tracing::debug!(target: "mcpcore::http", "session {id}: a message was lost: {}", e.message);
-            }
-        }
-    });
-    tx
 }
 
 /// One live legacy session.
@@ -143,16 +102,16 @@ pub(crate) struct LiveSession {
     pub(crate) kind: SessionKind,
     /// The client that opened (or revived) it here, for the per-client quota.
     client: Option<ClientKey>,
-    driver: DriverHandle,
-    routes: Arc<Mutex<Routes>>,
+    pub(super) driver: DriverHandle,
+    pub(super) routes: Arc<Mutex<Routes>>,
     next_route: AtomicU64,
     in_flight: Arc<AtomicUsize>,
     last_used: Mutex<SystemTime>,
-    shared: Option<Shared>,
+    pub(super) shared: Option<Shared>,
     /// The session state as this process last knew it (from its driver or the store).
-    state: Arc<Mutex<Option<LegacySession>>>,
+    pub(super) state: Arc<Mutex<Option<LegacySession>>>,
     /// [`HttpServerConfig::max_backlog`](super::HttpServerConfig::max_backlog).
-    backlog: usize,
+    pub(super) backlog: usize,
     /// Dropped with the session: its bus listeners stop.
     _stop: watch::Sender<()>,
 }
@@ -265,47 +224,7 @@ impl LiveSession {
             routes.stream = Some(OpenStream { tx, token: String::new() });
             return Ok(rx);
         };
-        if resume.is_none() && self.routes.lock().expect("lock").streaming() {
-            return Err(NoStream::Open);
-        }
-        let store = &shared.store;
-        // The cursor first, then the subscription, then what came between: nothing is lost
-        // and nothing comes twice.
-        let mut cursor = match (resume, ids) {
-            (Some(r), _) => Some(r.to_owned()),
-            (None, true) => store.head(&self.id).await.map_err(NoStream::Store)?,
-            (None, false) => None,
-        };
-        let sub = store.subscribe(&self.id, Topic::ToClient).await.map_err(NoStream::Store)?;
-        let token = crate::runtime::entropy::random_id();
-        // Another instance's (or an older) stream of this session ends.
-        store
-            .publish(&self.id, Topic::ToClient, StreamPayload::Opened(&token).encode())
-            .await
-            .map_err(NoStream::Store)?;
-        let missed = match &cursor {
-            Some(c) if ids => store.replay(&self.id, c).await.map_err(NoStream::Store)?,
-            _ => Vec::new(),
-        };
-        let (tx, rx) = backlog(self.backlog, connection);
-        let mut first = Vec::new();
-        if let (Some(c), true) = (&cursor, ids && prime) {
-            first.push(replay::priming(c));
-        }
-        for (event, message) in missed {
-            first.push(replay::event_text(Some(&event), &message));
-            cursor = Some(event);
-        }
-        for event in first {
-            let size = event.len();
-            let _ = tx.push(event, size);
-        }
-        self.routes.lock().expect("lock").stream = Some(OpenStream { tx: tx.clone(), token: token.clone() });
-        if let Some(sub) = sub {
-            let follow = Follow { live: Arc::downgrade(self), tx, token, cursor, ids };
-            tokio::spawn(follow.run(sub));
-        }
-        Ok(rx)
+        super::fleet::open_stream(self, shared, connection, resume, prime && ids).await
     }
 
     /// The transport is going away: in-flight calls get the grace period.
@@ -317,69 +236,6 @@ impl LiveSession {
     pub(crate) fn terminate(&self) {
         self.driver.terminate();
         self.routes.lock().expect("lock").stream.take();
-    }
-}
-
-/// The server→client stream of a session on a shared store, open on this instance: what any
-/// instance publishes for the session goes down it.
-struct Follow {
-    live: std::sync::Weak<LiveSession>,
-    tx: QueueTx<String>,
-    token: String,
-    /// The last event sent (events up to it came in the replay).
-    cursor: Option<String>,
-    /// The events carry ids (Streamable HTTP).
-    ids: bool,
-}
-
-impl Follow {
-    async fn run(mut self, mut sub: Subscription) {
-        let tx = self.tx.clone();
-        loop {
-            tokio::select! {
-                m = sub.recv() => {
-                    let Some(m) = m else { return };
-                    if !self.deliver(&m) {
-                        return self.end();
-                    }
-                }
-                _ = tx.closed() => return,
-            }
-        }
-    }
-
-    /// Sends one published payload down the stream; false when the stream should end (another
-    /// stream of this session opened).
-    fn deliver(&mut self, payload: &str) -> bool {
-        let (event, message) = match StreamPayload::parse(payload) {
-            StreamPayload::Opened(token) => return token == self.token,
-            StreamPayload::Event { id, message } => (id, message),
-        };
-        if !matches!(crate::jsonrpc::parse(message.as_bytes()), Ok(Inbound::Single(_))) {
-            return true;
-        }
-        let text = match event {
-            Some(e) if self.ids => {
-                if self.cursor.as_deref().is_some_and(|c| !replay::after(e, c)) {
-                    return true;
-                }
-                self.cursor = Some(e.to_owned());
-                replay::event_text(Some(e), message)
-            }
-            _ => replay::event_text(None, message),
-        };
-        let size = text.len();
-        self.tx.push(text, size).is_ok()
-    }
-
-    /// Another stream took over: this one ends, and the session forgets it.
-    fn end(&self) {
-        if let Some(live) = self.live.upgrade() {
-            let mut routes = live.routes.lock().expect("lock");
-            if routes.stream.as_ref().is_some_and(|s| s.token == self.token) {
-                routes.stream = None;
-            }
-        }
     }
 }
 
@@ -483,7 +339,7 @@ impl Outbound for SessionOut {
 
     fn session_changed(&mut self, conn: &ServerConnection) {
         *self.state.lock().expect("lock") = conn.session().cloned();
-        let _ = self.records.send(Write::Record(conn.record(self.kind)));
+        let _ = self.records.send(Write::Record(Box::new(conn.record(self.kind))));
     }
 
     fn flush(&mut self, done: oneshot::Sender<()>) {
@@ -498,7 +354,7 @@ impl Outbound for SessionOut {
 /// What a session's record writer is asked.
 enum Write {
     /// Store this record.
-    Record(SessionRecord),
+    Record(Box<SessionRecord>),
     /// Answer once every record sent before is stored.
     Flush(oneshot::Sender<()>),
 }
@@ -514,7 +370,7 @@ fn spawn_writer(
         while let Some(first) = rx.recv().await {
             let (mut record, mut flushed) = (None, Vec::new());
             let mut take = |w: Write| match w {
-                Write::Record(r) => record = Some(r),
+                Write::Record(r) => record = Some(*r),
                 Write::Flush(done) => flushed.push(done),
             };
             take(first);
@@ -530,117 +386,6 @@ fn spawn_writer(
         }
     });
     tx
-}
-
-/// Turns the fleet's changes into a session's notifications, for a session on a shared store:
-/// every instance where the session is live does, and the store keeps the first per change
-/// ([`SessionStore::append`] with the change's id), so the client hears each change once,
-/// whichever instance made it and whether or not its stream is open (a stream that reconnects
-/// gets what it missed from the replay log). A resource update is checked against the stored
-/// record (another instance may have changed the subscriptions). Ends with the session.
-fn spawn_change_follower(
-    live: std::sync::Weak<LiveSession>,
-    env: Arc<Env>,
-    mut stopped: watch::Receiver<()>,
-) {
-    tokio::spawn(async move {
-        // Without a change bus only this process's changes exist: they get ids of their own.
-        let (mut tagged, mut local) = match &env.fanout {
-            Some(f) => (Some(f.tagged()), None),
-            None => (None, Some(env.change_listener())),
-        };
-        let mut n = 0u64;
-        loop {
-            let next = tokio::select! {
-                t = recv_tagged(&mut tagged) => t,
-                c = recv_local(&mut local) => c.map(|change| {
-                    n += 1;
-                    Tagged { id: format!("local-{n}"), change }
-                }),
-                _ = stopped.changed() => None,
-            };
-            let Some(Tagged { id, change }) = next else { return };
-            let Some(session) = live.upgrade() else { return };
-            if !notify(&env, &session, &id, &change).await {
-                return;
-            }
-        }
-    });
-}
-
-/// The next tagged change; `None` once the fan-out is gone (a lagging reader skips ahead).
-async fn recv_tagged(rx: &mut Option<tokio::sync::broadcast::Receiver<Tagged>>) -> Option<Tagged> {
-    let Some(rx) = rx else { return std::future::pending().await };
-    loop {
-        match rx.recv().await {
-            Ok(t) => return Some(t),
-            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
-            Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
-        }
-    }
-}
-
-async fn recv_local(rx: &mut Option<crate::runtime::changes::ChangeListener>) -> Option<Change> {
-    match rx {
-        Some(l) => l.recv().await,
-        None => std::future::pending().await,
-    }
-}
-
-/// Appends the notification `change` owes `session`, if any, once per change id; false once
-/// the session is gone from the store.
-async fn notify(env: &Env, session: &LiveSession, id: &str, change: &Change) -> bool {
-    let Some(shared) = &session.shared else { return false };
-    let known = session.state.lock().expect("lock").clone();
-    let Some(mut state) = known else { return true };
-    if env.engine.legacy_notification(&state, change).is_none() {
-        return true;
-    }
-    if matches!(change, Change::ResourceUpdated(_)) {
-        match shared.store.load(&session.id, env.now()).await {
-            Ok(Some(record)) => {
-                session.restore(&record);
-                let Some(fresh) = record.session else { return true };
-                state = fresh;
-            }
-            Ok(None) => return false,
-            Err(_) => {}
-        }
-    }
-    if let Some(note) = env.engine.legacy_notification(&state, change) {
-        let _ = shared.publish.send(Publish::Append(note.to_json(), Some(id.to_owned())));
-    }
-    true
-}
-
-/// Hands the client's answers to this instance's server→client requests, POSTed to another
-/// instance, to the waiting handler; ends with the session.
-fn spawn_answers_listener(live: std::sync::Weak<LiveSession>, mut stopped: watch::Receiver<()>) {
-    tokio::spawn(async move {
-        let Some((store, id)) =
-            live.upgrade().and_then(|l| l.shared.as_ref().map(|s| (s.store.clone(), l.id.clone())))
-        else {
-            return;
-        };
-        let Ok(Some(mut sub)) = store.subscribe(&id, Topic::FromClient).await else { return };
-        loop {
-            let m = tokio::select! {
-                m = sub.recv() => m,
-                _ = stopped.changed() => None,
-            };
-            let (Some(m), Some(session)) = (m, live.upgrade()) else { return };
-            let Ok(Inbound::Single(Message::Response(r))) = crate::jsonrpc::parse(m.as_bytes()) else {
-                continue;
-            };
-            let Some(shared) = &session.shared else { return };
-            // Only requests sent from here, each once: an answer nobody here waits for is not
-            // handed on again (it would come back as unmatched and be published anew).
-            let ours = r.id.as_ref().is_some_and(|id| shared.outstanding.lock().expect("lock").remove(id));
-            if ours {
-                session.post_quiet(Inbound::Single(Message::Response(r)), Origin::none());
-            }
-        }
-    });
 }
 
 /// The live sessions of one HTTP endpoint, and how many each client holds.

@@ -35,6 +35,7 @@
 #![allow(clippy::result_large_err)]
 
 mod auth;
+mod fleet;
 mod guard;
 mod inproc;
 mod legacy;

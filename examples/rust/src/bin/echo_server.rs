@@ -201,7 +201,7 @@ async fn run(args: &[String], http: Option<String>, auth: Option<AuthConfig>) ->
         .build();
     let server = match built {
         // With --store: tasks, single-use claims and changes shared with the other instances.
-        Ok(s) => scale.server(s),
+        Ok(s) => s.with_scale_out(&scale),
         Err(e) => {
             eprintln!("echo_server: {e}");
             return ExitCode::from(1);
