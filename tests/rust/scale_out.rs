@@ -89,13 +89,21 @@ fn the_official_clients_of_both_lineages_work_through_three_instances() {
         let session = last_session(&log);
         let posts: Vec<&Logged> = session_posts(&log, &session).collect();
         assert_eq!(upstreams_of(posts.iter().copied()).len(), 3, "{sdk}: the session's POSTs: {posts:?}");
-        // Each elicitation round is the call's POST and, while it waits, the answer's POST
-        // (202): the next request, so round-robin sends it to another instance.
-        let answers: Vec<usize> = (1..posts.len() - 1)
-            .filter(|&i| posts[i].status == "202" && posts[i + 1].status == "200")
+        // Each elicitation's answer (a 202) is POSTed while its call waits: the call is the
+        // request in flight when the answer began (the client sends nothing else meanwhile).
+        // Round-robin sent every answer to another instance than its call.
+        let answered: Vec<(&Logged, &Logged)> = posts
+            .iter()
+            .filter(|a| a.status == "202")
+            .filter_map(|a| {
+                let waiting = posts.iter().filter(|c| {
+                    c.status == "200" && c.started_ms <= a.started_ms && a.started_ms <= c.ended_ms
+                });
+                waiting.max_by_key(|c| c.started_ms).map(|c| (*a, *c))
+            })
             .collect();
-        assert!(answers.len() >= 3, "{sdk}: {posts:?}");
-        assert!(answers.iter().all(|&i| posts[i].upstream != posts[i + 1].upstream), "{sdk}: {posts:?}");
+        assert_eq!(answered.len(), 3, "{sdk}: {posts:?}");
+        assert!(answered.iter().all(|(a, c)| a.upstream != c.upstream), "{sdk}: {answered:?}");
         // The last three POSTs before the DELETE are the update triggers, each waited for:
         // round-robin puts them on all three instances, two of which do not hold the GET.
         let get = log.iter().find(|l| l.session == session && l.http_method == "GET").expect("a GET stream");

@@ -201,7 +201,7 @@ error_log {d}/error.log warn;
 pid {d}/nginx.pid;
 events {{ worker_connections 256; }}
 http {{
-  log_format mcp '$http_mcp_session_id|$http_mcp_method|$request_method|$status|$upstream_addr|$http_last_event_id';
+  log_format mcp '$http_mcp_session_id|$http_mcp_method|$request_method|$status|$upstream_addr|$http_last_event_id|$msec|$request_time';
   access_log {d}/access.log mcp;
   client_body_temp_path {d}/body;
   proxy_temp_path {d}/proxy;
@@ -312,6 +312,11 @@ pub struct Logged {
     pub upstream: String,
     /// `Last-Event-ID`.
     pub last_event_id: String,
+    /// When nginx began reading the request, in ms since the epoch (lines are written when
+    /// requests end).
+    pub started_ms: i64,
+    /// When it ended, in ms since the epoch.
+    pub ended_ms: i64,
 }
 
 /// nginx's access log in `dir` (written when a request ends).
@@ -320,8 +325,11 @@ pub fn access_log(dir: &Path) -> Vec<Logged> {
     text.lines()
         .filter_map(|l| {
             let f: Vec<&str> = l.split('|').collect();
-            let [session, method, http_method, status, upstream, last] = f[..] else { return None };
+            let [session, method, http_method, status, upstream, last, msec, took] = f[..] else {
+                return None;
+            };
             let dash = |s: &str| if s == "-" { String::new() } else { s.to_owned() };
+            let ms = |s: &str| (s.parse::<f64>().unwrap_or(0.0) * 1000.0).round() as i64;
             Some(Logged {
                 session: dash(session),
                 method: dash(method),
@@ -330,6 +338,8 @@ pub fn access_log(dir: &Path) -> Vec<Logged> {
                 // After a failed try nginx lists every upstream it tried: the last one answered.
                 upstream: upstream.rsplit(", ").next().unwrap_or("").to_owned(),
                 last_event_id: dash(last),
+                started_ms: ms(msec) - ms(took),
+                ended_ms: ms(msec),
             })
         })
         .collect()
