@@ -427,3 +427,65 @@ fn the_redis_task_store_state_ledger_and_change_bus_are_shared_and_atomic() {
         assert_eq!(Announcement::parse(&heard.recv().await.unwrap()), Some(sent));
     });
 }
+
+#[tokio::test]
+async fn one_instance_replays_a_resumed_get_stream_from_memory() {
+    use mcpcore::engine::ServerConfig;
+    use mcpcore::http::server::HttpServerConfig;
+    use mcpcore::protocol::{CallToolResult, Tool};
+    use mcpcore::registry::{Arguments, ToolContext, ToolRegistry};
+    use mcpcore_tests::http::{open, read_until, sse_events, Raw};
+    let tools = std::sync::Arc::new(ToolRegistry::new());
+    let add = |name: &str| {
+        tools
+            .register(
+                Tool::new(name, name, json!({"type": "object"})),
+                |_: Arguments, _: ToolContext| async { Ok(CallToolResult::text("x")) },
+            )
+            .unwrap()
+    };
+    let server = mcpcore::server::Server::new(ServerConfig::new("resume", "1"), tools.clone());
+    let serving =
+        server.serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default()).await.unwrap();
+    let raw = Raw::new(&serving.url());
+    let session = raw.legacy_session("2025-11-25").await;
+    let get = |last: Option<&str>| {
+        let rb = raw
+            .http
+            .get(&raw.url)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", &session)
+            .header("mcp-protocol-version", "2025-11-25");
+        match last {
+            Some(id) => rb.header("last-event-id", id),
+            None => rb,
+        }
+    };
+    // A 2025-11-25 stream starts with its priming event: the id to resume from and the delay.
+    let mut stream = open(get(None)).await;
+    assert_eq!(stream.status(), 200);
+    let text = read_until(&mut stream, |t| t.contains("\n\n")).await;
+    assert!(text.starts_with("id: get:0-0\nretry: 1000\ndata: \n\n"), "{text:?}");
+    // A plain second GET while it is open is refused; each message carries its event id.
+    assert_eq!(open(get(None)).await.status(), 409);
+    add("first");
+    let text = read_until(&mut stream, |t| t.contains("list_changed")).await;
+    assert!(text.starts_with("id: get:0-1\n"), "{text:?}");
+    // The client goes away; what the server sends meanwhile waits in the session's log.
+    drop(stream);
+    add("second");
+    add("third");
+    let mut resumed = open(get(Some("get:0-1"))).await;
+    assert_eq!(resumed.status(), 200);
+    let text = read_until(&mut resumed, |t| t.matches("list_changed").count() == 2).await;
+    assert!(text.starts_with("id: get:0-1\nretry: 1000\ndata: \n\n"), "{text:?}");
+    let ids: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("id: ")).collect();
+    assert_eq!(ids, ["get:0-1", "get:0-2", "get:0-3"], "{text:?}");
+    let events = sse_events(&text);
+    assert!(events[1..].iter().all(|e| e.data.contains("notifications/tools/list_changed")), "{events:?}");
+    // Resuming takes the stream over: the resumed one is the session's stream now.
+    add("fourth");
+    let text = read_until(&mut resumed, |t| t.contains("get:0-4")).await;
+    assert!(text.contains("id: get:0-4\n"), "{text:?}");
+    serving.shutdown().await.unwrap();
+}
