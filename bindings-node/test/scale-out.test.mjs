@@ -1,17 +1,20 @@
 // serveHttp({ store, stateKeys }): two examples/node/echo_server.mjs instances with
 // `--store redis://…` share legacy sessions through a real redis-server started here, so a
 // session initialized on one is served by the other; without `--store` the other answers 404
-// (2025-11-25 basic/transports: an unknown session id is 404). Needs redis-server (Debian;
-// scripts/test.sh installs it): skipped with a message without it, except in CI, where it fails.
+// (2025-11-25 basic/transports: an unknown session id is 404). Three of them behind nginx
+// round-robin (no affinity) serve the official TypeScript SDK client
+// (tests/interop/ts/sdk_scale_client.mjs). Needs redis-server and nginx (Debian; scripts/test.sh
+// installs them): skipped with a message without them, except in CI, where it fails.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Server } from '../lib/mcpcore.js';
 import { examples, spawnListening } from './helpers.mjs';
+import { fileURLToPath } from 'node:url';
 
 const STATE_KEY = '4d43505f7363616c655f6f75745f746573745f6b65795f33325f62797465735f21';
 const LEGACY = '2025-11-25';
@@ -132,6 +135,57 @@ describe('serveHttp({ store })', { skip }, () => {
     const session = await initialize(a.url);
     assert.equal((await callEcho(a.url, session, 'here')).status, 200);
     assert.equal((await callEcho(b.url, session, 'there')).status, 404);
+  });
+
+  test('three instances behind nginx serve the official TypeScript client', async (t) => {
+    const nginx = which('nginx') ?? (existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : null);
+    if (nginx === null && !process.env.CI) return t.skip('nginx is missing: apt-get install nginx');
+    assert.ok(nginx, 'nginx is missing (scripts/test.sh installs it)');
+    const client = fileURLToPath(new URL('../../tests/interop/ts/sdk_scale_client.mjs', import.meta.url));
+    assert.ok(existsSync(client), client);
+    const lb = await freePort();
+    const ports = [await freePort(), await freePort(), await freePort()];
+    const env = { MCPCORE_STATE_KEY: STATE_KEY };
+    for (const p of ports) {
+      const s = await spawnListening(node, [echoServer, '--http', `127.0.0.1:${p}`, '--store', redisUrl,
+        '--allowed-host', `127.0.0.1:${lb}`], { env });
+      children.push(s);
+    }
+    const d = mkdtempSync(path.join(os.tmpdir(), 'mcpcore-nginx-'));
+    const servers = ports.map((p) => `server 127.0.0.1:${p};`).join(' ');
+    writeFileSync(path.join(d, 'nginx.conf'), `worker_processes 1; error_log ${d}/error.log warn; pid ${d}/nginx.pid;
+daemon off; events { worker_connections 64; }
+http { log_format mcp '$http_mcp_session_id|$request_method|$status|$upstream_addr'; access_log ${d}/access.log mcp;
+client_body_temp_path ${d}/b; proxy_temp_path ${d}/p; fastcgi_temp_path ${d}/f; uwsgi_temp_path ${d}/u; scgi_temp_path ${d}/s;
+upstream mcp { ${servers} }
+server { listen 127.0.0.1:${lb}; location / { proxy_pass http://mcp; proxy_http_version 1.1;
+proxy_set_header Connection ""; proxy_set_header Host $http_host; proxy_buffering off; } } }
+`);
+    const proxy = spawn(nginx, ['-p', d, '-e', `${d}/error.log`, '-c', `${d}/nginx.conf`], { stdio: 'ignore' });
+    try {
+      const deadline = Date.now() + 10000;
+      while (!(await new Promise((r) => net.connect(lb, '127.0.0.1').once('connect', function () { this.destroy(); r(true); }).once('error', () => r(false))))) {
+        assert.ok(Date.now() < deadline, 'nginx did not listen');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const url = `http://127.0.0.1:${lb}/mcp`;
+      const run = (mode, calls) => JSON.parse(execFileSync(node, [client, '--mode', mode, '--url', url, '--calls', String(calls)],
+        { encoding: 'utf8', timeout: 60000 }));
+      const legacy = run('legacy', 12);
+      assert.equal(legacy.protocolVersion, LEGACY);
+      assert.deepEqual(legacy.echoes, Array.from({ length: 12 }, (_, i) => `call ${i + 1}`));
+      const modern = run('modern', 3);
+      assert.equal(modern.protocolVersion, '2026-07-28');
+      assert.deepEqual(modern.echoes, ['call 1', 'call 2', 'call 3']);
+      const lines = readFileSync(path.join(d, 'access.log'), 'utf8').trim().split('\n').map((l) => l.split('|'));
+      const session = lines.find((f) => f[1] === 'DELETE')[0];
+      const served = new Set(lines.filter((f) => f[0] === session && f[1] === 'POST' && f[2].startsWith('2')).map((f) => f[3]));
+      assert.deepEqual([...served].sort(), ports.map((p) => `127.0.0.1:${p}`).sort(), JSON.stringify(lines));
+    } finally {
+      proxy.kill('SIGTERM');
+      await new Promise((r) => (proxy.exitCode !== null ? r() : proxy.once('exit', r)));
+      rmSync(d, { recursive: true, force: true });
+    }
   });
 
   test('a store without state keys is refused, naming MCPCORE_STATE_KEY', async () => {

@@ -2,9 +2,10 @@
 (examples/python/echo_server.py ``--store redis://...``) share legacy sessions through a real
 ``redis-server`` started here, so a session initialized on one is served by the other; without
 ``--store`` the other answers 404 (2025-11-25 basic/transports: an unknown session id is 404).
+Three of them behind ``nginx`` round-robin (no affinity) serve the official Python SDK client.
 
-Needs ``redis-server`` (Debian package; scripts/test.sh installs it). Without it the test is
-skipped with a message, except in CI (``CI`` set), where it fails.
+Needs ``redis-server`` and ``nginx`` (Debian packages; scripts/test.sh installs them). Without
+them the tests are skipped with a message, except in CI (``CI`` set), where they fail.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from typing import Any, Callable, Dict, Iterator, Optional, Tuple
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import pytest
 
@@ -182,3 +184,72 @@ async def test_serve_http_settings_are_checked() -> None:
     finally:
         if old is not None:
             os.environ["MCPCORE_STATE_KEY"] = old
+
+
+def test_three_python_servers_behind_nginx_serve_the_official_client(spawn: Callable[..., Any],
+                                                                     redis_url: str) -> None:
+    """Three Python echo servers with ``--store`` behind nginx round-robin with no affinity, driven
+    by the official Python SDK client (``mcp``): one legacy session whose POSTs land on every
+    instance, and 2026-07-28 calls."""
+    nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
+    if nginx is None:
+        if os.environ.get("CI"):
+            pytest.fail("nginx is missing (scripts/test.sh installs it)")
+        pytest.skip("nginx is missing: apt-get install nginx")
+    from mcp import Client as SdkClient  # the official SDK, pinned in tests/interop/python
+
+    lb = free_port()
+    public = f"127.0.0.1:{lb}"
+    ports = [free_port() for _ in range(3)]
+    for p in ports:
+        spawn([PY, PY_SERVER, "--http", f"127.0.0.1:{p}", "--store", redis_url, "--allowed-host", public],
+              env=env_with_key())
+    with tempfile.TemporaryDirectory(prefix="mcpcore-nginx-") as d:
+        servers = "".join(f"server 127.0.0.1:{p}; " for p in ports)
+        conf = (
+            f"worker_processes 1; error_log {d}/error.log warn; pid {d}/nginx.pid; daemon off;"
+            f" events {{ worker_connections 64; }}"
+            f" http {{ log_format mcp '$http_mcp_session_id|$request_method|$status|$upstream_addr';"
+            f" access_log {d}/access.log mcp; client_body_temp_path {d}/b; proxy_temp_path {d}/p;"
+            f" fastcgi_temp_path {d}/f; uwsgi_temp_path {d}/u; scgi_temp_path {d}/s;"
+            f" upstream mcp {{ {servers}}} server {{ listen {public}; location / {{ proxy_pass http://mcp;"
+            f" proxy_http_version 1.1; proxy_set_header Connection \"\"; proxy_set_header Host $http_host;"
+            f" proxy_buffering off; }} }} }}"
+        )
+        Path(d, "nginx.conf").write_text(conf)
+        proc = subprocess.Popen([nginx, "-p", d, "-e", f"{d}/error.log", "-c", f"{d}/nginx.conf"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 10
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", lb), timeout=1).close()
+                    break
+                except OSError:
+                    assert time.monotonic() < deadline, "nginx did not listen"
+                    time.sleep(0.02)
+            url = f"http://{public}/mcp"
+
+            async def drive() -> Tuple[List[str], List[str], Any]:
+                async with SdkClient(url, mode="legacy", read_timeout_seconds=20) as legacy:
+                    texts = []
+                    for i in range(12):
+                        r = await legacy.call_tool("echo", {"text": f"call {i}"})
+                        texts.append(r.content[0].text)
+                    summed = (await legacy.call_tool("add", {"a": 2, "b": 3})).structured_content
+                async with SdkClient(url, mode="2026-07-28", read_timeout_seconds=20) as modern:
+                    modern_texts = [(await modern.call_tool("echo", {"text": f"m{i}"})).content[0].text
+                                    for i in range(3)]
+                return texts, modern_texts, summed
+
+            texts, modern_texts, summed = run_async(drive)()
+            assert texts == [f"call {i}" for i in range(12)]
+            assert modern_texts == ["m0", "m1", "m2"]
+            assert summed == {"sum": 5}
+            lines = [ln.split("|") for ln in Path(d, "access.log").read_text().splitlines()]
+            session = next(f[0] for f in lines if f[1] == "DELETE")
+            served = {f[3] for f in lines if f[0] == session and f[1] == "POST" and f[2].startswith("2")}
+            assert served == {f"127.0.0.1:{p}" for p in ports}, lines
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)

@@ -5,10 +5,14 @@
 //! bounded async listeners ([`crate::runtime::changes::ChangeListener`]) that fan changes out
 //! to legacy sessions and `subscriptions/listen` streams.
 
+use crate::error::ErrorData;
+use crate::future::BoxFuture;
+use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex, Weak};
 
 /// Something that changed in what a server offers.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "id", rename_all = "camelCase")]
 pub enum Change {
     /// A tool was added or removed.
     ToolsListChanged,
@@ -96,6 +100,47 @@ impl Drop for Subscription {
     }
 }
 
+/// One change as announced between server instances: which instance made it, its number there,
+/// and the change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Announcement {
+    /// The instance that made the change (a random id per process).
+    pub origin: String,
+    /// The change's number on that instance (from 1).
+    pub seq: u64,
+    /// The change.
+    pub change: Change,
+}
+
+impl Announcement {
+    /// The change's id in the fleet: `<origin>-<seq>`.
+    pub fn id(&self) -> String {
+        format!("{}-{}", self.origin, self.seq)
+    }
+
+    /// The wire text (JSON).
+    pub fn encode(&self) -> String {
+        serde_json::to_string(self).expect("an announcement serializes")
+    }
+
+    /// Reads the wire text; `None` when it is not an announcement.
+    pub fn parse(text: &str) -> Option<Self> {
+        serde_json::from_str(text).ok()
+    }
+}
+
+/// Changes shared by several server instances (one database, one channel), so that a list
+/// change, a resource update or a task change made on one instance reaches the legacy
+/// sessions and `subscriptions/listen` streams of every instance. The runtime publishes its
+/// own changes and hands the others' to its listeners
+/// ([`crate::runtime::fanout::Fanout`]); a store that cannot answer fails with `-32603`.
+pub trait ChangeBus: Send + Sync + std::fmt::Debug + 'static {
+    /// Announces `announcement` to every instance (the sender hears it too).
+    fn publish<'a>(&'a self, announcement: &'a Announcement) -> BoxFuture<'a, Result<(), ErrorData>>;
+    /// Every announcement from now on, as [`Announcement::encode`]d text.
+    fn subscribe(&self) -> BoxFuture<'_, Result<crate::session::Subscription, ErrorData>>;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,5 +163,19 @@ mod tests {
             *seen.lock().unwrap(),
             [Change::ToolsListChanged, Change::ResourceUpdated("x://1".into())]
         );
+    }
+
+    #[test]
+    fn announcements_round_trip_as_json() {
+        for change in
+            [Change::ToolsListChanged, Change::ResourceUpdated("x://1".into()), Change::Task("t".into())]
+        {
+            let a = Announcement { origin: "i1".into(), seq: 3, change };
+            assert_eq!(Announcement::parse(&a.encode()), Some(a));
+        }
+        let a = Announcement { origin: "i".into(), seq: 1, change: Change::PromptsListChanged };
+        assert_eq!(a.encode(), r#"{"origin":"i","seq":1,"change":{"kind":"promptsListChanged"}}"#);
+        assert_eq!(a.id(), "i-1");
+        assert_eq!(Announcement::parse("{}"), None);
     }
 }

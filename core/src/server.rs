@@ -32,6 +32,7 @@ pub struct Server {
     tasks: Arc<Tasks>,
     clock: Arc<dyn Clock>,
     states: Arc<dyn crate::state::StateLedger>,
+    fanout: Option<Arc<crate::runtime::fanout::Fanout>>,
     max_frame: usize,
     shutdown_grace: Duration,
 }
@@ -54,6 +55,7 @@ impl Server {
             tasks,
             clock,
             states: Arc::new(crate::state::MemoryStateLedger::default()),
+            fanout: None,
             max_frame: DEFAULT_MAX_FRAME,
             shutdown_grace: Duration::from_secs(30),
         }
@@ -115,8 +117,7 @@ impl Server {
             Some(keys) => ScaleOut::new(store, Some(keys), &[]),
         }
         .map_err(|e| crate::Error::new(e.kind(), e.message().replace("--store", &spelling.name("store"))))?;
-        let server =
-            self.clone().with_state_keys(scale.state_keys().clone()).configure(|c| s.limits.apply(c));
+        let server = self.clone().with_scale_out(&scale).configure(|c| s.limits.apply(c));
         Ok((server, s.addr, scale.http_config(s.config, None)))
     }
 
@@ -125,6 +126,30 @@ impl Server {
     /// instances behind one load balancer need one they share.
     pub fn with_state_ledger(mut self, ledger: Arc<dyn crate::state::StateLedger>) -> Self {
         self.states = ledger;
+        self
+    }
+
+    /// This server as one of several instances with `scale`'s settings: `requestState` sealed
+    /// with its keys and, with a store, tasks, single-use claims and change announcements kept
+    /// there (the legacy sessions are the HTTP configuration's:
+    /// [`ScaleOut::http_config`](crate::store::ScaleOut::http_config)).
+    pub fn with_scale_out(self, scale: &crate::store::ScaleOut) -> Self {
+        let server = self.with_state_keys(scale.state_keys().clone());
+        match scale.stores() {
+            Some(stores) => server
+                .with_task_store(stores.tasks.clone())
+                .with_state_ledger(stores.states.clone())
+                .with_change_bus(stores.changes.clone()),
+            None => server,
+        }
+    }
+
+    /// Shares catalog and task changes with the other instances on `bus`: a list change, a
+    /// resource update or a task change made on any instance reaches the legacy sessions and
+    /// `subscriptions/listen` streams of every instance (started when the server first serves
+    /// HTTP).
+    pub fn with_change_bus(mut self, bus: Arc<dyn crate::changes::ChangeBus>) -> Self {
+        self.fanout = Some(Arc::new(crate::runtime::fanout::Fanout::new(bus)));
         self
     }
 
@@ -175,6 +200,7 @@ impl Server {
             tasks: self.tasks.clone(),
             clock: self.clock.clone(),
             states: self.states.clone(),
+            fanout: self.fanout.clone(),
         })
     }
 

@@ -178,6 +178,87 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug + 'static {
         let _ = (id, topic);
         Box::pin(std::future::ready(Ok(None)))
     }
+    /// Appends `message` (one JSON-RPC message for the session's server→client stream) to the
+    /// session's replay log and publishes it on [`Topic::ToClient`] as
+    /// [`StreamPayload::Event`] with its event id, which it returns. Event ids are
+    /// `<u64>-<u64>` and increase within a session (Redis stream ids). With `once` (the id of
+    /// the change the message announces), only the first message appended for that id counts:
+    /// the others are dropped (`Ok(None)`), so a session live on several instances, each of
+    /// which announces the change, hears it once. The default publishes the message without an
+    /// id (no log) and returns `None`.
+    fn append<'a>(
+        &'a self,
+        id: &'a str,
+        message: String,
+        once: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<Option<String>, ErrorData>> {
+        let _ = once;
+        Box::pin(async move { self.publish(id, Topic::ToClient, message).await.map(|()| None) })
+    }
+    /// The newest event id of session `id`'s replay log (`0-0` when empty); `None` without a
+    /// log (the default).
+    fn head<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<String>, ErrorData>> {
+        let _ = id;
+        Box::pin(std::future::ready(Ok(None)))
+    }
+    /// The messages of session `id`'s replay log after event `after`, oldest first, with their
+    /// event ids (what a stream resumed with `Last-Event-ID` missed); empty without a log.
+    fn replay<'a>(
+        &'a self,
+        id: &'a str,
+        after: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<(String, String)>, ErrorData>> {
+        let _ = (id, after);
+        Box::pin(std::future::ready(Ok(Vec::new())))
+    }
+}
+
+/// What travels on [`Topic::ToClient`]: a message for the session's stream (with its event id
+/// when the store keeps a replay log), or the news that a stream opened on some instance (the
+/// others close theirs: one message goes on one stream only, 2025-11-25 basic/transports,
+/// "Multiple Connections").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamPayload<'a> {
+    /// One JSON-RPC message.
+    Event {
+        /// Its event id in the replay log.
+        id: Option<&'a str>,
+        /// The message (JSON).
+        message: &'a str,
+    },
+    /// A stream opened with this token.
+    Opened(&'a str),
+}
+
+impl<'a> StreamPayload<'a> {
+    /// Reads a payload: `{…}` (a message), `<event id> {…}`, or `!<token>`.
+    pub fn parse(text: &'a str) -> Self {
+        if let Some(token) = text.strip_prefix('!') {
+            return StreamPayload::Opened(token);
+        }
+        match text.split_once(' ') {
+            Some((id, message)) if !text.starts_with('{') => StreamPayload::Event { id: Some(id), message },
+            _ => StreamPayload::Event { id: None, message: text },
+        }
+    }
+
+    /// The wire text of this payload.
+    pub fn encode(&self) -> String {
+        match self {
+            StreamPayload::Event { id: Some(id), message } => format!("{id} {message}"),
+            StreamPayload::Event { id: None, message } => (*message).to_owned(),
+            StreamPayload::Opened(token) => format!("!{token}"),
+        }
+    }
+}
+
+/// The order of event ids `<u64>-<u64>` (Redis stream ids): `None` when one is not of that form.
+pub fn event_order(a: &str, b: &str) -> Option<std::cmp::Ordering> {
+    let parse = |s: &str| -> Option<(u64, u64)> {
+        let (ms, seq) = s.split_once('-')?;
+        Some((ms.parse().ok()?, seq.parse().ok()?))
+    };
+    Some(parse(a)?.cmp(&parse(b)?))
 }
 
 struct Entry {

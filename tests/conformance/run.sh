@@ -8,7 +8,9 @@
 #   plus single-scenario runs of client scenarios that pass vacuously in requirements mode,
 #   of every client auth/* scenario (alone a WARNING fails too: the SHOULDs of scope selection),
 #   including the 2025-03-26 back-compat and the auth extension scenarios no set scores,
-#   and of the Tasks extension (tasks-*) server scenarios, which no requirement set scores.
+#   and of the Tasks extension (tasks-*) server scenarios, which no requirement set scores;
+#   and (scale_out.sh) the server sets and Tasks scenarios against three instances of the
+#   fixture with --store redis://… behind nginx round-robin.
 # Results: $CONFORMANCE_OUT (default target/conformance)/…/checks.json, summarised at the end.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -128,5 +130,8 @@ for s in tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-re
   run "gateway-$s" server --url "$gateway_url" --scenario "$s" --spec-version 2026-07-28 --force \
     -o "$out/gateway-tasks"
 done
+# Three instances of the fixture with --store behind nginx round-robin, sharing Redis (issue 16):
+# the server requirement sets and the Tasks scenarios again, against the same baseline.
+bash "$here/scale_out.sh" "$bin" "$out" || status=1
 python3 "$here/summarize.py" "$out" "$here" || status=1
 exit $status

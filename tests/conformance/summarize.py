@@ -135,7 +135,15 @@ def main():
         exp = expected(os.path.join(conf_dir, "expected-bridge-2026-07-28.yaml"))
         score = scored(os.path.join(out_dir, "scored-2026-07-28.txt"))
         ok = tally("2026-07-28 bridge", scenarios(run_dir, "server-"), score["server"], exp["server"]) and ok
-    for label, sub in (("tasks", "tasks"), ("gateway tasks", "gateway-tasks")):
+    # Three instances behind nginx sharing Redis (scale_out.sh), against one instance's baseline.
+    for rev in ("2025-11-25", "2026-07-28"):
+        run_dir = os.path.join(out_dir, "scale-out", f"server-{rev}")
+        if os.path.isdir(run_dir):
+            exp = expected(os.path.join(conf_dir, f"expected-{rev}.yaml"))
+            score = scored(os.path.join(out_dir, f"scored-{rev}.txt"))
+            ok = tally(f"{rev} 3 instances", scenarios(run_dir, "server-"), score["server"], exp["server"]) and ok
+    for label, sub in (("tasks", "tasks"), ("gateway tasks", "gateway-tasks"),
+                       ("3 instances tasks", os.path.join("scale-out", "tasks"))):
         ok = tasks_tally(label, os.path.join(out_dir, sub)) and ok
     auth_dir = os.path.join(out_dir, "auth")
     if os.path.isdir(auth_dir):

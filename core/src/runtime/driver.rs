@@ -7,6 +7,7 @@
 
 use super::jobs::{self, Env};
 use super::peer::DriverPeer;
+use crate::changes::Change;
 use crate::context::{InputSeed, NotificationSink, Origin, PeerLink};
 use crate::engine::{Event, Job, JobId, RouteId, ServerConnection};
 use crate::error::ErrorData;
@@ -32,6 +33,10 @@ pub trait Outbound: Send + 'static {
     fn session_changed(&mut self, _conn: &ServerConnection) {}
     /// The number of requests in flight changed to `n` (a busy session is never evicted).
     fn in_flight(&mut self, _n: usize) {}
+    /// Answer `done` once everything [`Outbound::session_changed`] was told before is stored.
+    fn flush(&mut self, done: oneshot::Sender<()>) {
+        let _ = done.send(());
+    }
 }
 
 /// What a driver is fed.
@@ -51,6 +56,8 @@ pub(crate) enum Input {
     },
     /// Replace the session state (reloaded from a shared store).
     Restore(Box<Option<crate::session::LegacySession>>),
+    /// Answer once the session state so far is stored ([`Outbound::flush`]).
+    Flush(oneshot::Sender<()>),
     /// The transport closed: finish what runs (within the grace period), then stop.
     Close,
     /// The session ended (HTTP DELETE): abort what runs and stop now.
@@ -78,6 +85,12 @@ impl DriverHandle {
     /// Replaces the session state (a store shared with other instances had a newer one).
     pub fn restore(&self, session: Option<crate::session::LegacySession>) -> bool {
         self.tx.send(Input::Restore(Box::new(session))).is_ok()
+    }
+
+    /// Asks the driver to answer `done` once the session state changed by the frames handed
+    /// to it so far is stored ([`Outbound::flush`]); false once it stopped.
+    pub fn flush(&self, done: oneshot::Sender<()>) -> bool {
+        self.tx.send(Input::Flush(done)).is_ok()
     }
 
     /// Tells the driver the transport closed: in-flight requests get the grace period.
@@ -112,6 +125,9 @@ pub struct Driver<O: Outbound> {
     reported: usize,
     /// Requests being served, for the request log (kept only while debug logging is on).
     logged: HashMap<RequestId, (String, std::time::Instant)>,
+    /// Listens to the server's change feeds itself (else it is fed through
+    /// [`DriverHandle::change`]).
+    follow_changes: bool,
 }
 
 /// True when the request log (debug, target `mcpcore::server`) goes anywhere: a `tracing`
@@ -147,14 +163,23 @@ impl<O: Outbound> Driver<O> {
             grace,
             reported: 0,
             logged: HashMap::new(),
+            follow_changes: true,
         };
         (driver, handle)
+    }
+
+    /// The driver does not listen to the server's change feeds: the shell notifies the session
+    /// of changes itself (a session shared by several instances is notified once per change for
+    /// the whole fleet).
+    pub fn fed_changes(mut self) -> Self {
+        self.follow_changes = false;
+        self
     }
 
     /// Runs until the transport closed and in-flight requests finished (or the grace period
     /// ran out: they are aborted). Returns the outbound, so the shell can flush it.
     pub async fn run(mut self) -> O {
-        let mut changes = self.env.change_listener();
+        let mut changes = self.follow_changes.then(|| self.env.change_listener());
         let mut closed = false;
         let mut grace_end: Option<tokio::time::Instant> = None;
         loop {
@@ -175,7 +200,7 @@ impl<O: Outbound> Driver<O> {
                     Some(input) => self.input(input),
                     None => closed = true,
                 },
-                change = changes.recv(), if self.conn.session().is_some() => {
+                change = recv_change(&mut changes), if self.conn.session().is_some() => {
                     if let Some(c) = change {
                         self.conn.on_change(&c);
                     }
@@ -240,6 +265,12 @@ impl<O: Outbound> Driver<O> {
                 }
             }
             Input::Restore(session) => self.conn.restore(*session),
+            Input::Flush(done) => {
+                if self.conn.take_dirty() {
+                    self.out.session_changed(&self.conn);
+                }
+                self.out.flush(done);
+            }
             Input::Close | Input::Terminate => {}
         }
     }
@@ -328,6 +359,14 @@ impl<O: Outbound> Driver<O> {
             }
         };
         self.jobs.insert(job, handle);
+    }
+}
+
+/// The next change, when listening; never otherwise.
+async fn recv_change(changes: &mut Option<super::changes::ChangeListener>) -> Option<Change> {
+    match changes {
+        Some(l) => l.recv().await,
+        None => std::future::pending().await,
     }
 }
 

@@ -26,12 +26,14 @@ pub struct Env {
     pub clock: Arc<dyn Clock>,
     /// Which `requestState`s were accepted (when the engine's `state_single_use` is on).
     pub states: Arc<dyn StateLedger>,
+    /// The changes shared with other instances (a change bus), if any.
+    pub fanout: Option<Arc<super::fanout::Fanout>>,
 }
 
 impl Env {
     /// The environment of a server (with an in-memory state ledger).
     pub fn new(engine: Arc<ServerEngine>, tasks: Arc<Tasks>, clock: Arc<dyn Clock>) -> Arc<Env> {
-        Arc::new(Env { engine, tasks, clock, states: Arc::new(MemoryStateLedger::default()) })
+        Arc::new(Env { engine, tasks, clock, states: Arc::new(MemoryStateLedger::default()), fanout: None })
     }
 
     /// The time now.
@@ -39,11 +41,24 @@ impl Env {
         self.clock.now()
     }
 
-    /// A listener on every change feed of the server: its catalogs and its tasks.
+    /// A listener on every change feed of the server: its catalogs and its tasks, and what
+    /// other instances announced (a change bus).
     pub fn change_listener(&self) -> ChangeListener {
         let mut feeds = self.engine.feeds();
         feeds.push(self.tasks.changes());
+        feeds.push(self.tasks.remote_changes());
+        if let Some(f) = &self.fanout {
+            feeds.push(f.heard());
+        }
         ChangeListener::new(feeds)
+    }
+
+    /// Starts sharing changes with the other instances (once; a no-op without a change bus).
+    /// Needs a tokio runtime.
+    pub fn start_fanout(&self) {
+        if let Some(f) = &self.fanout {
+            f.start(&self.engine, &self.tasks);
+        }
     }
 }
 

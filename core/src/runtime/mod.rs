@@ -6,13 +6,14 @@
 //! clock, draw entropy, sleep or spawn (CI enforces it with clippy's `disallowed-methods`).
 //! This module supplies those: [`clock`] (the time, real or manual for tests), [`entropy`]
 //! (session ids, task ids, `requestState` keys), [`changes`] (async listeners on the catalogs'
-//! change feeds), [`tasks`] (running task handlers), the job runner (host code for one
+//! change feeds), [`fanout`] (changes shared with other instances), [`tasks`] (running task handlers), the job runner (host code for one
 //! request, with its [`RequestContext`](crate::context::RequestContext)) and [`driver`].
 
 pub mod changes;
 pub mod clock;
 pub mod driver;
 pub mod entropy;
+pub mod fanout;
 pub(crate) mod jobs;
 pub(crate) mod peer;
 pub(crate) mod queue;

@@ -1,11 +1,14 @@
 //! The settings that let several instances of one server share a load balancer, read once for
-//! every front end (the `mcpcore` CLI, the examples; later the bindings): where sessions live
-//! (`--store redis://HOST:PORT[/DB]`), the `requestState` keys every instance shares
+//! every front end (the `mcpcore` CLI, the examples, the bindings): where shared state lives
+//! (`--store redis://HOST:PORT[/DB]`: legacy sessions, tasks, single-use `requestState`
+//! claims, change announcements), the `requestState` keys every instance shares
 //! (`MCPCORE_STATE_KEY`), and the public host names the proxy forwards (`--allowed-host`).
 
+use crate::changes::ChangeBus;
 use crate::http::server::{HostPolicy, HttpServerConfig};
 use crate::session::SessionStore;
-use crate::state::{StateKey, StateKeys};
+use crate::state::{StateKey, StateKeys, StateLedger};
+use crate::tasks::TaskStore;
 use crate::{Error, ErrorKind};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -18,10 +21,48 @@ pub const STATE_KEY_ENV: &str = "MCPCORE_STATE_KEY";
 /// How long an unused legacy session lives in a shared store (as in the default in-memory one).
 pub const SESSION_TTL: Duration = Duration::from_secs(3600);
 
+/// Everything the instances of one server share, on one database.
+#[derive(Debug, Clone)]
+pub struct SharedStores {
+    /// Legacy sessions (and their streams' replay logs).
+    pub sessions: Arc<dyn SessionStore>,
+    /// Tasks (Tasks extension).
+    pub tasks: Arc<dyn TaskStore>,
+    /// Claims of single-use `requestState`s.
+    pub states: Arc<dyn StateLedger>,
+    /// Catalog and task changes.
+    pub changes: Arc<dyn ChangeBus>,
+}
+
+impl SharedStores {
+    /// The stores at `url` (`redis://…` with the `redis` feature), sharing one connection
+    /// pair; a legacy session unused for `session_ttl` expires. Needs a tokio runtime.
+    pub fn open(url: &str, session_ttl: Duration) -> Result<Self, Error> {
+        if !url.starts_with("redis://") {
+            return Err(invalid(format!("--store {url:?}: only redis://HOST:PORT[/DB] stores are known")));
+        }
+        #[cfg(feature = "redis")]
+        {
+            let redis = super::redis::Redis::open(url)?;
+            Ok(SharedStores {
+                sessions: Arc::new(redis.sessions(session_ttl)),
+                tasks: Arc::new(redis.tasks()),
+                states: Arc::new(redis.state_ledger()),
+                changes: Arc::new(redis.changes()),
+            })
+        }
+        #[cfg(not(feature = "redis"))]
+        {
+            let _ = session_ttl;
+            Err(invalid("--store redis://…: this build has no Redis support (the mcpcore `redis` feature)"))
+        }
+    }
+}
+
 /// Scale-out settings, validated.
 #[derive(Debug, Clone, Default)]
 pub struct ScaleOut {
-    store: Option<Arc<dyn SessionStore>>,
+    store: Option<SharedStores>,
     state_keys: StateKeys,
     allowed_hosts: Vec<String>,
 }
@@ -47,20 +88,10 @@ pub fn parse_state_keys(text: &str) -> Result<StateKeys, Error> {
     Ok(StateKeys::new(keys))
 }
 
-/// The session store at `url`: `redis://…` with the `redis` feature.
+/// The session store at `url`: `redis://…` with the `redis` feature (see [`SharedStores`] for
+/// every store at once).
 pub fn session_store(url: &str, ttl: Duration) -> Result<Arc<dyn SessionStore>, Error> {
-    if !url.starts_with("redis://") {
-        return Err(invalid(format!("--store {url:?}: only redis://HOST:PORT[/DB] stores are known")));
-    }
-    #[cfg(feature = "redis")]
-    {
-        Ok(Arc::new(super::redis::RedisSessionStore::new(url, ttl)?))
-    }
-    #[cfg(not(feature = "redis"))]
-    {
-        let _ = ttl;
-        Err(invalid("--store redis://…: this build has no Redis support (the mcpcore `redis` feature)"))
-    }
+    Ok(SharedStores::open(url, ttl)?.sessions)
 }
 
 impl ScaleOut {
@@ -86,7 +117,7 @@ impl ScaleOut {
                          a per-process key would make each instance refuse the others' requestState"
                     )));
                 }
-                Some(session_store(url, SESSION_TTL)?)
+                Some(SharedStores::open(url, SESSION_TTL)?)
             }
             None => None,
         };
@@ -119,13 +150,18 @@ impl ScaleOut {
         self.store.is_some()
     }
 
+    /// The shared stores, when a store is configured.
+    pub fn stores(&self) -> Option<&SharedStores> {
+        self.store.as_ref()
+    }
+
     /// `base` with the store and the host allow-list applied. The allow-list holds the given
     /// names (as `Host` values and as `http`/`https` origins) plus, for a server bound to
     /// loopback at `local`, the loopback names with its port (so the instance stays reachable
     /// directly, as without the option).
     pub fn http_config(&self, mut base: HttpServerConfig, local: Option<SocketAddr>) -> HttpServerConfig {
-        if let Some(store) = &self.store {
-            base.sessions = store.clone();
+        if let Some(stores) = &self.store {
+            base.sessions = stores.sessions.clone();
         }
         if !self.allowed_hosts.is_empty() {
             let (mut hosts, mut origins) = match local {

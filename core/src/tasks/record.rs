@@ -5,12 +5,14 @@ use super::clock::iso8601;
 use crate::error::ErrorData;
 use crate::protocol::mrtr::InputRequests;
 use crate::protocol::tasks_ext::{DetailedTask, Task, TaskStatus};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, SystemTime};
 
-/// Everything a server keeps about one task.
-#[derive(Debug, Clone, PartialEq)]
+/// Everything a server keeps about one task (serializable, for stores on a database).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct TaskRecord {
     /// The task id (unguessable: 128 random bits, drawn by the runtime).
     pub id: String,

@@ -1,5 +1,7 @@
 //! Shared helpers for the cross-cutting tests: locating built binaries, spawning clients.
 
+#[cfg(unix)]
+pub mod fleet;
 pub mod http;
 pub mod issuer;
 pub mod schema;

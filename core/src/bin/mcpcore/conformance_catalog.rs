@@ -1,6 +1,7 @@
 //! Fixture resources, templates and prompts (tests/conformance/NOTES.md §6.2–§6.3), the
 //! completions the suite asks for, and the tools that trigger list changes.
 
+use mcpcore::changes::Change;
 use mcpcore::completion::complete_from;
 use mcpcore::prompts::{PromptArguments, PromptRegistry};
 use mcpcore::protocol::prompts::{GetPromptResult, Prompt};
@@ -115,11 +116,14 @@ pub(crate) fn prompts() -> Result<PromptRegistry> {
 }
 
 /// Tools that add or remove a tool or prompt, or announce a resource update, so changes reach
-/// listening clients.
+/// listening clients. With `fleet` (several instances sharing a store) the tool and prompt
+/// triggers only announce the list change: a catalog is each instance's own, so adding a tool
+/// on the one instance that ran the trigger would make `tools/list` differ between instances.
 pub(crate) fn register_triggers(
     tools: &Arc<ToolRegistry>,
     prompts: &Arc<PromptRegistry>,
     resources: &Arc<ResourceRegistry>,
+    fleet: bool,
 ) -> Result<()> {
     let weak: Weak<ToolRegistry> = Arc::downgrade(tools);
     tools.register(
@@ -132,7 +136,9 @@ pub(crate) fn register_triggers(
             let weak = weak.clone();
             async move {
                 let Some(tools) = weak.upgrade() else { return Ok(CallToolResult::text("gone")) };
-                if !tools.unregister("test_dynamic_tool") {
+                if fleet {
+                    tools.changes().send(Change::ToolsListChanged);
+                } else if !tools.unregister("test_dynamic_tool") {
                     tools.register(
                         Tool::new("test_dynamic_tool", "Appears and disappears.", json!({"type": "object"})),
                         |_: Arguments, _: ToolContext| async { Ok(CallToolResult::text("dynamic")) },
@@ -152,7 +158,9 @@ pub(crate) fn register_triggers(
         move |_: Arguments, _: ToolContext| {
             let prompts = prompts.clone();
             async move {
-                if !prompts.remove("test_dynamic_prompt") {
+                if fleet {
+                    prompts.changes().send(Change::PromptsListChanged);
+                } else if !prompts.remove("test_dynamic_prompt") {
                     let prompt: Prompt = parse(
                         json!({"name": "test_dynamic_prompt", "description": "Appears and disappears."}),
                     );

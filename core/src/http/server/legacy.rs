@@ -2,7 +2,7 @@
 //! mints `Mcp-Session-Id`; later POSTs must carry it (404 for an unknown one) and are handed
 //! to the session's driver; GET opens the server→client stream; DELETE ends the session.
 
-use super::live::{Full, RouteMsg, Sessions};
+use super::live::{Full, LiveSession, NoStream, RouteMsg, Sessions};
 use super::{reply, ResponseMode, State};
 use crate::context::{ClientKey, Origin};
 use crate::engine::{Event, RouteId, ServerConnection, ServerEngine};
@@ -132,13 +132,14 @@ pub(crate) async fn post(
     let live = Sessions::get_or_revive(st, &id, &record, origin.client_key());
     let requests = request_ids(&frame);
     if requests.is_empty() {
-        return match live.post_quiet(frame, origin) {
-            true => reply::accepted(),
-            false => not_found_session(),
-        };
+        if !live.post_quiet(frame, origin) {
+            return not_found_session();
+        }
+        live.synced().await;
+        return reply::accepted();
     }
     match live.post(frame, origin) {
-        Some(rx) => answer(st, rx, requests).await,
+        Some(rx) => answer(st, &live, rx, requests).await,
         None => not_found_session(),
     }
 }
@@ -202,17 +203,25 @@ fn cancelled(requests: &[RequestId]) -> Response {
 }
 
 /// Answers a POST from its route: JSON when the first thing owed is the response, else SSE.
-async fn answer(st: &Arc<State>, mut rx: QueueRx<RouteMsg>, requests: Vec<RequestId>) -> Response {
+/// The response goes out once what the request changed in the session's record is stored
+/// ([`LiveSession::synced`]), so the client's next request finds it on any instance.
+async fn answer(
+    st: &Arc<State>,
+    live: &Arc<LiveSession>,
+    mut rx: QueueRx<RouteMsg>,
+    requests: Vec<RequestId>,
+) -> Response {
     let first = match rx.recv().await {
         Some(m) => m,
         None => return cancelled(&requests),
     };
     if first.last && st.config.response_mode != ResponseMode::Sse {
+        live.synced().await;
         return json(first);
     }
     let period = st.config.keep_alive;
     let keep_alive = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
-    let state = (Some(first), rx, keep_alive);
+    let state = (Some(first), rx, keep_alive, live.clone());
     let events = futures_util::stream::unfold(state, |mut s| async move {
         let msg = match s.0.take() {
             Some(m) => m,
@@ -223,6 +232,9 @@ async fn answer(st: &Arc<State>, mut rx: QueueRx<RouteMsg>, requests: Vec<Reques
                 }
             },
         };
+        if msg.last {
+            s.3.synced().await;
+        }
         let bytes = reply::sse_json(&msg.json);
         Some((Ok::<_, std::convert::Infallible>(bytes), s))
     });
@@ -247,13 +259,23 @@ pub(crate) async fn stream(
         return r;
     }
     let live = Sessions::get_or_revive(st, id, &record, client);
-    let Some(rx) = live.open_stream(connection) else {
-        return reply::status_error(
+    // A GET resuming the stream (2025-11-25 basic/transports, "Resumability and Redelivery")
+    // gets what it missed and replaces the stream it lost; a 2025-11-25 session's stream
+    // starts with the priming event.
+    let resume = h
+        .get(headers::LAST_EVENT_ID)
+        .and_then(|v| v.to_str().ok())
+        .and_then(super::replay::resume_point)
+        .map(str::to_owned);
+    let prime = record.session.as_ref().is_some_and(|s| s.version >= ProtocolVersion::V2025_11_25);
+    match live.open_stream(connection, resume.as_deref(), prime).await {
+        Ok(rx) => super::stream::messages(st, None, rx, Some(id.to_owned()), None::<()>),
+        Err(NoStream::Open) => reply::status_error(
             StatusCode::CONFLICT,
             ErrorData::invalid_request("Conflict: this session already has an open GET stream"),
-        );
-    };
-    super::stream::messages(st, None, rx, Some(id.to_owned()), None::<()>)
+        ),
+        Err(NoStream::Store(e)) => store_failed(e),
+    }
 }
 
 /// DELETE: ends a legacy session.

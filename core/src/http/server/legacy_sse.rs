@@ -55,6 +55,7 @@ pub(crate) async fn get(Shared(st): Shared<Arc<State>>, req: HttpRequest) -> Res
             "Method Not Allowed: the 2024-11-05 transport is not served",
         );
     }
+    st.env.start_fanout();
     let prefix = nested_prefix(&req);
     open(&st, &prefix, req.extensions()).await
 }
@@ -84,7 +85,15 @@ async fn open_for(
     }
     let conn = ServerConnection::new(st.env.engine.clone());
     let live = Sessions::start(st, id.clone(), SessionKind::Sse, conn, client);
-    let rx = live.open_stream(connection).expect("a new session has no stream");
+    let rx = match live.open_stream(connection, None, false).await {
+        Ok(rx) => rx,
+        Err(super::live::NoStream::Store(e)) => {
+            st.sessions.end(&id);
+            let _ = st.config.sessions.delete(&id).await;
+            return super::legacy::store_failed(e);
+        }
+        Err(super::live::NoStream::Open) => unreachable!("a new session has no stream"),
+    };
     let endpoint = format!("{prefix}{}?sessionId={id}", st.config.messages_path);
     let first = Bytes::from(sse::encode_event(Some("endpoint"), &endpoint));
     let end = EndSession { st: st.clone(), id: id.clone() };

@@ -3,20 +3,23 @@
 //! GET stream, or the 2024-11-05 SSE stream). The session's record lives in the configured
 //! [`SessionStore`]; this process keeps only what cannot be stored.
 
+use super::fleet::{spawn_answers_listener, spawn_change_follower, spawn_publisher, Publish, Shared};
 use super::listen::Connection;
+use super::replay::{self, ReplayLog};
 use super::{ResponseMode, State};
 use crate::context::{ClientKey, Origin};
 use crate::engine::{RouteId, ServerConnection};
-use crate::jsonrpc::{Inbound, Message, RequestId, Response};
+use crate::error::ErrorData;
+use crate::jsonrpc::{Inbound, Message, Response};
 use crate::runtime::queue::{self, QueueRx, QueueTx, Refused};
 use crate::runtime::{Driver, DriverHandle, Outbound};
-use crate::session::{SessionKind, SessionRecord, SessionStore, Topic};
+use crate::session::{LegacySession, SessionKind, SessionRecord, SessionStore, Topic};
 use axum::http::StatusCode;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 
 /// What a POST's route carries back: one message (a response, a batch response, or a
 /// notification or request sent while the call runs), serialized once, when it is produced.
@@ -50,51 +53,47 @@ pub(crate) fn answer_status(r: &Response) -> StatusCode {
     }
 }
 
-#[derive(Default)]
-struct Routes {
+/// The server→client stream open on this process: its queue of SSE events (text) and the
+/// token it was opened with.
+pub(super) struct OpenStream {
+    pub(super) tx: QueueTx<String>,
+    pub(super) token: String,
+}
+
+pub(super) struct Routes {
     posts: HashMap<RouteId, QueueTx<RouteMsg>>,
-    stream: Option<QueueTx<String>>,
+    pub(super) stream: Option<OpenStream>,
+    /// The recent messages of the GET stream, for a client resuming it (in one process; on a
+    /// shared store the store keeps them).
+    log: ReplayLog,
 }
 
 impl Routes {
-    /// Sends `json` (one message) down the open server→client stream; handed back when none
-    /// is open here.
-    fn to_stream(&self, json: String) -> Result<(), String> {
-        let Some(tx) = &self.stream else { return Err(json) };
-        let size = json.len();
-        match tx.push(json, size) {
+    fn new(max_bytes: usize) -> Self {
+        Routes { posts: HashMap::new(), stream: None, log: ReplayLog::new(max_bytes) }
+    }
+
+    /// True while a server→client stream is open here.
+    pub(super) fn streaming(&self) -> bool {
+        self.stream.as_ref().is_some_and(|s| !s.tx.is_closed())
+    }
+
+    /// Sends `event` (SSE text) down the open stream; handed back when none is open here.
+    fn push(&self, event: String) -> Result<(), String> {
+        let Some(s) = &self.stream else { return Err(event) };
+        let size = event.len();
+        match s.tx.push(event, size) {
             Ok(()) | Err(Refused::Overflow) => Ok(()),
-            Err(Refused::Closed(json)) => Err(json),
+            Err(Refused::Closed(event)) => Err(event),
         }
     }
 }
 
 /// A queue to one HTTP response of `limit` bytes that closes the response's connection (when
 /// known) once its reader falls that far behind.
-fn backlog<T>(limit: usize, connection: Option<Connection>) -> (QueueTx<T>, QueueRx<T>) {
+pub(super) fn backlog<T>(limit: usize, connection: Option<Connection>) -> (QueueTx<T>, QueueRx<T>) {
     let hook = connection.map(|c| Box::new(move || c.disconnect()) as crate::runtime::queue::OnOverflow);
     queue::bounded(limit, hook)
-}
-
-/// How a session on a shared store reaches the other instances.
-#[derive(Clone)]
-struct Shared {
-    store: Arc<dyn SessionStore>,
-    /// Ordered publishing (one task per session).
-    publish: mpsc::UnboundedSender<(Topic, String)>,
-    /// Server→client requests sent from here and not yet answered through the bus.
-    outstanding: Arc<Mutex<HashSet<RequestId>>>,
-}
-
-/// Publishes a session's messages in order.
-fn spawn_publisher(store: Arc<dyn SessionStore>, id: String) -> mpsc::UnboundedSender<(Topic, String)> {
-    let (tx, mut rx) = mpsc::unbounded_channel::<(Topic, String)>();
-    tokio::spawn(async move {
-        while let Some((topic, message)) = rx.recv().await {
-            let _ = store.publish(&id, topic, message).await;
-        }
-    });
-    tx
 }
 
 /// One live legacy session.
@@ -103,15 +102,17 @@ pub(crate) struct LiveSession {
     pub(crate) kind: SessionKind,
     /// The client that opened (or revived) it here, for the per-client quota.
     client: Option<ClientKey>,
-    driver: DriverHandle,
-    routes: Arc<Mutex<Routes>>,
+    pub(super) driver: DriverHandle,
+    pub(super) routes: Arc<Mutex<Routes>>,
     next_route: AtomicU64,
     in_flight: Arc<AtomicUsize>,
     last_used: Mutex<SystemTime>,
-    shared: Option<Shared>,
+    pub(super) shared: Option<Shared>,
+    /// The session state as this process last knew it (from its driver or the store).
+    pub(super) state: Arc<Mutex<Option<LegacySession>>>,
     /// [`HttpServerConfig::max_backlog`](super::HttpServerConfig::max_backlog).
-    backlog: usize,
-    /// Dropped with the session: its bus listener stops.
+    pub(super) backlog: usize,
+    /// Dropped with the session: its bus listeners stop.
     _stop: watch::Sender<()>,
 }
 
@@ -119,6 +120,14 @@ impl std::fmt::Debug for LiveSession {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LiveSession").field("id", &self.id).field("kind", &self.kind).finish_non_exhaustive()
     }
+}
+
+/// Why a server→client stream was not opened.
+pub(crate) enum NoStream {
+    /// One is open here already (and the request did not resume it).
+    Open,
+    /// The shared store failed.
+    Store(ErrorData),
 }
 
 impl LiveSession {
@@ -129,8 +138,7 @@ impl LiveSession {
 
     /// True while it serves a request or has its stream open: it must not be evicted.
     pub(crate) fn busy(&self) -> bool {
-        self.in_flight.load(Ordering::SeqCst) > 0
-            || self.routes.lock().expect("lock").stream.as_ref().is_some_and(|tx| !tx.is_closed())
+        self.in_flight.load(Ordering::SeqCst) > 0 || self.routes.lock().expect("lock").streaming()
     }
 
     /// How long it has been unused at `now`.
@@ -159,42 +167,64 @@ impl LiveSession {
         self.driver.frame(Ok(frame), route, origin)
     }
 
+    /// On a shared store, completes once what the session's frames so far changed in its
+    /// record is stored, so the client's next request finds it on any instance (the
+    /// `notifications/initialized` before a `tools/list`, a `resources/subscribe` before the
+    /// update another instance produces). At once otherwise.
+    pub(crate) async fn synced(&self) {
+        if self.shared.is_none() {
+            return;
+        }
+        let (tx, rx) = oneshot::channel();
+        if self.driver.flush(tx) {
+            let _ = rx.await;
+        }
+    }
+
     /// Replaces the session state with the store's (a store shared with other instances).
     pub(crate) fn restore(&self, record: &SessionRecord) {
+        *self.state.lock().expect("lock") = record.session.clone();
         self.driver.restore(record.session.clone());
     }
 
-    /// Opens the server→client stream (messages as JSON) on `connection`, which is closed when
-    /// its reader falls a backlog behind; `None` while a stream is open already.
-    pub(crate) fn open_stream(&self, connection: Option<Connection>) -> Option<QueueRx<String>> {
-        let mut routes = self.routes.lock().expect("lock");
-        if routes.stream.as_ref().is_some_and(|tx| !tx.is_closed()) {
-            return None;
-        }
-        let (tx, rx) = backlog(self.backlog, connection);
-        routes.stream = Some(tx.clone());
-        if let Some(shared) = &self.shared {
-            // What other instances produce for this session comes here while the stream is open.
-            let (store, id) = (shared.store.clone(), self.id.clone());
-            tokio::spawn(async move {
-                let Ok(Some(mut sub)) = store.subscribe(&id, Topic::ToClient).await else { return };
-                loop {
-                    tokio::select! {
-                        m = sub.recv() => {
-                            let Some(m) = m else { return };
-                            if let Ok(Inbound::Single(_)) = crate::jsonrpc::parse(m.as_bytes()) {
-                                let size = m.len();
-                                if tx.push(m, size).is_err() {
-                                    return;
-                                }
-                            }
-                        }
-                        _ = tx.closed() => return,
-                    }
-                }
-            });
-        }
-        Some(rx)
+    /// Opens the server→client stream on `connection` (closed when its reader falls a backlog
+    /// behind): SSE events as text, ready to send. A Streamable HTTP session's events carry
+    /// ids; `resume` (the event id of a `Last-Event-ID`, [`replay::resume_point`]) replays
+    /// what came after it and takes the stream over from an older one, here or on another
+    /// instance; `prime` starts with the priming event (2025-11-25 sessions). A plain GET
+    /// while a stream is open here is refused ([`NoStream::Open`]).
+    pub(crate) async fn open_stream(
+        self: &Arc<Self>,
+        connection: Option<Connection>,
+        resume: Option<&str>,
+        prime: bool,
+    ) -> Result<QueueRx<String>, NoStream> {
+        let ids = self.kind == SessionKind::Streamable;
+        let Some(shared) = &self.shared else {
+            let mut routes = self.routes.lock().expect("lock");
+            if routes.streaming() && resume.is_none() {
+                return Err(NoStream::Open);
+            }
+            let (tx, rx) = backlog(self.backlog, connection);
+            let cursor = resume.map_or_else(|| routes.log.head(), str::to_owned);
+            let mut first = Vec::new();
+            if ids && prime {
+                first.push(replay::priming(&cursor));
+            }
+            if ids {
+                first.extend(
+                    routes.log.since(&cursor).into_iter().map(|(e, m)| replay::event_text(Some(&e), m)),
+                );
+            }
+            for event in first {
+                let size = event.len();
+                let _ = tx.push(event, size);
+            }
+            // An older stream ends here (its queue's only sender goes).
+            routes.stream = Some(OpenStream { tx, token: String::new() });
+            return Ok(rx);
+        };
+        super::fleet::open_stream(self, shared, connection, resume, prime && ids).await
     }
 
     /// The transport is going away: in-flight calls get the grace period.
@@ -214,17 +244,35 @@ struct SessionOut {
     kind: SessionKind,
     json: bool,
     routes: Arc<Mutex<Routes>>,
-    records: mpsc::UnboundedSender<SessionRecord>,
+    records: mpsc::UnboundedSender<Write>,
     in_flight: Arc<AtomicUsize>,
     shared: Option<Shared>,
+    /// Shared with the [`LiveSession`].
+    state: Arc<Mutex<Option<LegacySession>>>,
 }
 
 impl SessionOut {
-    /// Down this instance's stream, else (a shared store) to the instance that has it open.
-    fn to_stream(&self, routes: &Routes, message: Message) {
-        if let Err(json) = routes.to_stream(message.to_json()) {
+    /// Down the session's stream: a Streamable HTTP session's message gets an event id (in
+    /// the store's replay log on a shared store, which hands it to the instance holding the
+    /// stream; else in this process's log); a 2024-11-05 session's goes down the stream here,
+    /// else to the instance that has it open.
+    fn to_stream(&self, routes: &mut Routes, message: Message) {
+        let json = message.to_json();
+        if self.kind == SessionKind::Streamable {
+            match &self.shared {
+                Some(shared) => {
+                    let _ = shared.publish.send(Publish::Append(json, None));
+                }
+                None => {
+                    let event = routes.log.push(&json);
+                    let _ = routes.push(replay::event_text(Some(&event), &json));
+                }
+            }
+            return;
+        }
+        if routes.push(replay::event_text(None, &json)).is_err() {
             if let Some(shared) = &self.shared {
-                let _ = shared.publish.send((Topic::ToClient, json));
+                let _ = shared.publish.send(Publish::Raw(Topic::ToClient, json));
             }
         }
     }
@@ -232,20 +280,20 @@ impl SessionOut {
 
 impl Outbound for SessionOut {
     fn send(&mut self, route: Option<RouteId>, message: Message) {
-        let routes = self.routes.lock().expect("lock");
+        let mut routes = self.routes.lock().expect("lock");
         if let (Some(shared), Message::Request(r)) = (&self.shared, &message) {
             shared.outstanding.lock().expect("lock").insert(r.id.clone());
         }
         if self.kind == SessionKind::Sse {
-            return self.to_stream(&routes, message);
+            return self.to_stream(&mut routes, message);
         }
-        let Some(route) = route else { return self.to_stream(&routes, message) };
+        let Some(route) = route else { return self.to_stream(&mut routes, message) };
         // JSON answers carry only the response: requests to the client take the GET stream,
         // notifications are dropped.
         if self.json {
             match &message {
                 Message::Response(_) => {}
-                Message::Request(_) => return self.to_stream(&routes, message),
+                Message::Request(_) => return self.to_stream(&mut routes, message),
                 Message::Notification(_) => return,
             }
         }
@@ -258,15 +306,15 @@ impl Outbound for SessionOut {
         // A legacy call runs on when its POST is abandoned: its requests to the client still
         // reach it through the GET stream.
         if !delivered && is_request {
-            self.to_stream(&routes, message);
+            self.to_stream(&mut routes, message);
         }
     }
 
     fn send_batch(&mut self, route: RouteId, messages: Vec<Message>) {
-        let routes = self.routes.lock().expect("lock");
+        let mut routes = self.routes.lock().expect("lock");
         if self.kind == SessionKind::Sse {
             for m in messages {
-                self.to_stream(&routes, m);
+                self.to_stream(&mut routes, m);
             }
             return;
         }
@@ -284,12 +332,18 @@ impl Outbound for SessionOut {
     /// Not ours: with a shared store, maybe another instance's request.
     fn unmatched(&mut self, response: Response) {
         if let Some(shared) = &self.shared {
-            let _ = shared.publish.send((Topic::FromClient, Message::Response(response).to_json()));
+            let _ =
+                shared.publish.send(Publish::Raw(Topic::FromClient, Message::Response(response).to_json()));
         }
     }
 
     fn session_changed(&mut self, conn: &ServerConnection) {
-        let _ = self.records.send(conn.record(self.kind));
+        *self.state.lock().expect("lock") = conn.session().cloned();
+        let _ = self.records.send(Write::Record(Box::new(conn.record(self.kind))));
+    }
+
+    fn flush(&mut self, done: oneshot::Sender<()>) {
+        let _ = self.records.send(Write::Flush(done));
     }
 
     fn in_flight(&mut self, n: usize) {
@@ -297,52 +351,41 @@ impl Outbound for SessionOut {
     }
 }
 
+/// What a session's record writer is asked.
+enum Write {
+    /// Store this record.
+    Record(Box<SessionRecord>),
+    /// Answer once every record sent before is stored.
+    Flush(oneshot::Sender<()>),
+}
+
 /// Writes a session's records to the store in order, the latest of a burst only.
 fn spawn_writer(
     store: Arc<dyn SessionStore>,
     id: String,
     clock: Arc<dyn crate::runtime::Clock>,
-) -> mpsc::UnboundedSender<SessionRecord> {
-    let (tx, mut rx) = mpsc::unbounded_channel::<SessionRecord>();
+) -> mpsc::UnboundedSender<Write> {
+    let (tx, mut rx) = mpsc::unbounded_channel::<Write>();
     tokio::spawn(async move {
-        while let Some(mut record) = rx.recv().await {
-            while let Ok(newer) = rx.try_recv() {
-                record = newer;
+        while let Some(first) = rx.recv().await {
+            let (mut record, mut flushed) = (None, Vec::new());
+            let mut take = |w: Write| match w {
+                Write::Record(r) => record = Some(*r),
+                Write::Flush(done) => flushed.push(done),
+            };
+            take(first);
+            while let Ok(more) = rx.try_recv() {
+                take(more);
             }
-            let _ = store.store(&id, &record, clock.now()).await;
+            if let Some(record) = record {
+                let _ = store.store(&id, &record, clock.now()).await;
+            }
+            for done in flushed {
+                let _ = done.send(());
+            }
         }
     });
     tx
-}
-
-/// Hands the client's answers to this instance's server→client requests, POSTed to another
-/// instance, to the waiting handler; ends with the session.
-fn spawn_answers_listener(live: std::sync::Weak<LiveSession>, mut stopped: watch::Receiver<()>) {
-    tokio::spawn(async move {
-        let Some((store, id)) =
-            live.upgrade().and_then(|l| l.shared.as_ref().map(|s| (s.store.clone(), l.id.clone())))
-        else {
-            return;
-        };
-        let Ok(Some(mut sub)) = store.subscribe(&id, Topic::FromClient).await else { return };
-        loop {
-            let m = tokio::select! {
-                m = sub.recv() => m,
-                _ = stopped.changed() => None,
-            };
-            let (Some(m), Some(session)) = (m, live.upgrade()) else { return };
-            let Ok(Inbound::Single(Message::Response(r))) = crate::jsonrpc::parse(m.as_bytes()) else {
-                continue;
-            };
-            let Some(shared) = &session.shared else { return };
-            // Only requests sent from here, each once: an answer nobody here waits for is not
-            // handed on again (it would come back as unmatched and be published anew).
-            let ours = r.id.as_ref().is_some_and(|id| shared.outstanding.lock().expect("lock").remove(id));
-            if ours {
-                session.post_quiet(Inbound::Single(Message::Response(r)), Origin::none());
-            }
-        }
-    });
 }
 
 /// The live sessions of one HTTP endpoint, and how many each client holds.
@@ -418,7 +461,7 @@ impl Sessions {
             let hex = crate::runtime::entropy::random_id();
             conn.number_requests_from(u64::from_str_radix(&hex[..8], 16).expect("hex") << 24);
         }
-        let routes = Arc::new(Mutex::new(Routes::default()));
+        let routes = Arc::new(Mutex::new(Routes::new(st.config.max_backlog.min(replay::MAX_BYTES))));
         let records = spawn_writer(st.config.sessions.clone(), id.clone(), st.env.clock.clone());
         let json = st.config.response_mode == ResponseMode::Json;
         let in_flight = Arc::new(AtomicUsize::new(0));
@@ -428,6 +471,7 @@ impl Sessions {
             store,
             outstanding: Arc::default(),
         });
+        let state = Arc::new(Mutex::new(conn.session().cloned()));
         let out = SessionOut {
             kind,
             json,
@@ -435,9 +479,13 @@ impl Sessions {
             records,
             in_flight: in_flight.clone(),
             shared: shared.clone(),
+            state: state.clone(),
         };
         let (stop, stopped) = watch::channel(());
         let (driver, handle) = Driver::new(conn, st.env.clone(), out, st.config.shutdown_grace);
+        // On a shared store changes become notifications once per change for the whole fleet
+        // (`spawn_change_follower`), not in the driver.
+        let driver = if shared.is_some() { driver.fed_changes() } else { driver };
         let live = Arc::new(LiveSession {
             id: id.clone(),
             kind,
@@ -448,10 +496,12 @@ impl Sessions {
             in_flight,
             last_used: Mutex::new(st.env.now()),
             shared,
+            state,
             backlog: st.config.max_backlog,
             _stop: stop,
         });
         if live.shared.is_some() {
+            spawn_change_follower(Arc::downgrade(&live), st.env.clone(), stopped.clone());
             spawn_answers_listener(Arc::downgrade(&live), stopped);
         }
         st.sessions.inner.lock().expect("lock").insert(live.clone());

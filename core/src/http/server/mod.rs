@@ -35,6 +35,7 @@
 #![allow(clippy::result_large_err)]
 
 mod auth;
+mod fleet;
 mod guard;
 mod inproc;
 mod legacy;
@@ -43,6 +44,7 @@ mod listen;
 mod live;
 mod modern;
 mod options;
+mod replay;
 mod reply;
 mod stream;
 mod streamable;
@@ -218,6 +220,9 @@ impl HttpEndpoint {
     pub fn new(env: Arc<Env>, config: HttpServerConfig, local: Option<SocketAddr>) -> Self {
         let (shutdown, shutdown_rx) = watch::channel(false);
         let (hard_stop, hard_stop_rx) = watch::channel(false);
+        if tokio::runtime::Handle::try_current().is_ok() {
+            env.start_fanout();
+        }
         let state = Arc::new(State {
             env,
             guard: guard::Guard::new(&config.hosts, local),

@@ -7,8 +7,8 @@ use axum::body::Bytes;
 use axum::response::Response;
 use std::sync::Arc;
 
-/// An SSE stream of `rx`'s messages (JSON) after `first`, with keep-alives; it ends when the senders
-/// go or the server shuts down. `session` is touched in the store at each keep-alive (an open
+/// An SSE stream of `rx`'s events (SSE text, ready to send) after `first`, with keep-alives; it
+/// ends when the senders go or the server shuts down. `session` is touched in the store at each keep-alive (an open
 /// stream keeps its session from expiring); `on_drop` is dropped with the stream.
 pub(crate) fn messages(
     st: &Arc<State>,
@@ -25,7 +25,7 @@ pub(crate) fn messages(
             return Some((Ok(b), s));
         }
         let bytes = tokio::select! {
-            m = s.1.recv() => reply::sse_json(&m?),
+            m = s.1.recv() => Bytes::from(m?),
             _ = s.2.tick() => {
                 if let Some(id) = &s.4 {
                     let _ = s.3.config.sessions.touch(id, s.3.env.now()).await;

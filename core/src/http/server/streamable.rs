@@ -81,6 +81,7 @@ fn describe(inbound: &Inbound) -> String {
 
 /// `what` is filled in (method and id) only when the request log is on.
 async fn answer(st: Arc<State>, req: HttpRequest, what: &mut Option<String>) -> Response {
+    st.env.start_fanout();
     let (parts, body) = req.into_parts();
     let h = &parts.headers;
     let checks = st
@@ -128,6 +129,7 @@ fn into_origin(parts: Parts) -> Arc<Origin> {
 /// 2024-11-05 transport when served; otherwise 405. A GET declaring a modern revision is 405:
 /// 2026-07-28 has no GET stream.
 pub(crate) async fn get(Shared(st): Shared<Arc<State>>, req: HttpRequest) -> Response {
+    st.env.start_fanout();
     let h = req.headers();
     if let Err(r) = st.guard.check(h) {
         return r;

@@ -36,7 +36,7 @@ impl TaskLink {
         let methods: BTreeMap<String, &'static str> =
             requests.iter().map(|(k, r)| (k.clone(), r.method())).collect();
         // Listen before issuing, so no answer can slip between the check and the wait.
-        let mut changes = ChangeListener::new([self.tasks.changes()]);
+        let mut changes = ChangeListener::new([self.tasks.changes(), self.tasks.remote_changes()]);
         let keys =
             self.tasks.request_inputs(&self.id, requests).await.map_err(Error::rpc)?.ok_or_else(gone)?;
         if keys.len() != methods.len() {

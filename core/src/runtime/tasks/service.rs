@@ -24,6 +24,8 @@ pub struct Tasks {
     running: Mutex<HashMap<String, AbortHandle>>,
     owners: Mutex<Owners>,
     feed: ChangeFeed,
+    /// Changes other instances made to tasks in a shared store ([`crate::runtime::fanout`]).
+    remote: ChangeFeed,
 }
 
 /// Who started each running task, and how many each client has running.
@@ -60,6 +62,7 @@ impl Tasks {
             running: Mutex::new(HashMap::new()),
             owners: Mutex::default(),
             feed: ChangeFeed::default(),
+            remote: ChangeFeed::default(),
         }
     }
 
@@ -76,6 +79,26 @@ impl Tasks {
     /// The feed announcing every task change ([`Change::Task`]).
     pub fn changes(&self) -> &ChangeFeed {
         &self.feed
+    }
+
+    /// The feed announcing task changes other instances made (a shared store): heard by
+    /// handlers waiting for `tasks/update` and by listen streams, as [`Tasks::changes`] is.
+    pub fn remote_changes(&self) -> &ChangeFeed {
+        &self.remote
+    }
+
+    /// Another instance changed task `id`: waiters here hear it, and a handler running here
+    /// for a task that has ended (cancelled there) is stopped.
+    pub(crate) async fn changed_elsewhere(&self, id: &str) {
+        self.remote.send(Change::Task(id.to_owned()));
+        if !self.running.lock().expect("lock").contains_key(id) {
+            return;
+        }
+        if let Ok(Some(record)) = self.get(id).await {
+            if record.is_terminal() {
+                self.stop(id);
+            }
+        }
     }
 
     fn announce(&self, id: &str) {

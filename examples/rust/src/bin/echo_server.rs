@@ -200,7 +200,8 @@ async fn run(args: &[String], http: Option<String>, auth: Option<AuthConfig>) ->
         .tool(add)
         .build();
     let server = match built {
-        Ok(s) => s,
+        // With --store: tasks, single-use claims and changes shared with the other instances.
+        Ok(s) => s.with_scale_out(&scale),
         Err(e) => {
             eprintln!("echo_server: {e}");
             return ExitCode::from(1);
