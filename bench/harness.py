@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/harness.py: runs W1-W11 (W8: gateway.py) and the raw ceilings for mcpcore and the official SDKs, in
+"""bench/harness.py: runs W1-W11 (W7: fleet.py; W8: gateway.py) and the raw ceilings for mcpcore and the official SDKs, in
 alternation (round r runs every subject, forward on even rounds and backward on odd ones; a peer's
 two HTTP configurations, its defaults and its best documented one, alternate the same way), and
 writes bench/results/<date>.json and bench/RESULTS.md. Started by bench/run, which installs and
@@ -28,6 +28,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
+import fleet
 import gateway
 import report
 import scale
@@ -494,6 +495,7 @@ def metrics(r: Dict[str, Any]) -> Dict[str, Optional[float]]:
         m["w6_us"] = r["w6"]["us_per_call"]
     scale.metrics(r, m)
     gateway.metrics(r, m)
+    fleet.metrics(r, m)
     return m
 
 
@@ -506,7 +508,7 @@ def fmt(x: Optional[Dict[str, float]], digits: int = 0, scale: float = 1.0) -> s
     return f"{f(x['median'])} ({f(x['min'])}–{f(x['max'])})"
 
 
-PHASES = ("stdio", "http", "w6", "w8", "w9", "w10", "w11")
+PHASES = ("stdio", "http", "w6", "w7", "w8", "w9", "w10", "w11")
 
 
 def run_phase(phase: str, s: Dict[str, Any], cfg: Dict[str, Any], name: str, res: Dict[str, Any], r: int, env: Dict[str, str]) -> None:
@@ -520,6 +522,8 @@ def run_phase(phase: str, s: Dict[str, Any], cfg: Dict[str, Any], name: str, res
             res["node_bare_mb"] = bare_node_mb(env.get("BENCH_NODE", "node"))
     elif phase == "w6":
         res["w6"] = w6_workload(s, cfg, name, RBIN)
+    elif phase == "w7":
+        res["w7"] = fleet.w7(sys.modules[__name__], cfg)
     elif phase == "w8":
         res["w8"] = gateway.w8(sys.modules[__name__], cfg)
     elif phase == "w9":
@@ -537,8 +541,8 @@ def run_phase(phase: str, s: Dict[str, Any], cfg: Dict[str, Any], name: str, res
 def applies(phase: str, name: str, s: Dict[str, Any]) -> bool:
     if phase == "w6":
         return name.startswith("mcpcore-")
-    if phase == "w8":
-        return name == "mcpcore-rust"  # the gateway is mcpcore's own (Rust) binary
+    if phase in ("w7", "w8"):
+        return name == "mcpcore-rust"  # the Rust echo_server fleet; the gateway is mcpcore's own binary
     if phase in ("w9", "w10"):
         return bool(s.get("scale_http"))
     return True

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
+import fleet
 import gateway
 import scale
 
@@ -197,6 +198,7 @@ def render(doc: Dict[str, Any], names: List[str], subs: Dict[str, Any]) -> str:
             added = "0 (reference)" if lang == "rust" else fmt(doc["w6_added_us"].get(lang), 1)
             L.append(f"| {label} | {fmt(g(n, 'w6_us'), 1)} | {added} |")
     L.append("")
+    L += fleet.render(doc, cell)
     L += gateway.render(doc, cell)
     L += scale.render(doc, names, subs, cell, conf_of)
     L += ratio_tables(rat)

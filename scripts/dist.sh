@@ -34,10 +34,10 @@ venv="$root/.tools/dist-venv"
 export PATH="$venv/bin:$PATH"
 [[ -x bindings-node/node_modules/.bin/napi ]] || (cd bindings-node && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
 
-# Every build below links with zig against glibc 2.17. Each tool builds its own library, so
-# each resolves its own feature set: pyo3 and napi enable different features of syn and
-# futures-util, which changes the hash of nearly every shared dependency, and cargo compiles the
-# dependency tree once per library (a second `make dist` is incremental).
+# Every build below links with zig against glibc 2.17. Each tool builds its own library, but
+# every workspace member depends on workspace-hack (cargo hakari), which fixes one feature set
+# for the shared dependencies, so the dependency tree is compiled once, by the first build, and
+# reused by the other two (all three use the same --target and profile).
 export "CARGO_TARGET_$(tr 'a-z-' 'A-Z_' <<<"$triple")_LINKER=$root/scripts/dist/zigcc"
 out="$root/dist"
 stage="$CARGO_TARGET_DIR/dist-stage"
