@@ -117,12 +117,19 @@ fn same_host(origin: &str, host: &str) -> bool {
 /// True when `Accept` admits `media` (exactly, by `type/*`, or by `*/*`).
 pub(crate) fn accepts(headers: &HeaderMap, media: &str) -> bool {
     let major = media.split('/').next().unwrap_or("");
-    headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).any(
-        |item| {
-            let t = item.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-            t == media || t == "*/*" || t == format!("{major}/*")
-        },
-    )
+    // Compared without allocating: this runs twice per POST.
+    let admits = |t: &str| match t.split_once('/') {
+        Some((a, b)) => {
+            (a.eq_ignore_ascii_case(major) || a == "*") && (b == "*" || t.eq_ignore_ascii_case(media))
+        }
+        None => false,
+    };
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|item| admits(item.split(';').next().unwrap_or("").trim()))
 }
 
 /// 406 unless `Accept` admits both JSON and SSE (a POST) or SSE (a GET).
@@ -245,4 +252,32 @@ async fn read_limited(headers: &HeaderMap, body: Body, limit: usize) -> Result<B
         buf.extend_from_slice(&chunk);
     }
     Ok(Bytes::from(buf))
+}
+
+#[cfg(test)]
+mod accept_tests {
+    use super::*;
+
+    fn with(accept: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(header::ACCEPT, accept.parse().unwrap());
+        h
+    }
+
+    #[test]
+    fn accept_admits_exact_wildcard_and_major_wildcard_case_insensitively() {
+        let sse = "text/event-stream";
+        assert!(accepts(&with("application/json, text/event-stream"), sse));
+        assert!(accepts(&with("APPLICATION/JSON;q=0.9 , Text/Event-Stream"), JSON));
+        assert!(accepts(&with("Text/Event-Stream"), sse));
+        assert!(accepts(&with("*/*"), sse));
+        assert!(accepts(&with("text/*;q=0.5"), sse));
+        assert!(!accepts(&with("application/*"), sse));
+        assert!(!accepts(&with("*/event-stream"), sse));
+        assert!(!accepts(&with("text/event-streams"), sse));
+        assert!(!accepts(&with("text"), sse));
+        assert!(!accepts(&HeaderMap::new(), JSON));
+        assert!(check_accept(&with("application/json"), true).is_err());
+        assert!(check_accept(&with("application/json, text/event-stream"), true).is_ok());
+    }
 }
