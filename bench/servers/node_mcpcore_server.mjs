@@ -46,7 +46,9 @@ if (at === -1) {
 } else {
   const addr = argv[at + 1];
   const i = addr.lastIndexOf(':');
-  const serving = await server.serveHttp({ host: addr.slice(0, i), port: Number(addr.slice(i + 1)), maxBody: 64 << 20 });
+  const serving = await server.serveHttp({ host: addr.slice(0, i), port: Number(addr.slice(i + 1)), maxBody: 64 << 20,
+    // W10 opens its 1,000 streams from one address: past the default per-client session quota.
+    maxSessionsPerClient: 100_000 });
   console.log(`listening on ${serving.url}`);
   const stop = () => serving.shutdown();
   process.once('SIGINT', stop);

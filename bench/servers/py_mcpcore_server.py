@@ -65,6 +65,7 @@ if __name__ == "__main__":
         catalogue()
     if "--http" in sys.argv:
         host, _, port = sys.argv[sys.argv.index("--http") + 1].rpartition(":")
-        server.run("http", host=host, port=int(port), max_body=64 << 20)
+        # W10 opens its 1,000 streams from one address: past the default per-client session quota.
+        server.run("http", host=host, port=int(port), max_body=64 << 20, max_sessions_per_client=100_000)
     else:
         server.run()

@@ -8,7 +8,8 @@
 //! open `subscriptions/listen` stream and legacy GET stream gets `notifications/tools/list_changed`).
 //! `--catalogue` adds 1,000 tools `tool_0000`… and 10,000 resources `bench://catalogue/00000`…
 //! (the same descriptors in every bench server; bench/README.md). Limits are raised for W11's
-//! 16 MiB payloads: 64 MiB frames on stdio, 64 MiB bodies on HTTP. Everything else is the
+//! 16 MiB payloads: 64 MiB frames on stdio, 64 MiB bodies on HTTP; the per-client session quota
+//! is raised for W10, whose 1,000 streams all come from one address. Everything else is the
 //! library's defaults.
 #![allow(clippy::print_stdout)]
 
@@ -23,6 +24,9 @@ use serde_json::json;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+
+/// Sessions one client address may hold here: W10's streams all come from 127.0.0.1.
+const W10_SESSIONS: usize = 100_000;
 
 const LIMIT: usize = 64 << 20;
 
@@ -126,7 +130,13 @@ async fn main() -> ExitCode {
                 eprintln!("bench_server: --http needs IP:PORT, not {addr:?}");
                 return ExitCode::from(2);
             };
-            let config = HttpServerConfig { max_body: LIMIT, ..HttpServerConfig::default() };
+            // W10 opens its 1,000 streams (and one more session to trigger the change) from one
+            // address, which the default per-client session quota (1,000) would refuse.
+            let config = HttpServerConfig {
+                max_body: LIMIT,
+                max_sessions_per_client: W10_SESSIONS,
+                ..HttpServerConfig::default()
+            };
             match server.serve_http(addr, config).await {
                 Ok(serving) => {
                     println!("listening on {}", serving.url());
