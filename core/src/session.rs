@@ -140,6 +140,16 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug + 'static {
         id: &'a str,
         now: SystemTime,
     ) -> BoxFuture<'a, Result<Option<SessionRecord>, ErrorData>>;
+    /// The kind of session `id`, unless unknown or expired, marking it used at `now`: what
+    /// [`SessionStore::load`] tells without the record (asked for a session live in this
+    /// process on a store no other instance shares). The default loads the record.
+    fn kind<'a>(
+        &'a self,
+        id: &'a str,
+        now: SystemTime,
+    ) -> BoxFuture<'a, Result<Option<SessionKind>, ErrorData>> {
+        Box::pin(async move { Ok(self.load(id, now).await?.map(|r| r.kind)) })
+    }
     /// Replaces the record of session `id` (a no-op when it is gone).
     fn store<'a>(
         &'a self,
@@ -335,6 +345,12 @@ impl MemorySessionStore {
     }
 
     fn load_now(&self, id: &str, now: SystemTime) -> Option<SessionRecord> {
+        self.used(id, now, |r| r.clone())
+    }
+
+    /// `read` of session `id`'s record, unless unknown or expired (then forgotten); marks it
+    /// as used at `now`.
+    fn used<T>(&self, id: &str, now: SystemTime, read: impl FnOnce(&SessionRecord) -> T) -> Option<T> {
         let mut map = self.sessions.lock().expect("lock");
         let expired = map.get(id).is_some_and(|e| self.idle(e, now) >= self.idle_timeout);
         if expired {
@@ -343,7 +359,7 @@ impl MemorySessionStore {
         }
         let e = map.get_mut(id)?;
         e.last_used = now;
-        Some(e.record.clone())
+        Some(read(&e.record))
     }
 }
 
@@ -363,6 +379,14 @@ impl SessionStore for MemorySessionStore {
         now: SystemTime,
     ) -> BoxFuture<'a, Result<Option<SessionRecord>, ErrorData>> {
         Box::pin(std::future::ready(Ok(self.load_now(id, now))))
+    }
+
+    fn kind<'a>(
+        &'a self,
+        id: &'a str,
+        now: SystemTime,
+    ) -> BoxFuture<'a, Result<Option<SessionKind>, ErrorData>> {
+        Box::pin(std::future::ready(Ok(self.used(id, now, |r| r.kind))))
     }
 
     fn store<'a>(

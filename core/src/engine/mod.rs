@@ -19,6 +19,7 @@
 mod aggregate;
 mod catalog;
 mod connection;
+mod ids;
 mod listen;
 mod mrtr;
 mod shape;
@@ -27,6 +28,7 @@ mod work;
 
 pub use aggregate::{Aggregate, ListKind};
 pub use connection::{Event, Job, JobId, RouteId, ServerConnection};
+pub use ids::{IdHasher, IdMap};
 pub use listen::Listen;
 pub use tasks::TaskOp;
 pub use work::{Outcome, PendingCall, Work};

@@ -1,20 +1,23 @@
 //! The one driver loop: pumps a [`ServerConnection`] for a stdio connection, a legacy HTTP
 //! session or a 2024-11-05 SSE session. The shell feeds frames through a [`DriverHandle`] and
-//! receives what to send through its [`Outbound`]; the driver runs host code (one spawned task
-//! per request), delivers clients' answers to waiting handlers, times out server→client
-//! requests, forwards catalog changes to the session, and on close lets in-flight requests
-//! finish within a grace period.
+//! receives what to send through its [`Outbound`]; the driver runs host code (polled once in
+//! place, then on a task of its own if it waits), delivers clients' answers to waiting
+//! handlers, times out server→client requests, forwards catalog changes to the session, and on
+//! close lets in-flight requests finish within a grace period.
 
 use super::jobs::{self, Env};
 use super::peer::DriverPeer;
 use crate::changes::Change;
 use crate::context::{InputSeed, NotificationSink, Origin, PeerLink};
-use crate::engine::{Event, Job, JobId, RouteId, ServerConnection};
+use crate::engine::{Event, IdMap, Job, JobId, RouteId, ServerConnection};
 use crate::error::ErrorData;
 use crate::jsonrpc::{Inbound, Message, RequestId, Response};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::{AbortHandle, JoinSet};
@@ -116,10 +119,10 @@ pub struct Driver<O: Outbound> {
     out: O,
     tx: mpsc::UnboundedSender<Input>,
     rx: mpsc::UnboundedReceiver<Input>,
-    jobs: HashMap<JobId, AbortHandle>,
+    jobs: IdMap<JobId, AbortHandle>,
     joins: JoinSet<()>,
     waiters: HashMap<RequestId, oneshot::Sender<Result<Value, ErrorData>>>,
-    origins: HashMap<RouteId, Arc<Origin>>,
+    origins: IdMap<RouteId, Arc<Origin>>,
     closing: watch::Sender<bool>,
     grace: Duration,
     reported: usize,
@@ -155,10 +158,10 @@ impl<O: Outbound> Driver<O> {
             out,
             tx,
             rx,
-            jobs: HashMap::new(),
+            jobs: IdMap::default(),
             joins: JoinSet::new(),
             waiters: HashMap::new(),
-            origins: HashMap::new(),
+            origins: IdMap::default(),
             closing: watch::channel(false).0,
             grace,
             reported: 0,
@@ -332,26 +335,46 @@ impl<O: Outbound> Driver<O> {
     fn start(&mut self, job: JobId, route: RouteId, work: Job) {
         let origin = self.origins.get(&route).cloned().unwrap_or_default();
         let tx = self.tx.clone();
-        let sink: NotificationSink = {
-            let tx = tx.clone();
-            Arc::new(move |message: Message| {
-                let _ = tx.send(Input::Notify { route, message });
-            })
-        };
         let env = self.env.clone();
         let handle = match work {
             Job::Call(call) => {
+                let id = call.id.clone();
                 let peer: Option<Arc<dyn PeerLink>> = match &call.input {
                     Some(InputSeed::Legacy { .. }) => Some(Arc::new(DriverPeer { job, inbox: tx.clone() })),
                     _ => None,
                 };
+                let held = Arc::new(Mutex::new(Some(Vec::new())));
+                let sink = held_sink(&tx, route, &held);
+                let mut run = Box::pin(jobs::run_call(env, call, origin, sink, peer));
+                // Polled here first: a handler that finishes without waiting (a sync tool)
+                // costs no task and no trip back through the inbox. A future that waits is
+                // polled again at once by its own task, so the no-op waker is never relied on.
+                let mut cx = Context::from_waker(Waker::noop());
+                let first = std::panic::catch_unwind(AssertUnwindSafe(|| run.as_mut().poll(&mut cx)));
+                for message in held.lock().expect("lock").take().unwrap_or_default() {
+                    self.out.send(Some(route), message);
+                }
+                match first {
+                    Ok(Poll::Ready(response)) => return self.conn.complete(job, response),
+                    Ok(Poll::Pending) => {}
+                    Err(_) => {
+                        let e = ErrorData::internal("the request's handler panicked");
+                        return self.conn.complete(job, Response::error(Some(id), e));
+                    }
+                }
                 self.joins.spawn(async move {
-                    let response = jobs::run_call(env, call, origin, sink, peer).await;
+                    let response = run.await;
                     let _ = tx.send(Input::Done { job, response });
                 })
             }
             Job::Listen(listen) => {
                 let closing = self.closing.subscribe();
+                let sink: NotificationSink = {
+                    let tx = tx.clone();
+                    Arc::new(move |message: Message| {
+                        let _ = tx.send(Input::Notify { route, message });
+                    })
+                };
                 self.joins.spawn(async move {
                     let response = jobs::run_listen(env, listen, sink, closing).await;
                     let _ = tx.send(Input::Done { job, response });
@@ -360,6 +383,27 @@ impl<O: Outbound> Driver<O> {
         };
         self.jobs.insert(job, handle);
     }
+}
+
+/// The notification sink of a call polled inline first: while `held` is `Some`, notifications
+/// wait there (the driver sends them before the call's response); once the driver took them,
+/// they go through the inbox, in order with the call's `Done`.
+fn held_sink(
+    tx: &mpsc::UnboundedSender<Input>,
+    route: RouteId,
+    held: &Arc<Mutex<Option<Vec<Message>>>>,
+) -> NotificationSink {
+    let (tx, held) = (tx.clone(), held.clone());
+    Arc::new(move |message: Message| {
+        let mut h = held.lock().expect("lock");
+        match h.as_mut() {
+            Some(waiting) => waiting.push(message),
+            None => {
+                drop(h);
+                let _ = tx.send(Input::Notify { route, message });
+            }
+        }
+    })
 }
 
 /// The next change, when listening; never otherwise.

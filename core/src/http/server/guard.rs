@@ -2,7 +2,7 @@
 //! `Content-Type`, and the body size limit.
 
 use super::reply;
-use crate::http::{EVENT_STREAM, JSON};
+use crate::http::JSON;
 use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::Response;
@@ -116,26 +116,42 @@ fn same_host(origin: &str, host: &str) -> bool {
 
 /// True when `Accept` admits `media` (exactly, by `type/*`, or by `*/*`).
 pub(crate) fn accepts(headers: &HeaderMap, media: &str) -> bool {
-    let major = media.split('/').next().unwrap_or("");
-    // Compared without allocating: this runs twice per POST.
-    let admits = |t: &str| match t.split_once('/') {
-        Some((a, b)) => {
-            (a.eq_ignore_ascii_case(major) || a == "*") && (b == "*" || t.eq_ignore_ascii_case(media))
-        }
-        None => false,
-    };
-    headers
-        .get_all(header::ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .any(|item| admits(item.split(';').next().unwrap_or("").trim()))
+    let (major, minor) = media.split_once('/').unwrap_or((media, ""));
+    media_ranges(headers).any(|(t, s)| admits(t, s, major.as_bytes(), minor.as_bytes()))
+}
+
+/// The media ranges (`type`, `subtype`) of the Accept headers, parameters dropped; read as
+/// bytes, without allocating.
+fn media_ranges(headers: &HeaderMap) -> impl Iterator<Item = (&[u8], &[u8])> {
+    headers.get_all(header::ACCEPT).iter().flat_map(|v| v.as_bytes().split(|&b| b == b',')).filter_map(
+        |item| {
+            let range = item.split(|&b| b == b';').next()?.trim_ascii();
+            let slash = range.iter().position(|&b| b == b'/')?;
+            Some((&range[..slash], &range[slash + 1..]))
+        },
+    )
+}
+
+/// True when the range `t/s` admits the media type `major/minor`: the same type with the same
+/// or a `*` subtype, or `*/*`; compared ignoring ASCII case.
+fn admits(t: &[u8], s: &[u8], major: &[u8], minor: &[u8]) -> bool {
+    (t.eq_ignore_ascii_case(major) && (s == b"*" || s.eq_ignore_ascii_case(minor)))
+        || (t == b"*" && s == b"*")
 }
 
 /// 406 unless `Accept` admits both JSON and SSE (a POST) or SSE (a GET).
 pub(crate) fn check_accept(headers: &HeaderMap, post: bool) -> Result<(), Response> {
-    let ok = accepts(headers, EVENT_STREAM) && (!post || accepts(headers, JSON));
-    if ok {
+    // What SDKs send, as they send it, is accepted with one comparison: this runs on every
+    // POST. Anything else takes one pass over the header for both media types.
+    if headers.get(header::ACCEPT).is_some_and(|v| v.as_bytes() == b"application/json, text/event-stream") {
+        return Ok(());
+    }
+    let (mut sse, mut json) = (false, !post);
+    for (t, s) in media_ranges(headers) {
+        sse |= admits(t, s, b"text", b"event-stream");
+        json |= admits(t, s, b"application", b"json");
+    }
+    if sse && json {
         return Ok(());
     }
     let need = if post { "both application/json and text/event-stream" } else { "text/event-stream" };

@@ -3,6 +3,7 @@
 //! to the session's driver; GET opens the server→client stream; DELETE ends the session.
 
 use super::live::{Full, LiveSession, NoStream, RouteMsg, Sessions};
+use super::streamable::into_origin;
 use super::{reply, ResponseMode, State};
 use crate::context::{ClientKey, Origin};
 use crate::engine::{Event, RouteId, ServerConnection, ServerEngine};
@@ -13,6 +14,7 @@ use crate::runtime::queue::QueueRx;
 use crate::session::{SessionKind, SessionRecord};
 use crate::{ErrorCode, ErrorData, ProtocolVersion};
 use axum::body::Bytes;
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 use std::sync::Arc;
@@ -92,30 +94,51 @@ fn request_ids(frame: &Inbound) -> Vec<RequestId> {
     }
 }
 
+/// What the store knows of a session a POST names.
+enum Found {
+    /// It exists (it is live here).
+    Kind(SessionKind),
+    /// Its record (it is not live here, or other instances share the store).
+    Record(Box<SessionRecord>),
+}
+
+impl Found {
+    fn kind(&self) -> SessionKind {
+        match self {
+            Found::Kind(k) => *k,
+            Found::Record(r) => r.kind,
+        }
+    }
+}
+
 /// A legacy POST (or a batch).
-pub(crate) async fn post(
-    st: &Arc<State>,
-    h: &HeaderMap,
-    origin: impl Fn(Option<&str>) -> Arc<Origin>,
-    frame: Inbound,
-) -> Response {
+pub(crate) async fn post(st: &Arc<State>, parts: Parts, frame: Inbound) -> Response {
+    let h = &parts.headers;
     let Some(id) = session_header(h).map(str::to_owned) else {
-        return sessionless(st, origin(None), frame).await;
+        return sessionless(st, into_origin(parts, None), frame).await;
     };
-    let record = match st.config.sessions.load(&id, st.env.now()).await {
-        Ok(r) => r,
+    let now = st.env.now();
+    // A session live here on a store no other instance shares needs only its existence checked
+    // (the store expires idle sessions); its state is the live one. Else the record is loaded.
+    let here = if st.config.sessions.shared() { None } else { st.sessions.get(&id) };
+    let found = match &here {
+        Some(_) => st.config.sessions.kind(&id, now).await.map(|k| k.map(Found::Kind)),
+        None => st.config.sessions.load(&id, now).await.map(|r| r.map(|r| Found::Record(Box::new(r)))),
+    };
+    let found = match found {
+        Ok(f) => f,
         Err(e) => return store_failed(e),
     };
-    let record = match record {
-        Some(r) if r.kind == SessionKind::Streamable => r,
-        _ if is_initialize(&frame) => return sessionless(st, origin(None), frame).await,
+    match found.as_ref().map(Found::kind) {
+        Some(SessionKind::Streamable) => {}
+        _ if is_initialize(&frame) => return sessionless(st, into_origin(parts, None), frame).await,
         Some(_) => return not_found_session(),
         None => {
             // Expired or deleted elsewhere: what still runs here for it ends.
             st.sessions.end(&id);
             return not_found_session();
         }
-    };
+    }
     if let Some(v) = h.get(headers::MCP_PROTOCOL_VERSION) {
         let v = v.to_str().unwrap_or("");
         if !ProtocolVersion::parse(v).is_some_and(|v| st.env.engine.config().versions.contains(&v)) {
@@ -125,11 +148,18 @@ pub(crate) async fn post(
             );
         }
     }
-    if matches!(frame, Inbound::Batch(_)) && !st.env.engine.accepts_batch(record.session.as_ref()) {
+    let origin = into_origin(parts, Some(id.clone()));
+    let live = match (here, found) {
+        (Some(live), _) => {
+            live.touch(now);
+            live
+        }
+        (None, Some(Found::Record(record))) => Sessions::get_or_revive(st, &id, &record, origin.client_key()),
+        (None, _) => return not_found_session(),
+    };
+    if matches!(frame, Inbound::Batch(_)) && !st.env.engine.accepts_batch(live.session().as_ref()) {
         return reply::rpc(StatusCode::BAD_REQUEST, ServerEngine::batch_rejected());
     }
-    let origin = origin(Some(&id));
-    let live = Sessions::get_or_revive(st, &id, &record, origin.client_key());
     let requests = request_ids(&frame);
     if requests.is_empty() {
         if !live.post_quiet(frame, origin) {

@@ -8,7 +8,7 @@ use super::listen::Connection;
 use super::replay::{self, ReplayLog};
 use super::{ResponseMode, State};
 use crate::context::{ClientKey, Origin};
-use crate::engine::{RouteId, ServerConnection};
+use crate::engine::{IdMap, RouteId, ServerConnection};
 use crate::error::ErrorData;
 use crate::jsonrpc::{Inbound, Message, Response};
 use crate::runtime::queue::{self, QueueRx, QueueTx, Refused};
@@ -61,7 +61,7 @@ pub(super) struct OpenStream {
 }
 
 pub(super) struct Routes {
-    posts: HashMap<RouteId, QueueTx<RouteMsg>>,
+    posts: IdMap<RouteId, QueueTx<RouteMsg>>,
     pub(super) stream: Option<OpenStream>,
     /// The recent messages of the GET stream, for a client resuming it (in one process; on a
     /// shared store the store keeps them).
@@ -70,7 +70,7 @@ pub(super) struct Routes {
 
 impl Routes {
     fn new(max_bytes: usize) -> Self {
-        Routes { posts: HashMap::new(), stream: None, log: ReplayLog::new(max_bytes) }
+        Routes { posts: IdMap::default(), stream: None, log: ReplayLog::new(max_bytes) }
     }
 
     /// True while a server→client stream is open here.
@@ -131,6 +131,11 @@ pub(crate) enum NoStream {
 }
 
 impl LiveSession {
+    /// The session state as this process last knew it.
+    pub(crate) fn session(&self) -> Option<LegacySession> {
+        self.state.lock().expect("lock").clone()
+    }
+
     /// Marks the session as used at `now`.
     pub(crate) fn touch(&self, now: SystemTime) {
         *self.last_used.lock().expect("lock") = now;

@@ -106,21 +106,21 @@ async fn answer(st: Arc<State>, req: HttpRequest, what: &mut Option<String>) -> 
     match inbound {
         Inbound::Single(msg) if is_modern(&msg) => {
             // The request's headers and extensions move into its origin (no copy).
-            let origin = into_origin(parts);
+            let origin = into_origin(parts, None);
             let h = origin.headers.as_ref().expect("an HTTP origin has headers");
             modern::post(&st, h, origin.clone(), msg).await
         }
-        frame => legacy::post(&st, h, |session| origin(&parts, session), frame).await,
+        frame => legacy::post(&st, parts, frame).await,
     }
 }
 
-/// [`origin`] of a request outside any session, taking its headers and extensions.
-fn into_origin(parts: Parts) -> Arc<Origin> {
+/// [`origin`] of a request in `session` (if any), taking its headers and extensions (no copy).
+pub(crate) fn into_origin(parts: Parts, session: Option<String>) -> Arc<Origin> {
     Arc::new(Origin {
         identity: parts.extensions.get::<Arc<Identity>>().cloned(),
         peer: parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0),
         headers: Some(parts.headers),
-        session_id: None,
+        session_id: session,
         extensions: parts.extensions,
     })
 }
