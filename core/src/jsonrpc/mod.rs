@@ -5,6 +5,7 @@
 //! of a message too large to parse.
 
 pub mod scan;
+pub(crate) mod write;
 
 use crate::error::ErrorData;
 use serde::ser::SerializeMap;
@@ -115,7 +116,13 @@ pub enum Message {
 impl Message {
     /// Serializes to compact JSON (no embedded newlines, as stdio needs).
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).expect("a JSON-RPC message always serializes")
+        let mut out = Vec::with_capacity(128);
+        self.write_json(&mut out);
+        String::from_utf8(out).expect("written from UTF-8 text and ASCII")
+    }
+    /// Appends the compact JSON of the message to `out` (what [`Message::to_json`] returns).
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        write::message(out, self);
     }
     /// Converts to a JSON value.
     pub fn to_value(&self) -> Value {

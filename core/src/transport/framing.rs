@@ -188,12 +188,20 @@ pub async fn pump_writer<W: AsyncWrite + Unpin>(
 
 /// Appends one frame as a line; false for [`OutFrame::Close`].
 fn encode(frame: &OutFrame, out: &mut Vec<u8>) -> bool {
-    let res = match frame {
-        OutFrame::One(m) => serde_json::to_writer(&mut *out, m),
-        OutFrame::Batch(ms) => serde_json::to_writer(&mut *out, ms),
+    match frame {
+        OutFrame::One(m) => m.write_json(out),
+        OutFrame::Batch(ms) => {
+            out.push(b'[');
+            for (i, m) in ms.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                m.write_json(out);
+            }
+            out.push(b']');
+        }
         OutFrame::Close => return false,
-    };
-    res.expect("messages serialize");
+    }
     out.push(b'\n');
     true
 }
