@@ -14,20 +14,10 @@ pub(crate) fn message(out: &mut Vec<u8>, message: &Message) {
         Message::Request(r) => {
             out.extend_from_slice(br#","id":"#);
             id(out, &r.id);
-            out.extend_from_slice(br#","method":"#);
-            string(out, &r.method);
-            if let Some(p) = &r.params {
-                out.extend_from_slice(br#","params":"#);
-                object(out, p);
-            }
+            method_and_params(out, &r.method, r.params.as_ref());
         }
         Message::Notification(n) => {
-            out.extend_from_slice(br#","method":"#);
-            string(out, &n.method);
-            if let Some(p) = &n.params {
-                out.extend_from_slice(br#","params":"#);
-                object(out, p);
-            }
+            method_and_params(out, &n.method, n.params.as_ref());
         }
         Message::Response(r) => {
             // Error responses to unreadable requests carry `"id": null` (JSON-RPC 2.0).
@@ -52,6 +42,16 @@ pub(crate) fn message(out: &mut Vec<u8>, message: &Message) {
         }
     }
     out.push(b'}');
+}
+
+/// The `method` and (when present) `params` of a request or notification.
+fn method_and_params(out: &mut Vec<u8>, method: &str, params: Option<&Map<String, Value>>) {
+    out.extend_from_slice(br#","method":"#);
+    string(out, method);
+    if let Some(p) = params {
+        out.extend_from_slice(br#","params":"#);
+        object(out, p);
+    }
 }
 
 fn id(out: &mut Vec<u8>, id: &RequestId) {
