@@ -39,6 +39,13 @@ export PATH="$venv/bin:$PATH"
 # for the shared dependencies, so the dependency tree is compiled once, by the first build, and
 # reused by the other two (all three use the same --target and profile).
 export "CARGO_TARGET_$(tr 'a-z-' 'A-Z_' <<<"$triple")_LINKER=$root/scripts/dist/zigcc"
+# MCPCORE_DIST_QUICK=1 (what CI sets): the same packages from unoptimized native code (opt-level 0,
+# no LTO), a packaging check in a fraction of the time; the glibc check, the layout and the install
+# tests are the same. Releases are built without it.
+if [[ -n "${MCPCORE_DIST_QUICK:-}" ]]; then
+  echo "MCPCORE_DIST_QUICK is set: unoptimized native libraries (a packaging check, not a release)"
+  export CARGO_PROFILE_DIST_OPT_LEVEL=0 CARGO_PROFILE_DIST_LTO=false CARGO_PROFILE_DIST_CODEGEN_UNITS=256
+fi
 out="$root/dist"
 stage="$CARGO_TARGET_DIR/dist-stage"
 libdir="$CARGO_TARGET_DIR/$triple/dist"
