@@ -14,7 +14,7 @@
 
 use super::{Action, Listen, PendingCall, ServerEngine};
 use crate::changes::Change;
-use crate::context::Origin;
+use crate::context::{Caller, Origin};
 use crate::error::{ErrorCode, ErrorData};
 use crate::jsonrpc::{Inbound, Message, Notification, Request, RequestId, Response};
 use crate::session::{LegacySession, OutstandingRequest, SessionKind, SessionRecord};
@@ -117,15 +117,17 @@ struct Batch {
 pub struct ServerConnection {
     engine: Arc<ServerEngine>,
     session: Option<LegacySession>,
+    /// The legacy session's caller, built once (see `ServerEngine::handle`).
+    caller: Option<Arc<Caller>>,
     dirty: bool,
-    flights: HashMap<RequestId, Flight>,
+    flights: super::PeerMap<RequestId, Flight>,
     jobs: super::IdMap<JobId, RequestId>,
     outgoing: HashMap<RequestId, Outgoing>,
     next_outgoing: u64,
     next_job: u64,
-    batches: HashMap<u64, Batch>,
+    batches: super::IdMap<u64, Batch>,
     next_batch: u64,
-    owed: HashMap<RouteId, usize>,
+    owed: super::IdMap<RouteId, usize>,
     events: VecDeque<Event>,
 }
 
@@ -142,15 +144,16 @@ impl ServerConnection {
         ServerConnection {
             engine,
             session: None,
+            caller: None,
             dirty: false,
-            flights: HashMap::new(),
+            flights: super::PeerMap::default(),
             jobs: super::IdMap::default(),
             outgoing: HashMap::new(),
             next_outgoing: 0,
             next_job: 0,
-            batches: HashMap::new(),
+            batches: super::IdMap::default(),
             next_batch: 0,
-            owed: HashMap::new(),
+            owed: super::IdMap::default(),
             events: VecDeque::new(),
         }
     }
@@ -174,6 +177,7 @@ impl ServerConnection {
     /// Replaces the session state (from a store shared with other instances).
     pub fn restore(&mut self, session: Option<LegacySession>) {
         self.session = session;
+        self.caller = None;
     }
 
     /// True (once) when the session state changed since the last call: store it then.
@@ -235,7 +239,7 @@ impl ServerConnection {
         batch: Option<u64>,
     ) -> Option<Response> {
         let before = fingerprint(&self.session);
-        let action = self.engine.handle(&mut self.session, msg, origin, now);
+        let action = self.engine.handle(&mut self.session, &mut self.caller, msg, origin, now);
         if fingerprint(&self.session) != before {
             self.dirty = true;
         }

@@ -1,12 +1,18 @@
-//! Maps keyed by the connection's own counters ([`super::JobId`], [`super::RouteId`]): a
-//! multiplicative hash instead of SipHash. The keys are made here, never by a peer, so no
-//! flooding resistance is needed, and these maps are touched several times per request.
+//! Hashers of the maps touched on every request. Keys made here ([`super::JobId`],
+//! [`super::RouteId`]) hash by one multiplication ([`IdMap`]): no peer chooses them, so no
+//! flooding resistance is needed. Keys a peer chooses (request ids, session ids) hash with
+//! foldhash's randomly seeded quality hasher ([`PeerMap`]), several times cheaper than SipHash;
+//! the maps holding them are bounded besides (`max_in_flight`, the session limits).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// A `HashMap` keyed by a server-made counter.
 pub type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
+
+/// A `HashMap` keyed by something a peer chooses (a request id, a session id), with a seeded
+/// hasher cheaper than the standard library's SipHash.
+pub type PeerMap<K, V> = HashMap<K, V, foldhash::quality::RandomState>;
 
 /// Hashes one `u64` by a multiplication by an odd constant (the golden ratio's, as
 /// Fibonacci hashing), which spreads sequential ids over the high bits hashbrown reads.

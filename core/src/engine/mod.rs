@@ -28,7 +28,7 @@ mod work;
 
 pub use aggregate::{Aggregate, ListKind};
 pub use connection::{Event, Job, JobId, RouteId, ServerConnection};
-pub use ids::{IdHasher, IdMap};
+pub use ids::{IdHasher, IdMap, PeerMap};
 pub use listen::Listen;
 pub use tasks::TaskOp;
 pub use work::{Outcome, PendingCall, Work};
@@ -229,11 +229,12 @@ impl ServerEngine {
     pub(crate) fn handle(
         &self,
         session: &mut Option<LegacySession>,
+        caller: &mut Option<Arc<Caller>>,
         msg: Message,
         origin: &Origin,
         now: SystemTime,
     ) -> Action {
-        let mut at = At { session, now, origin };
+        let mut at = At { session, caller, now, origin };
         match msg {
             Message::Request(req) => self.handle_request(&mut at, req),
             Message::Notification(n) => self.handle_notification(&mut at, n),
@@ -274,11 +275,18 @@ impl ServerEngine {
                     "resources/subscribe" | "resources/unsubscribe" => return self.subscribe(at, req, version),
                     _ => {}
                 }
-                let s = at.session.as_ref().expect("checked");
-                let caller = Caller {
-                    version,
-                    client_info: Some(s.client_info.clone()),
-                    client_capabilities: s.client_capabilities.clone(),
+                let caller = match at.caller {
+                    Some(c) if c.version == version => c.clone(),
+                    _ => {
+                        let s = at.session.as_ref().expect("checked");
+                        let c = Arc::new(Caller {
+                            version,
+                            client_info: Some(s.client_info.clone()),
+                            client_capabilities: s.client_capabilities.clone(),
+                        });
+                        *at.caller = Some(c.clone());
+                        c
+                    }
                 };
                 let level = Some(log_level.unwrap_or(LoggingLevel::Debug));
                 self.legacy(req, version, level, caller, at.now, at.origin)
@@ -402,6 +410,7 @@ impl ServerEngine {
                 None => return reply_err(req.id, self.unsupported_version_error(&params.protocol_version)),
             },
         };
+        *at.caller = None;
         *at.session = Some(LegacySession {
             version,
             client_capabilities: params.capabilities,
@@ -426,13 +435,13 @@ impl ServerEngine {
         req: Request,
         version: ProtocolVersion,
         log_level: Option<LoggingLevel>,
-        caller: Caller,
+        caller: Arc<Caller>,
         now: SystemTime,
         origin: &Origin,
     ) -> Action {
         match req.method.as_str() {
             "ping" => self.reply_ok(req.id, version, json!({})),
-            _ => self.common(req, version, log_level, Who::Legacy(Arc::new(caller)), now, origin),
+            _ => self.common(req, version, log_level, Who::Legacy(caller), now, origin),
         }
     }
 
@@ -643,6 +652,10 @@ impl Who {
 /// The session a message may change, and the time it arrived.
 struct At<'a> {
     session: &'a mut Option<LegacySession>,
+    /// The session's [`Caller`], built once from its record and shared by its requests (the
+    /// connection keeps it; empty until the first request, and again after a new `initialize`
+    /// or a record restored from a store).
+    caller: &'a mut Option<Arc<Caller>>,
     now: SystemTime,
     origin: &'a Origin,
 }

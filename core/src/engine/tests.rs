@@ -406,3 +406,34 @@ fn a_parse_error_is_answered_on_its_route() {
     assert!(matches!(out.last(), Some(Event::RouteDone(_))));
     let _ = from_value(json!({"jsonrpc":"2.0","method":"x"})).unwrap();
 }
+
+/// The `Caller` of each call of `events`.
+fn callers(events: &[Event]) -> Vec<Arc<Caller>> {
+    events
+        .iter()
+        .filter_map(|e| {
+            if let Event::Start { work: Job::Call(c), .. } = e {
+                Some(c.caller.clone())
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn a_legacy_session_builds_its_caller_once_and_again_from_a_restored_record() {
+    let mut p = Pair::new();
+    initialize(&mut p, "2025-11-25");
+    let call = |id: u64| json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}});
+    let first = callers(&p.send(call(1)));
+    let second = callers(&p.send(call(2)));
+    assert_eq!(first[0].client_info.as_ref().unwrap().name, "c");
+    assert!(Arc::ptr_eq(&first[0], &second[0]), "one Caller per session, shared by its calls");
+    // A record restored from a store (another instance changed it) is read again.
+    let mut record = p.conn.session().cloned().unwrap();
+    record.client_info.name = "restored".into();
+    p.conn.restore(Some(record));
+    let third = callers(&p.send(call(3)));
+    assert_eq!(third[0].client_info.as_ref().unwrap().name, "restored");
+}

@@ -280,6 +280,9 @@ impl<O: Outbound> Driver<O> {
 
     /// The request log: method, id, outcome and time of a request this connection answered.
     fn log_answer(&mut self, r: &crate::jsonrpc::Response) {
+        if self.logged.is_empty() {
+            return;
+        }
         let Some((method, started)) = r.id.as_ref().and_then(|id| self.logged.remove(id)) else { return };
         let outcome = match &r.outcome {
             Ok(_) => "ok".to_owned(),

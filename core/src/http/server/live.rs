@@ -401,7 +401,7 @@ pub(crate) struct Sessions {
 
 #[derive(Debug, Default)]
 struct Inner {
-    live: HashMap<String, Arc<LiveSession>>,
+    live: crate::engine::PeerMap<String, Arc<LiveSession>>,
     per_client: HashMap<ClientKey, usize>,
 }
 
