@@ -64,6 +64,10 @@ def subjects(env: Dict[str, str]) -> Dict[str, Dict[str, Any]]:
     flags = lambda best, cat: (["--best"] if best else []) + (["--catalogue"] if cat else [])  # noqa: E731
     binding_frame = (16 << 20, "the binding's stdio/HTTP client frame limit is a fixed 16 MiB")
     stateless = "stateless: no sessions, so no GET stream"
+    # BENCH_MCPCORE_CURRENT_THREAD=1: mcpcore's echo_server serves HTTP on a current-thread
+    # runtime (--current-thread), as the server before issue 14's refactor did, for a like-for-
+    # like before/after; unset, it runs the multi-thread runtime the example ships with.
+    one_thread = ["--current-thread"] if env.get("BENCH_MCPCORE_CURRENT_THREAD") == "1" else []
     subs = {
         "raw": {
             "label": "raw ceiling (serde_json lines / hyper fixed reply)",
@@ -78,7 +82,7 @@ def subjects(env: Dict[str, str]) -> Dict[str, Dict[str, Any]]:
             "label": "mcpcore (Rust tool, Rust client)",
             "lang": "rust",
             "stdio": [str(rbin / "echo_server")],
-            "http": lambda a: [str(rbin / "echo_server"), "--http", a],
+            "http": lambda a: [str(rbin / "echo_server"), "--http", a] + one_thread,
             "driver": [str(rbin / "mcpcore_driver")],
             "scale_http": lambda a, best, cat: [str(rbin / "bench_server"), "--http", a] + flags(False, cat),
             "scale_stdio": [str(rbin / "bench_server")],

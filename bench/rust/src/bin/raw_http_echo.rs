@@ -1,6 +1,7 @@
-//! The HTTP ceiling: a minimal hyper server (same runtime flavour as mcpcore's echo_server) that
-//! reads the POST body and answers every request with one fixed JSON-RPC result. No parsing, no
-//! MCP: the physical limit of hyper + loopback TCP on this machine.
+//! The HTTP ceiling: a minimal hyper server on a current-thread runtime (the flavour of
+//! mcpcore's `echo_server --current-thread`; the echo_server's default is the multi-thread
+//! runtime) that reads the POST body and answers every request with one fixed JSON-RPC result.
+//! No parsing, no MCP: the physical limit of hyper + loopback TCP on this machine.
 //!
 //! `raw_http_echo 127.0.0.1:PORT` prints `listening on http://ADDR/mcp`, stops on Ctrl-C/SIGTERM.
 

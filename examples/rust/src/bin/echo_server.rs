@@ -37,7 +37,9 @@
 //! serves sequential calls about twice as fast as the multi-thread runtime's cross-thread
 //! wake-ups (bench W1). Either way, handlers that block (file or database I/O through a
 //! blocking API, heavy computation) belong in `tokio::task::spawn_blocking`: a blocked worker
-//! serves nobody else.
+//! serves nobody else. `--current-thread` serves HTTP on a current-thread runtime too: one
+//! core for the server, which is faster where the server shares two cores with its load
+//! generator (the benchmark's W2), and the flavour the server had before issue 14's refactor.
 
 use mcpcore::auth::server::{AuthConfig, JwtConfig, JwtVerifier};
 use mcpcore::prelude::*;
@@ -150,9 +152,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let runtime = match http {
-        Some(_) => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
-        None => tokio::runtime::Builder::new_current_thread().enable_all().build(),
+    let one_thread = http.is_none() || args.iter().any(|a| a == "--current-thread");
+    let runtime = match one_thread {
+        false => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
+        true => tokio::runtime::Builder::new_current_thread().enable_all().build(),
     };
     match runtime {
         Ok(rt) => rt.block_on(run(&args, http, auth)),
