@@ -39,13 +39,26 @@ pub(crate) async fn post(st: &Arc<State>, h: &HeaderMap, origin: Arc<Origin>, ms
     }
     let listen = req.method == "subscriptions/listen";
     let backlog = st.config.max_backlog;
-    match single::start(&st.env, Ok(Inbound::Single(msg)), origin, st.shutdown.clone(), backlog, overflow) {
+    let response = match single::start(
+        &st.env,
+        Ok(Inbound::Single(msg)),
+        origin,
+        st.shutdown.clone(),
+        backlog,
+        overflow,
+    ) {
         Step::Reply(Message::Response(r)) => reply::rpc(reply::modern_reply_status(&r), r),
         Step::Reply(other) => reply::json_body(StatusCode::OK, other.to_json()),
         Step::Accepted => reply::accepted(),
-        Step::Running(run) if listen => stream(st, run, None),
+        Step::Running(run) if listen => return stream(st, run, None),
         Step::Running(run) => respond(st, run).await,
-    }
+    };
+    // One yield before the answer is written: the worker first serves the other connections
+    // whose requests are ready, and their answers leave together. Answered in the same poll
+    // that read it, each answer woke the client's thread on its own, which cost a quarter of
+    // the throughput under load on 2 cores (bench/NOTES.md, "The 2026-07-28 wall-clock gap").
+    tokio::task::yield_now().await;
+    response
 }
 
 /// `-32020` unless the modern headers agree with the body (2026-07-28
