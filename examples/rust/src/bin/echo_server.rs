@@ -153,9 +153,10 @@ fn main() -> ExitCode {
         }
     };
     let one_thread = http.is_none() || args.iter().any(|a| a == "--current-thread");
-    let runtime = match one_thread {
-        false => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
-        true => tokio::runtime::Builder::new_current_thread().enable_all().build(),
+    let runtime = if one_thread {
+        tokio::runtime::Builder::new_current_thread().enable_all().build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread().enable_all().build()
     };
     match runtime {
         Ok(rt) => rt.block_on(run(&args, http, auth)),
