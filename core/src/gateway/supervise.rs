@@ -56,29 +56,48 @@ const STABLE: Duration = Duration::from_secs(60);
 pub(crate) async fn watch(inner: Arc<Inner>, upstream: Upstream, mut client: Option<Client>) {
     let name = upstream.name.clone();
     let mut failures = 0u32;
+    // Whether the connection ended before (the state to fall back to), and whether that
+    // restart is still to be counted (once per end, however many attempts the mount takes).
     let mut restarting = false;
+    let mut uncounted = false;
     loop {
         let c = match client.take() {
-            Some(c) => c,
+            Some(c) => {
+                mark_up(&inner, &name, &mut uncounted);
+                c
+            }
             None => match connect(&upstream).await {
-                Ok(c) => match inner.mount(&upstream, c.clone()).await {
-                    Ok(()) => c,
-                    Err(e) if e.kind() == ErrorKind::InvalidInput => {
-                        c.close().await;
-                        inner.set_status(&name, |s| {
-                            s.state = UpstreamState::Failed;
-                            s.last_error = Some(e.message().to_owned());
-                        });
-                        return;
+                Ok(c) => {
+                    // Up before the mount: mounting announces the upstream's entries to the
+                    // gateway's clients (list_changed), and a client that hears of them and
+                    // then asks for the status must read Up.
+                    mark_up(&inner, &name, &mut uncounted);
+                    match inner.mount(&upstream, c.clone()).await {
+                        Ok(()) => c,
+                        Err(e) if e.kind() == ErrorKind::InvalidInput => {
+                            c.close().await;
+                            inner.set_status(&name, |s| {
+                                s.state = UpstreamState::Failed;
+                                s.last_error = Some(e.message().to_owned());
+                            });
+                            return;
+                        }
+                        Err(e) => {
+                            c.close().await;
+                            inner.set_status(&name, |s| {
+                                s.state = if restarting {
+                                    UpstreamState::Restarting
+                                } else {
+                                    UpstreamState::Starting
+                                };
+                                s.last_error = Some(e.message().to_owned());
+                            });
+                            tokio::time::sleep(backoff(failures)).await;
+                            failures += 1;
+                            continue;
+                        }
                     }
-                    Err(e) => {
-                        c.close().await;
-                        inner.set_status(&name, |s| s.last_error = Some(e.message().to_owned()));
-                        tokio::time::sleep(backoff(failures)).await;
-                        failures += 1;
-                        continue;
-                    }
-                },
+                }
                 Err(e) => {
                     inner.set_status(&name, |s| s.last_error = Some(e.message().to_owned()));
                     tokio::time::sleep(backoff(failures)).await;
@@ -87,12 +106,6 @@ pub(crate) async fn watch(inner: Arc<Inner>, upstream: Upstream, mut client: Opt
                 }
             },
         };
-        inner.set_status(&name, |s| {
-            s.state = UpstreamState::Up;
-            if restarting {
-                s.restarts += 1;
-            }
-        });
         let up_since = tokio::time::Instant::now();
         let why = c.closed().await;
         if up_since.elapsed() >= STABLE {
@@ -111,9 +124,21 @@ pub(crate) async fn watch(inner: Arc<Inner>, upstream: Upstream, mut client: Opt
             return;
         }
         restarting = true;
+        uncounted = true;
         tokio::time::sleep(backoff(failures)).await;
         failures += 1;
     }
+}
+
+/// Marks `name` Up, counting a restart when one is `uncounted` (and clearing it).
+fn mark_up(inner: &Inner, name: &str, uncounted: &mut bool) {
+    let counted = std::mem::take(uncounted);
+    inner.set_status(name, |s| {
+        s.state = UpstreamState::Up;
+        if counted {
+            s.restarts += 1;
+        }
+    });
 }
 
 #[cfg(test)]
