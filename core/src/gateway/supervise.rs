@@ -56,9 +56,8 @@ const STABLE: Duration = Duration::from_secs(60);
 pub(crate) async fn watch(inner: Arc<Inner>, upstream: Upstream, mut client: Option<Client>) {
     let name = upstream.name.clone();
     let mut failures = 0u32;
-    // Whether the connection ended before (the state to fall back to), and whether that
-    // restart is still to be counted (once per end, however many attempts the mount takes).
-    let mut restarting = false;
+    // Whether the connection ended and that restart is still to be counted (once per end,
+    // however many attempts the mount takes).
     let mut uncounted = false;
     loop {
         let c = match client.take() {
@@ -84,8 +83,9 @@ pub(crate) async fn watch(inner: Arc<Inner>, upstream: Upstream, mut client: Opt
                         }
                         Err(e) => {
                             c.close().await;
+                            // The restart was counted when it was marked Up.
                             inner.set_status(&name, |s| {
-                                s.state = if restarting {
+                                s.state = if s.restarts > 0 {
                                     UpstreamState::Restarting
                                 } else {
                                     UpstreamState::Starting
@@ -123,7 +123,6 @@ pub(crate) async fn watch(inner: Arc<Inner>, upstream: Upstream, mut client: Opt
         if !again {
             return;
         }
-        restarting = true;
         uncounted = true;
         tokio::time::sleep(backoff(failures)).await;
         failures += 1;
