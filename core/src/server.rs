@@ -258,7 +258,7 @@ impl Server {
                     TransportEvent::Closed(_) => break,
                     TransportEvent::Failed(..) => {}
                     TransportEvent::Frame(frame) => {
-                        if !handle.frame(frame, RouteId(0), origin.clone()) {
+                        if !handle.frame_in_place(frame, RouteId(0), origin.clone()) {
                             break;
                         }
                     }

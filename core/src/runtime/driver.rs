@@ -4,6 +4,14 @@
 //! place, then on a task of its own if it waits), delivers clients' answers to waiting
 //! handlers, times out server→client requests, forwards catalog changes to the session, and on
 //! close lets in-flight requests finish within a grace period.
+//!
+//! The driver's state sits behind a lock that the driver's task takes for each thing it does.
+//! A shell may also hand a frame over *in place* ([`DriverHandle::frame_in_place`]): when the
+//! lock is free and nothing waits in the inbox, the frame is handled on the caller's task, so a
+//! legacy POST is answered without a trip to the driver's task and back. On tokio's
+//! multi-thread runtime that trip put the request and its answer on two workers, and glibc's
+//! per-thread heaps then took a lock for every block freed away from the thread that made it
+//! (bench/NOTES.md, "Legacy HTTP on the multi-thread runtime").
 
 use super::jobs::{self, Env};
 use super::peer::DriverPeer;
@@ -12,15 +20,17 @@ use crate::context::{InputSeed, NotificationSink, Origin, PeerLink};
 use crate::engine::{Event, IdMap, Job, JobId, RouteId, ServerConnection};
 use crate::error::ErrorData;
 use crate::jsonrpc::{Inbound, Message, RequestId, Response};
+use futures_util::task::AtomicWaker;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot, watch};
-use tokio::task::{AbortHandle, JoinSet};
+use tokio::task::AbortHandle;
 
 /// Where a driver's messages go: the shell's side of the connection.
 pub trait Outbound: Send + 'static {
@@ -65,12 +75,16 @@ pub(crate) enum Input {
     Close,
     /// The session ended (HTTP DELETE): abort what runs and stop now.
     Terminate,
+    /// A frame handled in place changed when the driver's task must next wake (a timeout, or
+    /// the session's change feed): look again.
+    Wake,
 }
 
 /// Feeds a running [`Driver`]; cheap to clone.
 #[derive(Clone)]
 pub struct DriverHandle {
-    tx: mpsc::UnboundedSender<Input>,
+    tx: Inbox,
+    in_place: Arc<dyn InPlace>,
 }
 
 impl std::fmt::Debug for DriverHandle {
@@ -79,10 +93,32 @@ impl std::fmt::Debug for DriverHandle {
     }
 }
 
+/// A frame handled on the caller's task (the driver's state, whatever its [`Outbound`]).
+trait InPlace: Send + Sync {
+    /// Handles the frame now, or gives it back when the driver is busy, has inputs waiting or
+    /// has stopped.
+    fn try_frame(&self, input: Input) -> Result<(), Input>;
+}
+
 impl DriverHandle {
     /// Hands the driver one inbound frame from `origin` on `route`; false once it stopped.
     pub fn frame(&self, frame: Result<Inbound, Response>, route: RouteId, origin: Arc<Origin>) -> bool {
         self.tx.send(Input::Frame { frame, route, origin }).is_ok()
+    }
+
+    /// [`DriverHandle::frame`], handled on the calling task when the driver is idle with an
+    /// empty inbox (what it sends is then sent before this returns); through the inbox
+    /// otherwise, in order with what waits there. False once the driver stopped.
+    pub fn frame_in_place(
+        &self,
+        frame: Result<Inbound, Response>,
+        route: RouteId,
+        origin: Arc<Origin>,
+    ) -> bool {
+        match self.in_place.try_frame(Input::Frame { frame, route, origin }) {
+            Ok(()) => true,
+            Err(input) => self.tx.send(input).is_ok(),
+        }
     }
 
     /// Replaces the session state (a store shared with other instances had a newer one).
@@ -112,22 +148,70 @@ impl DriverHandle {
     }
 }
 
-/// Pumps one [`ServerConnection`] (see the module docs).
-pub struct Driver<O: Outbound> {
+/// The sending side of a driver's inbox. It counts what was sent and not handled yet, so a
+/// frame handed over in place never overtakes one that waits.
+#[derive(Clone)]
+pub(crate) struct Inbox {
+    tx: mpsc::UnboundedSender<Input>,
+    queued: Arc<AtomicUsize>,
+}
+
+impl Inbox {
+    /// Queues `input` for the driver's task; gives it back once the driver stopped.
+    pub(crate) fn send(&self, input: Input) -> Result<(), Input> {
+        self.queued.fetch_add(1, Ordering::AcqRel);
+        self.tx.send(input).map_err(|e| {
+            self.queued.fetch_sub(1, Ordering::AcqRel);
+            e.0
+        })
+    }
+
+    fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+}
+
+/// What the driver's task and a caller handing a frame over in place share.
+struct Shared<O: Outbound> {
+    core: Mutex<Core<O>>,
+    /// Inputs sent and not yet handled (in the inbox, or received and waiting for the lock).
+    queued: Arc<AtomicUsize>,
+    /// The driver's task, when it waits for the lock a caller holds.
+    task: AtomicWaker,
+}
+
+/// The driver's state: the connection and what its jobs need.
+struct Core<O: Outbound> {
     conn: ServerConnection,
     env: Arc<Env>,
-    out: O,
-    tx: mpsc::UnboundedSender<Input>,
-    rx: mpsc::UnboundedReceiver<Input>,
+    /// Taken by [`Driver::run`] when it ends.
+    out: Option<O>,
+    inbox: Inbox,
     jobs: IdMap<JobId, AbortHandle>,
-    joins: JoinSet<()>,
     waiters: HashMap<RequestId, oneshot::Sender<Result<Value, ErrorData>>>,
     origins: IdMap<RouteId, Arc<Origin>>,
     closing: watch::Sender<bool>,
-    grace: Duration,
     reported: usize,
     /// Requests being served, for the request log (kept only while debug logging is on).
     logged: HashMap<RequestId, (String, std::time::Instant)>,
+    /// The transport closed (or the driver stopped): frames go through the inbox.
+    closed: bool,
+}
+
+impl<O: Outbound> Drop for Core<O> {
+    fn drop(&mut self) {
+        for (_, job) in self.jobs.drain() {
+            job.abort();
+        }
+    }
+}
+
+/// Pumps one [`ServerConnection`] (see the module docs).
+pub struct Driver<O: Outbound> {
+    shared: Arc<Shared<O>>,
+    rx: mpsc::UnboundedReceiver<Input>,
+    env: Arc<Env>,
+    grace: Duration,
     /// Listens to the server's change feeds itself (else it is fed through
     /// [`DriverHandle::change`]).
     follow_changes: bool,
@@ -142,7 +226,64 @@ fn request_log_on() -> bool {
 
 impl<O: Outbound> std::fmt::Debug for Driver<O> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Driver").field("conn", &self.conn).finish_non_exhaustive()
+        f.debug_struct("Driver").finish_non_exhaustive()
+    }
+}
+
+impl<O: Outbound> Shared<O> {
+    /// The lock, poisoned or not: a panic inside it (host code is caught before) leaves the
+    /// connection's state as consistent as the engine left it.
+    fn try_core(&self) -> Option<MutexGuard<'_, Core<O>>> {
+        match self.core.try_lock() {
+            Ok(g) => Some(g),
+            Err(TryLockError::Poisoned(p)) => Some(p.into_inner()),
+            Err(TryLockError::WouldBlock) => None,
+        }
+    }
+
+    /// The lock for the driver's task: taken when free, else waited for without blocking the
+    /// thread (a caller holding it may be running a handler's first poll).
+    async fn core(&self) -> MutexGuard<'_, Core<O>> {
+        loop {
+            if let Some(g) = self.try_core() {
+                return g;
+            }
+            std::future::poll_fn(|cx| {
+                self.task.register(cx.waker());
+                // Released meanwhile: its holder may have woken nobody.
+                if self.core.try_lock().is_ok() || self.core.is_poisoned() {
+                    Poll::Ready(())
+                } else {
+                    Poll::Pending
+                }
+            })
+            .await;
+        }
+    }
+}
+
+impl<O: Outbound> InPlace for Shared<O> {
+    fn try_frame(&self, input: Input) -> Result<(), Input> {
+        if self.queued.load(Ordering::Acquire) != 0 {
+            return Err(input);
+        }
+        let Some(mut core) = self.try_core() else { return Err(input) };
+        // Re-checked under the lock: the task takes it before it counts an input handled.
+        if core.closed || self.queued.load(Ordering::Acquire) != 0 {
+            drop(core);
+            // The task may have found the lock taken meanwhile, and waits to hear it is free.
+            self.task.wake();
+            return Err(input);
+        }
+        let before = (core.conn.poll_timeout(), core.conn.session().is_some());
+        core.input(input);
+        core.pump();
+        if (core.conn.poll_timeout(), core.conn.session().is_some()) != before {
+            let _ = core.inbox.send(Input::Wake);
+        }
+        drop(core);
+        self.task.wake();
+        Ok(())
     }
 }
 
@@ -151,23 +292,25 @@ impl<O: Outbound> Driver<O> {
     /// after the transport closes.
     pub fn new(conn: ServerConnection, env: Arc<Env>, out: O, grace: Duration) -> (Driver<O>, DriverHandle) {
         let (tx, rx) = mpsc::unbounded_channel();
-        let handle = DriverHandle { tx: tx.clone() };
-        let driver = Driver {
+        let queued = Arc::new(AtomicUsize::new(0));
+        let inbox = Inbox { tx: tx.clone(), queued: queued.clone() };
+        let core = Core {
             conn,
-            env,
-            out,
-            tx,
-            rx,
+            env: env.clone(),
+            out: Some(out),
+            inbox,
             jobs: IdMap::default(),
-            joins: JoinSet::new(),
             waiters: HashMap::new(),
             origins: IdMap::default(),
             closing: watch::channel(false).0,
-            grace,
             reported: 0,
             logged: HashMap::new(),
-            follow_changes: true,
+            closed: false,
         };
+        let shared = Arc::new(Shared { core: Mutex::new(core), queued, task: AtomicWaker::new() });
+        let handle =
+            DriverHandle { tx: Inbox { tx, queued: shared.queued.clone() }, in_place: shared.clone() };
+        let driver = Driver { shared, rx, env, grace, follow_changes: true };
         (driver, handle)
     }
 
@@ -185,48 +328,85 @@ impl<O: Outbound> Driver<O> {
         let mut changes = self.follow_changes.then(|| self.env.change_listener());
         let mut closed = false;
         let mut grace_end: Option<tokio::time::Instant> = None;
+        let shared = self.shared.clone();
         loop {
-            let timer = self.timer();
-            tokio::select! {
+            let (timer, in_session) = {
+                let core = shared.core().await;
+                (core.timer(), core.conn.session().is_some())
+            };
+            /// What woke the loop.
+            enum Woke {
+                Input(Option<Input>),
+                Change(Option<Change>),
+                Timeout,
+                GraceOver,
+            }
+            let woke = tokio::select! {
                 biased;
-                input = self.rx.recv() => match input {
-                    Some(Input::Close) => {
-                        closed = true;
-                        let _ = self.closing.send(true);
-                        grace_end = Some(tokio::time::Instant::now() + self.grace);
+                input = self.rx.recv() => Woke::Input(input),
+                change = recv_change(&mut changes), if in_session => Woke::Change(change),
+                _ = sleep_until(timer), if timer.is_some() => Woke::Timeout,
+                _ = sleep_until(grace_end), if grace_end.is_some() => Woke::GraceOver,
+            };
+            let mut core = shared.core().await;
+            match woke {
+                Woke::Input(input) => {
+                    if input.is_some() {
+                        // Counted handled only under the lock: a frame handed over in place
+                        // waits until this one is done.
+                        shared.queued.fetch_sub(1, Ordering::AcqRel);
                     }
-                    Some(Input::Terminate) => {
-                        self.conn.abort_all();
-                        self.pump();
-                        break;
-                    }
-                    Some(input) => self.input(input),
-                    None => closed = true,
-                },
-                change = recv_change(&mut changes), if self.conn.session().is_some() => {
-                    if let Some(c) = change {
-                        self.conn.on_change(&c);
+                    match input {
+                        Some(Input::Close) => {
+                            closed = true;
+                            core.closed = true;
+                            let _ = core.closing.send(true);
+                            grace_end = Some(tokio::time::Instant::now() + self.grace);
+                        }
+                        Some(Input::Terminate) => {
+                            core.conn.abort_all();
+                            core.pump();
+                            break;
+                        }
+                        Some(input) => core.input(input),
+                        None => {
+                            closed = true;
+                            core.closed = true;
+                        }
                     }
                 }
-                _ = sleep_until(timer), if timer.is_some() => {
-                    self.conn.handle_timeout(self.env.now());
+                Woke::Change(Some(c)) => core.conn.on_change(&c),
+                Woke::Change(None) => {}
+                Woke::Timeout => {
+                    let now = core.env.now();
+                    core.conn.handle_timeout(now);
                 }
-                _ = sleep_until(grace_end), if grace_end.is_some() => {
-                    self.conn.abort_all();
-                    self.pump();
+                Woke::GraceOver => {
+                    core.conn.abort_all();
+                    core.pump();
                     break;
                 }
-                Some(_) = self.joins.join_next(), if !self.joins.is_empty() => {}
             }
-            self.pump();
-            if closed && self.conn.in_flight() == 0 {
+            core.pump();
+            if closed && core.conn.in_flight() == 0 {
                 break;
             }
         }
-        self.joins.abort_all();
-        self.out
+        let mut core = shared.core().await;
+        core.closed = true;
+        for (_, job) in core.jobs.drain() {
+            job.abort();
+        }
+        core.out.take().expect("the driver runs once")
     }
+}
 
+/// The outbound of a running driver.
+fn out<O>(out: &mut Option<O>) -> &mut O {
+    out.as_mut().expect("the driver runs")
+}
+
+impl<O: Outbound> Core<O> {
     /// When the connection next has a timeout to handle, as a tokio instant.
     fn timer(&self) -> Option<tokio::time::Instant> {
         let deadline = self.conn.poll_timeout()?;
@@ -246,10 +426,10 @@ impl<O: Outbound> Driver<O> {
                 self.conn.handle(frame, route, &origin, now);
                 self.origins.insert(route, origin);
                 if self.conn.take_dirty() {
-                    self.out.session_changed(&self.conn);
+                    out(&mut self.out).session_changed(&self.conn);
                 }
             }
-            Input::Notify { route, message } => self.out.send(Some(route), message),
+            Input::Notify { route, message } => out(&mut self.out).send(Some(route), message),
             Input::Done { job, response } => {
                 self.jobs.remove(&job);
                 self.conn.complete(job, response);
@@ -264,17 +444,17 @@ impl<O: Outbound> Driver<O> {
                     }
                 }
                 if self.conn.take_dirty() {
-                    self.out.session_changed(&self.conn);
+                    out(&mut self.out).session_changed(&self.conn);
                 }
             }
             Input::Restore(session) => self.conn.restore(*session),
             Input::Flush(done) => {
                 if self.conn.take_dirty() {
-                    self.out.session_changed(&self.conn);
+                    out(&mut self.out).session_changed(&self.conn);
                 }
-                self.out.flush(done);
+                out(&mut self.out).flush(done);
             }
-            Input::Close | Input::Terminate => {}
+            Input::Close | Input::Terminate | Input::Wake => {}
         }
     }
 
@@ -304,9 +484,9 @@ impl<O: Outbound> Driver<O> {
                     if let Message::Response(r) = &message {
                         self.log_answer(r);
                     }
-                    self.out.send(route, message)
+                    out(&mut self.out).send(route, message)
                 }
-                Event::SendBatch { route, messages } => self.out.send_batch(route, messages),
+                Event::SendBatch { route, messages } => out(&mut self.out).send_batch(route, messages),
                 Event::Start { job, route, work } => self.start(job, route, work),
                 Event::Abort { job } => {
                     if let Some(h) = self.jobs.remove(&job) {
@@ -318,26 +498,26 @@ impl<O: Outbound> Driver<O> {
                         let _ = tx.send(outcome);
                     }
                 }
-                Event::Unmatched(r) => self.out.unmatched(r),
+                Event::Unmatched(r) => out(&mut self.out).unmatched(r),
                 Event::RouteDone(route) => {
                     self.origins.remove(&route);
-                    self.out.route_done(route);
+                    out(&mut self.out).route_done(route);
                 }
             }
         }
         if self.conn.take_dirty() {
-            self.out.session_changed(&self.conn);
+            out(&mut self.out).session_changed(&self.conn);
         }
         let n = self.conn.in_flight();
         if n != self.reported {
             self.reported = n;
-            self.out.in_flight(n);
+            out(&mut self.out).in_flight(n);
         }
     }
 
     fn start(&mut self, job: JobId, route: RouteId, work: Job) {
         let origin = self.origins.get(&route).cloned().unwrap_or_default();
-        let tx = self.tx.clone();
+        let tx = self.inbox.clone();
         let env = self.env.clone();
         let handle = match work {
             Job::Call(call) => {
@@ -355,7 +535,7 @@ impl<O: Outbound> Driver<O> {
                 let mut cx = Context::from_waker(Waker::noop());
                 let first = std::panic::catch_unwind(AssertUnwindSafe(|| run.as_mut().poll(&mut cx)));
                 for message in held.lock().expect("lock").take().unwrap_or_default() {
-                    self.out.send(Some(route), message);
+                    out(&mut self.out).send(Some(route), message);
                 }
                 match first {
                     Ok(Poll::Ready(response)) => return self.conn.complete(job, response),
@@ -365,10 +545,11 @@ impl<O: Outbound> Driver<O> {
                         return self.conn.complete(job, Response::error(Some(id), e));
                     }
                 }
-                self.joins.spawn(async move {
+                tokio::spawn(async move {
                     let response = run.await;
                     let _ = tx.send(Input::Done { job, response });
                 })
+                .abort_handle()
             }
             Job::Listen(listen) => {
                 let closing = self.closing.subscribe();
@@ -378,10 +559,11 @@ impl<O: Outbound> Driver<O> {
                         let _ = tx.send(Input::Notify { route, message });
                     })
                 };
-                self.joins.spawn(async move {
+                tokio::spawn(async move {
                     let response = jobs::run_listen(env, listen, sink, closing).await;
                     let _ = tx.send(Input::Done { job, response });
                 })
+                .abort_handle()
             }
         };
         self.jobs.insert(job, handle);
@@ -391,11 +573,7 @@ impl<O: Outbound> Driver<O> {
 /// The notification sink of a call polled inline first: while `held` is `Some`, notifications
 /// wait there (the driver sends them before the call's response); once the driver took them,
 /// they go through the inbox, in order with the call's `Done`.
-fn held_sink(
-    tx: &mpsc::UnboundedSender<Input>,
-    route: RouteId,
-    held: &Arc<Mutex<Option<Vec<Message>>>>,
-) -> NotificationSink {
+fn held_sink(tx: &Inbox, route: RouteId, held: &Arc<Mutex<Option<Vec<Message>>>>) -> NotificationSink {
     let (tx, held) = (tx.clone(), held.clone());
     Arc::new(move |message: Message| {
         let mut h = held.lock().expect("lock");
@@ -423,3 +601,7 @@ async fn sleep_until(at: Option<tokio::time::Instant>) {
         None => std::future::pending().await,
     }
 }
+
+#[cfg(test)]
+#[path = "driver_tests.rs"]
+mod tests;

@@ -2,17 +2,17 @@
 //! connection to send the request (which allocates its id and times it out) and hands the
 //! answer back.
 
-use super::driver::Input;
+use super::driver::{Inbox, Input};
 use crate::context::{BoxFuture, PeerLink};
 use crate::engine::JobId;
 use crate::error::{Error, Result};
 use serde_json::{Map, Value};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 /// The [`PeerLink`] of one job.
 pub(crate) struct DriverPeer {
     pub(crate) job: JobId,
-    pub(crate) inbox: mpsc::UnboundedSender<Input>,
+    pub(crate) inbox: Inbox,
 }
 
 impl PeerLink for DriverPeer {

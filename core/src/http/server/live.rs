@@ -158,7 +158,7 @@ impl LiveSession {
         let route = RouteId(self.next_route.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = backlog(self.backlog, origin.extensions.get::<Connection>().cloned());
         self.routes.lock().expect("lock").posts.insert(route, tx);
-        if !self.driver.frame(Ok(frame), route, origin) {
+        if !self.driver.frame_in_place(Ok(frame), route, origin) {
             self.routes.lock().expect("lock").posts.remove(&route);
             return None;
         }
@@ -169,7 +169,7 @@ impl LiveSession {
     /// (2024-11-05) or nothing is owed (notifications, responses). False when it has ended.
     pub(crate) fn post_quiet(&self, frame: Inbound, origin: Arc<Origin>) -> bool {
         let route = RouteId(self.next_route.fetch_add(1, Ordering::Relaxed));
-        self.driver.frame(Ok(frame), route, origin)
+        self.driver.frame_in_place(Ok(frame), route, origin)
     }
 
     /// On a shared store, completes once what the session's frames so far changed in its

@@ -1,0 +1,98 @@
+//! Frames handed to the driver in place: answered on the caller's task when the driver is
+//! idle, queued behind what waits in its inbox otherwise, refused once it stopped.
+
+use super::*;
+use crate::context::RequestContext;
+use crate::engine::{ServerConfig, ServerEngine};
+use crate::protocol::{CallToolResult, Tool};
+use crate::registry::{Arguments, ToolRegistry};
+use crate::runtime::tasks::Tasks;
+use crate::runtime::ManualClock;
+use crate::tasks::{MemoryTaskStore, TaskSettings};
+use serde_json::json;
+use std::time::UNIX_EPOCH;
+
+/// Records what the driver sends.
+#[derive(Clone, Default)]
+struct Recorder(Arc<Mutex<Vec<Message>>>);
+
+impl Recorder {
+    fn ids(&self) -> Vec<i64> {
+        let sent = self.0.lock().unwrap();
+        sent.iter()
+            .filter_map(|m| match m {
+                Message::Response(r) => r.id.as_ref().and_then(|id| id.to_string().parse().ok()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+impl Outbound for Recorder {
+    fn send(&mut self, _route: Option<RouteId>, message: Message) {
+        self.0.lock().unwrap().push(message);
+    }
+    fn send_batch(&mut self, _route: RouteId, messages: Vec<Message>) {
+        self.0.lock().unwrap().extend(messages);
+    }
+}
+
+fn driver() -> (Driver<Recorder>, DriverHandle, Recorder) {
+    let reg = ToolRegistry::new();
+    reg.register(
+        Tool::new("plain", "plain", json!({"type": "object"})),
+        |_: Arguments, _: RequestContext| async { Ok(CallToolResult::text("p")) },
+    )
+    .unwrap();
+    let engine = Arc::new(ServerEngine::new(ServerConfig::new("test", "1.0"), Arc::new(reg)));
+    let clock = Arc::new(ManualClock::new(UNIX_EPOCH + Duration::from_secs(1_800_000_000)));
+    let tasks = Arc::new(Tasks::with_clock(
+        Arc::new(MemoryTaskStore::default()),
+        TaskSettings::default(),
+        clock.clone(),
+    ));
+    let env = Env::new(engine.clone(), tasks, clock);
+    let out = Recorder::default();
+    let (d, h) = Driver::new(ServerConnection::new(engine), env, out.clone(), Duration::from_secs(1));
+    (d, h, out)
+}
+
+/// A stateless (2026-07-28) call of `plain` with `id`.
+fn call(id: i64) -> Result<Inbound, Response> {
+    crate::jsonrpc::parse(
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "plain", "arguments": {},
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {}}}})
+        .to_string()
+        .as_bytes(),
+    )
+}
+
+#[tokio::test]
+async fn a_frame_handed_over_in_place_is_answered_before_the_call_returns() {
+    // The driver's task is not even running: the caller's task does the work.
+    let (_driver, handle, out) = driver();
+    assert!(handle.frame_in_place(call(1), RouteId(1), Origin::none()));
+    assert_eq!(out.ids(), vec![1]);
+}
+
+#[tokio::test]
+async fn a_frame_in_place_waits_behind_what_the_inbox_holds() {
+    let (driver, handle, out) = driver();
+    assert!(handle.frame(call(1), RouteId(1), Origin::none()));
+    assert!(handle.frame_in_place(call(2), RouteId(2), Origin::none()));
+    assert!(out.ids().is_empty(), "the second frame must not overtake the first");
+    handle.close();
+    driver.run().await;
+    assert_eq!(out.ids(), vec![1, 2]);
+}
+
+#[tokio::test]
+async fn frames_go_through_the_inbox_after_close_and_are_refused_once_stopped() {
+    let (driver, handle, out) = driver();
+    handle.close();
+    let run = tokio::spawn(driver.run());
+    run.await.unwrap();
+    assert!(!handle.frame_in_place(call(3), RouteId(1), Origin::none()));
+    assert!(out.ids().is_empty());
+}
