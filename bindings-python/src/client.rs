@@ -236,20 +236,21 @@ impl Client {
         })
     }
 
-    /// Calls a tool; resolves to the CallToolResult JSON. Cancelling the awaiting task sends
-    /// the cancellation to the server. `progress(progress, total, message)` receives progress.
+    /// Calls a tool with `arguments` (a dict, converted to JSON here); resolves to the
+    /// CallToolResult as a dict. Cancelling the awaiting task sends the cancellation to the
+    /// server. `progress(progress, total, message)` receives progress.
     #[pyo3(signature = (name, arguments, timeout=None, progress=None, log_level=None))]
     fn call_tool<'py>(
         &self,
         py: Python<'py>,
         name: String,
-        arguments: &str,
+        arguments: &Bound<'py, PyAny>,
         timeout: Option<f64>,
         progress: Option<Py<PyAny>>,
         log_level: Option<&str>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let c = self.inner()?;
-        let args = parse_json("arguments", arguments)?;
+        let args = crate::values::json_value(arguments)?;
         let mut opts =
             CallOptions { timeout: seconds(timeout)?, log_level: level(log_level)?, ..Default::default() };
         if let Some(cb) = progress {
@@ -261,8 +262,14 @@ impl Client {
                 })
             }));
         }
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            c.call_tool_with(&name, args, &opts).await.map(|r| to_json(&r)).map_err(errors::to_py)
+        crate::awaitable::spawn(py, async move { c.call_tool_with(&name, args, &opts).await }, |py, out| {
+            match out {
+                Ok(r) => {
+                    crate::values::to_py(py, &serde_json::to_value(&r).map_err(|e| invalid(e.to_string()))?)
+                        .map(Bound::unbind)
+                }
+                Err(e) => Err(errors::to_py(e)),
+            }
         })
     }
 

@@ -7,6 +7,7 @@
 //! the `mcpcore` crate.
 
 mod auth;
+mod awaitable;
 mod client;
 mod client_input;
 mod errors;

@@ -326,11 +326,12 @@ class Client:
         ``task=True`` runs it as a task and returns its :class:`Task` (``ttl``: seconds the
         server keeps it; ``timeout``: how long :meth:`Task.result` waits). A tool that runs only
         as a task is run as one without asking, and its result returned."""
-        args = json.dumps(_convert.to_jsonable(dict(arguments or {})))
         if task:
+            args = json.dumps(_convert.to_jsonable(dict(arguments or {})))
             return Task(await self._native.call_tool_task(name, args, ttl, timeout))
-        out = await self._native.call_tool(name, args, timeout, progress, log_level)
-        return CallToolResult.from_json(json.loads(out))
+        # Arguments and result cross as Python objects, converted in Rust.
+        out = await self._native.call_tool(name, dict(arguments or {}), timeout, progress, log_level)
+        return CallToolResult.from_json(out)
 
     # -- resources ----------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """Stubs of the native module (checked against it by ``python -m mypy.stubtest mcpcore._native``)."""
 
-from typing import Any, Awaitable, Callable, List, Optional, Tuple, final
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple, final
 
 __all__ = [
     "Registry", "Server", "HttpServing", "Gateway", "Mount", "MountResponse", "Client", "ClientInput", "Task", "OAuth", "ServerAuth", "ToolCall", "Resources", "Prompts", "__version__",
@@ -235,11 +235,11 @@ class Client:
     def call_tool(
         self,
         name: str,
-        arguments: str,
+        arguments: Dict[str, Any],
         timeout: Optional[float] = None,
         progress: Optional[Callable[[float, Optional[float], Optional[str]], None]] = None,
         log_level: Optional[str] = None,
-    ) -> Awaitable[str]: ...
+    ) -> Awaitable[Dict[str, Any]]: ...
     def on_log(self, handler: Callable[[str, Optional[str], str], None]) -> None: ...
     def on_notification(self, handler: Callable[[str, str], None], methods: Optional[List[str]] = None) -> None: ...
     def notifications_ready(self) -> Awaitable[Optional[str]]: ...

@@ -1,0 +1,165 @@
+//! Rust futures as asyncio awaitables, completed without entering Python from the runtime.
+//!
+//! pyo3-async-runtimes' `future_into_py` spawns the future twice (a task to run it inside a
+//! task that catches its panic), then completes the asyncio future from a blocking-pool thread
+//! that takes the GIL and calls `loop.call_soon_threadsafe`: three thread hand-offs and a GIL
+//! entry per call, most of what a client call from Python cost above one from Rust
+//! (bench/NOTES.md, "The Python client's completion path"). [`spawn`] runs the future on one
+//! task; when it ends, its outcome is put in its loop's queue and, if the queue was empty, one
+//! byte is written to a socket the loop watches (`loop.add_reader`). The loop's own thread then
+//! drains the queue: it turns each outcome into Python objects and resolves the futures, a
+//! whole batch per wake-up. A loop with no `add_reader` (Windows' proactor) falls back to
+//! `future_into_py`. Cancelling the awaiting task aborts the Rust future (dropping it: a
+//! pending tool call sends its cancellation to the server).
+
+use futures_util::FutureExt as _;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use std::future::Future;
+use std::io::{Read, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::net::UnixStream;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex};
+use tokio::task::AbortHandle;
+
+/// Builds the result on the loop's thread, holding the GIL.
+type Finish = Box<dyn FnOnce(Python<'_>) -> PyResult<Py<PyAny>> + Send>;
+
+/// The finished futures of one asyncio loop, and the socket pair that wakes it.
+struct Queue {
+    done: Mutex<Vec<(Py<PyAny>, Finish)>>,
+    wake: UnixStream,
+    watched: UnixStream,
+}
+
+impl Queue {
+    fn push(&self, future: Py<PyAny>, finish: Finish) {
+        let first = {
+            let mut done = self.done.lock().expect("lock");
+            done.push((future, finish));
+            done.len() == 1
+        };
+        if first {
+            // Non-blocking: a full socket already holds a wake-up the loop has yet to read.
+            let _ = (&self.wake).write(&[1]);
+        }
+    }
+}
+
+/// The loop's reader callback: resolves every future finished since the last call.
+#[pyclass(module = "mcpcore._native", frozen)]
+struct Drain {
+    queue: Arc<Queue>,
+}
+
+#[pymethods]
+impl Drain {
+    fn __call__(&self, py: Python<'_>) {
+        let mut buf = [0u8; 64];
+        while matches!((&self.queue.watched).read(&mut buf), Ok(n) if n > 0) {}
+        let done = std::mem::take(&mut *self.queue.done.lock().expect("lock"));
+        for (future, finish) in done {
+            let future = future.bind(py);
+            // Cancelled meanwhile: nobody waits for the outcome.
+            if future
+                .call_method0(pyo3::intern!(py, "done"))
+                .and_then(|d| d.extract::<bool>())
+                .unwrap_or(true)
+            {
+                continue;
+            }
+            let set = match finish(py) {
+                Ok(v) => future.call_method1(pyo3::intern!(py, "set_result"), (v,)),
+                Err(e) => future.call_method1(pyo3::intern!(py, "set_exception"), (e.into_value(py),)),
+            };
+            if let Err(e) = set {
+                e.print(py);
+            }
+        }
+    }
+}
+
+/// Aborts the Rust future when its asyncio future is cancelled (its done callback).
+#[pyclass(module = "mcpcore._native", frozen)]
+struct AbortOnCancel {
+    task: AbortHandle,
+}
+
+#[pymethods]
+impl AbortOnCancel {
+    fn __call__(&self, future: &Bound<'_, PyAny>) {
+        if future.call_method0("cancelled").and_then(|c| c.extract::<bool>()).unwrap_or(false) {
+            self.task.abort();
+        }
+    }
+}
+
+/// The queue of `event_loop`, made (and watched) on first use; None when the loop cannot
+/// watch a socket.
+fn queue_of(py: Python<'_>, event_loop: &Bound<'_, PyAny>) -> PyResult<Option<Arc<Queue>>> {
+    static QUEUES: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let queues = QUEUES
+        .get_or_try_init(py, || {
+            py.import("weakref")?.getattr("WeakKeyDictionary")?.call0().map(Bound::unbind)
+        })?
+        .bind(py);
+    if let Some(found) = queues.call_method1("get", (event_loop,))?.extract::<Option<Bound<'_, PyAny>>>()? {
+        if found.is_none() {
+            return Ok(None);
+        }
+        return Ok(Some(found.cast::<Drain>()?.get().queue.clone()));
+    }
+    let (wake, watched) = UnixStream::pair()?;
+    wake.set_nonblocking(true)?;
+    watched.set_nonblocking(true)?;
+    let fd = watched.as_raw_fd();
+    let queue = Arc::new(Queue { done: Mutex::new(Vec::new()), wake, watched });
+    let drain = Bound::new(py, Drain { queue: queue.clone() })?;
+    if event_loop.call_method1("add_reader", (fd, &drain)).is_err() {
+        queues.set_item(event_loop, py.None())?;
+        return Ok(None);
+    }
+    queues.set_item(event_loop, drain)?;
+    Ok(Some(queue))
+}
+
+/// `future` as an awaitable of the running asyncio loop; `finish` turns its output into the
+/// awaited value (or exception) on the loop's thread.
+pub(crate) fn spawn<'py, F, T, C>(py: Python<'py>, future: F, finish: C) -> PyResult<Bound<'py, PyAny>>
+where
+    F: Future<Output = T> + Send + 'static,
+    T: Send + 'static,
+    C: FnOnce(Python<'_>, T) -> PyResult<Py<PyAny>> + Send + 'static,
+{
+    static RUNNING: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let running = RUNNING
+        .get_or_try_init(py, || py.import("asyncio")?.getattr("get_running_loop").map(Bound::unbind))?
+        .bind(py);
+    let event_loop = running.call0()?;
+    let Some(queue) = queue_of(py, &event_loop)? else {
+        return pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            let out = future.await;
+            crate::gil::attach(|py| finish(py, out))
+        });
+    };
+    let awaited = event_loop.call_method0(pyo3::intern!(py, "create_future"))?;
+    let handle = awaited.clone().unbind();
+    let task = pyo3_async_runtimes::tokio::get_runtime().spawn(async move {
+        let finish: Finish = match AssertUnwindSafe(future).catch_unwind().await {
+            Ok(out) => Box::new(move |py| finish(py, out)),
+            Err(_) => {
+                Box::new(|_| Err(pyo3::exceptions::PyRuntimeError::new_err("the mcpcore call panicked")))
+            }
+        };
+        queue.push(handle, finish);
+    });
+    let abort = task.abort_handle();
+    if let Err(e) =
+        awaited.call_method1(pyo3::intern!(py, "add_done_callback"), (AbortOnCancel { task: abort },))
+    {
+        task.abort();
+        return Err(e);
+    }
+    Ok(awaited)
+}
