@@ -261,7 +261,7 @@ impl OAuth {
     fn tokens<'py>(&self, py: Python<'py>, url: String) -> PyResult<Bound<'py, PyAny>> {
         self.bind_loop(py);
         let o = self.inner.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        crate::awaitable::future_into_py(py, async move {
             let t = o.tokens(&url).await.map_err(errors::to_py)?;
             Ok(t.map(|t| crate::to_json(&t)))
         })
@@ -271,9 +271,6 @@ impl OAuth {
     fn forget<'py>(&self, py: Python<'py>, url: String) -> PyResult<Bound<'py, PyAny>> {
         self.bind_loop(py);
         let o = self.inner.clone();
-        pyo3_async_runtimes::tokio::future_into_py(
-            py,
-            async move { o.forget(&url).await.map_err(errors::to_py) },
-        )
+        crate::awaitable::future_into_py(py, async move { o.forget(&url).await.map_err(errors::to_py) })
     }
 }

@@ -15,6 +15,7 @@
 use futures_util::FutureExt as _;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
+use pyo3::IntoPyObjectExt as _;
 use std::future::Future;
 use std::io::{Read, Write};
 use std::os::fd::AsRawFd;
@@ -162,4 +163,14 @@ where
         return Err(e);
     }
     Ok(awaited)
+}
+
+/// `pyo3_async_runtimes::tokio::future_into_py`'s contract (a future of `PyResult<T>` as an
+/// awaitable of the running loop), completed as [`spawn`] completes.
+pub(crate) fn future_into_py<'py, F, T>(py: Python<'py>, future: F) -> PyResult<Bound<'py, PyAny>>
+where
+    F: Future<Output = PyResult<T>> + Send + 'static,
+    T: for<'a> IntoPyObject<'a> + Send + 'static,
+{
+    spawn(py, future, |py, out| out.and_then(|v| v.into_py_any(py)))
 }

@@ -133,7 +133,7 @@ impl Client {
         let mut cmd = StdioCommand::program_or_line(&command, args).map_err(errors::to_py)?;
         cmd.env = env.unwrap_or_default();
         cmd.cwd = cwd.map(Into::into);
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        crate::awaitable::future_into_py(py, async move {
             let c = mcpcore::client::Client::connect_stdio(cmd, opts).await.map_err(errors::to_py)?;
             Ok(Client::wrap(c))
         })
@@ -189,7 +189,7 @@ impl Client {
             tls,
             ..Default::default()
         };
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        crate::awaitable::future_into_py(py, async move {
             let c = mcpcore::client::Client::connect_http(&url, http, opts).await.map_err(errors::to_py)?;
             Ok(Client::wrap(c))
         })
@@ -231,7 +231,7 @@ impl Client {
     /// Resolves to the server's tools as a JSON array (every page).
     fn list_tools<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let c = self.inner()?;
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        crate::awaitable::future_into_py(py, async move {
             c.list_tools().await.map(|t| to_json(&t)).map_err(errors::to_py)
         })
     }
@@ -322,7 +322,7 @@ impl Client {
     /// Resolves when the server answered a ping (`server/discover` on 2026-07-28).
     fn ping<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let c = self.inner()?;
-        pyo3_async_runtimes::tokio::future_into_py(py, async move { c.ping().await.map_err(errors::to_py) })
+        crate::awaitable::future_into_py(py, async move { c.ping().await.map_err(errors::to_py) })
     }
 
     /// Asks for log messages at `level` and above (`logging/setLevel`, or every later
@@ -330,9 +330,10 @@ impl Client {
     fn set_log_level<'py>(&self, py: Python<'py>, level: &str) -> PyResult<Bound<'py, PyAny>> {
         let c = self.inner()?;
         let level = self::level(Some(level))?.expect("given");
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            c.set_log_level(level).await.map_err(errors::to_py)
-        })
+        crate::awaitable::future_into_py(
+            py,
+            async move { c.set_log_level(level).await.map_err(errors::to_py) },
+        )
     }
 
     // -- resources, prompts, completion, tasks -------------------------------------------
@@ -354,7 +355,7 @@ impl Client {
         ) {
             return Err(invalid(format!("{method} is not a paginated list")));
         }
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        crate::awaitable::future_into_py(py, async move {
             let page = match method.as_str() {
                 "tools/list" => c.list_tools_page(cursor).await.map(|p| to_json(&p)),
                 "resources/list" => c.list_resources_page(cursor).await.map(|p| to_json(&p)),
@@ -371,7 +372,7 @@ impl Client {
     /// `ResourceNotFound` on both lineages.
     fn read_resource<'py>(&self, py: Python<'py>, uri: String) -> PyResult<Bound<'py, PyAny>> {
         let c = self.inner()?;
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        crate::awaitable::future_into_py(py, async move {
             c.read_resource(&uri).await.map(|r| to_json(&r)).map_err(errors::to_py)
         })
     }
@@ -381,7 +382,7 @@ impl Client {
     /// legacy sessions).
     fn notifications_ready<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let c = self.inner()?;
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        crate::awaitable::future_into_py(py, async move {
             let acked = c.notifications_ready().await.map_err(errors::to_py)?;
             Ok(acked.map(|f| to_json(&f)))
         })
@@ -391,7 +392,7 @@ impl Client {
     /// on 2026-07-28).
     fn subscribe<'py>(&self, py: Python<'py>, uri: String) -> PyResult<Bound<'py, PyAny>> {
         let c = self.inner()?;
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        crate::awaitable::future_into_py(py, async move {
             c.subscribe_resource(&uri).await.map_err(errors::to_py)
         })
     }
@@ -399,7 +400,7 @@ impl Client {
     /// Stops `subscribe`.
     fn unsubscribe<'py>(&self, py: Python<'py>, uri: String) -> PyResult<Bound<'py, PyAny>> {
         let c = self.inner()?;
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        crate::awaitable::future_into_py(py, async move {
             c.unsubscribe_resource(&uri).await.map_err(errors::to_py)
         })
     }
@@ -415,7 +416,7 @@ impl Client {
         let c = self.inner()?;
         let arguments: Option<BTreeMap<String, String>> =
             arguments.map(|a| parse_as("prompt arguments (strings)", a)).transpose()?;
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        crate::awaitable::future_into_py(py, async move {
             c.get_prompt(&name, arguments).await.map(|r| to_json(&r)).map_err(errors::to_py)
         })
     }
@@ -437,7 +438,7 @@ impl Client {
             Some(ctx) => Some(CompleteContext { arguments: Some(parse_as("the completion context", ctx)?) }),
             None => None,
         };
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        crate::awaitable::future_into_py(py, async move {
             c.complete(reference, CompleteArgument { name: argument, value }, context)
                 .await
                 .map(|r| to_json(&r))
@@ -458,7 +459,7 @@ impl Client {
         let c = self.inner()?;
         let args = parse_json("arguments", arguments)?;
         let options = TaskOptions { ttl: seconds(ttl)?, wait: seconds(wait)? };
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        crate::awaitable::future_into_py(py, async move {
             let handle = c.call_tool_as_task(&name, args, options).await.map_err(errors::to_py)?;
             Ok(crate::task::Task { inner: Some(std::sync::Arc::new(handle)) })
         })
@@ -468,7 +469,7 @@ impl Client {
     fn request<'py>(&self, py: Python<'py>, method: String, params: &str) -> PyResult<Bound<'py, PyAny>> {
         let c = self.inner()?;
         let params = parse_json("params", params)?;
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        crate::awaitable::future_into_py(py, async move {
             c.request(&method, params).await.map(|r| r.to_string()).map_err(errors::to_py)
         })
     }
@@ -480,7 +481,7 @@ impl Client {
         if let Some(c) = &c {
             *self.last.lock().expect("lock") = Some(c.negotiated());
         }
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        crate::awaitable::future_into_py(py, async move {
             if let Some(c) = c {
                 c.close().await;
             }

@@ -33,7 +33,7 @@ impl Gateway {
         let config = GatewayConfig::from_json(config).map_err(errors::to_py)?;
         let (tools, resources, prompts) =
             (registry.tools.clone(), resources.inner.clone(), prompts.inner.clone());
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        crate::awaitable::future_into_py(py, async move {
             let g = mcpcore::gateway::Gateway::start_with(&config, tools, resources, prompts)
                 .await
                 .map_err(errors::to_py)?;
@@ -81,7 +81,7 @@ impl Gateway {
     /// Stops watching the upstreams and closes them (stdio children are stopped).
     fn shutdown<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let g = self.inner.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        crate::awaitable::future_into_py(py, async move {
             g.shutdown().await;
             Ok(())
         })

@@ -113,7 +113,7 @@ impl ToolCall {
     fn input<'py>(&self, py: Python<'py>, requests: &str) -> PyResult<Bound<'py, PyAny>> {
         let requests = parse_json("input requests", requests)?;
         let call = self.call.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        crate::awaitable::future_into_py(py, async move {
             call.input(requests).await.map(|a| a.to_string()).map_err(failed)
         })
     }

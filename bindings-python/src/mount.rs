@@ -26,7 +26,7 @@ impl Mount {
         body: Vec<u8>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let inner = self.inner.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        crate::awaitable::future_into_py(py, async move {
             let r = inner.handle(&method, &path, &headers, body).await.map_err(errors::to_py)?;
             Ok(MountResponse { status: r.status, headers: r.headers, body: r.body })
         })
@@ -53,7 +53,7 @@ impl MountResponse {
     /// The next chunk of the body (bytes), or None at its end (or after `close()`).
     fn next<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let body = self.body.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        crate::awaitable::future_into_py(py, async move {
             let chunk = body.next().await;
             Ok(crate::gil::attach(|py| chunk.map(|c| PyBytes::new(py, &c).unbind())))
         })

@@ -121,7 +121,7 @@ impl Registry {
         let args = parse_json("arguments", arguments)?;
         let timeout = seconds(timeout)?;
         let tools = self.tools.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        crate::awaitable::future_into_py(py, async move {
             let call = tools.call(&name, args, ToolContext::local());
             let result = match timeout {
                 Some(t) => tokio::time::timeout(t, call).await.unwrap_or_else(|_| {
@@ -145,7 +145,7 @@ impl Registry {
     ) -> PyResult<Bound<'py, PyAny>> {
         let policy = policy(collision)?;
         let (remote, client) = (self.remote.clone(), client.inner()?);
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        crate::awaitable::future_into_py(py, async move {
             let done = remote.connect(&server_id, client, policy).await.map_err(errors::to_py)?;
             Ok(to_json(&done.iter().map(registration).collect::<Vec<_>>()))
         })
@@ -154,7 +154,7 @@ impl Registry {
     /// Unregisters a server's tools and closes its connection; resolves to the removed names.
     fn disconnect<'py>(&self, py: Python<'py>, server_id: String) -> PyResult<Bound<'py, PyAny>> {
         let remote = self.remote.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move { Ok(remote.disconnect(&server_id).await) })
+        crate::awaitable::future_into_py(py, async move { Ok(remote.disconnect(&server_id).await) })
     }
 
     /// Connects every server of an `mcpServers` config (JSON text: the Claude Desktop / VS Code /
@@ -163,7 +163,7 @@ impl Registry {
     fn load_config<'py>(&self, py: Python<'py>, config: &str) -> PyResult<Bound<'py, PyAny>> {
         let config = mcpcore::gateway::GatewayConfig::from_json(config).map_err(errors::to_py)?;
         let remote = self.remote.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        crate::awaitable::future_into_py(py, async move {
             let names = mcpcore::gateway::load_tools(&config, &remote).await.map_err(errors::to_py)?;
             Ok(to_json(&names))
         })

@@ -71,7 +71,7 @@ impl Server {
         }
         let server = self.inner.clone();
         let auth = auth.map(|a| a.config.clone());
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        crate::awaitable::future_into_py(py, async move {
             match auth {
                 Some(a) => server.serve_stdio_with_auth(&a).await.map_err(errors::to_py),
                 None => server.serve_stdio().await.map_err(errors::to_py),
@@ -100,7 +100,7 @@ impl Server {
             self.inner.http_settings(settings, Spelling::Snake).map_err(errors::to_py)?
         };
         config.auth = auth.map(|a| a.config.clone());
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        crate::awaitable::future_into_py(py, async move {
             let serving = server.serve_http(addr, config).await.map_err(errors::to_py)?;
             Ok(HttpServing { inner: Arc::new(serving) })
         })
@@ -154,15 +154,12 @@ impl HttpServing {
     /// Stops gracefully: in-flight requests finish within the grace period.
     fn shutdown<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let s = self.inner.clone();
-        pyo3_async_runtimes::tokio::future_into_py(
-            py,
-            async move { s.shutdown().await.map_err(errors::to_py) },
-        )
+        crate::awaitable::future_into_py(py, async move { s.shutdown().await.map_err(errors::to_py) })
     }
 
     /// Completes when the server has stopped.
     fn wait<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let s = self.inner.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move { s.wait().await.map_err(errors::to_py) })
+        crate::awaitable::future_into_py(py, async move { s.wait().await.map_err(errors::to_py) })
     }
 }

@@ -48,7 +48,7 @@ impl Task {
     /// Resolves to the task's state as JSON (`taskId`, `status`, `statusMessage`, …).
     fn status<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let t = self.handle();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        crate::awaitable::future_into_py(py, async move {
             t.status().await.map(|i| info_json(&i)).map_err(errors::to_py)
         })
     }
@@ -56,7 +56,7 @@ impl Task {
     /// Resolves to the tool's CallToolResult JSON once the task ends.
     fn result<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let t = self.handle();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        crate::awaitable::future_into_py(py, async move {
             t.result().await.map(|r| to_json(&r)).map_err(errors::to_py)
         })
     }
@@ -64,6 +64,6 @@ impl Task {
     /// Asks the server to cancel the task.
     fn cancel<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let t = self.handle();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move { t.cancel().await.map_err(errors::to_py) })
+        crate::awaitable::future_into_py(py, async move { t.cancel().await.map_err(errors::to_py) })
     }
 }
