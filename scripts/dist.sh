@@ -1,44 +1,67 @@
 #!/usr/bin/env bash
-# `make dist`: builds the packages users install and writes them to dist/ (V = scripts/version.py get):
-#   mcpcore-V-cp39-abi3-manylinux2014_x86_64.manylinux_2_17_x86_64.whl   pip install, CPython >= 3.9
-#   mcpcore-V.tar.gz                     the Python sdist (builds from source where no wheel fits)
-#   mcpcore-V.tgz                        npm: the main package (JS, types, the loader; no install script)
-#   mcpcore-linux-x64-gnu-V.tgz          npm: its platform package (the release .node; os/cpu/libc)
-#   mcpcore-V.jar, mcpcore-V.pom         Maven dev.mcpcore:mcpcore:V (the native library inside)
+# `make dist` / `make dist-all`: builds the packages users install and writes them to dist/.
 #
-# The three native libraries are release builds ([profile.dist]: thin LTO) linked by zig against
-# glibc 2.17 (scripts/dist/zigcc), for x86_64 Linux. The tools (maturin, ziglang, cargo-zigbuild,
-# pinned in scripts/dist/requirements.txt) go to .tools/dist-venv; napi-rs comes from
-# bindings-node's lockfile and Maven from the machine. scripts/install-test.sh installs what this
-# wrote, with no cargo on PATH.
+#   scripts/dist.sh                 x86_64 Linux (glibc) only: what CI builds and installs
+#   scripts/dist.sh --all           every platform of scripts/dist/targets.sh (make dist-all)
+#   scripts/dist.sh TRIPLE...       the given Rust target triples
+#
+# For each target triple T (V = scripts/version.py get):
+#   mcpcore-V-cp39-abi3-<platform tag>.whl   pip install, CPython >= 3.9; carries the CLI as the
+#                                            `mcpcore` command (mcpcore-V.data/scripts)
+#   mcpcore-<npm name>-V.tgz                 npm: the platform package (the .node, the CLI; os/cpu/libc)
+#   mcpcore-V-T.tar.gz (.zip on Windows)     the CLI alone (static on musl)
+# and once:
+#   mcpcore-V.tar.gz                         the Python sdist (builds from source where no wheel fits)
+#   mcpcore-V.tgz                            npm: the main package (JS, types, the loader, the `mcpcore`
+#                                            bin; every platform package built here as optional)
+#   mcpcore-V.jar, mcpcore-V.pom             Maven dev.mcpcore:mcpcore:V (the native library of every
+#                                            glibc/Windows/macOS target built here, at JNA's paths)
+#
+# Every native artifact is a release build ([profile.dist]: thin LTO) linked by zig
+# (scripts/dist/zigcc; mingw-w64 for Windows): against glibc 2.17 for Linux gnu, musl, and for
+# macOS text stubs of the two Apple frameworks used (scripts/dist/macos-stubs.py). The tools (maturin, ziglang,
+# cargo-zigbuild, pinned in scripts/dist/requirements.txt) go to .tools/dist-venv; napi-rs comes
+# from bindings-node's lockfile, Maven from the machine, the Rust standard libraries from
+# `rustup target add`. With more than one target, each target's build tree is removed once its
+# artifacts are in dist/ (MCPCORE_DIST_KEEP=1 keeps them), so the disk needed is one target's.
+# scripts/install-test.sh installs the x86_64 Linux packages with no cargo on PATH;
+# scripts/install-test-cross.sh tests the others (qemu, wine, static checks).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
 step() { printf '\n== [%ss] %s\n' "$SECONDS" "$*"; }
-triple=x86_64-unknown-linux-gnu
+# shellcheck source=dist/targets.sh
+source scripts/dist/targets.sh
 
-for tool in cargo python3 node npm mvn; do
+targets=()
+case "${1:-}" in
+  "") targets=(x86_64-unknown-linux-gnu) ;;
+  --all) targets=("${ALL_TARGETS[@]}") ;;
+  *) targets=("$@") ;;
+esac
+for t in "${targets[@]}"; do target_vars "$t" >/dev/null; done
+
+for tool in cargo rustup python3 node npm mvn; do
   command -v "$tool" >/dev/null || { echo "make dist needs $tool" >&2; exit 1; }
 done
-[[ "$(uname -s)-$(uname -m)" == Linux-x86_64 ]] || { echo "make dist builds the x86_64 Linux packages, on x86_64 Linux" >&2; exit 1; }
+[[ "$(uname -s)-$(uname -m)" == Linux-x86_64 ]] || { echo "make dist builds on x86_64 Linux" >&2; exit 1; }
 
 step "one version everywhere"
 python3 scripts/version.py check
 version=$(python3 scripts/version.py get)
 
-step "tools: maturin, ziglang, cargo-zigbuild (.tools/dist-venv), napi-rs (bindings-node lockfile)"
+step "tools: maturin, ziglang, cargo-zigbuild (.tools/dist-venv), napi-rs (bindings-node lockfile), Rust std of ${targets[*]}"
 venv="$root/.tools/dist-venv"
 [[ -x "$venv/bin/python" ]] || python3 -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r scripts/dist/requirements.txt
 export PATH="$venv/bin:$PATH"
 [[ -x bindings-node/node_modules/.bin/napi ]] || (cd bindings-node && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
+installed=$(rustup target list --installed)
+for t in "${targets[@]}"; do
+  grep -qx "$t" <<<"$installed" || rustup target add "$t"
+done
 
-# Every build below links with zig against glibc 2.17. Each tool builds its own library, but
-# every workspace member depends on workspace-hack (cargo hakari), which fixes one feature set
-# for the shared dependencies, so the dependency tree is compiled once, by the first build, and
-# reused by the other two (all three use the same --target and profile).
-export "CARGO_TARGET_$(tr 'a-z-' 'A-Z_' <<<"$triple")_LINKER=$root/scripts/dist/zigcc"
 # MCPCORE_DIST_QUICK=1 (what CI sets): the same packages from unoptimized native code (opt-level 0,
 # no LTO), a packaging check in a fraction of the time; the glibc check, the layout and the install
 # tests are the same. Releases are built without it.
@@ -48,47 +71,125 @@ if [[ -n "${MCPCORE_DIST_QUICK:-}" ]]; then
 fi
 out="$root/dist"
 stage="$CARGO_TARGET_DIR/dist-stage"
-libdir="$CARGO_TARGET_DIR/$triple/dist"
 rm -rf "$out" "$stage"
-mkdir -p "$out" "$stage"
+mkdir -p "$out" "$stage/jna" "$stage/npm-platforms"
+glibc_max() { objdump -T "$1" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -V | tail -1; }
 
-step "Kotlin native library: cargo rustc --profile dist (cdylib only)"
-cargo rustc --quiet --profile dist --target "$triple" -p mcpcore-uniffi --lib --crate-type cdylib
+# build_target TRIPLE: every artifact of one target into dist/ (and the JNA library and npm
+# platform package into the stage, packed below).
+build_target() {
+  local triple=$1
+  target_vars "$triple"
+  local up low libdir
+  up=$(tr 'a-z-' 'A-Z_' <<<"$triple")
+  low=${triple//-/_}
+  libdir="$CARGO_TARGET_DIR/$triple/dist"
+  # Every build below (cargo, napi, maturin) links with zig (mingw-w64 for Windows) for this
+  # target, and compiles C (ring) with it. Every workspace member depends on workspace-hack (cargo hakari), which fixes one
+  # feature set for the shared dependencies, so the dependency tree is compiled once per target,
+  # by the first build, and reused by the others (same --target, profile and RUSTFLAGS).
+  export MCPCORE_ZIG_TARGET="$zig_target"
+  local cc=$linker
+  [[ "$cc" == */* ]] && cc="$root/$cc"
+  command -v "$cc" >/dev/null || { echo "$triple needs $linker (Debian: apt-get install mingw-w64)" >&2; exit 1; }
+  # Only this target's: build scripts and proc macros are built for the host with its own cc.
+  local v
+  for v in $(compgen -e); do
+    [[ "$v" == CARGO_TARGET_*_LINKER || "$v" == CARGO_TARGET_*_RUSTFLAGS || "$v" == CC_*_*_* ]] && unset "$v"
+  done
+  export "CARGO_TARGET_${up}_LINKER=$cc" "CC_${low}=$cc"
+  export "CARGO_TARGET_${up}_RUSTFLAGS=$rustflags"
+  case "$triple" in
+    *-apple-darwin)
+      # The deployment target rustc, zig and maturin's wheel tag agree on.
+      export MACOSX_DEPLOYMENT_TARGET="${zig_target##*macos.}"
+      # CoreFoundation and Security (chrono's time zone, the platform certificate verifier) are
+      # linked against text stubs that scripts/dist/macos-stubs.py writes from the undefined
+      # symbols of the crates that use them: no Apple SDK needed (docs/deployment.md).
+      export "CARGO_TARGET_${up}_RUSTFLAGS=-L framework=$stage/macos-sdk" ;;
+    *) unset MACOSX_DEPLOYMENT_TARGET ;;
+  esac
+  if [[ "$triple" == *-apple-darwin ]]; then
+    step "$triple: the frameworks' text stubs (cargo build -p mcpcore --lib, then scripts/dist/macos-stubs.py)"
+    cargo build --quiet --profile dist --target "$triple" -p mcpcore --lib
+    python3 scripts/dist/macos-stubs.py "$libdir/deps" "$stage/macos-sdk"
+  fi
 
-step "Node native module: napi build --profile dist"
-(cd bindings-node && npx --no-install napi build --platform --profile dist --target "$triple" \
-  -o "$stage/napi" --no-js >/dev/null)
+  step "$triple: the CLI (cargo rustc --profile dist -p mcpcore --features cli${npm_libc:+, }${npm_libc})"
+  local static=()
+  [[ "$triple" == *-musl ]] && static=(-- -C target-feature=+crt-static)
+  cargo rustc --quiet --profile dist --target "$triple" -p mcpcore --features cli --bin mcpcore "${static[@]}"
+  local cli="$libdir/mcpcore$exe"
+  local clidir="$stage/cli/mcpcore-$version-$triple"
+  mkdir -p "$clidir"
+  cp "$cli" "$clidir/"
+  cp LICENSE* "$clidir/" 2>/dev/null || true
+  printf 'mcpcore %s for %s (%s). Run: ./mcpcore%s --help\n' "$version" "$desc" "$triple" "$exe" >"$clidir/README.txt"
+  if [[ "$triple" == *windows* ]]; then
+    (cd "$stage/cli" && rm -f "$out/mcpcore-$version-$triple.zip" && python3 -m zipfile -c "$out/mcpcore-$version-$triple.zip" "mcpcore-$version-$triple")
+  else
+    tar -C "$stage/cli" -czf "$out/mcpcore-$version-$triple.tar.gz" "mcpcore-$version-$triple"
+  fi
 
-step "Python wheel: maturin build --profile dist --compatibility manylinux2014, and the sdist"
-maturin build --quiet -m bindings-python/Cargo.toml --profile dist --target "$triple" \
-  --compatibility manylinux2014 --out "$out"
+  if [[ -n "$jna_dir" ]]; then
+    step "$triple: Kotlin native library (cargo rustc -p mcpcore-uniffi --crate-type cdylib) -> jar's $jna_dir/"
+    cargo rustc --quiet --profile dist --target "$triple" -p mcpcore-uniffi --lib --crate-type cdylib
+    mkdir -p "$stage/jna/$jna_dir"
+    cp "$libdir/$lib_file" "$stage/jna/$jna_dir/"
+  fi
+
+  step "$triple: Node native module (napi build --profile dist) -> mcpcore-$npm_name"
+  (cd bindings-node && npx --no-install napi build --platform --profile dist --target "$triple" \
+    -o "$stage/napi" --no-js >/dev/null)
+  node scripts/dist/stage-npm.mjs platform "$stage/npm-platforms/$npm_name" "$npm_name" "$npm_os" "$npm_cpu" \
+    "${npm_libc:--}" "$desc" "$stage/napi/mcpcore.$npm_name.node" "$cli"
+
+  step "$triple: Python wheel (maturin build --profile dist, $wheel_tag), then the CLI as its mcpcore script"
+  local compat=()
+  [[ "$triple" == *-linux-* ]] && compat=(--compatibility "$wheel_tag")
+  local wheels="$stage/wheels-$triple"
+  maturin build --quiet -m bindings-python/Cargo.toml --profile dist --target "$triple" "${compat[@]}" --out "$wheels"
+  local whl
+  whl=$(ls "$wheels"/*.whl)
+  python3 scripts/dist/wheel-add-script.py "$whl" "$cli"
+  mv "$whl" "$out/"
+
+  if [[ "$npm_libc" == glibc ]]; then
+    step "$triple: native code needs glibc <= 2.17"
+    if command -v objdump >/dev/null; then
+      local f need
+      for f in "$cli" "$libdir/$lib_file" "$stage/napi/mcpcore.$npm_name.node"; do
+        need=$(glibc_max "$f")
+        echo "$(basename "$f"): GLIBC_$need"
+        [[ "$(printf '%s\n2.17\n' "$need" | sort -V | tail -1)" == 2.17 ]] || { echo "$f needs glibc $need > 2.17" >&2; exit 1; }
+      done
+    else
+      echo "objdump not found (binutils): not checked here (maturin checked the wheel)"
+    fi
+  fi
+
+  if [[ ${#targets[@]} -gt 1 && -z "${MCPCORE_DIST_KEEP:-}" ]]; then
+    echo "$triple: artifacts in dist/; removing its build tree ($(du -sh "$CARGO_TARGET_DIR/$triple" | cut -f1))"
+    rm -rf "${CARGO_TARGET_DIR:?}/$triple"
+  fi
+}
+
+for t in "${targets[@]}"; do build_target "$t"; done
+
+step "Python sdist"
 maturin sdist -m bindings-python/Cargo.toml --out "$out"
 
-step "native libraries need glibc <= 2.17"
-glibc_max() { objdump -T "$1" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -V | tail -1; }
-if command -v objdump >/dev/null; then
-  for so in "$libdir/libmcpcore_uniffi.so" "$stage/napi/mcpcore.linux-x64-gnu.node"; do
-    need=$(glibc_max "$so")
-    echo "$(basename "$so"): GLIBC_$need"
-    [[ "$(printf '%s\n2.17\n' "$need" | sort -V | tail -1)" == 2.17 ]] || { echo "$so needs glibc $need > 2.17" >&2; exit 1; }
-  done
-else
-  echo "objdump not found (binutils): not checked here (maturin checked the wheel)"
-fi
-
-step "npm: stage and pack mcpcore-linux-x64-gnu and mcpcore"
-node scripts/dist/stage-npm.mjs "$stage/npm" "$stage/napi/mcpcore.linux-x64-gnu.node"
-for pkg in platform main; do
-  (cd "$stage/npm/$pkg" && npm pack --silent --pack-destination "$out" >/dev/null)
+step "npm: pack the platform packages and mcpcore (the platform packages as optionalDependencies)"
+node scripts/dist/stage-npm.mjs main "$stage/npm-main" "$stage/npm-platforms"
+for pkg in "$stage"/npm-platforms/* "$stage/npm-main"; do
+  (cd "$pkg" && npm pack --silent --pack-destination "$out" >/dev/null)
 done
 
-step "Maven: mvn -Pdist package (the native library at linux-x86-64/ in the jar)"
-mkdir -p "$stage/jna/linux-x86-64"
-cp "$libdir/libmcpcore_uniffi.so" "$stage/jna/linux-x86-64/"
+step "Maven: mvn -Pdist package (the native libraries at $(ls "$stage/jna" | tr '\n' ' ')in the jar)"
 mvn -q -B -Dstyle.color=never -Pdist -f bindings-uniffi/pom.xml -Dcargo.target.dir="$CARGO_TARGET_DIR" \
   -Dmcpcore.native.dir="$stage/jna" package 2>&1 | sed 's/\x1b\[[0-9;]*m//g'  # Maven 3.8 prints colour resets
 cp "$CARGO_TARGET_DIR/uniffi-maven-dist/mcpcore-$version.jar" "$out/mcpcore-$version.jar"
 cp bindings-uniffi/pom.xml "$out/mcpcore-$version.pom"
 
-step "dist/ (version $version), built in ${SECONDS}s"
+step "dist/ (version $version, ${#targets[@]} target(s)), built in ${SECONDS}s"
 ls -l "$out" | tail -n +2

@@ -7,7 +7,7 @@
 // `saveTokens`, `loadClient`, `saveClient` (records are plain objects; treat them as secrets).
 // Failures reject with `AuthError` (`error`, `errorDescription`, `httpStatus`).
 
-const native = require('../index.js');
+const native = require('./native');
 const { nativeSync, native: awaitNative } = require('./errors');
 
 const STORE_METHODS = ['loadTokens', 'saveTokens', 'loadClient', 'saveClient'];

@@ -4,7 +4,7 @@
 // protocol (negotiation, MRTR retries, tasks, the GET stream, caching) is the engine's; this
 // file converts values and runs the host's callbacks.
 
-const native = require('../index.js');
+const native = require('./native');
 const errors = require('./errors');
 const { nativeCallback } = require('./tools');
 const { OAuth } = require('./auth');

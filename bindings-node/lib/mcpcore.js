@@ -5,7 +5,7 @@
 // 2024-11-05), stdio and HTTP, one registry for local and remote tools. This file only converts
 // values and errors; the protocol lives in the `mcpcore` crate (see ../src and ../../core).
 
-const native = require('../index.js');
+const native = require('./native');
 const errors = require('./errors');
 const { toJsonSchema, envelopeCallback } = require('./tools');
 const { createNodeHandler, createFetchHandler } = require('./node-handler');

@@ -8,7 +8,7 @@
 // hidden (`scopeMode: 'hide'`, refused like unknown ones) or challenged (`'stepUp'`: 403
 // insufficient_scope). Handlers read the caller from `ctx.auth`.
 
-const native = require('../index.js');
+const native = require('./native');
 const { nativeSync } = require('./errors');
 
 /** The settings passed to the core as they are. */

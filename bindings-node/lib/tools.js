@@ -89,7 +89,7 @@ function toJsonSchema(schema, io = 'input', what = 'inputSchema', refs = false) 
     });
   }
   if (refs || out === null || typeof out !== 'object' || !('$defs' in out || 'definitions' in out)) return out;
-  return JSON.parse(nativeSync(() => require('../index.js').inlineRefs(JSON.stringify(out))));
+  return JSON.parse(nativeSync(() => require('./native').inlineRefs(JSON.stringify(out))));
 }
 
 /** What a thrown value becomes: `inputRequired` for InputRequired, a JSON-RPC error for an
