@@ -503,6 +503,11 @@ async fn the_gateway_type_pins_upstreams_and_takes_local_tools() {
     .unwrap();
     let gateway = Gateway::start(&config).await.unwrap();
     assert_eq!(gateway.upstreams(), ["new", "old"]);
+    // Up as soon as `start` returns (this runtime has one thread: the supervisors it spawned
+    // have not run yet).
+    for name in ["new", "old"] {
+        assert_eq!(gateway.status(name).unwrap().state, mcpcore::gateway::UpstreamState::Up, "{name}");
+    }
     let (old, new) = (gateway.client("old").unwrap(), gateway.client("new").unwrap());
     assert_eq!(old.protocol_version(), ProtocolVersion::V2025_06_18);
     assert_eq!(new.protocol_version(), ProtocolVersion::V2026_07_28);

@@ -115,7 +115,12 @@ impl Gateway {
         if failure.is_none() {
             for (upstream, client) in clients.by_ref() {
                 match gateway.inner.mount(upstream, client.clone()).await {
-                    Ok(()) => watched.push((upstream.clone(), client)),
+                    Ok(()) => {
+                        // Up when `start` returns: its supervisor, spawned below, may not have
+                        // run yet, and a host that asks for the status at once must read Up.
+                        gateway.inner.set_status(&upstream.name, |s| s.state = UpstreamState::Up);
+                        watched.push((upstream.clone(), client));
+                    }
                     Err(e) => {
                         failure = Some(gateway.inner.collision(&upstream.name, &e));
                         break;
