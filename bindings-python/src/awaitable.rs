@@ -8,8 +8,8 @@
 //! task; when it ends, its outcome is put in its loop's queue and, if the queue was empty, one
 //! byte is written to a socket the loop watches (`loop.add_reader`). The loop's own thread then
 //! drains the queue: it turns each outcome into Python objects and resolves the futures, a
-//! whole batch per wake-up. A loop with no `add_reader` (Windows' proactor) falls back to
-//! `future_into_py`. Cancelling the awaiting task aborts the Rust future (dropping it: a
+//! whole batch per wake-up. A loop with no `add_reader` (Windows' proactor), and every loop on
+//! Windows, falls back to `future_into_py`. Cancelling the awaiting task aborts the Rust future (dropping it: a
 //! pending tool call sends its cancellation to the server).
 
 use futures_util::FutureExt as _;
@@ -18,8 +18,6 @@ use pyo3::sync::PyOnceLock;
 use pyo3::IntoPyObjectExt as _;
 use std::future::Future;
 use std::io::{Read, Write};
-use std::os::fd::AsRawFd;
-use std::os::unix::net::UnixStream;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 use tokio::task::AbortHandle;
@@ -27,11 +25,19 @@ use tokio::task::AbortHandle;
 /// Builds the result on the loop's thread, holding the GIL.
 type Finish = Box<dyn FnOnce(Python<'_>) -> PyResult<Py<PyAny>> + Send>;
 
+/// The socket pair that wakes a loop: a Unix one. (On Windows none is ever made: its default
+/// proactor loop has no `add_reader`, so every call takes `future_into_py`; the type is only
+/// there for the code to compile.)
+#[cfg(unix)]
+type WakeSocket = std::os::unix::net::UnixStream;
+#[cfg(not(unix))]
+type WakeSocket = std::net::TcpStream;
+
 /// The finished futures of one asyncio loop, and the socket pair that wakes it.
 struct Queue {
     done: Mutex<Vec<(Py<PyAny>, Finish)>>,
-    wake: UnixStream,
-    watched: UnixStream,
+    wake: WakeSocket,
+    watched: WakeSocket,
 }
 
 impl Queue {
@@ -111,18 +117,36 @@ fn queue_of(py: Python<'_>, event_loop: &Bound<'_, PyAny>) -> PyResult<Option<Ar
         }
         return Ok(Some(found.cast::<Drain>()?.get().queue.clone()));
     }
-    let (wake, watched) = UnixStream::pair()?;
+    match watch(py, event_loop)? {
+        Some(drain) => {
+            let queue = drain.get().queue.clone();
+            queues.set_item(event_loop, drain)?;
+            Ok(Some(queue))
+        }
+        None => {
+            queues.set_item(event_loop, py.None())?;
+            Ok(None)
+        }
+    }
+}
+
+/// A new queue whose socket `event_loop` watches (`add_reader`); None when it cannot.
+#[cfg(unix)]
+fn watch<'py>(py: Python<'py>, event_loop: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, Drain>>> {
+    use std::os::fd::AsRawFd as _;
+    let (wake, watched) = WakeSocket::pair()?;
     wake.set_nonblocking(true)?;
     watched.set_nonblocking(true)?;
     let fd = watched.as_raw_fd();
     let queue = Arc::new(Queue { done: Mutex::new(Vec::new()), wake, watched });
-    let drain = Bound::new(py, Drain { queue: queue.clone() })?;
-    if event_loop.call_method1("add_reader", (fd, &drain)).is_err() {
-        queues.set_item(event_loop, py.None())?;
-        return Ok(None);
-    }
-    queues.set_item(event_loop, drain)?;
-    Ok(Some(queue))
+    let drain = Bound::new(py, Drain { queue })?;
+    Ok(event_loop.call_method1("add_reader", (fd, &drain)).is_ok().then_some(drain))
+}
+
+/// Windows: never a queue (see [`WakeSocket`]).
+#[cfg(not(unix))]
+fn watch<'py>(_py: Python<'py>, _event_loop: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, Drain>>> {
+    Ok(None)
 }
 
 /// `future` as an awaitable of the running asyncio loop; `finish` turns its output into the
