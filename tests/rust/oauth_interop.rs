@@ -180,15 +180,17 @@ async fn authorization_code_flow_against_the_python_sdk_server_both_lineages() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_expired_token_is_refreshed_once_without_a_new_authorization() {
-    // The first access token's JWT expires after 1 s while the token response says 3600 s: only
-    // the server's 401 can tell the client.
-    let asrv = MockAs::start(&["--first-token-ttl", "1"]);
+    // The first access token's JWT expires after 2 s while the token response says 3600 s: only
+    // the server's 401 can tell the client. (It is read right after connecting: on a loaded
+    // machine, 1 s let it expire during the first call, whose refresh then made `first` the
+    // refreshed token.)
+    let asrv = MockAs::start(&["--first-token-ttl", "2"]);
     let server = PyServer::start(&asrv.issuer, &["mcp:read"]);
     let oauth = OAuth::new(config(Arc::new(MemoryTokenStore::new())));
     let client = connect(&server.url, &oauth, ClientOptions::default()).await;
-    echo(&client, "before").await;
     let first = oauth.tokens(&server.url).await.unwrap().unwrap();
-    tokio::time::sleep(Duration::from_millis(2100)).await;
+    echo(&client, "before").await;
+    tokio::time::sleep(Duration::from_millis(3100)).await;
     // Four requests meet the expired token at once: one refresh serves them all.
     let calls = ["a", "b", "c", "d"].map(|t| {
         let c = client.clone();
