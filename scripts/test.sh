@@ -47,6 +47,14 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 step "core layering: every import goes to the same layer or one above, and no module cycle"
 python3 scripts/check_layers.py
 
+step "the release workflow: actionlint (.github/workflows; Go's actionlint, pinned)"
+if command -v go >/dev/null; then
+  [[ -x .tools/go-bin/actionlint ]] || GOBIN="$root/.tools/go-bin" go install github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
+  .tools/go-bin/actionlint
+else
+  echo "go is missing: the workflow is not linted (install Go to lint it)"
+fi
+
 step "build every binary (tests spawn them as real child processes)"
 cargo build --workspace --bins --quiet
 

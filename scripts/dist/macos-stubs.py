@@ -10,7 +10,7 @@ security-framework: Security and CoreFoundation). The compiled objects, the .rli
 DEPS_DIR (target/<triple>/dist/deps, built before the link), name every symbol they take from
 a framework as undefined (in whichever crate the call was inlined into, so all are read). This
 writes OUT_DIR/<Framework>.framework/<Framework>.tbd listing them (CF*, kCF* to CoreFoundation;
-Sec*, kSec* to Security) with each framework's install name, which is what an SDK's own .tbd
+Sec*, SSL*, CMS*, Authorization* and their k* constants to Security) with each framework's install name, which is what an SDK's own .tbd
 files are: the linker records the install name and the symbols, and macOS's dyld binds them to
 the real framework at load. A symbol of another framework would fail the link, naming it.
 """
@@ -23,7 +23,8 @@ from pathlib import Path
 
 FRAMEWORKS = {
     "CoreFoundation": (("_CF", "_kCF"), "150"),
-    "Security": (("_Sec", "_kSec"), "1"),
+    # Security.framework also holds SecureTransport (SSL*), CMS (CMS*) and Authorization Services.
+    "Security": (("_Sec", "_kSec", "_SSL", "_kSSL", "_CMS", "_kCMS", "_Authorization", "_kAuthorization"), "1"),
 }
 ARCHS = "[ x86_64-macos, arm64-macos ]"
 
