@@ -248,6 +248,12 @@ print(" ".join(next(x for x in p if x["name"] == "musllinux_1_2")["lib_whitelist
           bash -c 'for n in $1; do [[ " $2 " == *" $n "* ]] || exit 1; done' _ "$needed" "$allowed"
       done
       check "musl $arch: the npm package's CLI is static" bash -c 'file "$1" | grep -q "statically linked"' _ "$d/package/mcpcore"
+      if [[ $arch == aarch64 ]] && command -v qemu-aarch64-static >/dev/null; then
+        # Static: it runs under qemu-user with no arm64 root at all.
+        out=$(timeout 300 qemu-aarch64-static "$d/package/mcpcore" tools -- "$rust_bins/echo_server" 2>&1)
+        check "the static arm64 musl CLI (qemu, no arm64 libraries) lists the Rust echo server's tools" \
+          bash -c 'grep -qw echo <<<"$1" && grep -qw add <<<"$1"' _ "$out" || echo "$out"
+      fi
     done
     if [[ "${MCPCORE_CROSS_MUSL_TESTS:-1}" != 0 ]]; then
       # The core's own unit and integration tests, built for musl (static) and run here.
