@@ -46,6 +46,22 @@ for tool in cargo rustup python3 node npm mvn; do
   command -v "$tool" >/dev/null || { echo "make dist needs $tool" >&2; exit 1; }
 done
 [[ "$(uname -s)-$(uname -m)" == Linux-x86_64 ]] || { echo "make dist builds on x86_64 Linux" >&2; exit 1; }
+# Windows links with mingw-w64; the macOS stubs read symbols with llvm-nm; the glibc check uses
+# objdump. Installed from Debian's packages when missing and this runs as root.
+needs=()
+[[ " ${targets[*]} " == *windows* ]] && ! command -v x86_64-w64-mingw32-gcc >/dev/null && needs+=(mingw-w64)
+[[ " ${targets[*]} " == *apple* ]] && ! command -v llvm-nm >/dev/null && needs+=(llvm)
+# (objdump only when it can be installed: without it the glibc check says it did not run.)
+command -v objdump >/dev/null || { [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null && needs+=(binutils); }
+if [[ ${#needs[@]} -gt 0 ]]; then
+  if [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null; then
+    echo "installing ${needs[*]} from Debian's packages"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${needs[@]}" >/dev/null
+  else
+    echo "make dist needs ${needs[*]} (Debian packages) for ${targets[*]}" >&2
+    exit 1
+  fi
+fi
 
 step "one version everywhere"
 python3 scripts/version.py check
