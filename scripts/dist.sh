@@ -139,9 +139,7 @@ for t in x86_64-unknown-linux-gnu "${targets[@]}"; do cc_setup "$t"; done
 build_target() {
   local triple=$1
   target_vars "$triple"
-  local up low libdir
-  up=$(tr 'a-z-' 'A-Z_' <<<"$triple")
-  low=${triple//-/_}
+  local libdir
   libdir="$CARGO_TARGET_DIR/$triple/dist"
   # Every build below (cargo, napi, maturin) links with this target's linker (cc_setup, above),
   # and compiles C (ring) with it. Every workspace member depends on workspace-hack (cargo hakari), which fixes one

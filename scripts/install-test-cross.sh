@@ -23,21 +23,14 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 dist="$root/dist"
-jar="$dist/mcpcore-$(python3 scripts/version.py get).jar"
-npm_main="$dist/mcpcore-$(python3 scripts/version.py get).tgz"
 cross="$root/.tools/cross"
 version=$(python3 scripts/version.py get) || exit 1
+jar="$dist/mcpcore-$version.jar"
+npm_main="$dist/mcpcore-$version.tgz"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
-step() { printf '\n== [%ss] %s\n' "$SECONDS" "$*"; }
-passed=0
-failed=0
+# shellcheck source=dist/test-lib.sh
+source scripts/dist/test-lib.sh
 skipped=()
-check() {  # check NAME CMD...: one counted check
-  if "${@:2}"; then passed=$((passed + 1)); echo "ok: $1"
-  else failed=$((failed + 1)); echo "FAILED: $1"; return 1; fi
-}
-has_line() { grep -qxF -- "$1" <<<"$2"; }   # has_line LINE TEXT
-has_text() { grep -qF -- "$1" <<<"$2"; }    # has_text TEXT HAYSTACK
 families=("$@")
 [[ ${#families[@]} -gt 0 ]] || families=(linux-arm64 linux-musl windows-x64 macos)
 wants() { [[ " ${families[*]} " == *" $1 "* ]]; }
@@ -50,18 +43,6 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-
-# wait_url LOG: the URL an example server printed ("listening on URL"), within 60 s.
-wait_url() {
-  local url=""
-  for _ in $(seq 1 600); do
-    url=$(sed -n 's/^listening on //p' "$1" 2>/dev/null | tr -d '\r' | head -1)
-    [[ -n "$url" ]] && { echo "$url"; return 0; }
-    sleep 0.1
-  done
-  echo "no 'listening on' line in $1: $(cat "$1")" >&2
-  return 1
-}
 
 # The peers on the host: the official Python SDK client (.venv, as make test makes it), the Node
 # and Python examples, the x86_64 wheel and npm packages for the musl tests, our Rust echo client.
@@ -140,7 +121,7 @@ if wants linux-arm64; then
     log="$tmp/arm-py-http.log"
     (exec "${arm[@]}" "$venv/bin/python" "$root/examples/python/echo_server.py" --http 127.0.0.1:0 >"$log" 2>&1) &
     pids+=($!)
-    if url=$(wait_url "$log"); then
+    if url=$(wait_url "$log" 60); then
       out=$(sdk_http "$url")
       check "official Python SDK client -> the wheel's echo server on arm64 (HTTP)" sdk_ok "$out" || echo "$out"
     else
@@ -340,7 +321,7 @@ if wants windows-x64; then
     # pipe: EBADF), so its output goes to files; between two Windows programs wine makes real
     # named pipes, so stdio is tested through mcpcore.exe.
     out=$(timeout 120 wine "$winnode" -p 'process.platform + " " + process.arch' 2>&1 >"$tmp/winnode.out"; cat "$tmp/winnode.out")
-    check "Node $winnode_pin for Windows runs under wine" has_line "win32 x64" "${out//$'\r'/}" || echo "$out"
+    check "Node $winnode_pin for Windows runs under wine" has_line "win32 x64" "$out" || echo "$out"
     proj="$tmp/win-node"
     mkdir -p "$proj"
     cp "$root/examples/node/echo_server.mjs" "$root/examples/node/echo_client.mjs" "$proj/"
@@ -351,7 +332,7 @@ if wants windows-x64; then
     log="$tmp/win-node-http.log"
     (cd "$proj" && exec wine "$winnode" echo_server.mjs --http 127.0.0.1:0 >"$log" 2>&1 </dev/null) &
     pids+=($!)
-    if url=$(wait_url "$log"); then
+    if url=$(wait_url "$log" 60); then
       out=$(timeout 300 "$rust_bins/echo_client" "$url" "hello from windows node" 2>&1)
       check "our Linux Rust client -> the Node echo server on Windows Node under wine (HTTP)" has_text "hello from windows node" "$out" \
         || echo "$out" | tail -20

@@ -20,14 +20,8 @@ cd "$(dirname "$0")/.."
 root=$PWD
 dist="$root/dist"
 version=$(python3 scripts/version.py get) || exit 1
-step() { printf '\n== [%ss] %s\n' "$SECONDS" "$*"; }
-passed=0
-failed=0
-check() {  # check NAME CMD...: one counted check
-  if "${@:2}"; then passed=$((passed + 1)); echo "ok: $1"
-  else failed=$((failed + 1)); echo "FAILED: $1"; return 1; fi
-}
-has_line() { grep -qxF -- "$1" <<<"${2//$'\r'/}"; }  # has_line LINE TEXT (Windows' \r ignored)
+# shellcheck source=dist/test-lib.sh
+source scripts/dist/test-lib.sh
 
 # This machine's platform, so that the script runs as it is on the release workflow's runners
 # (macOS, Windows under Git Bash, Linux arm64) too: pip picks the wheel itself; the npm platform
@@ -79,18 +73,6 @@ user_exec() { exec env -u CARGO_TARGET_DIR -u CARGO_HOME -u RUSTUP_HOME -u VIRTU
 check "no cargo, rustc or maturin on the users' PATH" \
   bash -c '! PATH="$1" command -v cargo && ! PATH="$1" command -v rustc && ! PATH="$1" command -v maturin' _ "$nocargo"
 
-# wait_url LOG: the URL an example server printed ("listening on URL"), within 20 s.
-wait_url() {
-  local url=""
-  for _ in $(seq 1 200); do
-    url=$(sed -n 's/^listening on //p' "$1" 2>/dev/null | tr -d '\r' | head -1)
-    [[ -n "$url" ]] && { echo "$url"; return 0; }
-    sleep 0.1
-  done
-  echo "no 'listening on' line in $1: $(cat "$1")" >&2
-  return 1
-}
-
 step "Python: the wheel of this platform (pip chooses among the $wheels of dist/)"
 pythons=(python3)
 for v in 3.9 3.13; do
@@ -118,7 +100,7 @@ venv="$tmp/py$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
 log="$tmp/py-http.log"
 (cd "$tmp" && user_exec "$venv/$vbin/python$exe" "$root/examples/python/echo_server.py" --http 127.0.0.1:0 >"$log" 2>&1) &
 pids+=($!)
-if url=$(wait_url "$log"); then
+if url=$(wait_url "$log" 20); then
   out=$(cd "$tmp" && user "${tmo[@]}" 60 "$venv/$vbin/python$exe" "$root/examples/python/echo_client.py" "$url" "hello over HTTP" 2>&1)
   check "examples/python echo_client -> echo_server (HTTP, $url)" has_line "hello over HTTP" "$out" || echo "$out"
 else
@@ -200,7 +182,7 @@ for nodebin in "${nodes[@]}"; do
   log="$proj/http.log"
   (cd "$proj" && user_exec "$nodebin" echo_server.mjs --http 127.0.0.1:0 >"$log" 2>&1) &
   pids+=($!)
-  if url=$(wait_url "$log"); then
+  if url=$(wait_url "$log" 20); then
     out=$(cd "$proj" && user "${tmo[@]}" 60 "$nodebin" echo_client.mjs "$url" "hello over HTTP" 2>&1)
     check "Node $nv: examples/node echo_client -> echo_server (HTTP)" has_line "hello over HTTP" "$out" || echo "$out"
   else
