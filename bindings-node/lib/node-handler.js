@@ -13,8 +13,9 @@
 // fetchHandler: `(Request) => Promise<Response>` for Hono (`app.all('/mcp', (c) => h(c.req.raw))`),
 // Bun, Deno and other web-standard servers; the request URL's path is matched as it is.
 //
-// DNS-rebinding protection: any `Host`, and a browser `Origin` only when it names the request's
-// own host, unless `allowedHosts`/`allowedOrigins` say otherwise (or `anyHost`).
+// DNS-rebinding protection: a `Host` that is `localhost` or an IP address, and a browser `Origin`
+// only when it names the request's own host, unless `allowedHosts`/`allowedOrigins` say otherwise
+// (or `anyHost`); docs/deployment.md "DNS rebinding".
 
 const { McpError } = require('./errors');
 

@@ -5,6 +5,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import http from 'node:http';
 import path from 'node:path';
 import express from 'express';
 import Fastify from 'fastify';
@@ -162,6 +163,18 @@ describe('Hono (fetchHandler)', () => {
     assert.equal((await r.json()).error.code, -32700);
     const o = await fetch(url, { method: 'POST', headers: { ...headers, origin: 'http://evil.example' }, body: '{}' });
     assert.equal(o.status, 403);
+    // DNS rebinding: evil.example's page, its name re-pointed here, sends its own Host and Origin.
+    const rebound = await new Promise((resolve, reject) => {
+      const req = http.request(url, { method: 'POST', headers: { ...headers, host: 'evil.example:80', origin: 'http://evil.example:80' } }, (res) => {
+        let text = '';
+        res.on('data', (c) => { text += c; });
+        res.on('end', () => resolve({ status: res.statusCode, text }));
+      });
+      req.on('error', reject);
+      req.end('{}');
+    });
+    assert.equal(rebound.status, 403);
+    assert.match(rebound.text, /allowedHosts/);
   });
   test('a client that goes away cancels its call', () => goneCancels(server, url));
 });

@@ -76,6 +76,11 @@ async def test_mcpcore_client_and_the_host_routes(spawn: Callable[..., Spawned])
         assert r.status_code == 400 and r.json()["error"]["code"] == -32700
         r = await http.post(host.url, content=b"{}", headers={"origin": "http://evil.example"})
         assert r.status_code == 403  # the engine's DNS-rebinding guard runs in the mount too
+        # DNS rebinding: a page of evil.example re-pointed at this host sends its own Host and
+        # Origin; a mount (no bound address known) answers only localhost and IP addresses.
+        rebound = {"host": "evil.example:80", "origin": "http://evil.example:80"}
+        r = await http.post(host.url, content=b"{}", headers=rebound)
+        assert r.status_code == 403 and "allowed_hosts" in r.text, r.text
 
 
 @run_async(timeout=60)

@@ -338,3 +338,50 @@ fn a_progress_bar_on_a_terminal_only() {
         run(&["call", "test_tool_with_progress", "--human", "--", &mcpcore, "conformance-server", "--stdio"]);
     assert_eq!((code, out.as_str(), err.as_str()), (0, "Progress test completed\n", ""));
 }
+
+/// The status of a modern `tools/list` POSTed to 127.0.0.1:`port` with `Host: host`.
+fn status_for_host(port: u16, host: &str) -> String {
+    use std::io::{Read, Write};
+    let body = mcpcore_tests::http::modern(1, "tools/list", serde_json::json!({}));
+    let json = body.to_string();
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+        json.len()
+    );
+    for (k, v) in mcpcore_tests::http::modern_headers(&body) {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(10))).unwrap();
+    s.write_all(format!("{head}\r\n{json}").as_bytes()).unwrap();
+    let mut got = String::new();
+    let _ = s.read_to_string(&mut got);
+    got.split(' ').nth(1).unwrap_or("").to_owned()
+}
+
+#[test]
+fn serve_on_a_wildcard_bind_answers_ip_hosts_and_the_allowed_names_only() {
+    use std::io::BufRead;
+    for (extra, named) in [(vec![], "403"), (vec!["--allowed-host", "mcp.example.com"], "200")] {
+        let mut args = vec!["serve", "--listen", "0.0.0.0:0"];
+        args.extend(extra.iter().copied());
+        let echo = bin("echo_server");
+        args.extend(["--", echo.as_str()]);
+        let mut serve = Command::new(bin("mcpcore"))
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(serve.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let port: u16 = line.trim().rsplit(':').next().unwrap().trim_end_matches("/mcp").parse().unwrap();
+        assert_eq!(status_for_host(port, "evil.example"), "403", "{args:?}");
+        assert_eq!(status_for_host(port, "mcp.example.com"), named, "{args:?}");
+        let ip = if extra.is_empty() { "200" } else { "403" }; // the list replaces the default
+        assert_eq!(status_for_host(port, &format!("127.0.0.1:{port}")), ip, "{args:?}");
+        unsafe { libc::kill(serve.id() as i32, libc::SIGTERM) };
+        serve.wait().unwrap();
+    }
+}

@@ -4,7 +4,7 @@
 //! 503 with `Retry-After`), and off loopback an `Origin` must name the request's own host.
 //! Each test ends by checking that the server still serves.
 
-use mcpcore::http::server::{HttpServerConfig, HttpServing};
+use mcpcore::http::server::{HostPolicy, HttpServerConfig, HttpServing};
 use mcpcore_tests::http::{
     fixture_registry, modern_echo, modern_headers, open, read_until, send, serve_fixture, serve_registry_at,
     sse_events, Raw, IO_TIMEOUT,
@@ -178,9 +178,7 @@ async fn off_loopback_an_origin_must_name_the_request_host() {
     let port = serving.local_addr().port();
     let raw = Raw::new(&format!("http://127.0.0.1:{port}/mcp"));
     let body = modern_echo(2, "origin");
-    for origin in
-        ["http://evil.example", "null", &format!("http://evil.example:{port}"), "http://127.0.0.1:1"]
-    {
+    for origin in ["http://evil.example", "null", "http://127.0.0.1:1"] {
         let r = send(raw.post_modern(&body).header("origin", origin)).await;
         assert_eq!(r.status, 403, "Origin {origin}: {r:?}");
         assert_eq!(r.error_code(), Some(-32600), "Origin {origin}: {r:?}");
@@ -189,9 +187,63 @@ async fn off_loopback_an_origin_must_name_the_request_host() {
         let r = send(raw.post_modern(&body).header("origin", origin.as_str())).await;
         assert_eq!(r.status, 200, "Origin {origin}: {r:?}");
     }
-    // No Origin (not a browser) is served, and so is any Host: there is no allow-list.
-    raw.assert_serving().await;
-    let r = send(raw.post_modern(&body).header("host", "mcp.example.com")).await;
+    raw.assert_serving().await; // no Origin (not a browser)
+    serving.shutdown().await.unwrap();
+}
+
+/// DNS rebinding on a wildcard bind (issue 37): a page of evil.example whose name now resolves
+/// to this machine sends `Host: evil.example:PORT` and the matching `Origin`. Before, both a
+/// `tools/list` and a `tools/call` were answered 200; now a DNS name is refused unless listed,
+/// while IP literals and localhost (which rebinding cannot produce) are served.
+#[tokio::test]
+async fn a_wildcard_bind_refuses_dns_names_it_was_not_told_so_rebinding_fails() {
+    let serving = serve_registry_at("0.0.0.0:0", fixture_registry(), &[], HttpServerConfig::default()).await;
+    let port = serving.local_addr().port();
+    let raw = Raw::new(&format!("http://127.0.0.1:{port}/mcp"));
+    let list = mcpcore_tests::http::modern(1, "tools/list", json!({}));
+    let evil = format!("evil.example:{port}");
+    for body in [&list, &modern_echo(2, "rebind")] {
+        let r = send(raw.post_modern(body).header("host", &evil).header("origin", format!("http://{evil}")))
+            .await;
+        assert_eq!(r.status, 403, "{r:?}");
+        assert!(r.text.contains("allowed_hosts"), "the refusal says the remedy: {r:?}");
+        let r = send(raw.post_modern(body).header("host", "mcp.example.com")).await;
+        assert_eq!(r.status, 403, "a DNS name without Origin: {r:?}");
+    }
+    // The 2024-11-05 transport's stream is behind the same guard.
+    let r = send(
+        raw.http.get(format!("{}/sse", raw.base)).header("host", &evil).header("accept", "text/event-stream"),
+    )
+    .await;
+    assert_eq!(r.status, 403, "{r:?}");
+    for host in [
+        format!("127.0.0.1:{port}"),
+        format!("10.1.2.3:{port}"),
+        format!("[::1]:{port}"),
+        format!("localhost:{port}"),
+        "192.168.0.7".into(),
+    ] {
+        let r = send(raw.post_modern(&list).header("host", &host)).await;
+        assert_eq!(r.status, 200, "Host {host}: {r:?}");
+    }
+    serving.shutdown().await.unwrap();
+
+    // A name the server is reached by is served once listed.
+    let config = HttpServerConfig {
+        hosts: HostPolicy::Allow {
+            hosts: vec!["mcp.example.com".into()],
+            origins: vec!["https://app.example.com".into()],
+        },
+        ..HttpServerConfig::default()
+    };
+    let serving = serve_registry_at("0.0.0.0:0", fixture_registry(), &[], config).await;
+    let raw = Raw::new(&format!("http://127.0.0.1:{}/mcp", serving.local_addr().port()));
+    let r = send(
+        raw.post_modern(&list).header("host", "mcp.example.com").header("origin", "https://app.example.com"),
+    )
+    .await;
     assert_eq!(r.status, 200, "{r:?}");
+    let r = send(raw.post_modern(&list).header("host", "evil.example")).await;
+    assert_eq!(r.status, 403, "{r:?}");
     serving.shutdown().await.unwrap();
 }

@@ -679,7 +679,8 @@ class Server:
         - ``response_mode``: "auto" (SSE only when a tool sends progress first), "json" or "sse".
         - ``max_body``: the largest request body in bytes (default 4 MiB; larger: 413).
         - ``allowed_hosts`` / ``allowed_origins``: the accepted ``Host`` and ``Origin`` values
-          (default: the loopback names when bound to loopback; elsewhere any ``Host``, and an
+          (default: the loopback names when bound to loopback; elsewhere ``localhost`` and IP
+          addresses as ``Host`` (a DNS name must be listed: DNS-rebinding protection), and an
           ``Origin`` only when it names the request's own host). ``any_host=True``: no check.
         - ``shutdown_grace``: seconds in-flight requests get at shutdown (default 30).
         - ``header_timeout``: seconds a client may take to send a request head, which also closes

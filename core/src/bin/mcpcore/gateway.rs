@@ -1,8 +1,8 @@
-//! `mcpcore gateway --config mcp.json [--listen IP:PORT]`: every server of an `mcpServers`
+//! `mcpcore gateway --config mcp.json [--listen IP:PORT [--allowed-host NAME]...]`: every server of an `mcpServers`
 //! config behind one endpoint (see `mcpcore::gateway`), served on stdio or on Streamable HTTP.
 
 use mcpcore::gateway::{Gateway, GatewayConfig};
-use mcpcore::http::server::HttpServerConfig;
+use mcpcore::http::server::{HostPolicy, HttpServerConfig};
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
@@ -45,9 +45,38 @@ pub(crate) struct GatewayArgs {
     /// The mcpServers config (Claude Desktop / Cursor / VS Code JSON).
     #[arg(long, value_name = "FILE")]
     config: String,
+    #[command(flatten)]
+    listen: Listen,
+}
+
+/// `--listen IP:PORT [--allowed-host NAME[:PORT]]... [--allowed-origin ORIGIN]...`, shared by
+/// `gateway` and `serve`.
+#[derive(clap::Args)]
+pub(crate) struct Listen {
     /// Serve Streamable HTTP at http://IP:PORT/mcp instead of stdio.
     #[arg(long, value_name = "IP:PORT")]
     listen: Option<SocketAddr>,
+    /// A `Host` to answer (repeatable; replaces the default: loopback names on a loopback bind,
+    /// else localhost and IP addresses). The DNS names clients reach this server by.
+    #[arg(long = "allowed-host", value_name = "NAME[:PORT]", requires = "listen")]
+    allowed_hosts: Vec<String>,
+    /// A browser `Origin` to answer (repeatable), e.g. https://app.example.com.
+    #[arg(long = "allowed-origin", value_name = "SCHEME://NAME[:PORT]", requires = "listen")]
+    allowed_origins: Vec<String>,
+}
+
+impl Listen {
+    /// The HTTP server's settings: the DNS-rebinding allow-lists when given.
+    fn http_config(&self) -> HttpServerConfig {
+        let mut config = HttpServerConfig::default();
+        if !self.allowed_hosts.is_empty() || !self.allowed_origins.is_empty() {
+            config.hosts = HostPolicy::Allow {
+                hosts: self.allowed_hosts.clone(),
+                origins: self.allowed_origins.clone(),
+            };
+        }
+        config
+    }
 }
 
 /// Runs the gateway.
@@ -59,7 +88,7 @@ pub(crate) async fn main(args: GatewayArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    match serve(config, args.listen, "gateway").await {
+    match serve(config, &args.listen, "gateway").await {
         Ok(code) => code,
         Err(e) => {
             crate::report(&e);
@@ -71,11 +100,7 @@ pub(crate) async fn main(args: GatewayArgs) -> ExitCode {
 /// Starts every upstream of `config` and serves them as one server on stdio or `listen`, until
 /// a signal (or, on stdio, the end of stdin); then closes every upstream. `what` names it in
 /// the start-up line.
-pub(crate) async fn serve(
-    config: GatewayConfig,
-    listen: Option<SocketAddr>,
-    what: &str,
-) -> mcpcore::Result<ExitCode> {
+pub(crate) async fn serve(config: GatewayConfig, listen: &Listen, what: &str) -> mcpcore::Result<ExitCode> {
     let mut signals = crate::signals::Signals::catch()?;
     // A signal while connecting drops the half-started upstreams (their process groups die).
     let gateway = tokio::select! {
@@ -89,12 +114,12 @@ pub(crate) async fn serve(
         gateway.tools().len()
     );
     let server = gateway.server();
-    let outcome = match listen {
+    let outcome = match listen.listen {
         None => tokio::select! {
             r = server.serve_stdio() => r.map(|()| ExitCode::SUCCESS),
             code = signals.next() => Ok(code),
         },
-        Some(addr) => match server.serve_http(addr, HttpServerConfig::default()).await {
+        Some(addr) => match server.serve_http(addr, listen.http_config()).await {
             Ok(serving) => {
                 println!("listening on {}", serving.url());
                 let code = signals.next().await;

@@ -5,7 +5,6 @@
 
 use mcpcore::gateway::GatewayConfig;
 use serde_json::json;
-use std::net::SocketAddr;
 use std::process::ExitCode;
 
 /// `serve (--config FILE | -- CMD ARGS...) [--listen IP:PORT]`.
@@ -14,9 +13,8 @@ pub(crate) struct ServeArgs {
     /// An mcpServers config: every server of it, as one (like `mcpcore gateway`).
     #[arg(long, value_name = "FILE", conflicts_with = "command")]
     config: Option<String>,
-    /// Serve Streamable HTTP at http://IP:PORT/mcp instead of stdio.
-    #[arg(long, value_name = "IP:PORT")]
-    listen: Option<SocketAddr>,
+    #[command(flatten)]
+    listen: crate::gateway::Listen,
     /// A stdio server to serve again: its command and arguments, after `--` (its tools keep
     /// their names).
     #[arg(last = true, value_name = "CMD")]
@@ -36,7 +34,7 @@ pub(crate) async fn main(a: ServeArgs) -> ExitCode {
         }
     };
     let outcome = match config {
-        Ok(c) => crate::gateway::serve(c, a.listen, "serve").await,
+        Ok(c) => crate::gateway::serve(c, &a.listen, "serve").await,
         Err(e) => Err(e),
     };
     outcome.unwrap_or_else(|e| {

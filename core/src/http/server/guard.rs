@@ -12,10 +12,14 @@ use std::net::SocketAddr;
 /// Which `Host` and `Origin` values are accepted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HostPolicy {
-    /// Loopback names with the bound port when bound to a loopback address. Bound elsewhere,
-    /// any `Host`, and an `Origin` only when it names that same host (a browser page of another
-    /// site, or `Origin: null`, is refused): 2025-11-25 basic/transports, "Servers MUST validate
-    /// the Origin header on all incoming connections".
+    /// Loopback names with the bound port when bound to a loopback address. Bound elsewhere
+    /// (`0.0.0.0`, `::`, a LAN address) or mounted by a host that serves it: a `Host` that is
+    /// `localhost` or an IP literal (any port), and an `Origin` only when it names that same
+    /// host. A DNS name is refused: DNS rebinding needs one (a page of `evil.example` whose name
+    /// now resolves to this machine sends `Host: evil.example`), and a browser sends an IP
+    /// literal only for a URL naming that IP. A server reached by name lists its names in
+    /// [`HostPolicy::Allow`]. 2025-11-25 basic/transports, "Security Warning": "Servers MUST
+    /// validate the Origin header on all incoming connections to prevent DNS rebinding attacks".
     Auto,
     /// No check (e.g. behind a proxy that checks).
     Any,
@@ -48,23 +52,24 @@ impl HostPolicy {
 pub(crate) struct Guard {
     hosts: Option<Vec<String>>,
     origins: Option<Vec<String>>,
-    /// An `Origin` must name the request's own `Host` (used when there is no allow-list).
-    same_origin: bool,
+    /// No allow-list, not bound to loopback: the `Host` must be `localhost` or an IP literal,
+    /// and an `Origin` must name the request's own `Host`.
+    literal_host: bool,
 }
 
 impl Guard {
     /// The guard for `policy` on a server bound to `bound` (when known).
     pub(crate) fn new(policy: &HostPolicy, bound: Option<SocketAddr>) -> Guard {
         match policy {
-            HostPolicy::Any => Guard { hosts: None, origins: None, same_origin: false },
+            HostPolicy::Any => Guard { hosts: None, origins: None, literal_host: false },
             HostPolicy::Allow { hosts, origins } => Guard {
                 hosts: Some(hosts.iter().map(|h| h.to_ascii_lowercase()).collect()),
                 origins: Some(origins.iter().map(|o| o.to_ascii_lowercase()).collect()),
-                same_origin: false,
+                literal_host: false,
             },
             HostPolicy::Auto => match bound {
                 Some(b) if b.ip().is_loopback() => Guard::new(&HostPolicy::loopback(b.port()), bound),
-                _ => Guard { hosts: None, origins: None, same_origin: true },
+                _ => Guard { hosts: None, origins: None, literal_host: true },
             },
         }
     }
@@ -88,9 +93,21 @@ impl Guard {
                 )));
             }
         }
-        if let (true, Some(origin)) = (self.same_origin, headers.get(header::ORIGIN)) {
+        if !self.literal_host {
+            return Ok(());
+        }
+        let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).map(str::to_ascii_lowercase);
+        if !host.as_deref().is_some_and(literal_or_localhost) {
+            return Err(reply::forbidden(&format!(
+                "Forbidden: Host header {} is not allowed: with no allowed hosts, a server not bound to \
+                 loopback accepts only localhost or an IP address as Host (DNS-rebinding protection); \
+                 list the names it is reached by as allowed hosts (allowed_hosts, allowedHosts, \
+                 --allowed-host)",
+                host.as_deref().unwrap_or("(missing)")
+            )));
+        }
+        if let Some(origin) = headers.get(header::ORIGIN) {
             let origin = origin.to_str().unwrap_or("").to_ascii_lowercase();
-            let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).map(str::to_ascii_lowercase);
             if !host.is_some_and(|h| same_host(&origin, &h)) {
                 return Err(reply::forbidden(&format!(
                     "Forbidden: Origin {origin} does not match the Host of the request (DNS-rebinding protection)"
@@ -99,6 +116,30 @@ impl Guard {
         }
         Ok(())
     }
+}
+
+/// True when `host` (a lowercase `Host` value) is `localhost` or an IP literal (`10.0.0.5`,
+/// `[::1]`), with or without a port.
+fn literal_or_localhost(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(v6) => match v6.split_once(']') {
+            Some((ip, rest)) if rest.is_empty() || port_ok(rest) => {
+                return ip.parse::<std::net::Ipv6Addr>().is_ok()
+            }
+            _ => return false,
+        },
+        None => match host.split_once(':') {
+            Some((name, rest)) if port_ok(&format!(":{rest}")) => name,
+            Some(_) => return false,
+            None => host,
+        },
+    };
+    name == "localhost" || name.parse::<std::net::Ipv4Addr>().is_ok()
+}
+
+/// True when `s` is `:` and a port number.
+fn port_ok(s: &str) -> bool {
+    s.strip_prefix(':').is_some_and(|p| p.parse::<u16>().is_ok())
 }
 
 /// True when `origin` (`scheme://authority`, lowercase) names `host` (a `Host` value): the same
@@ -273,6 +314,31 @@ async fn read_limited(headers: &HeaderMap, body: Body, limit: usize) -> Result<B
 #[cfg(test)]
 mod accept_tests {
     use super::*;
+
+    #[test]
+    fn literal_hosts_are_ip_addresses_or_localhost_with_an_optional_port() {
+        for ok in
+            ["10.0.0.5", "10.0.0.5:8080", "localhost", "localhost:1", "[::1]", "[::1]:80", "[fe80::1]:9"]
+        {
+            assert!(literal_or_localhost(ok), "{ok}");
+        }
+        for bad in [
+            "evil.example",
+            "evil.example:80",
+            "10.0.0.5.nip.io",
+            "localhost.evil",
+            "[::1",
+            "[::1]x",
+            "10.0.0.5:",
+            "10.0.0.5:99999",
+            "",
+            "0x7f.1",
+            "[evil]:80",
+            "::1",
+        ] {
+            assert!(!literal_or_localhost(bad), "{bad}");
+        }
+    }
 
     fn with(accept: &str) -> HeaderMap {
         let mut h = HeaderMap::new();
