@@ -277,6 +277,70 @@ async fn calls_in_flight_are_capped_per_session() {
     serving.shutdown().await.unwrap();
 }
 
+/// The 2024-11-05 transport (issue 37 reported 2,000 slow calls on one `/sse` session all
+/// running): past `max_in_flight` a call is refused down the stream under its id, with the same
+/// error as on Streamable HTTP; once they have finished there is room again. (With the default
+/// of 1,000, 1,100 concurrent 8 s calls: ids 1001.. refused, checked by hand.)
+#[tokio::test]
+async fn calls_in_flight_are_capped_on_a_2024_sse_session() {
+    let serving = serve(|c| c.max_in_flight = 2, HttpServerConfig::default()).await;
+    let raw = Raw::new(&serving.url());
+    let mut stream =
+        open(raw.http.get(format!("{}/sse", raw.base)).header("accept", "text/event-stream")).await;
+    let text = read_until(&mut stream, |t| t.contains("sessionId=") && t.contains("\n\n")).await;
+    let path = sse_events(&text)[0].data.trim().to_owned();
+    let post_url = format!("{}{}", raw.base, path);
+    let post = |body: Value| {
+        let rb = raw.http.post(&post_url).header("content-type", "application/json").body(body.to_string());
+        async move { send(rb).await.status }
+    };
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
+    assert_eq!(post(init).await, 202);
+    read_until(&mut stream, |t| t.contains("\"id\":0")).await;
+    assert_eq!(post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await, 202);
+    let slow = |id: i64| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "slow", "arguments": {"ms": 1500}}});
+    for id in 1..=5 {
+        assert_eq!(post(slow(id)).await, 202);
+    }
+    let mut seen = String::new();
+    let done = |t: &str| {
+        sse_events(t)
+            .iter()
+            .filter_map(|e| serde_json::from_str::<Value>(&e.data).ok())
+            .filter(|v| v["id"].is_i64())
+            .count()
+            >= 5
+    };
+    for _ in 0..200 {
+        if done(&seen) {
+            break;
+        }
+        seen.push_str(&read_until(&mut stream, |t| !t.is_empty()).await);
+    }
+    assert!(done(&seen), "five answers: {seen}");
+    let answers: Vec<Value> =
+        sse_events(&seen).iter().filter_map(|e| serde_json::from_str(&e.data).ok()).collect();
+    let refused: Vec<&Value> = answers.iter().filter(|a| a.get("error").is_some()).collect();
+    assert_eq!(refused.len(), 3, "two run, three are refused: {answers:?}");
+    for r in &refused {
+        assert_eq!(r["error"]["code"], -32603, "{r}");
+        assert_eq!(r["error"]["data"]["limit"], "in_flight", "{r}");
+        assert_eq!(r["error"]["data"]["max"], 2, "{r}");
+        assert!(r["id"].as_i64().is_some(), "answered under its id: {r}");
+    }
+    assert_eq!(
+        answers.iter().filter(|a| a["result"]["content"][0]["text"] == "slept").count(),
+        2,
+        "{answers:?}"
+    );
+    assert_eq!(post(slow(6)).await, 202);
+    let more = read_until(&mut stream, |t| t.contains("\"id\":6")).await;
+    assert!(more.contains("slept"), "room again once they finished: {more}");
+    raw.assert_serving().await;
+    serving.shutdown().await.unwrap();
+}
+
 /// A modern `tools/call` declaring the Tasks extension.
 fn task_call(id: i64, tool: &str, arguments: Value) -> Value {
     let mut body = modern(id, "tools/call", json!({"name": tool, "arguments": arguments}));
