@@ -396,7 +396,7 @@ export interface HttpConnectOptions {
   protocolVersion?: string
   /** Pin one lineage: `modern` or `legacy`. */
   lineage?: string
-  /** The default per-request timeout in ms (60000). */
+  /** Bounds the whole connect, and is the default per-request timeout, in ms (60000). */
   timeoutMs?: number
   /** HTTPS: a PEM file of extra trusted CAs (added to the platform's roots). */
   caFile?: string
@@ -547,7 +547,7 @@ export interface StdioConnectOptions {
   protocolVersion?: string
   /** Pin one lineage: `modern` or `legacy`. */
   lineage?: string
-  /** The default per-request timeout in ms (60000). */
+  /** Bounds the whole connect, and is the default per-request timeout, in ms (60000). */
   timeoutMs?: number
   /** How long the 2026-07-28 probe waits before assuming a legacy server, in ms (5000). */
   probeTimeoutMs?: number

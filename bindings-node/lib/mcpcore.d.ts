@@ -535,8 +535,10 @@ export class Gateway extends Server {
 export interface ClientOptions {
   protocolVersion?: string;
   lineage?: 'modern' | 'legacy';
+  /** Bounds the whole connect, and is each request's default timeout (60000). */
   timeoutMs?: number;
-  /** How long the 2026-07-28 probe waits before assuming a legacy server (5000). */
+  /** How long the 2026-07-28 probe waits before assuming a legacy server (5000, at most half
+   * `timeoutMs`). */
   probeTimeoutMs?: number;
   /** Answers `elicitation/create` (declares the capability; URL mode too unless
    * `urlElicitation: false`). */

@@ -33,7 +33,7 @@ pub struct StdioConnectOptions {
     pub protocol_version: Option<String>,
     /// Pin one lineage: `modern` or `legacy`.
     pub lineage: Option<String>,
-    /// The default per-request timeout in ms (60000).
+    /// Bounds the whole connect, and is the default per-request timeout, in ms (60000).
     pub timeout_ms: Option<f64>,
     /// How long the 2026-07-28 probe waits before assuming a legacy server, in ms (5000).
     pub probe_timeout_ms: Option<f64>,
@@ -99,7 +99,7 @@ pub struct HttpConnectOptions {
     pub protocol_version: Option<String>,
     /// Pin one lineage: `modern` or `legacy`.
     pub lineage: Option<String>,
-    /// The default per-request timeout in ms (60000).
+    /// Bounds the whole connect, and is the default per-request timeout, in ms (60000).
     pub timeout_ms: Option<f64>,
     /// HTTPS: a PEM file of extra trusted CAs (added to the platform's roots).
     pub ca_file: Option<String>,

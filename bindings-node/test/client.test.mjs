@@ -213,6 +213,15 @@ describe('connection errors', () => {
   test('nothing listening is an McpError', async () => {
     await assert.rejects(Client.connectHttp('http://127.0.0.1:9/mcp', { timeoutMs: 2000 }), (e) => e instanceof McpError);
   });
+  test('timeoutMs bounds the whole connect (issue 37: a silent server took 7 s at 2000)', async () => {
+    const start = Date.now();
+    await assert.rejects(Client.connectStdio('sh', ['-c', 'exec sleep 30'], { timeoutMs: 2000 }), (e) => {
+      assert.ok(e instanceof RequestTimeout, `${e}`);
+      assert.match(e.message, /timed out after 2\.0 s/);
+      return true;
+    });
+    assert.ok(Date.now() - start < 2900, `took ${Date.now() - start} ms`);
+  });
   test('bad options are InvalidInput', async () => {
     await assert.rejects(Client.connectStdio(rustBin('echo_server'), [], { lineage: 'medieval' }), InvalidInput);
     await assert.rejects(Client.connectHttp('http://127.0.0.1:9/mcp', { transport: 'pigeon' }), InvalidInput);

@@ -10,7 +10,7 @@ from typing import Any, Callable, List, Optional, Tuple
 
 import pytest
 
-from mcpcore import Client, ConnectionClosed, HttpError
+from mcpcore import Client, ConnectionClosed, HttpError, RequestTimeout
 
 from conftest import (
     LINEAGES,
@@ -113,6 +113,29 @@ async def test_async_with_closes_the_stdio_server(lineage: str, version: str) ->
     assert client.protocol_version == version, "what negotiation settled stays readable"
     assert client.lineage == lineage
     await client.close()  # closing twice is fine
+
+
+@run_async(timeout=60)
+async def test_the_timeout_bounds_the_whole_connect(tmp_path: Any) -> None:
+    """Issue 37: ``connect_stdio([...], timeout=2)`` against a server that never answers took 7 s
+    (the 5 s probe, then ``initialize``). Now the whole connect fails at 2 s, and the child goes."""
+    pidfile = tmp_path / "pid"
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    with pytest.raises(RequestTimeout, match="timed out after 2.0 s"):
+        await Client.connect_stdio(["sh", "-c", f"echo $$ > {pidfile}; exec sleep 30"], timeout=2)
+    took = loop.time() - start
+    assert took < 2.9, took
+    pid = int(pidfile.read_text())
+
+    def gone() -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        return False
+
+    assert await wait_until(gone, 10), f"the silent server {pid} was left running"
 
 
 @pytest.mark.parametrize("lineage,version", LINEAGES, ids=[l for l, _ in LINEAGES])

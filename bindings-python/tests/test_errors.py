@@ -130,7 +130,8 @@ async def test_per_call_timeout(toolbox: Callable[..., Any], lineage: str, versi
 
 @run_async
 async def test_default_timeout_from_connect() -> None:
-    async with await Client.connect_stdio([PY, str(TOOLBOX)], timeout=0.3) as client:
+    # (the timeout also bounds the connect, the server's start-up included: not too tight)
+    async with await Client.connect_stdio([PY, str(TOOLBOX)], timeout=1.5) as client:
         with pytest.raises(RequestTimeout):
             await client.call_tool("slow", {"seconds": 5})
         # a per-call timeout overrides the default

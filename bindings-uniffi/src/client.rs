@@ -49,7 +49,7 @@ pub struct ConnectOptions {
     /// Use exactly this revision (e.g. `2025-11-25`).
     #[uniffi(default = None)]
     pub protocol_version: Option<String>,
-    /// Per-request timeout (default 60 s).
+    /// Bounds the whole connect, and is the per-request timeout (default 60 s).
     #[uniffi(default = None)]
     pub timeout: Option<Duration>,
     /// The `clientInfo` name (default `mcpcore-uniffi`).

@@ -385,3 +385,12 @@ fn serve_on_a_wildcard_bind_answers_ip_hosts_and_the_allowed_names_only() {
         serve.wait().unwrap();
     }
 }
+
+#[test]
+fn timeout_bounds_the_whole_connect() {
+    let start = std::time::Instant::now();
+    let (code, _, err) = run(&["tools", "--timeout", "2", "--", "sh", "-c", "exec sleep 30"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("timed out after 2.0 s"), "{err}");
+    assert!(start.elapsed() < std::time::Duration::from_millis(2900), "took {:?}", start.elapsed());
+}

@@ -157,3 +157,47 @@ async fn many_calls_in_flight() {
     }
     client.close().await;
 }
+
+/// Issue 37: `timeout` bounds the whole connect, not each handshake step. Before, a server that
+/// never answers failed after 7 s with a 2 s timeout (the 5 s probe, then `initialize`).
+#[tokio::test]
+async fn the_timeout_bounds_the_whole_connect_and_the_silent_child_is_killed() {
+    let pidfile = std::env::temp_dir().join(format!("mcpcore-silent-{}.pid", std::process::id()));
+    let cmd = mcpcore::transport::child::StdioCommand::new(
+        "sh",
+        ["-c".to_owned(), format!("echo $$ > {}; exec sleep 30", pidfile.display())],
+    );
+    for options in
+        [ClientOptions::default(), ClientOptions { lineage: Some(Lineage::Legacy), ..Default::default() }]
+    {
+        let options = ClientOptions { request_timeout: Duration::from_secs(2), ..options };
+        let start = std::time::Instant::now();
+        let Err(e) = mcpcore::client::Client::connect_stdio(cmd.clone(), options).await else {
+            panic!("no server answers")
+        };
+        let took = start.elapsed();
+        assert_eq!(e.kind(), ErrorKind::Timeout, "{e}");
+        assert!(e.message().contains("timed out after 2.0 s"), "{e}");
+        assert!(took < Duration::from_millis(2900), "took {took:?}");
+        let pid: u32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+        assert!(wait_gone(pid).await, "the silent server {pid} was left running");
+    }
+    let _ = std::fs::remove_file(&pidfile);
+    // Over HTTP: a listener that accepts and never answers.
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", silent.local_addr().unwrap());
+    let held = tokio::spawn(async move {
+        let mut socks = Vec::new();
+        while let Ok((s, _)) = silent.accept().await {
+            socks.push(s);
+        }
+    });
+    let options = ClientOptions { request_timeout: Duration::from_secs(2), ..Default::default() };
+    let start = std::time::Instant::now();
+    let Err(e) = mcpcore::client::Client::connect_http(&url, Default::default(), options).await else {
+        panic!("a silent listener")
+    };
+    assert_eq!(e.kind(), ErrorKind::Timeout, "{e}");
+    assert!(start.elapsed() < Duration::from_millis(2900), "took {:?}", start.elapsed());
+    held.abort();
+}

@@ -183,9 +183,9 @@ class Client:
     ) -> "Client":
         """Spawns ``command`` and connects over its stdio. ``command`` is a program (with
         ``args``), ``[program, *args]``, or one command line such as ``"node server.js --x"``
-        (split like a shell would, without expansion). ``timeout`` is the default per-request
-        timeout in seconds (60); ``probe_timeout`` how long the 2026-07-28 probe waits before
-        assuming a legacy server (5). ``on_elicitation``, ``on_sampling`` and ``roots`` answer
+        (split like a shell would, without expansion). ``timeout`` bounds the whole connect and
+        is the default per-request timeout, in seconds (60); ``probe_timeout`` how long the
+        2026-07-28 probe waits before assuming a legacy server (5, at most half ``timeout``). ``on_elicitation``, ``on_sampling`` and ``roots`` answer
         the server's requests (sync or ``async def``; see :data:`ElicitationHandler`,
         :data:`SamplingHandler`, :data:`RootsSource`); ``url_elicitation=False`` declares form
         elicitation only."""

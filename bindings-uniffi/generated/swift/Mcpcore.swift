@@ -7466,7 +7466,7 @@ public struct ConnectOptions {
      */
     public var protocolVersion: String?
     /**
-     * Per-request timeout (default 60 s).
+     * Bounds the whole connect, and is the per-request timeout (default 60 s).
      */
     public var timeout: TimeInterval?
     /**
@@ -7534,7 +7534,7 @@ public struct ConnectOptions {
          * Use exactly this revision (e.g. `2025-11-25`).
          */protocolVersion: String? = nil, 
         /**
-         * Per-request timeout (default 60 s).
+         * Bounds the whole connect, and is the per-request timeout (default 60 s).
          */timeout: TimeInterval? = nil, 
         /**
          * The `clientInfo` name (default `mcpcore-uniffi`).

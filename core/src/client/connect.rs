@@ -13,12 +13,15 @@
 //!    `notifications/initialized`.
 
 use super::{CallOptions, Client, ClientOptions, Negotiated};
+use crate::auth::client::FlowClock;
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::http::client::{legacy_sse, streamable, HttpOptions, HttpTransport};
 use crate::protocol::lifecycle::{InitializeResult, UnsupportedVersionData};
 use crate::protocol::{meta, DiscoverResult, Lineage, ProtocolVersion};
 use crate::transport::child::StdioCommand;
 use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::Duration;
 
 /// The newest modern version in `offered` that we speak (and equal to `pinned`, if set).
 pub(crate) fn pick_modern(offered: &[String], pinned: Option<ProtocolVersion>) -> Option<ProtocolVersion> {
@@ -48,8 +51,55 @@ enum Probe {
     Exited(Error),
 }
 
-/// Connects over stdio to a spawned `cmd`.
+/// Runs `connect` (every step of it: spawn, probe, `initialize`, the fallbacks) within
+/// `budget`, the client's request timeout: a host's `timeout=2` bounds the whole connect, not
+/// each handshake attempt (before, a server that never answered failed after the 5 s probe plus
+/// the `initialize` timeout). The budget restarts while an authorization flow on `clock` runs
+/// (a user logging in). On expiry the half-made connection is dropped (a spawned child is
+/// killed with it) and a [`ErrorKind::Timeout`] error says which step was waited for.
+async fn within(
+    budget: Duration,
+    clock: Option<Arc<FlowClock>>,
+    what: &str,
+    connect: impl std::future::Future<Output = Result<Client>>,
+) -> Result<Client> {
+    let start = tokio::time::Instant::now();
+    let mut deadline = start + budget;
+    let mut epoch = clock.as_ref().map(|c| c.epoch()).unwrap_or(0);
+    tokio::pin!(connect);
+    loop {
+        tokio::select! {
+            done = &mut connect => return done,
+            _ = tokio::time::sleep_until(deadline) => {
+                if let Some(c) = clock.as_ref().filter(|c| c.busy_since(epoch)) {
+                    epoch = c.epoch();
+                    deadline = tokio::time::Instant::now() + budget;
+                    continue;
+                }
+                return Err(Error::timeout(format!(
+                    "connecting to {what} timed out after {:.1} s: the server did not complete the \
+                     handshake (server/discover, then initialize) in time",
+                    (deadline - start).as_secs_f64()
+                )));
+            }
+        }
+    }
+}
+
+/// The longest one `server/discover` probe waits: the probe timeout, or half the connect
+/// budget when that is shorter (so a legacy server that ignores the probe still has time to
+/// answer `initialize`).
+fn probe_wait(options: &ClientOptions) -> Duration {
+    options.probe_timeout.min(options.request_timeout / 2)
+}
+
+/// Connects over stdio to a spawned `cmd`, within the request timeout ([`within`]).
 pub(crate) async fn stdio(cmd: StdioCommand, options: ClientOptions) -> Result<Client> {
+    let what = format!("`{}`", cmd.program);
+    within(options.request_timeout, None, &what, stdio_steps(cmd, options.clone())).await
+}
+
+async fn stdio_steps(cmd: StdioCommand, options: ClientOptions) -> Result<Client> {
     let ours = our_versions(&options);
     if ours.is_empty() {
         return Err(Error::invalid_input("the pinned version and lineage exclude each other"));
@@ -109,6 +159,11 @@ const GET_SETTLED_WAIT: std::time::Duration = std::time::Duration::from_millis(1
 /// `initialize` over Streamable HTTP; if that POST is refused with a 4xx, the 2024-11-05
 /// HTTP+SSE transport at the same URL.
 pub(crate) async fn http(url: &str, http: HttpOptions, options: ClientOptions) -> Result<Client> {
+    let clock = http.auth.as_ref().map(|a| a.flow_clock());
+    within(options.request_timeout, clock, url, http_steps(url, http, options.clone())).await
+}
+
+async fn http_steps(url: &str, http: HttpOptions, options: ClientOptions) -> Result<Client> {
     let ours = our_versions(&options);
     if ours.is_empty() {
         return Err(Error::invalid_input("the pinned version and lineage exclude each other"));
@@ -179,7 +234,7 @@ async fn sse(
     options: &ClientOptions,
     ours: &[ProtocolVersion],
 ) -> Result<Client> {
-    let wait = options.probe_timeout.max(std::time::Duration::from_secs(1));
+    let wait = options.probe_timeout.max(Duration::from_secs(1));
     let clock = http.auth.as_ref().map(|a| a.flow_clock());
     let channel = legacy_sse::connect(url, http, options.max_frame, wait).await?;
     let client = Client::from_channel(channel, None, options.clone());
@@ -200,7 +255,7 @@ async fn sse(
 }
 
 async fn discover(client: &Client, version: ProtocolVersion) -> Result<Value> {
-    let opts = CallOptions { timeout: Some(client.inner.options.probe_timeout), ..Default::default() };
+    let opts = CallOptions { timeout: Some(probe_wait(&client.inner.options)), ..Default::default() };
     client.send_request("server/discover", serde_json::Map::new(), Some(version), &opts).await
 }
 

@@ -74,9 +74,11 @@ pub struct ClientOptions {
     pub version: Option<ProtocolVersion>,
     /// Pin one lineage.
     pub lineage: Option<Lineage>,
-    /// Per-request timeout (default 60 s).
+    /// Per-request timeout (default 60 s); it also bounds the whole `connect_*` (every
+    /// handshake step together).
     pub request_timeout: Duration,
-    /// How long the `server/discover` probe may take before assuming a legacy server (default 5 s).
+    /// How long the `server/discover` probe may take before assuming a legacy server (default 5 s;
+    /// at most half of `request_timeout`).
     pub probe_timeout: Duration,
     /// Largest accepted inbound frame in bytes.
     pub max_frame: usize,

@@ -12698,7 +12698,7 @@ data class ConnectOptions (
     var `protocolVersion`: kotlin.String? = null 
     , 
     /**
-     * Per-request timeout (default 60 s).
+     * Bounds the whole connect, and is the per-request timeout (default 60 s).
      */
     var `timeout`: java.time.Duration? = null 
     , 

@@ -45,7 +45,7 @@ pub(crate) struct Conn {
     /// Use only this lineage (default: negotiate).
     #[arg(long, value_enum, help_heading = "Connection")]
     lineage: Option<LineageArg>,
-    /// Per-request timeout.
+    /// Timeout of the whole connect, and of each request.
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0, help_heading = "Connection")]
     timeout: f64,
     /// Copy a stdio server's stderr to ours.
