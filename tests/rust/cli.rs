@@ -394,3 +394,25 @@ fn timeout_bounds_the_whole_connect() {
     assert!(err.contains("timed out after 2.0 s"), "{err}");
     assert!(start.elapsed() < std::time::Duration::from_millis(2900), "took {:?}", start.elapsed());
 }
+
+/// Issue 37: `mcpcore call` of a tool with `taskSupport: "required"` (server-everything's
+/// `simulate-research-query`, which refuses a plain call with an `isError` result, not a JSON-RPC
+/// error) failed with its "-32601 requires task augmentation" text when the arguments were JSON
+/// (no `tools/list` read first). Now the call runs as a task and prints its result.
+#[test]
+fn call_runs_a_task_only_tool_as_a_task() {
+    let entry = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("interop/ts/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    assert!(entry.exists(), "{} is missing: run `npm ci` in tests/interop/ts", entry.display());
+    let entry = entry.to_string_lossy().into_owned();
+    for args in [&["{\"topic\": \"mcp\"}"][..], &["topic=mcp"][..]] {
+        let mut argv = vec!["call", "simulate-research-query"];
+        argv.extend(args);
+        argv.extend(["--json", "--", "node", &entry, "stdio"]);
+        let (code, out, err) = run(&argv);
+        assert_eq!(code, 0, "{out}\n{err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_ne!(v["isError"], true, "{out}");
+        assert!(v["content"][0]["text"].as_str().unwrap_or("").contains("Research"), "{out}");
+    }
+}

@@ -189,6 +189,8 @@ struct Inner {
     options: ClientOptions,
     /// 2025-11-25: tools whose `execution.taskSupport` is `required` (from `tools/list`).
     task_tools: std::sync::Mutex<std::collections::HashSet<String>>,
+    /// A `tools/list` has been read, so `task_tools` knows which tools require a task.
+    tools_learned: std::sync::atomic::AtomicBool,
     /// The roots of [`ClientOptions::roots`], as they are now.
     roots: Option<roots::RootList>,
     /// The level set by [`Client::set_log_level`] (sent with each 2026-07-28 request).
@@ -265,6 +267,7 @@ impl Client {
                 negotiated: RwLock::new(None),
                 options,
                 task_tools: std::sync::Mutex::default(),
+                tools_learned: std::sync::atomic::AtomicBool::new(false),
                 roots,
                 log_level: RwLock::new(None),
                 process,
@@ -709,6 +712,9 @@ impl Client {
             Err(e) if self.needs_task(name, &e).await => return as_task().await,
             Err(e) => return Err(e),
         };
+        if v.get("isError") == Some(&Value::Bool(true)) && self.refused_for_want_of_task(name).await {
+            return as_task().await;
+        }
         serde_json::from_value(v).map_err(|e| Error::protocol(format!("malformed tools/call result: {e}")))
     }
 

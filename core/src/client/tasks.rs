@@ -159,6 +159,21 @@ impl Client {
         self.inner.task_tools.lock().expect("lock").contains(name)
     }
 
+    /// Whether an `isError` result of a plain `tools/call` of `name` is a refusal because the
+    /// tool runs only as a task: some servers (the TypeScript SDK's, e.g. server-everything's
+    /// `simulate-research-query`) answer so instead of with a JSON-RPC error. Legacy lineage,
+    /// and only while no `tools/list` has been read (else [`Client::task_required`] already
+    /// knew): then the list is read once, and tells.
+    pub(crate) async fn refused_for_want_of_task(&self, name: &str) -> bool {
+        if self.current_version().is_some_and(|v| v.is_modern())
+            || self.inner.tools_learned.load(std::sync::atomic::Ordering::Relaxed)
+        {
+            return false;
+        }
+        let _ = self.list_tools().await;
+        self.task_required(name)
+    }
+
     /// 2025-11-25: `tools/list` said the tool runs only as a task.
     pub(crate) fn task_required(&self, name: &str) -> bool {
         !self.current_version().is_some_and(|v| v.is_modern())
@@ -167,6 +182,7 @@ impl Client {
 
     /// Notes which tools of a `tools/list` page require a task (2025-11-25).
     pub(crate) fn learn_task_tools(&self, tools: &[crate::protocol::Tool]) {
+        self.inner.tools_learned.store(true, std::sync::atomic::Ordering::Relaxed);
         let mut set = self.inner.task_tools.lock().expect("lock");
         for t in tools {
             let required = t.execution.as_ref().and_then(|e| e.get("taskSupport")).and_then(Value::as_str)
