@@ -454,6 +454,11 @@ export interface ServeHttpOptions {
   responseMode?: string
   /** The largest accepted body in bytes (default 4 MiB). */
   maxBody?: number
+  /**
+   * The most bytes of request bodies being received at once, all connections together
+   * (default 64 MiB; past it: 503 with `Retry-After`).
+   */
+  bodyBudget?: number
   /** Accepted `Host` values; with `allowedOrigins`, replaces the loopback default. */
   allowedHosts?: Array<string>
   /** Accepted `Origin` values. */

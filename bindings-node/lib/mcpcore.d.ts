@@ -296,6 +296,9 @@ export interface ServeHttpOptions {
   path?: string;
   responseMode?: 'auto' | 'json' | 'sse';
   maxBody?: number;
+  /** The most bytes of request bodies being received at once, all connections together
+   * (default 64 MiB; past it: 503 with `Retry-After`). */
+  bodyBudget?: number;
   allowedHosts?: string[];
   allowedOrigins?: string[];
   anyHost?: boolean;

@@ -85,7 +85,10 @@ function createNodeHandler(server, options = {}) {
       if (e instanceof BodyTooLarge) return plain(res, 413, 'Payload Too Large: the request body exceeds maxBody');
       return res.destroy();
     }
-    const exchange = m.get(prefix).start(req.method, path, req.rawHeaders, body);
+    // HTTP/2 (node:http2's compatibility API) gives the authority as a pseudo-header only.
+    let raw = req.rawHeaders;
+    if (req.headers.host === undefined && req.headers[':authority']) raw = [...raw, 'host', req.headers[':authority']];
+    const exchange = m.get(prefix).start(req.method, path, raw, body);
     let answer;
     const gone = () => {
       if (answer) answer.close();

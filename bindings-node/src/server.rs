@@ -25,6 +25,9 @@ pub struct ServeHttpOptions {
     pub response_mode: Option<String>,
     /// The largest accepted body in bytes (default 4 MiB).
     pub max_body: Option<u32>,
+    /// The most bytes of request bodies being received at once, all connections together
+    /// (default 64 MiB; past it: 503 with `Retry-After`).
+    pub body_budget: Option<u32>,
     /// Accepted `Host` values; with `allowedOrigins`, replaces the loopback default.
     pub allowed_hosts: Option<Vec<String>>,
     /// Accepted `Origin` values.

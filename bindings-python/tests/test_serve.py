@@ -312,7 +312,8 @@ async def test_serve_http_session_and_call_limits() -> None:
         assert (await _legacy_post(port, ping, second))[0] == 200
     finally:
         await serving.shutdown()
-    for bad in ({"max_sessions_per_client": 0}, {"max_in_flight": 0}, {"peer_request_timeout": 0}):
+    for bad in ({"max_sessions_per_client": 0}, {"max_in_flight": 0}, {"peer_request_timeout": 0},
+                {"body_budget": 0}):
         with pytest.raises(InvalidInput) as e:
             await server.serve_http(**bad)
         assert list(bad)[0] in str(e.value), e.value

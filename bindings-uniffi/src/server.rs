@@ -91,6 +91,10 @@ pub struct ServeOptions {
     /// The largest request body in bytes (default 4 MiB; larger: 413).
     #[uniffi(default = None)]
     pub max_body: Option<u64>,
+    /// The most bytes of request bodies being received at once, all connections together
+    /// (default 64 MiB; past it: 503 with `Retry-After`).
+    #[uniffi(default = None)]
+    pub body_budget: Option<u64>,
     /// Time to receive a request head, in ms; also closes idle keep-alive connections (30000).
     #[uniffi(default = None)]
     pub header_timeout_ms: Option<u64>,

@@ -247,3 +247,46 @@ async fn a_wildcard_bind_refuses_dns_names_it_was_not_told_so_rebinding_fails() 
     assert_eq!(r.status, 403, "{r:?}");
     serving.shutdown().await.unwrap();
 }
+
+/// Sends a POST head declaring `declared` bytes and then `sent` bytes of its body, and stalls.
+async fn stalled_body(serving: &HttpServing, declared: usize, sent: usize) -> TcpStream {
+    let mut sock = TcpStream::connect(serving.local_addr()).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Type: application/json\r\nContent-Length: {declared}\r\n\r\n",
+        serving.local_addr()
+    );
+    sock.write_all(head.as_bytes()).await.unwrap();
+    let _ = sock.write_all(&vec![b' '; sent]).await; // the server may answer and close first
+    sock
+}
+
+/// Issue 37: 32 connections each sending all but the last bytes of a 4 MiB body held +145 MB
+/// until their body timeout. The bodies being received now share one budget: past it a body
+/// gets 503 with Retry-After (and `data.limit` "body_budget"), while requests that come whole
+/// are still served, and the budget has room again once the stalled bodies go.
+#[tokio::test]
+async fn stalled_bodies_share_one_budget_and_past_it_get_503() {
+    const KIB: usize = 1024;
+    let config = HttpServerConfig { body_budget: 1024 * KIB, ..HttpServerConfig::default() };
+    let serving = serve_fixture(&[], config).await;
+    let raw = Raw::new(&serving.url());
+    let held = stalled_body(&serving, 1000 * KIB, 700 * KIB).await;
+    tokio::time::sleep(Duration::from_millis(300)).await; // its 700 KiB are in the server
+    let mut refused = stalled_body(&serving, 1000 * KIB, 700 * KIB).await;
+    let mut got = Vec::new();
+    let _ = tokio::time::timeout(IO_TIMEOUT, refused.read_to_end(&mut got)).await;
+    let got = String::from_utf8_lossy(&got);
+    assert!(got.starts_with("HTTP/1.1 503"), "{got:?}");
+    assert!(got.to_ascii_lowercase().contains("retry-after: 1"), "{got:?}");
+    assert!(got.contains("\"limit\":\"body_budget\""), "{got:?}");
+    // A request whose body comes whole with its head is served meanwhile.
+    raw.assert_serving().await;
+    // Once the stalled body goes, a large body fits again.
+    drop(held);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let big = "x".repeat(600 * KIB);
+    let r = send(raw.post_modern(&modern_echo(9, &big))).await;
+    assert_eq!(r.status, 200, "{}", &r.text[..r.text.len().min(300)]);
+    serving.shutdown().await.unwrap();
+}

@@ -649,6 +649,7 @@ class Server:
         path: str = "/mcp",
         response_mode: str = "auto",
         max_body: Optional[int] = None,
+        body_budget: Optional[int] = None,
         allowed_hosts: Optional[Sequence[str]] = None,
         allowed_origins: Optional[Sequence[str]] = None,
         any_host: bool = False,
@@ -678,6 +679,8 @@ class Server:
 
         - ``response_mode``: "auto" (SSE only when a tool sends progress first), "json" or "sse".
         - ``max_body``: the largest request body in bytes (default 4 MiB; larger: 413).
+        - ``body_budget``: the most bytes of request bodies being received at once, all
+          connections together (default 64 MiB; past it: 503 with ``Retry-After``).
         - ``allowed_hosts`` / ``allowed_origins``: the accepted ``Host`` and ``Origin`` values
           (default: the loopback names when bound to loopback; elsewhere ``localhost`` and IP
           addresses as ``Host`` (a DNS name must be listed: DNS-rebinding protection), and an
@@ -725,6 +728,7 @@ class Server:
             "path": path,
             "response_mode": response_mode,
             "max_body": max_body,
+            "body_budget": body_budget,
             "allowed_hosts": list(allowed_hosts) if allowed_hosts is not None else None,
             "allowed_origins": list(allowed_origins) if allowed_origins is not None else None,
             "any_host": any_host,

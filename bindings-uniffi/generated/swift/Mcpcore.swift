@@ -9036,6 +9036,11 @@ public struct ServeOptions: Equatable, Hashable {
      */
     public var maxBody: UInt64?
     /**
+     * The most bytes of request bodies being received at once, all connections together
+     * (default 64 MiB; past it: 503 with `Retry-After`).
+     */
+    public var bodyBudget: UInt64?
+    /**
      * Time to receive a request head, in ms; also closes idle keep-alive connections (30000).
      */
     public var headerTimeoutMs: UInt64?
@@ -9120,6 +9125,10 @@ public struct ServeOptions: Equatable, Hashable {
          * The largest request body in bytes (default 4 MiB; larger: 413).
          */maxBody: UInt64? = nil, 
         /**
+         * The most bytes of request bodies being received at once, all connections together
+         * (default 64 MiB; past it: 503 with `Retry-After`).
+         */bodyBudget: UInt64? = nil, 
+        /**
          * Time to receive a request head, in ms; also closes idle keep-alive connections (30000).
          */headerTimeoutMs: UInt64? = nil, 
         /**
@@ -9178,6 +9187,7 @@ public struct ServeOptions: Equatable, Hashable {
          * The `requestState` keys (hex, >= 32 bytes, newest first); none: `MCPCORE_STATE_KEY`.
          */stateKeys: [String]? = nil) {
         self.maxBody = maxBody
+        self.bodyBudget = bodyBudget
         self.headerTimeoutMs = headerTimeoutMs
         self.bodyTimeoutMs = bodyTimeoutMs
         self.maxConnections = maxConnections
@@ -9216,6 +9226,7 @@ public struct FfiConverterTypeServeOptions: FfiConverterRustBuffer {
         return
             try ServeOptions(
                 maxBody: FfiConverterOptionUInt64.read(from: &buf), 
+                bodyBudget: FfiConverterOptionUInt64.read(from: &buf), 
                 headerTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
                 bodyTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
                 maxConnections: FfiConverterOptionUInt64.read(from: &buf), 
@@ -9240,6 +9251,7 @@ public struct FfiConverterTypeServeOptions: FfiConverterRustBuffer {
 
     public static func write(_ value: ServeOptions, into buf: inout [UInt8]) {
         FfiConverterOptionUInt64.write(value.maxBody, into: &buf)
+        FfiConverterOptionUInt64.write(value.bodyBudget, into: &buf)
         FfiConverterOptionUInt64.write(value.headerTimeoutMs, into: &buf)
         FfiConverterOptionUInt64.write(value.bodyTimeoutMs, into: &buf)
         FfiConverterOptionUInt64.write(value.maxConnections, into: &buf)

@@ -13842,6 +13842,12 @@ data class ServeOptions (
     var `maxBody`: kotlin.ULong? = null 
     , 
     /**
+     * The most bytes of request bodies being received at once, all connections together
+     * (default 64 MiB; past it: 503 with `Retry-After`).
+     */
+    var `bodyBudget`: kotlin.ULong? = null 
+    , 
+    /**
      * Time to receive a request head, in ms; also closes idle keep-alive connections (30000).
      */
     var `headerTimeoutMs`: kotlin.ULong? = null 
@@ -13963,6 +13969,7 @@ public object FfiConverterTypeServeOptions: FfiConverterRustBuffer<ServeOptions>
             FfiConverterOptionalULong.read(buf),
             FfiConverterOptionalULong.read(buf),
             FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
             FfiConverterOptionalBoolean.read(buf),
             FfiConverterOptionalBoolean.read(buf),
             FfiConverterOptionalSequenceString.read(buf),
@@ -13977,6 +13984,7 @@ public object FfiConverterTypeServeOptions: FfiConverterRustBuffer<ServeOptions>
 
     override fun allocationSize(value: ServeOptions) = (
             FfiConverterOptionalULong.allocationSize(value.`maxBody`) +
+            FfiConverterOptionalULong.allocationSize(value.`bodyBudget`) +
             FfiConverterOptionalULong.allocationSize(value.`headerTimeoutMs`) +
             FfiConverterOptionalULong.allocationSize(value.`bodyTimeoutMs`) +
             FfiConverterOptionalULong.allocationSize(value.`maxConnections`) +
@@ -14000,6 +14008,7 @@ public object FfiConverterTypeServeOptions: FfiConverterRustBuffer<ServeOptions>
 
     override fun write(value: ServeOptions, buf: ByteBuffer) {
             FfiConverterOptionalULong.write(value.`maxBody`, buf)
+            FfiConverterOptionalULong.write(value.`bodyBudget`, buf)
             FfiConverterOptionalULong.write(value.`headerTimeoutMs`, buf)
             FfiConverterOptionalULong.write(value.`bodyTimeoutMs`, buf)
             FfiConverterOptionalULong.write(value.`maxConnections`, buf)

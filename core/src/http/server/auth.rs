@@ -142,14 +142,7 @@ pub(crate) async fn gate(Shared(gate): Shared<Arc<Gate>>, mut req: Request, next
     }
     if gate.config.scope_mode == ScopeMode::StepUp && req.method() == Method::POST {
         let (parts, body) = req.into_parts();
-        let bytes = match super::guard::read_body(
-            &parts.headers,
-            body,
-            gate.endpoint.config.max_body,
-            gate.endpoint.config.body_timeout,
-        )
-        .await
-        {
+        let bytes = match super::guard::read_body(&parts.headers, body, &gate.endpoint).await {
             Ok(b) => b,
             Err(r) => return r,
         };

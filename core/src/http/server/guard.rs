@@ -237,16 +237,14 @@ where
     let _ = tokio::time::timeout(std::time::Duration::from_secs(2), drain).await;
 }
 
-/// Reads the whole body within `timeout`, else 408; or 413 once it passes `limit` bytes
-/// (checked against `Content-Length` first, then while streaming). Memory grows with what
-/// arrives, not with what `Content-Length` declares.
-pub(crate) async fn read_body(
-    headers: &HeaderMap,
-    body: Body,
-    limit: usize,
-    timeout: std::time::Duration,
-) -> Result<Bytes, Response> {
-    let mut read = std::pin::pin!(read_limited(headers, body, limit));
+/// Reads the whole body within the endpoint's `body_timeout`, else 408; or 413 once it passes
+/// `max_body` bytes (checked against `Content-Length` first, then while streaming); or 503
+/// with `Retry-After` when the bodies being received on every connection together would pass
+/// the endpoint's `body_budget`. Memory grows with what arrives, not with what
+/// `Content-Length` declares.
+pub(crate) async fn read_body(headers: &HeaderMap, body: Body, st: &super::State) -> Result<Bytes, Response> {
+    let (limit, timeout) = (st.config.max_body, st.config.body_timeout);
+    let mut read = std::pin::pin!(read_limited(headers, body, limit, &st.bodies));
     // Most bodies arrive with their head: read them without arming a timer.
     if let Some(done) = futures_util::FutureExt::now_or_never(&mut read) {
         return done;
@@ -266,7 +264,12 @@ pub(crate) async fn read_body(
 /// The first reservation for a body: what `Content-Length` declares, up to this.
 const FIRST_RESERVE: usize = 64 * 1024;
 
-async fn read_limited(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes, Response> {
+async fn read_limited(
+    headers: &HeaderMap,
+    body: Body,
+    limit: usize,
+    budget: &super::budget::BodyBudget,
+) -> Result<Bytes, Response> {
     let too_large = || {
         reply::status_error(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -297,14 +300,45 @@ async fn read_limited(headers: &HeaderMap, body: Body, limit: usize) -> Result<B
     if declared == Some(first.len() as u64) {
         return Ok(first);
     }
-    let mut buf =
-        Vec::with_capacity(declared.map_or(0, |n| (n as usize).min(FIRST_RESERVE)).max(first.len()));
+    // What the buffer's capacity takes is charged to the budget before it is allocated.
+    let mut share = budget.share();
+    let over_budget = || {
+        reply::retry_later_with(
+            StatusCode::SERVICE_UNAVAILABLE,
+            crate::ErrorData::over_limit(
+                "body_budget",
+                budget.max(),
+                format!(
+                    "Service Unavailable: the request bodies being received take the server's {}-byte budget; retry shortly",
+                    budget.max()
+                ),
+            ),
+        )
+    };
+    let first_cap = declared.map_or(0, |n| (n as usize).min(FIRST_RESERVE)).max(first.len());
+    if !share.grow(first_cap) {
+        discard(&mut stream, limit).await;
+        return Err(over_budget());
+    }
+    let mut buf = Vec::with_capacity(first_cap);
     buf.extend_from_slice(&first);
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(read_error)?;
-        if buf.len() + chunk.len() > limit {
+        let need = buf.len() + chunk.len();
+        if need > limit {
             discard(&mut stream, limit).await;
             return Err(too_large());
+        }
+        if need > buf.capacity() {
+            // Grow as Vec would (doubling), but never past the limit, and only with budget.
+            let cap = need.max(buf.capacity().saturating_mul(2)).min(limit);
+            if !share.grow(cap - buf.capacity()) {
+                drop(buf); // its bytes go back to the budget with `share`, below
+                drop(share);
+                discard(&mut stream, limit).await;
+                return Err(over_budget());
+            }
+            buf.reserve_exact(cap - buf.len());
         }
         buf.extend_from_slice(&chunk);
     }

@@ -167,6 +167,7 @@ mod tests {
     async fn answers_a_stateless_request_and_refuses_bad_ones() {
         let ep = endpoint();
         let json = [
+            ("host".to_owned(), "127.0.0.1:8080".to_owned()),
             ("content-type".to_owned(), "application/json".to_owned()),
             ("accept".to_owned(), "application/json, text/event-stream".to_owned()),
         ];
@@ -188,7 +189,10 @@ mod tests {
     #[tokio::test]
     async fn close_ends_a_pending_read() {
         let ep = endpoint();
-        let headers = [("accept".to_owned(), "text/event-stream".to_owned())];
+        let headers = [
+            ("host".to_owned(), "localhost".to_owned()),
+            ("accept".to_owned(), "text/event-stream".to_owned()),
+        ];
         let r = ep.handle("GET", "/sse", &headers, vec![]).await.unwrap();
         assert_eq!(r.status, 200);
         let first = r.body.next().await.unwrap();

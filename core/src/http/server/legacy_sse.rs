@@ -115,7 +115,7 @@ pub(crate) async fn post(Shared(st): Shared<Arc<State>>, req: HttpRequest) -> Re
             ErrorData::invalid_request("Not Found: unknown sessionId; open the SSE stream again"),
         );
     };
-    let bytes = match guard::read_body(h, body, st.config.max_body, st.config.body_timeout).await {
+    let bytes = match guard::read_body(h, body, &st).await {
         Ok(b) => b,
         Err(r) => return r,
     };

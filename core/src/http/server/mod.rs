@@ -35,6 +35,7 @@
 #![allow(clippy::result_large_err)]
 
 mod auth;
+mod budget;
 mod fleet;
 mod guard;
 mod inproc;
@@ -90,6 +91,11 @@ pub struct HttpServerConfig {
     /// The longest a client may take to send a request body (default 30 s); a slower one gets
     /// `408 Request Timeout`.
     pub body_timeout: Duration,
+    /// The most bytes of request bodies being received at once, across every connection
+    /// (default 64 MiB): a body that would pass it gets `503 Service Unavailable` with
+    /// `Retry-After: 1` (a `-32603` error, `data.limit` `"body_budget"`), so connections that
+    /// stall their bodies cannot make the server hold `max_body` each.
+    pub body_budget: usize,
     /// The longest a client may take to send a request head, counted from when its connection
     /// is ready for a request: it also closes keep-alive connections left idle that long
     /// (default 30 s). Applies to [`serve_http`]; a host serving [`router`] itself sets its own.
@@ -145,6 +151,7 @@ impl Default for HttpServerConfig {
             messages_path: "/messages".to_owned(),
             max_body: 4 * 1024 * 1024,
             body_timeout: Duration::from_secs(30),
+            body_budget: 64 * 1024 * 1024,
             header_timeout: Duration::from_secs(30),
             max_connections: listen::default_max_connections(),
             hosts: HostPolicy::Auto,
@@ -184,6 +191,8 @@ pub(crate) struct State {
     pub(crate) env: Arc<Env>,
     pub(crate) config: HttpServerConfig,
     pub(crate) guard: guard::Guard,
+    /// The bytes of request bodies being received, across every connection.
+    pub(crate) bodies: budget::BodyBudget,
     pub(crate) sessions: live::Sessions,
     pub(crate) shutdown: watch::Receiver<bool>,
     /// Set when the shutdown grace has run out: calls still running stop.
@@ -226,6 +235,7 @@ impl HttpEndpoint {
         let state = Arc::new(State {
             env,
             guard: guard::Guard::new(&config.hosts, local),
+            bodies: budget::BodyBudget::new(config.body_budget),
             config,
             sessions: live::Sessions::default(),
             shutdown: shutdown_rx,

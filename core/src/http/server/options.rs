@@ -23,6 +23,7 @@ struct Settings {
     path: Option<String>,
     response_mode: Option<String>,
     max_body: Option<i64>,
+    body_budget: Option<i64>,
     allowed_hosts: Option<Vec<String>>,
     allowed_origins: Option<Vec<String>>,
     any_host: Option<bool>,
@@ -117,6 +118,7 @@ impl ServerLimits {
 /// | `path` | `/mcp` | the endpoint path |
 /// | `response_mode` | `auto` | `auto`, `json` or `sse` ([`ResponseMode`]) |
 /// | `max_body` | 4 MiB | [`HttpServerConfig::max_body`] |
+/// | `body_budget` | 64 MiB | [`HttpServerConfig::body_budget`] (past it: 503) |
 /// | `allowed_hosts`, `allowed_origins` | loopback | [`HostPolicy::Allow`] |
 /// | `any_host` | false | [`HostPolicy::Any`] |
 /// | `shutdown_grace_ms` | 30000 | [`HttpServerConfig::shutdown_grace`] |
@@ -184,6 +186,9 @@ pub fn serve_settings(json: &str, spelling: Spelling) -> Result<ServeSettings> {
     };
     if let Some(m) = s.max_body {
         config.max_body = usize::try_from(positive("max_body", m)?).unwrap_or(usize::MAX);
+    }
+    if let Some(m) = s.body_budget {
+        config.body_budget = usize::try_from(positive("body_budget", m)?).unwrap_or(usize::MAX);
     }
     if let Some(ms) = s.shutdown_grace_ms {
         let ms = u64::try_from(ms)
@@ -264,6 +269,7 @@ pub fn serve_settings(json: &str, spelling: Spelling) -> Result<ServeSettings> {
 /// The names [`limit_options`] takes: the numeric limits of [`serve_settings`].
 pub const LIMIT_NAMES: &[&str] = &[
     "max_body",
+    "body_budget",
     "header_timeout_ms",
     "body_timeout_ms",
     "max_connections",

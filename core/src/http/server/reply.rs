@@ -48,6 +48,13 @@ pub(crate) fn retry_later(status: StatusCode, why: &str) -> Response {
     r
 }
 
+/// `status` with `Retry-After: 1` and `error` (an [`ErrorData::over_limit`]).
+pub(crate) fn retry_later_with(status: StatusCode, error: ErrorData) -> Response {
+    let mut r = status_error(status, error);
+    r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    r
+}
+
 /// 405 with `Allow`.
 pub(crate) fn method_not_allowed(allow: &'static str, why: &str) -> Response {
     let mut r = status_error(StatusCode::METHOD_NOT_ALLOWED, ErrorData::invalid_request(why));

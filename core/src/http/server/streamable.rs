@@ -92,7 +92,7 @@ async fn answer(st: Arc<State>, req: HttpRequest, what: &mut Option<String>) -> 
     if let Err(r) = checks {
         return r;
     }
-    let bytes = match guard::read_body(h, body, st.config.max_body, st.config.body_timeout).await {
+    let bytes = match guard::read_body(h, body, &st).await {
         Ok(b) => b,
         Err(r) => return r,
     };
