@@ -138,25 +138,46 @@ async fn a_slow_body_is_408() {
     serving.shutdown().await.unwrap();
 }
 
+/// A complete modern POST of `body` as raw bytes, with `Connection: close`.
+fn raw_request(serving: &HttpServing, body: &Value) -> Vec<u8> {
+    let json = body.to_string();
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+        serving.local_addr(),
+        json.len()
+    );
+    for (k, v) in modern_headers(body) {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    let mut bytes = format!("{head}\r\n").into_bytes();
+    bytes.extend_from_slice(json.as_bytes());
+    bytes
+}
+
 #[tokio::test]
-async fn connections_past_the_cap_get_503() {
+async fn connections_past_the_cap_get_503_when_every_one_is_busy() {
     let config = HttpServerConfig { max_connections: 3, ..Default::default() };
     let serving = serve_fixture(&[], config).await;
+    let slow =
+        mcpcore_tests::http::modern(1, "tools/call", json!({"name": "slow", "arguments": {"ms": 1500}}));
     let mut held = Vec::new();
     for _ in 0..3 {
-        held.push(TcpStream::connect(serving.local_addr()).await.unwrap());
+        let mut sock = TcpStream::connect(serving.local_addr()).await.unwrap();
+        sock.write_all(&raw_request(&serving, &slow)).await.unwrap();
+        held.push(sock);
     }
+    tokio::time::sleep(Duration::from_millis(200)).await; // their heads are in: busy
     let refused = exchange(&serving, "one too many").await;
     assert!(refused.starts_with("HTTP/1.1 503"), "{refused:?}");
     assert!(refused.to_ascii_lowercase().contains("retry-after: 1"), "{refused:?}");
     assert!(refused.contains("-32603") && refused.contains("too many open connections"), "{refused:?}");
 
-    // A held connection still works, and closing one makes room for a new one.
-    let mut first = held.remove(0);
-    first.write_all(&echo_request(&serving, "held", true)).await.unwrap();
-    let got = read_to_close(&mut first).await;
-    assert!(got.starts_with("HTTP/1.1 200") && got.contains("held"), "{got:?}");
-    drop(first);
+    // The busy ones finish their calls, and then there is room.
+    for mut sock in held {
+        let got = read_to_close(&mut sock).await;
+        assert!(got.starts_with("HTTP/1.1 200") && got.contains("slept"), "{got:?}");
+    }
     let deadline = Instant::now() + IO_TIMEOUT;
     loop {
         let got = exchange(&serving, "room again").await;
@@ -168,8 +189,83 @@ async fn connections_past_the_cap_get_503() {
         assert!(Instant::now() < deadline, "the freed connection never made room");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    drop(held);
     serving.shutdown().await.unwrap();
+}
+
+/// Issue 37: connections that hold a descriptor and send nothing kept every newcomer out (503)
+/// until their header timeout. Now a full listener closes its oldest idle connection to admit
+/// the newcomer, so the holders pay, not the legitimate client.
+#[tokio::test]
+async fn idle_holders_make_room_for_newcomers_oldest_first() {
+    let config = HttpServerConfig { max_connections: 3, ..Default::default() };
+    let serving = serve_fixture(&[], config).await;
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        held.push(TcpStream::connect(serving.local_addr()).await.unwrap());
+        tokio::time::sleep(Duration::from_millis(20)).await; // in this order
+    }
+    let got = exchange(&serving, "admitted").await;
+    assert!(got.starts_with("HTTP/1.1 200") && got.contains("admitted"), "{got:?}");
+    let first = read_to_close(&mut held[0]).await;
+    assert_eq!(first, "", "the oldest idle holder was closed, unanswered");
+    // The others are still open: a request on the second is served.
+    held[1].write_all(&echo_request(&serving, "still held", true)).await.unwrap();
+    let got = read_to_close(&mut held[1]).await;
+    assert!(got.starts_with("HTTP/1.1 200") && got.contains("still held"), "{got:?}");
+    // Many more idle holders than the cap: every newcomer is still served.
+    for _ in 0..20 {
+        held.push(TcpStream::connect(serving.local_addr()).await.unwrap());
+    }
+    for i in 0..5 {
+        let got = exchange(&serving, &format!("newcomer {i}")).await;
+        assert!(got.starts_with("HTTP/1.1 200"), "{got:?}");
+    }
+    serving.shutdown().await.unwrap();
+}
+
+/// The same under the open-file limit (issue 37's `prlimit --nofile=1024` with 1,088 idle
+/// connections, scaled down): a server process limited to 128 descriptors, 200 idle
+/// connections held, and a legitimate call through them succeeds.
+#[tokio::test]
+async fn a_legitimate_call_succeeds_through_fd_exhaustion() {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new("prlimit")
+        .args(["--nofile=128", "--"])
+        .arg(mcpcore_tests::bin("echo_server"))
+        .args(["--http", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("prlimit (util-linux)");
+    let stdout = child.stdout.take().unwrap();
+    /// Kills the server even when an assertion fails.
+    struct Killed(std::process::Child);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let _child = Killed(child);
+    let mut line = String::new();
+    std::io::BufReader::new(stdout).read_line(&mut line).unwrap();
+    let url = line.trim().strip_prefix("listening on ").expect("its URL").to_owned();
+    let addr: std::net::SocketAddr =
+        url.trim_start_matches("http://").trim_end_matches("/mcp").parse().unwrap();
+    let mut held = Vec::new();
+    for _ in 0..200 {
+        match TcpStream::connect(addr).await {
+            Ok(s) => held.push(s),
+            Err(e) => panic!("connect: {e}"),
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let raw = Raw::new(&url);
+    let started = Instant::now();
+    let r = send(raw.post_modern(&modern_echo(1, "through"))).await;
+    assert_eq!(r.status, 200, "{r:?}");
+    assert!(r.text.contains("through"), "{r:?}");
+    eprintln!("a call through 200 idle holders: {:?}", started.elapsed());
+    drop(held);
 }
 
 #[tokio::test]

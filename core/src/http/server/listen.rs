@@ -4,8 +4,11 @@
 //! cap on open connections ([`HttpServerConfig::max_connections`](super::HttpServerConfig::max_connections)),
 //! past which a new connection is answered `503 Service Unavailable` with `Retry-After` and
 //! closed, so that idle connections cannot exhaust the process's file descriptors and lock
-//! every client out.
+//! every client out. A full listener (or one out of descriptors) first closes its oldest idle
+//! connection to admit the newcomer ([`super::conns`]): the 503 falls on newcomers only when
+//! every open connection is serving a request.
 
+use super::conns::{Busy, Conns, Registered};
 use axum::body::Body;
 use axum::http::{header, HeaderValue, Request, Response, StatusCode};
 use hyper::body::Incoming;
@@ -19,14 +22,14 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{watch, Notify, Semaphore};
+use tokio::sync::{watch, Semaphore};
 
 /// The connection a request came on, as a request extension: [`Connection::disconnect`]
 /// closes it (a reader that fell too far behind its stream, `super::queue`). Absent when a
 /// host serves the router itself.
 #[derive(Clone, Debug)]
 pub(crate) struct Connection {
-    kill: Arc<Notify>,
+    kill: Arc<tokio::sync::Notify>,
 }
 
 impl Connection {
@@ -85,6 +88,13 @@ pub(crate) async fn run(
     let trimmer = tokio::spawn(trim_after_bursts(open.clone(), limits.max_connections.max(1)));
     // Each connection holds a receiver; `closed()` on the sender completes once all are gone.
     let (alive_tx, alive_rx) = watch::channel(false);
+    let base = Admit {
+        conns: Arc::new(Conns::default()),
+        router,
+        header_timeout: limits.header_timeout,
+        tls: limits.tls.clone(),
+        alive: alive_rx,
+    };
     loop {
         let accepted = tokio::select! {
             biased;
@@ -94,33 +104,21 @@ pub(crate) async fn run(
         let (stream, peer) = match accepted {
             Ok(accepted) => accepted,
             Err(e) => {
-                accept_error(e).await;
+                accept_error(e, &base.conns).await;
                 continue;
             }
         };
         let _ = stream.set_nodelay(true);
-        match open.clone().try_acquire_owned() {
-            Ok(permit) => {
-                let alive = alive_rx.clone();
-                let router = router.clone();
-                let (timeout, tls) = (limits.header_timeout, limits.tls.clone());
-                tokio::spawn(async move {
-                    match tls {
-                        None => serve(stream, peer, router, timeout, alive).await,
-                        Some(acceptor) => {
-                            // A failed or stalled handshake just closes the connection.
-                            if let Ok(Ok(stream)) =
-                                tokio::time::timeout(timeout, acceptor.accept(stream)).await
-                            {
-                                serve(stream, peer, router, timeout, alive).await;
-                            }
-                        }
-                    }
-                    drop(permit);
-                });
+        // A slot of the cap: a free one, else the one of the oldest idle connection, closed
+        // for it.
+        let slot = open.clone().try_acquire_owned().ok().or_else(|| base.conns.close_oldest_idle());
+        match slot {
+            Some(slot) => {
+                let conn = base.conns.register(slot);
+                tokio::spawn(base.clone().serve(conn, stream, peer));
             }
-            Err(_) if limits.tls.is_some() => {} // no plain 503 on a TLS port: closed unanswered
-            Err(_) => {
+            None if limits.tls.is_some() => {} // no plain 503 on a TLS port: closed unanswered
+            None => {
                 if let Ok(permit) = refusing.clone().try_acquire_owned() {
                     tokio::spawn(async move {
                         let _ = tokio::time::timeout(REFUSE_TIME, refuse(stream)).await;
@@ -134,9 +132,36 @@ pub(crate) async fn run(
     drop(listener);
     trimmer.abort();
     let _ = alive_tx.send(true);
-    drop(alive_rx);
+    drop(base);
     alive_tx.closed().await;
     Ok(())
+}
+
+/// What serving one admitted connection needs.
+#[derive(Clone)]
+struct Admit {
+    conns: Arc<Conns>,
+    router: axum::Router,
+    header_timeout: Duration,
+    tls: Option<tokio_rustls::TlsAcceptor>,
+    alive: watch::Receiver<bool>,
+}
+
+impl Admit {
+    /// Serves `stream` (after its TLS handshake, if any), registered as `conn` (which holds its
+    /// slot of the cap until it is dropped or handed to a newcomer).
+    async fn serve(self, conn: Registered, stream: TcpStream, peer: SocketAddr) {
+        let (router, timeout, alive) = (self.router, self.header_timeout, self.alive);
+        match self.tls {
+            None => serve(stream, peer, router, timeout, alive, conn).await,
+            Some(acceptor) => {
+                // A failed or stalled handshake just closes the connection.
+                if let Ok(Ok(stream)) = tokio::time::timeout(timeout, acceptor.accept(stream)).await {
+                    serve(stream, peer, router, timeout, alive, conn).await;
+                }
+            }
+        }
+    }
 }
 
 /// Serves one connection until it closes (or a handler disconnects it), or shuts it down
@@ -148,16 +173,24 @@ async fn serve<S>(
     router: axum::Router,
     header_timeout: Duration,
     mut alive: watch::Receiver<bool>,
+    conn: Registered,
 ) where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let kill = Arc::new(Notify::new());
+    let kill = conn.kill.clone();
     let connection = Connection { kill: kill.clone() };
     let inner = TowerToHyperService::new(router);
+    let busy = conn.busy.clone();
     let service = hyper::service::service_fn(move |mut req: Request<Incoming>| {
+        // Busy from the request's head to the end of its answer's body.
+        let busy = Busy::new(&busy);
         req.extensions_mut().insert(axum::extract::ConnectInfo(peer));
         req.extensions_mut().insert(connection.clone());
-        inner.call(req)
+        let answer = inner.call(req);
+        async move {
+            let r = answer.await?;
+            Ok::<_, Infallible>(r.map(|body| Tracked { body, _busy: busy }))
+        }
     });
     let mut builder = http1::Builder::new();
     builder.timer(TokioTimer::new()).header_read_timeout(header_timeout).keep_alive(true);
@@ -171,6 +204,32 @@ async fn serve<S>(
     }
     conn.as_mut().graceful_shutdown();
     let _ = conn.await;
+}
+
+/// An answer's body that keeps its connection marked busy until it is done or dropped.
+struct Tracked {
+    body: Body,
+    _busy: Busy,
+}
+
+impl hyper::body::Body for Tracked {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
+        std::pin::Pin::new(&mut self.get_mut().body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
+    }
 }
 
 /// A burst of at least this many connections, once over, returns freed memory to the OS.
@@ -221,10 +280,18 @@ async fn refuse(stream: TcpStream) {
 }
 
 /// After a failed accept: per-connection errors (the peer reset before we took it) are
-/// retried at once; others (out of file descriptors) after a pause, so the loop never spins.
-async fn accept_error(e: io::Error) {
+/// retried at once. Out of file descriptors (`EMFILE`, `ENFILE`): the oldest idle connection
+/// is closed to free one, and accepting resumes shortly; with none idle, after a pause, so the
+/// loop never spins.
+async fn accept_error(e: io::Error, conns: &Conns) {
     use io::ErrorKind::{ConnectionAborted, ConnectionRefused, ConnectionReset};
-    if !matches!(e.kind(), ConnectionAborted | ConnectionRefused | ConnectionReset) {
-        tokio::time::sleep(Duration::from_millis(100)).await;
+    if matches!(e.kind(), ConnectionAborted | ConnectionRefused | ConnectionReset) {
+        return;
     }
+    #[cfg(unix)]
+    let out_of_fds = matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE));
+    #[cfg(not(unix))]
+    let out_of_fds = false;
+    let pause = if out_of_fds && conns.close_oldest_idle().is_some() { 5 } else { 100 };
+    tokio::time::sleep(Duration::from_millis(pause)).await;
 }

@@ -36,6 +36,7 @@
 
 mod auth;
 mod budget;
+mod conns;
 mod fleet;
 mod guard;
 mod inproc;
@@ -101,8 +102,11 @@ pub struct HttpServerConfig {
     /// (default 30 s). Applies to [`serve_http`]; a host serving [`router`] itself sets its own.
     pub header_timeout: Duration,
     /// The most connections [`serve_http`] keeps open at once (default 10,000, or fewer when
-    /// the process's open-file limit is lower: that limit less 64). A connection past the cap
-    /// is answered `503 Service Unavailable` with `Retry-After: 1` and closed.
+    /// the process's open-file limit is lower: that limit less 64). At the cap (or out of file
+    /// descriptors) the oldest idle connection (no request being served: none sent yet, or
+    /// waiting between keep-alive requests) is closed to admit a new one; when every open
+    /// connection is serving a request, a new one is answered `503 Service Unavailable` with
+    /// `Retry-After: 1` and closed.
     pub max_connections: usize,
     /// DNS-rebinding protection.
     pub hosts: HostPolicy,
