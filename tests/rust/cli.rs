@@ -414,5 +414,15 @@ fn call_runs_a_task_only_tool_as_a_task() {
         let v: Value = serde_json::from_str(&out).unwrap();
         assert_ne!(v["isError"], true, "{out}");
         assert!(v["content"][0]["text"].as_str().unwrap_or("").contains("Research"), "{out}");
+        assert_eq!(err, "", "piped, no status is drawn");
+    }
+    // On a terminal the task's status is shown while it runs, with the server's words.
+    if std::path::Path::new("/usr/bin/script").exists() {
+        let call =
+            format!("{} call simulate-research-query topic=mcp --json -- node {entry} stdio", bin("mcpcore"));
+        let out = Command::new("/usr/bin/script").args(["-qec", &call, "/dev/null"]).output().unwrap();
+        let screen = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{screen}");
+        assert!(screen.contains(": working — "), "the status and its message: {screen}");
     }
 }

@@ -213,18 +213,28 @@ pub(crate) async fn call(a: CallArgs) -> ExitCode {
     }
     let tool = a.tool;
     session(a.conn, url, |client| async move {
-        let schema = if crate::args::are_pairs(&items) {
-            let tools = client.list_tools().await?;
-            tools.iter().find(|t| t.name == tool).map(|t| to_value(&t.input_schema))
-        } else {
-            None
+        // The tool's entry: its schema reads key=value arguments, and it says whether the tool
+        // runs only as a task. A server that cannot list its tools is still called.
+        let listed = match client.list_tools().await {
+            Ok(tools) => tools.into_iter().find(|t| t.name == tool),
+            Err(_) if !crate::args::are_pairs(&items) => None,
+            Err(e) => return Err(e),
         };
+        let schema =
+            listed.as_ref().filter(|_| crate::args::are_pairs(&items)).map(|t| to_value(&t.input_schema));
         let arguments = crate::args::arguments(&items, schema.as_ref()).map_err(Error::invalid_input)?;
-        let bar = Progress::default();
-        let options =
-            CallOptions { on_progress: Some(std::sync::Arc::new(bar.callback())), ..CallOptions::default() };
-        let result = client.call_tool_with(&tool, arguments, &options).await;
-        bar.finish();
+        let result = if listed.as_ref().is_some_and(crate::task_call::required) {
+            crate::task_call::run(&client, &tool, arguments).await
+        } else {
+            let bar = Progress::default();
+            let options = CallOptions {
+                on_progress: Some(std::sync::Arc::new(bar.callback())),
+                ..CallOptions::default()
+            };
+            let result = client.call_tool_with(&tool, arguments, &options).await;
+            bar.finish();
+            result
+        };
         let result = to_value(&result?);
         let code = if result["isError"] == Value::Bool(true) { 2 } else { 0 };
         Ok(Done { text: output::call_result(&result), json: result, code })

@@ -22,6 +22,7 @@ mod interactive;
 mod output;
 mod serve;
 mod signals;
+mod task_call;
 
 use clap::{CommandFactory, Parser, Subcommand};
 use commands::Listing;
@@ -50,7 +51,8 @@ struct Cli {
 enum Command {
     /// List the tools of a server.
     Tools(commands::ListArgs),
-    /// Call a tool and print its result (a progress bar while it reports progress).
+    /// Call a tool and print its result (a progress bar while it reports progress; a tool that
+    /// runs only as a task is run as one, its status shown).
     Call(commands::CallArgs),
     /// List the resources and resource templates of a server.
     Resources(commands::ListArgs),
