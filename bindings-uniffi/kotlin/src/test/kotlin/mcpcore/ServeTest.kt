@@ -87,6 +87,40 @@ class ServeTest {
         }
     }
 
+    /** The status line's code of a modern `tools/list` POSTed to 127.0.0.1:[port] with `Host: [host]`. */
+    private fun statusFor(port: Int, host: String): Int {
+        val body = """{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{""" +
+            """"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},""" +
+            """"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"}}}}"""
+        java.net.Socket("127.0.0.1", port).use { s ->
+            s.soTimeout = 10_000
+            val head = "POST /mcp HTTP/1.1\r\nHost: $host\r\nAccept: application/json, text/event-stream\r\n" +
+                "Content-Type: application/json\r\nMcp-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list\r\n" +
+                "Content-Length: ${body.toByteArray().size}\r\nConnection: close\r\n\r\n"
+            s.getOutputStream().write((head + body).toByteArray())
+            val status = s.getInputStream().bufferedReader().readLine() ?: ""
+            return status.split(" ").getOrNull(1)?.toIntOrNull() ?: -1
+        }
+    }
+
+    @Test
+    fun `a wildcard bind refuses DNS names it was not given (DNS rebinding)`() = runBlocking {
+        val server = Server(fixtureRegistry(), "kotlin-rebinding", "1.0")
+        server.serveHttp("0.0.0.0", 0u).use { serving ->
+            val port = serving.url().substringAfterLast(':').substringBefore('/').toInt()
+            assertEquals(403, statusFor(port, "evil.example:$port"), "a re-pointed name")
+            assertEquals(200, statusFor(port, "127.0.0.1:$port"), "an IP address")
+            assertEquals(200, statusFor(port, "localhost:$port"))
+            serving.shutdown()
+        }
+        server.serveHttp("0.0.0.0", 0u, options = ServeOptions(allowedHosts = listOf("mcp.example.com"))).use { serving ->
+            val port = serving.url().substringAfterLast(':').substringBefore('/').toInt()
+            assertEquals(200, statusFor(port, "mcp.example.com"), "an allow-listed name")
+            assertEquals(403, statusFor(port, "evil.example"))
+            serving.shutdown()
+        }
+    }
+
     @Test
     fun `closing the HttpServing handle stops the server`() = runBlocking {
         val serving = Server(fixtureRegistry(), "kotlin-close", "1.0").serveHttp("127.0.0.1", 0u)
