@@ -236,6 +236,18 @@ impl Server {
         crate::http::server::serve_http(self.env(), addr, config).await
     }
 
+    /// Serves over HTTP on the Unix domain socket `path` (file mode `mode`, e.g. `0o600`); see
+    /// [`crate::http::server::serve_http_unix`].
+    #[cfg(unix)]
+    pub async fn serve_http_unix(
+        &self,
+        path: &std::path::Path,
+        mode: u32,
+        config: crate::http::server::HttpServerConfig,
+    ) -> crate::Result<crate::http::server::HttpServing> {
+        crate::http::server::serve_http_unix(self.env(), path, mode, config).await
+    }
+
     /// The Streamable HTTP endpoint (both lineages, plus the 2024-11-05 transport) as an axum
     /// `Router` to mount in a host's own app, at any path and under any tower layers.
     pub fn router(&self, config: crate::http::server::HttpServerConfig) -> axum::Router {

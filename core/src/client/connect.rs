@@ -158,9 +158,17 @@ const GET_SETTLED_WAIT: std::time::Duration = std::time::Duration::from_millis(1
 /// Connects over HTTP (spec 2026-07-28 basic/versioning): probe modern with `server/discover`; else legacy
 /// `initialize` over Streamable HTTP; if that POST is refused with a 4xx, the 2024-11-05
 /// HTTP+SSE transport at the same URL.
-pub(crate) async fn http(url: &str, http: HttpOptions, options: ClientOptions) -> Result<Client> {
+pub(crate) async fn http(url: &str, mut http: HttpOptions, options: ClientOptions) -> Result<Client> {
     let clock = http.auth.as_ref().map(|a| a.flow_clock());
-    within(options.request_timeout, clock, url, http_steps(url, http, options.clone())).await
+    // `unix:PATH` / `http+unix://…`: HTTP through a Unix domain socket.
+    let through = match crate::transport::url::split_unix(url)? {
+        Some((socket, endpoint)) => {
+            http.unix_socket = Some(socket);
+            endpoint
+        }
+        None => url.to_owned(),
+    };
+    within(options.request_timeout, clock, url, http_steps(&through, http, options.clone())).await
 }
 
 async fn http_steps(url: &str, http: HttpOptions, options: ClientOptions) -> Result<Client> {

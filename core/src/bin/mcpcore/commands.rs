@@ -69,9 +69,9 @@ pub(crate) enum Listing {
     Ping,
 }
 
-/// Takes the URL out of positional arguments (the first http:// or https:// one).
+/// Takes the URL out of positional arguments (the first http://, https:// or Unix socket one).
 fn split_url(mut args: Vec<String>) -> (Vec<String>, Option<String>) {
-    match args.iter().position(|a| a.starts_with("http://") || a.starts_with("https://")) {
+    match args.iter().position(|a| crate::connect::is_endpoint(a)) {
         Some(i) => {
             let url = args.remove(i);
             (args, Some(url))

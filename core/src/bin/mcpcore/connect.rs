@@ -118,13 +118,19 @@ pub(crate) struct Connection {
     pub(crate) json: bool,
 }
 
+/// True when `arg` names an HTTP endpoint: `http://`, `https://`, or a Unix socket
+/// (`unix:PATH`, `http+unix://ENCODED_PATH/mcp`).
+pub(crate) fn is_endpoint(arg: &str) -> bool {
+    ["http://", "https://", "http+unix://", "unix:"].iter().any(|p| arg.starts_with(p))
+}
+
 impl Conn {
     /// Reads the options with `url` (a positional argument, if any) as the server.
     pub(crate) fn resolve(self, url: Option<String>) -> Result<Connection, String> {
         if let Some(u) = &url {
-            if !(u.starts_with("http://") || u.starts_with("https://")) {
+            if !is_endpoint(u) {
                 return Err(format!(
-                    "unsupported URL scheme in {u:?}: give an http:// or https:// URL, or `-- CMD [ARGS...]`"
+                    "unsupported URL scheme in {u:?}: give an http://, https:// or unix:PATH URL, or `-- CMD [ARGS...]`"
                 ));
             }
         }

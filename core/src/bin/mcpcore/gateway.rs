@@ -53,9 +53,10 @@ pub(crate) struct GatewayArgs {
 /// `gateway` and `serve`.
 #[derive(clap::Args)]
 pub(crate) struct Listen {
-    /// Serve Streamable HTTP at http://IP:PORT/mcp instead of stdio.
-    #[arg(long, value_name = "IP:PORT")]
-    listen: Option<SocketAddr>,
+    /// Serve Streamable HTTP at http://IP:PORT/mcp, or on the Unix socket PATH (mode 0600),
+    /// instead of stdio.
+    #[arg(long, value_name = "IP:PORT | unix:PATH")]
+    listen: Option<ListenAddr>,
     /// A `Host` to answer (repeatable; replaces the default: loopback names on a loopback bind,
     /// else localhost and IP addresses). The DNS names clients reach this server by.
     #[arg(long = "allowed-host", value_name = "NAME[:PORT]", requires = "listen")]
@@ -63,6 +64,28 @@ pub(crate) struct Listen {
     /// A browser `Origin` to answer (repeatable), e.g. https://app.example.com.
     #[arg(long = "allowed-origin", value_name = "SCHEME://NAME[:PORT]", requires = "listen")]
     allowed_origins: Vec<String>,
+}
+
+/// Where `--listen` serves.
+#[derive(Clone, Debug)]
+pub(crate) enum ListenAddr {
+    /// A TCP address.
+    Tcp(SocketAddr),
+    /// A Unix domain socket's path.
+    Unix(std::path::PathBuf),
+}
+
+impl std::str::FromStr for ListenAddr {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.strip_prefix("unix:") {
+            Some("") => Err("unix: needs a socket path, e.g. unix:/run/mcp.sock".into()),
+            Some(path) => Ok(ListenAddr::Unix(path.into())),
+            None => {
+                s.parse().map(ListenAddr::Tcp).map_err(|_| format!("{s:?} is neither IP:PORT nor unix:PATH"))
+            }
+        }
+    }
 }
 
 impl Listen {
@@ -97,6 +120,21 @@ pub(crate) async fn main(args: GatewayArgs) -> ExitCode {
     }
 }
 
+/// Serves `server` over HTTP on `addr`.
+async fn serve_on(
+    server: &mcpcore::server::Server,
+    addr: &ListenAddr,
+    config: HttpServerConfig,
+) -> mcpcore::Result<mcpcore::http::server::HttpServing> {
+    match addr {
+        ListenAddr::Tcp(a) => server.serve_http(*a, config).await,
+        #[cfg(unix)]
+        ListenAddr::Unix(p) => server.serve_http_unix(p, 0o600, config).await,
+        #[cfg(not(unix))]
+        ListenAddr::Unix(_) => Err(mcpcore::Error::invalid_input("unix: sockets need a Unix platform")),
+    }
+}
+
 /// Starts every upstream of `config` and serves them as one server on stdio or `listen`, until
 /// a signal (or, on stdio, the end of stdin); then closes every upstream. `what` names it in
 /// the start-up line.
@@ -114,12 +152,12 @@ pub(crate) async fn serve(config: GatewayConfig, listen: &Listen, what: &str) ->
         gateway.tools().len()
     );
     let server = gateway.server();
-    let outcome = match listen.listen {
+    let outcome = match &listen.listen {
         None => tokio::select! {
             r = server.serve_stdio() => r.map(|()| ExitCode::SUCCESS),
             code = signals.next() => Ok(code),
         },
-        Some(addr) => match server.serve_http(addr, listen.http_config()).await {
+        Some(addr) => match serve_on(&server, addr, listen.http_config()).await {
             Ok(serving) => {
                 println!("listening on {}", serving.url());
                 let code = signals.next().await;

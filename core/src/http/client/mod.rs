@@ -52,6 +52,10 @@ pub struct HttpOptions {
     pub standalone_stream: bool,
     /// HTTPS: extra trusted CAs and a client certificate (default: the platform's roots).
     pub tls: crate::tls::TlsOptions,
+    /// Connect through this Unix domain socket instead of TCP (set by
+    /// [`Client::connect_http`](crate::client::Client::connect_http) from a `unix:PATH` or
+    /// `http+unix://` URL).
+    pub unix_socket: Option<std::path::PathBuf>,
 }
 
 impl Default for HttpOptions {
@@ -64,6 +68,7 @@ impl Default for HttpOptions {
             connect_timeout: None,
             standalone_stream: true,
             tls: crate::tls::TlsOptions::default(),
+            unix_socket: None,
         }
     }
 }
@@ -85,6 +90,14 @@ impl HttpOptions {
         let mut b = self.tls.builder()?;
         if let Some(t) = self.connect_timeout {
             b = b.connect_timeout(t);
+        }
+        #[cfg(unix)]
+        if let Some(path) = &self.unix_socket {
+            b = b.unix_socket(path.as_path());
+        }
+        #[cfg(not(unix))]
+        if self.unix_socket.is_some() {
+            return Err(Error::invalid_input("Unix domain sockets are not supported on this platform"));
         }
         b.build().map_err(|e| Error::new(ErrorKind::Io, format!("cannot build the HTTP client: {e}")))
     }

@@ -75,10 +75,47 @@ pub(crate) fn default_max_connections() -> usize {
     CAP
 }
 
+/// A listening socket: TCP, or (on Unix) a Unix domain socket.
+pub(crate) trait Listener: Send + Sync + 'static {
+    /// A connection.
+    type Stream: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static;
+    /// Polls for the next connection and its peer's address (a Unix socket's peers all get
+    /// `127.0.0.1:0`: one local client as far as per-client quotas go).
+    fn poll_accept(
+        &self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<io::Result<(Self::Stream, SocketAddr)>>;
+}
+
+impl Listener for TcpListener {
+    type Stream = TcpStream;
+    fn poll_accept(
+        &self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<io::Result<(TcpStream, SocketAddr)>> {
+        TcpListener::poll_accept(self, cx).map_ok(|(stream, peer)| {
+            let _ = stream.set_nodelay(true);
+            (stream, peer)
+        })
+    }
+}
+
+#[cfg(unix)]
+impl Listener for tokio::net::UnixListener {
+    type Stream = tokio::net::UnixStream;
+    fn poll_accept(
+        &self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<io::Result<(tokio::net::UnixStream, SocketAddr)>> {
+        tokio::net::UnixListener::poll_accept(self, cx)
+            .map_ok(|(stream, _)| (stream, SocketAddr::from(([127, 0, 0, 1], 0))))
+    }
+}
+
 /// Accepts and serves connections until `stop` turns true, then lets the open connections
 /// finish their requests (hyper's graceful shutdown) and returns once all have closed.
-pub(crate) async fn run(
-    listener: TcpListener,
+pub(crate) async fn run<L: Listener>(
+    listener: L,
     router: axum::Router,
     limits: ConnLimits,
     mut stop: watch::Receiver<bool>,
@@ -99,7 +136,7 @@ pub(crate) async fn run(
         let accepted = tokio::select! {
             biased;
             _ = stop.wait_for(|down| *down) => break,
-            accepted = listener.accept() => accepted,
+            accepted = std::future::poll_fn(|cx| listener.poll_accept(cx)) => accepted,
         };
         let (stream, peer) = match accepted {
             Ok(accepted) => accepted,
@@ -108,7 +145,6 @@ pub(crate) async fn run(
                 continue;
             }
         };
-        let _ = stream.set_nodelay(true);
         // A slot of the cap: a free one, else the one of the oldest idle connection, closed
         // for it.
         let slot = open.clone().try_acquire_owned().ok().or_else(|| base.conns.close_oldest_idle());
@@ -150,7 +186,10 @@ struct Admit {
 impl Admit {
     /// Serves `stream` (after its TLS handshake, if any), registered as `conn` (which holds its
     /// slot of the cap until it is dropped or handed to a newcomer).
-    async fn serve(self, conn: Registered, stream: TcpStream, peer: SocketAddr) {
+    async fn serve<S>(self, conn: Registered, stream: S, peer: SocketAddr)
+    where
+        S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
         let (router, timeout, alive) = (self.router, self.header_timeout, self.alive);
         match self.tls {
             None => serve(stream, peer, router, timeout, alive, conn).await,
@@ -257,7 +296,10 @@ async fn trim_after_bursts(open: Arc<Semaphore>, max: usize) {
 }
 
 /// Answers one request on an over-cap connection with 503 and closes it.
-async fn refuse(stream: TcpStream) {
+async fn refuse<S>(stream: S)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
     let service = hyper::service::service_fn(|_req: Request<Incoming>| async {
         let body = crate::jsonrpc::Message::Response(crate::jsonrpc::Response::error(
             None,

@@ -320,6 +320,8 @@ pub fn router(env: Arc<Env>, config: HttpServerConfig) -> axum::Router {
 #[derive(Debug)]
 pub struct HttpServing {
     local_addr: SocketAddr,
+    /// Served on this Unix domain socket (removed at shutdown) instead of `local_addr`.
+    unix: Option<std::path::PathBuf>,
     scheme: &'static str,
     path: String,
     endpoint: HttpEndpoint,
@@ -331,20 +333,33 @@ pub struct HttpServing {
 }
 
 impl HttpServing {
-    /// The bound address (useful after binding port 0).
+    /// The bound address (useful after binding port 0); `0.0.0.0:0` on a Unix socket.
     pub fn local_addr(&self) -> SocketAddr {
         self.local_addr
     }
 
-    /// The endpoint URL, e.g. `http://127.0.0.1:8080/mcp` (`https://` when serving TLS).
+    /// The Unix domain socket served, when served on one ([`serve_http_unix`]).
+    pub fn unix_path(&self) -> Option<&std::path::Path> {
+        self.unix.as_deref()
+    }
+
+    /// The endpoint URL, e.g. `http://127.0.0.1:8080/mcp` (`https://` when serving TLS); on a
+    /// Unix socket `http+unix://%2Frun%2Fmcp.sock/mcp` (the socket's path percent-encoded as
+    /// the authority), which [`crate::client::Client::connect_http`] and the CLI take.
     pub fn url(&self) -> String {
-        format!("{}://{}{}", self.scheme, self.local_addr, self.path)
+        match &self.unix {
+            Some(p) => crate::transport::url::unix_url(p, &self.path),
+            None => format!("{}://{}{}", self.scheme, self.local_addr, self.path),
+        }
     }
 
     /// Stops accepting, ends open streams, lets in-flight requests finish within the grace
     /// period, then stops the rest. Calling it again (or concurrently) is harmless.
     pub async fn shutdown(&self) -> Result<()> {
         let _ = self.accepting.send(true);
+        if let Some(p) = &self.unix {
+            let _ = std::fs::remove_file(p);
+        }
         self.endpoint.begin_shutdown();
         if tokio::time::timeout(self.grace, self.wait()).await.is_err() {
             // Connections run as their own tasks: stop their calls, then the acceptor.
@@ -394,6 +409,52 @@ pub async fn serve_http(env: Arc<Env>, addr: SocketAddr, config: HttpServerConfi
         .await
         .map_err(|e| Error::new(ErrorKind::Io, format!("cannot listen on {addr}: {e}")))?;
     let local_addr = listener.local_addr().map_err(|e| Error::new(ErrorKind::Io, e.to_string()))?;
+    Ok(start(env, listener, local_addr, None, config))
+}
+
+/// Serves a server (its [`Env`]) over HTTP on the Unix domain socket `path`, the same endpoint
+/// as [`serve_http`] (both lineages, the 2024-11-05 transport, every limit and check; a
+/// request's `Host` is typically `localhost`). The socket file gets `mode` (e.g. `0o600`, the
+/// default of the bindings: only this user may connect). A file already at `path` is replaced
+/// only when it is a socket nothing listens on; the file is removed at shutdown. What the
+/// transports working group recommends for "HTTP over stdio": the Streamable HTTP code, unchanged.
+#[cfg(unix)]
+pub async fn serve_http_unix(
+    env: Arc<Env>,
+    path: &std::path::Path,
+    mode: u32,
+    config: HttpServerConfig,
+) -> Result<HttpServing> {
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+    let io =
+        |what: &str, e: std::io::Error| Error::new(ErrorKind::Io, format!("{what} {}: {e}", path.display()));
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        if !meta.file_type().is_socket() {
+            return Err(Error::new(ErrorKind::Io, format!("{} exists and is not a socket", path.display())));
+        }
+        if std::os::unix::net::UnixStream::connect(path).is_ok() {
+            return Err(Error::new(
+                ErrorKind::Io,
+                format!("{} is in use: a server listens on it", path.display()),
+            ));
+        }
+        std::fs::remove_file(path).map_err(|e| io("cannot remove the stale socket", e))?;
+    }
+    let listener = tokio::net::UnixListener::bind(path).map_err(|e| io("cannot listen on", e))?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+        .map_err(|e| io("cannot set the mode of", e))?;
+    let unspecified = SocketAddr::from(([0, 0, 0, 0], 0));
+    Ok(start(env, listener, unspecified, Some(path.to_owned()), config))
+}
+
+/// Starts serving on `listener` (bound to `local_addr`, or the Unix socket `unix`).
+fn start<L: listen::Listener>(
+    env: Arc<Env>,
+    listener: L,
+    local_addr: SocketAddr,
+    unix: Option<std::path::PathBuf>,
+    config: HttpServerConfig,
+) -> HttpServing {
     let path = config.path.clone();
     let grace = config.shutdown_grace;
     let limits = listen::ConnLimits {
@@ -402,7 +463,7 @@ pub async fn serve_http(env: Arc<Env>, addr: SocketAddr, config: HttpServerConfi
         tls: config.tls.as_ref().map(|t| tokio_rustls::TlsAcceptor::from(t.config.clone())),
     };
     let scheme = if config.tls.is_some() { "https" } else { "http" };
-    let endpoint = HttpEndpoint::new(env, config, Some(local_addr));
+    let endpoint = HttpEndpoint::new(env, config, unix.is_none().then_some(local_addr));
     let router = endpoint.router();
     let (accepting, signal) = watch::channel(false);
     let (done_tx, done) = watch::channel(None);
@@ -411,5 +472,5 @@ pub async fn serve_http(env: Arc<Env>, addr: SocketAddr, config: HttpServerConfi
         let _ = done_tx.send(Some(served.map_err(|e| format!("HTTP server failed: {e}"))));
     });
     let abort = task.abort_handle();
-    Ok(HttpServing { local_addr, scheme, path, endpoint, accepting, grace, done, abort })
+    HttpServing { local_addr, unix, scheme, path, endpoint, accepting, grace, done, abort }
 }

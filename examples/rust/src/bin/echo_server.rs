@@ -8,6 +8,7 @@
 //! echo_server --http 127.0.0.1:PORT --store redis://HOST:PORT[/DB] [--allowed-host NAME[:PORT]]...
 //! echo_server --http 127.0.0.1:PORT --tls-cert CHAIN.pem --tls-key KEY.pem   # HTTPS
 //! echo_server --http 127.0.0.1:PORT --limit max_sessions_per_client=100 --limit max_in_flight=50
+//! echo_server --unix /run/echo.sock   # HTTP on a Unix domain socket (mode 0600)
 //! ```
 //! `--limit NAME=VALUE` (repeatable, HTTP only) sets one of the server's limits, named as in
 //! `mcpcore::http::server::serve_settings` (`max_sessions`, `max_sessions_per_client`,
@@ -112,6 +113,9 @@ async fn serve_http(
     scale: &ScaleOut,
     tls: Option<ServerTls>,
 ) -> ExitCode {
+    if let Some(socket) = addr.strip_prefix("unix:") {
+        return serve_unix(server, args, std::path::Path::new(socket), auth).await;
+    }
     let Ok(addr) = addr.parse() else {
         eprintln!("echo_server: --http needs IP:PORT, e.g. 127.0.0.1:8080, not {addr:?}");
         return ExitCode::from(2);
@@ -142,9 +146,48 @@ async fn serve_http(
     }
 }
 
+/// `--unix PATH`: the same endpoint on a Unix domain socket that only this user may use.
+#[cfg(unix)]
+async fn serve_unix(
+    server: Server,
+    args: &[String],
+    socket: &std::path::Path,
+    auth: Option<AuthConfig>,
+) -> ExitCode {
+    let (base, limits) = match mcpcore::http::server::limit_options(&options(args, "--limit")) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("echo_server: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let server = server.configure(|c| limits.apply(c));
+    let serving = match server.serve_http_unix(socket, 0o600, HttpServerConfig { auth, ..base }).await {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("echo_server: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    println!("listening on {}", serving.url());
+    match serving.shutdown_on_signal().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("echo_server: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+#[cfg(not(unix))]
+async fn serve_unix(_: Server, _: &[String], _: &std::path::Path, _: Option<AuthConfig>) -> ExitCode {
+    eprintln!("echo_server: --unix needs a Unix platform");
+    ExitCode::from(2)
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let http = option(&args, "--http");
+    let http = option(&args, "--http").or_else(|| option(&args, "--unix").map(|p| format!("unix:{p}")));
     let auth = match auth(&args) {
         Ok(a) => a,
         Err(e) => {
