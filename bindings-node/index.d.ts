@@ -452,6 +452,13 @@ export interface ServeHttpOptions {
   path?: string
   /** `auto` (default: SSE only when a tool sends progress first), `json` or `sse`. */
   responseMode?: string
+  /**
+   * Serve on this Unix domain socket instead of `host`/`port` (mode `unixMode`, default
+   * 0o600; the URL is then `http+unix://…`, which `Client.connectHttp` takes).
+   */
+  unix?: string
+  /** The socket file's permission bits (default 0o600). */
+  unixMode?: number
   /** The largest accepted body in bytes (default 4 MiB). */
   maxBody?: number
   /**

@@ -295,6 +295,10 @@ export interface ServeHttpOptions {
   port?: number;
   path?: string;
   responseMode?: 'auto' | 'json' | 'sse';
+  /** Serve on this Unix domain socket instead of `host`/`port` (mode `unixMode`, default 0o600;
+   * the URL is then `http+unix://…`, which `Client.connectHttp` takes, as it takes `unix:PATH`). */
+  unix?: string;
+  unixMode?: number;
   maxBody?: number;
   /** The most bytes of request bodies being received at once, all connections together
    * (default 64 MiB; past it: 503 with `Retry-After`). */

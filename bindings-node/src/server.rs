@@ -23,6 +23,11 @@ pub struct ServeHttpOptions {
     pub path: Option<String>,
     /// `auto` (default: SSE only when a tool sends progress first), `json` or `sse`.
     pub response_mode: Option<String>,
+    /// Serve on this Unix domain socket instead of `host`/`port` (mode `unixMode`, default
+    /// 0o600; the URL is then `http+unix://…`, which `Client.connectHttp` takes).
+    pub unix: Option<String>,
+    /// The socket file's permission bits (default 0o600).
+    pub unix_mode: Option<u32>,
     /// The largest accepted body in bytes (default 4 MiB).
     pub max_body: Option<u32>,
     /// The most bytes of request bodies being received at once, all connections together

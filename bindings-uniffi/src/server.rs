@@ -88,6 +88,13 @@ impl Server {
 #[derive(Clone, Default, uniffi::Record, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ServeOptions {
+    /// Serve on this Unix domain socket instead of the host and port (mode `unix_mode`,
+    /// default 0o600; the URL is then `http+unix://…`, which `Client.connectHttp` takes).
+    #[uniffi(default = None)]
+    pub unix: Option<String>,
+    /// The socket file's permission bits (default 0o600).
+    #[uniffi(default = None)]
+    pub unix_mode: Option<u32>,
     /// The largest request body in bytes (default 4 MiB; larger: 413).
     #[uniffi(default = None)]
     pub max_body: Option<u64>,

@@ -648,6 +648,8 @@ class Server:
         *,
         path: str = "/mcp",
         response_mode: str = "auto",
+        unix: Optional[Union[str, "os.PathLike[str]"]] = None,
+        unix_mode: Optional[int] = None,
         max_body: Optional[int] = None,
         body_budget: Optional[int] = None,
         allowed_hosts: Optional[Sequence[str]] = None,
@@ -678,6 +680,11 @@ class Server:
         :meth:`HttpServing.shutdown` leaves.
 
         - ``response_mode``: "auto" (SSE only when a tool sends progress first), "json" or "sse".
+        - ``unix``: serve on this Unix domain socket instead of ``host``/``port`` (file mode
+          ``unix_mode``, default ``0o600``: only this user may connect; a stale socket is
+          replaced, a live one refused; removed at shutdown). ``url`` is then
+          ``http+unix://%2F...%2Fx.sock/mcp``, which :meth:`Client.connect_http` takes, as it
+          takes ``unix:/path/x.sock``.
         - ``max_body``: the largest request body in bytes (default 4 MiB; larger: 413).
         - ``body_budget``: the most bytes of request bodies being received at once, all
           connections together (default 64 MiB; past it: 503 with ``Retry-After``).
@@ -727,6 +734,8 @@ class Server:
             "port": port,
             "path": path,
             "response_mode": response_mode,
+            "unix": os.fspath(unix) if unix is not None else None,
+            "unix_mode": unix_mode,
             "max_body": max_body,
             "body_budget": body_budget,
             "allowed_hosts": list(allowed_hosts) if allowed_hosts is not None else None,

@@ -9032,6 +9032,15 @@ public func FfiConverterTypeRoot_lower(_ value: Root) -> RustBuffer {
  */
 public struct ServeOptions: Equatable, Hashable {
     /**
+     * Serve on this Unix domain socket instead of the host and port (mode `unix_mode`,
+     * default 0o600; the URL is then `http+unix://…`, which `Client.connectHttp` takes).
+     */
+    public var unix: String?
+    /**
+     * The socket file's permission bits (default 0o600).
+     */
+    public var unixMode: UInt32?
+    /**
      * The largest request body in bytes (default 4 MiB; larger: 413).
      */
     public var maxBody: UInt64?
@@ -9122,6 +9131,13 @@ public struct ServeOptions: Equatable, Hashable {
     // declare one manually.
     public init(
         /**
+         * Serve on this Unix domain socket instead of the host and port (mode `unix_mode`,
+         * default 0o600; the URL is then `http+unix://…`, which `Client.connectHttp` takes).
+         */unix: String? = nil, 
+        /**
+         * The socket file's permission bits (default 0o600).
+         */unixMode: UInt32? = nil, 
+        /**
          * The largest request body in bytes (default 4 MiB; larger: 413).
          */maxBody: UInt64? = nil, 
         /**
@@ -9186,6 +9202,8 @@ public struct ServeOptions: Equatable, Hashable {
         /**
          * The `requestState` keys (hex, >= 32 bytes, newest first); none: `MCPCORE_STATE_KEY`.
          */stateKeys: [String]? = nil) {
+        self.unix = unix
+        self.unixMode = unixMode
         self.maxBody = maxBody
         self.bodyBudget = bodyBudget
         self.headerTimeoutMs = headerTimeoutMs
@@ -9225,6 +9243,8 @@ public struct FfiConverterTypeServeOptions: FfiConverterRustBuffer {
     public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ServeOptions {
         return
             try ServeOptions(
+                unix: FfiConverterOptionString.read(from: &buf), 
+                unixMode: FfiConverterOptionUInt32.read(from: &buf), 
                 maxBody: FfiConverterOptionUInt64.read(from: &buf), 
                 bodyBudget: FfiConverterOptionUInt64.read(from: &buf), 
                 headerTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
@@ -9250,6 +9270,8 @@ public struct FfiConverterTypeServeOptions: FfiConverterRustBuffer {
     }
 
     public static func write(_ value: ServeOptions, into buf: inout [UInt8]) {
+        FfiConverterOptionString.write(value.unix, into: &buf)
+        FfiConverterOptionUInt32.write(value.unixMode, into: &buf)
         FfiConverterOptionUInt64.write(value.maxBody, into: &buf)
         FfiConverterOptionUInt64.write(value.bodyBudget, into: &buf)
         FfiConverterOptionUInt64.write(value.headerTimeoutMs, into: &buf)

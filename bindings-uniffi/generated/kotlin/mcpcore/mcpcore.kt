@@ -13837,6 +13837,17 @@ public object FfiConverterTypeRoot: FfiConverterRustBuffer<Root> {
  */
 data class ServeOptions (
     /**
+     * Serve on this Unix domain socket instead of the host and port (mode `unix_mode`,
+     * default 0o600; the URL is then `http+unix://…`, which `Client.connectHttp` takes).
+     */
+    var `unix`: kotlin.String? = null 
+    , 
+    /**
+     * The socket file's permission bits (default 0o600).
+     */
+    var `unixMode`: kotlin.UInt? = null 
+    , 
+    /**
      * The largest request body in bytes (default 4 MiB; larger: 413).
      */
     var `maxBody`: kotlin.ULong? = null 
@@ -13958,6 +13969,8 @@ data class ServeOptions (
 public object FfiConverterTypeServeOptions: FfiConverterRustBuffer<ServeOptions> {
     override fun read(buf: ByteBuffer): ServeOptions {
         return ServeOptions(
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalUInt.read(buf),
             FfiConverterOptionalULong.read(buf),
             FfiConverterOptionalULong.read(buf),
             FfiConverterOptionalULong.read(buf),
@@ -13983,6 +13996,8 @@ public object FfiConverterTypeServeOptions: FfiConverterRustBuffer<ServeOptions>
     }
 
     override fun allocationSize(value: ServeOptions) = (
+            FfiConverterOptionalString.allocationSize(value.`unix`) +
+            FfiConverterOptionalUInt.allocationSize(value.`unixMode`) +
             FfiConverterOptionalULong.allocationSize(value.`maxBody`) +
             FfiConverterOptionalULong.allocationSize(value.`bodyBudget`) +
             FfiConverterOptionalULong.allocationSize(value.`headerTimeoutMs`) +
@@ -14007,6 +14022,8 @@ public object FfiConverterTypeServeOptions: FfiConverterRustBuffer<ServeOptions>
     )
 
     override fun write(value: ServeOptions, buf: ByteBuffer) {
+            FfiConverterOptionalString.write(value.`unix`, buf)
+            FfiConverterOptionalUInt.write(value.`unixMode`, buf)
             FfiConverterOptionalULong.write(value.`maxBody`, buf)
             FfiConverterOptionalULong.write(value.`bodyBudget`, buf)
             FfiConverterOptionalULong.write(value.`headerTimeoutMs`, buf)

@@ -145,6 +145,18 @@ pub struct HttpServerConfig {
     pub auth: Option<crate::auth::server::AuthConfig>,
     /// HTTPS: the certificate and key [`serve_http`] presents (default: none, plain HTTP).
     pub tls: Option<crate::tls::ServerTls>,
+    /// Serve on this Unix domain socket instead of the address given to [`serve_http`] (see
+    /// [`serve_http_unix`]; what the bindings' `unix=PATH` sets). Default: none.
+    pub unix_socket: Option<UnixSocket>,
+}
+
+/// A Unix domain socket to serve on: its path and the file's mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnixSocket {
+    /// The socket file's path.
+    pub path: std::path::PathBuf,
+    /// Its permission bits (default `0o600`: only this user may connect).
+    pub mode: u32,
 }
 
 impl Default for HttpServerConfig {
@@ -169,6 +181,7 @@ impl Default for HttpServerConfig {
             max_backlog: 8 * 1024 * 1024,
             auth: None,
             tls: None,
+            unix_socket: None,
         }
     }
 }
@@ -403,8 +416,22 @@ async fn stop_signal() {
     let _ = tokio::signal::ctrl_c().await;
 }
 
-/// Binds `addr` and serves a server (its [`Env`]) over HTTP until shut down.
-pub async fn serve_http(env: Arc<Env>, addr: SocketAddr, config: HttpServerConfig) -> Result<HttpServing> {
+/// Binds `addr` (or [`HttpServerConfig::unix_socket`] when set) and serves a server (its
+/// [`Env`]) over HTTP until shut down.
+pub async fn serve_http(
+    env: Arc<Env>,
+    addr: SocketAddr,
+    mut config: HttpServerConfig,
+) -> Result<HttpServing> {
+    if let Some(socket) = config.unix_socket.take() {
+        #[cfg(unix)]
+        return serve_http_unix(env, &socket.path, socket.mode, config).await;
+        #[cfg(not(unix))]
+        return Err(Error::invalid_input(format!(
+            "cannot serve on the Unix socket {}: not a Unix platform",
+            socket.path.display()
+        )));
+    }
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| Error::new(ErrorKind::Io, format!("cannot listen on {addr}: {e}")))?;

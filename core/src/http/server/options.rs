@@ -20,6 +20,8 @@ use std::time::Duration;
 struct Settings {
     host: Option<String>,
     port: Option<i64>,
+    unix: Option<String>,
+    unix_mode: Option<i64>,
     path: Option<String>,
     response_mode: Option<String>,
     max_body: Option<i64>,
@@ -115,6 +117,7 @@ impl ServerLimits {
 /// | name | default | meaning |
 /// |---|---|---|
 /// | `host`, `port` | `127.0.0.1`, `0` | the address to bind (an IP address; port 0 picks one) |
+/// | `unix`, `unix_mode` | none, `0o600` | serve on this Unix domain socket instead ([`super::UnixSocket`]) |
 /// | `path` | `/mcp` | the endpoint path |
 /// | `response_mode` | `auto` | `auto`, `json` or `sse` ([`ResponseMode`]) |
 /// | `max_body` | 4 MiB | [`HttpServerConfig::max_body`] |
@@ -161,6 +164,13 @@ pub fn serve_settings(json: &str, spelling: Spelling) -> Result<ServeSettings> {
     let port =
         u16::try_from(s.port.unwrap_or(0)).map_err(|_| invalid(format!("{} must be 0..65535", n("port"))))?;
     let mut config = HttpServerConfig::default();
+    if let Some(path) = s.unix.filter(|p| !p.is_empty()) {
+        let mode = s.unix_mode.unwrap_or(0o600);
+        let mode = u32::try_from(mode).ok().filter(|m| *m <= 0o777).ok_or_else(|| {
+            invalid(format!("{} must be permission bits (0..=0o777), not {mode}", n("unix_mode")))
+        })?;
+        config.unix_socket = Some(super::UnixSocket { path: path.into(), mode });
+    }
     if let Some(path) = s.path {
         if !path.starts_with('/') {
             return Err(invalid(format!("{} must start with '/', not {path:?}", n("path"))));

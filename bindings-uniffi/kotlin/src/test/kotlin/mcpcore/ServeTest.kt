@@ -122,6 +122,24 @@ class ServeTest {
     }
 
     @Test
+    fun `serves on a unix socket of mode 0600 that the client reaches`() = runBlocking {
+        val dir = java.nio.file.Files.createTempDirectory("mcpcore-kt-uds")
+        val sock = dir.resolve("kt.sock")
+        Server(fixtureRegistry(), "kotlin-uds", "1.0").serveHttp("127.0.0.1", 0u, options = ServeOptions(unix = sock.toString())).use { serving ->
+            assertTrue(serving.url().startsWith("http+unix://%2F"), serving.url())
+            val perms = java.nio.file.Files.getPosixFilePermissions(sock)
+            assertEquals(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"), perms)
+            for (url in listOf(serving.url(), "unix:$sock")) {
+                Client.connectHttp(url).use { assertEquals("uds", it.callTool("echo", """{"text":"uds"}""").text()) }
+            }
+            serving.shutdown()
+        }
+        assertTrue(!java.nio.file.Files.exists(sock), "removed at shutdown")
+        java.nio.file.Files.deleteIfExists(dir)
+        Unit
+    }
+
+    @Test
     fun `closing the HttpServing handle stops the server`() = runBlocking {
         val serving = Server(fixtureRegistry(), "kotlin-close", "1.0").serveHttp("127.0.0.1", 0u)
         val url = serving.url()
