@@ -13,6 +13,7 @@
 //! ```
 
 mod cache;
+mod card;
 mod connect;
 mod events;
 mod host_input;
@@ -27,6 +28,7 @@ mod router;
 mod tasks;
 mod utilities;
 
+pub use card::server_card;
 pub use events::{NotificationKinds, ServerEvent};
 pub use host_input::HostInput;
 pub use input::{BoxFuture, InputHandler, InputKinds};

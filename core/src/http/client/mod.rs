@@ -8,7 +8,7 @@
 
 mod authed;
 pub mod legacy_sse;
-mod read;
+pub(crate) mod read;
 pub mod streamable;
 
 use crate::error::{Error, ErrorKind, Result};

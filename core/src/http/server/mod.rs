@@ -36,6 +36,7 @@
 
 mod auth;
 mod budget;
+pub mod card;
 mod conns;
 mod fleet;
 mod guard;
@@ -274,7 +275,14 @@ impl HttpEndpoint {
             .route(&c.sse_path, get(legacy_sse::get))
             .route(&c.messages_path, post(legacy_sse::post))
             .with_state(self.state.clone());
-        let Some(config) = &c.auth else { return mcp };
+        // The Server Card: public, outside the authorization gate (SEP-2127).
+        let card = axum::Router::new()
+            .route(
+                &format!("{}{}", c.path.trim_end_matches('/'), card::SUFFIX),
+                get(card::get).options(card::preflight),
+            )
+            .with_state(self.state.clone());
+        let Some(config) = &c.auth else { return mcp.merge(card) };
         let gate = auth::Gate::new(config.clone(), self.state.clone());
         let mut prm = axum::Router::new();
         for path in config.metadata_paths() {
@@ -282,6 +290,7 @@ impl HttpEndpoint {
         }
         mcp.route_layer(axum::middleware::from_fn_with_state(gate.clone(), auth::gate))
             .merge(prm.with_state(gate))
+            .merge(card)
     }
 
     /// Begins shutdown: open streams end, legacy sessions let their in-flight calls finish
