@@ -15,6 +15,11 @@ export declare class Client {
   static connectStdio(command: string, args: Array<string>, options?: StdioConnectOptions | undefined | null): Promise<Client>
   /** Connects to an HTTP endpoint (Streamable HTTP, falling back to 2024-11-05 SSE). */
   static connectHttp(url: string, options?: HttpConnectOptions | undefined | null): Promise<Client>
+  /**
+   * The Server Card of the endpoint `url` (`GET <url>/server-card`), as JSON, fetched before
+   * connecting (`headers`, `bearerToken` and `caFile` of `options` apply).
+   */
+  static serverCard(url: string, options?: HttpConnectOptions | undefined | null): Promise<string>
   /** The negotiated revision, e.g. "2026-07-28" (still readable after `close`). */
   get protocolVersion(): string
   /** "modern" or "legacy". */

@@ -109,6 +109,16 @@ class Client {
     return new Client(await awaitNative(connecting));
   }
 
+  /**
+   * The Server Card of the endpoint `url` (`GET <url>/server-card`, SEP-2127), read before
+   * connecting: name, version, description and the `remotes` to reach the server. Unverified
+   * (prefer what the connection reports). Options: headers, bearerToken, caFile. `unix:PATH`
+   * URLs work too; a server without one rejects with HttpError (404).
+   */
+  static async serverCard(url, options = {}) {
+    return JSON.parse(await awaitNative(native.Client.serverCard(url, nativeOptions(options))));
+  }
+
   /** The negotiated revision, e.g. "2026-07-28" (still readable after `close()`). */
   get protocolVersion() {
     return nativeSync(() => this._native.protocolVersion);

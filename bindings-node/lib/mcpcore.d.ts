@@ -690,12 +690,28 @@ export interface GetPromptResult {
   [key: string]: unknown;
 }
 
+/** A Server Card (SEP-2127, `application/mcp-server-card+json`). */
+export interface ServerCard {
+  $schema: string;
+  name: string;
+  version: string;
+  description: string;
+  title?: string;
+  websiteUrl?: string;
+  icons?: { src: string; mimeType?: string; sizes?: string[]; theme?: 'light' | 'dark' }[];
+  remotes?: { type: 'streamable-http' | 'sse'; url: string; supportedProtocolVersions?: string[]; [key: string]: unknown }[];
+  [key: string]: unknown;
+}
+
 export class Client {
   /** `command` is a program (with `args`), `[program, ...args]`, or one command line
    * (`'node server.js --flag'`, split like a shell would, without expansion). */
   static connectStdio(command: string | string[], args?: string[], options?: StdioOptions): Promise<Client>;
   static connectStdio(command: string | string[], options?: StdioOptions): Promise<Client>;
   static connectHttp(url: string, options?: HttpOptions): Promise<Client>;
+  /** The Server Card of the endpoint `url` (`GET <url>/server-card`, SEP-2127), read before
+   * connecting; unverified. Rejects with HttpError (404) when the server has none. */
+  static serverCard(url: string, options?: Pick<HttpOptions, 'headers' | 'bearerToken' | 'caFile'>): Promise<ServerCard>;
   /** Still readable after `close()`, like the other negotiated values. */
   readonly protocolVersion: string;
   readonly lineage: 'modern' | 'legacy';

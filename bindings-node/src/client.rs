@@ -220,6 +220,27 @@ impl Client {
         connect_http_with(url, options, None).await
     }
 
+    /// The Server Card of the endpoint `url` (`GET <url>/server-card`), as JSON, fetched before
+    /// connecting (`headers`, `bearerToken` and `caFile` of `options` apply).
+    #[napi]
+    pub async fn server_card(url: String, options: Option<HttpConnectOptions>) -> napi::Result<String> {
+        let o = options.unwrap_or_default();
+        let tls = mcpcore::http::tls::TlsOptions::from_files(
+            o.ca_file.as_deref().map(std::path::Path::new),
+            None,
+            None,
+        )
+        .map_err(errors::to_js)?;
+        let http = HttpOptions {
+            headers: o.headers.unwrap_or_default().into_iter().collect(),
+            bearer_token: o.bearer_token,
+            tls,
+            ..Default::default()
+        };
+        let card = mcpcore::client::server_card(&url, &http).await.map_err(errors::to_js)?;
+        Ok(card.to_string())
+    }
+
     /// The negotiated revision, e.g. "2026-07-28" (still readable after `close`).
     #[napi(getter)]
     pub fn protocol_version(&self) -> napi::Result<String> {

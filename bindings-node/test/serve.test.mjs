@@ -378,3 +378,19 @@ describe('logging', () => {
     }
   });
 });
+
+describe('Client.serverCard', () => {
+  test('reads the card of a served endpoint before connecting', async () => {
+    const s = await makeServer().serveHttp();
+    try {
+      const card = await Client.serverCard(s.url);
+      assert.equal(card.$schema, 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json');
+      assert.match(card.name, /^127\.0\.0\.1\/served$/);
+      assert.equal(card.version, '2.0');
+      assert.equal(card.remotes[0].type, 'streamable-http');
+      assert.equal(card.remotes[0].url, s.url);
+    } finally {
+      await s.shutdown();
+    }
+  });
+});

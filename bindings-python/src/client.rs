@@ -195,6 +195,27 @@ impl Client {
         })
     }
 
+    /// The Server Card of the endpoint `url` (`GET <url>/server-card`), as JSON, fetched before
+    /// connecting.
+    #[staticmethod]
+    #[pyo3(signature = (url, headers=None, bearer_token=None, ca_file=None))]
+    fn server_card<'py>(
+        py: Python<'py>,
+        url: String,
+        headers: Option<Vec<(String, String)>>,
+        bearer_token: Option<String>,
+        ca_file: Option<std::path::PathBuf>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let tls = mcpcore::http::tls::TlsOptions::from_files(ca_file.as_deref(), None, None)
+            .map_err(errors::to_py)?;
+        let http =
+            HttpOptions { headers: headers.unwrap_or_default(), bearer_token, tls, ..Default::default() };
+        crate::awaitable::future_into_py(py, async move {
+            let card = mcpcore::client::server_card(&url, &http).await.map_err(errors::to_py)?;
+            Ok(card.to_string())
+        })
+    }
+
     /// The negotiated revision, e.g. "2026-07-28" (still readable after `close`).
     #[getter]
     fn protocol_version(&self) -> PyResult<&'static str> {

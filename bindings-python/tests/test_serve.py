@@ -378,3 +378,17 @@ async def test_serve_http_on_a_unix_socket(tmp_path: Any) -> None:
     with pytest.raises(InvalidInput) as e:
         await toolbox_module.build().serve_http(unix=socket_path, unix_mode=0o1777)
     assert "unix_mode" in str(e.value)
+
+
+@run_async
+async def test_client_reads_the_server_card_before_connecting() -> None:
+    serving = await toolbox_module.build().serve_http()
+    try:
+        card = await Client.server_card(serving.url)
+        assert card["$schema"] == "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json"
+        assert card["name"].startswith("127.0.0.1/")
+        assert card["remotes"][0] == {"type": "streamable-http", "url": serving.url,
+                                      "supportedProtocolVersions": card["remotes"][0]["supportedProtocolVersions"]}
+        assert "2026-07-28" in card["remotes"][0]["supportedProtocolVersions"]
+    finally:
+        await serving.shutdown()

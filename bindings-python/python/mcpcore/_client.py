@@ -242,6 +242,24 @@ class Client:
         )
         return cls(native)
 
+    @staticmethod
+    async def server_card(
+        url: str,
+        *,
+        headers: Optional[Mapping[str, str]] = None,
+        bearer_token: Optional[str] = None,
+        ca_file: Optional[Union[str, "os.PathLike[str]"]] = None,
+    ) -> Dict[str, Any]:
+        """The Server Card of the endpoint ``url`` (``GET <url>/server-card``, SEP-2127), read
+        before connecting: the server's name, version, description and the ``remotes`` to reach
+        it. Unverified (prefer what the connection reports). ``unix:PATH`` URLs work too. A
+        server without one raises :class:`HttpError` (404)."""
+        text = await _native.Client.server_card(
+            url, list((headers or {}).items()), bearer_token, None if ca_file is None else os.fspath(ca_file)
+        )
+        card: Dict[str, Any] = json.loads(text)
+        return card
+
     # -- what negotiation settled (readable after close) --------------------------------------
 
     @property

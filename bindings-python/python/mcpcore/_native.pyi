@@ -221,6 +221,13 @@ class Client:
         probe_timeout: Optional[float] = None,
         input: Optional[ClientInput] = None,
     ) -> Awaitable["Client"]: ...
+    @staticmethod
+    def server_card(
+        url: str,
+        headers: Optional[List[Tuple[str, str]]] = None,
+        bearer_token: Optional[str] = None,
+        ca_file: Optional[str] = None,
+    ) -> Awaitable[str]: ...
     @property
     def protocol_version(self) -> str: ...
     @property
