@@ -409,3 +409,22 @@ impl Client {
         }
     }
 }
+
+/// The Server Card of the endpoint `url` (`GET <url>/server-card`, SEP-2127) as JSON, read
+/// before connecting (unverified); `options`' headers, bearer token and CA file apply. A
+/// server without one: `McpException.Http` with status 404.
+#[uniffi::export(default(options))]
+pub(crate) async fn server_card(url: String, options: ConnectOptions) -> Result<String, McpError> {
+    let tls = mcpcore::tls::TlsOptions::from_files(
+        options.ca_file.as_deref().map(std::path::Path::new),
+        None,
+        None,
+    )?;
+    let http = mcpcore::http::client::HttpOptions {
+        tls,
+        headers: options.headers.into_iter().collect(),
+        bearer_token: options.bearer_token,
+        ..Default::default()
+    };
+    rt::in_runtime(async move { Ok(mcpcore::client::server_card(&url, &http).await?.to_string()) }).await
+}

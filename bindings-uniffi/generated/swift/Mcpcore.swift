@@ -12550,6 +12550,25 @@ public func promptMessages(messages: [PromptMessage], description: String? = nil
 })
 }
 /**
+ * The Server Card of the endpoint `url` (`GET <url>/server-card`, SEP-2127) as JSON, read
+ * before connecting (unverified); `options`' headers, bearer token and CA file apply. A
+ * server without one: `McpException.Http` with status 404.
+ */
+public func serverCard(url: String, options: ConnectOptions = ConnectOptions())async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_func_server_card(FfiConverterString.lower(url),FfiConverterTypeConnectOptions_lower(options)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+/**
  * The result of a tool that answers with `data`: one embedded binary resource block.
  */
 public func bytesResult(data: Data) -> ToolResult  {
@@ -12676,6 +12695,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_func_prompt_messages() != 65274) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_func_server_card() != 30772) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_func_bytes_result() != 57952) {

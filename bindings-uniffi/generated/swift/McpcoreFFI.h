@@ -1336,6 +1336,11 @@ RustBuffer uniffi_mcpcore_uniffi_fn_func_version(RustCallStatus *_Nonnull out_st
 RustBuffer uniffi_mcpcore_uniffi_fn_func_prompt_messages(RustBuffer messages, RustBuffer description, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_SERVER_CARD
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_SERVER_CARD
+uint64_t uniffi_mcpcore_uniffi_fn_func_server_card(RustBuffer url, RustBuffer options
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_BYTES_RESULT
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_BYTES_RESULT
 RustBuffer uniffi_mcpcore_uniffi_fn_func_bytes_result(RustBuffer data, RustCallStatus *_Nonnull out_status
@@ -1651,6 +1656,12 @@ uint16_t uniffi_mcpcore_uniffi_checksum_func_version(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_PROMPT_MESSAGES
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_PROMPT_MESSAGES
 uint16_t uniffi_mcpcore_uniffi_checksum_func_prompt_messages(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_SERVER_CARD
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_SERVER_CARD
+uint16_t uniffi_mcpcore_uniffi_checksum_func_server_card(void
     
 );
 #endif

@@ -970,6 +970,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_func_prompt_messages(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_func_server_card(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_func_bytes_result(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_func_error_kinds(
@@ -1593,6 +1595,8 @@ internal object UniffiLib {
     ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_func_prompt_messages(`messages`: RustBuffer.ByValue,`description`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_func_server_card(`url`: RustBuffer.ByValue,`options`: RustBuffer.ByValue,
+    ): Long
     external fun uniffi_mcpcore_uniffi_fn_func_bytes_result(`data`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_func_error_kinds(uniffi_out_err: UniffiRustCallStatus, 
@@ -1734,6 +1738,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_func_prompt_messages() and 0xFFFF) != 65274) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_func_server_card() and 0xFFFF) != 30772) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_func_bytes_result() and 0xFFFF) != 57952) {
@@ -17409,6 +17416,28 @@ public object FfiConverterMapStringSequenceString: FfiConverterRustBuffer<Map<ko
     )
     }
     
+
+        /**
+         * The Server Card of the endpoint `url` (`GET <url>/server-card`, SEP-2127) as JSON, read
+         * before connecting (unverified); `options`' headers, bearer token and CA file apply. A
+         * server without one: `McpException.Http` with status 404.
+         */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+     suspend fun `serverCard`(`url`: kotlin.String, `options`: ConnectOptions = ConnectOptions()) : kotlin.String {
+        return uniffiRustCallAsync(
+        UniffiLib.uniffi_mcpcore_uniffi_fn_func_server_card(
+        FfiConverterString.lower(`url`),
+        FfiConverterTypeConnectOptions.lower(`options`),),
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterString.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
 
         /**
          * The result of a tool that answers with `data`: one embedded binary resource block.

@@ -140,6 +140,17 @@ class ServeTest {
     }
 
     @Test
+    fun `serverCard reads the card of a served endpoint before connecting`() = runBlocking {
+        Server(fixtureRegistry(), "kotlin-card", "3.1").serveHttp("127.0.0.1", 0u).use { serving ->
+            val card = serverCard(serving.url())
+            assertTrue(card.contains("\"\$schema\":\"https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json\""), card)
+            assertTrue(card.contains("\"name\":\"127.0.0.1/kotlin-card\"") && card.contains("\"version\":\"3.1\""), card)
+            assertTrue(card.contains("\"url\":\"${serving.url()}\""), card)
+            serving.shutdown()
+        }
+    }
+
+    @Test
     fun `closing the HttpServing handle stops the server`() = runBlocking {
         val serving = Server(fixtureRegistry(), "kotlin-close", "1.0").serveHttp("127.0.0.1", 0u)
         val url = serving.url()
