@@ -426,3 +426,20 @@ fn call_runs_a_task_only_tool_as_a_task() {
         assert!(screen.contains(": working — "), "the status and its message: {screen}");
     }
 }
+
+/// `mcpcore tools ... | head -1`: a reader that goes away ends the CLI quietly (exit 0), not
+/// with a panic and a backtrace on stderr.
+#[test]
+fn a_closed_stdout_ends_the_cli_quietly() {
+    let mut child = Command::new(bin("mcpcore"))
+        .args(["tools", "--", &bin("echo_server")])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader is gone before anything is written
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(out.status.code(), Some(0), "{err}");
+}

@@ -5,15 +5,28 @@ use serde_json::Value;
 use std::fmt::Write;
 
 /// Prints `value` as pretty JSON.
-#[allow(clippy::print_stdout)]
 pub(crate) fn json(value: &Value) {
-    println!("{}", serde_json::to_string_pretty(value).expect("serializable"));
+    out(&format!("{}\n", serde_json::to_string_pretty(value).expect("serializable")));
 }
 
 /// Prints text for people.
-#[allow(clippy::print_stdout)]
 pub(crate) fn human(text: &str) {
-    print!("{text}");
+    out(text);
+}
+
+/// Writes `text` to stdout. A reader that went away (`mcpcore tools ... | head`) ends the
+/// process quietly, as other command-line tools do, instead of a panic and its backtrace.
+fn out(text: &str) {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(e) => {
+            eprintln!("mcpcore: cannot write the output: {e}");
+            std::process::exit(1);
+        }
+    }
 }
 
 fn str_of<'a>(v: &'a Value, key: &str) -> &'a str {
