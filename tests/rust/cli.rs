@@ -276,19 +276,14 @@ fn sampling_and_elicitation_are_answered_on_the_terminal() {
 
 #[test]
 fn serve_makes_a_stdio_server_reachable_over_http_and_leaves_no_child() {
-    use std::io::BufRead;
     let marker = format!("MCPCORE_SERVE_TEST={}", std::process::id());
     let (key, value) = marker.split_once('=').unwrap();
-    let mut serve = Command::new(bin("mcpcore"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--", &bin("echo_server")])
-        .env(key, value)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(serve.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let url = line.trim().strip_prefix("listening on ").expect("serve prints its URL").to_owned();
+    let (mut serve, url) = mcpcore_tests::spawn_listening(
+        Command::new(bin("mcpcore"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--", &bin("echo_server")])
+            .env(key, value)
+            .stderr(std::process::Stdio::null()),
+    );
     for lineage in ["modern", "legacy"] {
         let (code, out, err) = run(&["call", "add", "a=1", "b=2", &url, "--lineage", lineage, "--json"]);
         assert_eq!(code, 0, "{err}");
@@ -362,21 +357,15 @@ fn status_for_host(port: u16, host: &str) -> String {
 
 #[test]
 fn serve_on_a_wildcard_bind_answers_ip_hosts_and_the_allowed_names_only() {
-    use std::io::BufRead;
     for (extra, named) in [(vec![], "403"), (vec!["--allowed-host", "mcp.example.com"], "200")] {
         let mut args = vec!["serve", "--listen", "0.0.0.0:0"];
         args.extend(extra.iter().copied());
         let echo = bin("echo_server");
         args.extend(["--", echo.as_str()]);
-        let mut serve = Command::new(bin("mcpcore"))
-            .args(&args)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        std::io::BufReader::new(serve.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let port: u16 = line.trim().rsplit(':').next().unwrap().trim_end_matches("/mcp").parse().unwrap();
+        let (mut serve, url) = mcpcore_tests::spawn_listening(
+            Command::new(bin("mcpcore")).args(&args).stderr(std::process::Stdio::null()),
+        );
+        let port: u16 = url.rsplit(':').next().unwrap().trim_end_matches("/mcp").parse().unwrap();
         assert_eq!(status_for_host(port, "evil.example"), "403", "{args:?}");
         assert_eq!(status_for_host(port, "mcp.example.com"), named, "{args:?}");
         let ip = if extra.is_empty() { "200" } else { "403" }; // the list replaces the default

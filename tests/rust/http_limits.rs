@@ -228,15 +228,6 @@ async fn idle_holders_make_room_for_newcomers_oldest_first() {
 /// connections held, and a legitimate call through them succeeds.
 #[tokio::test]
 async fn a_legitimate_call_succeeds_through_fd_exhaustion() {
-    use std::io::BufRead;
-    let mut child = std::process::Command::new("prlimit")
-        .args(["--nofile=128", "--"])
-        .arg(mcpcore_tests::bin("echo_server"))
-        .args(["--http", "127.0.0.1:0"])
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("prlimit (util-linux)");
-    let stdout = child.stdout.take().unwrap();
     /// Kills the server even when an assertion fails.
     struct Killed(std::process::Child);
     impl Drop for Killed {
@@ -245,10 +236,13 @@ async fn a_legitimate_call_succeeds_through_fd_exhaustion() {
             let _ = self.0.wait();
         }
     }
+    let (child, url) = mcpcore_tests::spawn_listening(
+        std::process::Command::new("prlimit")
+            .args(["--nofile=128", "--"])
+            .arg(mcpcore_tests::bin("echo_server"))
+            .args(["--http", "127.0.0.1:0"]),
+    );
     let _child = Killed(child);
-    let mut line = String::new();
-    std::io::BufReader::new(stdout).read_line(&mut line).unwrap();
-    let url = line.trim().strip_prefix("listening on ").expect("its URL").to_owned();
     let addr: std::net::SocketAddr =
         url.trim_start_matches("http://").trim_end_matches("/mcp").parse().unwrap();
     let mut held = Vec::new();

@@ -102,18 +102,13 @@ async fn a_stale_socket_is_replaced_but_a_live_one_or_a_file_is_not() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcpcore_serve_listens_on_a_unix_socket() {
-    use std::io::BufRead;
     let socket = socket_path("serve.sock");
-    let mut serve = std::process::Command::new(mcpcore_tests::bin("mcpcore"))
-        .args(["serve", "--listen", &format!("unix:{}", socket.display()), "--"])
-        .arg(mcpcore_tests::bin("echo_server"))
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(serve.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let url = line.trim().strip_prefix("listening on ").expect("its URL").to_owned();
+    let (mut serve, url) = mcpcore_tests::spawn_listening(
+        std::process::Command::new(mcpcore_tests::bin("mcpcore"))
+            .args(["serve", "--listen", &format!("unix:{}", socket.display()), "--"])
+            .arg(mcpcore_tests::bin("echo_server"))
+            .stderr(std::process::Stdio::null()),
+    );
     assert!(url.starts_with("http+unix://"), "{url}");
     let client = Client::connect_http(&url, Default::default(), ClientOptions::default()).await.unwrap();
     let r = client.call_tool("add", serde_json::json!({"a": 1, "b": 2})).await.unwrap();

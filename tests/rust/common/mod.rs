@@ -40,3 +40,20 @@ pub fn cmd(name: &str, args: &[&str]) -> StdioCommand {
 pub async fn connect(name: &str, args: &[&str], options: ClientOptions) -> Client {
     Client::connect_stdio(cmd(name, args), options).await.expect("connect")
 }
+
+/// Spawns `cmd` (a server that prints `listening on URL` first: `mcpcore serve --listen`,
+/// `echo_server --http`), its stdout piped, and waits for that line: the child and the URL.
+pub fn spawn_listening(cmd: &mut std::process::Command) -> (std::process::Child, String) {
+    use std::io::BufRead;
+    let mut child = cmd.stdout(std::process::Stdio::piped()).spawn().expect("spawn the server");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().expect("piped"))
+        .read_line(&mut line)
+        .expect("its first line");
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("no URL line: {line:?}"))
+        .to_owned();
+    (child, url)
+}

@@ -113,12 +113,20 @@ async fn serve_http(
     scale: &ScaleOut,
     tls: Option<ServerTls>,
 ) -> ExitCode {
-    if let Some(socket) = addr.strip_prefix("unix:") {
-        return serve_unix(server, args, std::path::Path::new(socket), auth).await;
-    }
-    let Ok(addr) = addr.parse() else {
-        eprintln!("echo_server: --http needs IP:PORT, e.g. 127.0.0.1:8080, not {addr:?}");
-        return ExitCode::from(2);
+    // `--unix PATH` (passed here as `unix:PATH`): the same endpoint on a Unix domain socket
+    // that only this user may use; the core serves it in place of the address.
+    let (addr, unix_socket) = match addr.strip_prefix("unix:") {
+        Some(path) => {
+            let socket = mcpcore::http::server::UnixSocket { path: path.into(), mode: 0o600 };
+            (std::net::SocketAddr::from(([127, 0, 0, 1], 0)), Some(socket))
+        }
+        None => match addr.parse() {
+            Ok(addr) => (addr, None),
+            Err(_) => {
+                eprintln!("echo_server: --http needs IP:PORT, e.g. 127.0.0.1:8080, not {addr:?}");
+                return ExitCode::from(2);
+            }
+        },
     };
     let (base, limits) = match mcpcore::http::server::limit_options(&options(args, "--limit")) {
         Ok(l) => l,
@@ -128,7 +136,8 @@ async fn serve_http(
         }
     };
     let server = server.configure(|c| limits.apply(c));
-    let config = scale.http_config(HttpServerConfig { auth, tls, ..base }, Some(addr));
+    let local = unix_socket.is_none().then_some(addr);
+    let config = scale.http_config(HttpServerConfig { auth, tls, unix_socket, ..base }, local);
     let serving = match server.serve_http(addr, config).await {
         Ok(s) => s,
         Err(e) => {
@@ -144,45 +153,6 @@ async fn serve_http(
             ExitCode::from(1)
         }
     }
-}
-
-/// `--unix PATH`: the same endpoint on a Unix domain socket that only this user may use.
-#[cfg(unix)]
-async fn serve_unix(
-    server: Server,
-    args: &[String],
-    socket: &std::path::Path,
-    auth: Option<AuthConfig>,
-) -> ExitCode {
-    let (base, limits) = match mcpcore::http::server::limit_options(&options(args, "--limit")) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("echo_server: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let server = server.configure(|c| limits.apply(c));
-    let serving = match server.serve_http_unix(socket, 0o600, HttpServerConfig { auth, ..base }).await {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("echo_server: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    println!("listening on {}", serving.url());
-    match serving.shutdown_on_signal().await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("echo_server: {e}");
-            ExitCode::from(1)
-        }
-    }
-}
-
-#[cfg(not(unix))]
-async fn serve_unix(_: Server, _: &[String], _: &std::path::Path, _: Option<AuthConfig>) -> ExitCode {
-    eprintln!("echo_server: --unix needs a Unix platform");
-    ExitCode::from(2)
 }
 
 fn main() -> ExitCode {
