@@ -26,6 +26,15 @@ from conftest import (
 import toolbox as toolbox_module
 
 
+def _gone(pid: int) -> bool:
+    """True once process ``pid`` no longer exists."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
 @pytest.mark.parametrize("lineage,pin,version,expected_lineage", NEGOTIATIONS, ids=NEGOTIATION_IDS)
 @run_async
 async def test_negotiation(toolbox: Callable[..., Any], lineage: Optional[str], pin: Optional[str],
@@ -98,14 +107,7 @@ async def test_async_with_closes_the_stdio_server(lineage: str, version: str) ->
         assert pid != os.getpid()
         os.kill(pid, 0)  # alive
 
-    def gone() -> bool:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        return False
-
-    assert await wait_until(gone, 10), f"server {pid} still running after close"
+    assert await wait_until(lambda: _gone(pid), 10), f"server {pid} still running after close"
     with pytest.raises(ConnectionClosed):
         await client.call_tool("echo", {"text": "after close"})
     with pytest.raises(ConnectionClosed):
@@ -128,14 +130,7 @@ async def test_the_timeout_bounds_the_whole_connect(tmp_path: Any) -> None:
     assert took < 2.9, took
     pid = int(pidfile.read_text())
 
-    def gone() -> bool:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        return False
-
-    assert await wait_until(gone, 10), f"the silent server {pid} was left running"
+    assert await wait_until(lambda: _gone(pid), 10), f"the silent server {pid} was left running"
 
 
 @pytest.mark.parametrize("lineage,version", LINEAGES, ids=[l for l, _ in LINEAGES])
