@@ -13,13 +13,7 @@ const MAX_CARD: usize = 1024 * 1024;
 /// disagree. A server without one answers 404: [`ErrorKind::Http`] with that status.
 pub async fn server_card(url: &str, http: &HttpOptions) -> Result<Value> {
     let mut http = http.clone();
-    let endpoint = match crate::transport::url::split_unix(url)? {
-        Some((socket, endpoint)) => {
-            http.unix_socket = Some(socket);
-            endpoint
-        }
-        None => url.to_owned(),
-    };
+    let endpoint = http.through_unix_socket(url)?;
     let base = crate::transport::url::parse_url(&endpoint)?;
     let card_url = format!("{}{}", base.as_str().trim_end_matches('/'), crate::http::server::card::SUFFIX);
     let client = http.client()?;

@@ -161,13 +161,7 @@ const GET_SETTLED_WAIT: std::time::Duration = std::time::Duration::from_millis(1
 pub(crate) async fn http(url: &str, mut http: HttpOptions, options: ClientOptions) -> Result<Client> {
     let clock = http.auth.as_ref().map(|a| a.flow_clock());
     // `unix:PATH` / `http+unix://…`: HTTP through a Unix domain socket.
-    let through = match crate::transport::url::split_unix(url)? {
-        Some((socket, endpoint)) => {
-            http.unix_socket = Some(socket);
-            endpoint
-        }
-        None => url.to_owned(),
-    };
+    let through = http.through_unix_socket(url)?;
     within(options.request_timeout, clock, url, http_steps(&through, http, options.clone())).await
 }
 

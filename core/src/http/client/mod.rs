@@ -85,6 +85,19 @@ impl HttpOptions {
         rb
     }
 
+    /// The `http://` URL to request for `url`: a `unix:PATH` or `http+unix://` URL sets
+    /// [`HttpOptions::unix_socket`] and becomes `http://localhost/<endpoint>`; any other URL is
+    /// returned as it is.
+    pub(crate) fn through_unix_socket(&mut self, url: &str) -> Result<String> {
+        Ok(match crate::transport::url::split_unix(url)? {
+            Some((socket, endpoint)) => {
+                self.unix_socket = Some(socket);
+                endpoint
+            }
+            None => url.to_owned(),
+        })
+    }
+
     /// A reqwest client for these options.
     pub(crate) fn client(&self) -> Result<reqwest::Client> {
         let mut b = self.tls.builder()?;
