@@ -15,7 +15,7 @@ LAYERS = [
     ("data", ["error", "future", "jsonrpc", "protocol"]),
     ("rules", ["state", "tasks", "session", "changes"]),
     ("context", ["context"]),
-    ("catalogs", ["registry", "resources", "prompts", "completion"]),
+    ("catalogs", ["registry", "resources", "prompts", "completion", "skills"]),
     ("engine", ["engine"]),
     ("runtime", ["runtime", "host"]),
     ("shells", ["transport", "http", "client", "server", "remote", "auth", "gateway", "config", "store", "tls"]),

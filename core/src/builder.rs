@@ -23,6 +23,7 @@ use crate::protocol::resources::Resource;
 use crate::registry::ToolRegistry;
 use crate::resources::{ResourceHandler, ResourceRegistry};
 use crate::server::Server;
+use crate::skills::{SkillFiles, SkillRegistry};
 use crate::typed::IntoToolDef;
 use std::sync::Arc;
 
@@ -35,6 +36,7 @@ pub struct ServerBuilder {
     tools: Arc<ToolRegistry>,
     prompts: Option<Arc<PromptRegistry>>,
     resources: Option<Arc<ResourceRegistry>>,
+    skills: Option<Arc<SkillRegistry>>,
     problem: Option<Error>,
 }
 
@@ -46,6 +48,7 @@ impl Server {
             tools: Arc::new(ToolRegistry::new()),
             prompts: None,
             resources: None,
+            skills: None,
             problem: None,
         }
     }
@@ -100,6 +103,29 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves one skill from memory (the Skills extension, [`crate::skills`]).
+    pub fn skill(mut self, skill: SkillFiles) -> Self {
+        let outcome = self.skill_registry().add(skill).map(|_| ());
+        self.keep(outcome);
+        self
+    }
+
+    /// Serves every skill under the directory `root` ([`crate::skills::dir::load`]: each
+    /// directory holding a `SKILL.md`).
+    pub fn skills_dir(mut self, root: impl AsRef<std::path::Path>) -> Self {
+        let outcome = crate::skills::dir::load(root.as_ref()).and_then(|all| {
+            let registry = self.skill_registry();
+            all.into_iter().try_for_each(|s| registry.add(s).map(|_| ()))
+        });
+        self.keep(outcome);
+        self
+    }
+
+    fn skill_registry(&mut self) -> Arc<SkillRegistry> {
+        let resources = self.resources.get_or_insert_with(Default::default).clone();
+        self.skills.get_or_insert_with(|| Arc::new(SkillRegistry::new(resources))).clone()
+    }
+
     /// Sets the instructions for the model (`initialize` / `server/discover`).
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
         self.config.instructions = Some(instructions.into());
@@ -128,6 +154,9 @@ impl ServerBuilder {
         }
         if let Some(resources) = self.resources {
             server = server.with_resources(resources);
+        }
+        if let Some(skills) = self.skills {
+            server = server.with_skills(skills);
         }
         Ok(server)
     }

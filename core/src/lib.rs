@@ -76,6 +76,7 @@ pub mod runtime;
 #[allow(clippy::disallowed_methods)] // a runtime or shell module
 pub mod server;
 pub mod session;
+pub mod skills;
 pub mod state;
 #[allow(clippy::disallowed_methods)] // a shell module: talks to Redis
 pub mod store;

@@ -67,6 +67,13 @@ impl Server {
         self
     }
 
+    /// Serves `skills` too (the Skills extension, [`crate::skills`]); their files are read
+    /// through their resource registry (the server's, unless it already serves another).
+    pub fn with_skills(mut self, skills: Arc<crate::skills::SkillRegistry>) -> Self {
+        self.engine = Arc::new((*self.engine).clone().with_skills(skills));
+        self
+    }
+
     /// Serves `prompts` too (`prompts/*`, completion of prompt arguments).
     pub fn with_prompts(mut self, prompts: Arc<PromptRegistry>) -> Self {
         self.engine = Arc::new((*self.engine).clone().with_prompts(prompts));

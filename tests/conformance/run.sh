@@ -9,6 +9,7 @@
 #   of every client auth/* scenario (alone a WARNING fails too: the SHOULDs of scope selection),
 #   including the 2025-03-26 back-compat and the auth extension scenarios no set scores,
 #   and of the Tasks extension (tasks-*) server scenarios, which no requirement set scores;
+#   the Skills extension (sep-2640-*) server scenarios on both lineages;
 #   and (scale_out.sh) the server sets and Tasks scenarios against three instances of the
 #   fixture with --store redis://… behind nginx round-robin.
 # Results: $CONFORMANCE_OUT (default target/conformance)/…/checks.json, summarised at the end.
@@ -129,6 +130,17 @@ for s in tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-re
   # The same through the gateway: a remote task is followed and mirrored as the gateway's own.
   run "gateway-$s" server --url "$gateway_url" --scenario "$s" --spec-version 2026-07-28 --force \
     -o "$out/gateway-tasks"
+done
+# Skills extension (io.modelcontextprotocol/skills, SEP-2640): each server scenario alone must
+# pass on both lineages (the fixture's skills: conformance_skills.rs).
+for s in sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory; do
+  for rev in 2026-07-28 2025-11-25; do
+    run "server-$s-$rev" server --url "$url" --scenario "$s" --spec-version "$rev" --force -o "$out/skills-$rev"
+    if grep -q "SKIPPED: scenario" "$out/server-$s-$rev.log"; then
+      echo "conformance: server-$s-$rev: FAILED (the scenario was skipped, not run)"
+      status=1
+    fi
+  done
 done
 # Three instances of the fixture with --store behind nginx round-robin, sharing Redis (issue 16):
 # the server requirement sets and the Tasks scenarios again, against the same baseline.

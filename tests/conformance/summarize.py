@@ -19,6 +19,8 @@ TASKS = ["tasks-lifecycle", "tasks-capability-negotiation", "tasks-wire-fields",
          "tasks-dispatch-and-envelope", "tasks-status-notifications", "tasks-required-task-error",
          "tasks-mrtr-composition"]
 SUITE_SKIPS = {"tasks-status-notifications"}
+# The Skills extension server scenarios, run one by one on each lineage (run.sh).
+SKILLS = ["sep-2640-skills-enumeration", "sep-2640-skills-manifest", "sep-2640-skills-directory"]
 
 # Scenarios whose checks must exist: a client that sent nothing would otherwise pass them.
 MUST_HAVE = {"initialize": "mcp-client-initialization", "tools_call": "tool-add-numbers"}
@@ -93,15 +95,15 @@ def tally(label, found, score, exp):
     return ok
 
 
-def tasks_tally(label, tasks_dir):
-    """Prints each Tasks extension scenario run one by one in `tasks_dir`; False when one failed
-    or ran nothing."""
+def tasks_tally(label, tasks_dir, names=TASKS, rev="2026-07-28"):
+    """Prints each extension scenario of `names` run one by one in `tasks_dir`; False when one
+    failed or ran nothing."""
     if not os.path.isdir(tasks_dir):
         return True
     ok = True
     found = scenarios(tasks_dir, "server-")
-    print(f"  {label} (2026-07-28, one by one):")
-    for name in TASKS:
+    print(f"  {label} ({rev}, one by one):")
+    for name in names:
         checks = found.get(name, [])
         good = sum(c.get("status") == "SUCCESS" for c in checks)
         bad = [c.get("id") for c in checks if c.get("status") in ("FAILURE", "WARNING")]
@@ -145,6 +147,8 @@ def main():
     for label, sub in (("tasks", "tasks"), ("gateway tasks", "gateway-tasks"),
                        ("3 instances tasks", os.path.join("scale-out", "tasks"))):
         ok = tasks_tally(label, os.path.join(out_dir, sub)) and ok
+    for rev in ("2026-07-28", "2025-11-25"):
+        ok = tasks_tally("skills", os.path.join(out_dir, f"skills-{rev}"), SKILLS, rev) and ok
     auth_dir = os.path.join(out_dir, "auth")
     if os.path.isdir(auth_dir):
         found = scenarios(auth_dir, "")

@@ -23,6 +23,7 @@ mod ids;
 mod listen;
 mod mrtr;
 mod shape;
+mod skills;
 mod tasks;
 mod work;
 
@@ -41,6 +42,7 @@ use crate::protocol::capabilities::ListChangedCapability;
 use crate::protocol::capabilities::ResourcesCapability;
 use crate::protocol::lifecycle::{InitializeRequestParams, UnsupportedVersionData};
 use crate::protocol::logging::{LoggingLevel, SetLevelRequestParams};
+use crate::protocol::skills as skill_ext;
 use crate::protocol::{
     meta, CacheHint, CacheScope, CallToolRequestParams, CallToolResult, Implementation, ProtocolVersion,
 };
@@ -48,6 +50,7 @@ use crate::protocol::{ClientCapabilities, ServerCapabilities};
 use crate::registry::ToolRegistry;
 use crate::resources::ResourceRegistry;
 use crate::session::LegacySession;
+use crate::skills::SkillRegistry;
 use crate::state::StateKeys;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -148,6 +151,7 @@ pub struct ServerEngine {
     registry: Arc<ToolRegistry>,
     resources: Option<Arc<ResourceRegistry>>,
     prompts: Option<Arc<PromptRegistry>>,
+    skills: Option<Arc<SkillRegistry>>,
     supported: Vec<String>,
     /// `config.info` as JSON, serialized once: every modern result carries it in `_meta`.
     info: Value,
@@ -160,7 +164,7 @@ impl ServerEngine {
         config.versions.dedup();
         let supported = config.versions.iter().map(|v| v.as_str().to_owned()).collect();
         let info = serde_json::to_value(&config.info).expect("serializable");
-        ServerEngine { config, registry, resources: None, prompts: None, supported, info }
+        ServerEngine { config, registry, resources: None, prompts: None, skills: None, supported, info }
     }
 
     /// The same engine with `keys` sealing `requestState` (the runtime sets a random key when
@@ -175,6 +179,7 @@ impl ServerEngine {
         let mut engine = ServerEngine::new(config, self.registry);
         engine.resources = self.resources;
         engine.prompts = self.prompts;
+        engine.skills = self.skills;
         engine
     }
 
@@ -188,6 +193,20 @@ impl ServerEngine {
     pub fn with_prompts(mut self, prompts: Arc<PromptRegistry>) -> Self {
         self.prompts = Some(prompts);
         self
+    }
+
+    /// Serves `skills` too (the Skills extension: `skills/list`, `skills/get`,
+    /// `resources/directory/read`), their files through their resource registry, which becomes
+    /// the engine's resources unless it has some (give both the same registry).
+    pub fn with_skills(mut self, skills: Arc<SkillRegistry>) -> Self {
+        self.resources.get_or_insert_with(|| skills.resources().clone());
+        self.skills = Some(skills);
+        self
+    }
+
+    /// The skills, when served.
+    pub fn skills(&self) -> Option<&Arc<SkillRegistry>> {
+        self.skills.as_ref()
     }
 
     /// The resources, when served.
@@ -473,6 +492,9 @@ impl ServerEngine {
                 self.prompts_get(req, version, log_level, who, now, origin)
             }
             "completion/complete" if self.completions() => self.complete(req, version, who, origin),
+            skill_ext::LIST if self.skills.is_some() => self.skills_list(req, version, origin),
+            skill_ext::GET if self.skills.is_some() => self.skills_get(req, version, origin),
+            skill_ext::DIRECTORY_READ if self.skills.is_some() => self.directory_read(req, version, origin),
             _ => reply_err(req.id, ErrorData::method_not_found(&req.method)),
         }
     }
@@ -511,9 +533,16 @@ impl ServerEngine {
         if self.completions() && version >= ProtocolVersion::V2025_03_26 {
             caps.completions = Some(serde_json::Map::new());
         }
+        let mut ext = Map::new();
         if version.is_modern() {
-            let mut ext = Map::new();
             ext.insert(crate::protocol::tasks_ext::EXTENSION_ID.into(), json!({}));
+        }
+        if self.skills.is_some() {
+            // Settings inline under the identifier (SEP-2133); a legacy session learns of the
+            // extension in `initialize`, whose capabilities admit other members.
+            ext.insert(skill_ext::EXTENSION_ID.into(), json!({ "directoryRead": true }));
+        }
+        if !ext.is_empty() {
             caps.extensions = Some(ext);
         }
         caps

@@ -161,15 +161,17 @@ fn registry() -> mcpcore::Result<ToolRegistry> {
     Ok(tools)
 }
 
-/// The fixture server: tools, resources and prompts.
+/// The fixture server: tools, resources, prompts and skills.
 fn server(scale: &ScaleOut) -> mcpcore::Result<Server> {
     let tools = Arc::new(registry()?);
     let prompts = Arc::new(super::conformance_catalog::prompts()?);
     let resources = Arc::new(super::conformance_catalog::resources()?);
     super::conformance_catalog::register_triggers(&tools, &prompts, &resources, scale.has_store())?;
+    let skills = super::conformance_skills::skills(resources.clone())?;
     let config = ServerConfig::new("mcpcore-conformance", env!("CARGO_PKG_VERSION"));
     // With --store: requestState keys, tasks, single-use claims and changes shared.
-    Ok(Server::new(config, tools).with_resources(resources).with_prompts(prompts).with_scale_out(scale))
+    let server = Server::new(config, tools).with_resources(resources).with_prompts(prompts);
+    Ok(server.with_skills(skills).with_scale_out(scale))
 }
 
 /// `conformance-server (--listen IP:PORT [--store URL] [--allowed-host NAME[:PORT]]... [--limit NAME=VALUE]... | --stdio)`.

@@ -15,6 +15,7 @@ mod conformance_catalog;
 mod conformance_client;
 mod conformance_input;
 mod conformance_server;
+mod conformance_skills;
 mod conformance_tasks;
 mod connect;
 mod gateway;
