@@ -9,7 +9,7 @@
 #   of every client auth/* scenario (alone a WARNING fails too: the SHOULDs of scope selection),
 #   including the 2025-03-26 back-compat and the auth extension scenarios no set scores,
 #   and of the Tasks extension (tasks-*) server scenarios, which no requirement set scores;
-#   the Skills extension (sep-2640-*) server scenarios on both lineages;
+#   the Skills extension (sep-2640-*) server and client scenarios on both lineages;
 #   and (scale_out.sh) the server sets and Tasks scenarios against three instances of the
 #   fixture with --store redis://… behind nginx round-robin.
 # Results: $CONFORMANCE_OUT (default target/conformance)/…/checks.json, summarised at the end.
@@ -138,6 +138,20 @@ for s in sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-di
     run "server-$s-$rev" server --url "$url" --scenario "$s" --spec-version "$rev" --force -o "$out/skills-$rev"
     if grep -q "SKIPPED: scenario" "$out/server-$s-$rev.log"; then
       echo "conformance: server-$s-$rev: FAILED (the scenario was skipped, not run)"
+      status=1
+    fi
+  done
+done
+# The Skills client scenarios: list without prefetching; load and verify (a tampered SKILL.md
+# must stop the load before the supporting file is read; the client exits 1 there, which the
+# suite allows).
+for s in sep-2640-client-no-prefetch sep-2640-client-verify-digest sep-2640-client-verify-size \
+  sep-2640-client-verify-frontmatter; do
+  for rev in 2026-07-28 2025-11-25; do
+    run "client-$s-$rev" client --command "$client_cmd" --scenario "$s" --spec-version "$rev" --force \
+      -o "$out/skills-client-$rev"
+    if grep -q "SKIPPED" "$out/client-$s-$rev.log"; then
+      echo "conformance: client-$s-$rev: FAILED (a check was skipped: the client never listed)"
       status=1
     fi
   done

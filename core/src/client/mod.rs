@@ -25,6 +25,7 @@ mod prompts;
 mod resources;
 mod roots;
 mod router;
+mod skills;
 mod tasks;
 mod utilities;
 
@@ -33,6 +34,7 @@ pub use events::{NotificationKinds, ServerEvent};
 pub use host_input::HostInput;
 pub use input::{BoxFuture, InputHandler, InputKinds};
 pub use listen::{Subscription, SubscriptionEnd};
+pub use skills::SkillsSupport;
 pub use tasks::{TaskHandle, TaskInfo, TaskOptions};
 
 use crate::error::{Error, ErrorCode, Result};

@@ -151,6 +151,26 @@ async fn scenario_body(client: &Client, scenario: &str) -> mcpcore::Result<()> {
             client.call_tool("json_schema_echo", json!({ "schema": tool.input_schema })).await?;
             Ok(())
         }
+        // Skills (SEP-2640): a host lists the skills and fetches nothing more until one is
+        // loaded; loading reads SKILL.md and verifies it (size, digest, frontmatter) before it
+        // reads any supporting file, so a tampered SKILL.md stops the load with an error.
+        "sep-2640-client-no-prefetch" => {
+            if client.skills_support().is_some() {
+                client.list_skills().await?;
+            }
+            Ok(())
+        }
+        s if s.starts_with("sep-2640-client-") => {
+            for skill in client.list_skills().await? {
+                client.load_skill(&skill).await?;
+                for file in skill.resources.files().unwrap_or_default() {
+                    if file.uri != skill.uri {
+                        client.read_skill_file(&skill, &file.uri).await?;
+                    }
+                }
+            }
+            Ok(())
+        }
         // Authorization: the first request gets a 401 and runs the flow; `tools/call` is where
         // step-up (403 insufficient_scope) and authorization-server migration show.
         s if s.starts_with("auth/") => {
