@@ -132,7 +132,8 @@ for s in tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-re
     -o "$out/gateway-tasks"
 done
 # Skills extension (io.modelcontextprotocol/skills, SEP-2640): each server scenario alone must
-# pass on both lineages (the fixture's skills: conformance_skills.rs).
+# pass on both lineages, direct, through the gateway and through the bridge (the fixture's
+# skills: conformance_skills.rs).
 for s in sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory; do
   for rev in 2026-07-28 2025-11-25; do
     run "server-$s-$rev" server --url "$url" --scenario "$s" --spec-version "$rev" --force -o "$out/skills-$rev"
@@ -140,6 +141,11 @@ for s in sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-di
       echo "conformance: server-$s-$rev: FAILED (the scenario was skipped, not run)"
       status=1
     fi
+    # Through the gateway (the fixture's skills forwarded), and the lineage bridge.
+    run "gateway-$s-$rev" server --url "$gateway_url" --scenario "$s" --spec-version "$rev" --force \
+      -o "$out/gateway-skills-$rev"
+    run "bridge-$s-$rev" server --url "$bridge_url" --scenario "$s" --spec-version "$rev" --force \
+      -o "$out/bridge-skills-$rev"
   done
 done
 # The Skills client scenarios: list without prefetching; load and verify (a tampered SKILL.md

@@ -148,7 +148,8 @@ def main():
                        ("3 instances tasks", os.path.join("scale-out", "tasks"))):
         ok = tasks_tally(label, os.path.join(out_dir, sub)) and ok
     for rev in ("2026-07-28", "2025-11-25"):
-        ok = tasks_tally("skills", os.path.join(out_dir, f"skills-{rev}"), SKILLS, rev) and ok
+        for label in ("skills", "gateway-skills", "bridge-skills"):
+            ok = tasks_tally(label, os.path.join(out_dir, f"{label}-{rev}"), SKILLS, rev) and ok
     auth_dir = os.path.join(out_dir, "auth")
     if os.path.isdir(auth_dir):
         found = scenarios(auth_dir, "")

@@ -511,8 +511,13 @@ impl ServerEngine {
             }
             if version.is_modern() {
                 caps.tasks = None;
-            } else {
-                caps.extensions = None;
+            } else if let Some(ext) = caps.extensions.as_mut() {
+                // A legacy session hears of the Skills extension only (the Tasks extension is
+                // 2026-07-28's; legacy tasks are `capabilities.tasks`).
+                ext.retain(|k, _| k == skill_ext::EXTENSION_ID);
+                if ext.is_empty() {
+                    caps.extensions = None;
+                }
             }
             if version < ProtocolVersion::V2025_11_25 {
                 caps.tasks = None;

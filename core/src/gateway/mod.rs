@@ -40,6 +40,7 @@ use crate::registry::ToolRegistry;
 use crate::remote::{Registrations, RelayInput, RemoteServer};
 use crate::resources::ResourceRegistry;
 use crate::server::Server;
+use crate::skills::SkillRegistry;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
@@ -55,6 +56,8 @@ pub(crate) struct Inner {
     tools: Arc<ToolRegistry>,
     resources: Arc<ResourceRegistry>,
     prompts: Arc<PromptRegistry>,
+    /// The upstreams' skills (Skills extension), their files in `resources`.
+    skills: Arc<SkillRegistry>,
     remote: RemoteServer,
     /// What mounting each upstream registered (as of its first mount).
     mounted: Mutex<BTreeMap<String, Registrations>>,
@@ -85,12 +88,16 @@ impl Gateway {
         resources: Arc<ResourceRegistry>,
         prompts: Arc<PromptRegistry>,
     ) -> Result<Gateway> {
-        let remote =
-            RemoteServer::new(tools.clone()).with_resources(resources.clone()).with_prompts(prompts.clone());
+        let skills = Arc::new(SkillRegistry::new(resources.clone()));
+        let remote = RemoteServer::new(tools.clone())
+            .with_resources(resources.clone())
+            .with_prompts(prompts.clone())
+            .with_skills(skills.clone());
         let inner = Arc::new(Inner {
             tools,
             resources,
             prompts,
+            skills,
             remote,
             mounted: Mutex::default(),
             status: Mutex::new(
@@ -160,6 +167,7 @@ impl Gateway {
         Server::new(config, self.inner.tools.clone())
             .with_resources(self.inner.resources.clone())
             .with_prompts(self.inner.prompts.clone())
+            .with_skills(self.inner.skills.clone())
     }
 
     /// The aggregate tool registry (local tools may be added beside the upstreams' ones).
@@ -170,6 +178,11 @@ impl Gateway {
     /// The aggregate resource registry.
     pub fn resources(&self) -> &Arc<ResourceRegistry> {
         &self.inner.resources
+    }
+
+    /// The upstreams' skills (Skills extension).
+    pub fn skills(&self) -> &Arc<SkillRegistry> {
+        &self.inner.skills
     }
 
     /// The aggregate prompt registry.

@@ -99,7 +99,7 @@ impl Skill {
     }
 }
 
-/// The result of `skills/list` (without the caching hints the engine adds).
+/// The result of `skills/list`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ListSkillsResult {
@@ -108,6 +108,12 @@ pub struct ListSkillsResult {
     /// The cursor of the next page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
+    /// Freshness in milliseconds (2026-07-28 `CacheableResult`; required there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// Cache scope (2026-07-28; required there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_scope: Option<super::CacheScope>,
 }
 
 /// The result of `skills/get`.

@@ -7,7 +7,8 @@
 //! and `resources` when a server offers them and this provider forwards them (with
 //! `listChanged`, since the local server announces changes itself; `subscribe` when one of the
 //! servers offers it), `completions`, `logging` and `experimental` keys when one offers them,
-//! and on 2026-07-28 the Tasks extension, which the local engine serves. A server that is
+//! the Skills extension when one declares it and this provider forwards skills, and on
+//! 2026-07-28 the Tasks extension, which the local engine serves. A server that is
 //! unavailable (or not yet connected) adds nothing.
 //!
 //! A list's hints are those of every server's last listing of it merged: the shortest
@@ -19,6 +20,7 @@ use super::catalog::Catalogs;
 use super::Connected;
 use crate::engine::{Aggregate, ListKind};
 use crate::protocol::capabilities::{ListChangedCapability, ResourcesCapability};
+use crate::protocol::skills as skill_ext;
 use crate::protocol::{CacheHint, ServerCapabilities};
 use serde_json::{json, Map};
 use std::collections::HashMap;
@@ -58,6 +60,13 @@ impl Aggregate for View {
             }
             if up.logging.is_some() {
                 caps.logging = Some(Map::new());
+            }
+            let skills = up.extensions.as_ref().is_some_and(|e| e.contains_key(skill_ext::EXTENSION_ID));
+            if skills && self.catalogs.skills.is_some() {
+                // Directories are read from the forwarded entries' manifests, here.
+                caps.extensions
+                    .get_or_insert_with(Map::new)
+                    .insert(skill_ext::EXTENSION_ID.into(), json!({ "directoryRead": true }));
             }
             if let Some(x) = up.experimental {
                 caps.experimental.get_or_insert_with(Map::new).extend(x);

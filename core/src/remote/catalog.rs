@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::prompts::PromptRegistry;
 use crate::protocol::prompts::Prompt;
 use crate::protocol::resources::{Resource, ResourceTemplate};
+use crate::protocol::skills::{self, Skill, SkillResources};
 use crate::protocol::{CacheHint, Tool};
 use crate::registry::{CollisionPolicy, Registration, ToolOrigin, ToolRegistry};
 use crate::resources::{ResourceRegistry, UriTemplate};
@@ -21,6 +22,9 @@ pub(crate) struct Catalogs {
     pub(crate) tools: Arc<ToolRegistry>,
     pub(crate) resources: Option<Arc<ResourceRegistry>>,
     pub(crate) prompts: Option<Arc<PromptRegistry>>,
+    /// Where the remotes' skills go (Skills extension; their files are read through the
+    /// remote).
+    pub(crate) skills: Option<Arc<crate::skills::SkillRegistry>>,
 }
 
 /// What happened to each entry of one listing of a remote server.
@@ -35,6 +39,9 @@ pub struct Registrations {
     pub resources: Vec<Registration>,
     /// Resource templates (by name).
     pub templates: Vec<Registration>,
+    /// Skills (by the local URI of their `SKILL.md`; the remote's URI with the mount's URI
+    /// prefix, like its resources).
+    pub skills: Vec<Registration>,
 }
 
 /// The caching hints of one server's last listings (2026-07-28 server/utilities/caching).
@@ -44,6 +51,7 @@ pub(crate) struct Hints {
     pub(crate) prompts: CacheHint,
     pub(crate) resources: CacheHint,
     pub(crate) templates: CacheHint,
+    pub(crate) skills: CacheHint,
 }
 
 /// Every page of a list, and the merged caching hints of the pages (at most 1000 pages).
@@ -78,6 +86,7 @@ pub(crate) struct Registered {
     prompts: BTreeMap<String, (String, Prompt)>,
     resources: BTreeMap<String, (String, Resource)>,
     templates: BTreeMap<String, (String, ResourceTemplate)>,
+    skills: BTreeMap<String, (String, Skill)>,
 }
 
 /// Which part of the catalogue to bring up to date.
@@ -160,6 +169,18 @@ impl Registered {
                 .await?;
                 out.templates = self.sync_templates(listed, remote, resources, mount, completions)?;
                 self.hints.templates = hint;
+                // Skills ride on resources: their files are resources, and a change of them is
+                // announced as one (the extension defines no notification of its own).
+                let declared = caps.extensions.as_ref().is_some_and(|e| e.contains_key(skills::EXTENSION_ID));
+                if let (true, Some(registry)) = (declared, &catalogs.skills) {
+                    let (listed, hint) = pages(
+                        |c| client.list_skills_page(c),
+                        |p| (p.skills, p.next_cursor, CacheHint { ttl_ms: p.ttl_ms, scope: p.cache_scope }),
+                    )
+                    .await?;
+                    out.skills = self.sync_skills(listed, remote, registry, mount)?;
+                    self.hints.skills = hint;
+                }
             }
             _ => {}
         }
@@ -261,6 +282,37 @@ impl Registered {
         )
     }
 
+    fn sync_skills(
+        &mut self,
+        listed: Vec<Skill>,
+        remote: &Remote,
+        registry: &crate::skills::SkillRegistry,
+        mount: &Mount,
+    ) -> Result<Vec<Registration>> {
+        let remove = |uri: &str| {
+            registry.remove(uri);
+        };
+        reconcile(
+            &mut self.skills,
+            listed,
+            |s| &s.uri,
+            remove,
+            |skill| {
+                let mut entry = skill.clone();
+                entry.uri = mount.local_uri(&skill.uri);
+                if let SkillResources::Files(files) = &mut entry.resources {
+                    files.iter_mut().for_each(|f| f.uri = mount.local_uri(&f.uri));
+                }
+                let uri = entry.uri.clone();
+                match registry.add_entry(entry, Arc::new(ForwardResource { remote: remote.clone() })) {
+                    Ok(()) => Ok(Registration::Registered(uri)),
+                    Err(e) if mount.policy == CollisionPolicy::Error => Err(e),
+                    Err(_) => Ok(Registration::Skipped(uri)),
+                }
+            },
+        )
+    }
+
     fn sync_templates(
         &mut self,
         listed: Vec<ResourceTemplate>,
@@ -317,6 +369,12 @@ impl Registered {
             for (_, (local, _)) in std::mem::take(&mut self.prompts) {
                 prompts.remove(&local);
                 removed.push(local);
+            }
+        }
+        if let Some(skills) = &catalogs.skills {
+            for (_, (uri, _)) in std::mem::take(&mut self.skills) {
+                skills.remove(&uri);
+                removed.push(uri);
             }
         }
         if let Some(resources) = &catalogs.resources {

@@ -127,7 +127,10 @@ pub struct RemoteServer {
 impl RemoteServer {
     /// Forwards remote tools into `tools` (add resources and prompts with the `with_*` methods).
     pub fn new(tools: Arc<ToolRegistry>) -> Self {
-        RemoteServer { catalogs: Catalogs { tools, resources: None, prompts: None }, servers: Arc::default() }
+        RemoteServer {
+            catalogs: Catalogs { tools, resources: None, prompts: None, skills: None },
+            servers: Arc::default(),
+        }
     }
 
     /// Forwards remote resources and resource templates into `resources` too. A local client
@@ -138,6 +141,16 @@ impl RemoteServer {
         self.catalogs.resources = Some(resources.clone());
         let (servers, catalogs) = (Arc::downgrade(&self.servers), self.catalogs.clone());
         resources.on_subscribe(move |uri| follow::interest(&servers, &catalogs, uri));
+        self
+    }
+
+    /// Forwards the remotes' skills (Skills extension) into `skills` too: each remote that
+    /// declares the extension is listed with its resources, its entries registered under the
+    /// mount's URI prefix (their digests unchanged: the content is the remote's), and each
+    /// file read from the remote only when asked for. Give it the same resource registry as
+    /// [`RemoteServer::with_resources`].
+    pub fn with_skills(mut self, skills: Arc<crate::skills::SkillRegistry>) -> Self {
+        self.catalogs.skills = Some(skills);
         self
     }
 

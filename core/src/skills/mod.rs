@@ -28,7 +28,7 @@ use crate::protocol::skills::{
     Skill, SkillResource, SkillResources, DIRECTORY_MIME, MAX_BYTES, MAX_FILES, SKILL_MD,
 };
 use crate::registry::{page_of, ToolContext};
-use crate::resources::{ReadRequest, ResourceRegistry};
+use crate::resources::{ReadRequest, ResourceHandler, ResourceRegistry};
 use base64::Engine as _;
 use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, CONTROLS};
 use sha2::{Digest, Sha256};
@@ -86,6 +86,9 @@ impl SkillFiles {
 struct Served {
     resource: Resource,
     owners: usize,
+    /// Registered in the resource registry by this registry (a forwarded skill's file that
+    /// the resource registry already served is left to its registration).
+    ours: bool,
 }
 
 /// The skills of a server and the resource registry their files are served from. Every method
@@ -198,11 +201,70 @@ impl SkillRegistry {
                 release(&mut files, &self.resources, &added);
                 return Err(at(e.message().to_owned()));
             }
-            files.insert(uri.clone(), Served { resource, owners: 1 });
+            files.insert(uri.clone(), Served { resource, owners: 1, ours: true });
             added.push(uri);
         }
         skills.insert(entry.uri.clone(), Arc::new(entry.clone()));
         Ok(entry)
+    }
+
+    /// Serves an entry made elsewhere (another server's skill, forwarded by a gateway): its
+    /// files are read through `reader`, except those the resource registry already serves
+    /// (listed by the same server as resources). The entry is taken as it is, after the checks
+    /// a host makes of it: a `SKILL.md` URI whose last path segment is the frontmatter's valid
+    /// `name`, and every file inside the skill's directory.
+    pub fn add_entry(&self, entry: Skill, reader: Arc<dyn ResourceHandler>) -> Result<()> {
+        let at = |m: String| Error::invalid_input(format!("skill {}: {m}", entry.uri));
+        let root = entry
+            .uri
+            .strip_suffix("/SKILL.md")
+            .ok_or_else(|| at("the URI does not end in /SKILL.md".into()))?;
+        let name = root.rsplit('/').next().unwrap_or_default();
+        if !frontmatter::valid_name(name) || entry.name() != name {
+            return Err(at(format!("{name:?} is not a valid skill name equal to frontmatter.name")));
+        }
+        let manifest = entry.resources.files().unwrap_or_default();
+        let inside = format!("{root}/");
+        if let Some(f) = manifest.iter().find(|f| !f.uri.starts_with(&inside)) {
+            return Err(at(format!("{} is outside the skill's directory", f.uri)));
+        }
+        let mut skills = self.skills.write().expect("lock");
+        if skills.contains_key(&entry.uri) {
+            return Err(at("already served".into()));
+        }
+        let mut files = self.files.write().expect("lock");
+        let mut added: Vec<String> = Vec::new();
+        for f in manifest {
+            if let Some(served) = files.get_mut(&f.uri) {
+                served.owners += 1;
+                added.push(f.uri.clone());
+                continue;
+            }
+            let segment = f.uri.rsplit('/').next().unwrap_or_default();
+            let name = percent_decode_str(segment).decode_utf8_lossy().into_owned();
+            let mut resource = file_resource(&f.uri, &name, b"");
+            resource.size = Some(f.size);
+            if f.uri == entry.uri {
+                resource.name = entry.name().to_owned();
+                resource.description = Some(entry.description().to_owned());
+                resource.mime_type = Some("text/markdown".into());
+            }
+            let ours = self.resources.resolve(&f.uri).is_none();
+            if ours {
+                let reader = reader.clone();
+                let outcome = self
+                    .resources
+                    .add(resource.clone(), move |req: ReadRequest, ctx: ToolContext| reader.read(req, ctx));
+                if let Err(e) = outcome {
+                    release(&mut files, &self.resources, &added);
+                    return Err(at(e.message().to_owned()));
+                }
+            }
+            files.insert(f.uri.clone(), Served { resource, owners: 1, ours });
+            added.push(f.uri.clone());
+        }
+        skills.insert(entry.uri.clone(), Arc::new(entry));
+        Ok(())
     }
 
     /// Stops serving the skill whose `SKILL.md` is at `uri` (and the files no other skill
@@ -274,8 +336,11 @@ fn release(files: &mut BTreeMap<String, Served>, resources: &ResourceRegistry, u
         let Some(served) = files.get_mut(uri) else { continue };
         served.owners -= 1;
         if served.owners == 0 {
+            let ours = served.ours;
             files.remove(uri);
-            resources.remove(uri);
+            if ours {
+                resources.remove(uri);
+            }
         }
     }
 }
