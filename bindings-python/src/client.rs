@@ -398,6 +398,55 @@ impl Client {
         })
     }
 
+    /// The server's Skills extension settings as JSON (`{"directoryRead": bool}`), or None
+    /// when it did not declare the extension.
+    fn skills_support(&self) -> PyResult<Option<String>> {
+        let c = self.inner()?;
+        Ok(c.skills_support().map(|s| serde_json::json!({ "directoryRead": s.directory_read }).to_string()))
+    }
+
+    /// One page of `skills/list` after `cursor`; resolves to the result JSON.
+    #[pyo3(signature = (cursor=None))]
+    fn list_skills_page<'py>(&self, py: Python<'py>, cursor: Option<String>) -> PyResult<Bound<'py, PyAny>> {
+        let c = self.inner()?;
+        crate::awaitable::future_into_py(py, async move {
+            c.list_skills_page(cursor).await.map(|p| to_json(&p)).map_err(errors::to_py)
+        })
+    }
+
+    /// `skills/get`; resolves to the entry JSON.
+    fn get_skill<'py>(&self, py: Python<'py>, uri: String) -> PyResult<Bound<'py, PyAny>> {
+        let c = self.inner()?;
+        crate::awaitable::future_into_py(py, async move {
+            c.get_skill(&uri).await.map(|s| to_json(&s)).map_err(errors::to_py)
+        })
+    }
+
+    /// Loads the skill of `entry` (JSON): resolves to its SKILL.md text once verified.
+    fn load_skill<'py>(&self, py: Python<'py>, entry: &str) -> PyResult<Bound<'py, PyAny>> {
+        let c = self.inner()?;
+        let entry: mcpcore::protocol::skills::Skill = crate::parse_as("skill entry", entry)?;
+        crate::awaitable::future_into_py(py, async move { c.load_skill(&entry).await.map_err(errors::to_py) })
+    }
+
+    /// Reads the file `uri` of the skill of `entry` (JSON): resolves to its bytes once verified.
+    fn read_skill_file<'py>(&self, py: Python<'py>, entry: &str, uri: String) -> PyResult<Bound<'py, PyAny>> {
+        let c = self.inner()?;
+        let entry: mcpcore::protocol::skills::Skill = crate::parse_as("skill entry", entry)?;
+        crate::awaitable::future_into_py(py, async move {
+            let bytes = c.read_skill_file(&entry, &uri).await.map_err(errors::to_py)?;
+            Ok(crate::gil::attach(|py| pyo3::types::PyBytes::new(py, &bytes).unbind()))
+        })
+    }
+
+    /// `resources/directory/read` of `uri`, every page; resolves to a JSON array of resources.
+    fn read_directory<'py>(&self, py: Python<'py>, uri: String) -> PyResult<Bound<'py, PyAny>> {
+        let c = self.inner()?;
+        crate::awaitable::future_into_py(py, async move {
+            c.read_directory(&uri).await.map(|r| to_json(&r)).map_err(errors::to_py)
+        })
+    }
+
     /// 2026-07-28: resolves once the server acknowledged the client's listen stream as wanted
     /// now, to the JSON of the filter it agreed to (`None` when no stream is needed, and on
     /// legacy sessions).

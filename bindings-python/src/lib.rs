@@ -20,6 +20,7 @@ mod registry;
 mod resources;
 mod server;
 mod server_auth;
+mod skills;
 mod task;
 mod values;
 
@@ -53,6 +54,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<handler::ToolCall>()?;
     m.add_class::<resources::Resources>()?;
     m.add_class::<prompts::Prompts>()?;
+    m.add_class::<skills::Skills>()?;
     m.add_function(wrap_pyfunction!(tool_result, m)?)?;
     m.add_function(wrap_pyfunction!(resource_contents, m)?)?;
     m.add_function(wrap_pyfunction!(prompt_result, m)?)?;

@@ -35,9 +35,10 @@ impl Server {
 #[pymethods]
 impl Server {
     /// A server named `name`/`version` serving `registry` (both lineages, every revision), and
-    /// `resources` and `prompts` when given (with completion; their capabilities are declared).
+    /// `resources`, `prompts` and `skills` when given (with completion; their capabilities are
+    /// declared; `skills` must be over `resources`).
     #[new]
-    #[pyo3(signature = (registry, name, version, instructions=None, resources=None, prompts=None))]
+    #[pyo3(signature = (registry, name, version, instructions=None, resources=None, prompts=None, skills=None))]
     fn new(
         registry: &Registry,
         name: String,
@@ -45,6 +46,7 @@ impl Server {
         instructions: Option<String>,
         resources: Option<&Resources>,
         prompts: Option<&Prompts>,
+        skills: Option<&crate::skills::Skills>,
     ) -> Self {
         let mut config = ServerConfig::new(name, version);
         config.instructions = instructions;
@@ -57,6 +59,9 @@ impl Server {
         if let Some(p) = prompts {
             inner = inner.with_prompts(p.inner.clone());
             loop_slots.push(p.loop_slot.clone());
+        }
+        if let Some(s) = skills {
+            inner = inner.with_skills(s.inner.clone());
         }
         Server { inner, loop_slots }
     }

@@ -343,6 +343,7 @@ class Server:
         self._resources = _native.Resources()
         self._prompts = _native.Prompts()
         self._templates: Dict[str, str] = {}  # uriTemplate -> template name
+        self._skills: Optional[_native.Skills] = None
 
     def _native_server(self) -> _native.Server:
         """The engine's server. Resources and prompts (and completion) are served, and declared
@@ -350,7 +351,8 @@ class Server:
         name, version, instructions = self._info
         resources = None if self._resources.is_empty() else self._resources
         prompts = None if self._prompts.is_empty() else self._prompts
-        return _native.Server(self.registry._native, name, version, instructions, resources, prompts)
+        skills = None if self._skills is None or self._skills.is_empty() else self._skills
+        return _native.Server(self.registry._native, name, version, instructions, resources, prompts, skills)
 
     @overload
     def tool(self, name: F) -> F: ...
@@ -488,6 +490,53 @@ class Server:
     def list_resource_templates(self) -> List[Dict[str, Any]]:
         """The registered templates (MCP ``ResourceTemplate`` dicts, by name)."""
         return list(json.loads(self._resources.list_templates()))
+
+    # -- skills (SEP-2640) ---------------------------------------------------------------------
+
+    def _skill_set(self) -> _native.Skills:
+        if self._skills is None:
+            self._skills = _native.Skills(self._resources)
+        return self._skills
+
+    def skills(self, root: Union[str, "os.PathLike[str]"]) -> List[Dict[str, Any]]:
+        """Serves every skill under the directory ``root`` (each directory holding a
+        ``SKILL.md``; the Skills extension, ``io.modelcontextprotocol/skills``): its files become
+        resources ``skill://<skill-path>/<file>``, and ``skills/list``, ``skills/get`` and
+        ``resources/directory/read`` are answered. Files are read once, now. Returns the skills'
+        entries. Raises :class:`InvalidInput` naming the rule a skill breaks (a frontmatter
+        without ``name``/``description`` or naming another directory, more than 512 files or
+        16 MiB, a link leaving ``root``); then none of them is served."""
+        return list(json.loads(self._skill_set().add_dir(os.fspath(root))))
+
+    def add_skill(self, path: str, files: Mapping[str, Union[str, bytes]]) -> Dict[str, Any]:
+        """Serves the skill at ``path`` (``"git-workflow"``, ``"acme/billing/refunds"``; the last
+        segment is its name) made of ``files`` (path in the skill -> text or bytes; a ``SKILL.md``
+        with YAML frontmatter is required). Returns its entry (frontmatter, and each file's
+        ``sha256`` digest and size)."""
+        encoded = [(k, v.encode() if isinstance(v, str) else bytes(v)) for k, v in files.items()]
+        return dict(json.loads(self._skill_set().add(path, encoded)))
+
+    def skill(self, fn: Optional[Callable[[], Any]] = None, *, path: Optional[str] = None) -> Any:
+        """Decorator form of :meth:`add_skill`: the function is called once, now, and returns the
+        ``SKILL.md`` text or a mapping of the skill's files; the skill path defaults to the
+        function's name with ``_`` as ``-``::
+
+            @server.skill
+            def git_workflow() -> str:
+                return "---\nname: git-workflow\ndescription: Our Git conventions\n---\n..."
+        """
+
+        def register(f: Callable[[], Any]) -> Callable[[], Any]:
+            made = f()
+            files = {"SKILL.md": made} if isinstance(made, (str, bytes)) else dict(made)
+            self.add_skill(path or f.__name__.replace("_", "-"), files)
+            return f
+
+        return register(fn) if fn is not None else register
+
+    def remove_skill(self, uri: str) -> bool:
+        """Stops serving the skill whose ``SKILL.md`` is at ``uri``; False when there was none."""
+        return self._skills is not None and self._skills.remove(uri)
 
     # -- prompts ------------------------------------------------------------------------------
 

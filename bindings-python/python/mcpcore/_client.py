@@ -420,6 +420,51 @@ class Client:
         out = json.loads(await self._native.complete(json.dumps(ref), argument, value, ctx))
         return list(out["completion"]["values"])
 
+    # -- skills (SEP-2640) ------------------------------------------------------------------
+
+    def skills_support(self) -> Optional[Dict[str, Any]]:
+        """The server's Skills extension settings (``{"directoryRead": bool}``), or None when it
+        did not declare the extension (call the skill methods only when it did)."""
+        text = self._native.skills_support()
+        return None if text is None else dict(json.loads(text))
+
+    async def list_skills(self) -> List[Dict[str, Any]]:
+        """Every skill entry the server lists (``uri``, ``frontmatter``, ``resources``: each
+        file's ``digest`` and ``size``). Reads no file: a listing may be partial, and
+        :meth:`get_skill` finds a skill by URI."""
+        skills: List[Dict[str, Any]] = []
+        cursor: Optional[str] = None
+        for _ in range(1000):
+            page = json.loads(await self._native.list_skills_page(cursor))
+            skills.extend(page.get("skills") or [])
+            cursor = page.get("nextCursor")
+            if cursor is None:
+                return skills
+        raise _native_protocol_error("skills/list returned more than 1000 pages")
+
+    async def get_skill(self, uri: str) -> Dict[str, Any]:
+        """The entry of the skill whose ``SKILL.md`` is at ``uri`` (an unknown one raises
+        :class:`~mcpcore.RpcError` with code -32602)."""
+        return dict(json.loads(await self._native.get_skill(uri)))
+
+    async def load_skill(self, entry: Mapping[str, Any]) -> str:
+        """Loads the skill of ``entry``: its ``SKILL.md`` text, returned only once its size,
+        sha256 digest and frontmatter match the entry. A mismatch raises
+        :class:`~mcpcore.ProtocolError` and the content is not returned: refresh the entry with
+        :meth:`get_skill` (and ask the user again)."""
+        return str(await self._native.load_skill(json.dumps(entry)))
+
+    async def read_skill_file(self, entry: Mapping[str, Any], uri: str) -> bytes:
+        """The bytes of the skill file ``uri``, once they match ``entry``'s size and digest. A
+        file the entry does not list raises :class:`~mcpcore.ProtocolError` without a read."""
+        return bytes(await self._native.read_skill_file(json.dumps(entry), uri))
+
+    async def read_directory(self, uri: str) -> List[Dict[str, Any]]:
+        """The direct children of the directory resource ``uri`` (every page): files, and
+        subdirectories with ``mimeType`` ``inode/directory``. Only when the server declared
+        ``directoryRead`` (raises :class:`~mcpcore.InvalidInput` otherwise, without a request)."""
+        return list(json.loads(await self._native.read_directory(uri)))
+
     async def _pages(self, method: str, key: str) -> AsyncIterator[Dict[str, Any]]:
         cursor: Optional[str] = None
         for _ in range(1000):  # a server paging forever is refused, as the engine does
