@@ -169,3 +169,78 @@ async fn a_gateway_namespaces_each_upstreams_skills_and_reads_their_files_only_w
     a.shutdown().await.unwrap();
     b.shutdown().await.unwrap();
 }
+
+/// Runs the official TypeScript SDK 2.4.0 skills host (`tests/interop/ts/sdk_skills_client.mjs`)
+/// with `args`; its JSON line.
+fn ts_skills_client(args: &[String]) -> serde_json::Value {
+    let script = mcpcore_tests::workspace().join("tests/interop/ts/sdk_skills_client.mjs");
+    let out = std::process::Command::new("node").arg(script).args(args).output().expect("node runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("one JSON line")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_typescript_sdk_skills_client_lists_gets_and_verifies_our_skills() {
+    let root = tree();
+    let server = Server::builder("skills", "1.0").skills_dir(&root).build().unwrap();
+    let serving =
+        server.serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default()).await.unwrap();
+    let url = serving.url();
+    let stdio = mcpcore_tests::bin("mcpcore");
+    for (args, version) in [
+        (vec!["--modern", url.as_str()], "2026-07-28"),
+        (vec![url.as_str()], "2025-11-25"),
+        (vec!["--modern", "--", stdio.as_str(), "conformance-server", "--stdio"], "2026-07-28"),
+        (vec!["--", stdio.as_str(), "conformance-server", "--stdio"], "2025-11-25"),
+    ] {
+        let args2: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        let got = tokio::task::spawn_blocking(move || ts_skills_client(&args2)).await.unwrap();
+        assert_eq!(got["protocolVersion"], version, "{args:?}: {got}");
+        assert_eq!((got["supported"].as_bool(), got["directoryRead"].as_bool()), (Some(true), Some(true)));
+        assert_eq!(got["verified"], true, "{got}");
+        assert_eq!(got["file"]["verified"], true, "{got}");
+        if args.contains(&"--") {
+            assert_eq!(got["got"], "skill://acme/billing/refunds/SKILL.md", "{got}");
+            continue;
+        }
+        assert_eq!(got["uris"], serde_json::json!(["skill://pdf-processing/SKILL.md"]));
+        assert_eq!(got["skillMd"], PDF);
+        assert_eq!(got["frontmatter"]["metadata"]["version"], "2.1.0");
+        assert_eq!(got["file"]["uri"], "skill://pdf-processing/references/FORMS.md");
+        assert_eq!(got["file"]["text"], FORMS);
+        assert_eq!(got["directory"], serde_json::json!(["pdf-processing", "references", "templates"]));
+    }
+    serving.shutdown().await.unwrap();
+    let _ = std::fs::remove_dir_all(root);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_client_loads_and_verifies_the_typescript_sdks_skills_on_both_lineages() {
+    let root = tree();
+    let script = mcpcore_tests::workspace().join("tests/interop/ts/sdk_skills_server.mjs");
+    for version in [ProtocolVersion::V2026_07_28, ProtocolVersion::V2025_11_25] {
+        let cmd = mcpcore::transport::child::StdioCommand::new(
+            "node",
+            vec![script.to_string_lossy().into_owned(), root.join("").to_string_lossy().into_owned()],
+        );
+        let options = ClientOptions { version: Some(version), ..Default::default() };
+        let client = Client::connect_stdio(cmd, options).await.unwrap();
+        assert_eq!(client.protocol_version(), version);
+        let skills = client.list_skills().await.unwrap();
+        let entry = skills.iter().find(|s| s.uri == "skill://pdf-processing/SKILL.md").expect("listed");
+        assert_eq!(client.get_skill(&entry.uri).await.unwrap(), *entry);
+        assert_eq!(client.load_skill(entry).await.unwrap(), PDF);
+        let forms =
+            client.read_skill_file(entry, "skill://pdf-processing/references/FORMS.md").await.unwrap();
+        assert_eq!(forms, FORMS.as_bytes());
+        if client.skills_support().is_some_and(|s| s.directory_read) {
+            let children = client.read_directory("skill://pdf-processing/templates").await.unwrap();
+            assert!(
+                children.iter().any(|c| c.mime_type.as_deref() == Some("inode/directory")),
+                "{children:?}"
+            );
+        }
+        client.close().await;
+    }
+    let _ = std::fs::remove_dir_all(root);
+}

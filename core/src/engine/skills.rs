@@ -74,6 +74,10 @@ impl ServerEngine {
         if let Some(n) = next {
             result["nextCursor"] = json!(n);
         }
+        // Not required by skills.mdx (`ReadResourceDirectoryResult extends PaginatedResult`),
+        // but the TypeScript SDK 2.4.0 client refuses a 2026-07-28 directory result without
+        // them, and they are true of it.
+        self.skill_cache_hints(&mut result, version, origin);
         self.reply_ok(req.id, version, result)
     }
 
