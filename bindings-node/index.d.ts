@@ -81,6 +81,21 @@ export declare class Client {
    */
   readResource(uri: string): Promise<string>
   /**
+   * The server's Skills extension settings as JSON (`{"directoryRead": bool}`), or null
+   * when it did not declare the extension.
+   */
+  skillsSupport(): string | null
+  /** One page of `skills/list` after `cursor`; resolves to the result JSON. */
+  listSkillsPage(cursor?: string | undefined | null): Promise<string>
+  /** `skills/get`; resolves to the entry JSON. */
+  getSkill(uri: string): Promise<string>
+  /** Loads the skill of `entryJson`: resolves to its SKILL.md text once verified. */
+  loadSkill(entryJson: string): Promise<string>
+  /** Reads the file `uri` of the skill of `entryJson`: resolves to its bytes once verified. */
+  readSkillFile(entryJson: string, uri: string): Promise<Buffer>
+  /** `resources/directory/read` of `uri`, every page; resolves to a JSON array of resources. */
+  readDirectory(uri: string): Promise<string>
+  /**
    * 2026-07-28: resolves once the server acknowledged the client's listen stream as wanted
    * now, to the JSON of the filter it agreed to (`null` when no stream is needed, and on
    * legacy sessions).
@@ -274,6 +289,11 @@ export declare class Server {
    */
   withResources(resources: Resources): void
   /**
+   * Serves `skills` too (the Skills extension; their files are resources of the
+   * `Resources` they were made over, which this server must serve). Call before serving.
+   */
+  withSkills(skills: Skills): void
+  /**
    * Serves `prompts` too (`prompts/*`, completion; the capability is declared). Call before
    * serving.
    */
@@ -308,6 +328,26 @@ export declare class ServerAuth {
   constructor(settingsJson: string, verify?: ((token: string) => Promise<string>) | undefined | null)
   /** The Protected Resource Metadata URL named in challenges. */
   get metadataUrl(): string | null
+}
+
+/** Skills served from memory, their files resources of a `Resources`. */
+export declare class Skills {
+  /** No skills yet; their files go into `resources`. */
+  constructor(resources: Resources)
+  /**
+   * Serves every skill under the directory `root`; returns their entries as a JSON array.
+   * Nothing is served when one is refused.
+   */
+  addDir(root: string): string
+  /**
+   * Serves the skill at `path` whose files are `names[i]` → `contents[i]`; returns its entry
+   * as JSON.
+   */
+  add(path: string, names: Array<string>, contents: Array<Buffer>): string
+  /** Stops serving the skill whose `SKILL.md` is at `uri`; false when there was none. */
+  remove(uri: string): boolean
+  /** True when no skill is served. */
+  isEmpty(): boolean
 }
 
 /** A task the server runs for a tool call (see `Task` in lib/mcpcore.d.ts). */

@@ -847,6 +847,7 @@ module.exports.Registry = nativeBinding.Registry
 module.exports.Resources = nativeBinding.Resources
 module.exports.Server = nativeBinding.Server
 module.exports.ServerAuth = nativeBinding.ServerAuth
+module.exports.Skills = nativeBinding.Skills
 module.exports.Task = nativeBinding.Task
 module.exports.ToolCall = nativeBinding.ToolCall
 module.exports.errorKinds = nativeBinding.errorKinds

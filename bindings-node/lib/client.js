@@ -187,6 +187,50 @@ class Client {
     return collect(this.prompts());
   }
 
+  // -- skills (SEP-2640) ----------------------------------------------------------------------
+
+  /** The server's Skills extension settings (`{directoryRead}`), or null when it did not
+   * declare the extension (call the skill methods only when it did). */
+  skillsSupport() {
+    const text = nativeSync(() => this._native.skillsSupport());
+    return text == null ? null : JSON.parse(text);
+  }
+  /** Every skill entry the server lists (`uri`, `frontmatter`, `resources` with each file's
+   * `digest` and `size`). Reads no file; a listing may be partial (`getSkill` finds by URI). */
+  async listSkills() {
+    const skills = [];
+    let cursor = null;
+    for (let i = 0; i < 1000; i++) {
+      const page = JSON.parse(await awaitNative(this._native.listSkillsPage(cursor)));
+      skills.push(...(page.skills ?? []));
+      cursor = page.nextCursor ?? null;
+      if (cursor === null) return skills;
+    }
+    throw makeError('protocol', 'skills/list returned more than 1000 pages');
+  }
+  /** The entry of the skill whose SKILL.md is at `uri` (an unknown one rejects with code
+   * -32602). */
+  async getSkill(uri) {
+    return JSON.parse(await awaitNative(this._native.getSkill(uri)));
+  }
+  /** Loads the skill of `entry`: its SKILL.md text, resolved only once its size, sha256 digest
+   * and frontmatter match the entry. A mismatch rejects (kind `protocol`) and the content is
+   * not returned: refresh the entry with `getSkill` (and ask the user again). */
+  async loadSkill(entry) {
+    return awaitNative(this._native.loadSkill(JSON.stringify(entry)));
+  }
+  /** The bytes (a Buffer) of the skill file `uri`, once they match `entry`'s size and digest;
+   * a file the entry does not list rejects (kind `protocol`) without a read. */
+  async readSkillFile(entry, uri) {
+    return awaitNative(this._native.readSkillFile(JSON.stringify(entry), uri));
+  }
+  /** The direct children of the directory resource `uri` (every page): files, and
+   * subdirectories with `mimeType` `inode/directory`. Only when the server declared
+   * `directoryRead` (rejects with kind `invalid_input` otherwise, without a request). */
+  async readDirectory(uri) {
+    return JSON.parse(await awaitNative(this._native.readDirectory(uri)));
+  }
+
   // -- resources, prompts, completion -------------------------------------------------------
 
   /** The contents of `uri` (`[{uri, mimeType, text | blob}]`); a missing resource rejects with

@@ -169,6 +169,23 @@ export type CompletionSource =
 export type CompletionReturn = string[] | { values: string[]; total?: number; hasMore?: boolean };
 
 /** One item of `resources/read` contents. */
+/** One file of a skill: its resource URI, `sha256:<64 hex>` digest and size in bytes. */
+export interface SkillResource {
+  uri: string;
+  digest: string;
+  size: number;
+}
+
+/** A skill entry (Skills extension, SEP-2640), the same in `skills/list` and `skills/get`. */
+export interface Skill {
+  /** The URI of the skill's SKILL.md. */
+  uri: string;
+  /** The SKILL.md YAML frontmatter as JSON (`name` and `description` always there). */
+  frontmatter: { name: string; description: string; [key: string]: unknown };
+  /** Every file, or `'dynamic'` when the content is generated (no digests). */
+  resources: SkillResource[] | 'dynamic';
+}
+
 export type ResourceContents =
   | { uri: string; mimeType?: string; text: string; [key: string]: unknown }
   | { uri: string; mimeType?: string; blob: string; [key: string]: unknown };
@@ -453,6 +470,14 @@ export class Server {
   removeResource(uriOrTemplate: string): boolean;
   /** Tells subscribed clients the resource at `uri` changed. */
   notifyResourceUpdated(uri: string): void;
+  /** Serves every skill under the directory `root` (Skills extension, SEP-2640); returns the
+   * entries. Throws naming the rule a skill breaks; then none is served. */
+  skills(root: string): Skill[];
+  /** Serves the skill at `path` (last segment: its name) made of `files` (a `SKILL.md` with YAML
+   * frontmatter required); returns its entry. */
+  addSkill(path: string, files: Record<string, string | Uint8Array>): Skill;
+  /** Stops serving the skill whose SKILL.md is at `uri`. */
+  removeSkill(uri: string): boolean;
   /** Registers a prompt. Register before serving. */
   prompt(name: string, spec: PromptSpec, handler: PromptHandler): Prompt;
   prompt(name: string, handler: PromptHandler): Prompt;
@@ -729,6 +754,18 @@ export class Client {
   prompts(): AsyncGenerator<Prompt>;
   /** A missing resource rejects with ResourceNotFound. */
   readResource(uri: string): Promise<ResourceContents[]>;
+  /** The server's Skills extension settings, or null when it did not declare the extension. */
+  skillsSupport(): { directoryRead: boolean } | null;
+  /** Every skill entry the server lists; reads no file. */
+  listSkills(): Promise<Skill[]>;
+  /** The entry of the skill whose SKILL.md is at `uri` (unknown: rejects with code -32602). */
+  getSkill(uri: string): Promise<Skill>;
+  /** The skill's SKILL.md text once its size, digest and frontmatter match `entry`. */
+  loadSkill(entry: Skill): Promise<string>;
+  /** A listed file's bytes once its size and digest match `entry`. */
+  readSkillFile(entry: Skill, uri: string): Promise<Buffer>;
+  /** The direct children of a directory resource (needs `directoryRead`). */
+  readDirectory(uri: string): Promise<ResourceDescriptor[]>;
   /** Updates of `uri` reach `onResourceUpdated` (legacy `resources/subscribe`; a listen filter
    * on 2026-07-28, resolved once acknowledged). An unknown or hidden resource rejects with
    * ResourceNotFound. */

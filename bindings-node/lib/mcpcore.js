@@ -216,6 +216,44 @@ class Server {
     return this._pro?.remove(name) ?? false;
   }
 
+  /**
+   * Serves every skill under the directory `root` (each directory holding a `SKILL.md`; the
+   * Skills extension, `io.modelcontextprotocol/skills`): its files become resources
+   * `skill://<skill-path>/<file>`, and `skills/list`, `skills/get` and
+   * `resources/directory/read` are answered. Files are read once, now. Returns the entries.
+   * Throws (kind `invalid_input`) naming the rule a skill breaks (frontmatter without
+   * name/description or naming another directory, more than 512 files or 16 MiB, a link
+   * leaving `root`); then none of them is served.
+   */
+  skills(root) {
+    return JSON.parse(nativeSync(() => this._skills().addDir(String(root))));
+  }
+
+  /**
+   * Serves the skill at `path` (`'git-workflow'`, `'acme/billing/refunds'`; the last segment is
+   * its name) made of `files` (`{'SKILL.md': text, 'refs/x.md': text | Buffer}`). Returns its
+   * entry (frontmatter, each file's sha256 digest and size).
+   */
+  addSkill(path, files) {
+    const names = Object.keys(files);
+    const contents = names.map((n) => (typeof files[n] === 'string' ? Buffer.from(files[n]) : Buffer.from(files[n])));
+    return JSON.parse(nativeSync(() => this._skills().add(path, names, contents)));
+  }
+
+  /** Stops serving the skill whose SKILL.md is at `uri`; false when there was none. */
+  removeSkill(uri) {
+    return this._sk?.remove(uri) ?? false;
+  }
+
+  /** @internal The native Skills (over the Resources), created (and served) on first use. */
+  _skills() {
+    if (!this._sk) {
+      this._sk = new native.Skills(this._resources());
+      this._native.withSkills(this._sk);
+    }
+    return this._sk;
+  }
+
   /** @internal The native Resources, created (and served) on first use. */
   _resources() {
     if (!this._res) {

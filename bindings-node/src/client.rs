@@ -10,6 +10,7 @@ use mcpcore::protocol::logging::LoggingLevel;
 use mcpcore::protocol::Lineage;
 use mcpcore::transport::child::StdioCommand;
 use mcpcore::ProtocolVersion;
+use napi::bindgen_prelude::Buffer;
 use napi::bindgen_prelude::{FnArgs, Unknown};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;
@@ -456,6 +457,47 @@ impl Client {
         self.inner()?.read_resource(&uri).await.map(|r| to_json(&r)).map_err(errors::to_js)
     }
 
+    /// The server's Skills extension settings as JSON (`{"directoryRead": bool}`), or null
+    /// when it did not declare the extension.
+    #[napi]
+    pub fn skills_support(&self) -> napi::Result<Option<String>> {
+        let s = self.inner()?.skills_support();
+        Ok(s.map(|s| serde_json::json!({ "directoryRead": s.directory_read }).to_string()))
+    }
+
+    /// One page of `skills/list` after `cursor`; resolves to the result JSON.
+    #[napi]
+    pub async fn list_skills_page(&self, cursor: Option<String>) -> napi::Result<String> {
+        self.inner()?.list_skills_page(cursor).await.map(|p| to_json(&p)).map_err(errors::to_js)
+    }
+
+    /// `skills/get`; resolves to the entry JSON.
+    #[napi]
+    pub async fn get_skill(&self, uri: String) -> napi::Result<String> {
+        self.inner()?.get_skill(&uri).await.map(|s| to_json(&s)).map_err(errors::to_js)
+    }
+
+    /// Loads the skill of `entryJson`: resolves to its SKILL.md text once verified.
+    #[napi]
+    pub async fn load_skill(&self, entry_json: String) -> napi::Result<String> {
+        let entry = skill_entry(&entry_json)?;
+        self.inner()?.load_skill(&entry).await.map_err(errors::to_js)
+    }
+
+    /// Reads the file `uri` of the skill of `entryJson`: resolves to its bytes once verified.
+    #[napi]
+    pub async fn read_skill_file(&self, entry_json: String, uri: String) -> napi::Result<Buffer> {
+        let entry = skill_entry(&entry_json)?;
+        let bytes = self.inner()?.read_skill_file(&entry, &uri).await.map_err(errors::to_js)?;
+        Ok(Buffer::from(bytes))
+    }
+
+    /// `resources/directory/read` of `uri`, every page; resolves to a JSON array of resources.
+    #[napi]
+    pub async fn read_directory(&self, uri: String) -> napi::Result<String> {
+        self.inner()?.read_directory(&uri).await.map(|r| to_json(&r)).map_err(errors::to_js)
+    }
+
     /// 2026-07-28: resolves once the server acknowledged the client's listen stream as wanted
     /// now, to the JSON of the filter it agreed to (`null` when no stream is needed, and on
     /// legacy sessions).
@@ -623,4 +665,10 @@ pub(crate) async fn connect_http_with(
     };
     let c = mcpcore::client::Client::connect_http(&url, http, opts).await.map_err(errors::to_js)?;
     Ok(Client::wrap(c))
+}
+
+/// A skill entry handed over as JSON.
+fn skill_entry(json: &str) -> napi::Result<mcpcore::protocol::skills::Skill> {
+    serde_json::from_str(json)
+        .map_err(|e| errors::to_js(mcpcore::Error::invalid_input(format!("invalid skill entry: {e}"))))
 }

@@ -16,6 +16,7 @@ mod registry;
 mod resources;
 mod server;
 mod server_auth;
+mod skills;
 
 pub use client::{Client, Task};
 pub use handler::ToolCall;

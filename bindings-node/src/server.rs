@@ -124,6 +124,13 @@ impl Server {
         self.inner = self.inner.clone().with_resources(resources.inner.clone());
     }
 
+    /// Serves `skills` too (the Skills extension; their files are resources of the
+    /// `Resources` they were made over, which this server must serve). Call before serving.
+    #[napi]
+    pub fn with_skills(&mut self, skills: &crate::skills::Skills) {
+        self.inner = self.inner.clone().with_skills(skills.inner.clone());
+    }
+
     /// Serves `prompts` too (`prompts/*`, completion; the capability is declared). Call before
     /// serving.
     #[napi]

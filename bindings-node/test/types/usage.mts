@@ -200,3 +200,15 @@ void (async () => {
 })();
 // @ts-expect-error: the start option is checked
 void ({ mcpServers: { x: { command: 'y', start: 'never' } } } satisfies GatewayConfig);
+// Skills (SEP-2640): entries are typed on both sides.
+import { type Skill } from 'mcpcore';
+const skillServer = new Server({ name: 'skills' });
+const made: Skill = skillServer.addSkill('git-workflow', { 'SKILL.md': '---\nname: git-workflow\ndescription: d\n---\n', 'logo.png': new Uint8Array([1]) });
+void made.frontmatter.name;
+void (async (c: Client) => {
+  const entries: Skill[] = await c.listSkills();
+  const text: string = await c.loadSkill(entries[0]);
+  const bytes: Buffer = await c.readSkillFile(entries[0], entries[0].uri);
+  const manifest = entries[0].resources === 'dynamic' ? [] : entries[0].resources.map((r) => r.digest);
+  void [text, bytes, manifest, c.skillsSupport()?.directoryRead];
+});
