@@ -42,6 +42,7 @@ mod results;
 mod rt;
 mod server;
 mod server_auth;
+mod skills;
 
 pub use auth::{OAuth, OAuthGrant, OAuthHandler, OAuthOptions, OAuthTokenStore};
 pub use catalog::{

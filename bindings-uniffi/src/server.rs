@@ -26,9 +26,10 @@ impl Server {
 #[uniffi::export]
 impl Server {
     /// A server named `name`/`version` serving the tools of `registry` (tools added later are
-    /// served too), with optional `instructions` for the model, and `resources` and `prompts`
-    /// when given (their capabilities, and completion, are then declared).
-    #[uniffi::constructor(default(instructions = None, resources = None, prompts = None))]
+    /// served too), with optional `instructions` for the model, and `resources`, `prompts` and
+    /// `skills` when given (their capabilities, and completion, are then declared; `skills`
+    /// must be over `resources`).
+    #[uniffi::constructor(default(instructions = None, resources = None, prompts = None, skills = None))]
     pub fn new(
         registry: Arc<Registry>,
         name: String,
@@ -36,6 +37,7 @@ impl Server {
         instructions: Option<String>,
         resources: Option<Arc<Resources>>,
         prompts: Option<Arc<Prompts>>,
+        skills: Option<Arc<crate::skills::Skills>>,
     ) -> Arc<Self> {
         let mut config = ServerConfig::new(name, version);
         config.instructions = instructions;
@@ -45,6 +47,9 @@ impl Server {
         }
         if let Some(p) = prompts {
             inner = inner.with_prompts(p.inner.clone());
+        }
+        if let Some(s) = skills {
+            inner = inner.with_skills(s.inner.clone());
         }
         Arc::new(Server { inner })
     }

@@ -1096,6 +1096,39 @@ public protocol ClientProtocol: AnyObject, Sendable {
      */
     func unsubscribeResource(uri: String) async throws 
     
+    /**
+     * The entry of the skill whose `SKILL.md` is at `uri` (unknown: `Rpc` with code -32602).
+     */
+    func getSkill(uri: String) async throws  -> Skill
+    
+    /**
+     * Every skill entry the server lists (all pages); reads no file.
+     */
+    func listSkills() async throws  -> [Skill]
+    
+    /**
+     * Loads the skill of `entry`: its `SKILL.md` text once its size, digest and frontmatter
+     * match the entry (`Protocol` otherwise, and the content is not returned).
+     */
+    func loadSkill(entry: Skill) async throws  -> String
+    
+    /**
+     * The direct children of the directory resource `uri` (all pages; subdirectories have
+     * `mimeType` `inode/directory`). Needs the server's `directoryRead`.
+     */
+    func readDirectory(uri: String) async throws  -> [Resource]
+    
+    /**
+     * The bytes of the file `uri` of the skill of `entry`, once they match its size and digest;
+     * a file the entry does not list throws `Protocol` without a read.
+     */
+    func readSkillFile(entry: Skill, uri: String) async throws  -> Data
+    
+    /**
+     * The server's Skills extension settings, or null when it did not declare the extension.
+     */
+    func skillsSupport() throws  -> SkillsSupport?
+    
 }
 /**
  * A connected client. Closing it (Kotlin `close()`, the last Swift reference going away)
@@ -1735,6 +1768,116 @@ open func unsubscribeResource(uri: String)async throws   {
             liftFunc: { $0 },
             errorHandler: FfiConverterTypeMcpError_lift
         )
+}
+    
+    /**
+     * The entry of the skill whose `SKILL.md` is at `uri` (unknown: `Rpc` with code -32602).
+     */
+open func getSkill(uri: String)async throws  -> Skill  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_get_skill(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(uri)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeSkill_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Every skill entry the server lists (all pages); reads no file.
+     */
+open func listSkills()async throws  -> [Skill]  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_list_skills(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterSequenceTypeSkill.lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Loads the skill of `entry`: its `SKILL.md` text once its size, digest and frontmatter
+     * match the entry (`Protocol` otherwise, and the content is not returned).
+     */
+open func loadSkill(entry: Skill)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_load_skill(
+                        self.uniffiCloneHandle(),FfiConverterTypeSkill_lower(entry)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * The direct children of the directory resource `uri` (all pages; subdirectories have
+     * `mimeType` `inode/directory`). Needs the server's `directoryRead`.
+     */
+open func readDirectory(uri: String)async throws  -> [Resource]  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_read_directory(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(uri)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterSequenceTypeResource.lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * The bytes of the file `uri` of the skill of `entry`, once they match its size and digest;
+     * a file the entry does not list throws `Protocol` without a read.
+     */
+open func readSkillFile(entry: Skill, uri: String)async throws  -> Data  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_read_skill_file(
+                        self.uniffiCloneHandle(),FfiConverterTypeSkill_lower(entry),FfiConverterString.lower(uri)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterData.lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * The server's Skills extension settings, or null when it did not declare the extension.
+     */
+open func skillsSupport()throws  -> SkillsSupport?  {
+    return try  FfiConverterOptionTypeSkillsSupport.lift(try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_client_skills_support(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
 }
     
 
@@ -5460,10 +5603,11 @@ open class Server: ServerProtocol, @unchecked Sendable {
     }
     /**
      * A server named `name`/`version` serving the tools of `registry` (tools added later are
-     * served too), with optional `instructions` for the model, and `resources` and `prompts`
-     * when given (their capabilities, and completion, are then declared).
+     * served too), with optional `instructions` for the model, and `resources`, `prompts` and
+     * `skills` when given (their capabilities, and completion, are then declared; `skills`
+     * must be over `resources`).
      */
-public convenience init(registry: Registry, name: String, version: String, instructions: String? = nil, resources: Resources? = nil, prompts: Prompts? = nil) {
+public convenience init(registry: Registry, name: String, version: String, instructions: String? = nil, resources: Resources? = nil, prompts: Prompts? = nil, skills: Skills? = nil) {
     let handle =
         try! rustCall() {
         uniffiCallStatus in
@@ -5473,7 +5617,8 @@ public convenience init(registry: Registry, name: String, version: String, instr
         FfiConverterString.lower(version),
         FfiConverterOptionString.lower(instructions),
         FfiConverterOptionTypeResources.lower(resources),
-        FfiConverterOptionTypePrompts.lower(prompts),uniffiCallStatus
+        FfiConverterOptionTypePrompts.lower(prompts),
+        FfiConverterOptionTypeSkills.lower(skills),uniffiCallStatus
     )
 }
     self.init(unsafeFromHandle: handle)
@@ -5718,6 +5863,193 @@ public func FfiConverterTypeServerAuth_lift(_ handle: UInt64) throws -> ServerAu
 #endif
 public func FfiConverterTypeServerAuth_lower(_ value: ServerAuth) -> UInt64 {
     return FfiConverterTypeServerAuth.lower(value)
+}
+
+
+
+
+
+
+/**
+ * The skills of a server, their files served as resources of a [`Resources`].
+ */
+public protocol SkillsProtocol: AnyObject, Sendable {
+    
+    /**
+     * Serves the skill at `path` (its last segment is its name) made of `files` (path in the
+     * skill → bytes; a `SKILL.md` with YAML frontmatter is required); returns its entry.
+     */
+    func add(path: String, files: [String: Data]) throws  -> Skill
+    
+    /**
+     * Serves every skill under the directory `root` (each directory holding a `SKILL.md`),
+     * read once, now; returns their entries. Throws `InvalidInput` naming the rule a skill
+     * breaks (frontmatter, naming, 512 files / 16 MiB, a link leaving `root`); then none is
+     * served.
+     */
+    func addDir(root: String) throws  -> [Skill]
+    
+    /**
+     * Stops serving the skill whose `SKILL.md` is at `uri`; false when there was none.
+     */
+    func remove(uri: String)  -> Bool
+    
+}
+/**
+ * The skills of a server, their files served as resources of a [`Resources`].
+ */
+open class Skills: SkillsProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpcore_uniffi_fn_clone_skills(self.handle, $0) }
+    }
+    /**
+     * No skills yet; their files go into `resources` (give the server the same one).
+     */
+public convenience init(resources: Resources) {
+    let handle =
+        try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_constructor_skills_new(
+        FfiConverterTypeResources_lower(resources),uniffiCallStatus
+    )
+}
+    self.init(unsafeFromHandle: handle)
+}
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpcore_uniffi_fn_free_skills(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Serves the skill at `path` (its last segment is its name) made of `files` (path in the
+     * skill → bytes; a `SKILL.md` with YAML frontmatter is required); returns its entry.
+     */
+open func add(path: String, files: [String: Data])throws  -> Skill  {
+    return try  FfiConverterTypeSkill_lift(try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_skills_add(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(path),
+        FfiConverterDictionaryStringData.lower(files),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Serves every skill under the directory `root` (each directory holding a `SKILL.md`),
+     * read once, now; returns their entries. Throws `InvalidInput` naming the rule a skill
+     * breaks (frontmatter, naming, 512 files / 16 MiB, a link leaving `root`); then none is
+     * served.
+     */
+open func addDir(root: String)throws  -> [Skill]  {
+    return try  FfiConverterSequenceTypeSkill.lift(try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_skills_add_dir(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(root),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Stops serving the skill whose `SKILL.md` is at `uri`; false when there was none.
+     */
+open func remove(uri: String) -> Bool  {
+    return try!  FfiConverterBool.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_skills_remove(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(uri),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeSkills: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = Skills
+
+    public static func lift(_ handle: UInt64) throws -> Skills {
+        return Skills(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: Skills) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Skills {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: Skills, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSkills_lift(_ handle: UInt64) throws -> Skills {
+    return try FfiConverterTypeSkills.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSkills_lower(_ value: Skills) -> UInt64 {
+    return FfiConverterTypeSkills.lower(value)
 }
 
 
@@ -9392,6 +9724,253 @@ public func FfiConverterTypeServerInfo_lower(_ value: ServerInfo) -> RustBuffer 
 
 
 /**
+ * A skill entry, the same in `skills/list` and `skills/get`.
+ */
+public struct Skill: Equatable, Hashable {
+    /**
+     * The URI of the skill's `SKILL.md`.
+     */
+    public var uri: String
+    /**
+     * `frontmatter.name`.
+     */
+    public var name: String
+    /**
+     * `frontmatter.description`.
+     */
+    public var description: String
+    /**
+     * The whole frontmatter as JSON text.
+     */
+    public var frontmatterJson: String
+    /**
+     * Every file of the skill, or null when the skill is `"dynamic"` (no digests).
+     */
+    public var files: [SkillFile]?
+    /**
+     * The whole entry as JSON text (what the client methods verify against).
+     */
+    public var json: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The URI of the skill's `SKILL.md`.
+         */uri: String, 
+        /**
+         * `frontmatter.name`.
+         */name: String, 
+        /**
+         * `frontmatter.description`.
+         */description: String, 
+        /**
+         * The whole frontmatter as JSON text.
+         */frontmatterJson: String, 
+        /**
+         * Every file of the skill, or null when the skill is `"dynamic"` (no digests).
+         */files: [SkillFile]?, 
+        /**
+         * The whole entry as JSON text (what the client methods verify against).
+         */json: String) {
+        self.uri = uri
+        self.name = name
+        self.description = description
+        self.frontmatterJson = frontmatterJson
+        self.files = files
+        self.json = json
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension Skill: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeSkill: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Skill {
+        return
+            try Skill(
+                uri: FfiConverterString.read(from: &buf), 
+                name: FfiConverterString.read(from: &buf), 
+                description: FfiConverterString.read(from: &buf), 
+                frontmatterJson: FfiConverterString.read(from: &buf), 
+                files: FfiConverterOptionSequenceTypeSkillFile.read(from: &buf), 
+                json: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: Skill, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.uri, into: &buf)
+        FfiConverterString.write(value.name, into: &buf)
+        FfiConverterString.write(value.description, into: &buf)
+        FfiConverterString.write(value.frontmatterJson, into: &buf)
+        FfiConverterOptionSequenceTypeSkillFile.write(value.files, into: &buf)
+        FfiConverterString.write(value.json, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSkill_lift(_ buf: RustBuffer) throws -> Skill {
+    return try FfiConverterTypeSkill.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSkill_lower(_ value: Skill) -> RustBuffer {
+    return FfiConverterTypeSkill.lower(value)
+}
+
+
+/**
+ * One file of a skill: its resource URI, `sha256:<64 hex>` digest and size in bytes.
+ */
+public struct SkillFile: Equatable, Hashable {
+    /**
+     * The file's resource URI.
+     */
+    public var uri: String
+    /**
+     * `sha256:` and 64 lowercase hex digits of its bytes.
+     */
+    public var digest: String
+    /**
+     * Its size in bytes.
+     */
+    public var size: UInt64
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The file's resource URI.
+         */uri: String, 
+        /**
+         * `sha256:` and 64 lowercase hex digits of its bytes.
+         */digest: String, 
+        /**
+         * Its size in bytes.
+         */size: UInt64) {
+        self.uri = uri
+        self.digest = digest
+        self.size = size
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension SkillFile: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeSkillFile: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SkillFile {
+        return
+            try SkillFile(
+                uri: FfiConverterString.read(from: &buf), 
+                digest: FfiConverterString.read(from: &buf), 
+                size: FfiConverterUInt64.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: SkillFile, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.uri, into: &buf)
+        FfiConverterString.write(value.digest, into: &buf)
+        FfiConverterUInt64.write(value.size, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSkillFile_lift(_ buf: RustBuffer) throws -> SkillFile {
+    return try FfiConverterTypeSkillFile.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSkillFile_lower(_ value: SkillFile) -> RustBuffer {
+    return FfiConverterTypeSkillFile.lower(value)
+}
+
+
+/**
+ * What the server declared of the Skills extension.
+ */
+public struct SkillsSupport: Equatable, Hashable {
+    /**
+     * The server answers `resources/directory/read`.
+     */
+    public var directoryRead: Bool
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The server answers `resources/directory/read`.
+         */directoryRead: Bool) {
+        self.directoryRead = directoryRead
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension SkillsSupport: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeSkillsSupport: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SkillsSupport {
+        return
+            try SkillsSupport(
+                directoryRead: FfiConverterBool.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: SkillsSupport, into buf: inout [UInt8]) {
+        FfiConverterBool.write(value.directoryRead, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSkillsSupport_lift(_ buf: RustBuffer) throws -> SkillsSupport {
+    return try FfiConverterTypeSkillsSupport.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSkillsSupport_lower(_ value: SkillsSupport) -> RustBuffer {
+    return FfiConverterTypeSkillsSupport.lower(value)
+}
+
+
+/**
  * What a task is doing.
  */
 public struct TaskInfo: Equatable, Hashable {
@@ -11826,6 +12405,30 @@ fileprivate struct FfiConverterOptionTypeServerAuth: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionTypeSkills: FfiConverterRustBuffer {
+    typealias SwiftType = Skills?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeSkills.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeSkills.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionTypeTokenVerifier: FfiConverterRustBuffer {
     typealias SwiftType = TokenVerifier?
 
@@ -11890,6 +12493,30 @@ fileprivate struct FfiConverterOptionTypeServerInfo: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterTypeServerInfo.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeSkillsSupport: FfiConverterRustBuffer {
+    typealias SwiftType = SkillsSupport?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeSkillsSupport.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeSkillsSupport.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -12034,6 +12661,30 @@ fileprivate struct FfiConverterOptionSequenceTypeRoot: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterSequenceTypeRoot.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionSequenceTypeSkillFile: FfiConverterRustBuffer {
+    typealias SwiftType = [SkillFile]?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterSequenceTypeSkillFile.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterSequenceTypeSkillFile.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -12241,6 +12892,56 @@ fileprivate struct FfiConverterSequenceTypeRoot: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterSequenceTypeSkill: FfiConverterRustBuffer {
+    typealias SwiftType = [Skill]
+
+    public static func write(_ value: [Skill], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeSkill.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [Skill] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [Skill]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeSkill.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeSkillFile: FfiConverterRustBuffer {
+    typealias SwiftType = [SkillFile]
+
+    public static func write(_ value: [SkillFile], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeSkillFile.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [SkillFile] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [SkillFile]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeSkillFile.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterSequenceTypeTool: FfiConverterRustBuffer {
     typealias SwiftType = [Tool]
 
@@ -12358,6 +13059,32 @@ fileprivate struct FfiConverterDictionaryStringString: FfiConverterRustBuffer {
         for _ in 0..<len {
             let key = try FfiConverterString.read(from: &buf)
             let value = try FfiConverterString.read(from: &buf)
+            dict[key] = value
+        }
+        return dict
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterDictionaryStringData: FfiConverterRustBuffer {
+    public static func write(_ value: [String: Data], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for (key, value) in value {
+            FfiConverterString.write(key, into: &buf)
+            FfiConverterData.write(value, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [String: Data] {
+        let len: Int32 = try readInt(&buf)
+        var dict = [String: Data]()
+        dict.reserveCapacity(Int(len))
+        for _ in 0..<len {
+            let key = try FfiConverterString.read(from: &buf)
+            let value = try FfiConverterData.read(from: &buf)
             dict[key] = value
         }
         return dict
@@ -12880,6 +13607,24 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_client_unsubscribe_resource() != 65268) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_get_skill() != 57120) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_list_skills() != 28132) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_load_skill() != 8294) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_read_directory() != 30607) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_read_skill_file() != 8766) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_skills_support() != 50586) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpcore_uniffi_checksum_method_loglistener_on_log() != 33608) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -13039,6 +13784,15 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_tokenverifier_verify() != 22139) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpcore_uniffi_checksum_method_skills_add() != 19505) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_skills_add_dir() != 52081) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_skills_remove() != 23767) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpcore_uniffi_checksum_constructor_oauth_new() != 7141) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -13060,10 +13814,13 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_constructor_registry_new() != 8487) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpcore_uniffi_checksum_constructor_server_new() != 18703) {
+    if (uniffi_mcpcore_uniffi_checksum_constructor_server_new() != 63036) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_constructor_serverauth_new() != 40452) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_constructor_skills_new() != 16755) {
         return InitializationResult.apiChecksumMismatch
     }
 

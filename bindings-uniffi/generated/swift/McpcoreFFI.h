@@ -859,6 +859,36 @@ uint64_t uniffi_mcpcore_uniffi_fn_method_client_subscribe_resource(uint64_t ptr,
 uint64_t uniffi_mcpcore_uniffi_fn_method_client_unsubscribe_resource(uint64_t ptr, RustBuffer uri
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_GET_SKILL
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_GET_SKILL
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_get_skill(uint64_t ptr, RustBuffer uri
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_LIST_SKILLS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_LIST_SKILLS
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_list_skills(uint64_t ptr
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_LOAD_SKILL
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_LOAD_SKILL
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_load_skill(uint64_t ptr, RustBuffer entry
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_READ_DIRECTORY
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_READ_DIRECTORY
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_read_directory(uint64_t ptr, RustBuffer uri
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_READ_SKILL_FILE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_READ_SKILL_FILE
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_read_skill_file(uint64_t ptr, RustBuffer entry, RustBuffer uri
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_SKILLS_SUPPORT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_SKILLS_SUPPORT
+RustBuffer uniffi_mcpcore_uniffi_fn_method_client_skills_support(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_LOGLISTENER
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_LOGLISTENER
 uint64_t uniffi_mcpcore_uniffi_fn_clone_loglistener(uint64_t handle, RustCallStatus *_Nonnull out_status
@@ -1262,7 +1292,7 @@ void uniffi_mcpcore_uniffi_fn_free_server(uint64_t handle, RustCallStatus *_Nonn
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CONSTRUCTOR_SERVER_NEW
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CONSTRUCTOR_SERVER_NEW
-uint64_t uniffi_mcpcore_uniffi_fn_constructor_server_new(uint64_t registry, RustBuffer name, RustBuffer version, RustBuffer instructions, RustBuffer resources, RustBuffer prompts, RustCallStatus *_Nonnull out_status
+uint64_t uniffi_mcpcore_uniffi_fn_constructor_server_new(uint64_t registry, RustBuffer name, RustBuffer version, RustBuffer instructions, RustBuffer resources, RustBuffer prompts, RustBuffer skills, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_SERVE_HTTP
@@ -1313,6 +1343,36 @@ void uniffi_mcpcore_uniffi_fn_init_callback_vtable_tokenverifier(const UniffiVTa
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOKENVERIFIER_VERIFY
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOKENVERIFIER_VERIFY
 uint64_t uniffi_mcpcore_uniffi_fn_method_tokenverifier_verify(uint64_t ptr, RustBuffer token
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_SKILLS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_SKILLS
+uint64_t uniffi_mcpcore_uniffi_fn_clone_skills(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_SKILLS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_SKILLS
+void uniffi_mcpcore_uniffi_fn_free_skills(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CONSTRUCTOR_SKILLS_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CONSTRUCTOR_SKILLS_NEW
+uint64_t uniffi_mcpcore_uniffi_fn_constructor_skills_new(uint64_t resources, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SKILLS_ADD
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SKILLS_ADD
+RustBuffer uniffi_mcpcore_uniffi_fn_method_skills_add(uint64_t ptr, RustBuffer path, RustBuffer files, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SKILLS_ADD_DIR
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SKILLS_ADD_DIR
+RustBuffer uniffi_mcpcore_uniffi_fn_method_skills_add_dir(uint64_t ptr, RustBuffer root, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SKILLS_REMOVE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SKILLS_REMOVE
+int8_t uniffi_mcpcore_uniffi_fn_method_skills_remove(uint64_t ptr, RustBuffer uri, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_MCPERROR_CODE
@@ -2025,6 +2085,42 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_client_unsubscribe_resource(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_GET_SKILL
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_GET_SKILL
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_get_skill(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_LIST_SKILLS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_LIST_SKILLS
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_list_skills(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_LOAD_SKILL
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_LOAD_SKILL
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_load_skill(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_READ_DIRECTORY
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_READ_DIRECTORY
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_read_directory(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_READ_SKILL_FILE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_READ_SKILL_FILE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_read_skill_file(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_SKILLS_SUPPORT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_SKILLS_SUPPORT
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_skills_support(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_LOGLISTENER_ON_LOG
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_LOGLISTENER_ON_LOG
 uint16_t uniffi_mcpcore_uniffi_checksum_method_loglistener_on_log(void
@@ -2343,6 +2439,24 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_tokenverifier_verify(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SKILLS_ADD
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SKILLS_ADD
+uint16_t uniffi_mcpcore_uniffi_checksum_method_skills_add(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SKILLS_ADD_DIR
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SKILLS_ADD_DIR
+uint16_t uniffi_mcpcore_uniffi_checksum_method_skills_add_dir(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SKILLS_REMOVE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SKILLS_REMOVE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_skills_remove(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_OAUTH_NEW
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_OAUTH_NEW
 uint16_t uniffi_mcpcore_uniffi_checksum_constructor_oauth_new(void
@@ -2394,6 +2508,12 @@ uint16_t uniffi_mcpcore_uniffi_checksum_constructor_server_new(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_SERVERAUTH_NEW
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_SERVERAUTH_NEW
 uint16_t uniffi_mcpcore_uniffi_checksum_constructor_serverauth_new(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_SKILLS_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_SKILLS_NEW
+uint16_t uniffi_mcpcore_uniffi_checksum_constructor_skills_new(void
     
 );
 #endif

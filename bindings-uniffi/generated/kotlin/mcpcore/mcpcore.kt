@@ -1092,6 +1092,18 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_client_unsubscribe_resource(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_get_skill(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_list_skills(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_load_skill(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_read_directory(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_read_skill_file(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_skills_support(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_loglistener_on_log(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_progresslistener_on_progress(
@@ -1198,6 +1210,12 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_tokenverifier_verify(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_skills_add(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_skills_add_dir(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_skills_remove(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_constructor_oauth_new(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_constructor_prompts_new(
@@ -1215,6 +1233,8 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_mcpcore_uniffi_checksum_constructor_server_new(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_constructor_serverauth_new(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_constructor_skills_new(
     ): Int
     external fun ffi_mcpcore_uniffi_uniffi_contract_version(
     ): Int
@@ -1405,6 +1425,18 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_client_unsubscribe_resource(`ptr`: Long,`uri`: RustBuffer.ByValue,
     ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_get_skill(`ptr`: Long,`uri`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_list_skills(`ptr`: Long,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_load_skill(`ptr`: Long,`entry`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_read_directory(`ptr`: Long,`uri`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_read_skill_file(`ptr`: Long,`entry`: RustBuffer.ByValue,`uri`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_skills_support(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_clone_loglistener(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_free_loglistener(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1565,7 +1597,7 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_free_server(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
-    external fun uniffi_mcpcore_uniffi_fn_constructor_server_new(`registry`: Long,`name`: RustBuffer.ByValue,`version`: RustBuffer.ByValue,`instructions`: RustBuffer.ByValue,`resources`: RustBuffer.ByValue,`prompts`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_mcpcore_uniffi_fn_constructor_server_new(`registry`: Long,`name`: RustBuffer.ByValue,`version`: RustBuffer.ByValue,`instructions`: RustBuffer.ByValue,`resources`: RustBuffer.ByValue,`prompts`: RustBuffer.ByValue,`skills`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_server_serve_http(`ptr`: Long,`host`: RustBuffer.ByValue,`port`: Short,`path`: RustBuffer.ByValue,`options`: RustBuffer.ByValue,`auth`: RustBuffer.ByValue,
     ): Long
@@ -1587,6 +1619,18 @@ internal object UniffiLib {
     ): Unit
     external fun uniffi_mcpcore_uniffi_fn_method_tokenverifier_verify(`ptr`: Long,`token`: RustBuffer.ByValue,
     ): Long
+    external fun uniffi_mcpcore_uniffi_fn_clone_skills(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_free_skills(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_constructor_skills_new(`resources`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_skills_add(`ptr`: Long,`path`: RustBuffer.ByValue,`files`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_method_skills_add_dir(`ptr`: Long,`root`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_method_skills_remove(`ptr`: Long,`uri`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Byte
     external fun uniffi_mcpcore_uniffi_fn_method_mcperror_code(`ptr`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Int
     external fun uniffi_mcpcore_uniffi_fn_method_mcperror_data(`ptr`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1923,6 +1967,24 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_unsubscribe_resource() and 0xFFFF) != 65268) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_get_skill() and 0xFFFF) != 57120) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_list_skills() and 0xFFFF) != 28132) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_load_skill() and 0xFFFF) != 8294) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_read_directory() and 0xFFFF) != 30607) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_read_skill_file() and 0xFFFF) != 8766) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_skills_support() and 0xFFFF) != 50586) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_loglistener_on_log() and 0xFFFF) != 33608) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -2082,6 +2144,15 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_tokenverifier_verify() and 0xFFFF) != 22139) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_skills_add() and 0xFFFF) != 19505) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_skills_add_dir() and 0xFFFF) != 52081) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_skills_remove() and 0xFFFF) != 23767) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_oauth_new() and 0xFFFF) != 7141) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -2103,10 +2174,13 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_registry_new() and 0xFFFF) != 8487) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_server_new() and 0xFFFF) != 18703) {
+    if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_server_new() and 0xFFFF) != 63036) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_serverauth_new() and 0xFFFF) != 40452) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_skills_new() and 0xFFFF) != 16755) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
 }
@@ -3328,6 +3402,39 @@ public interface ClientInterface {
      */
     suspend fun `unsubscribeResource`(`uri`: kotlin.String)
     
+    /**
+     * The entry of the skill whose `SKILL.md` is at `uri` (unknown: `Rpc` with code -32602).
+     */
+    suspend fun `getSkill`(`uri`: kotlin.String): Skill
+    
+    /**
+     * Every skill entry the server lists (all pages); reads no file.
+     */
+    suspend fun `listSkills`(): List<Skill>
+    
+    /**
+     * Loads the skill of `entry`: its `SKILL.md` text once its size, digest and frontmatter
+     * match the entry (`Protocol` otherwise, and the content is not returned).
+     */
+    suspend fun `loadSkill`(`entry`: Skill): kotlin.String
+    
+    /**
+     * The direct children of the directory resource `uri` (all pages; subdirectories have
+     * `mimeType` `inode/directory`). Needs the server's `directoryRead`.
+     */
+    suspend fun `readDirectory`(`uri`: kotlin.String): List<Resource>
+    
+    /**
+     * The bytes of the file `uri` of the skill of `entry`, once they match its size and digest;
+     * a file the entry does not list throws `Protocol` without a read.
+     */
+    suspend fun `readSkillFile`(`entry`: Skill, `uri`: kotlin.String): kotlin.ByteArray
+    
+    /**
+     * The server's Skills extension settings, or null when it did not declare the extension.
+     */
+    fun `skillsSupport`(): SkillsSupport?
+    
     companion object
 }
 
@@ -4166,6 +4273,151 @@ open class Client: Disposable, AutoCloseable, ClientInterface
         McpException.ErrorHandler,
     )
     }
+
+    
+    /**
+     * The entry of the skill whose `SKILL.md` is at `uri` (unknown: `Rpc` with code -32602).
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `getSkill`(`uri`: kotlin.String) : Skill {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_get_skill(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`uri`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeSkill.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Every skill entry the server lists (all pages); reads no file.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `listSkills`() : List<Skill> {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_list_skills(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterSequenceTypeSkill.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Loads the skill of `entry`: its `SKILL.md` text once its size, digest and frontmatter
+     * match the entry (`Protocol` otherwise, and the content is not returned).
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `loadSkill`(`entry`: Skill) : kotlin.String {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_load_skill(
+                uniffiHandle,
+                
+        FfiConverterTypeSkill.lower(`entry`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterString.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * The direct children of the directory resource `uri` (all pages; subdirectories have
+     * `mimeType` `inode/directory`). Needs the server's `directoryRead`.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `readDirectory`(`uri`: kotlin.String) : List<Resource> {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_read_directory(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`uri`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterSequenceTypeResource.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * The bytes of the file `uri` of the skill of `entry`, once they match its size and digest;
+     * a file the entry does not list throws `Protocol` without a read.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `readSkillFile`(`entry`: Skill, `uri`: kotlin.String) : kotlin.ByteArray {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_read_skill_file(
+                uniffiHandle,
+                
+        FfiConverterTypeSkill.lower(`entry`),
+        FfiConverterString.lower(`uri`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterByteArray.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * The server's Skills extension settings, or null when it did not declare the extension.
+     */
+    @Throws(McpException::class)override fun `skillsSupport`(): SkillsSupport? {
+            return FfiConverterOptionalTypeSkillsSupport.lift(
+    callWithHandle {
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_skills_support(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
 
     
 
@@ -9853,10 +10105,11 @@ open class Server: Disposable, AutoCloseable, ServerInterface
     }
     /**
      * A server named `name`/`version` serving the tools of `registry` (tools added later are
-     * served too), with optional `instructions` for the model, and `resources` and `prompts`
-     * when given (their capabilities, and completion, are then declared).
+     * served too), with optional `instructions` for the model, and `resources`, `prompts` and
+     * `skills` when given (their capabilities, and completion, are then declared; `skills`
+     * must be over `resources`).
      */
-    constructor(`registry`: Registry, `name`: kotlin.String, `version`: kotlin.String, `instructions`: kotlin.String? = null, `resources`: Resources? = null, `prompts`: Prompts? = null) :
+    constructor(`registry`: Registry, `name`: kotlin.String, `version`: kotlin.String, `instructions`: kotlin.String? = null, `resources`: Resources? = null, `prompts`: Prompts? = null, `skills`: Skills? = null) :
         this(UniffiWithHandle, 
     uniffiRustCall() { _status ->
     UniffiLib.uniffi_mcpcore_uniffi_fn_constructor_server_new(
@@ -9867,7 +10120,8 @@ open class Server: Disposable, AutoCloseable, ServerInterface
         FfiConverterString.lower(`version`),
         FfiConverterOptionalString.lower(`instructions`),
         FfiConverterOptionalTypeResources.lower(`resources`),
-        FfiConverterOptionalTypePrompts.lower(`prompts`),_status)
+        FfiConverterOptionalTypePrompts.lower(`prompts`),
+        FfiConverterOptionalTypeSkills.lower(`skills`),_status)
 }
     )
 
@@ -10319,6 +10573,341 @@ public object FfiConverterTypeServerAuth: FfiConverter<ServerAuth, Long> {
     override fun allocationSize(value: ServerAuth) = 8UL
 
     override fun write(value: ServerAuth, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * The skills of a server, their files served as resources of a [`Resources`].
+ */
+public interface SkillsInterface {
+    
+    /**
+     * Serves the skill at `path` (its last segment is its name) made of `files` (path in the
+     * skill → bytes; a `SKILL.md` with YAML frontmatter is required); returns its entry.
+     */
+    fun `add`(`path`: kotlin.String, `files`: Map<kotlin.String, kotlin.ByteArray>): Skill
+    
+    /**
+     * Serves every skill under the directory `root` (each directory holding a `SKILL.md`),
+     * read once, now; returns their entries. Throws `InvalidInput` naming the rule a skill
+     * breaks (frontmatter, naming, 512 files / 16 MiB, a link leaving `root`); then none is
+     * served.
+     */
+    fun `addDir`(`root`: kotlin.String): List<Skill>
+    
+    /**
+     * Stops serving the skill whose `SKILL.md` is at `uri`; false when there was none.
+     */
+    fun `remove`(`uri`: kotlin.String): kotlin.Boolean
+    
+    companion object
+}
+
+/**
+ * The skills of a server, their files served as resources of a [`Resources`].
+ */
+open class Skills: Disposable, AutoCloseable, SkillsInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+    /**
+     * No skills yet; their files go into `resources` (give the server the same one).
+     */
+    constructor(`resources`: Resources) :
+        this(UniffiWithHandle, 
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_constructor_skills_new(
+    
+        
+        FfiConverterTypeResources.lower(`resources`),_status)
+}
+    )
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mcpcore_uniffi_fn_free_skills(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_clone_skills(handle, status)
+        }
+    }
+
+    
+    /**
+     * Serves the skill at `path` (its last segment is its name) made of `files` (path in the
+     * skill → bytes; a `SKILL.md` with YAML frontmatter is required); returns its entry.
+     */
+    @Throws(McpException::class)override fun `add`(`path`: kotlin.String, `files`: Map<kotlin.String, kotlin.ByteArray>): Skill {
+            return FfiConverterTypeSkill.lift(
+    callWithHandle {
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_skills_add(
+        it,
+        
+        FfiConverterString.lower(`path`),
+        FfiConverterMapStringByteArray.lower(`files`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Serves every skill under the directory `root` (each directory holding a `SKILL.md`),
+     * read once, now; returns their entries. Throws `InvalidInput` naming the rule a skill
+     * breaks (frontmatter, naming, 512 files / 16 MiB, a link leaving `root`); then none is
+     * served.
+     */
+    @Throws(McpException::class)override fun `addDir`(`root`: kotlin.String): List<Skill> {
+            return FfiConverterSequenceTypeSkill.lift(
+    callWithHandle {
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_skills_add_dir(
+        it,
+        
+        FfiConverterString.lower(`root`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Stops serving the skill whose `SKILL.md` is at `uri`; false when there was none.
+     */override fun `remove`(`uri`: kotlin.String): kotlin.Boolean {
+            return FfiConverterBoolean.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_skills_remove(
+        it,
+        
+        FfiConverterString.lower(`uri`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeSkills: FfiConverter<Skills, Long> {
+    override fun lower(value: Skills): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): Skills {
+        return Skills(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): Skills {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: Skills) = 8UL
+
+    override fun write(value: Skills, buf: ByteBuffer) {
         buf.putLong(lower(value))
     }
 }
@@ -14113,6 +14702,179 @@ public object FfiConverterTypeServerInfo: FfiConverterRustBuffer<ServerInfo> {
 
 
 /**
+ * A skill entry, the same in `skills/list` and `skills/get`.
+ */
+data class Skill (
+    /**
+     * The URI of the skill's `SKILL.md`.
+     */
+    var `uri`: kotlin.String
+    , 
+    /**
+     * `frontmatter.name`.
+     */
+    var `name`: kotlin.String
+    , 
+    /**
+     * `frontmatter.description`.
+     */
+    var `description`: kotlin.String
+    , 
+    /**
+     * The whole frontmatter as JSON text.
+     */
+    var `frontmatterJson`: kotlin.String
+    , 
+    /**
+     * Every file of the skill, or null when the skill is `"dynamic"` (no digests).
+     */
+    var `files`: List<SkillFile>?
+    , 
+    /**
+     * The whole entry as JSON text (what the client methods verify against).
+     */
+    var `json`: kotlin.String
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeSkill: FfiConverterRustBuffer<Skill> {
+    override fun read(buf: ByteBuffer): Skill {
+        return Skill(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterOptionalSequenceTypeSkillFile.read(buf),
+            FfiConverterString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: Skill) = (
+            FfiConverterString.allocationSize(value.`uri`) +
+            FfiConverterString.allocationSize(value.`name`) +
+            FfiConverterString.allocationSize(value.`description`) +
+            FfiConverterString.allocationSize(value.`frontmatterJson`) +
+            FfiConverterOptionalSequenceTypeSkillFile.allocationSize(value.`files`) +
+            FfiConverterString.allocationSize(value.`json`)
+    )
+
+    override fun write(value: Skill, buf: ByteBuffer) {
+            FfiConverterString.write(value.`uri`, buf)
+            FfiConverterString.write(value.`name`, buf)
+            FfiConverterString.write(value.`description`, buf)
+            FfiConverterString.write(value.`frontmatterJson`, buf)
+            FfiConverterOptionalSequenceTypeSkillFile.write(value.`files`, buf)
+            FfiConverterString.write(value.`json`, buf)
+    }
+}
+
+
+
+/**
+ * One file of a skill: its resource URI, `sha256:<64 hex>` digest and size in bytes.
+ */
+data class SkillFile (
+    /**
+     * The file's resource URI.
+     */
+    var `uri`: kotlin.String
+    , 
+    /**
+     * `sha256:` and 64 lowercase hex digits of its bytes.
+     */
+    var `digest`: kotlin.String
+    , 
+    /**
+     * Its size in bytes.
+     */
+    var `size`: kotlin.ULong
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeSkillFile: FfiConverterRustBuffer<SkillFile> {
+    override fun read(buf: ByteBuffer): SkillFile {
+        return SkillFile(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterULong.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: SkillFile) = (
+            FfiConverterString.allocationSize(value.`uri`) +
+            FfiConverterString.allocationSize(value.`digest`) +
+            FfiConverterULong.allocationSize(value.`size`)
+    )
+
+    override fun write(value: SkillFile, buf: ByteBuffer) {
+            FfiConverterString.write(value.`uri`, buf)
+            FfiConverterString.write(value.`digest`, buf)
+            FfiConverterULong.write(value.`size`, buf)
+    }
+}
+
+
+
+/**
+ * What the server declared of the Skills extension.
+ */
+data class SkillsSupport (
+    /**
+     * The server answers `resources/directory/read`.
+     */
+    var `directoryRead`: kotlin.Boolean
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeSkillsSupport: FfiConverterRustBuffer<SkillsSupport> {
+    override fun read(buf: ByteBuffer): SkillsSupport {
+        return SkillsSupport(
+            FfiConverterBoolean.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: SkillsSupport) = (
+            FfiConverterBoolean.allocationSize(value.`directoryRead`)
+    )
+
+    override fun write(value: SkillsSupport, buf: ByteBuffer) {
+            FfiConverterBoolean.write(value.`directoryRead`, buf)
+    }
+}
+
+
+
+/**
  * What a task is doing.
  */
 data class TaskInfo (
@@ -16681,6 +17443,38 @@ public object FfiConverterOptionalTypeServerAuth: FfiConverterRustBuffer<ServerA
 /**
  * @suppress
  */
+public object FfiConverterOptionalTypeSkills: FfiConverterRustBuffer<Skills?> {
+    override fun read(buf: ByteBuffer): Skills? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeSkills.read(buf)
+    }
+
+    override fun allocationSize(value: Skills?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeSkills.allocationSize(value)
+        }
+    }
+
+    override fun write(value: Skills?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeSkills.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
 public object FfiConverterOptionalTypeTokenVerifier: FfiConverterRustBuffer<TokenVerifier?> {
     override fun read(buf: ByteBuffer): TokenVerifier? {
         if (buf.get().toInt() == 0) {
@@ -16767,6 +17561,38 @@ public object FfiConverterOptionalTypeServerInfo: FfiConverterRustBuffer<ServerI
         } else {
             buf.put(1)
             FfiConverterTypeServerInfo.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeSkillsSupport: FfiConverterRustBuffer<SkillsSupport?> {
+    override fun read(buf: ByteBuffer): SkillsSupport? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeSkillsSupport.read(buf)
+    }
+
+    override fun allocationSize(value: SkillsSupport?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeSkillsSupport.allocationSize(value)
+        }
+    }
+
+    override fun write(value: SkillsSupport?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeSkillsSupport.write(value, buf)
         }
     }
 }
@@ -16959,6 +17785,38 @@ public object FfiConverterOptionalSequenceTypeRoot: FfiConverterRustBuffer<List<
         } else {
             buf.put(1)
             FfiConverterSequenceTypeRoot.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalSequenceTypeSkillFile: FfiConverterRustBuffer<List<SkillFile>?> {
+    override fun read(buf: ByteBuffer): List<SkillFile>? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterSequenceTypeSkillFile.read(buf)
+    }
+
+    override fun allocationSize(value: List<SkillFile>?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterSequenceTypeSkillFile.allocationSize(value)
+        }
+    }
+
+    override fun write(value: List<SkillFile>?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterSequenceTypeSkillFile.write(value, buf)
         }
     }
 }
@@ -17197,6 +18055,62 @@ public object FfiConverterSequenceTypeRoot: FfiConverterRustBuffer<List<Root>> {
 /**
  * @suppress
  */
+public object FfiConverterSequenceTypeSkill: FfiConverterRustBuffer<List<Skill>> {
+    override fun read(buf: ByteBuffer): List<Skill> {
+        val len = buf.getInt()
+        return List<Skill>(len) {
+            FfiConverterTypeSkill.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<Skill>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypeSkill.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<Skill>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypeSkill.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterSequenceTypeSkillFile: FfiConverterRustBuffer<List<SkillFile>> {
+    override fun read(buf: ByteBuffer): List<SkillFile> {
+        val len = buf.getInt()
+        return List<SkillFile>(len) {
+            FfiConverterTypeSkillFile.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<SkillFile>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypeSkillFile.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<SkillFile>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypeSkillFile.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
 public object FfiConverterSequenceTypeTool: FfiConverterRustBuffer<List<Tool>> {
     override fun read(buf: ByteBuffer): List<Tool> {
         val len = buf.getInt()
@@ -17338,6 +18252,45 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
         value.forEach { (k, v) ->
             FfiConverterString.write(k, buf)
             FfiConverterString.write(v, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterMapStringByteArray: FfiConverterRustBuffer<Map<kotlin.String, kotlin.ByteArray>> {
+    override fun read(buf: ByteBuffer): Map<kotlin.String, kotlin.ByteArray> {
+        val len = buf.getInt()
+        return buildMap<kotlin.String, kotlin.ByteArray>(len) {
+            repeat(len) {
+                val k = FfiConverterString.read(buf)
+                val v = FfiConverterByteArray.read(buf)
+                this[k] = v
+            }
+        }
+    }
+
+    override fun allocationSize(value: Map<kotlin.String, kotlin.ByteArray>): ULong {
+        val spaceForMapSize = 4UL
+        val spaceForChildren = value.map { (k, v) ->
+            FfiConverterString.allocationSize(k) +
+            FfiConverterByteArray.allocationSize(v)
+        }.sum()
+        return spaceForMapSize + spaceForChildren
+    }
+
+    override fun write(value: Map<kotlin.String, kotlin.ByteArray>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        // The parens on `(k, v)` here ensure we're calling the right method,
+        // which is important for compatibility with older android devices.
+        // Ref https://blog.danlew.net/2017/03/16/kotlin-puzzler-whose-line-is-it-anyways/
+        value.forEach { (k, v) ->
+            FfiConverterString.write(k, buf)
+            FfiConverterByteArray.write(v, buf)
         }
     }
 }

@@ -183,4 +183,25 @@ final class McpcoreTests: XCTestCase {
         }
         try await serving.shutdown()
     }
+
+    func testSwiftClientLoadsAndVerifiesSwiftServedSkills() async throws {
+        let md = "---\nname: git-workflow\ndescription: Our Git conventions\n---\nBranch from main.\n"
+        let resources = Resources()
+        let skills = Skills(resources: resources)
+        _ = try skills.add(path: "git-workflow", files: ["SKILL.md": Data(md.utf8), "refs/commits.md": Data("feat: x\n".utf8)])
+        let serving = try await Server(registry: try fixtureRegistry(slow: Slow()), name: "swift-skills", version: "1.0",
+                                       resources: resources, skills: skills)
+            .serveHttp(host: "127.0.0.1", port: 0)
+        for (lineage, _) in lineages {
+            let client = try await Client.connectHttp(url: serving.url(), options: ConnectOptions(lineage: lineage))
+            XCTAssertEqual(try client.skillsSupport()?.directoryRead, true)
+            let listed = try await client.listSkills()
+            XCTAssertEqual(listed.map { $0.uri }, ["skill://git-workflow/SKILL.md"])
+            XCTAssertEqual(try await client.loadSkill(entry: listed[0]), md)
+            let refs = try await client.readSkillFile(entry: listed[0], uri: "skill://git-workflow/refs/commits.md")
+            XCTAssertEqual(String(decoding: refs, as: UTF8.self), "feat: x\n")
+            await client.disconnect()
+        }
+        try await serving.shutdown()
+    }
 }
