@@ -19,7 +19,9 @@ const PDF: &str = "---\nname: pdf-processing\ndescription: Extract, fill, and as
 const FORMS: &str = "# Forms\nCapitals only.\n";
 
 fn tree() -> PathBuf {
-    let root = std::env::temp_dir().join(format!("mcpcore-skills-it-{}", std::process::id()));
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let root = std::env::temp_dir().join(format!("mcpcore-skills-it-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     for (rel, text) in [
         ("pdf-processing/SKILL.md", PDF),
@@ -242,5 +244,28 @@ async fn our_client_loads_and_verifies_the_typescript_sdks_skills_on_both_lineag
         }
         client.close().await;
     }
+    let _ = std::fs::remove_dir_all(root);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_client_loads_and_verifies_fastmcps_skills() {
+    let root = tree();
+    let script = mcpcore_tests::workspace().join("tests/interop/python/fastmcp_skills_server.py");
+    let cmd = mcpcore::transport::child::StdioCommand::new(
+        mcpcore_tests::fleet::python(),
+        vec![script.to_string_lossy().into_owned(), root.to_string_lossy().into_owned()],
+    );
+    // fastmcp answers the skills methods on 2026-07-28 only.
+    let options = ClientOptions { version: Some(ProtocolVersion::V2026_07_28), ..Default::default() };
+    let client = Client::connect_stdio(cmd, options).await.unwrap();
+    assert!(client.skills_support().is_some());
+    let skills = client.list_skills().await.unwrap();
+    let entry = skills.iter().find(|s| s.uri == "skill://pdf-processing/SKILL.md").expect("listed");
+    assert_eq!(entry.frontmatter["metadata"]["version"], "2.1.0");
+    assert_eq!(client.get_skill(&entry.uri).await.unwrap().uri, entry.uri);
+    assert_eq!(client.load_skill(entry).await.unwrap(), PDF);
+    let forms = client.read_skill_file(entry, "skill://pdf-processing/references/FORMS.md").await.unwrap();
+    assert_eq!(forms, FORMS.as_bytes());
+    client.close().await;
     let _ = std::fs::remove_dir_all(root);
 }
