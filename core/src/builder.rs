@@ -103,6 +103,20 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves an app (MCP Apps: a `ui://` HTML resource) and `tool`, bound to it
+    /// ([`ToolDef::ui`](crate::typed::ToolDef::ui) with the default visibility, unless the tool
+    /// is bound already).
+    pub fn app(mut self, app: crate::resources::App, tool: impl IntoToolDef) -> Self {
+        let uri = app.uri.clone();
+        let outcome = self.resources.get_or_insert_with(Default::default).add_app(app);
+        self.keep(outcome);
+        let mut def = tool.into_tool_def();
+        if crate::protocol::apps::tool_ui(def.tool()).is_none() {
+            def = def.ui(&uri, None);
+        }
+        self.tool(def)
+    }
+
     /// Serves one skill from memory (the Skills extension, [`crate::skills`]).
     pub fn skill(mut self, skill: SkillFiles) -> Self {
         let outcome = self.skill_registry().add(skill).map(|_| ());

@@ -12,6 +12,7 @@
 //! # Ok(()) }
 //! ```
 
+mod apps;
 mod cache;
 mod card;
 mod connect;
@@ -29,6 +30,7 @@ mod skills;
 mod tasks;
 mod utilities;
 
+pub use apps::AppView;
 pub use card::server_card;
 pub use events::{NotificationKinds, ServerEvent};
 pub use host_input::HostInput;

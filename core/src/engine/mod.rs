@@ -514,7 +514,7 @@ impl ServerEngine {
             } else if let Some(ext) = caps.extensions.as_mut() {
                 // A legacy session hears of the Skills extension only (the Tasks extension is
                 // 2026-07-28's; legacy tasks are `capabilities.tasks`).
-                ext.retain(|k, _| k == skill_ext::EXTENSION_ID);
+                ext.retain(|k, _| k == skill_ext::EXTENSION_ID || k == crate::protocol::apps::EXTENSION_ID);
                 if ext.is_empty() {
                     caps.extensions = None;
                 }
@@ -541,6 +541,10 @@ impl ServerEngine {
         let mut ext = Map::new();
         if version.is_modern() {
             ext.insert(crate::protocol::tasks_ext::EXTENSION_ID.into(), json!({}));
+        }
+        if self.resources.as_ref().is_some_and(|r| r.has_apps()) {
+            // MCP Apps (SEP-1865): the server serves app resources; no settings of its own.
+            ext.insert(crate::protocol::apps::EXTENSION_ID.into(), json!({}));
         }
         if self.skills.is_some() {
             // Settings inline under the identifier (SEP-2133); a legacy session learns of the

@@ -5,6 +5,7 @@
 //! 2026-07-28 example round-trips, and every message mcpcore emits validates against the
 //! `schema.json` of the negotiated revision.
 
+pub mod apps;
 pub mod capabilities;
 pub mod common;
 pub mod completion;

@@ -68,6 +68,13 @@ impl Aggregate for View {
                     .get_or_insert_with(Map::new)
                     .insert(skill_ext::EXTENSION_ID.into(), json!({ "directoryRead": true }));
             }
+            let apps =
+                up.extensions.as_ref().is_some_and(|e| e.contains_key(crate::protocol::apps::EXTENSION_ID));
+            if apps && self.catalogs.resources.is_some() {
+                caps.extensions
+                    .get_or_insert_with(Map::new)
+                    .insert(crate::protocol::apps::EXTENSION_ID.into(), json!({}));
+            }
             if let Some(x) = up.experimental {
                 caps.experimental.get_or_insert_with(Map::new).extend(x);
             }

@@ -209,6 +209,16 @@ impl Registered {
                 let origin = ToolOrigin::Remote { server: remote.server.clone(), remote_name };
                 let mut entry = tool.clone();
                 entry.name = mount.local_name(&tool.name);
+                // MCP Apps: the app a tool names is registered under the mount's URI prefix.
+                if let Some(ui) = crate::protocol::apps::tool_ui(tool) {
+                    if let Some(uri) = ui.resource_uri.as_deref().filter(|_| !mount.uri_prefix.is_empty()) {
+                        crate::protocol::apps::bind_tool(
+                            &mut entry,
+                            &mount.local_uri(uri),
+                            ui.visibility.as_deref(),
+                        );
+                    }
+                }
                 registry.register_with_task(entry, handler, origin, mount.policy, task)
             },
         )

@@ -16,6 +16,7 @@
 //! assert!(resources.resolve("users://7/profile").is_some());
 //! ```
 
+pub mod app;
 pub mod template;
 
 use crate::changes::{Change, ChangeFeed};
@@ -23,6 +24,7 @@ use crate::completion::Completer;
 use crate::error::{Error, ErrorData, Result};
 use crate::protocol::resources::{Resource, ResourceContents, ResourceTemplate};
 use crate::registry::{page_of, BoxFuture, ToolContext};
+pub use app::App;
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::{Arc, RwLock};

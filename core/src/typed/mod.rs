@@ -125,6 +125,18 @@ impl ToolDef {
         self
     }
 
+    /// Binds the tool to the app at `resource_uri` (MCP Apps `_meta.ui`; `visibility` `None`:
+    /// model and app). Hosts without apps call it as any tool: its result must still say in
+    /// text what the app shows.
+    pub fn ui(
+        mut self,
+        resource_uri: &str,
+        visibility: Option<&[crate::protocol::apps::Visibility]>,
+    ) -> Self {
+        crate::protocol::apps::bind_tool(&mut self.tool, resource_uri, visibility);
+        self
+    }
+
     /// Replaces the `outputSchema` (or sets one for a raw handler).
     pub fn output_schema(mut self, schema: serde_json::Value) -> Self {
         self.tool.output_schema = Some(schema);

@@ -9,7 +9,11 @@
 //! echo_server --http 127.0.0.1:PORT --tls-cert CHAIN.pem --tls-key KEY.pem   # HTTPS
 //! echo_server --http 127.0.0.1:PORT --limit max_sessions_per_client=100 --limit max_in_flight=50
 //! echo_server --unix /run/echo.sock   # HTTP on a Unix domain socket (mode 0600)
+//! echo_server --apps                  # also `show_echo`, whose view is the app ui://echo/view.html
 //! ```
+//! `--apps` (MCP Apps) adds the tool `show_echo(text)`, bound to the app `ui://echo/view.html`
+//! (`examples/echo_view.html`, served as `text/html;profile=mcp-app`): a host that renders apps
+//! shows the text in it; any other host gets the same text as the tool's result.
 //! `--limit NAME=VALUE` (repeatable, HTTP only) sets one of the server's limits, named as in
 //! `mcpcore::http::server::serve_settings` (`max_sessions`, `max_sessions_per_client`,
 //! `max_backlog`, `max_in_flight`, `max_tasks_per_client`, `peer_request_timeout_ms`,
@@ -74,6 +78,28 @@ async fn add(
     b: f64,
 ) -> Json<Sum> {
     Json(Sum { sum: a + b })
+}
+
+/// Shows the text in the echo view (MCP Apps). The result is the text itself (what a host
+/// without apps shows) and `structuredContent` `{"text"}` (what the view reads).
+#[tool]
+async fn show_echo(
+    /** The text to show. */
+    text: String,
+) -> CallToolResult {
+    let mut result = CallToolResult::text(text.clone());
+    result.structured_content = Some(serde_json::json!({ "text": text }));
+    result
+}
+
+/// The echo view: `ui://echo/view.html`, the HTML every example server serves.
+fn echo_view() -> mcpcore::resources::App {
+    let mut app =
+        mcpcore::resources::App::new("ui://echo/view.html", include_str!("../../../echo_view.html"));
+    app.name = "echo_view".into();
+    app.description = Some("Shows the text show_echo was given.".into());
+    app.meta.prefers_border = Some(true);
+    app
 }
 
 /// The value after `flag`, when given.
@@ -211,11 +237,14 @@ async fn run(args: &[String], http: Option<String>, auth: Option<AuthConfig>) ->
             return ExitCode::from(2);
         }
     };
-    let built = Server::builder("mcpcore-echo", env!("CARGO_PKG_VERSION"))
+    let mut builder = Server::builder("mcpcore-echo", env!("CARGO_PKG_VERSION"))
         .config(|c| c.state_keys = scale.state_keys().clone())
         .tool(echo)
-        .tool(add)
-        .build();
+        .tool(add);
+    if args.iter().any(|a| a == "--apps") {
+        builder = builder.app(echo_view(), show_echo);
+    }
+    let built = builder.build();
     let server = match built {
         // With --store: tasks, single-use claims and changes shared with the other instances.
         Ok(s) => s.with_scale_out(&scale),
