@@ -398,6 +398,20 @@ impl Client {
         })
     }
 
+    /// True when the server declared MCP Apps (`io.modelcontextprotocol/ui`).
+    fn offers_apps(&self) -> PyResult<bool> {
+        Ok(self.inner()?.offers_apps())
+    }
+
+    /// Reads the app at `uri`; resolves to JSON `{uri, html, meta}` (`meta`: its `_meta.ui`).
+    fn read_app<'py>(&self, py: Python<'py>, uri: String) -> PyResult<Bound<'py, PyAny>> {
+        let c = self.inner()?;
+        crate::awaitable::future_into_py(py, async move {
+            let app = c.read_app(&uri).await.map_err(errors::to_py)?;
+            Ok(serde_json::json!({ "uri": app.uri, "html": app.html, "meta": app.meta }).to_string())
+        })
+    }
+
     /// The server's Skills extension settings as JSON (`{"directoryRead": bool}`), or None
     /// when it did not declare the extension.
     fn skills_support(&self) -> PyResult<Option<String>> {

@@ -64,7 +64,7 @@ impl Registry {
     /// Registers a Python tool. `callback(arguments, call)` returns the tool's value (or an
     /// awaitable of it when `is_async`); the core turns it into the result (`wrapped`: the output
     /// schema wraps it as `{"result": …}`).
-    #[pyo3(signature = (name, description, input_schema, callback, is_async, output_schema=None, title=None, wrapped=false))]
+    #[pyo3(signature = (name, description, input_schema, callback, is_async, output_schema=None, title=None, wrapped=false, meta=None))]
     #[allow(clippy::too_many_arguments)]
     fn add_tool(
         &self,
@@ -76,6 +76,7 @@ impl Registry {
         output_schema: Option<&str>,
         title: Option<String>,
         wrapped: bool,
+        meta: Option<&str>,
     ) -> PyResult<()> {
         let mut tool = Tool::new(name, description, parse_json("input_schema", input_schema)?);
         if let Some(s) = output_schema {
@@ -83,6 +84,9 @@ impl Registry {
         }
         if let Some(t) = title {
             tool = tool.with_title(t);
+        }
+        if let Some(m) = meta {
+            tool.meta = Some(crate::parse_as("tool _meta", m)?);
         }
         let handler = HostTool::new(PyCallback::new(callback, is_async, &self.loop_slot), wrapped);
         self.tools.register(tool, handler).map_err(errors::to_py)

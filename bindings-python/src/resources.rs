@@ -61,6 +61,28 @@ impl Resources {
         self.inner.complete_variable(uri_template, variable, c).map_err(errors::to_py)
     }
 
+    /// Serves an app (MCP Apps): the HTML `html` at the `ui://` URI `uri` as
+    /// `text/html;profile=mcp-app`, with `ui_meta` (JSON: csp, permissions, domain,
+    /// prefersBorder) as its `_meta.ui`.
+    #[pyo3(signature = (uri, html, name=None, title=None, description=None, ui_meta=None))]
+    fn add_app(
+        &self,
+        uri: String,
+        html: String,
+        name: Option<String>,
+        title: Option<String>,
+        description: Option<String>,
+        ui_meta: Option<&str>,
+    ) -> PyResult<()> {
+        let meta = match ui_meta {
+            Some(m) => parse_as("app _meta.ui", m)?,
+            None => Default::default(),
+        };
+        let app =
+            mcpcore::resources::App { uri, name: name.unwrap_or_default(), title, description, html, meta };
+        self.inner.add_app(app).map_err(errors::to_py)
+    }
+
     /// Removes the resource with `uri`; False when there was none.
     fn remove(&self, uri: &str) -> bool {
         self.inner.remove(uri)

@@ -5,6 +5,7 @@
     python echo_server.py --http 127.0.0.1:PORT --auth-jwks URL --auth-issuer ISS --auth-audience AUD
     python echo_server.py --http 127.0.0.1:PORT --store redis://HOST:PORT[/DB] [--allowed-host NAME[:PORT]]...
     python echo_server.py --http 127.0.0.1:PORT --limit max_sessions_per_client=100 --limit max_in_flight=50
+    python echo_server.py --apps                # also show_echo, whose view is the app ui://echo/view.html
 
 Behind a load balancer with several instances (no sticky routing): ``--store redis://...`` keeps
 legacy sessions in Redis, so any instance serves any message of any session; it needs the
@@ -22,6 +23,7 @@ from ``tools/list`` for tokens without it.
 import argparse
 import inspect
 import sys
+from pathlib import Path
 from typing import Any, Dict, List, Optional, TypedDict
 
 from mcpcore import Auth, McpError, Server
@@ -43,6 +45,17 @@ def echo(text: str) -> str:
 def add(a: float, b: float) -> Sum:
     """Adds two numbers."""
     return {"sum": a + b}
+
+
+def add_apps() -> None:
+    """``--apps`` (MCP Apps): the tool ``show_echo`` bound to the app ``ui://echo/view.html``
+    (examples/echo_view.html, the view every example server serves)."""
+    view = (Path(__file__).resolve().parent.parent / "echo_view.html").read_text(encoding="utf-8")
+
+    @server.app("ui://echo/view.html", view, prefers_border=True)
+    def show_echo(text: str) -> Dict[str, Any]:
+        """Shows the text in the echo view; hosts without apps get the text itself."""
+        return {"content": [{"type": "text", "text": text}], "structuredContent": {"text": text}}
 
 
 def auth(args: argparse.Namespace) -> Optional[Auth]:
@@ -78,7 +91,11 @@ if __name__ == "__main__":
     parser.add_argument("--limit", metavar="NAME=VALUE", action="append", default=[],
                         help="one of serve_http's limits, e.g. max_in_flight=50 or "
                              "peer_request_timeout_ms=30000 (repeatable)")
+    parser.add_argument("--apps", action="store_true",
+                        help="also serve show_echo and its app ui://echo/view.html (MCP Apps)")
     args = parser.parse_args()
+    if args.apps:
+        add_apps()
     protected = auth(args)
     if args.http is None and (args.store or args.allowed_host or args.limit):
         sys.exit("echo_server: --store, --allowed-host and --limit need --http")

@@ -116,6 +116,7 @@ __all__ = [
     "Identity",
     "TokenRefused",
     "MemoryTokenStore",
+    "apps_meta",
     "refresh_logging",
 ]
 
@@ -164,6 +165,15 @@ def _callback(fn: Callable[..., Any], spec: _schema.ToolSpec, owner: Any) -> _fe
     return invoke
 
 
+def apps_meta(resource_uri: str, visibility: Optional[Sequence[str]] = None) -> Dict[str, Any]:
+    """A tool's ``_meta`` binding it to the app at ``resource_uri`` (MCP Apps ``_meta.ui``;
+    ``visibility``: who may call it, ``"model"`` and/or ``"app"``, both by default)."""
+    ui: Dict[str, Any] = {"resourceUri": resource_uri}
+    if visibility is not None:
+        ui["visibility"] = list(visibility)
+    return {"ui": ui}
+
+
 class Registry:
     """Tools by name: Python functions and the tools of connected servers, called alike."""
 
@@ -179,18 +189,19 @@ class Registry:
         description: Optional[str] = None,
         title: Optional[str] = None,
         refs: bool = False,
+        meta: Optional[Mapping[str, Any]] = None,
     ) -> Tool:
         """Registers ``fn`` (sync or ``async def``) as a tool. The input schema comes from its
         type hints (pydantic models, dataclasses, TypedDict, enums, Literal, ``Annotated[...,
         Field(description=...)]``), the description from its docstring, the output schema from
         its return type; named types are written out in place (no ``$ref``, which LLM clients
         cannot follow) except recursive ones, unless ``refs=True``. Raises InvalidInput for a
-        bad or taken name."""
+        bad or taken name. ``meta`` is the tool's ``_meta`` (e.g. MCP Apps' ``{"ui": ...}``)."""
         spec = _schema.tool_spec(fn, name=name, description=description, context_type=Context, refs=refs)
         output = json.dumps(spec.output_schema) if spec.output_schema is not None else None
         self._native.add_tool(
             spec.name, spec.description, json.dumps(spec.input_schema), _callback(fn, spec, self), spec.is_async,
-            output, title, spec.wraps_result,
+            output, title, spec.wraps_result, None if meta is None else json.dumps(dict(meta)),
         )
         return Tool(spec.name, spec.description, spec.input_schema, spec.output_schema, title)
 
@@ -490,6 +501,70 @@ class Server:
     def list_resource_templates(self) -> List[Dict[str, Any]]:
         """The registered templates (MCP ``ResourceTemplate`` dicts, by name)."""
         return list(json.loads(self._resources.list_templates()))
+
+    # -- apps (MCP Apps, SEP-1865) -------------------------------------------------------------
+
+    def add_app(
+        self,
+        uri: str,
+        html: str,
+        *,
+        name: Optional[str] = None,
+        title: Optional[str] = None,
+        description: Optional[str] = None,
+        csp: Optional[Mapping[str, Sequence[str]]] = None,
+        permissions: Optional[Sequence[str]] = None,
+        domain: Optional[str] = None,
+        prefers_border: Optional[bool] = None,
+    ) -> None:
+        """Serves an app (MCP Apps, ``io.modelcontextprotocol/ui``): the HTML document ``html``
+        at the ``ui://`` URI ``uri``, as ``text/html;profile=mcp-app``. ``csp`` lists the origins
+        it may reach (``{"connectDomains": [...], "resourceDomains": [...], "frameDomains":
+        [...], "baseUriDomains": [...]}``; none by default), ``permissions`` the browser features
+        it asks for (``"camera"``, ``"microphone"``, ``"geolocation"``, ``"clipboardWrite"``),
+        ``domain`` a dedicated sandbox origin, ``prefers_border`` whether the host draws a border.
+        The server then declares the extension. Bind tools to it with :meth:`app` or
+        ``tool(..., meta=apps_meta(uri))``."""
+        ui: Dict[str, Any] = {}
+        if csp:
+            ui["csp"] = {k: list(v) for k, v in csp.items()}
+        if permissions:
+            ui["permissions"] = {p: {} for p in permissions}
+        if domain is not None:
+            ui["domain"] = domain
+        if prefers_border is not None:
+            ui["prefersBorder"] = prefers_border
+        self._resources.add_app(uri, html, name, title, description, json.dumps(ui) if ui else None)
+
+    def app(
+        self,
+        uri: str,
+        html: str,
+        *,
+        name: Optional[str] = None,
+        description: Optional[str] = None,
+        title: Optional[str] = None,
+        visibility: Optional[Sequence[str]] = None,
+        **app_options: Any,
+    ) -> Callable[[F], F]:
+        """Decorator: serves the app ``html`` at ``uri`` (see :meth:`add_app`, whose options
+        ``app_options`` are) and registers the function as a tool bound to it
+        (``_meta.ui.resourceUri``; ``visibility``: ``["model", "app"]`` by default, ``["app"]``
+        for a tool only the app calls). Hosts without apps call it as any tool, so its result
+        should say in text what the app shows::
+
+            @server.app("ui://echo/view.html", VIEW_HTML, prefers_border=True)
+            def show_echo(text: str) -> str:
+                return text
+        """
+
+        def register(fn: F) -> F:
+            self.add_app(uri, html, **app_options)
+            self.registry.add_tool(fn, name=name, description=description, title=title,
+                                   meta=apps_meta(uri, visibility))
+            return fn
+
+        return register
 
     # -- skills (SEP-2640) ---------------------------------------------------------------------
 

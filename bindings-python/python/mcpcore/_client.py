@@ -420,6 +420,19 @@ class Client:
         out = json.loads(await self._native.complete(json.dumps(ref), argument, value, ctx))
         return list(out["completion"]["values"])
 
+    # -- apps (MCP Apps, SEP-1865) ------------------------------------------------------------
+
+    def offers_apps(self) -> bool:
+        """True when the server declared MCP Apps (``io.modelcontextprotocol/ui``)."""
+        return bool(self._native.offers_apps())
+
+    async def read_app(self, uri: str) -> Dict[str, Any]:
+        """The app at ``uri`` (a tool's ``tool.ui["resourceUri"]``): ``{"uri", "html", "meta"}``,
+        ``meta`` its ``_meta.ui`` (``csp``, ``permissions``, ``domain``, ``prefersBorder``) for
+        the host's sandbox. What is not ``text/html;profile=mcp-app`` raises
+        :class:`~mcpcore.ProtocolError`; rendering it is the host's."""
+        return dict(json.loads(await self._native.read_app(uri)))
+
     # -- skills (SEP-2640) ------------------------------------------------------------------
 
     def skills_support(self) -> Optional[Dict[str, Any]]:

@@ -21,6 +21,16 @@ class Tool:
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """The definition exactly as received (annotations, icons, ``_meta``...)."""
 
+    @property
+    def ui(self) -> Optional[Dict[str, Any]]:
+        """The tool's MCP Apps binding (``_meta.ui``: ``resourceUri``, ``visibility``), if any."""
+        meta = self.raw.get("_meta") or {}
+        ui = meta.get("ui")
+        if isinstance(ui, dict):
+            return ui
+        flat = meta.get("ui/resourceUri")  # the deprecated flat form
+        return {"resourceUri": flat} if isinstance(flat, str) else None
+
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "Tool":
         """Builds a Tool from its MCP JSON form."""
