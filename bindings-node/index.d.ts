@@ -80,6 +80,10 @@ export declare class Client {
    * with `ResourceNotFound` on both lineages).
    */
   readResource(uri: string): Promise<string>
+  /** True when the server declared MCP Apps (`io.modelcontextprotocol/ui`). */
+  offersApps(): boolean
+  /** Reads the app at `uri`; resolves to JSON `{uri, html, meta}` (`meta`: its `_meta.ui`). */
+  readApp(uri: string): Promise<string>
   /**
    * The server's Skills extension settings as JSON (`{"directoryRead": bool}`), or null
    * when it did not declare the extension.
@@ -224,7 +228,7 @@ export declare class Registry {
    * Registers a JS tool. `handler(argumentsJson, call)` resolves to the envelope JSON the
    * wrapper builds (`{"ok": result}`, `{"rpc": error}` or `{"error": message}`).
    */
-  addTool(name: string, description: string, inputSchemaJson: string, handler: (argumentsJson: string, call: ToolCall) => Promise<string> | string, outputSchemaJson?: string | undefined | null, title?: string | undefined | null): void
+  addTool(name: string, description: string, inputSchemaJson: string, handler: (argumentsJson: string, call: ToolCall) => Promise<string> | string, outputSchemaJson?: string | undefined | null, title?: string | undefined | null, metaJson?: string | undefined | null): void
   /** Removes a tool; false when there was none. */
   removeTool(name: string): boolean
   /** The tool names, sorted. */
@@ -271,6 +275,12 @@ export declare class Resources {
    * envelope).
    */
   complete(uriTemplate: string, variable: string, values?: Array<string> | undefined | null, handler?: ((requestJson: string, call: ToolCall) => Promise<string> | string) | undefined | null): void
+  /**
+   * Serves an app (MCP Apps): the HTML `html` at the `ui://` URI `uri` as
+   * `text/html;profile=mcp-app`, with `uiMetaJson` (csp, permissions, domain, prefersBorder)
+   * as its `_meta.ui`.
+   */
+  addApp(uri: string, html: string, name?: string | undefined | null, title?: string | undefined | null, description?: string | undefined | null, uiMetaJson?: string | undefined | null): void
   /** Removes the resource with `uri`; false when there was none. */
   remove(uri: string): boolean
   /** Removes the template named `name`; false when there was none. */

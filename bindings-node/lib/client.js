@@ -187,6 +187,19 @@ class Client {
     return collect(this.prompts());
   }
 
+  // -- apps (MCP Apps, SEP-1865) --------------------------------------------------------------
+
+  /** True when the server declared MCP Apps (`io.modelcontextprotocol/ui`). */
+  offersApps() {
+    return nativeSync(() => this._native.offersApps());
+  }
+  /** The app at `uri` (a tool's `_meta.ui.resourceUri`): `{uri, html, meta}`, `meta` its
+   * `_meta.ui` (`csp`, `permissions`, `domain`, `prefersBorder`) for the host's sandbox. What is
+   * not `text/html;profile=mcp-app` rejects (kind `protocol`); rendering it is the host's. */
+  async readApp(uri) {
+    return JSON.parse(await awaitNative(this._native.readApp(uri)));
+  }
+
   // -- skills (SEP-2640) ----------------------------------------------------------------------
 
   /** The server's Skills extension settings (`{directoryRead}`), or null when it did not

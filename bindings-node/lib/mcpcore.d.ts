@@ -169,6 +169,38 @@ export type CompletionSource =
 export type CompletionReturn = string[] | { values: string[]; total?: number; hasMore?: boolean };
 
 /** One item of `resources/read` contents. */
+/** Who may call a tool bound to an app (MCP Apps `_meta.ui.visibility`). */
+export type AppVisibility = 'model' | 'app';
+
+/** An app's sandbox needs (MCP Apps `_meta.ui` of a `ui://` resource). */
+export interface AppUiMeta {
+  csp?: { connectDomains?: string[]; resourceDomains?: string[]; frameDomains?: string[]; baseUriDomains?: string[] };
+  permissions?: { camera?: object; microphone?: object; geolocation?: object; clipboardWrite?: object };
+  domain?: string;
+  prefersBorder?: boolean;
+}
+
+/** What `Server.addApp` takes besides the URI and the HTML. */
+export interface AppOptions {
+  name?: string;
+  title?: string;
+  description?: string;
+  csp?: AppUiMeta['csp'];
+  permissions?: Array<'camera' | 'microphone' | 'geolocation' | 'clipboardWrite'>;
+  domain?: string;
+  prefersBorder?: boolean;
+}
+
+/** An app as `Client.readApp` returns it. */
+export interface AppView {
+  uri: string;
+  html: string;
+  meta: AppUiMeta;
+}
+
+/** A tool's `_meta` binding it to the app at `resourceUri`. */
+export function appsMeta(resourceUri: string, visibility?: AppVisibility[]): { ui: { resourceUri: string; visibility?: AppVisibility[] } };
+
 /** One file of a skill: its resource URI, `sha256:<64 hex>` digest and size in bytes. */
 export interface SkillResource {
   uri: string;
@@ -283,6 +315,8 @@ export interface ToolSpec<S extends JsonSchema | StandardSchemaLike = JsonSchema
   outputSchema?: JsonSchema | StandardSchemaLike;
   /** Keep `$ref`s to named definitions (default: inlined, except recursive ones). */
   refs?: boolean;
+  /** The tool's `_meta` (e.g. MCP Apps' `appsMeta(uri)`). */
+  _meta?: Record<string, unknown>;
 }
 
 /** What happened to one remote tool in `Registry.connect`. */
@@ -470,6 +504,11 @@ export class Server {
   removeResource(uriOrTemplate: string): boolean;
   /** Tells subscribed clients the resource at `uri` changed. */
   notifyResourceUpdated(uri: string): void;
+  /** Serves an app (MCP Apps): `html` at the `ui://` URI `uri` as `text/html;profile=mcp-app`. */
+  addApp(uri: string, html: string, options?: AppOptions): void;
+  /** Serves the app and registers the tool `name` bound to it (`_meta.ui.resourceUri`). */
+  app(uri: string, html: string, name: string, spec: ToolSpec, handler: ToolHandler, options?: AppOptions & { visibility?: AppVisibility[] }): Tool;
+  app(uri: string, html: string, name: string, handler: ToolHandler, options?: AppOptions & { visibility?: AppVisibility[] }): Tool;
   /** Serves every skill under the directory `root` (Skills extension, SEP-2640); returns the
    * entries. Throws naming the rule a skill breaks; then none is served. */
   skills(root: string): Skill[];
@@ -754,6 +793,10 @@ export class Client {
   prompts(): AsyncGenerator<Prompt>;
   /** A missing resource rejects with ResourceNotFound. */
   readResource(uri: string): Promise<ResourceContents[]>;
+  /** True when the server declared MCP Apps (`io.modelcontextprotocol/ui`). */
+  offersApps(): boolean;
+  /** The app at `uri`: its HTML and `_meta.ui`; rejects when it is not `text/html;profile=mcp-app`. */
+  readApp(uri: string): Promise<AppView>;
   /** The server's Skills extension settings, or null when it did not declare the extension. */
   skillsSupport(): { directoryRead: boolean } | null;
   /** Every skill entry the server lists; reads no file. */

@@ -47,12 +47,14 @@ class Registry {
         JSON.stringify(inputSchema),
         envelopeCallback(handler, spec.inputSchema, this),
         outputSchema === undefined ? null : JSON.stringify(outputSchema),
-        spec.title ?? null
+        spec.title ?? null,
+        spec._meta === undefined ? null : JSON.stringify(spec._meta)
       )
     );
     const tool = { name, description, inputSchema };
     if (outputSchema !== undefined) tool.outputSchema = outputSchema;
     if (spec.title !== undefined) tool.title = spec.title;
+    if (spec._meta !== undefined) tool._meta = spec._meta;
     return tool;
   }
 
@@ -145,6 +147,14 @@ class HttpServing {
 }
 
 /** An MCP server: both lineages, on stdio or HTTP, serving a Registry. */
+/** A tool's `_meta` binding it to the app at `resourceUri` (MCP Apps `_meta.ui`;
+ * `visibility`: who may call it, 'model' and/or 'app', both by default). */
+function appsMeta(resourceUri, visibility) {
+  const ui = { resourceUri };
+  if (visibility !== undefined) ui.visibility = [...visibility];
+  return { ui };
+}
+
 class Server {
   /**
    * Options: name, version, instructions, registry, and lifespan: an async generator function
@@ -214,6 +224,40 @@ class Server {
   /** Removes a prompt; false when there was none. */
   removePrompt(name) {
     return this._pro?.remove(name) ?? false;
+  }
+
+  /**
+   * Serves an app (MCP Apps, `io.modelcontextprotocol/ui`): the HTML document `html` at the
+   * `ui://` URI `uri`, as `text/html;profile=mcp-app`. `options`: `name`, `title`,
+   * `description`, `csp` (`{connectDomains, resourceDomains, frameDomains, baseUriDomains}`: the
+   * origins it may reach, none by default), `permissions` (`['camera', 'microphone',
+   * 'geolocation', 'clipboardWrite']`), `domain`, `prefersBorder`. The server then declares the
+   * extension. Bind tools with `app()` or `tool(name, { _meta: appsMeta(uri) }, ...)`.
+   */
+  addApp(uri, html, options = {}) {
+    const { name, title, description, csp, permissions, domain, prefersBorder } = options;
+    const ui = {};
+    if (csp) ui.csp = csp;
+    if (permissions?.length) ui.permissions = Object.fromEntries(permissions.map((p) => [p, {}]));
+    if (domain !== undefined) ui.domain = domain;
+    if (prefersBorder !== undefined) ui.prefersBorder = prefersBorder;
+    nativeSync(() =>
+      this._resources().addApp(uri, html, name ?? null, title ?? null, description ?? null, Object.keys(ui).length ? JSON.stringify(ui) : null)
+    );
+  }
+
+  /**
+   * Serves the app `html` at `uri` (`addApp`'s `options`, plus `visibility`: `['model', 'app']`
+   * by default, `['app']` for a tool only the app calls) and registers the tool `name` bound to
+   * it (`_meta.ui.resourceUri`). Hosts without apps call it as any tool, so its result should
+   * say in text what the app shows. Returns the Tool.
+   */
+  app(uri, html, name, spec, handler, options = {}) {
+    if (typeof spec === 'function') [spec, handler, options] = [{}, spec, handler ?? {}];
+    const { visibility, ...appOptions } = options;
+    this.addApp(uri, html, appOptions);
+    const meta = { ...(spec?._meta ?? {}), ...appsMeta(uri, visibility) };
+    return this.registry.tool(name, { ...spec, _meta: meta }, handler);
   }
 
   /**
@@ -489,6 +533,7 @@ exports.Client = Client;
 exports.Task = Task;
 exports.Registry = Registry;
 exports.HttpServing = HttpServing;
+exports.appsMeta = appsMeta;
 exports.ErrorCode = errors.ErrorCode;
 exports.McpError = errors.McpError;
 exports.RequestTimeout = errors.RequestTimeout;

@@ -457,6 +457,19 @@ impl Client {
         self.inner()?.read_resource(&uri).await.map(|r| to_json(&r)).map_err(errors::to_js)
     }
 
+    /// True when the server declared MCP Apps (`io.modelcontextprotocol/ui`).
+    #[napi]
+    pub fn offers_apps(&self) -> napi::Result<bool> {
+        Ok(self.inner()?.offers_apps())
+    }
+
+    /// Reads the app at `uri`; resolves to JSON `{uri, html, meta}` (`meta`: its `_meta.ui`).
+    #[napi]
+    pub async fn read_app(&self, uri: String) -> napi::Result<String> {
+        let app = self.inner()?.read_app(&uri).await.map_err(errors::to_js)?;
+        Ok(serde_json::json!({ "uri": app.uri, "html": app.html, "meta": app.meta }).to_string())
+    }
+
     /// The server's Skills extension settings as JSON (`{"directoryRead": bool}`), or null
     /// when it did not declare the extension.
     #[napi]

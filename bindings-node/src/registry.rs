@@ -55,7 +55,7 @@ impl Registry {
     /// Registers a JS tool. `handler(argumentsJson, call)` resolves to the envelope JSON the
     /// wrapper builds (`{"ok": result}`, `{"rpc": error}` or `{"error": message}`).
     #[napi(
-        ts_args_type = "name: string, description: string, inputSchemaJson: string, handler: (argumentsJson: string, call: ToolCall) => Promise<string> | string, outputSchemaJson?: string | undefined | null, title?: string | undefined | null"
+        ts_args_type = "name: string, description: string, inputSchemaJson: string, handler: (argumentsJson: string, call: ToolCall) => Promise<string> | string, outputSchemaJson?: string | undefined | null, title?: string | undefined | null, metaJson?: string | undefined | null"
     )]
     pub fn add_tool(
         &self,
@@ -65,6 +65,7 @@ impl Registry {
         handler: Callback,
         output_schema_json: Option<String>,
         title: Option<String>,
+        meta_json: Option<String>,
     ) -> napi::Result<()> {
         let mut tool = Tool::new(name, description, parse_json("inputSchema", &input_schema_json)?);
         if let Some(s) = output_schema_json {
@@ -72,6 +73,16 @@ impl Registry {
         }
         if let Some(t) = title {
             tool = tool.with_title(t);
+        }
+        if let Some(m) = meta_json {
+            match parse_json("_meta", &m)? {
+                serde_json::Value::Object(meta) => tool.meta = Some(meta),
+                _ => {
+                    return Err(errors::to_js(mcpcore::Error::invalid_input(
+                        "a tool's _meta must be an object",
+                    )))
+                }
+            }
         }
         self.tools.register(tool, HostTool::new(JsCallback::new(handler), false)).map_err(errors::to_js)
     }

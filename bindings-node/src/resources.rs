@@ -79,6 +79,28 @@ impl Resources {
         self.inner.complete_variable(&uri_template, &variable, c).map_err(errors::to_js)
     }
 
+    /// Serves an app (MCP Apps): the HTML `html` at the `ui://` URI `uri` as
+    /// `text/html;profile=mcp-app`, with `uiMetaJson` (csp, permissions, domain, prefersBorder)
+    /// as its `_meta.ui`.
+    #[napi]
+    pub fn add_app(
+        &self,
+        uri: String,
+        html: String,
+        name: Option<String>,
+        title: Option<String>,
+        description: Option<String>,
+        ui_meta_json: Option<String>,
+    ) -> napi::Result<()> {
+        let meta = match ui_meta_json {
+            Some(m) => descriptor("app _meta.ui", &m)?,
+            None => Default::default(),
+        };
+        let app =
+            mcpcore::resources::App { uri, name: name.unwrap_or_default(), title, description, html, meta };
+        self.inner.add_app(app).map_err(errors::to_js)
+    }
+
     /// Removes the resource with `uri`; false when there was none.
     #[napi]
     pub fn remove(&self, uri: String) -> bool {

@@ -6,6 +6,7 @@
 //   node echo_server.mjs --http 127.0.0.1:PORT --auth-jwks URL --auth-issuer ISS --auth-audience AUD
 //   node echo_server.mjs --http 127.0.0.1:PORT --store redis://HOST:PORT[/DB] [--allowed-host NAME[:PORT]]...
 //   node echo_server.mjs --http 127.0.0.1:PORT --limit max_sessions_per_client=100 --limit max_in_flight=50
+//   node echo_server.mjs --apps                 # also show_echo, whose view is the app ui://echo/view.html
 //
 // Behind a load balancer with several instances (no sticky routing): `--store redis://…` keeps
 // legacy sessions in Redis, so any instance serves any message of any session; it needs the
@@ -17,6 +18,7 @@
 // bearer JWT signed with a key of the JWKS at URL, issued by ISS for AUD (the PRM names ISS as
 // the authorization server). `echo` needs no scope; `add` needs `mcp:add` and is hidden from
 // `tools/list` for tokens without it.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Server } from 'mcpcore';
 
@@ -35,6 +37,7 @@ try {
       store: { type: 'string' },
       'allowed-host': { type: 'string', multiple: true },
       limit: { type: 'string', multiple: true },
+      apps: { type: 'boolean' },
     },
   }));
 } catch (e) {
@@ -65,6 +68,23 @@ server.tool(
   },
   async ({ a, b }) => ({ sum: a + b })
 );
+
+if (values.apps) {
+  // MCP Apps: show_echo, bound to the app ui://echo/view.html (examples/echo_view.html, the view
+  // every example server serves). Hosts without apps get the text itself.
+  const view = readFileSync(new URL('../echo_view.html', import.meta.url), 'utf8');
+  server.app(
+    'ui://echo/view.html',
+    view,
+    'show_echo',
+    {
+      description: 'Shows the text in the echo view; hosts without apps get the text itself.',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    },
+    ({ text }) => ({ content: [{ type: 'text', text }], structuredContent: { text } }),
+    { prefersBorder: true }
+  );
+}
 
 const given = [values['auth-jwks'], values['auth-issuer'], values['auth-audience']];
 let auth;

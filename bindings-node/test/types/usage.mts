@@ -212,3 +212,13 @@ void (async (c: Client) => {
   const manifest = entries[0].resources === 'dynamic' ? [] : entries[0].resources.map((r) => r.digest);
   void [text, bytes, manifest, c.skillsSupport()?.directoryRead];
 });
+// MCP Apps: an app and a tool bound to it, typed.
+import { appsMeta, type AppView } from 'mcpcore';
+const appServer = new Server({ name: 'apps' });
+appServer.addApp('ui://x/view.html', '<p>', { prefersBorder: true, csp: { connectDomains: ['https://a.example'] } });
+appServer.app('ui://y/view.html', '<p>', 'show', { description: 'Shows' }, () => 'shown', { visibility: ['app'] });
+appServer.tool('bound', { _meta: appsMeta('ui://x/view.html', ['model']) }, () => 'x');
+void (async (c: Client) => {
+  const view: AppView = await c.readApp('ui://x/view.html');
+  void [view.html, view.meta.csp?.connectDomains, c.offersApps()];
+});
