@@ -57,6 +57,7 @@ impl Registry {
     #[napi(
         ts_args_type = "name: string, description: string, inputSchemaJson: string, handler: (argumentsJson: string, call: ToolCall) => Promise<string> | string, outputSchemaJson?: string | undefined | null, title?: string | undefined | null, metaJson?: string | undefined | null"
     )]
+    #[allow(clippy::too_many_arguments)] // the wrapper passes them positionally
     pub fn add_tool(
         &self,
         name: String,
