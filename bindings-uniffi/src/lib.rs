@@ -27,6 +27,7 @@
 
 uniffi::setup_scaffolding!("mcpcore");
 
+mod apps;
 mod auth;
 mod catalog;
 mod client;
@@ -44,6 +45,7 @@ mod server;
 mod server_auth;
 mod skills;
 
+pub use apps::{apps_meta, AppView};
 pub use auth::{OAuth, OAuthGrant, OAuthHandler, OAuthOptions, OAuthTokenStore};
 pub use catalog::{
     prompt_messages, HostValue, PromptArgument, PromptMessage, PromptRenderer, Prompts, ResourceReader,
@@ -66,6 +68,7 @@ pub use registry::{CollisionPolicy, Registration, Registry};
 pub use results::{error_result, structured_result, text_result, Content, ServerInfo, Tool, ToolResult};
 pub use server::{HttpServing, Server};
 pub use server_auth::{AuthIdentity, AuthSettings, ServerAuth, TokenRefused, TokenVerifier};
+pub use skills::{Skill, SkillFile, Skills, SkillsSupport};
 
 /// Parses JSON handed over by the host; `what` names it in the error.
 pub(crate) fn parse_json(what: &str, text: &str) -> Result<serde_json::Value, McpError> {

@@ -89,8 +89,10 @@ impl Registry {
     /// Registers a host tool named `name` (1-128 of `A-Z a-z 0-9 _ - .`) with a description,
     /// a JSON Schema for its arguments (`"type": "object"`), and optionally a JSON Schema of
     /// its `structuredContent` and a display title. Fails with `InvalidInput` when the name is
-    /// invalid or taken or a schema is not valid.
-    #[uniffi::method(default(output_schema = None, title = None))]
+    /// invalid or taken or a schema is not valid. `meta` is the tool's `_meta` as JSON text (MCP
+    /// Apps: `appsMeta(uri)`).
+    #[uniffi::method(default(output_schema = None, title = None, meta = None))]
+    #[allow(clippy::too_many_arguments)] // the optional ones have defaults, named by callers
     pub fn add_tool(
         &self,
         name: String,
@@ -99,6 +101,7 @@ impl Registry {
         handler: Arc<dyn ToolHandler>,
         output_schema: Option<String>,
         title: Option<String>,
+        meta: Option<String>,
     ) -> Result<(), McpError> {
         let mut tool =
             mcpcore::protocol::Tool::new(name, description, parse_json("inputSchema", &input_schema)?);
@@ -107,6 +110,12 @@ impl Registry {
         }
         if let Some(t) = title {
             tool = tool.with_title(t);
+        }
+        if let Some(m) = meta {
+            match parse_json("_meta", &m)? {
+                serde_json::Value::Object(meta) => tool.meta = Some(meta),
+                _ => return Err(mcpcore::Error::invalid_input("a tool's _meta must be a JSON object").into()),
+            }
         }
         Ok(self.tools.register(tool, HostTool::new(Arc::new(ForeignTool(handler)), false))?)
     }

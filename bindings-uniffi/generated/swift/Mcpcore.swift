@@ -918,6 +918,17 @@ public func FfiConverterTypeArgumentCompleter_lower(_ value: ArgumentCompleter) 
 public protocol ClientProtocol: AnyObject, Sendable {
     
     /**
+     * True when the server declared MCP Apps.
+     */
+    func offersApps() throws  -> Bool
+    
+    /**
+     * Reads the app at `uri` (a tool's `_meta.ui.resourceUri`). What is not
+     * `text/html;profile=mcp-app` throws `Protocol`; rendering it is the host's.
+     */
+    func readApp(uri: String) async throws  -> AppView
+    
+    /**
      * Calls a tool with arguments as JSON text. Cancelling the awaiting coroutine or task
      * sends `notifications/cancelled` to the server; past the timeout it throws `Timeout`.
      * A tool failure is a result with `isError`, not an exception.
@@ -1224,6 +1235,38 @@ public static func connectStdio(command: String, args: [String], options: Connec
 }
     
 
+    
+    /**
+     * True when the server declared MCP Apps.
+     */
+open func offersApps()throws  -> Bool  {
+    return try  FfiConverterBool.lift(try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_client_offers_apps(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Reads the app at `uri` (a tool's `_meta.ui.resourceUri`). What is not
+     * `text/html;profile=mcp-app` throws `Protocol`; rendering it is the host's.
+     */
+open func readApp(uri: String)async throws  -> AppView  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_read_app(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(uri)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeAppView_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
     
     /**
      * Calls a tool with arguments as JSON text. Cancelling the awaiting coroutine or task
@@ -4723,9 +4766,10 @@ public protocol RegistryProtocol: AnyObject, Sendable {
      * Registers a host tool named `name` (1-128 of `A-Z a-z 0-9 _ - .`) with a description,
      * a JSON Schema for its arguments (`"type": "object"`), and optionally a JSON Schema of
      * its `structuredContent` and a display title. Fails with `InvalidInput` when the name is
-     * invalid or taken or a schema is not valid.
+     * invalid or taken or a schema is not valid. `meta` is the tool's `_meta` as JSON text (MCP
+     * Apps: `appsMeta(uri)`).
      */
-    func addTool(name: String, description: String, inputSchema: String, handler: ToolHandler, outputSchema: String?, title: String?) throws 
+    func addTool(name: String, description: String, inputSchema: String, handler: ToolHandler, outputSchema: String?, title: String?, meta: String?) throws 
     
     /**
      * Calls a tool in-process, local or remote, as a peer's `tools/call` would: arguments
@@ -4845,9 +4889,10 @@ public convenience init() {
      * Registers a host tool named `name` (1-128 of `A-Z a-z 0-9 _ - .`) with a description,
      * a JSON Schema for its arguments (`"type": "object"`), and optionally a JSON Schema of
      * its `structuredContent` and a display title. Fails with `InvalidInput` when the name is
-     * invalid or taken or a schema is not valid.
+     * invalid or taken or a schema is not valid. `meta` is the tool's `_meta` as JSON text (MCP
+     * Apps: `appsMeta(uri)`).
      */
-open func addTool(name: String, description: String, inputSchema: String, handler: ToolHandler, outputSchema: String? = nil, title: String? = nil)throws   {try rustCallWithError(FfiConverterTypeMcpError_lift) {
+open func addTool(name: String, description: String, inputSchema: String, handler: ToolHandler, outputSchema: String? = nil, title: String? = nil, meta: String? = nil)throws   {try rustCallWithError(FfiConverterTypeMcpError_lift) {
         uniffiCallStatus in
     uniffi_mcpcore_uniffi_fn_method_registry_add_tool(
             self.uniffiCloneHandle(),
@@ -4856,7 +4901,8 @@ open func addTool(name: String, description: String, inputSchema: String, handle
         FfiConverterString.lower(inputSchema),
         FfiConverterTypeToolHandler_lower(handler),
         FfiConverterOptionString.lower(outputSchema),
-        FfiConverterOptionString.lower(title),uniffiCallStatus
+        FfiConverterOptionString.lower(title),
+        FfiConverterOptionString.lower(meta),uniffiCallStatus
     )
 }
 }
@@ -5294,6 +5340,14 @@ public func FfiConverterTypeResourceReader_lower(_ value: ResourceReader) -> UIn
 public protocol ResourcesProtocol: AnyObject, Sendable {
     
     /**
+     * Serves an app: `html` at the `ui://` URI `uri` as `text/html;profile=mcp-app`, with
+     * `ui_meta` (JSON text: `csp`, `permissions`, `domain`, `prefersBorder`) as its `_meta.ui`.
+     * The server then declares the extension. Fails with `InvalidInput` for a URI that is not
+     * `ui://…` or is taken.
+     */
+    func addApp(uri: String, html: String, name: String?, title: String?, description: String?, uiMeta: String?) throws 
+    
+    /**
      * Adds the resource `uri` named `name`, read by `reader`; `json` (a Resource as JSON text)
      * may add any other field (`size`, `annotations`, `icons`, `_meta`). Fails with
      * `InvalidInput` when the URI is taken.
@@ -5395,6 +5449,26 @@ public convenience init() {
 
     
 
+    
+    /**
+     * Serves an app: `html` at the `ui://` URI `uri` as `text/html;profile=mcp-app`, with
+     * `ui_meta` (JSON text: `csp`, `permissions`, `domain`, `prefersBorder`) as its `_meta.ui`.
+     * The server then declares the extension. Fails with `InvalidInput` for a URI that is not
+     * `ui://…` or is taken.
+     */
+open func addApp(uri: String, html: String, name: String? = nil, title: String? = nil, description: String? = nil, uiMeta: String? = nil)throws   {try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_resources_add_app(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(uri),
+        FfiConverterString.lower(html),
+        FfiConverterOptionString.lower(name),
+        FfiConverterOptionString.lower(title),
+        FfiConverterOptionString.lower(description),
+        FfiConverterOptionString.lower(uiMeta),uniffiCallStatus
+    )
+}
+}
     
     /**
      * Adds the resource `uri` named `name`, read by `reader`; `json` (a Resource as JSON text)
@@ -7370,6 +7444,85 @@ public func FfiConverterTypeToolHandler_lower(_ value: ToolHandler) -> UInt64 {
 }
 
 
+
+
+/**
+ * An app as read from its server.
+ */
+public struct AppView: Equatable, Hashable {
+    /**
+     * The `ui://` URI.
+     */
+    public var uri: String
+    /**
+     * The HTML document.
+     */
+    public var html: String
+    /**
+     * Its `_meta.ui` (csp, permissions, domain, prefersBorder) as JSON text (`{}` when none).
+     */
+    public var metaJson: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The `ui://` URI.
+         */uri: String, 
+        /**
+         * The HTML document.
+         */html: String, 
+        /**
+         * Its `_meta.ui` (csp, permissions, domain, prefersBorder) as JSON text (`{}` when none).
+         */metaJson: String) {
+        self.uri = uri
+        self.html = html
+        self.metaJson = metaJson
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension AppView: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeAppView: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> AppView {
+        return
+            try AppView(
+                uri: FfiConverterString.read(from: &buf), 
+                html: FfiConverterString.read(from: &buf), 
+                metaJson: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: AppView, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.uri, into: &buf)
+        FfiConverterString.write(value.html, into: &buf)
+        FfiConverterString.write(value.metaJson, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeAppView_lift(_ buf: RustBuffer) throws -> AppView {
+    return try FfiConverterTypeAppView.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeAppView_lower(_ value: AppView) -> RustBuffer {
+    return FfiConverterTypeAppView.lower(value)
+}
 
 
 /**
@@ -13265,6 +13418,19 @@ public func version() -> String  {
 })
 }
 /**
+ * A tool's `_meta` (JSON text) binding it to the app at `resource_uri`; `visibility`: who may
+ * call it (`"model"`, `"app"`; both when null). Pass it as `addTool(..., meta = …)`.
+ */
+public func appsMeta(resourceUri: String, visibility: [String]? = nil) -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_func_apps_meta(
+        FfiConverterString.lower(resourceUri),
+        FfiConverterOptionSequenceString.lower(visibility),uniffiCallStatus
+    )
+})
+}
+/**
  * The value of a prompt answering with `messages` (and an optional `description`).
  */
 public func promptMessages(messages: [PromptMessage], description: String? = nil)throws  -> HostValue  {
@@ -13421,6 +13587,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_func_version() != 56638) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpcore_uniffi_checksum_func_apps_meta() != 54700) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpcore_uniffi_checksum_func_prompt_messages() != 65274) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -13496,6 +13665,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_resourcereader_read() != 6285) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpcore_uniffi_checksum_method_resources_add_app() != 45382) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpcore_uniffi_checksum_method_resources_add() != 44311) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -13512,6 +13684,12 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_resources_remove_template() != 39993) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_offers_apps() != 24349) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_read_app() != 63409) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_client_call_tool() != 55296) {
@@ -13733,7 +13911,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_clientinput_list_roots() != 9798) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpcore_uniffi_checksum_method_registry_add_tool() != 16887) {
+    if (uniffi_mcpcore_uniffi_checksum_method_registry_add_tool() != 5029) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_registry_call_tool() != 22919) {

@@ -654,6 +654,11 @@ uint64_t uniffi_mcpcore_uniffi_fn_constructor_resources_new(RustCallStatus *_Non
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_RESOURCES_ADD_APP
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_RESOURCES_ADD_APP
+void uniffi_mcpcore_uniffi_fn_method_resources_add_app(uint64_t ptr, RustBuffer uri, RustBuffer html, RustBuffer name, RustBuffer title, RustBuffer description, RustBuffer ui_meta, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_RESOURCES_ADD
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_RESOURCES_ADD
 void uniffi_mcpcore_uniffi_fn_method_resources_add(uint64_t ptr, RustBuffer uri, RustBuffer name, uint64_t reader, RustBuffer title, RustBuffer description, RustBuffer mime_type, RustBuffer json, RustCallStatus *_Nonnull out_status
@@ -702,6 +707,16 @@ uint64_t uniffi_mcpcore_uniffi_fn_constructor_client_connect_http(RustBuffer url
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CONSTRUCTOR_CLIENT_CONNECT_STDIO
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CONSTRUCTOR_CLIENT_CONNECT_STDIO
 uint64_t uniffi_mcpcore_uniffi_fn_constructor_client_connect_stdio(RustBuffer command, RustBuffer args, RustBuffer options
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_OFFERS_APPS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_OFFERS_APPS
+int8_t uniffi_mcpcore_uniffi_fn_method_client_offers_apps(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_READ_APP
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_READ_APP
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_read_app(uint64_t ptr, RustBuffer uri
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_CALL_TOOL
@@ -1207,7 +1222,7 @@ uint64_t uniffi_mcpcore_uniffi_fn_constructor_registry_new(RustCallStatus *_Nonn
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_REGISTRY_ADD_TOOL
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_REGISTRY_ADD_TOOL
-void uniffi_mcpcore_uniffi_fn_method_registry_add_tool(uint64_t ptr, RustBuffer name, RustBuffer description, RustBuffer input_schema, uint64_t handler, RustBuffer output_schema, RustBuffer title, RustCallStatus *_Nonnull out_status
+void uniffi_mcpcore_uniffi_fn_method_registry_add_tool(uint64_t ptr, RustBuffer name, RustBuffer description, RustBuffer input_schema, uint64_t handler, RustBuffer output_schema, RustBuffer title, RustBuffer meta, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_REGISTRY_CALL_TOOL
@@ -1389,6 +1404,11 @@ RustBuffer uniffi_mcpcore_uniffi_fn_method_mcperror_data(RustBuffer ptr, RustCal
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_VERSION
 RustBuffer uniffi_mcpcore_uniffi_fn_func_version(RustCallStatus *_Nonnull out_status
     
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_APPS_META
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_APPS_META
+RustBuffer uniffi_mcpcore_uniffi_fn_func_apps_meta(RustBuffer resource_uri, RustBuffer visibility, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_PROMPT_MESSAGES
@@ -1713,6 +1733,12 @@ uint16_t uniffi_mcpcore_uniffi_checksum_func_version(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_APPS_META
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_APPS_META
+uint16_t uniffi_mcpcore_uniffi_checksum_func_apps_meta(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_PROMPT_MESSAGES
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_PROMPT_MESSAGES
 uint16_t uniffi_mcpcore_uniffi_checksum_func_prompt_messages(void
@@ -1863,6 +1889,12 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_resourcereader_read(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_RESOURCES_ADD_APP
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_RESOURCES_ADD_APP
+uint16_t uniffi_mcpcore_uniffi_checksum_method_resources_add_app(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_RESOURCES_ADD
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_RESOURCES_ADD
 uint16_t uniffi_mcpcore_uniffi_checksum_method_resources_add(void
@@ -1896,6 +1928,18 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_resources_remove(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_RESOURCES_REMOVE_TEMPLATE
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_RESOURCES_REMOVE_TEMPLATE
 uint16_t uniffi_mcpcore_uniffi_checksum_method_resources_remove_template(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_OFFERS_APPS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_OFFERS_APPS
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_offers_apps(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_READ_APP
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_READ_APP
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_read_app(void
     
 );
 #endif

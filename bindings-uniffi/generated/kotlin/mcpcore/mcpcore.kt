@@ -968,6 +968,8 @@ internal object IntegrityCheckingUniffiLib {
     internal fun ensureInitialized() = Unit
     external fun uniffi_mcpcore_uniffi_checksum_func_version(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_func_apps_meta(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_func_prompt_messages(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_func_server_card(
@@ -1018,6 +1020,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_resourcereader_read(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_resources_add_app(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_resources_add(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_resources_add_template(
@@ -1029,6 +1033,10 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_mcpcore_uniffi_checksum_method_resources_remove(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_resources_remove_template(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_offers_apps(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_read_app(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_client_call_tool(
     ): Int
@@ -1343,6 +1351,8 @@ internal object UniffiLib {
     ): Unit
     external fun uniffi_mcpcore_uniffi_fn_constructor_resources_new(uniffi_out_err: UniffiRustCallStatus, 
     ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_resources_add_app(`ptr`: Long,`uri`: RustBuffer.ByValue,`html`: RustBuffer.ByValue,`name`: RustBuffer.ByValue,`title`: RustBuffer.ByValue,`description`: RustBuffer.ByValue,`uiMeta`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
     external fun uniffi_mcpcore_uniffi_fn_method_resources_add(`ptr`: Long,`uri`: RustBuffer.ByValue,`name`: RustBuffer.ByValue,`reader`: Long,`title`: RustBuffer.ByValue,`description`: RustBuffer.ByValue,`mimeType`: RustBuffer.ByValue,`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
     external fun uniffi_mcpcore_uniffi_fn_method_resources_add_template(`ptr`: Long,`uriTemplate`: RustBuffer.ByValue,`name`: RustBuffer.ByValue,`reader`: Long,`title`: RustBuffer.ByValue,`description`: RustBuffer.ByValue,`mimeType`: RustBuffer.ByValue,`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1362,6 +1372,10 @@ internal object UniffiLib {
     external fun uniffi_mcpcore_uniffi_fn_constructor_client_connect_http(`url`: RustBuffer.ByValue,`options`: RustBuffer.ByValue,
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_constructor_client_connect_stdio(`command`: RustBuffer.ByValue,`args`: RustBuffer.ByValue,`options`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_offers_apps(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Byte
+    external fun uniffi_mcpcore_uniffi_fn_method_client_read_app(`ptr`: Long,`uri`: RustBuffer.ByValue,
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_client_call_tool(`ptr`: Long,`name`: RustBuffer.ByValue,`arguments`: RustBuffer.ByValue,`options`: RustBuffer.ByValue,`progress`: RustBuffer.ByValue,
     ): Long
@@ -1563,7 +1577,7 @@ internal object UniffiLib {
     ): Unit
     external fun uniffi_mcpcore_uniffi_fn_constructor_registry_new(uniffi_out_err: UniffiRustCallStatus, 
     ): Long
-    external fun uniffi_mcpcore_uniffi_fn_method_registry_add_tool(`ptr`: Long,`name`: RustBuffer.ByValue,`description`: RustBuffer.ByValue,`inputSchema`: RustBuffer.ByValue,`handler`: Long,`outputSchema`: RustBuffer.ByValue,`title`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_mcpcore_uniffi_fn_method_registry_add_tool(`ptr`: Long,`name`: RustBuffer.ByValue,`description`: RustBuffer.ByValue,`inputSchema`: RustBuffer.ByValue,`handler`: Long,`outputSchema`: RustBuffer.ByValue,`title`: RustBuffer.ByValue,`meta`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
     external fun uniffi_mcpcore_uniffi_fn_method_registry_call_tool(`ptr`: Long,`name`: RustBuffer.ByValue,`arguments`: RustBuffer.ByValue,`timeout`: RustBuffer.ByValue,
     ): Long
@@ -1636,6 +1650,8 @@ internal object UniffiLib {
     external fun uniffi_mcpcore_uniffi_fn_method_mcperror_data(`ptr`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_func_version(uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_func_apps_meta(`resourceUri`: RustBuffer.ByValue,`visibility`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_func_prompt_messages(`messages`: RustBuffer.ByValue,`description`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
@@ -1781,6 +1797,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_func_version() and 0xFFFF) != 56638) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_func_apps_meta() and 0xFFFF) != 54700) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mcpcore_uniffi_checksum_func_prompt_messages() and 0xFFFF) != 65274) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1856,6 +1875,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_resourcereader_read() and 0xFFFF) != 6285) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_resources_add_app() and 0xFFFF) != 45382) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_resources_add() and 0xFFFF) != 44311) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1872,6 +1894,12 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_resources_remove_template() and 0xFFFF) != 39993) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_offers_apps() and 0xFFFF) != 24349) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_read_app() and 0xFFFF) != 63409) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_call_tool() and 0xFFFF) != 55296) {
@@ -2093,7 +2121,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_clientinput_list_roots() and 0xFFFF) != 9798) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mcpcore_uniffi_checksum_method_registry_add_tool() and 0xFFFF) != 16887) {
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_registry_add_tool() and 0xFFFF) != 5029) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_registry_call_tool() and 0xFFFF) != 22919) {
@@ -3224,6 +3252,17 @@ public object FfiConverterTypeArgumentCompleter: FfiConverter<ArgumentCompleter,
 public interface ClientInterface {
     
     /**
+     * True when the server declared MCP Apps.
+     */
+    fun `offersApps`(): kotlin.Boolean
+    
+    /**
+     * Reads the app at `uri` (a tool's `_meta.ui.resourceUri`). What is not
+     * `text/html;profile=mcp-app` throws `Protocol`; rendering it is the host's.
+     */
+    suspend fun `readApp`(`uri`: kotlin.String): AppView
+    
+    /**
      * Calls a tool with arguments as JSON text. Cancelling the awaiting coroutine or task
      * sends `notifications/cancelled` to the server; past the timeout it throws `Timeout`.
      * A tool failure is a result with `isError`, not an exception.
@@ -3541,6 +3580,49 @@ open class Client: Disposable, AutoCloseable, ClientInterface
         return uniffiRustCall() { status ->
             UniffiLib.uniffi_mcpcore_uniffi_fn_clone_client(handle, status)
         }
+    }
+
+    
+    /**
+     * True when the server declared MCP Apps.
+     */
+    @Throws(McpException::class)override fun `offersApps`(): kotlin.Boolean {
+            return FfiConverterBoolean.lift(
+    callWithHandle {
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_offers_apps(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Reads the app at `uri` (a tool's `_meta.ui.resourceUri`). What is not
+     * `text/html;profile=mcp-app` throws `Protocol`; rendering it is the host's.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `readApp`(`uri`: kotlin.String) : AppView {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_read_app(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`uri`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeAppView.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
     }
 
     
@@ -8778,9 +8860,10 @@ public interface RegistryInterface {
      * Registers a host tool named `name` (1-128 of `A-Z a-z 0-9 _ - .`) with a description,
      * a JSON Schema for its arguments (`"type": "object"`), and optionally a JSON Schema of
      * its `structuredContent` and a display title. Fails with `InvalidInput` when the name is
-     * invalid or taken or a schema is not valid.
+     * invalid or taken or a schema is not valid. `meta` is the tool's `_meta` as JSON text (MCP
+     * Apps: `appsMeta(uri)`).
      */
-    fun `addTool`(`name`: kotlin.String, `description`: kotlin.String, `inputSchema`: kotlin.String, `handler`: ToolHandler, `outputSchema`: kotlin.String? = null, `title`: kotlin.String? = null)
+    fun `addTool`(`name`: kotlin.String, `description`: kotlin.String, `inputSchema`: kotlin.String, `handler`: ToolHandler, `outputSchema`: kotlin.String? = null, `title`: kotlin.String? = null, `meta`: kotlin.String? = null)
     
     /**
      * Calls a tool in-process, local or remote, as a peer's `tools/call` would: arguments
@@ -8951,9 +9034,10 @@ open class Registry: Disposable, AutoCloseable, RegistryInterface
      * Registers a host tool named `name` (1-128 of `A-Z a-z 0-9 _ - .`) with a description,
      * a JSON Schema for its arguments (`"type": "object"`), and optionally a JSON Schema of
      * its `structuredContent` and a display title. Fails with `InvalidInput` when the name is
-     * invalid or taken or a schema is not valid.
+     * invalid or taken or a schema is not valid. `meta` is the tool's `_meta` as JSON text (MCP
+     * Apps: `appsMeta(uri)`).
      */
-    @Throws(McpException::class)override fun `addTool`(`name`: kotlin.String, `description`: kotlin.String, `inputSchema`: kotlin.String, `handler`: ToolHandler, `outputSchema`: kotlin.String?, `title`: kotlin.String?)
+    @Throws(McpException::class)override fun `addTool`(`name`: kotlin.String, `description`: kotlin.String, `inputSchema`: kotlin.String, `handler`: ToolHandler, `outputSchema`: kotlin.String?, `title`: kotlin.String?, `meta`: kotlin.String?)
         = 
     callWithHandle {
     uniffiRustCallWithError(McpException) { _status ->
@@ -8965,7 +9049,8 @@ open class Registry: Disposable, AutoCloseable, RegistryInterface
         FfiConverterString.lower(`inputSchema`),
         FfiConverterTypeToolHandler.lower(`handler`),
         FfiConverterOptionalString.lower(`outputSchema`),
-        FfiConverterOptionalString.lower(`title`),_status)
+        FfiConverterOptionalString.lower(`title`),
+        FfiConverterOptionalString.lower(`meta`),_status)
 }
     }
     
@@ -9648,6 +9733,14 @@ public object FfiConverterTypeResourceReader: FfiConverter<ResourceReader, Long>
 public interface ResourcesInterface {
     
     /**
+     * Serves an app: `html` at the `ui://` URI `uri` as `text/html;profile=mcp-app`, with
+     * `ui_meta` (JSON text: `csp`, `permissions`, `domain`, `prefersBorder`) as its `_meta.ui`.
+     * The server then declares the extension. Fails with `InvalidInput` for a URI that is not
+     * `ui://…` or is taken.
+     */
+    fun `addApp`(`uri`: kotlin.String, `html`: kotlin.String, `name`: kotlin.String? = null, `title`: kotlin.String? = null, `description`: kotlin.String? = null, `uiMeta`: kotlin.String? = null)
+    
+    /**
      * Adds the resource `uri` named `name`, read by `reader`; `json` (a Resource as JSON text)
      * may add any other field (`size`, `annotations`, `icons`, `_meta`). Fails with
      * `InvalidInput` when the URI is taken.
@@ -9799,6 +9892,31 @@ open class Resources: Disposable, AutoCloseable, ResourcesInterface
             UniffiLib.uniffi_mcpcore_uniffi_fn_clone_resources(handle, status)
         }
     }
+
+    
+    /**
+     * Serves an app: `html` at the `ui://` URI `uri` as `text/html;profile=mcp-app`, with
+     * `ui_meta` (JSON text: `csp`, `permissions`, `domain`, `prefersBorder`) as its `_meta.ui`.
+     * The server then declares the extension. Fails with `InvalidInput` for a URI that is not
+     * `ui://…` or is taken.
+     */
+    @Throws(McpException::class)override fun `addApp`(`uri`: kotlin.String, `html`: kotlin.String, `name`: kotlin.String?, `title`: kotlin.String?, `description`: kotlin.String?, `uiMeta`: kotlin.String?)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_resources_add_app(
+        it,
+        
+        FfiConverterString.lower(`uri`),
+        FfiConverterString.lower(`html`),
+        FfiConverterOptionalString.lower(`name`),
+        FfiConverterOptionalString.lower(`title`),
+        FfiConverterOptionalString.lower(`description`),
+        FfiConverterOptionalString.lower(`uiMeta`),_status)
+}
+    }
+    
+    
 
     
     /**
@@ -12977,6 +13095,61 @@ public object FfiConverterTypeToolHandler: FfiConverter<ToolHandler, Long> {
 
     override fun write(value: ToolHandler, buf: ByteBuffer) {
         buf.putLong(lower(value))
+    }
+}
+
+
+
+/**
+ * An app as read from its server.
+ */
+data class AppView (
+    /**
+     * The `ui://` URI.
+     */
+    var `uri`: kotlin.String
+    , 
+    /**
+     * The HTML document.
+     */
+    var `html`: kotlin.String
+    , 
+    /**
+     * Its `_meta.ui` (csp, permissions, domain, prefersBorder) as JSON text (`{}` when none).
+     */
+    var `metaJson`: kotlin.String
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeAppView: FfiConverterRustBuffer<AppView> {
+    override fun read(buf: ByteBuffer): AppView {
+        return AppView(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: AppView) = (
+            FfiConverterString.allocationSize(value.`uri`) +
+            FfiConverterString.allocationSize(value.`html`) +
+            FfiConverterString.allocationSize(value.`metaJson`)
+    )
+
+    override fun write(value: AppView, buf: ByteBuffer) {
+            FfiConverterString.write(value.`uri`, buf)
+            FfiConverterString.write(value.`html`, buf)
+            FfiConverterString.write(value.`metaJson`, buf)
     }
 }
 
@@ -18349,6 +18522,22 @@ public object FfiConverterMapStringSequenceString: FfiConverterRustBuffer<Map<ko
     UniffiLib.uniffi_mcpcore_uniffi_fn_func_version(
     
         _status)
+}
+    )
+    }
+    
+
+        /**
+         * A tool's `_meta` (JSON text) binding it to the app at `resource_uri`; `visibility`: who may
+         * call it (`"model"`, `"app"`; both when null). Pass it as `addTool(..., meta = …)`.
+         */ fun `appsMeta`(`resourceUri`: kotlin.String, `visibility`: List<kotlin.String>? = null): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_func_apps_meta(
+    
+        
+        FfiConverterString.lower(`resourceUri`),
+        FfiConverterOptionalSequenceString.lower(`visibility`),_status)
 }
     )
     }

@@ -204,4 +204,21 @@ final class McpcoreTests: XCTestCase {
         }
         try await serving.shutdown()
     }
+
+    func testSwiftClientReadsASwiftServedApp() async throws {
+        let resources = Resources()
+        try resources.addApp(uri: "ui://s/view.html", html: "<!DOCTYPE html><p>s</p>", uiMeta: "{\"prefersBorder\":true}")
+        let serving = try await Server(registry: try fixtureRegistry(slow: Slow()), name: "swift-apps", version: "1.0",
+                                       resources: resources)
+            .serveHttp(host: "127.0.0.1", port: 0)
+        for (lineage, _) in lineages {
+            let client = try await Client.connectHttp(url: serving.url(), options: ConnectOptions(lineage: lineage))
+            XCTAssertTrue(try client.offersApps())
+            let app = try await client.readApp(uri: "ui://s/view.html")
+            XCTAssertEqual(app.html, "<!DOCTYPE html><p>s</p>")
+            XCTAssertEqual(app.metaJson, "{\"prefersBorder\":true}")
+            await client.disconnect()
+        }
+        try await serving.shutdown()
+    }
 }
