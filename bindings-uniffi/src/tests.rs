@@ -87,6 +87,7 @@ fn registry_calls_validate_and_time_out() {
             Arc::new(Fixture { dropped: dropped.clone() }),
             None,
             None,
+            None,
         )
         .unwrap();
     let clash = registry.add_tool(
@@ -94,6 +95,7 @@ fn registry_calls_validate_and_time_out() {
         "d".into(),
         schema.into(),
         Arc::new(Fixture { dropped: dropped.clone() }),
+        None,
         None,
         None,
     );
@@ -146,6 +148,7 @@ fn a_foreign_tool_result_passes_the_host_bridge_unchanged() {
                 "d".into(),
                 r#"{"type":"object"}"#.into(),
                 Arc::new(Fixed(case.clone())),
+                None,
                 None,
                 None,
             )
