@@ -107,3 +107,35 @@ async fn the_card_over_a_unix_socket_and_a_missing_one_is_a_404() {
         .unwrap_err();
     assert_eq!(e.http_status(), Some(404), "{e}");
 }
+
+#[tokio::test]
+async fn the_ai_catalog_at_the_well_known_paths_names_the_card() {
+    let serving =
+        server().serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default()).await.unwrap();
+    let addr = serving.local_addr();
+    let http = mcpcore_tests::http::client_builder().build().unwrap();
+    for path in ["/.well-known/ai-catalog.json", "/.well-known/mcp/catalog.json"] {
+        let r = http.get(format!("http://{addr}{path}")).send().await.unwrap();
+        assert_eq!(r.status(), 200, "{path}");
+        let h = r.headers().clone();
+        assert_eq!(h["content-type"], "application/ai-catalog+json");
+        assert_eq!(h["access-control-allow-origin"], "*");
+        let etag = h["etag"].to_str().unwrap().to_owned();
+        let catalog: Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
+        assert_eq!(
+            catalog,
+            json!({"specVersion": "1.0", "entries": [{
+                "identifier": "urn:air:127.0.0.1:mcp:fixture",
+                "type": "application/mcp-server-card+json",
+                "url": format!("http://{addr}/mcp/server-card"),
+            }]})
+        );
+        // The entry's URL is the card's, and a client following it gets the card.
+        let card = http.get(catalog["entries"][0]["url"].as_str().unwrap()).send().await.unwrap();
+        assert_eq!(card.status(), 200);
+        let again =
+            http.get(format!("http://{addr}{path}")).header("if-none-match", &etag).send().await.unwrap();
+        assert_eq!(again.status(), 304);
+    }
+    serving.shutdown().await.unwrap();
+}

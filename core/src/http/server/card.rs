@@ -31,30 +31,7 @@ pub const SUFFIX: &str = "/server-card";
 
 /// `GET <endpoint>/server-card`.
 pub(crate) async fn get(Shared(st): Shared<Arc<State>>, headers: HeaderMap) -> Response {
-    let body = serde_json::to_vec(&card(&st, &headers)).unwrap_or_default();
-    let etag = format!("\"{}\"", hex(&Sha256::digest(&body)));
-    let matched = headers
-        .get_all(header::IF_NONE_MATCH)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .any(|t| t.trim() == etag || t.trim() == "*");
-    let mut r = if matched {
-        let mut r = Response::new(Body::empty());
-        *r.status_mut() = StatusCode::NOT_MODIFIED;
-        r
-    } else {
-        let mut r = Response::new(Body::from(body));
-        r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(MEDIA_TYPE));
-        r
-    };
-    let h = r.headers_mut();
-    if let Ok(v) = HeaderValue::from_str(&etag) {
-        h.insert(header::ETAG, v);
-    }
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=3600"));
-    cors(h);
-    r
+    cached(serde_json::to_vec(&card(&st, &headers)).unwrap_or_default(), MEDIA_TYPE, &headers)
 }
 
 /// `OPTIONS <endpoint>/server-card`: a CORS preflight.
@@ -75,6 +52,60 @@ fn cors(h: &mut HeaderMap) {
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The AI Catalog's media type (discovery.md "Well-Known URI").
+pub const CATALOG_MEDIA_TYPE: &str = "application/ai-catalog+json";
+/// Where a host publishes its AI Catalog for domain-level discovery (discovery.md).
+pub const CATALOG_PATH: &str = "/.well-known/ai-catalog.json";
+/// The path an earlier draft named (and issue 34 asks for); the same document.
+pub const CATALOG_PATH_MCP: &str = "/.well-known/mcp/catalog.json";
+
+/// `GET /.well-known/ai-catalog.json`: an AI Catalog with one entry, this endpoint's card
+/// (`identifier` `urn:air:{host}:mcp:{name}`, `url` the card's), so that a client that knows only
+/// the host finds the server. Same CORS, caching and ETag rules as the card.
+pub(crate) async fn catalog(Shared(st): Shared<Arc<State>>, headers: HeaderMap) -> Response {
+    let card = card(&st, &headers);
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("localhost");
+    let scheme = if st.config.tls.is_some() { "https" } else { "http" };
+    let name = card["name"].as_str().unwrap_or_default();
+    let (publisher, short) = name.split_once('/').unwrap_or(("localhost", name));
+    let body = json!({
+        "specVersion": "1.0",
+        "entries": [{
+            "identifier": format!("urn:air:{publisher}:mcp:{short}"),
+            "type": MEDIA_TYPE,
+            "url": format!("{scheme}://{host}{}{SUFFIX}", st.config.path.trim_end_matches('/')),
+        }],
+    });
+    cached(serde_json::to_vec(&body).unwrap_or_default(), CATALOG_MEDIA_TYPE, &headers)
+}
+
+/// A public JSON document with CORS, `Cache-Control` and a strong `ETag` (`304` on a match).
+fn cached(body: Vec<u8>, media_type: &'static str, headers: &HeaderMap) -> Response {
+    let etag = format!("\"{}\"", hex(&Sha256::digest(&body)));
+    let matched = headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|t| t.trim() == etag || t.trim() == "*");
+    let mut r = if matched {
+        let mut r = Response::new(Body::empty());
+        *r.status_mut() = StatusCode::NOT_MODIFIED;
+        r
+    } else {
+        let mut r = Response::new(Body::from(body));
+        r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(media_type));
+        r
+    };
+    let h = r.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&etag) {
+        h.insert(header::ETAG, v);
+    }
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=3600"));
+    cors(h);
+    r
 }
 
 /// The card for a request with `headers` (its `Host` names the remotes).

@@ -275,12 +275,15 @@ impl HttpEndpoint {
             .route(&c.sse_path, get(legacy_sse::get))
             .route(&c.messages_path, post(legacy_sse::post))
             .with_state(self.state.clone());
-        // The Server Card: public, outside the authorization gate (SEP-2127).
+        // The Server Card and the AI Catalog naming it: public, outside the authorization gate
+        // (SEP-2127).
         let card = axum::Router::new()
             .route(
                 &format!("{}{}", c.path.trim_end_matches('/'), card::SUFFIX),
                 get(card::get).options(card::preflight),
             )
+            .route(card::CATALOG_PATH, get(card::catalog).options(card::preflight))
+            .route(card::CATALOG_PATH_MCP, get(card::catalog).options(card::preflight))
             .with_state(self.state.clone());
         let Some(config) = &c.auth else { return mcp.merge(card) };
         let gate = auth::Gate::new(config.clone(), self.state.clone());
