@@ -57,6 +57,10 @@ fi
 
 step "build every binary (tests spawn them as real child processes)"
 cargo build --workspace --bins --quiet
+# rmcp's Unix-socket client (bench/peers/rmcp-echo, about a minute in debug) is the peer of
+# tests/rust/unix_socket.rs, which finds it in <target>/peers.
+CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/peers" \
+  cargo build --quiet --manifest-path bench/peers/rmcp-echo/Cargo.toml
 
 step "cargo test"
 cargo test --workspace --quiet 2>&1 | tee target/test-output.txt

@@ -118,3 +118,41 @@ async fn mcpcore_serve_listens_on_a_unix_socket() {
     serve.wait().unwrap();
     assert!(!socket.exists(), "removed when serve stops");
 }
+
+/// The rmcp peer (`bench/peers/rmcp-echo`, rmcp 3.11 with
+/// `transport-streamable-http-client-unix-socket`): `$MCPCORE_RMCP_ECHO`, else the debug build
+/// scripts/test.sh makes in `<target>/peers`.
+fn rmcp_echo() -> PathBuf {
+    std::env::var_os("MCPCORE_RMCP_ECHO").map(PathBuf::from).unwrap_or_else(|| {
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| mcpcore_tests::workspace().join("target"));
+        target.join("peers/debug/rmcp-echo")
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rmcps_unix_socket_client_calls_our_server_on_both_lineages() {
+    let peer = rmcp_echo();
+    assert!(
+        peer.exists(),
+        "{} is not built: cargo build --manifest-path bench/peers/rmcp-echo/Cargo.toml (CARGO_TARGET_DIR=<target>/peers)",
+        peer.display()
+    );
+    let socket = socket_path("rmcp.sock");
+    let serving = server().serve_http_unix(&socket, 0o600, HttpServerConfig::default()).await.unwrap();
+    for version in ["2026-07-28", "2025-11-25"] {
+        let out = tokio::process::Command::new(&peer)
+            .arg("unix")
+            .arg(&socket)
+            .args([version, "from rmcp over a socket"])
+            .output()
+            .await
+            .unwrap();
+        assert!(out.status.success(), "{version}: {}", String::from_utf8_lossy(&out.stderr));
+        let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(got["protocol"], version);
+        assert_eq!(got["echo"], "from rmcp over a socket");
+    }
+    serving.shutdown().await.unwrap();
+}

@@ -5,7 +5,11 @@
 //! rmcp-echo server --http 127.0.0.1:PORT [--best] [--catalogue]
 //! rmcp-echo stdio N CONC PAYLOAD_BYTES PAYLOAD_N STARTS VERSION -- CMD [ARGS...]
 //! rmcp-echo http URL VERSION N CONC [PAYLOAD_BYTES PAYLOAD_N]
+//! rmcp-echo unix SOCKET VERSION TEXT              # one echo call over HTTP on a Unix socket
 //! ```
+//! `unix` is rmcp's Unix-socket Streamable HTTP client (`transport-streamable-http-client-unix-socket`,
+//! `StreamableHttpClientTransport::from_unix_socket(SOCKET, "http://localhost/mcp")`): it prints
+//! `{"protocol", "echo"}` (tests/rust/unix_socket.rs runs it against mcpcore's server).
 //! HTTP is Streamable HTTP on /mcp with the SDK's defaults (`StreamableHttpServerConfig::default()`:
 //! stateful sessions, SSE answers, 15 s keep-alives), or with `--best` the configuration rmcp's
 //! docs give for stateless JSON serving: `StreamableHttpServerConfig::default()
@@ -323,6 +327,17 @@ async fn drive_http(a: &[String]) -> Result<Value, String> {
     Ok(json!({"protocol": protocol, "seq": s, "conc": cc, "payload": payload}))
 }
 
+async fn drive_unix(a: &[String]) -> Result<Value, String> {
+    let (socket, version, text) = (a[0].as_str(), a[1].as_str(), a[2].as_str());
+    let transport = StreamableHttpClientTransport::from_unix_socket(socket, "http://localhost/mcp");
+    let c = ().serve_with_lifecycle(transport, lifecycle(version)).await.map_err(|e| format!("connect: {e}"))?;
+    let peer = c.peer().clone();
+    let protocol = peer.peer_info().map(|i| i.protocol_version.to_string()).unwrap_or_default();
+    call(&peer, text).await?;
+    let _ = c.cancel().await;
+    Ok(json!({"protocol": protocol, "echo": text}))
+}
+
 async fn serve(a: &[String]) -> Result<(), String> {
     build(a.iter().any(|x| x == "--catalogue"));
     if let Some(i) = a.iter().position(|x| x == "--http") {
@@ -365,7 +380,12 @@ fn main() {
             Some("http") => tokio::time::timeout(Duration::from_secs(600), drive_http(&args[1..]))
                 .await
                 .map_err(|_| "timed out".to_string())?,
-            _ => Err("usage: rmcp-echo server [--http ADDR] | stdio ... | http ...".into()),
+            Some("unix") if args.len() == 4 => {
+                tokio::time::timeout(Duration::from_secs(60), drive_unix(&args[1..]))
+                    .await
+                    .map_err(|_| "timed out".to_string())?
+            }
+            _ => Err("usage: rmcp-echo server [--http ADDR] | stdio ... | http ... | unix SOCKET VERSION TEXT".into()),
         }
     });
     match out {
