@@ -236,3 +236,76 @@ async fn the_get_stream_opens_by_itself_and_resumes_with_last_event_id() {
     client.close().await;
     peer.abort();
 }
+
+/// A server that answers `server/discover` properly and every other request with a body far
+/// over the client's 16 MiB bound: `declared` announces 1 GiB in `Content-Length`; otherwise a
+/// chunked body streams until the client hangs up (at most 256 MiB). Returns the body bytes it
+/// managed to write to the `tools/call` answer.
+async fn oversized(listener: TcpListener, declared: bool) -> usize {
+    let discover = r#"{"jsonrpc":"2.0","id":0,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"serverInfo":{"name":"huge","version":"1"},"ttlMs":0,"cacheScope":"private"}}"#;
+    loop {
+        let Ok(Ok((mut sock, _))) = tokio::time::timeout(Duration::from_secs(10), listener.accept()).await
+        else {
+            return 0;
+        };
+        let mut buf = vec![0u8; 64 * 1024];
+        let n = sock.read(&mut buf).await.unwrap_or(0);
+        let request = String::from_utf8_lossy(&buf[..n]).into_owned();
+        let id =
+            request.split("\"id\":").nth(1).and_then(|r| r.split([',', '}']).next()).unwrap_or("1").trim();
+        if request.contains("\"server/discover\"") {
+            let body = discover.replace("\"id\":0", &format!("\"id\":{id}"));
+            let head = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = sock.write_all(format!("{head}{body}").as_bytes()).await;
+            continue;
+        }
+        let head = if declared {
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 1073741824\r\n\r\n"
+        } else {
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n"
+        };
+        let _ = sock.write_all(head.as_bytes()).await;
+        let chunk = vec![b' '; 64 * 1024];
+        let mut written = 0usize;
+        while written < 256 << 20 {
+            let framed = if declared {
+                chunk.clone()
+            } else {
+                [format!("{:x}\r\n", chunk.len()).into_bytes(), chunk.clone(), b"\r\n".to_vec()].concat()
+            };
+            match tokio::time::timeout(Duration::from_secs(5), sock.write_all(&framed)).await {
+                Ok(Ok(())) => written += chunk.len(),
+                _ => break,
+            }
+        }
+        return written;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_response_over_the_bound_is_a_size_error_and_is_not_read_whole() {
+    for declared in [true, false] {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let server = tokio::spawn(oversized(listener, declared));
+        let options = ClientOptions {
+            version: Some(mcpcore::protocol::ProtocolVersion::V2026_07_28),
+            ..Default::default()
+        };
+        let client = Client::connect_http(&url, HttpOptions::default(), options).await.unwrap();
+        let started = std::time::Instant::now();
+        let e = client.call_tool("anything", serde_json::json!({})).await.unwrap_err();
+        assert_eq!(e.kind(), mcpcore::ErrorKind::Protocol, "declared={declared}: {e:?}");
+        assert_eq!(e.code().0, -32600, "{e:?}");
+        let data = e.data().cloned().unwrap_or_default();
+        assert_eq!(data["limit"], 16 * 1024 * 1024, "{e:?}");
+        assert!(started.elapsed() < Duration::from_secs(10));
+        client.close().await;
+        let written = tokio::time::timeout(Duration::from_secs(20), server).await.unwrap().unwrap();
+        // The client read at most its limit (plus what sockets buffer) before hanging up.
+        assert!(written < 40 << 20, "declared={declared}: the server wrote {written} bytes");
+    }
+}

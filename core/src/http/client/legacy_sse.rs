@@ -54,6 +54,9 @@ pub async fn connect(
         let why = match outcome.body {
             Body::Forwarded => "the server closed the SSE stream".to_owned(),
             Body::Failed(why) => why,
+            Body::TooLarge { size, limit } => {
+                format!("an SSE event of {size} bytes or more is over this client's limit of {limit} bytes")
+            }
         };
         let _ = reader_events.send(TransportEvent::Closed(why));
     });

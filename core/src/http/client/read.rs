@@ -12,6 +12,39 @@ pub(crate) enum Body {
     Forwarded,
     /// The body could not be read; the reason.
     Failed(String),
+    /// The body (or one SSE event of it) is over the client's limit: `size` bytes (at least),
+    /// `limit` allowed. Nothing past the limit was read or kept.
+    TooLarge {
+        /// The size announced (`Content-Length`) or reached.
+        size: u64,
+        /// The limit.
+        limit: usize,
+    },
+}
+
+/// Why a body was not read whole.
+#[derive(Debug)]
+pub(crate) enum ReadError {
+    /// Over the limit (announced or reached).
+    TooLarge {
+        /// The size announced or reached.
+        size: u64,
+        /// The limit.
+        limit: usize,
+    },
+    /// The connection broke.
+    Broken(String),
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::TooLarge { size, limit } => {
+                write!(f, "the response ({size} bytes or more) exceeds the {limit}-byte limit")
+            }
+            ReadError::Broken(why) => f.write_str(why),
+        }
+    }
 }
 
 /// How an SSE stream ended: the outcome plus what resuming it needs (2025-11-25 polling).
@@ -30,12 +63,18 @@ impl StreamEnd {
     }
 }
 
-/// Reads a whole body up to `limit` bytes.
-pub(crate) async fn bytes(mut resp: reqwest::Response, limit: usize) -> Result<Vec<u8>, String> {
+/// Reads a whole body up to `limit` bytes: refused at once when its `Content-Length` is over
+/// the limit, and as soon as what arrived is (memory stays within the limit plus one chunk).
+pub(crate) async fn bytes(mut resp: reqwest::Response, limit: usize) -> Result<Vec<u8>, ReadError> {
+    if let Some(size) = resp.content_length().filter(|n| *n > limit as u64) {
+        return Err(ReadError::TooLarge { size, limit });
+    }
     let mut buf = Vec::new();
-    while let Some(chunk) = resp.chunk().await.map_err(|e| format!("reading the response failed: {e}"))? {
+    while let Some(chunk) =
+        resp.chunk().await.map_err(|e| ReadError::Broken(format!("reading the response failed: {e}")))?
+    {
         if buf.len() + chunk.len() > limit {
-            return Err(format!("the response exceeds the {limit}-byte limit"));
+            return Err(ReadError::TooLarge { size: (buf.len() + chunk.len()) as u64, limit });
         }
         buf.extend_from_slice(&chunk);
     }
@@ -72,7 +111,8 @@ pub(crate) async fn forward(
             let _ = events.send(TransportEvent::Frame(jsonrpc::parse(&b).map(inspect)));
             Body::Forwarded
         }
-        Err(e) => Body::Failed(e),
+        Err(ReadError::TooLarge { size, limit }) => Body::TooLarge { size, limit },
+        Err(ReadError::Broken(why)) => Body::Failed(why),
     })
 }
 
@@ -90,6 +130,9 @@ pub(crate) async fn stream(
                     for ev in evs {
                         on_event(ev.event.as_deref(), &ev.data);
                     }
+                }
+                Err(crate::http::sse::SseError::TooLarge { limit }) => {
+                    break Body::TooLarge { size: limit as u64 + 1, limit }
                 }
                 Err(e) => break Body::Failed(format!("bad SSE stream: {e}")),
             },

@@ -323,11 +323,21 @@ impl Conn {
                         None => break,
                     }
                 }
-                if let Body::Failed(why) = end.body {
-                    self.fail(
+                match end.body {
+                    Body::Failed(why) => self.fail(
                         id.clone(),
                         Error::closed(format!("the server closed the response stream: {why}")),
-                    );
+                    ),
+                    // As over stdio: a size error under the request's id, with data.size/limit.
+                    Body::TooLarge { size, limit } => self.fail(
+                        id.clone(),
+                        Error::too_large(
+                            format!("the response is {size} bytes or more, over this client's limit of {limit} bytes"),
+                            usize::try_from(size).unwrap_or(usize::MAX),
+                            limit,
+                        ),
+                    ),
+                    Body::Forwarded => {}
                 }
                 // A request whose stream ended without its answer is lost (spec 2026-07-28 basic/transports/streamable-http).
                 if let Some(id) = id {
