@@ -252,3 +252,38 @@ fn the_echo_server_serves_http_on_a_multi_thread_runtime_and_stdio_on_one_thread
     assert!(line.contains(r#""id":1"#), "echo_server answers on stdio: {line}");
     assert_eq!(n, 0, "echo_server on stdio runs on the current thread");
 }
+
+/// `ChildProcess::close` after stdin is closed (2025-11-25 basic/lifecycle, stdio shutdown):
+/// `sh -c script` spawned, stdin closed, closed with `grace`; how it ended and how long it took.
+async fn close_after_stdin(script: &str, grace: Duration) -> (String, Duration) {
+    let cmd = mcpcore::transport::child::StdioCommand::new("sh", vec!["-c".to_owned(), script.to_owned()]);
+    let (channel, child) = mcpcore::transport::child::spawn(&cmd, 1 << 20).unwrap();
+    // Give the shell time to install its traps.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mcpcore::transport::Channel { tx, rx, flushed } = channel;
+    drop(tx);
+    if let Some(f) = flushed {
+        let _ = f.await;
+    }
+    let started = Instant::now();
+    child.close(grace).await;
+    drop(rx);
+    (child.exit_reason().unwrap_or_default(), started.elapsed())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closing_a_stdio_child_closes_stdin_then_terms_then_kills() {
+    let grace = Duration::from_millis(500);
+    // A server that ends when its stdin closes: no signal.
+    let (how, took) = close_after_stdin("cat > /dev/null; exit 3", grace).await;
+    assert!(how.starts_with("server exited with code 3"), "{how}");
+    assert!(took < grace, "{took:?}");
+    // One that ignores the end of its stdin but stops on SIGTERM: after one grace period.
+    let (how, took) = close_after_stdin("trap 'exit 7' TERM; while :; do sleep 0.05; done", grace).await;
+    assert!(how.starts_with("server exited with code 7"), "{how}");
+    assert!(took >= grace && took < grace * 2 + Duration::from_millis(900), "{took:?}");
+    // One that ignores SIGTERM too: SIGKILL after a second grace period.
+    let (how, took) = close_after_stdin("trap '' TERM; while :; do sleep 0.05; done", grace).await;
+    assert!(how.starts_with("server was killed by signal 9"), "{how}");
+    assert!(took >= grace * 2 && took < grace * 2 + Duration::from_secs(2), "{took:?}");
+}
