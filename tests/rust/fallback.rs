@@ -96,3 +96,93 @@ async fn unsupported_version_mid_session_renegotiates_and_retries_once() {
     assert_eq!(client.negotiated().server_versions, ["2026-07-28", "2025-11-25"]);
     client.close().await;
 }
+
+/// A legacy-only HTTP server written by hand (as servers that predate 2026-07-28 are): it
+/// rejects `server/discover` with `status` and the JSON-RPC error `discover_error` (`ID` is
+/// replaced by the request's id), and serves `initialize`, `notifications/initialized` and
+/// `tools/list`. Answers until the test ends.
+async fn legacy_only(listener: tokio::net::TcpListener, status: &'static str, discover_error: &'static str) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    loop {
+        let Ok((mut sock, _)) = listener.accept().await else { return };
+        tokio::spawn(async move {
+            let mut buf = vec![0u8; 64 * 1024];
+            let mut got = Vec::new();
+            // The head, then as much body as Content-Length says.
+            loop {
+                let n = sock.read(&mut buf).await.unwrap_or(0);
+                if n == 0 {
+                    return;
+                }
+                got.extend_from_slice(&buf[..n]);
+                let text = String::from_utf8_lossy(&got).into_owned();
+                if let Some((head, body)) = text.split_once("\r\n\r\n") {
+                    let len = head
+                        .lines()
+                        .find_map(|l| {
+                            l.to_ascii_lowercase()
+                                .strip_prefix("content-length:")
+                                .map(|v| v.trim().to_owned())
+                        })
+                        .and_then(|v| v.parse::<usize>().ok())
+                        .unwrap_or(0);
+                    if body.len() >= len {
+                        break;
+                    }
+                }
+            }
+            let text = String::from_utf8_lossy(&got).into_owned();
+            let body = text.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
+            let msg: serde_json::Value = serde_json::from_str(body).unwrap_or_default();
+            let id = msg.get("id").map(|v| v.to_string()).unwrap_or_else(|| "null".into());
+            let (status, extra, reply) = match msg["method"].as_str() {
+                Some("server/discover") => (status, "", discover_error.replace("ID", &id)),
+                Some("initialize") => (
+                    "200 OK",
+                    "mcp-session-id: s1\r\n",
+                    format!(
+                        r#"{{"jsonrpc":"2.0","id":{id},"result":{{"protocolVersion":"2025-11-25","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"legacy","version":"1"}}}}}}"#
+                    ),
+                ),
+                Some("tools/list") => {
+                    ("200 OK", "", format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"tools":[]}}}}"#))
+                }
+                Some(_) if msg.get("id").is_none() => ("202 Accepted", "", String::new()),
+                _ => ("405 Method Not Allowed", "", String::new()),
+            };
+            let head = format!(
+                "HTTP/1.1 {status}\r\ncontent-type: application/json\r\n{extra}content-length: {}\r\nconnection: close\r\n\r\n",
+                reply.len()
+            );
+            let _ = sock.write_all(format!("{head}{reply}").as_bytes()).await;
+        });
+    }
+}
+
+#[tokio::test]
+async fn a_json_rejection_of_server_discover_falls_back_to_initialize() {
+    for (status, error) in [
+        // A JSON-RPC error under the request's id: method not found.
+        ("200 OK", r#"{"jsonrpc":"2.0","id":ID,"error":{"code":-32601,"message":"Method not found"}}"#),
+        // HTTP 400 with a JSON-RPC error and a null id (no session, unknown method).
+        (
+            "400 Bad Request",
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: no session"}}"#,
+        ),
+        // HTTP 404 with a JSON-RPC method-not-found body.
+        (
+            "404 Not Found",
+            r#"{"jsonrpc":"2.0","id":ID,"error":{"code":-32601,"message":"Method not found"}}"#,
+        ),
+    ] {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let server = tokio::spawn(legacy_only(listener, status, error));
+        let client = Client::connect_http(&url, Default::default(), ClientOptions::default()).await.unwrap();
+        assert_eq!(client.protocol_version(), ProtocolVersion::V2025_11_25, "{status}");
+        assert_eq!(client.lineage(), Lineage::Legacy);
+        assert!(client.list_tools().await.unwrap().is_empty());
+        client.close().await;
+        server.abort();
+    }
+}
