@@ -114,7 +114,17 @@ async fn resources_prompts_and_completion() {
         let what = format!("{via:?} {lineage:?}");
         let (client, _server) = connect(via, lineage, true).await;
         let uris: Vec<String> = client.list_resources().await.unwrap().into_iter().map(|r| r.uri).collect();
-        assert_eq!(uris, ["test://static-binary", "test://static-text", "test://watched-resource"], "{what}");
+        assert_eq!(
+            uris,
+            [
+                "skill://acme/billing/refunds/SKILL.md",
+                "skill://pdf-processing/SKILL.md",
+                "test://static-binary",
+                "test://static-text",
+                "test://watched-resource"
+            ],
+            "{what}"
+        );
         let r = client.read_resource("test://template/7/data").await.unwrap();
         assert!(text(&r.contents[0]).contains("\"7\""), "{what}");
         let templates = client.list_resource_templates().await.unwrap();

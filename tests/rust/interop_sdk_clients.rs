@@ -139,7 +139,13 @@ fn run(sdk: Sdk, mode: &str, http: bool) -> Value {
 
 /// What both SDKs must observe on both lineages and transports.
 fn assert_common(r: &Value) {
-    let resources = json!(["test://static-binary", "test://static-text", "test://watched-resource"]);
+    let resources = json!([
+        "skill://acme/billing/refunds/SKILL.md",
+        "skill://pdf-processing/SKILL.md",
+        "test://static-binary",
+        "test://static-text",
+        "test://watched-resource"
+    ]);
     assert_eq!(r["resources"], resources, "{r}");
     assert_eq!(r["static_text"], "This is the content of the static text resource.", "{r}");
     assert_eq!(r["template"], "42", "{r}");

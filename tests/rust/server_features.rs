@@ -34,7 +34,13 @@ async fn resources_prompts_and_completion_in_every_lineage() {
                 .collect();
             assert_eq!(
                 uris,
-                ["test://static-binary", "test://static-text", "test://watched-resource"],
+                [
+                    "skill://acme/billing/refunds/SKILL.md",
+                    "skill://pdf-processing/SKILL.md",
+                    "test://static-binary",
+                    "test://static-text",
+                    "test://watched-resource"
+                ],
                 "{what}"
             );
             assert_eq!(r["result"]["ttlMs"].is_u64(), version.is_modern(), "{what}: {r}");

@@ -477,25 +477,50 @@ impl ServerEngine {
         now: SystemTime,
         origin: &Origin,
     ) -> Action {
-        match req.method.as_str() {
+        let method = req.method.as_str();
+        if !matches!(method, "tools/list" | "tools/call") && !self.advertises(method, version) {
+            // A method of a capability the server did not declare is one it does not have:
+            // -32601, whatever registries sit behind it (a gateway whose upstreams offer no
+            // prompts).
+            return reply_err(req.id, ErrorData::method_not_found(&req.method));
+        }
+        match method {
             "tools/list" => self.tools_list(req, version, origin),
             "tools/call" => self.tools_call(req, version, log_level, who, now, origin),
-            "resources/list" if self.resources.is_some() => self.resources_list(req, version, origin),
-            "resources/templates/list" if self.resources.is_some() => {
-                self.templates_list(req, version, origin)
-            }
-            "resources/read" if self.resources.is_some() => {
-                self.resources_read(req, version, log_level, who, now, origin)
-            }
-            "prompts/list" if self.prompts.is_some() => self.prompts_list(req, version, origin),
-            "prompts/get" if self.prompts.is_some() => {
-                self.prompts_get(req, version, log_level, who, now, origin)
-            }
-            "completion/complete" if self.completions() => self.complete(req, version, who, origin),
-            skill_ext::LIST if self.skills.is_some() => self.skills_list(req, version, origin),
-            skill_ext::GET if self.skills.is_some() => self.skills_get(req, version, origin),
-            skill_ext::DIRECTORY_READ if self.skills.is_some() => self.directory_read(req, version, origin),
+            "resources/list" => self.resources_list(req, version, origin),
+            "resources/templates/list" => self.templates_list(req, version, origin),
+            "resources/read" => self.resources_read(req, version, log_level, who, now, origin),
+            "prompts/list" => self.prompts_list(req, version, origin),
+            "prompts/get" => self.prompts_get(req, version, log_level, who, now, origin),
+            "completion/complete" => self.complete(req, version, who, origin),
+            skill_ext::LIST => self.skills_list(req, version, origin),
+            skill_ext::GET => self.skills_get(req, version, origin),
+            skill_ext::DIRECTORY_READ => self.directory_read(req, version, origin),
             _ => reply_err(req.id, ErrorData::method_not_found(&req.method)),
+        }
+    }
+
+    /// True when the capability `method` belongs to is served and declared (a gateway's: when
+    /// one of its upstreams offers it). `version` decides nothing yet: the gated methods exist
+    /// in every revision (completion too: 2024-11-05 has it without a capability).
+    fn advertises(&self, method: &str, _version: ProtocolVersion) -> bool {
+        let served = match method {
+            "resources/list" | "resources/templates/list" | "resources/read" => self.resources.is_some(),
+            "prompts/list" | "prompts/get" => self.prompts.is_some(),
+            // 2024-11-05 has the method but no capability for it: served there as declared.
+            "completion/complete" => self.completions(),
+            skill_ext::LIST | skill_ext::GET | skill_ext::DIRECTORY_READ => self.skills.is_some(),
+            _ => return false,
+        };
+        let Some(a) = self.config.aggregate.as_ref().filter(|_| served) else { return served };
+        let caps = a.capabilities();
+        match method {
+            "prompts/list" | "prompts/get" => caps.prompts.is_some(),
+            "completion/complete" => caps.completions.is_some() || caps.prompts.is_some(),
+            m if m.starts_with("skills/") || m == skill_ext::DIRECTORY_READ => {
+                caps.extensions.as_ref().is_some_and(|e| e.contains_key(skill_ext::EXTENSION_ID))
+            }
+            _ => caps.resources.is_some(),
         }
     }
 

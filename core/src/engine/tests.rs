@@ -156,6 +156,66 @@ fn modern_errors() {
     }
 }
 
+/// A gateway whose upstreams offer tools only.
+#[derive(Debug)]
+struct ToolsOnly;
+
+impl Aggregate for ToolsOnly {
+    fn capabilities(&self) -> ServerCapabilities {
+        ServerCapabilities { tools: Some(Default::default()), ..Default::default() }
+    }
+    fn list_hint(&self, _: ListKind) -> CacheHint {
+        CacheHint::default()
+    }
+}
+
+#[test]
+fn methods_of_capabilities_not_declared_are_method_not_found() {
+    let modern = |method: &str| json!({"jsonrpc":"2.0","id":1,"method":method,"params":{"uri":"x://a","_meta": modern_meta()}});
+    let gated = [
+        "resources/list",
+        "resources/read",
+        "resources/templates/list",
+        "prompts/list",
+        "prompts/get",
+        "completion/complete",
+        "skills/list",
+        "skills/get",
+        "resources/directory/read",
+    ];
+    // A tools-only server.
+    let mut p = Pair::new();
+    for method in gated {
+        assert_eq!(p.reply(modern(method))["error"]["code"], -32601, "{method}");
+    }
+    // A gateway with registries behind it, whose upstreams declare nothing but tools.
+    let mut config = ServerConfig::new("gw", "1");
+    config.state_keys = StateKey::new(vec![7u8; 32]).into();
+    config.aggregate = Some(Arc::new(ToolsOnly));
+    let skills = Arc::new(crate::skills::SkillRegistry::new(Default::default()));
+    let gw = ServerEngine::new(config, Arc::new(ToolRegistry::new()))
+        .with_prompts(Default::default())
+        .with_skills(skills);
+    let mut p = Pair { conn: ServerConnection::new(Arc::new(gw)), now: UNIX_EPOCH + T0, route: 0 };
+    for method in gated {
+        assert_eq!(p.reply(modern(method))["error"]["code"], -32601, "gateway {method}");
+    }
+    assert!(p.reply(modern("tools/list"))["result"]["tools"].is_array());
+    // 2024-11-05 has completion/complete but no capability for it: served.
+    let resources = Arc::new(crate::resources::ResourceRegistry::new());
+    let e = (*engine()).clone().with_resources(resources);
+    let mut p = Pair { conn: ServerConnection::new(Arc::new(e)), now: UNIX_EPOCH + T0, route: 0 };
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"c","version":"1"}}});
+    assert!(p.reply(init)["result"]["capabilities"].get("completions").is_none());
+    p.send(json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+    let complete = json!({"jsonrpc":"2.0","id":2,"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"x://{a}"},"argument":{"name":"a","value":""}}});
+    let r = p.reply(complete);
+    assert_ne!(r["error"]["code"], -32601, "{r}");
+    assert!(
+        p.reply(json!({"jsonrpc":"2.0","id":3,"method":"resources/list"}))["result"]["resources"].is_array()
+    );
+}
+
 #[test]
 fn legacy_handshake() {
     let mut p = Pair::new();

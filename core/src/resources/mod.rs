@@ -68,6 +68,8 @@ where
 struct Fixed {
     resource: Resource,
     handler: Arc<dyn ResourceHandler>,
+    /// Shown by `resources/list` (a skill's supporting files are readable, not listed).
+    listed: bool,
 }
 
 struct Template {
@@ -107,6 +109,16 @@ impl ResourceRegistry {
 
     /// Adds a resource read by `handler`; fails when its URI is taken.
     pub fn add(&self, resource: Resource, handler: impl ResourceHandler) -> Result<()> {
+        self.add_as(resource, Arc::new(handler), true)
+    }
+
+    /// Adds a resource that `resources/read` serves but `resources/list` does not show (what a
+    /// client reaches by URI only: a skill's supporting files, SEP-2640).
+    pub fn add_unlisted(&self, resource: Resource, handler: impl ResourceHandler) -> Result<()> {
+        self.add_as(resource, Arc::new(handler), false)
+    }
+
+    fn add_as(&self, resource: Resource, handler: Arc<dyn ResourceHandler>, listed: bool) -> Result<()> {
         let mut fixed = self.fixed.write().expect("lock");
         if fixed.contains_key(&resource.uri) {
             return Err(Error::invalid_input(format!(
@@ -114,9 +126,11 @@ impl ResourceRegistry {
                 resource.uri
             )));
         }
-        fixed.insert(resource.uri.clone(), Arc::new(Fixed { resource, handler: Arc::new(handler) }));
+        fixed.insert(resource.uri.clone(), Arc::new(Fixed { resource, handler, listed }));
         drop(fixed);
-        self.changes.send(Change::ResourcesListChanged);
+        if listed {
+            self.changes.send(Change::ResourcesListChanged);
+        }
         Ok(())
     }
 
@@ -190,11 +204,11 @@ impl ResourceRegistry {
 
     /// Removes the resource with `uri`; false when there was none.
     pub fn remove(&self, uri: &str) -> bool {
-        let removed = self.fixed.write().expect("lock").remove(uri).is_some();
-        if removed {
+        let removed = self.fixed.write().expect("lock").remove(uri);
+        if removed.as_ref().is_some_and(|f| f.listed) {
             self.changes.send(Change::ResourcesListChanged);
         }
-        removed
+        removed.is_some()
     }
 
     /// Removes the template named `name`; false when there was none.
@@ -258,7 +272,7 @@ impl ResourceRegistry {
             &self.fixed.read().expect("lock"),
             cursor,
             size,
-            |f| keep(&f.resource),
+            |f| f.listed && keep(&f.resource),
             |f| f.resource.clone(),
         )
     }

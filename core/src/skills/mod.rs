@@ -193,10 +193,16 @@ impl SkillRegistry {
             }
             let uri = resource.uri.clone();
             let mime = resource.mime_type.clone();
-            let outcome = self.resources.add(resource.clone(), move |req: ReadRequest, _: ToolContext| {
+            let read = move |req: ReadRequest, _: ToolContext| {
                 let contents = contents(req.uri, mime.clone(), &bytes);
                 async move { Ok(vec![contents]) }
-            });
+            };
+            // resources/list shows each skill's SKILL.md (skills.mdx "Resource Metadata"); the
+            // other files are read by URI, as their entry lists them.
+            let outcome = match uri.ends_with("/SKILL.md") {
+                true => self.resources.add(resource.clone(), read),
+                false => self.resources.add_unlisted(resource.clone(), read),
+            };
             if let Err(e) = outcome {
                 release(&mut files, &self.resources, &added);
                 return Err(at(e.message().to_owned()));
@@ -252,9 +258,11 @@ impl SkillRegistry {
             let ours = self.resources.resolve(&f.uri).is_none();
             if ours {
                 let reader = reader.clone();
-                let outcome = self
-                    .resources
-                    .add(resource.clone(), move |req: ReadRequest, ctx: ToolContext| reader.read(req, ctx));
+                let read = move |req: ReadRequest, ctx: ToolContext| reader.read(req, ctx);
+                let outcome = match f.uri == entry.uri {
+                    true => self.resources.add(resource.clone(), read),
+                    false => self.resources.add_unlisted(resource.clone(), read),
+                };
                 if let Err(e) = outcome {
                     release(&mut files, &self.resources, &added);
                     return Err(at(e.message().to_owned()));
