@@ -208,6 +208,35 @@ async fn an_expired_token_is_refreshed_once_without_a_new_authorization() {
     assert_eq!(asrv.events("token")[1]["resource"], server.url.as_str(), "refresh keeps the resource");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_oauths_sharing_a_token_store_refresh_once() {
+    // rmcp parity (issue 34): two clients of one server (two OAuth instances, as two parts of a
+    // host or two processes would have) share one store. When the token expires, one refreshes
+    // under the store's refresh guard; the other finds the new token stored and uses it.
+    let asrv = MockAs::start(&["--first-token-ttl", "2"]);
+    let server = PyServer::start(&asrv.issuer, &["mcp:read"]);
+    let store = Arc::new(MemoryTokenStore::new());
+    let (a, b) = (OAuth::new(config(store.clone())), OAuth::new(config(store.clone())));
+    let first = connect(&server.url, &a, ClientOptions::default()).await;
+    let second = connect(&server.url, &b, ClientOptions::default()).await;
+    echo(&first, "a").await;
+    echo(&second, "b").await;
+    assert_eq!(asrv.events("authorize").len(), 1, "the second found the first's token in the store");
+    tokio::time::sleep(Duration::from_millis(3100)).await;
+    let (x, y) = (first.clone(), second.clone());
+    let calls =
+        [tokio::spawn(async move { echo(&x, "c").await }), tokio::spawn(async move { echo(&y, "d").await })];
+    for c in calls {
+        c.await.unwrap();
+    }
+    first.close().await;
+    second.close().await;
+    let grants: Vec<Value> = asrv.events("token").iter().map(|e| e["grant_type"].clone()).collect();
+    assert_eq!(grants, [json!("authorization_code"), json!("refresh_token")], "one refresh for both");
+    assert_eq!(asrv.events("authorize").len(), 1);
+    assert_eq!(a.tokens(&server.url).await.unwrap(), b.tokens(&server.url).await.unwrap());
+}
+
 /// A user who takes longer than the client's timeouts: they pause while the flow runs.
 struct SlowUser(FetchRedirect);
 

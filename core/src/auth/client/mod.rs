@@ -49,7 +49,9 @@ mod token;
 
 pub use config::{ClientAuth, DpopMode, Grant, IdentityAssertion, OAuthConfig, PreRegistered};
 pub use redirect::{AuthorizationHandler, Browser, FetchRedirect, LoopbackRedirect};
-pub use store::{FileTokenStore, MemoryTokenStore, StoreContents, StoredClient, StoredTokens, TokenStore};
+pub use store::{
+    FileTokenStore, MemoryTokenStore, RefreshGuard, StoreContents, StoredClient, StoredTokens, TokenStore,
+};
 
 use crate::auth::challenge::OAuthChallenge;
 use crate::auth::AuthError;

@@ -126,9 +126,29 @@ impl Session {
         }
         let Some(d) = fs.discovered.clone().filter(|d| d.issuer == cur.tokens.issuer) else { return };
         let _busy = inner.clock.busy();
+        let _shared = inner.config.store.refresh_guard(&self.key).await;
+        if self.adopt_stored(inner, &cur).await {
+            return; // another client sharing the store refreshed meanwhile
+        }
         if let Ok((tokens, key)) = self.refresh(inner, &d, &cur).await {
             self.save(inner, tokens, key).await;
         }
+    }
+
+    /// Takes the tokens stored for this server when they are not `cur`'s (another `OAuth` or
+    /// process sharing the store got new ones) and not expired; true when it did.
+    async fn adopt_stored(&self, inner: &Inner, cur: &Current) -> bool {
+        let Ok(Some(t)) = inner.config.store.load_tokens(&self.key).await else { return false };
+        let fresh = t.expires_at.is_none_or(|e| e > now_secs());
+        if t.access_token == cur.tokens.access_token || t.issuer != cur.tokens.issuer || !fresh {
+            return false;
+        }
+        let dpop = t.dpop_key.as_deref().and_then(|k| DpopKey::import(k).ok()).map(Arc::new);
+        if t.dpop_key.is_some() && dpop.is_none() {
+            return false;
+        }
+        self.install(t, dpop);
+        true
     }
 
     async fn save(&self, inner: &Inner, tokens: StoredTokens, dpop: Option<Arc<DpopKey>>) {
@@ -175,6 +195,11 @@ impl Session {
         if !step_up && !tries.refreshed && same_issuer {
             if let Some(c) = cur.as_ref().filter(|c| c.tokens.refresh_token.is_some()) {
                 tries.refreshed = true;
+                // Clients sharing the store refresh once: the others find the new tokens there.
+                let _shared = inner.config.store.refresh_guard(&self.key).await;
+                if self.adopt_stored(inner, c).await {
+                    return Ok(());
+                }
                 if let Ok((tokens, key)) = self.refresh(inner, &d, c).await {
                     self.save(inner, tokens, key).await;
                     return Ok(());

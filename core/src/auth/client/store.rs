@@ -107,6 +107,27 @@ pub trait TokenStore: Send + Sync + std::fmt::Debug + 'static {
     fn load_client(&self, issuer: &str) -> BoxFuture<'_, Result<Option<StoredClient>>>;
     /// Stores (`Some`) or forgets (`None`) the registration for `issuer`.
     fn save_client(&self, issuer: &str, client: Option<StoredClient>) -> BoxFuture<'_, Result<()>>;
+    /// Held while the tokens of `server` are reloaded, refreshed and saved, so that several
+    /// `OAuth`s (or processes) sharing this store refresh once: the others wait, then find the
+    /// new tokens stored and use them (a rotating refresh token is spent only once). `None`
+    /// (the default): no coordination beyond one `OAuth`.
+    fn refresh_guard(&self, _server: &str) -> BoxFuture<'_, Option<RefreshGuard>> {
+        Box::pin(async { None })
+    }
+}
+
+/// What [`TokenStore::refresh_guard`] holds until it is dropped.
+pub type RefreshGuard = Box<dyn std::any::Any + Send>;
+
+/// One async lock per key, made on first use (the keys are few: MCP server URLs).
+#[derive(Debug, Default)]
+struct KeyedLocks(Mutex<BTreeMap<String, std::sync::Arc<tokio::sync::Mutex<()>>>>);
+
+impl KeyedLocks {
+    async fn lock(&self, key: &str) -> tokio::sync::OwnedMutexGuard<()> {
+        let lock = self.0.lock().expect("lock").entry(key.to_owned()).or_default().clone();
+        lock.lock_owned().await
+    }
 }
 
 /// Everything a store holds; the JSON shape of [`FileTokenStore`]'s file.
@@ -139,6 +160,7 @@ impl StoreContents {
 #[derive(Default)]
 pub struct MemoryTokenStore {
     contents: Mutex<StoreContents>,
+    refreshing: KeyedLocks,
 }
 
 impl std::fmt::Debug for MemoryTokenStore {
@@ -179,6 +201,10 @@ impl TokenStore for MemoryTokenStore {
         self.contents.lock().expect("lock").put_client(issuer, client);
         Box::pin(async { Ok(()) })
     }
+    fn refresh_guard(&self, server: &str) -> BoxFuture<'_, Option<RefreshGuard>> {
+        let server = server.to_owned();
+        Box::pin(async move { Some(Box::new(self.refreshing.lock(&server).await) as RefreshGuard) })
+    }
 }
 
 /// A JSON file holding [`StoreContents`], rewritten atomically (a temporary file renamed over
@@ -188,6 +214,7 @@ impl TokenStore for MemoryTokenStore {
 pub struct FileTokenStore {
     path: PathBuf,
     lock: tokio::sync::Mutex<()>,
+    refreshing: KeyedLocks,
 }
 
 impl FileTokenStore {
@@ -196,7 +223,11 @@ impl FileTokenStore {
 
     /// A store at `path` (created on the first save; its directory too).
     pub fn new(path: impl Into<PathBuf>) -> Self {
-        FileTokenStore { path: path.into(), lock: tokio::sync::Mutex::new(()) }
+        FileTokenStore {
+            path: path.into(),
+            lock: tokio::sync::Mutex::new(()),
+            refreshing: KeyedLocks::default(),
+        }
     }
 
     /// The default location for a CLI: `$MCPCORE_TOKEN_STORE`, else
@@ -294,11 +325,50 @@ impl TokenStore for FileTokenStore {
         let issuer = issuer.to_owned();
         Box::pin(async move { self.update(|c| c.put_client(&issuer, client)).await })
     }
+    /// This process's lock for `server`, and on Unix an exclusive `flock` of `<path>.lock`, so
+    /// that processes sharing the file refresh once (a store whose lock file cannot be made
+    /// still coordinates within the process).
+    fn refresh_guard(&self, server: &str) -> BoxFuture<'_, Option<RefreshGuard>> {
+        let server = server.to_owned();
+        Box::pin(async move {
+            let here = self.refreshing.lock(&server).await;
+            let file = self.lock_file().await;
+            Some(Box::new((here, file)) as RefreshGuard)
+        })
+    }
+}
+
+impl FileTokenStore {
+    /// `<path>.lock`, held with an exclusive `flock` (released when the file is closed).
+    #[cfg(unix)]
+    async fn lock_file(&self) -> Option<std::fs::File> {
+        use std::os::fd::AsRawFd;
+        let path = self.path.with_extension("lock");
+        tokio::task::spawn_blocking(move || {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).ok()?;
+            }
+            let file =
+                std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).ok()?;
+            // SAFETY: flock on a descriptor this function owns; blocking, off the runtime.
+            let locked = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0;
+            locked.then_some(file)
+        })
+        .await
+        .ok()
+        .flatten()
+    }
+
+    #[cfg(not(unix))]
+    async fn lock_file(&self) -> Option<std::fs::File> {
+        None
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     fn tokens(t: &str) -> StoredTokens {
         StoredTokens {
@@ -342,6 +412,25 @@ mod tests {
         std::fs::write(&path, b"not json").unwrap();
         assert!(s.load_tokens("x").await.is_err());
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_refresh_guard_excludes_other_instances_of_the_same_file_and_memory() {
+        let path = std::env::temp_dir().join(format!("mcpcore-guard-{}/tokens.json", std::process::id()));
+        let (a, b) = (FileTokenStore::new(&path), FileTokenStore::new(&path));
+        let held = a.refresh_guard("https://s/mcp").await.expect("a guard");
+        let waiting =
+            tokio::time::timeout(Duration::from_millis(300), b.refresh_guard("https://s/mcp")).await;
+        assert!(waiting.is_err(), "a second instance of the file waits");
+        drop(held);
+        let got = tokio::time::timeout(Duration::from_secs(5), b.refresh_guard("https://s/mcp")).await;
+        assert!(got.unwrap().is_some());
+        let m = MemoryTokenStore::new();
+        let held = m.refresh_guard("x").await.unwrap();
+        assert!(tokio::time::timeout(Duration::from_millis(100), m.refresh_guard("x")).await.is_err());
+        assert!(m.refresh_guard("y").await.is_some(), "per server");
+        drop(held);
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
     }
 
     #[tokio::test]
