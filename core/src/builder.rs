@@ -140,6 +140,20 @@ impl ServerBuilder {
         self.skills.get_or_insert_with(|| Arc::new(SkillRegistry::new(resources))).clone()
     }
 
+    /// Tool search for a large catalogue: `tools/list` shows `pinned` and `search_tools`, which
+    /// ranks every tool for a query ([`crate::registry::search`]); every tool stays callable.
+    pub fn tool_search<I, S>(mut self, pinned: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        match crate::registry::search::ToolSearch::install(&self.tools, pinned) {
+            Ok(search) => self.config.tool_search = Some(search),
+            Err(e) => self.keep(Err(e)),
+        }
+        self
+    }
+
     /// Sets the instructions for the model (`initialize` / `server/discover`).
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
         self.config.instructions = Some(instructions.into());

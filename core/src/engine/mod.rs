@@ -100,6 +100,10 @@ pub struct ServerConfig {
     /// A server fronting others (a gateway): the capabilities it declares and the caching hints
     /// of its lists come from them (default: none, they follow from the server's catalogs).
     pub aggregate: Option<Arc<dyn Aggregate>>,
+    /// Tool search for a large catalogue ([`ToolSearch::install`](crate::registry::search::ToolSearch::install)):
+    /// `tools/list` shows its pinned tools and `search_tools` only; every tool stays callable
+    /// (default: none, every tool listed).
+    pub tool_search: Option<Arc<crate::registry::search::ToolSearch>>,
 }
 
 impl ServerConfig {
@@ -120,6 +124,7 @@ impl ServerConfig {
             max_in_flight: 1_000,
             tasks: crate::tasks::TaskSettings::default(),
             aggregate: None,
+            tool_search: None,
         }
     }
 }
@@ -600,9 +605,13 @@ impl ServerEngine {
 
     fn tools_list(&self, req: Request, version: ProtocolVersion, origin: &Origin) -> Action {
         let size = self.config.page_size;
-        let page = catalog::cursor(&req).and_then(|c| match origin.has_view() {
-            false => self.registry.page(c, size),
-            true => self.registry.page_where(c, size, |t| origin.allows(&Entry::Tool(&t.name), Access::List)),
+        let search = self.config.tool_search.as_deref();
+        let page = catalog::cursor(&req).and_then(|c| match (origin.has_view(), search) {
+            (false, None) => self.registry.page(c, size),
+            (_, search) => self.registry.page_where(c, size, |t| {
+                search.is_none_or(|s| s.listed(&t.name))
+                    && (!origin.has_view() || origin.allows(&Entry::Tool(&t.name), Access::List))
+            }),
         });
         let page = catalog::shaped(page, version, shape::tool);
         self.list_reply(req.id, version, ListKind::Tools, page, origin)

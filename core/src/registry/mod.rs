@@ -7,6 +7,7 @@
 mod handler;
 mod inline;
 mod schema;
+pub mod search;
 mod simple_schema;
 
 pub use crate::context::{Arguments, BoxFuture, NotificationSink, RequestContext, ToolContext};

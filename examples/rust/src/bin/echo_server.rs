@@ -10,7 +10,12 @@
 //! echo_server --http 127.0.0.1:PORT --limit max_sessions_per_client=100 --limit max_in_flight=50
 //! echo_server --unix /run/echo.sock   # HTTP on a Unix domain socket (mode 0600)
 //! echo_server --apps                  # also `show_echo`, whose view is the app ui://echo/view.html
+//! echo_server --tool-search --synthetic-tools 1000   # 1,000 more tools, found by search_tools
 //! ```
+//! `--synthetic-tools N` adds N generated tools (`create_invoice_for_one` … : every verb of a
+//! business API on every kind of record, each answering `"<name> done"`); `--tool-search` lists
+//! only `echo`, `add` and `search_tools`, which ranks the whole catalogue for a query (BM25) and
+//! answers the best matches with their schemas. Every tool stays callable by name.
 //! `--apps` (MCP Apps) adds the tool `show_echo(text)`, bound to the app `ui://echo/view.html`
 //! (`examples/echo_view.html`, served as `text/html;profile=mcp-app`): a host that renders apps
 //! shows the text in it; any other host gets the same text as the tool's result.
@@ -100,6 +105,99 @@ fn echo_view() -> mcpcore::resources::App {
     app.description = Some("Shows the text show_echo was given.".into());
     app.meta.prefers_border = Some(true);
     app
+}
+
+/// `n` generated tools: every verb on every kind of record, one at a time or in bulk.
+fn synthetic_tools(n: usize) -> Vec<ToolDef> {
+    const VERBS: [&str; 20] = [
+        "create",
+        "list",
+        "get",
+        "update",
+        "delete",
+        "search",
+        "archive",
+        "export",
+        "import",
+        "approve",
+        "reject",
+        "send",
+        "schedule",
+        "cancel",
+        "assign",
+        "merge",
+        "tag",
+        "comment_on",
+        "duplicate",
+        "restore",
+    ];
+    const NOUNS: [&str; 25] = [
+        "invoice",
+        "customer",
+        "order",
+        "payment",
+        "refund",
+        "ticket",
+        "user",
+        "report",
+        "project",
+        "task",
+        "document",
+        "contract",
+        "shipment",
+        "product",
+        "supplier",
+        "employee",
+        "meeting",
+        "campaign",
+        "subscription",
+        "quote",
+        "expense",
+        "lead",
+        "asset",
+        "budget",
+        "calendar_event",
+    ];
+    let mut tools = Vec::with_capacity(n);
+    'all: for scope in ["one", "many"] {
+        for noun in NOUNS {
+            for verb in VERBS {
+                if tools.len() == n {
+                    break 'all;
+                }
+                let name = format!("{verb}_{noun}_{}", if scope == "one" { "by_id" } else { "in_bulk" });
+                let what = noun.replace('_', " ");
+                let description = match scope {
+                    "one" => format!("{} one {what} given its id.", sentence(verb)),
+                    _ => format!("{} many {what}s at once, from a filter or a list of ids.", sentence(verb)),
+                };
+                let schema = serde_json::json!({
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "string", "description": format!("The {what}'s id.")},
+                        "note": {"type": "string", "description": "Why (kept in the audit log)."}
+                    }
+                });
+                let done = format!("{name} done");
+                let tool = mcpcore::protocol::Tool::new(name, description, schema);
+                tools.push(ToolDef::from_parts(
+                    tool,
+                    move |_: mcpcore::registry::Arguments, _: mcpcore::registry::ToolContext| {
+                        let done = done.clone();
+                        async move { Ok(CallToolResult::text(done)) }
+                    },
+                ));
+            }
+        }
+    }
+    tools
+}
+
+/// `verb` as the first word of a sentence (`comment_on` → `Comment on`).
+fn sentence(verb: &str) -> String {
+    let words = verb.replace('_', " ");
+    let mut c = words.chars();
+    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
 }
 
 /// The value after `flag`, when given.
@@ -243,6 +341,18 @@ async fn run(args: &[String], http: Option<String>, auth: Option<AuthConfig>) ->
         .tool(add);
     if args.iter().any(|a| a == "--apps") {
         builder = builder.app(echo_view(), show_echo);
+    }
+    let synthetic = option(args, "--synthetic-tools").map(|n| n.parse::<usize>());
+    match synthetic {
+        Some(Ok(n)) => builder = synthetic_tools(n).into_iter().fold(builder, |b, t| b.tool(t)),
+        Some(Err(_)) => {
+            eprintln!("echo_server: --synthetic-tools needs a number");
+            return ExitCode::from(2);
+        }
+        None => {}
+    }
+    if args.iter().any(|a| a == "--tool-search") {
+        builder = builder.tool_search(["echo", "add"]);
     }
     let built = builder.build();
     let server = match built {
