@@ -229,6 +229,11 @@ export declare class Registry {
    * wrapper builds (`{"ok": result}`, `{"rpc": error}` or `{"error": message}`).
    */
   addTool(name: string, description: string, inputSchemaJson: string, handler: (argumentsJson: string, call: ToolCall) => Promise<string> | string, outputSchemaJson?: string | undefined | null, title?: string | undefined | null, metaJson?: string | undefined | null): void
+  /**
+   * Tool search (issue 35): registers `search_tools` and returns the mode to give the server
+   * (`tools/list` then shows `pinned` and `search_tools` only).
+   */
+  toolSearch(pinned: Array<string>): ToolSearch
   /** Removes a tool; false when there was none. */
   removeTool(name: string): boolean
   /** The tool names, sorted. */
@@ -298,6 +303,11 @@ export declare class Server {
    * declared). Call before serving: a running listener keeps what it started with.
    */
   withResources(resources: Resources): void
+  /**
+   * Shows only the tool search's pinned tools and `search_tools` in `tools/list` (every tool
+   * stays callable). Call before serving.
+   */
+  withToolSearch(search: ToolSearch): void
   /**
    * Serves `skills` too (the Skills extension; their files are resources of the
    * `Resources` they were made over, which this server must serve). Call before serving.
@@ -421,6 +431,9 @@ export declare class ToolCall {
   /** Sends `notifications/progress` (a no-op when the caller did not ask for progress). */
   reportProgress(progress: number, total?: number | undefined | null, message?: string | undefined | null): void
 }
+
+/** A registry's tool search mode (see `Registry.toolSearch`). */
+export declare class ToolSearch {}
 
 /** The engine's error kinds (`mcpcore::ErrorKind::as_str`), for the error mapping test. */
 export declare function errorKinds(): Array<string>

@@ -850,6 +850,7 @@ module.exports.ServerAuth = nativeBinding.ServerAuth
 module.exports.Skills = nativeBinding.Skills
 module.exports.Task = nativeBinding.Task
 module.exports.ToolCall = nativeBinding.ToolCall
+module.exports.ToolSearch = nativeBinding.ToolSearch
 module.exports.errorKinds = nativeBinding.errorKinds
 module.exports.flushLogHandler = nativeBinding.flushLogHandler
 module.exports.hostResult = nativeBinding.hostResult

@@ -515,6 +515,8 @@ export class Server {
   /** Serves the skill at `path` (last segment: its name) made of `files` (a `SKILL.md` with YAML
    * frontmatter required); returns its entry. */
   addSkill(path: string, files: Record<string, string | Uint8Array>): Skill;
+  /** Tool search: `tools/list` shows `pinned` and `search_tools` only; every tool stays callable. */
+  toolSearch(pinned?: string[]): void;
   /** Stops serving the skill whose SKILL.md is at `uri`. */
   removeSkill(uri: string): boolean;
   /** Registers a prompt. Register before serving. */

@@ -284,6 +284,18 @@ class Server {
     return JSON.parse(nativeSync(() => this._skills().add(path, names, contents)));
   }
 
+  /**
+   * Tool search for a large catalogue: `tools/list` shows only the `pinned` tools and
+   * `search_tools`, which ranks every tool for a query (BM25 over names, descriptions and
+   * argument names; `regex: true` for a regular expression) and answers the best matches with
+   * their schemas. Every tool stays callable by name. Call it once, before serving.
+   */
+  toolSearch(pinned = []) {
+    if (this._search) throw makeError('invalid_input', 'tool search is already on', { code: -32602 });
+    this._search = nativeSync(() => this.registry._native.toolSearch([...pinned]));
+    this._native.withToolSearch(this._search);
+  }
+
   /** Stops serving the skill whose SKILL.md is at `uri`; false when there was none. */
   removeSkill(uri) {
     return this._sk?.remove(uri) ?? false;

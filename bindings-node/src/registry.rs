@@ -88,6 +88,15 @@ impl Registry {
         self.tools.register(tool, HostTool::new(JsCallback::new(handler), false)).map_err(errors::to_js)
     }
 
+    /// Tool search (issue 35): registers `search_tools` and returns the mode to give the server
+    /// (`tools/list` then shows `pinned` and `search_tools` only).
+    #[napi]
+    pub fn tool_search(&self, pinned: Vec<String>) -> napi::Result<ToolSearch> {
+        let inner =
+            mcpcore::registry::search::ToolSearch::install(&self.tools, pinned).map_err(errors::to_js)?;
+        Ok(ToolSearch { inner })
+    }
+
     /// Removes a tool; false when there was none.
     #[napi]
     pub fn remove_tool(&self, name: String) -> bool {
@@ -161,4 +170,10 @@ impl Registry {
     pub fn servers(&self) -> Vec<String> {
         self.remote.servers()
     }
+}
+
+/// A registry's tool search mode (see `Registry.toolSearch`).
+#[napi]
+pub struct ToolSearch {
+    pub(crate) inner: Arc<mcpcore::registry::search::ToolSearch>,
 }

@@ -124,6 +124,14 @@ impl Server {
         self.inner = self.inner.clone().with_resources(resources.inner.clone());
     }
 
+    /// Shows only the tool search's pinned tools and `search_tools` in `tools/list` (every tool
+    /// stays callable). Call before serving.
+    #[napi]
+    pub fn with_tool_search(&mut self, search: &crate::registry::ToolSearch) {
+        let search = search.inner.clone();
+        self.inner = self.inner.clone().configure(|c| c.tool_search = Some(search));
+    }
+
     /// Serves `skills` too (the Skills extension; their files are resources of the
     /// `Resources` they were made over, which this server must serve). Call before serving.
     #[napi]

@@ -41,6 +41,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         let _ = LOG_RESET.set(handle);
     }
     m.add_class::<registry::Registry>()?;
+    m.add_class::<registry::ToolSearch>()?;
     m.add_class::<server::Server>()?;
     m.add_class::<server::HttpServing>()?;
     m.add_class::<mount::Mount>()?;

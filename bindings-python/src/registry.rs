@@ -92,6 +92,14 @@ impl Registry {
         self.tools.register(tool, handler).map_err(errors::to_py)
     }
 
+    /// Tool search (issue 35): registers `search_tools` and returns the mode to give the
+    /// server (`tools/list` then shows `pinned` and `search_tools` only).
+    fn tool_search(&self, pinned: Vec<String>) -> PyResult<ToolSearch> {
+        let inner =
+            mcpcore::registry::search::ToolSearch::install(&self.tools, pinned).map_err(errors::to_py)?;
+        Ok(ToolSearch { inner })
+    }
+
     /// Removes a tool; False when there was none.
     fn remove_tool(&self, name: &str) -> bool {
         self.tools.unregister(name)
@@ -177,4 +185,10 @@ impl Registry {
     fn servers(&self) -> Vec<String> {
         self.remote.servers()
     }
+}
+
+/// A registry's tool search mode (see `Registry.tool_search`).
+#[pyclass(module = "mcpcore._native", frozen)]
+pub(crate) struct ToolSearch {
+    pub(crate) inner: Arc<mcpcore::registry::search::ToolSearch>,
 }

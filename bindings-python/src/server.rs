@@ -38,7 +38,8 @@ impl Server {
     /// `resources`, `prompts` and `skills` when given (with completion; their capabilities are
     /// declared; `skills` must be over `resources`).
     #[new]
-    #[pyo3(signature = (registry, name, version, instructions=None, resources=None, prompts=None, skills=None))]
+    #[pyo3(signature = (registry, name, version, instructions=None, resources=None, prompts=None, skills=None, tool_search=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         registry: &Registry,
         name: String,
@@ -47,9 +48,11 @@ impl Server {
         resources: Option<&Resources>,
         prompts: Option<&Prompts>,
         skills: Option<&crate::skills::Skills>,
+        tool_search: Option<&crate::registry::ToolSearch>,
     ) -> Self {
         let mut config = ServerConfig::new(name, version);
         config.instructions = instructions;
+        config.tool_search = tool_search.map(|t| t.inner.clone());
         let mut inner = mcpcore::server::Server::new(config, registry.tools.clone());
         let mut loop_slots = vec![registry.loop_slot.clone()];
         if let Some(r) = resources {

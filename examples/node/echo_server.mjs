@@ -7,6 +7,7 @@
 //   node echo_server.mjs --http 127.0.0.1:PORT --store redis://HOST:PORT[/DB] [--allowed-host NAME[:PORT]]...
 //   node echo_server.mjs --http 127.0.0.1:PORT --limit max_sessions_per_client=100 --limit max_in_flight=50
 //   node echo_server.mjs --apps                 # also show_echo, whose view is the app ui://echo/view.html
+//   node echo_server.mjs --tool-search --synthetic-tools 1000  # 1,000 more tools, found by search_tools
 //
 // Behind a load balancer with several instances (no sticky routing): `--store redis://…` keeps
 // legacy sessions in Redis, so any instance serves any message of any session; it needs the
@@ -38,6 +39,8 @@ try {
       'allowed-host': { type: 'string', multiple: true },
       limit: { type: 'string', multiple: true },
       apps: { type: 'boolean' },
+      'tool-search': { type: 'boolean' },
+      'synthetic-tools': { type: 'string' },
     },
   }));
 } catch (e) {
@@ -85,6 +88,38 @@ if (values.apps) {
     { prefersBorder: true }
   );
 }
+
+// --synthetic-tools N: the same generated tools as the Rust and Python echo servers (every verb on
+// every kind of record, one at a time or in bulk), each answering "<name> done".
+const VERBS = ['create', 'list', 'get', 'update', 'delete', 'search', 'archive', 'export', 'import', 'approve',
+  'reject', 'send', 'schedule', 'cancel', 'assign', 'merge', 'tag', 'comment_on', 'duplicate', 'restore'];
+const NOUNS = ['invoice', 'customer', 'order', 'payment', 'refund', 'ticket', 'user', 'report', 'project', 'task',
+  'document', 'contract', 'shipment', 'product', 'supplier', 'employee', 'meeting', 'campaign',
+  'subscription', 'quote', 'expense', 'lead', 'asset', 'budget', 'calendar_event'];
+const synthetic = Number(values['synthetic-tools'] ?? 0);
+if (!Number.isInteger(synthetic) || synthetic < 0) fail('--synthetic-tools needs a number');
+let made = 0;
+outer: for (const scope of ['one', 'many']) {
+  for (const noun of NOUNS) {
+    for (const verb of VERBS) {
+      if (made === synthetic) break outer;
+      const name = `${verb}_${noun}_${scope === 'one' ? 'by_id' : 'in_bulk'}`;
+      const what = noun.replaceAll('_', ' ');
+      const words = verb.replaceAll('_', ' ');
+      const doing = words[0].toUpperCase() + words.slice(1);
+      const description = scope === 'one'
+        ? `${doing} one ${what} given its id.`
+        : `${doing} many ${what}s at once, from a filter or a list of ids.`;
+      const inputSchema = {
+        type: 'object',
+        properties: { id: { type: 'string', description: `The ${what}'s id.` }, note: { type: 'string', description: 'Why (kept in the audit log).' } },
+      };
+      server.tool(name, { description, inputSchema }, () => `${name} done`);
+      made += 1;
+    }
+  }
+}
+if (values['tool-search']) server.toolSearch(['echo', 'add']);
 
 const given = [values['auth-jwks'], values['auth-issuer'], values['auth-audience']];
 let auth;

@@ -6,6 +6,7 @@
     python echo_server.py --http 127.0.0.1:PORT --store redis://HOST:PORT[/DB] [--allowed-host NAME[:PORT]]...
     python echo_server.py --http 127.0.0.1:PORT --limit max_sessions_per_client=100 --limit max_in_flight=50
     python echo_server.py --apps                # also show_echo, whose view is the app ui://echo/view.html
+    python echo_server.py --tool-search --synthetic-tools 1000  # 1,000 more tools, found by search_tools
 
 Behind a load balancer with several instances (no sticky routing): ``--store redis://...`` keeps
 legacy sessions in Redis, so any instance serves any message of any session; it needs the
@@ -58,6 +59,36 @@ def add_apps() -> None:
         return {"content": [{"type": "text", "text": text}], "structuredContent": {"text": text}}
 
 
+VERBS = ["create", "list", "get", "update", "delete", "search", "archive", "export", "import", "approve",
+         "reject", "send", "schedule", "cancel", "assign", "merge", "tag", "comment_on", "duplicate", "restore"]
+NOUNS = ["invoice", "customer", "order", "payment", "refund", "ticket", "user", "report", "project", "task",
+         "document", "contract", "shipment", "product", "supplier", "employee", "meeting", "campaign",
+         "subscription", "quote", "expense", "lead", "asset", "budget", "calendar_event"]
+
+
+def add_synthetic_tools(n: int) -> None:
+    """``--synthetic-tools N``: N generated tools, the same as the Rust echo_server's (every verb
+    on every kind of record, one at a time or in bulk), each answering ``"<name> done"``."""
+    made = 0
+    for scope in ("one", "many"):
+        for noun in NOUNS:
+            for verb in VERBS:
+                if made == n:
+                    return
+                name = f"{verb}_{noun}_{'by_id' if scope == 'one' else 'in_bulk'}"
+                what = noun.replace("_", " ")
+                words = verb.replace("_", " ")
+                doing = words[0].upper() + words[1:]
+                description = (f"{doing} one {what} given its id." if scope == "one"
+                               else f"{doing} many {what}s at once, from a filter or a list of ids.")
+
+                def done(id: str = "", note: str = "", _name: str = name) -> str:
+                    return f"{_name} done"
+
+                server.registry.add_tool(done, name=name, description=description)
+                made += 1
+
+
 def auth(args: argparse.Namespace) -> Optional[Auth]:
     given = [args.auth_jwks, args.auth_issuer, args.auth_audience]
     if not any(given):
@@ -93,9 +124,16 @@ if __name__ == "__main__":
                              "peer_request_timeout_ms=30000 (repeatable)")
     parser.add_argument("--apps", action="store_true",
                         help="also serve show_echo and its app ui://echo/view.html (MCP Apps)")
+    parser.add_argument("--synthetic-tools", metavar="N", type=int, default=0,
+                        help="add N generated tools (for --tool-search)")
+    parser.add_argument("--tool-search", action="store_true",
+                        help="list only echo, add and search_tools, which searches every tool")
     args = parser.parse_args()
     if args.apps:
         add_apps()
+    add_synthetic_tools(args.synthetic_tools)
+    if args.tool_search:
+        server.tool_search(["echo", "add"])
     protected = auth(args)
     if args.http is None and (args.store or args.allowed_host or args.limit):
         sys.exit("echo_server: --store, --allowed-host and --limit need --http")

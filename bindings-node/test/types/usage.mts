@@ -222,3 +222,5 @@ void (async (c: Client) => {
   const view: AppView = await c.readApp('ui://x/view.html');
   void [view.html, view.meta.csp?.connectDomains, c.offersApps()];
 });
+// Tool search: typed.
+new Server({ name: 'big' }).toolSearch(['echo', 'add']);

@@ -355,6 +355,7 @@ class Server:
         self._prompts = _native.Prompts()
         self._templates: Dict[str, str] = {}  # uriTemplate -> template name
         self._skills: Optional[_native.Skills] = None
+        self._tool_search: Optional[_native.ToolSearch] = None
 
     def _native_server(self) -> _native.Server:
         """The engine's server. Resources and prompts (and completion) are served, and declared
@@ -363,7 +364,19 @@ class Server:
         resources = None if self._resources.is_empty() else self._resources
         prompts = None if self._prompts.is_empty() else self._prompts
         skills = None if self._skills is None or self._skills.is_empty() else self._skills
-        return _native.Server(self.registry._native, name, version, instructions, resources, prompts, skills)
+        return _native.Server(
+            self.registry._native, name, version, instructions, resources, prompts, skills, self._tool_search
+        )
+
+    def tool_search(self, pinned: Sequence[str] = ()) -> None:
+        """Tool search for a large catalogue: ``tools/list`` shows only the ``pinned`` tools and
+        ``search_tools``, which ranks every tool for a query (BM25 over names, descriptions and
+        argument names; ``regex: true`` for a regular expression) and answers the best matches
+        with their schemas. Every tool stays callable by name, listed or not. Call it once,
+        before serving."""
+        if self._tool_search is not None:
+            raise InvalidInput("tool search is already on")
+        self._tool_search = self.registry._native.tool_search(list(pinned))
 
     @overload
     def tool(self, name: F) -> F: ...
