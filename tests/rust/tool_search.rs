@@ -55,3 +55,47 @@ async fn a_thousand_tools_are_searched_not_listed_and_all_callable() {
         client.close().await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gateway_searches_the_tools_of_every_upstream() {
+    use mcpcore::gateway::{Gateway, GatewayConfig};
+    use mcpcore::http::server::HttpServerConfig;
+    let echo = mcpcore_tests::bin("echo_server");
+    let config = json!({
+        "mcpServers": {
+            "big": {"command": echo, "args": ["--synthetic-tools", "1000"]},
+            "small": {"command": echo}
+        },
+        "toolSearch": {"pinned": ["small__echo"]}
+    });
+    let gateway = Gateway::start(&GatewayConfig::from_value(config).unwrap()).await.unwrap();
+    assert!(gateway.tools().len() > 1000);
+    let serving = gateway
+        .server()
+        .serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default())
+        .await
+        .unwrap();
+    let client =
+        Client::connect_http(&serving.url(), Default::default(), ClientOptions::default()).await.unwrap();
+    let listed: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    assert_eq!(listed, ["search_tools", "small__echo"]);
+    let r = client.call_tool("search_tools", json!({"query": "schedule a meeting"})).await.unwrap();
+    let top = r.structured_content.unwrap()["tools"][0]["name"].as_str().unwrap().to_owned();
+    assert!(top.starts_with("big__schedule_meeting_"), "{top}");
+    let called = client.call_tool(&top, json!({})).await.unwrap();
+    assert_eq!(called.first_text(), Some(format!("{} done", top.trim_start_matches("big__")).as_str()));
+    client.close().await;
+    serving.shutdown().await.unwrap();
+    gateway.shutdown().await;
+}
+
+#[test]
+fn the_gateway_config_takes_tool_search() {
+    use mcpcore::gateway::GatewayConfig;
+    let servers = json!({"a": {"command": "x"}});
+    let with = |v: Value| GatewayConfig::from_value(json!({"mcpServers": servers, "toolSearch": v}));
+    assert_eq!(with(json!(true)).unwrap().tool_search, Some(vec![]));
+    assert_eq!(with(json!({"pinned": ["a__echo"]})).unwrap().tool_search, Some(vec!["a__echo".to_owned()]));
+    assert_eq!(with(json!(false)).unwrap().tool_search, None);
+    assert!(with(json!("yes")).unwrap_err().message().contains("toolSearch"));
+}

@@ -23,7 +23,9 @@
 //! background once it serves), `restart` (default `true`: a stdio upstream that exits is
 //! started again, with backoff). Top level:
 //! `collision` (`error`, the default: refuse to start; `skip`: the entry whose name sorts
-//! first keeps the name; `prefix`: the later one becomes `<entry>_<name>`). Other fields
+//! first keeps the name; `prefix`: the later one becomes `<entry>_<name>`); `toolSearch`
+//! (`{"pinned": ["local names"]}` or `true`: `tools/list` shows the pinned tools and
+//! `search_tools`, which searches the tools of every upstream). Other fields
 //! (editors put their own keys there) are ignored; a bad shape is an error naming the entry.
 //!
 //! Every string of an entry may name environment variables as the editors write them:
@@ -49,6 +51,10 @@ pub struct GatewayConfig {
     pub upstreams: Vec<Upstream>,
     /// What to do when two upstreams' entries get the same local name.
     pub collision: CollisionPolicy,
+    /// Tool search over the union of the upstreams (top-level `"toolSearch": {"pinned":
+    /// [names]}`, or `true` for none pinned): `tools/list` shows the pinned tools and
+    /// `search_tools` only ([`crate::registry::search`]).
+    pub tool_search: Option<Vec<String>>,
 }
 
 /// One upstream server.
@@ -207,7 +213,8 @@ impl GatewayConfig {
         if upstreams.is_empty() {
             return Err(Error::invalid_input(format!("\"{key}\" names no (enabled) server")));
         }
-        Ok(GatewayConfig { upstreams, collision })
+        let tool_search = tool_search(&top)?;
+        Ok(GatewayConfig { upstreams, collision, tool_search })
     }
 }
 
@@ -260,6 +267,24 @@ fn expand(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> std::result::R
     }
     out.push_str(rest);
     Ok(out)
+}
+
+fn tool_search(top: &Map<String, Value>) -> Result<Option<Vec<String>>> {
+    let bad = || Error::invalid_input("\"toolSearch\" must be true, false or {\"pinned\": [tool names]}");
+    match top.get("toolSearch") {
+        None | Some(Value::Bool(false)) => Ok(None),
+        Some(Value::Bool(true)) => Ok(Some(Vec::new())),
+        Some(Value::Object(o)) => match o.get("pinned") {
+            None => Ok(Some(Vec::new())),
+            Some(Value::Array(names)) => names
+                .iter()
+                .map(|n| n.as_str().map(str::to_owned).ok_or_else(bad))
+                .collect::<Result<_>>()
+                .map(Some),
+            Some(_) => Err(bad()),
+        },
+        Some(_) => Err(bad()),
+    }
 }
 
 fn collision(top: &Map<String, Value>) -> Result<CollisionPolicy> {

@@ -58,6 +58,8 @@ pub(crate) struct Inner {
     prompts: Arc<PromptRegistry>,
     /// The upstreams' skills (Skills extension), their files in `resources`.
     skills: Arc<SkillRegistry>,
+    /// Tool search over every upstream's tools (the config's `toolSearch`).
+    tool_search: Option<Arc<crate::registry::search::ToolSearch>>,
     remote: RemoteServer,
     /// What mounting each upstream registered (as of its first mount).
     mounted: Mutex<BTreeMap<String, Registrations>>,
@@ -89,6 +91,10 @@ impl Gateway {
         prompts: Arc<PromptRegistry>,
     ) -> Result<Gateway> {
         let skills = Arc::new(SkillRegistry::new(resources.clone()));
+        let tool_search = match &config.tool_search {
+            Some(pinned) => Some(crate::registry::search::ToolSearch::install(&tools, pinned.clone())?),
+            None => None,
+        };
         let remote = RemoteServer::new(tools.clone())
             .with_resources(resources.clone())
             .with_prompts(prompts.clone())
@@ -98,6 +104,7 @@ impl Gateway {
             resources,
             prompts,
             skills,
+            tool_search,
             remote,
             mounted: Mutex::default(),
             status: Mutex::new(
@@ -164,6 +171,9 @@ impl Gateway {
     /// them).
     pub fn server_with(&self, mut config: ServerConfig) -> Server {
         config.aggregate = Some(self.inner.remote.aggregate());
+        if config.tool_search.is_none() {
+            config.tool_search = self.inner.tool_search.clone();
+        }
         Server::new(config, self.inner.tools.clone())
             .with_resources(self.inner.resources.clone())
             .with_prompts(self.inner.prompts.clone())
