@@ -508,6 +508,12 @@ export declare function nativeVersion(): string
 export declare function raiseExample(kind: string): void
 
 /**
+ * A refusal result (`CallToolResult::refusal`) as JSON: `isError`, `message` as text,
+ * `structuredContent` `{reason, remedy, …details}` (`detailsJson`: an object).
+ */
+export declare function refusalResult(reason: string, remedy: string, message: string, detailsJson: string): string
+
+/**
  * Options of `Server.serveHttp` (every field optional; read and checked by the core,
  * `mcpcore::server::Server::http_settings`).
  */

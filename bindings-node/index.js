@@ -857,4 +857,5 @@ module.exports.hostResult = nativeBinding.hostResult
 module.exports.inlineRefs = nativeBinding.inlineRefs
 module.exports.nativeVersion = nativeBinding.nativeVersion
 module.exports.raiseExample = nativeBinding.raiseExample
+module.exports.refusalResult = nativeBinding.refusalResult
 module.exports.setLogHandler = nativeBinding.setLogHandler

@@ -198,6 +198,10 @@ export interface AppView {
   meta: AppUiMeta;
 }
 
+/** A tool result that refuses with its cause and remedy: `isError`, the message as text, and
+ * `structuredContent` `{reason, remedy, ...details}`. Return it from a tool handler. */
+export function refusal(reason: string, remedy: string, message?: string, details?: Record<string, unknown>): CallToolResult;
+
 /** A tool's `_meta` binding it to the app at `resourceUri`. */
 export function appsMeta(resourceUri: string, visibility?: AppVisibility[]): { ui: { resourceUri: string; visibility?: AppVisibility[] } };
 

@@ -147,6 +147,17 @@ class HttpServing {
 }
 
 /** An MCP server: both lineages, on stdio or HTTP, serving a Registry. */
+/**
+ * A tool result that refuses and says why and what would help: `isError`, `message` as text for
+ * the model (default `Refused (<reason>): <remedy>`) and `structuredContent` `{reason, remedy,
+ * ...details}` for the host. `reason` is a stable code (`scope_not_granted`, `profile`,
+ * `module_off`, `record_read_only`...). Return it from a tool handler.
+ */
+function refusal(reason, remedy, message, details = {}) {
+  const text = message ?? `Refused (${reason}): ${remedy}`;
+  return JSON.parse(nativeSync(() => native.refusalResult(reason, remedy, text, JSON.stringify(details))));
+}
+
 /** A tool's `_meta` binding it to the app at `resourceUri` (MCP Apps `_meta.ui`;
  * `visibility`: who may call it, 'model' and/or 'app', both by default). */
 function appsMeta(resourceUri, visibility) {
@@ -546,6 +557,7 @@ exports.Task = Task;
 exports.Registry = Registry;
 exports.HttpServing = HttpServing;
 exports.appsMeta = appsMeta;
+exports.refusal = refusal;
 exports.ErrorCode = errors.ErrorCode;
 exports.McpError = errors.McpError;
 exports.RequestTimeout = errors.RequestTimeout;

@@ -58,6 +58,23 @@ pub fn host_result(
     }
 }
 
+/// A refusal result (`CallToolResult::refusal`) as JSON: `isError`, `message` as text,
+/// `structuredContent` `{reason, remedy, …details}` (`detailsJson`: an object).
+#[napi_derive::napi]
+pub fn refusal_result(
+    reason: String,
+    remedy: String,
+    message: String,
+    details_json: String,
+) -> napi::Result<String> {
+    let details = match parse_json("details", &details_json)? {
+        serde_json::Value::Object(m) => m,
+        _ => return Err(errors::to_js(mcpcore::Error::invalid_input("details must be an object"))),
+    };
+    let r = mcpcore::protocol::CallToolResult::refusal(reason, remedy, message, details);
+    Ok(serde_json::to_string(&r).expect("results serialize"))
+}
+
 /// `schema` (JSON text) with its `$ref`s to non-recursive `$defs` inlined (the core's
 /// `mcpcore::registry::inline_refs`), as JSON text.
 #[napi_derive::napi]

@@ -57,6 +57,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<prompts::Prompts>()?;
     m.add_class::<skills::Skills>()?;
     m.add_function(wrap_pyfunction!(tool_result, m)?)?;
+    m.add_function(wrap_pyfunction!(refusal, m)?)?;
     m.add_function(wrap_pyfunction!(resource_contents, m)?)?;
     m.add_function(wrap_pyfunction!(prompt_result, m)?)?;
     m.add_function(wrap_pyfunction!(completion, m)?)?;
@@ -101,6 +102,17 @@ fn invalid(e: String) -> PyErr {
 
 /// The CallToolResult (JSON text) a tool returning `value` answers with (`wrapped`: its output
 /// schema wraps the value as `{"result": …}`): the core's rules, as every tool applies them.
+/// A refusal result (`CallToolResult::refusal`) as JSON: `isError`, `message` as text,
+/// `structuredContent` `{reason, remedy, …details}` (`details`: a JSON object).
+#[pyfunction]
+fn refusal(reason: String, remedy: String, message: String, details: &str) -> PyResult<String> {
+    let details = match parse_json("details", details)? {
+        serde_json::Value::Object(m) => m,
+        _ => return Err(invalid("details must be an object".into())),
+    };
+    Ok(to_json(&mcpcore::protocol::CallToolResult::refusal(reason, remedy, message, details)))
+}
+
 #[pyfunction]
 #[pyo3(signature = (value, wrapped=false))]
 fn tool_result(value: &Bound<'_, PyAny>, wrapped: bool) -> PyResult<String> {

@@ -224,3 +224,7 @@ void (async (c: Client) => {
 });
 // Tool search: typed.
 new Server({ name: 'big' }).toolSearch(['echo', 'add']);
+// Refusals: typed.
+import { refusal } from 'mcpcore';
+const refused: CallToolResult = refusal('module_off', 'turn the module on', undefined, { module: 'billing' });
+void refused.isError;

@@ -117,6 +117,7 @@ __all__ = [
     "TokenRefused",
     "MemoryTokenStore",
     "apps_meta",
+    "refusal",
     "refresh_logging",
 ]
 
@@ -163,6 +164,22 @@ def _callback(fn: Callable[..., Any], spec: _schema.ToolSpec, owner: Any) -> _fe
         return fn(**kwargs)
 
     return invoke
+
+
+def refusal(reason: str, remedy: str, message: Optional[str] = None, **details: Any) -> Dict[str, Any]:
+    """A tool result that refuses and says why and what would help: ``isError``, ``message`` as
+    text for the model (default ``"Refused (<reason>): <remedy>"``) and ``structuredContent``
+    ``{"reason", "remedy", **details}`` for the host. ``reason`` is a stable code
+    (``"scope_not_granted"``, ``"profile"``, ``"module_off"``, ``"record_read_only"``…). Return it
+    from a tool::
+
+        @server.tool()
+        def close_invoice(invoice_id: str) -> Any:
+            return refusal("record_read_only", "reopen the invoice first", invoice_id=invoice_id)
+    """
+    text = message if message is not None else f"Refused ({reason}): {remedy}"
+    result: Dict[str, Any] = json.loads(_native.refusal(reason, remedy, text, json.dumps(details)))
+    return result
 
 
 def apps_meta(resource_uri: str, visibility: Optional[Sequence[str]] = None) -> Dict[str, Any]:

@@ -144,6 +144,27 @@ impl CallToolResult {
             ..Default::default()
         }
     }
+    /// A refusal that says its cause and its remedy (issue 35, "refusals with a cause and a
+    /// remedy"): `isError: true`, `message` as text for the model, and `structuredContent`
+    /// `{"reason", "remedy", …details}` for the host (`reason` a stable code such as
+    /// `scope_not_granted`, `profile`, `module_off`, `record_read_only`; `remedy` what would
+    /// make the call succeed). Not a JSON-RPC error: the model reads it and can act on it.
+    pub fn refusal(
+        reason: impl Into<String>,
+        remedy: impl Into<String>,
+        message: impl Into<String>,
+        details: Map<String, Value>,
+    ) -> Self {
+        let mut structured = details;
+        structured.insert("reason".into(), Value::String(reason.into()));
+        structured.insert("remedy".into(), Value::String(remedy.into()));
+        CallToolResult {
+            content: vec![ContentBlock::text(message)],
+            structured_content: Some(Value::Object(structured)),
+            is_error: Some(true),
+            ..Default::default()
+        }
+    }
     /// True when `isError` is set.
     pub fn is_error(&self) -> bool {
         self.is_error == Some(true)
@@ -178,5 +199,23 @@ impl Tool {
     pub fn with_title(mut self, title: impl Into<String>) -> Self {
         self.title = Some(title.into());
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refusal_carries_its_reason_and_remedy() {
+        let mut details = Map::new();
+        details.insert("scope".into(), Value::String("mcp:write".into()));
+        let r =
+            CallToolResult::refusal("scope_not_granted", "ask for mcp:write", "You may not write.", details);
+        assert_eq!(
+            serde_json::to_value(&r).unwrap(),
+            serde_json::json!({"content": [{"type": "text", "text": "You may not write."}], "isError": true,
+                "structuredContent": {"reason": "scope_not_granted", "remedy": "ask for mcp:write", "scope": "mcp:write"}})
+        );
     }
 }
