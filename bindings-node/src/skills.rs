@@ -30,19 +30,7 @@ impl Skills {
     /// Nothing is served when one is refused.
     #[napi]
     pub fn add_dir(&self, root: String) -> napi::Result<String> {
-        let loaded = mcpcore::skills::dir::load(std::path::Path::new(&root)).map_err(errors::to_js)?;
-        let mut entries: Vec<mcpcore::protocol::skills::Skill> = Vec::with_capacity(loaded.len());
-        for skill in loaded {
-            match self.inner.add(skill) {
-                Ok(entry) => entries.push(entry),
-                Err(e) => {
-                    entries.iter().for_each(|s| {
-                        self.inner.remove(&s.uri);
-                    });
-                    return Err(errors::to_js(e));
-                }
-            }
-        }
+        let entries = self.inner.add_dir(std::path::Path::new(&root)).map_err(errors::to_js)?;
         Ok(to_json(&entries))
     }
 

@@ -24,20 +24,7 @@ impl Skills {
     /// Serves every skill under the directory `root` (each directory holding a `SKILL.md`);
     /// returns their entries as a JSON array. Nothing is served when one is refused.
     fn add_dir(&self, root: std::path::PathBuf) -> PyResult<String> {
-        let loaded = mcpcore::skills::dir::load(&root).map_err(errors::to_py)?;
-        let mut entries = Vec::with_capacity(loaded.len());
-        for skill in loaded {
-            match self.inner.add(skill) {
-                Ok(entry) => entries.push(entry),
-                Err(e) => {
-                    entries.iter().for_each(|s: &mcpcore::protocol::skills::Skill| {
-                        self.inner.remove(&s.uri);
-                    });
-                    return Err(errors::to_py(e));
-                }
-            }
-        }
-        Ok(to_json(&entries))
+        self.inner.add_dir(&root).map(|e| to_json(&e)).map_err(errors::to_py)
     }
 
     /// Serves the skill at `path` made of `files` (path in the skill → bytes); returns its

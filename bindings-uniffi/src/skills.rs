@@ -91,19 +91,7 @@ impl Skills {
     /// breaks (frontmatter, naming, 512 files / 16 MiB, a link leaving `root`); then none is
     /// served.
     pub fn add_dir(&self, root: String) -> Result<Vec<Skill>, McpError> {
-        let loaded = mcpcore::skills::dir::load(std::path::Path::new(&root))?;
-        let mut entries: Vec<CoreSkill> = Vec::with_capacity(loaded.len());
-        for skill in loaded {
-            match self.inner.add(skill) {
-                Ok(e) => entries.push(e),
-                Err(e) => {
-                    entries.iter().for_each(|s| {
-                        self.inner.remove(&s.uri);
-                    });
-                    return Err(e.into());
-                }
-            }
-        }
+        let entries = self.inner.add_dir(std::path::Path::new(&root))?;
         Ok(entries.iter().map(Skill::from).collect())
     }
 

@@ -124,13 +124,10 @@ impl ServerBuilder {
         self
     }
 
-    /// Serves every skill under the directory `root` ([`crate::skills::dir::load`]: each
+    /// Serves every skill under the directory `root` ([`SkillRegistry::add_dir`]: each
     /// directory holding a `SKILL.md`).
     pub fn skills_dir(mut self, root: impl AsRef<std::path::Path>) -> Self {
-        let outcome = crate::skills::dir::load(root.as_ref()).and_then(|all| {
-            let registry = self.skill_registry();
-            all.into_iter().try_for_each(|s| registry.add(s).map(|_| ()))
-        });
+        let outcome = self.skill_registry().add_dir(root.as_ref()).map(|_| ());
         self.keep(outcome);
         self
     }

@@ -214,6 +214,24 @@ impl SkillRegistry {
         Ok(entry)
     }
 
+    /// Serves every skill under the directory `root` ([`dir::load`]) and returns their entries;
+    /// when one is refused, none of them stays served and its error is returned.
+    pub fn add_dir(&self, root: &std::path::Path) -> Result<Vec<Skill>> {
+        let mut entries: Vec<Skill> = Vec::new();
+        for skill in dir::load(root)? {
+            match self.add(skill) {
+                Ok(entry) => entries.push(entry),
+                Err(e) => {
+                    for added in &entries {
+                        self.remove(&added.uri);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        Ok(entries)
+    }
+
     /// Serves an entry made elsewhere (another server's skill, forwarded by a gateway): its
     /// files are read through `reader`, except those the resource registry already serves
     /// (listed by the same server as resources). The entry is taken as it is, after the checks

@@ -214,3 +214,18 @@ fn a_tree_past_the_limits_is_refused_before_its_files_are_read() {
     assert!(e.message().contains("more than the 16777216"), "{e:?}");
     let _ = std::fs::remove_dir_all(root);
 }
+
+#[test]
+fn a_directory_is_served_whole_or_not_at_all() {
+    let root = scratch("whole");
+    write(&root, "alpha/SKILL.md", &md("alpha"));
+    write(&root, "beta/SKILL.md", &md("not-beta"));
+    let skills = SkillRegistry::new(Default::default());
+    let e = skills.add_dir(&root).unwrap_err();
+    assert!(e.message().contains("must match"), "{e:?}");
+    assert!(skills.is_empty() && skills.resources().is_empty(), "alpha was taken back");
+    write(&root, "beta/SKILL.md", &md("beta"));
+    let entries = skills.add_dir(&root).unwrap();
+    assert_eq!(entries.iter().map(|s| s.name()).collect::<Vec<_>>(), ["alpha", "beta"]);
+    let _ = std::fs::remove_dir_all(root);
+}
