@@ -168,9 +168,7 @@ impl SkillRegistry {
             });
             let mut resource = file_resource(&uri, file_segments.last().expect("one segment"), bytes);
             if path == SKILL_MD {
-                resource.name = name.clone();
-                resource.description = Some(front["description"].as_str().unwrap_or_default().to_owned());
-                resource.mime_type = Some("text/markdown".into());
+                as_skill_md(&mut resource, name, front["description"].as_str().unwrap_or_default());
             }
             descriptors.push((resource, Arc::<[u8]>::from(bytes.as_slice())));
         }
@@ -186,12 +184,6 @@ impl SkillRegistry {
         let mut files = self.files.write().expect("lock");
         let mut added: Vec<String> = Vec::new();
         for (resource, bytes) in descriptors {
-            if let Some(served) = files.get_mut(&resource.uri) {
-                served.owners += 1;
-                added.push(resource.uri.clone());
-                continue;
-            }
-            let uri = resource.uri.clone();
             let mime = resource.mime_type.clone();
             let read = move |req: ReadRequest, _: ToolContext| {
                 let contents = contents(req.uri, mime.clone(), &bytes);
@@ -199,16 +191,8 @@ impl SkillRegistry {
             };
             // resources/list shows each skill's SKILL.md (skills.mdx "Resource Metadata"); the
             // other files are read by URI, as their entry lists them.
-            let outcome = match uri.ends_with("/SKILL.md") {
-                true => self.resources.add(resource.clone(), read),
-                false => self.resources.add_unlisted(resource.clone(), read),
-            };
-            if let Err(e) = outcome {
-                release(&mut files, &self.resources, &added);
-                return Err(at(e.message().to_owned()));
-            }
-            files.insert(uri.clone(), Served { resource, owners: 1, ours: true });
-            added.push(uri);
+            let listed = resource.uri.ends_with("/SKILL.md");
+            self.take_file(&mut files, &mut added, resource, listed, Some(Arc::new(read))).map_err(&at)?;
         }
         skills.insert(entry.uri.clone(), Arc::new(entry.clone()));
         Ok(entry)
@@ -259,35 +243,18 @@ impl SkillRegistry {
         let mut files = self.files.write().expect("lock");
         let mut added: Vec<String> = Vec::new();
         for f in manifest {
-            if let Some(served) = files.get_mut(&f.uri) {
-                served.owners += 1;
-                added.push(f.uri.clone());
-                continue;
-            }
             let segment = f.uri.rsplit('/').next().unwrap_or_default();
             let name = percent_decode_str(segment).decode_utf8_lossy().into_owned();
             let mut resource = file_resource(&f.uri, &name, b"");
             resource.size = Some(f.size);
-            if f.uri == entry.uri {
-                resource.name = entry.name().to_owned();
-                resource.description = Some(entry.description().to_owned());
-                resource.mime_type = Some("text/markdown".into());
+            let own_md = f.uri == entry.uri;
+            if own_md {
+                as_skill_md(&mut resource, entry.name(), entry.description());
             }
-            let ours = self.resources.resolve(&f.uri).is_none();
-            if ours {
-                let reader = reader.clone();
-                let read = move |req: ReadRequest, ctx: ToolContext| reader.read(req, ctx);
-                let outcome = match f.uri == entry.uri {
-                    true => self.resources.add(resource.clone(), read),
-                    false => self.resources.add_unlisted(resource.clone(), read),
-                };
-                if let Err(e) = outcome {
-                    release(&mut files, &self.resources, &added);
-                    return Err(at(e.message().to_owned()));
-                }
-            }
-            files.insert(f.uri.clone(), Served { resource, owners: 1, ours });
-            added.push(f.uri.clone());
+            // A file the resource registry already serves (the upstream listed it) keeps that
+            // registration.
+            let read = self.resources.resolve(&f.uri).is_none().then(|| reader.clone());
+            self.take_file(&mut files, &mut added, resource, own_md, read).map_err(&at)?;
         }
         skills.insert(entry.uri.clone(), Arc::new(entry));
         Ok(())
@@ -354,6 +321,51 @@ impl SkillRegistry {
         }
         page_of(&children, cursor, size, |_| true, |r| r.clone())
     }
+}
+
+impl SkillRegistry {
+    /// Counts one more skill listing `resource`'s file: registered in the resource registry
+    /// (listed or not) with `read` the first time, when `read` is given; kept as the registry's
+    /// own otherwise. On a refused registration, the files `added` so far for this skill are
+    /// released and the registry's message is returned.
+    fn take_file(
+        &self,
+        files: &mut BTreeMap<String, Served>,
+        added: &mut Vec<String>,
+        resource: Resource,
+        listed: bool,
+        read: Option<Arc<dyn ResourceHandler>>,
+    ) -> std::result::Result<(), String> {
+        let uri = resource.uri.clone();
+        if let Some(served) = files.get_mut(&uri) {
+            served.owners += 1;
+            added.push(uri);
+            return Ok(());
+        }
+        let ours = read.is_some();
+        if let Some(read) = read {
+            let read = move |req: ReadRequest, ctx: ToolContext| read.read(req, ctx);
+            let outcome = match listed {
+                true => self.resources.add(resource.clone(), read),
+                false => self.resources.add_unlisted(resource.clone(), read),
+            };
+            if let Err(e) = outcome {
+                release(files, &self.resources, added);
+                return Err(e.message().to_owned());
+            }
+        }
+        files.insert(uri.clone(), Served { resource, owners: 1, ours });
+        added.push(uri);
+        Ok(())
+    }
+}
+
+/// Makes `resource` a skill's `SKILL.md` descriptor: named and described from its frontmatter,
+/// `text/markdown` (skills.mdx "Resource Metadata").
+fn as_skill_md(resource: &mut Resource, name: &str, description: &str) {
+    resource.name = name.to_owned();
+    resource.description = Some(description.to_owned());
+    resource.mime_type = Some("text/markdown".into());
 }
 
 /// Stops serving each of `uris` that no other skill lists any more.
