@@ -63,14 +63,7 @@ impl Client {
     /// [`Client::read_resource`] with per-call options.
     pub async fn read_resource_with(&self, uri: &str, opts: &CallOptions) -> Result<ReadResourceResult> {
         let params = json!({ "uri": uri });
-        self.typed_cached_with("resources/read", params, opts).await.map_err(|e| match e.rpc_error() {
-            Some(d)
-                if d.code == ErrorCode::RESOURCE_NOT_FOUND_LEGACY || d.code == ErrorCode::INVALID_PARAMS =>
-            {
-                Error::resource_not_found(d.clone())
-            }
-            _ => e,
-        })
+        self.typed_cached_with("resources/read", params, opts).await.map_err(read_error)
     }
 
     /// Asks for `notifications/resources/updated` about `uri` (and what lies below it),
@@ -103,5 +96,16 @@ impl Client {
             return self.stop_listening_to_resource(uri).await;
         }
         self.request("resources/unsubscribe", json!({ "uri": uri })).await.map(drop)
+    }
+}
+
+/// A `resources/read` error as the client reports it: the server's `-32602` (2026-07-28) or
+/// `-32002` (legacy) becomes [`Error::resource_not_found`], keeping its code and data.
+pub(super) fn read_error(e: Error) -> Error {
+    match e.rpc_error() {
+        Some(d) if d.code == ErrorCode::RESOURCE_NOT_FOUND_LEGACY || d.code == ErrorCode::INVALID_PARAMS => {
+            Error::resource_not_found(d.clone())
+        }
+        _ => e,
     }
 }

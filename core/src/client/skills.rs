@@ -21,7 +21,7 @@
 //! ```
 
 use super::{all_pages, page_params, Client};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, Result};
 use crate::protocol::resources::{ReadResourceResult, Resource, ResourceContents};
 use crate::protocol::skills::{
     ListSkillsResult, ReadResourceDirectoryResult, Skill, SkillResources, DIRECTORY_READ, EXTENSION_ID, GET,
@@ -169,16 +169,10 @@ impl Client {
     /// The raw bytes of `uri` (text as UTF-8, a blob decoded), read past the cache so that a
     /// refreshed entry meets fresh content.
     async fn read_bytes(&self, uri: &str) -> Result<Vec<u8>> {
-        let v =
-            self.request("resources/read", json!({ "uri": uri })).await.map_err(|e| match e.rpc_error() {
-                Some(d)
-                    if d.code == ErrorCode::RESOURCE_NOT_FOUND_LEGACY
-                        || d.code == ErrorCode::INVALID_PARAMS =>
-                {
-                    Error::resource_not_found(d.clone())
-                }
-                _ => e,
-            })?;
+        let v = self
+            .request("resources/read", json!({ "uri": uri }))
+            .await
+            .map_err(super::resources::read_error)?;
         let read: ReadResourceResult = serde_json::from_value(v)
             .map_err(|e| Error::protocol(format!("malformed resources/read result: {e}")))?;
         let contents = read.contents.into_iter().find(|c| c.uri() == uri).ok_or_else(|| {
