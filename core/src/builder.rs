@@ -151,6 +151,13 @@ impl ServerBuilder {
         self
     }
 
+    /// Adds `middleware` around every dispatched request, inside those added before
+    /// ([`crate::middleware`]; ready-made ones in [`crate::server::middleware`]).
+    pub fn middleware(mut self, middleware: Arc<dyn crate::middleware::Middleware>) -> Self {
+        self.config.middleware = self.config.middleware.with(middleware);
+        self
+    }
+
     /// Sets the instructions for the model (`initialize` / `server/discover`).
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
         self.config.instructions = Some(instructions.into());

@@ -12,7 +12,7 @@
 //! | data | [`error`], [`future`], [`jsonrpc`], [`protocol`] | wire types, one parse, one error type |
 //! | rules | [`state`], [`tasks`], [`session`], [`changes`] | sealed `requestState`, task and session records and stores; time and entropy passed in |
 //! | context | [`context`] | what a handler sees: [`context::RequestContext`] |
-//! | catalogs | [`registry`], [`resources`], [`prompts`], [`completion`] | host handlers by name |
+//! | catalogs | [`registry`], [`resources`], [`prompts`], [`completion`], [`middleware`] | host handlers by name |
 //! | engine | [`engine`] | every protocol rule and the request lifecycle ([`engine::ServerConnection`]) |
 //! | runtime | [`runtime`], [`host`] | clock, entropy, spawning, the one driver loop; the host-callback bridge of the bindings |
 //! | shells | [`transport`], [`http`], [`client`], [`server`], [`remote`], [`gateway`], [`store`], [`tls`] | move bytes; stores on a database; HTTPS |
@@ -64,6 +64,7 @@ pub mod host;
 #[allow(clippy::disallowed_methods)] // a runtime or shell module
 pub mod http;
 pub mod jsonrpc;
+pub mod middleware;
 pub mod prelude;
 pub mod prompts;
 pub mod protocol;

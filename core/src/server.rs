@@ -10,6 +10,8 @@
 //! # }
 //! ```
 
+pub mod middleware;
+
 use crate::context::Origin;
 use crate::engine::{RouteId, ServerConfig, ServerConnection, ServerEngine};
 use crate::jsonrpc::Message;

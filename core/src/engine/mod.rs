@@ -18,6 +18,7 @@
 
 mod aggregate;
 mod catalog;
+mod chain;
 mod connection;
 mod ids;
 mod listen;
@@ -28,6 +29,7 @@ mod tasks;
 mod work;
 
 pub use aggregate::{Aggregate, ListKind};
+pub use chain::Chained;
 pub use connection::{Event, Job, JobId, RouteId, ServerConnection};
 pub use ids::{IdHasher, IdMap, PeerMap};
 pub use listen::Listen;
@@ -104,6 +106,9 @@ pub struct ServerConfig {
     /// `tools/list` shows its pinned tools and `search_tools` only; every tool stays callable
     /// (default: none, every tool listed).
     pub tool_search: Option<Arc<crate::registry::search::ToolSearch>>,
+    /// Host code around every dispatched request ([`crate::middleware`]), outermost first
+    /// (default: none; requests are then dispatched directly, at no cost).
+    pub middleware: crate::middleware::Chain,
 }
 
 impl ServerConfig {
@@ -125,6 +130,7 @@ impl ServerConfig {
             tasks: crate::tasks::TaskSettings::default(),
             aggregate: None,
             tool_search: None,
+            middleware: crate::middleware::Chain::default(),
         }
     }
 }
@@ -393,6 +399,23 @@ impl ServerEngine {
             meta.and_then(|m| m.get(meta::CLIENT_INFO)).and_then(|i| Implementation::deserialize(i).ok());
         let caller = Caller { version, client_info, client_capabilities: caps };
         match req.method.as_str() {
+            "subscriptions/listen" => self.listen(req, version, &caller.client_capabilities, origin),
+            _ if self.chains() => self.chained(req, version, level, Who::Modern(Arc::new(caller))),
+            _ => self.modern_methods(req, version, level, Arc::new(caller), now, origin),
+        }
+    }
+
+    /// The modern methods a middleware chain wraps.
+    fn modern_methods(
+        &self,
+        req: Request,
+        version: ProtocolVersion,
+        level: Option<LoggingLevel>,
+        caller: Arc<Caller>,
+        now: SystemTime,
+        origin: &Origin,
+    ) -> Action {
+        match req.method.as_str() {
             "server/discover" => {
                 let mut result = json!({
                     "supportedVersions": self.supported,
@@ -404,9 +427,8 @@ impl ServerEngine {
                 self.cache_hints(&mut result);
                 self.reply_ok(req.id, version, result)
             }
-            "subscriptions/listen" => self.listen(req, version, &caller.client_capabilities, origin),
             "tasks/get" | "tasks/update" | "tasks/cancel" => self.tasks_method(req, version, caller),
-            _ => self.common(req, version, level, Who::Modern(Arc::new(caller)), now, origin),
+            _ => self.common(req, version, level, Who::Modern(caller), now, origin),
         }
     }
 
@@ -455,6 +477,22 @@ impl ServerEngine {
     }
 
     fn legacy(
+        &self,
+        req: Request,
+        version: ProtocolVersion,
+        log_level: Option<LoggingLevel>,
+        caller: Arc<Caller>,
+        now: SystemTime,
+        origin: &Origin,
+    ) -> Action {
+        if self.chains() {
+            return self.chained(req, version, log_level, Who::Legacy(caller));
+        }
+        self.legacy_methods(req, version, log_level, caller, now, origin)
+    }
+
+    /// The legacy methods a middleware chain wraps.
+    fn legacy_methods(
         &self,
         req: Request,
         version: ProtocolVersion,

@@ -64,7 +64,7 @@ impl ServerEngine {
     }
 
     /// `tasks/get`, `tasks/update`, `tasks/cancel`: checked here, run by the runtime.
-    pub(super) fn tasks_method(&self, req: Request, version: ProtocolVersion, caller: Caller) -> Action {
+    pub(super) fn tasks_method(&self, req: Request, version: ProtocolVersion, caller: Arc<Caller>) -> Action {
         if !declares_tasks(&caller.client_capabilities) {
             let why = format!("{} needs the Tasks extension declared on the request", req.method);
             return reply_err(req.id, missing_tasks_capability(&why));
@@ -84,7 +84,7 @@ impl ServerEngine {
         Action::CallTool(Box::new(PendingCall {
             id: req.id,
             version,
-            caller: Arc::new(caller),
+            caller,
             work: Work::Task(op),
             progress_token: None,
             log_level: None,

@@ -53,6 +53,9 @@ pub enum Work {
     /// `tasks/get`, `tasks/update`, `tasks/cancel` (Tasks extension): store work, run by the
     /// runtime and answered with [`ServerEngine::task_reply`].
     Task(TaskOp),
+    /// A request for the server's middleware chain (runtime work: its innermost step is
+    /// [`ServerEngine::dispatch`]).
+    Chain(Box<super::Chained>),
 }
 
 impl std::fmt::Debug for Work {
@@ -63,6 +66,7 @@ impl std::fmt::Debug for Work {
             Work::Resource { request, .. } => write!(f, "Resource({})", request.uri),
             Work::Complete { request, .. } => write!(f, "Complete({})", request.argument),
             Work::Task(op) => write!(f, "Task({op:?})"),
+            Work::Chain(c) => write!(f, "Chain({})", c.request.method),
         }
     }
 }
@@ -136,6 +140,9 @@ impl PendingCall {
             },
             Work::Task(_) => {
                 Box::pin(async { Err(Error::protocol("a task method is store work, not host code")) })
+            }
+            Work::Chain(_) => {
+                Box::pin(async { Err(Error::protocol("a chained request is the runtime's, not host code")) })
             }
         }
     }

@@ -16,7 +16,7 @@
 use super::jobs::{self, Env};
 use super::peer::DriverPeer;
 use crate::changes::Change;
-use crate::context::{InputSeed, NotificationSink, Origin, PeerLink};
+use crate::context::{NotificationSink, Origin, PeerLink};
 use crate::engine::{Event, IdMap, Job, JobId, RouteId, ServerConnection};
 use crate::error::ErrorData;
 use crate::jsonrpc::{Inbound, Message, RequestId, Response};
@@ -522,9 +522,9 @@ impl<O: Outbound> Core<O> {
         let handle = match work {
             Job::Call(call) => {
                 let id = call.id.clone();
-                let peer: Option<Arc<dyn PeerLink>> = match &call.input {
-                    Some(InputSeed::Legacy { .. }) => Some(Arc::new(DriverPeer { job, inbox: tx.clone() })),
-                    _ => None,
+                let peer: Option<Arc<dyn PeerLink>> = match call.wants_peer() {
+                    true => Some(Arc::new(DriverPeer { job, inbox: tx.clone() })),
+                    false => None,
                 };
                 let held = Arc::new(Mutex::new(Some(Vec::new())));
                 let sink = held_sink(&tx, route, &held);

@@ -7,8 +7,10 @@ use super::tasks::Tasks;
 use super::unwind::CatchUnwind;
 use crate::changes::Change;
 use crate::context::{BoxFuture, InputLedger, NotificationSink, Origin, PeerLink, RequestContext};
-use crate::engine::{Listen, Outcome, PendingCall, ServerEngine, TaskOp, Work};
+use crate::engine::{Action, Listen, Outcome, PendingCall, ServerEngine, TaskOp, Work};
+use crate::error::ErrorData;
 use crate::jsonrpc::Response;
+use crate::middleware::Endpoint;
 use crate::state::{MemoryStateLedger, StateLedger};
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -104,6 +106,9 @@ pub(crate) async fn run_call(
     sink: NotificationSink,
     peer: Option<Arc<dyn PeerLink>>,
 ) -> Response {
+    if let Work::Chain(_) = &call.work {
+        return run_chain(env, call, origin, sink, peer).await;
+    }
     if let Work::Task(op) = &call.work {
         // Another identity's task is answered exactly as an unknown one.
         let outcome = match env.tasks.get_owned(op.task_id(), origin.owner().as_deref()).await {
@@ -131,6 +136,51 @@ pub(crate) async fn run_call(
     let (ctx, ledger) = context(&call, origin, sink, peer);
     let run = call.run(ctx);
     settle(&env, &call, run, ledger.as_deref()).await
+}
+
+/// Runs a chained request through the server's middleware ([`crate::middleware`]); the
+/// chain's end is the engine's own answer ([`ServerEngine::dispatch`]), host code run as
+/// [`run_call`] runs it. A panicking middleware is `-32603`.
+fn run_chain(
+    env: Arc<Env>,
+    call: Box<PendingCall>,
+    origin: Arc<Origin>,
+    sink: NotificationSink,
+    peer: Option<Arc<dyn PeerLink>>,
+) -> BoxFuture<'static, Response> {
+    let Work::Chain(chained) = &call.work else { unreachable!("checked by run_call") };
+    let request = chained.request.clone();
+    let ctx =
+        RequestContext::for_request(call.id.clone(), call.version, call.progress_token.clone(), sink.clone())
+            .with_caller(call.caller.clone())
+            .with_origin(origin.clone())
+            .with_log_level(call.log_level, sink.clone());
+    let (id, version) = (call.id.clone(), call.version);
+    let chain = env.engine.config().middleware.clone();
+    let engine_env = env.clone();
+    let call: Arc<PendingCall> = Arc::from(call);
+    let endpoint: Endpoint = Arc::new(move |req| {
+        let (env, call, origin, sink, peer) =
+            (engine_env.clone(), call.clone(), origin.clone(), sink.clone(), peer.clone());
+        Box::pin(async move {
+            match env.engine.dispatch(&call, req, env.now(), &origin) {
+                Action::Reply(r) => r.outcome,
+                Action::CallTool(inner) => run_call(env, inner, origin, sink, peer).await.outcome,
+                _ => Err(ErrorData::internal("Internal error: a middleware passed on a request it cannot")),
+            }
+        })
+    });
+    let run = chain.run(request, ctx, endpoint);
+    Box::pin(async move {
+        match (CatchUnwind { inner: run }).await {
+            Ok(Ok(result)) => Response::result(id, env.engine.chain_result(version, result)),
+            Ok(Err(e)) => Response::error(Some(id), e),
+            Err(why) => Response::error(
+                Some(id),
+                ErrorData::internal(format!("Internal error: a middleware crashed: {why}")),
+            ),
+        }
+    })
 }
 
 /// Runs a `subscriptions/listen` stream: the acknowledgement (with the known task ids of

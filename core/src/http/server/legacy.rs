@@ -221,7 +221,8 @@ async fn sessionless(st: &Arc<State>, origin: Arc<Origin>, frame: Inbound) -> Re
 fn json(msg: RouteMsg) -> Response {
     let mut r = reply::json_body(msg.status, msg.json);
     if msg.status == StatusCode::TOO_MANY_REQUESTS {
-        r.headers_mut().insert(axum::http::header::RETRY_AFTER, HeaderValue::from_static("1"));
+        let secs = msg.retry_after.unwrap_or(1);
+        r.headers_mut().insert(axum::http::header::RETRY_AFTER, HeaderValue::from(secs));
     }
     r
 }

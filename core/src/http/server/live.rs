@@ -31,15 +31,22 @@ pub(crate) struct RouteMsg {
     pub(crate) last: bool,
     /// The HTTP status the answer owes when sent as the whole JSON body.
     pub(crate) status: StatusCode,
+    /// `Retry-After` seconds, for an answer over a limit (429).
+    pub(crate) retry_after: Option<u64>,
 }
 
 impl RouteMsg {
     fn new(message: &Message) -> Self {
-        let status = match message {
-            Message::Response(r) => answer_status(r),
-            _ => StatusCode::OK,
+        let (status, retry_after) = match message {
+            Message::Response(r) => (answer_status(r), super::reply::retry_after(r)),
+            _ => (StatusCode::OK, None),
         };
-        RouteMsg { json: message.to_json(), last: matches!(message, Message::Response(_)), status }
+        RouteMsg {
+            json: message.to_json(),
+            last: matches!(message, Message::Response(_)),
+            status,
+            retry_after,
+        }
     }
 }
 
@@ -326,7 +333,7 @@ impl Outbound for SessionOut {
         if let Some(tx) = routes.posts.get(&route) {
             let json = serde_json::to_string(&messages).expect("messages serialize");
             let size = json.len();
-            let _ = tx.push(RouteMsg { json, last: true, status: StatusCode::OK }, size);
+            let _ = tx.push(RouteMsg { json, last: true, status: StatusCode::OK, retry_after: None }, size);
         }
     }
 

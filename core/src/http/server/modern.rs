@@ -47,7 +47,7 @@ pub(crate) async fn post(st: &Arc<State>, h: &HeaderMap, origin: Arc<Origin>, ms
         backlog,
         overflow,
     ) {
-        Step::Reply(Message::Response(r)) => reply::rpc(reply::modern_reply_status(&r), r),
+        Step::Reply(Message::Response(r)) => reply::modern_rpc(r),
         Step::Reply(other) => reply::json_body(StatusCode::OK, other.to_json()),
         Step::Accepted => reply::accepted(),
         Step::Running(run) if listen => return stream(st, run, None),
@@ -92,7 +92,7 @@ async fn finish(st: &State, run: &mut Finish) -> Message {
 
 fn json(message: Message) -> Response {
     match message {
-        Message::Response(r) => reply::rpc(reply::modern_reply_status(&r), r),
+        Message::Response(r) => reply::modern_rpc(r),
         other => reply::json_body(StatusCode::OK, other.to_json()),
     }
 }

@@ -48,6 +48,27 @@ pub(crate) fn retry_later(status: StatusCode, why: &str) -> Response {
     r
 }
 
+/// A dispatched modern request's reply: the status of [`modern_reply_status`], and for an
+/// error over a limit ([`ErrorData::over_limit`], a rate limit) 429 with `Retry-After` taken
+/// from `data.retryAfter`.
+pub(crate) fn modern_rpc(resp: RpcResponse) -> Response {
+    let retry = retry_after(&resp);
+    let status = if retry.is_some() { StatusCode::TOO_MANY_REQUESTS } else { modern_reply_status(&resp) };
+    let mut r = rpc(status, resp);
+    if let Some(secs) = retry {
+        r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs));
+    }
+    r
+}
+
+/// The seconds to wait that an error over a limit names (`data.retryAfter`, at least 1);
+/// `None` for any other answer.
+pub(crate) fn retry_after(resp: &RpcResponse) -> Option<u64> {
+    let e = resp.outcome.as_ref().err().filter(|e| e.limit_reached().is_some())?;
+    let secs = e.data.as_ref().and_then(|d| d.get("retryAfter")).and_then(serde_json::Value::as_u64);
+    Some(secs.unwrap_or(1).max(1))
+}
+
 /// `status` with `Retry-After: 1` and `error` (an [`ErrorData::over_limit`]).
 pub(crate) fn retry_later_with(status: StatusCode, error: ErrorData) -> Response {
     let mut r = status_error(status, error);

@@ -11,6 +11,7 @@
 //! echo_server --unix /run/echo.sock   # HTTP on a Unix domain socket (mode 0600)
 //! echo_server --apps                  # also `show_echo`, whose view is the app ui://echo/view.html
 //! echo_server --tool-search --synthetic-tools 1000   # 1,000 more tools, found by search_tools
+//! echo_server --rate-limit 5,10      # a rate limit per client (ready-made middleware)
 //! ```
 //! `--synthetic-tools N` adds N generated tools (`create_invoice_for_one` … : every verb of a
 //! business API on every kind of record, each answering `"<name> done"`); `--tool-search` lists
@@ -19,6 +20,9 @@
 //! `--apps` (MCP Apps) adds the tool `show_echo(text)`, bound to the app `ui://echo/view.html`
 //! (`examples/echo_view.html`, served as `text/html;profile=mcp-app`): a host that renders apps
 //! shows the text in it; any other host gets the same text as the tool's result.
+//! `--rate-limit RATE,BURST` limits each client to BURST requests at once, refilled at RATE a
+//! second (`mcpcore::server::middleware::RateLimit`); one more is answered `-32603` with
+//! `data.retryAfter` (HTTP: 429 and `Retry-After`).
 //! `--limit NAME=VALUE` (repeatable, HTTP only) sets one of the server's limits, named as in
 //! `mcpcore::http::server::serve_settings` (`max_sessions`, `max_sessions_per_client`,
 //! `max_backlog`, `max_in_flight`, `max_tasks_per_client`, `peer_request_timeout_ms`,
@@ -53,6 +57,7 @@
 
 use mcpcore::auth::server::{AuthConfig, JwtConfig, JwtVerifier};
 use mcpcore::prelude::*;
+use mcpcore::server::middleware;
 use mcpcore::store::ScaleOut;
 use mcpcore::tls::ServerTls;
 use std::process::ExitCode;
@@ -353,6 +358,15 @@ async fn run(args: &[String], http: Option<String>, auth: Option<AuthConfig>) ->
     }
     if args.iter().any(|a| a == "--tool-search") {
         builder = builder.tool_search(["echo", "add"]);
+    }
+    if let Some(spec) = option(args, "--rate-limit") {
+        let parsed =
+            spec.split_once(',').and_then(|(r, b)| Some((r.parse::<f64>().ok()?, b.parse::<u32>().ok()?)));
+        let Some((rate, burst)) = parsed else {
+            eprintln!("echo_server: --rate-limit needs RATE,BURST, e.g. 5,10, not {spec:?}");
+            return ExitCode::from(2);
+        };
+        builder = builder.middleware(Arc::new(middleware::RateLimit::new(rate, burst)));
     }
     let built = builder.build();
     let server = match built {

@@ -1,0 +1,119 @@
+use super::*;
+use crate::context::{Origin, RequestContext};
+use crate::jsonrpc::RequestId;
+use crate::middleware::{Chain, Endpoint, Middleware};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn call(tool: &str) -> crate::jsonrpc::Request {
+    let params = json!({"name": tool, "arguments": {}}).as_object().cloned();
+    crate::jsonrpc::Request { id: RequestId::Number(7), method: "tools/call".into(), params }
+}
+
+fn slow_endpoint(delay: Duration, result: Value) -> Endpoint {
+    Arc::new(move |_req| {
+        let result = result.clone();
+        Box::pin(async move {
+            tokio::time::sleep(delay).await;
+            Ok(result)
+        })
+    })
+}
+
+fn from(addr: &str) -> RequestContext {
+    let origin = Origin { peer: Some(addr.parse().unwrap()), ..Default::default() };
+    RequestContext::local().with_origin(Arc::new(origin))
+}
+
+#[test]
+fn a_rate_limit_allows_its_burst_then_refills_at_its_rate_per_client() {
+    let limit = RateLimit::new(2.0, 3);
+    let t0 = Instant::now();
+    for _ in 0..3 {
+        assert!(rate::take_at(&limit, "a", t0).is_ok());
+    }
+    let wait = rate::take_at(&limit, "a", t0).unwrap_err();
+    assert!((wait - 0.5).abs() < 1e-9, "{wait}");
+    assert!(rate::take_at(&limit, "b", t0).is_ok(), "another client has its own bucket");
+    assert!(rate::take_at(&limit, "a", t0 + Duration::from_millis(500)).is_ok());
+    assert!(rate::take_at(&limit, "a", t0 + Duration::from_millis(500)).is_err());
+    // Idle long enough, the bucket is full again, never fuller.
+    let later = t0 + Duration::from_secs(60);
+    for _ in 0..3 {
+        assert!(rate::take_at(&limit, "a", later).is_ok());
+    }
+    assert!(rate::take_at(&limit, "a", later).is_err());
+}
+
+#[tokio::test]
+async fn a_request_over_the_rate_is_refused_with_retry_after_and_never_runs() {
+    let chain = Chain::new(vec![Arc::new(RateLimit::new(0.5, 1))]);
+    let ok = chain.run(call("x"), from("127.0.0.1:1000"), slow_endpoint(Duration::ZERO, json!({}))).await;
+    assert!(ok.is_ok());
+    let e = chain
+        .run(call("x"), from("127.0.0.1:1001"), slow_endpoint(Duration::ZERO, json!({})))
+        .await
+        .unwrap_err();
+    assert_eq!(e.limit_reached(), Some("rate"));
+    assert_eq!(e.data.as_ref().unwrap()["retryAfter"], 2);
+    assert!(e.message.contains("address 127.0.0.1"), "{}", e.message);
+    let other = chain.run(call("x"), from("127.0.0.2:1000"), slow_endpoint(Duration::ZERO, json!({}))).await;
+    assert!(other.is_ok(), "another address is another client");
+}
+
+#[tokio::test]
+async fn a_limited_method_list_counts_only_those_methods() {
+    let chain = Chain::new(vec![Arc::new(RateLimit::new(0.001, 1).methods(["tools/call"]))]);
+    let mut list = call("x");
+    list.method = "tools/list".into();
+    for _ in 0..5 {
+        assert!(chain
+            .run(list.clone(), from("127.0.0.1:1"), slow_endpoint(Duration::ZERO, json!({})))
+            .await
+            .is_ok());
+    }
+    assert!(chain
+        .run(call("x"), from("127.0.0.1:1"), slow_endpoint(Duration::ZERO, json!({})))
+        .await
+        .is_ok());
+    assert!(chain
+        .run(call("x"), from("127.0.0.1:1"), slow_endpoint(Duration::ZERO, json!({})))
+        .await
+        .is_err());
+}
+
+#[tokio::test]
+async fn a_tool_over_its_timeout_is_cancelled_with_32001() {
+    let timeouts = Timeouts::new(Duration::from_secs(5)).tool("quick", Duration::from_millis(50));
+    let chain = Chain::new(vec![Arc::new(timeouts) as Arc<dyn Middleware>]);
+    let slow = || slow_endpoint(Duration::from_millis(300), json!({"content": []}));
+    let e = chain.run(call("quick"), RequestContext::local(), slow()).await.unwrap_err();
+    assert_eq!(e.code, crate::ErrorCode::REQUEST_TIMEOUT);
+    assert_eq!(e.data.unwrap(), json!({"tool": "quick", "timeoutMs": 50}));
+    assert!(chain.run(call("other"), RequestContext::local(), slow()).await.is_ok(), "5 s default");
+    let mut list = call("quick");
+    list.method = "tools/list".into();
+    assert!(chain.run(list, RequestContext::local(), slow()).await.is_ok(), "only tool calls are bounded");
+}
+
+#[tokio::test]
+async fn a_result_over_the_size_limit_is_an_error_naming_its_size() {
+    let chain = Chain::new(vec![Arc::new(ResponseLimit::new(64)) as Arc<dyn Middleware>]);
+    let small = json!({"content": [{"type": "text", "text": "ok"}]});
+    assert_eq!(
+        chain
+            .run(call("t"), RequestContext::local(), slow_endpoint(Duration::ZERO, small.clone()))
+            .await
+            .unwrap(),
+        small
+    );
+    let big = json!({"content": [{"type": "text", "text": "x".repeat(100)}]});
+    let e =
+        chain.run(call("t"), RequestContext::local(), slow_endpoint(Duration::ZERO, big)).await.unwrap_err();
+    assert_eq!(e.code, crate::ErrorCode::INTERNAL_ERROR);
+    let data = e.data.unwrap();
+    assert_eq!((data["limit"].as_str(), data["max"].as_u64()), (Some("response_size"), Some(64)));
+    assert!(data["size"].as_u64().unwrap() > 100);
+    assert!(e.message.contains("tool t"), "{}", e.message);
+}
