@@ -94,6 +94,20 @@ impl ToolCall {
         self.call.header(name)
     }
 
+    /// The client's `clientInfo` (name, version…) as JSON text, when known.
+    #[getter]
+    fn client_info(&self) -> Option<String> {
+        self.call.client_info().map(|v| to_json(&v))
+    }
+
+    /// A middleware's call: passes the request (JSON text `{"method"?, "params"?}`) on to the
+    /// rest of the chain, once; resolves to the result as JSON text, or raises the `McpError`
+    /// (code and data) the rest of the chain answered.
+    fn next<'py>(&self, py: Python<'py>, request: &str) -> PyResult<Bound<'py, PyAny>> {
+        let run = self.call.next(parse_json("the request", request)?);
+        crate::awaitable::future_into_py(py, async move { run.await.map(|v| v.to_string()).map_err(failed) })
+    }
+
     /// The state stored with `set_request_state` in the previous round of this request
     /// (2026-07-28), as JSON text; None when there is none.
     #[getter]

@@ -14,6 +14,7 @@ mod errors;
 mod gateway;
 mod gil;
 mod handler;
+mod middleware;
 mod mount;
 mod prompts;
 mod registry;
@@ -56,6 +57,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<resources::Resources>()?;
     m.add_class::<prompts::Prompts>()?;
     m.add_class::<skills::Skills>()?;
+    m.add_class::<middleware::Middleware>()?;
     m.add_function(wrap_pyfunction!(tool_result, m)?)?;
     m.add_function(wrap_pyfunction!(refusal, m)?)?;
     m.add_function(wrap_pyfunction!(resource_contents, m)?)?;

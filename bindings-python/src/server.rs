@@ -38,7 +38,7 @@ impl Server {
     /// `resources`, `prompts` and `skills` when given (with completion; their capabilities are
     /// declared; `skills` must be over `resources`).
     #[new]
-    #[pyo3(signature = (registry, name, version, instructions=None, resources=None, prompts=None, skills=None, tool_search=None))]
+    #[pyo3(signature = (registry, name, version, instructions=None, resources=None, prompts=None, skills=None, tool_search=None, middleware=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         registry: &Registry,
@@ -49,12 +49,17 @@ impl Server {
         prompts: Option<&Prompts>,
         skills: Option<&crate::skills::Skills>,
         tool_search: Option<&crate::registry::ToolSearch>,
+        middleware: Option<&crate::middleware::Middleware>,
     ) -> Self {
         let mut config = ServerConfig::new(name, version);
         config.instructions = instructions;
         config.tool_search = tool_search.map(|t| t.inner.clone());
-        let mut inner = mcpcore::server::Server::new(config, registry.tools.clone());
         let mut loop_slots = vec![registry.loop_slot.clone()];
+        if let Some(m) = middleware {
+            config.middleware = m.chain();
+            loop_slots.push(m.loop_slot.clone());
+        }
+        let mut inner = mcpcore::server::Server::new(config, registry.tools.clone());
         if let Some(r) = resources {
             inner = inner.with_resources(r.inner.clone());
             loop_slots.push(r.loop_slot.clone());

@@ -53,6 +53,7 @@ from typing import (
 )
 
 from . import _convert, _features, _native, _schema
+from . import middleware as _middleware
 from ._auth import MemoryTokenStore, OAuth, TokenStore
 from ._client import Client, Task
 from ._server_auth import Auth, Identity, TokenRefused
@@ -350,8 +351,14 @@ class Server:
         registry: Optional[Registry] = None,
         instructions: Optional[str] = None,
         lifespan: Optional[Callable[["Server"], AsyncContextManager[Any]]] = None,
+        middleware: Sequence["_middleware.AnyMiddleware"] = (),
     ) -> None:
-        """``lifespan`` (an async context manager factory, e.g. an ``@asynccontextmanager``
+        """``middleware`` (outermost first) runs around every dispatched request: ``async def``
+        functions ``(request, call_next)`` and the ready-made :mod:`mcpcore.middleware` ones
+        (``RateLimit``, ``Timeouts``, ``ResponseLimit``, ``RequestLog``); see
+        :meth:`Server.middleware`.
+
+        ``lifespan`` (an async context manager factory, e.g. an ``@asynccontextmanager``
         function taking the server) is entered when serving starts and left when it stops; what
         it yields is ``ctx.lifespan`` in every handler::
 
@@ -373,6 +380,9 @@ class Server:
         self._templates: Dict[str, str] = {}  # uriTemplate -> template name
         self._skills: Optional[_native.Skills] = None
         self._tool_search: Optional[_native.ToolSearch] = None
+        self._middleware = _native.Middleware()
+        for m in middleware:
+            _middleware._add(self._middleware, m, self)
 
     def _native_server(self) -> _native.Server:
         """The engine's server. Resources and prompts (and completion) are served, and declared
@@ -381,9 +391,32 @@ class Server:
         resources = None if self._resources.is_empty() else self._resources
         prompts = None if self._prompts.is_empty() else self._prompts
         skills = None if self._skills is None or self._skills.is_empty() else self._skills
+        middleware = self._middleware if len(self._middleware) else None
         return _native.Server(
-            self.registry._native, name, version, instructions, resources, prompts, skills, self._tool_search
+            self.registry._native,
+            name,
+            version,
+            instructions,
+            resources,
+            prompts,
+            skills,
+            self._tool_search,
+            middleware,
         )
+
+    def middleware(self, fn: F) -> F:
+        """Registers ``fn`` (``async def fn(request, call_next)``) as middleware, inside those
+        added before; also takes the ready-made ones of :mod:`mcpcore.middleware`. Add
+        middleware before serving starts::
+
+            @server.middleware
+            async def only_tenants(request, call_next):
+                if request.context.header("x-tenant") is None:
+                    raise McpError("Unauthorized: no tenant", -32042, data={"remedy": "send X-Tenant"})
+                return await call_next(request)
+        """
+        _middleware._add(self._middleware, fn, self)
+        return fn
 
     def tool_search(self, pinned: Sequence[str] = ()) -> None:
         """Tool search for a large catalogue: ``tools/list`` shows only the ``pinned`` tools and

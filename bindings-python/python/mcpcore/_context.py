@@ -83,6 +83,16 @@ class Context:
         return Identity._from_json(self._call.identity)
 
     @property
+    def client_info(self) -> Optional[Dict[str, Any]]:
+        """The client's ``clientInfo`` (``name``, ``version``…) when it sent one."""
+        info = self._call.client_info
+        return json.loads(info) if info is not None else None
+
+    def header(self, name: str) -> Optional[str]:
+        """The HTTP request header ``name`` (case-insensitive), over HTTP; None otherwise."""
+        return self._call.header(name)
+
+    @property
     def request_state(self) -> Any:
         """What :meth:`set_request_state` stored in the previous round of this 2026-07-28
         request (None in the first round, and always on legacy sessions)."""

@@ -32,6 +32,8 @@ struct Inner {
     on_abandon: Mutex<Abandon>,
     /// Set when an input request ended with `InputRequired` (2026-07-28: answers missing).
     needs_input: AtomicBool,
+    /// A middleware's call: the rest of the chain and the request, until passed on.
+    next: Mutex<Option<(crate::middleware::Next, crate::jsonrpc::Request)>>,
 }
 
 /// One call of a host function: who calls, progress and logging, cancellation, and input from
@@ -87,6 +89,7 @@ impl HostCall {
             ended,
             on_abandon: Mutex::default(),
             needs_input: AtomicBool::new(false),
+            next: Mutex::new(None),
         });
         (HostCall { inner: inner.clone() }, CallEnd { inner, finished: false, _alive: alive })
     }
@@ -109,6 +112,33 @@ impl HostCall {
 
     pub(crate) fn needed_input(&self) -> bool {
         self.inner.needs_input.load(Ordering::SeqCst)
+    }
+
+    /// Gives a middleware's call the rest of its chain.
+    pub(crate) fn set_next(&self, next: crate::middleware::Next, request: crate::jsonrpc::Request) {
+        *self.inner.next.lock().unwrap_or_else(|e| e.into_inner()) = Some((next, request));
+    }
+
+    /// A middleware passes its request on: `request` is `{"method"?, "params"?}` (an absent
+    /// member keeps what the client sent). Resolves to the result, or fails with the JSON-RPC
+    /// error of the rest of the chain ([`ErrorKind::Rpc`], code and data intact). Once per
+    /// call: a second call, or a call outside a middleware, is an error saying so.
+    pub fn next(&self, request: Value) -> crate::context::BoxFuture<'static, Result<Value>> {
+        let taken = self.inner.next.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let Some((next, original)) = taken else {
+            let e = Error::invalid_input("next() was already called, or this is not a middleware's call");
+            return Box::pin(async move { Err(e) });
+        };
+        let request = match super::middleware::passed_on(&original, request) {
+            Ok(r) => r,
+            Err(e) => {
+                // Not passed on: the middleware may try again with a corrected request.
+                *self.inner.next.lock().unwrap_or_else(|e| e.into_inner()) = Some((next, original));
+                return Box::pin(async move { Err(e) });
+            }
+        };
+        let run = next.run(request);
+        Box::pin(async move { super::middleware::next_outcome(run.await) })
     }
 
     /// The JSON-RPC id of the request as text (an integer id as its digits), or `None`

@@ -3,8 +3,8 @@
 //!
 //! A binding implements [`HostCallback`] once for its language (calling the host function on
 //! its event loop or thread, converting values) and registers it through the adapters here
-//! ([`HostTool`], [`HostResource`], [`HostPrompt`], [`HostCompleter`]), which implement the
-//! core's handler traits. Everything else is shared:
+//! ([`HostTool`], [`HostResource`], [`HostPrompt`], [`HostCompleter`], [`HostMiddleware`]),
+//! which implement the core's handler traits. Everything else is shared:
 //!
 //! - the calling convention ([`HandlerKind`] and the JSON the host function receives: a tool's
 //!   arguments object; `{"uri", "variables"}` for a resource read; the prompt's arguments;
@@ -18,10 +18,12 @@
 
 pub mod answers;
 mod call;
+mod middleware;
 pub mod results;
 mod spelling;
 
 pub use call::{HostCall, OnAbandon};
+pub use middleware::HostMiddleware;
 pub use results::HostValue;
 pub use spelling::Spelling;
 
@@ -55,6 +57,9 @@ pub enum HandlerKind {
     Sampling,
     /// A client's roots handler: receives `{}`; no call.
     Roots,
+    /// Middleware: receives `{"method", "params"}`; its call passes the request on
+    /// ([`HostCall::next`]).
+    Middleware,
 }
 
 impl HandlerKind {
@@ -68,12 +73,16 @@ impl HandlerKind {
             HandlerKind::Elicitation => "elicitation handler",
             HandlerKind::Sampling => "sampling handler",
             HandlerKind::Roots => "roots handler",
+            HandlerKind::Middleware => "middleware",
         }
     }
-    /// True when the host function gets a per-call handle (tools, resources and prompts
-    /// answer a request; completers and a client's input handlers do not).
+    /// True when the host function gets a per-call handle (tools, resources, prompts and
+    /// middleware answer a request; completers and a client's input handlers do not).
     pub fn has_call(self) -> bool {
-        matches!(self, HandlerKind::Tool | HandlerKind::Resource | HandlerKind::Prompt)
+        matches!(
+            self,
+            HandlerKind::Tool | HandlerKind::Resource | HandlerKind::Prompt | HandlerKind::Middleware
+        )
     }
 }
 

@@ -168,3 +168,44 @@ async fn dropping_the_call_abandons_it_and_ends_its_handle() {
     let t = tokio::time::timeout(std::time::Duration::from_millis(20), fut).await;
     assert!(t.is_err() && heard.load(Ordering::SeqCst), "abandoned when the call was dropped");
 }
+
+/// A host middleware that passes `{"params": {"changed": true}}` on and adds `"wrapped": true`
+/// to the result, or re-raises the chain's error.
+struct Wrap;
+
+impl HostCallback for Wrap {
+    fn call(&self, kind: HandlerKind, input: Value, call: HostCall) -> BoxFuture<'static, HostReply> {
+        assert_eq!(kind, HandlerKind::Middleware);
+        assert_eq!(input["method"], "tools/call");
+        Box::pin(async move {
+            assert!(call.next(json!("not an object")).await.is_err(), "a bad request is refused");
+            match call.next(json!({"params": {"changed": true}})).await {
+                Ok(mut v) => {
+                    v["wrapped"] = json!(true);
+                    assert!(call.next(json!({})).await.is_err(), "next runs once");
+                    HostReply::Value(HostValue::Json(v))
+                }
+                Err(e) => HostReply::Rpc(e.rpc_error().cloned().unwrap()),
+            }
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_host_middleware_passes_on_changed_requests_and_sees_results_and_errors() {
+    use crate::middleware::{Chain, Endpoint};
+    let chain = Chain::new(vec![Arc::new(HostMiddleware::new(Arc::new(Wrap)))]);
+    let req = crate::jsonrpc::Request {
+        id: crate::jsonrpc::RequestId::Number(1),
+        method: "tools/call".into(),
+        params: json!({"name": "x"}).as_object().cloned(),
+    };
+    let echo: Endpoint = Arc::new(|r| Box::pin(async move { Ok(json!({ "params": r.params })) }));
+    let out = chain.run(req.clone(), RequestContext::local(), echo).await.unwrap();
+    assert_eq!(out, json!({"params": {"changed": true}, "wrapped": true}));
+    let refuse: Endpoint = Arc::new(|_| {
+        Box::pin(async { Err(ErrorData::new(crate::ErrorCode(-32042), "no").with_data(json!({"why": 1}))) })
+    });
+    let e = chain.run(req, RequestContext::local(), refuse).await.unwrap_err();
+    assert_eq!((e.code.0, e.data), (-32042, Some(json!({"why": 1}))));
+}

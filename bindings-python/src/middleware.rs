@@ -1,0 +1,103 @@
+//! `Middleware`: the server's middleware chain as the facade builds it (`mcpcore.Server(middleware=...)`,
+//! `@server.middleware`): Python functions through the core's `HostMiddleware`, and the core's
+//! ready-made middleware configured from Python. Conversion only; the chain runs in the core.
+
+use crate::errors;
+use crate::handler::{LoopSlot, PyCallback};
+use mcpcore::host::HostMiddleware;
+use mcpcore::middleware::{Chain, Middleware as CoreMiddleware};
+use mcpcore::server::middleware::{RateLimit, RequestLog, ResponseLimit, Timeouts};
+use pyo3::prelude::*;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// A middleware chain, outermost first (see `mcpcore.Server`).
+#[pyclass(module = "mcpcore._native", frozen)]
+pub struct Middleware {
+    chain: Mutex<Chain>,
+    pub(crate) loop_slot: Arc<LoopSlot>,
+}
+
+impl Middleware {
+    /// The chain as it is now.
+    pub(crate) fn chain(&self) -> Chain {
+        self.chain.lock().expect("lock").clone()
+    }
+
+    fn push(&self, m: Arc<dyn CoreMiddleware>) {
+        let mut chain = self.chain.lock().expect("lock");
+        *chain = chain.with(m);
+    }
+}
+
+fn positive(what: &str, seconds: f64) -> PyResult<Duration> {
+    crate::registry::seconds(Some(seconds))
+        .map_err(|_| {
+            errors::to_py(mcpcore::Error::invalid_input(format!("{what} must be positive, not {seconds}")))
+        })
+        .map(|d| d.expect("given"))
+}
+
+#[pymethods]
+impl Middleware {
+    /// An empty chain.
+    #[new]
+    fn new() -> Self {
+        Middleware { chain: Mutex::new(Chain::default()), loop_slot: Arc::default() }
+    }
+
+    /// Adds a Python middleware: `callback(input, call)` where `input` is `{"method", "params"}`
+    /// and `call.next(request_json)` passes the request on; returns the result (a dict) or an
+    /// awaitable of it.
+    fn add_callback(&self, callback: Py<PyAny>, is_async: bool) {
+        self.push(Arc::new(HostMiddleware::new(PyCallback::new(callback, is_async, &self.loop_slot))));
+    }
+
+    /// Adds a rate limit per client: `burst` requests at once, refilled at `per_second`;
+    /// only `methods` when given.
+    #[pyo3(signature = (per_second, burst, methods=None))]
+    fn add_rate_limit(&self, per_second: f64, burst: u32, methods: Option<Vec<String>>) -> PyResult<()> {
+        if !(per_second.is_finite() && per_second > 0.0) {
+            return Err(errors::to_py(mcpcore::Error::invalid_input(format!(
+                "per_second must be positive, not {per_second}"
+            ))));
+        }
+        let mut limit = RateLimit::new(per_second, burst);
+        if let Some(m) = methods {
+            limit = limit.methods(m);
+        }
+        self.push(Arc::new(limit));
+        Ok(())
+    }
+
+    /// Adds timeouts for tools: `default` seconds for every tool (None: none), `per_tool` by name.
+    #[pyo3(signature = (default=None, per_tool=None))]
+    fn add_timeouts(&self, default: Option<f64>, per_tool: Option<HashMap<String, f64>>) -> PyResult<()> {
+        let mut t = match default {
+            Some(s) => Timeouts::new(positive("the default timeout", s)?),
+            None => Timeouts::per_tool(),
+        };
+        for (tool, s) in per_tool.unwrap_or_default() {
+            let limit = positive(&format!("the timeout of {tool}"), s)?;
+            t = t.tool(tool, limit);
+        }
+        self.push(Arc::new(t));
+        Ok(())
+    }
+
+    /// Adds a bound on the size of results (serialized JSON bytes).
+    fn add_response_limit(&self, max_bytes: usize) {
+        self.push(Arc::new(ResponseLimit::new(max_bytes)));
+    }
+
+    /// Adds the request log (`logging` logger `mcpcore.requests`, INFO).
+    fn add_request_log(&self) {
+        self.push(Arc::new(RequestLog));
+    }
+
+    /// The number of middleware.
+    fn __len__(&self) -> usize {
+        self.chain.lock().expect("lock").len()
+    }
+}

@@ -1,0 +1,177 @@
+"""Middleware in Python (issue 35): ``@server.middleware`` functions and the engine's ready-made
+middleware, over real HTTP on 127.0.0.1 with our client on both lineages. A middleware sees the
+method, params, revision, client and headers; changes a request; answers one itself; refuses one
+with its own code and data, which the client receives unchanged; sees errors of the rest of the
+chain as ``McpError`` with the wire's code and data; and changes results on the way back."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Dict, List
+
+import pytest
+
+from mcpcore import Client, InvalidInput, McpError, Server, refresh_logging
+from mcpcore.middleware import CallNext, RateLimit, Request, RequestLog, ResponseLimit, Timeouts
+
+from conftest import LINEAGES, run_async
+
+
+def build(seen: List[str]) -> Server:
+    server = Server("mw", "1")
+
+    @server.tool()
+    def echo(text: str) -> str:
+        """Returns the text."""
+        return text
+
+    @server.tool()
+    async def slow(seconds: float) -> str:
+        """Sleeps."""
+        await asyncio.sleep(seconds)
+        return "woke"
+
+    @server.tool()
+    def big() -> str:
+        """A large result."""
+        return "x" * 5000
+
+    @server.tool()
+    def strict(n: int) -> int:
+        """Refuses what is not an int."""
+        return n
+
+    @server.middleware
+    async def record(request: Request, call_next: CallNext) -> Dict[str, Any]:
+        ctx = request.context
+        assert ctx is not None
+        info = ctx.client_info or {}
+        seen.append(f"{request.method} {ctx.protocol_version} {info.get('name')} {ctx.header('x-tenant')}")
+        return await call_next(request)
+
+    @server.middleware
+    async def shape(request: Request, call_next: CallNext) -> Dict[str, Any]:
+        if request.tool == "secret":
+            raise McpError("Forbidden by policy", -32042, data={"reason": "module_off", "remedy": "ask an admin"})
+        if request.tool == "answered":
+            return {"content": [{"type": "text", "text": "from the middleware"}]}
+        if request.tool == "echo":
+            request.params["arguments"]["text"] = "changed: " + request.params["arguments"]["text"]
+        if request.tool == "missing":
+            try:
+                await call_next(request)
+            except McpError as e:
+                return {"content": [{"type": "text", "text": f"caught {e.code}"}]}
+        result = await call_next(request)
+        if request.method == "tools/call":
+            result["content"].append({"type": "text", "text": "(seen)"})
+        return result
+
+    return server
+
+
+def texts(r: Any) -> List[str]:
+    return [c["text"] for c in r.content]
+
+
+@pytest.mark.parametrize("mode,version", LINEAGES)
+def test_python_middleware_sees_changes_refuses_and_answers(mode: str, version: str) -> None:
+    seen: List[str] = []
+    server = build(seen)
+
+    @run_async
+    async def go() -> None:
+        serving = await server.serve_http(port=0)
+        try:
+            async with await Client.connect_http(
+                serving.url, headers={"x-tenant": "acme"}, protocol_version=version
+            ) as client:
+                names = [t.name for t in await client.list_tools()]
+                assert names == ["big", "echo", "slow", "strict"]
+                assert texts(await client.call_tool("echo", {"text": "hi"})) == ["changed: hi", "(seen)"]
+                assert texts(await client.call_tool("answered", {})) == ["from the middleware"]
+                with pytest.raises(McpError) as refused:
+                    await client.call_tool("secret", {})
+                assert refused.value.code == -32042
+                assert refused.value.data == {"reason": "module_off", "remedy": "ask an admin"}
+                # The rest of the chain's error reaches the middleware with its wire code.
+                assert texts(await client.call_tool("missing", {})) == ["caught -32602"]
+            assert f"tools/list {version} mcpcore-python acme" in seen, seen
+            assert sum(line.startswith("tools/call ") for line in seen) == 4, seen
+            assert not any(line.startswith("initialize") for line in seen), seen
+        finally:
+            await serving.shutdown()
+
+    go()
+
+
+@pytest.mark.parametrize("mode,version", LINEAGES)
+def test_ready_made_middleware_from_python(mode: str, version: str, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="mcpcore.requests")
+    refresh_logging()
+    server = Server(
+        "ready",
+        "1",
+        middleware=[
+            RequestLog(),
+            RateLimit(per_second=0.01, burst=6, methods=["tools/call"]),
+            Timeouts(default=5.0, per_tool={"slow": 0.1}),
+            ResponseLimit(max_bytes=2048),
+        ],
+    )
+
+    @server.tool()
+    async def slow(seconds: float) -> str:
+        """Sleeps."""
+        await asyncio.sleep(seconds)
+        return "woke"
+
+    @server.tool()
+    def big() -> str:
+        """A large result."""
+        return "x" * 5000
+
+    @server.tool()
+    def echo(text: str) -> str:
+        """Returns the text."""
+        return text
+
+    @run_async
+    async def go() -> None:
+        serving = await server.serve_http(port=0)
+        try:
+            async with await Client.connect_http(serving.url, protocol_version=version) as client:
+                with pytest.raises(McpError) as timed_out:
+                    await client.call_tool("slow", {"seconds": 5})
+                assert timed_out.value.code == -32001
+                assert timed_out.value.data == {"tool": "slow", "timeoutMs": 100}
+                with pytest.raises(McpError) as too_big:
+                    await client.call_tool("big", {})
+                assert too_big.value.data["limit"] == "response_size" and too_big.value.data["max"] == 2048
+                for _ in range(4):
+                    assert (await client.call_tool("echo", {"text": "ok"})).text == "ok"
+                with pytest.raises(McpError) as limited:
+                    await client.call_tool("echo", {"text": "over"})
+                assert limited.value.code == -32603
+                assert limited.value.data["limit"] == "rate" and limited.value.data["retryAfter"] >= 1
+                assert [t.name for t in await client.list_tools()] == ["big", "echo", "slow"], "lists not counted"
+        finally:
+            await serving.shutdown()
+
+    go()
+    logged = [r.getMessage() for r in caplog.records if r.name == "mcpcore.requests"]
+    assert any(m.startswith('served tools/list method="tools/list"') for m in logged), logged
+    assert any(m.startswith("refused tools/call: Request timed out") for m in logged), logged
+
+
+def test_a_sync_middleware_is_refused_with_a_clear_error() -> None:
+    server = Server("s", "1")
+
+    def sync(request: Request, call_next: CallNext) -> Any:
+        return call_next(request)
+
+    with pytest.raises(InvalidInput, match="must be an async def"):
+        server.middleware(sync)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match="not a middleware"):
+        Server("s", "1", middleware=[42])  # type: ignore[list-item]

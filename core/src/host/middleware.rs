@@ -1,0 +1,83 @@
+//! A host function as [`Middleware`]: Python's `@server.middleware`, Node's `server.use`,
+//! Kotlin's and Swift's `Middleware` interface all come through [`HostMiddleware`].
+//!
+//! The host function is called as [`HandlerKind::Middleware`] with `{"method", "params"}` and a
+//! [`HostCall`] whose [`HostCall::next`] passes the request on (once) and resolves to the
+//! result, or fails with the JSON-RPC error (code and data intact) the rest of the chain
+//! answered. What the host function returns is the result the client gets; what it raises is
+//! the error: a binding's `McpError` with its code and data, anything else `-32603`.
+
+use super::{HandlerKind, HostCall, HostCallback, HostReply};
+use crate::context::{BoxFuture, RequestContext};
+use crate::error::{Error, ErrorData};
+use crate::jsonrpc::Request;
+use crate::middleware::{Middleware, Next, Reply};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// A host function registered as middleware.
+pub struct HostMiddleware {
+    callback: Arc<dyn HostCallback>,
+}
+
+impl HostMiddleware {
+    /// The middleware calling `callback`.
+    pub fn new(callback: Arc<dyn HostCallback>) -> Self {
+        HostMiddleware { callback }
+    }
+}
+
+impl Middleware for HostMiddleware {
+    fn handle(&self, request: Request, ctx: RequestContext, next: Next) -> BoxFuture<'static, Reply> {
+        let input = json!({ "method": request.method, "params": request.params });
+        let (call, end) = HostCall::start(Some(ctx));
+        call.set_next(next, request);
+        let fut = self.callback.call(HandlerKind::Middleware, input, call);
+        Box::pin(async move {
+            let reply = fut.await;
+            end.finish();
+            match reply {
+                HostReply::Value(v) => match v.into_json() {
+                    Value::Object(result) => Ok(Value::Object(result)),
+                    other => Err(ErrorData::internal(format!(
+                        "Internal error: a middleware returned {other} where a result object belongs"
+                    ))),
+                },
+                HostReply::Rpc(e) => Err(e),
+                HostReply::InputRequired(m) | HostReply::Failure(m) => {
+                    Err(ErrorData::internal(format!("Internal error: a middleware failed: {m}")))
+                }
+            }
+        })
+    }
+}
+
+/// The request a middleware's host function passes on: `{"method"?, "params"?}` over
+/// `original` (an absent member keeps the original's).
+pub(super) fn passed_on(original: &Request, given: Value) -> Result<Request, Error> {
+    let Value::Object(mut given) = given else {
+        return Err(Error::invalid_input("next() takes the request: an object with method and params"));
+    };
+    let method = match given.remove("method") {
+        None | Some(Value::Null) => original.method.clone(),
+        Some(Value::String(m)) => m,
+        Some(other) => {
+            return Err(Error::invalid_input(format!("the request's method must be text, not {other}")))
+        }
+    };
+    let params = match given.remove("params") {
+        None => original.params.clone(),
+        Some(Value::Null) => None,
+        Some(Value::Object(p)) => Some(p),
+        Some(other) => {
+            return Err(Error::invalid_input(format!("the request's params must be an object, not {other}")))
+        }
+    };
+    Ok(Request { id: original.id.clone(), method, params })
+}
+
+/// What the rest of a chain answered, as a binding's error: a JSON-RPC error keeps its code and
+/// data.
+pub(super) fn next_outcome(reply: Reply) -> crate::Result<Value> {
+    reply.map_err(Error::rpc)
+}
