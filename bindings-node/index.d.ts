@@ -165,6 +165,30 @@ export declare class HttpServing {
   wait(): Promise<void>
 }
 
+/** A middleware chain, outermost first (see `Server.use`). */
+export declare class Middleware {
+  /** An empty chain. */
+  constructor()
+  /**
+   * Adds a JS middleware: `callback(inputJson, call)` where the input is `{method, params}`
+   * and `call.next(requestJson)` passes the request on; answers with an envelope.
+   */
+  addCallback(callback: (inputJson: string, call: ToolCall) => string | Promise<string>): void
+  /**
+   * Adds a rate limit per client: `burst` requests at once, refilled at `perSecond`; only
+   * `methods` when given.
+   */
+  addRateLimit(perSecond: number, burst: number, methods?: Array<string> | undefined | null): void
+  /** Adds timeouts for tools: `defaultMs` for every tool (none when absent), `perToolMs` by name. */
+  addTimeouts(defaultMs?: number | undefined | null, perToolMs?: Record<string, number> | undefined | null): void
+  /** Adds a bound on the size of results (serialized JSON bytes). */
+  addResponseLimit(maxBytes: number): void
+  /** Adds the request log (the engine's log records, target `mcpcore::requests`, at info). */
+  addRequestLog(): void
+  /** The number of middleware. */
+  get length(): number
+}
+
 /** The endpoint of one server, served in process. */
 export declare class Mount {
   /**
@@ -309,6 +333,11 @@ export declare class Server {
    */
   withToolSearch(search: ToolSearch): void
   /**
+   * Runs every dispatched request through `middleware` (its chain as it is now). Call
+   * before serving.
+   */
+  withMiddleware(middleware: Middleware): void
+  /**
    * Serves `skills` too (the Skills extension; their files are resources of the
    * `Resources` they were made over, which this server must serve). Call before serving.
    */
@@ -405,6 +434,14 @@ export declare class ToolCall {
   get identity(): string | null
   /** The HTTP request header `name` (over HTTP). */
   header(name: string): string | null
+  /** The client's `clientInfo` (name, version…) as JSON, when known. */
+  get clientInfo(): string | null
+  /**
+   * A middleware's call: passes the request (JSON `{method?, params?}`) on to the rest of
+   * the chain, once; resolves to the result as JSON, or rejects with the JSON-RPC error
+   * (code and data) the rest of the chain answered.
+   */
+  next(requestJson: string): Promise<string>
   /**
    * The state stored with `setRequestState` in the previous round of this request
    * (2026-07-28), as JSON; null when there is none.

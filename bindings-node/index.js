@@ -839,6 +839,7 @@ module.exports.Client = nativeBinding.Client
 module.exports.Exchange = nativeBinding.Exchange
 module.exports.Gateway = nativeBinding.Gateway
 module.exports.HttpServing = nativeBinding.HttpServing
+module.exports.Middleware = nativeBinding.Middleware
 module.exports.Mount = nativeBinding.Mount
 module.exports.MountResponse = nativeBinding.MountResponse
 module.exports.OAuth = nativeBinding.OAuth

@@ -83,6 +83,10 @@ export interface ToolContext {
   /** The authenticated caller on a protected server (`serveHttp({ auth })`); undefined
    * otherwise. The bearer token itself is not exposed (the spec forbids passing it on). */
   readonly auth: Identity | undefined;
+  /** The client's `clientInfo` (`{name, version, ...}`) when it sent one. */
+  readonly clientInfo: { name: string; version: string; [key: string]: unknown } | undefined;
+  /** The HTTP request header `name` over HTTP; undefined otherwise. */
+  header(name: string): string | undefined;
   /** The state stored with `setRequestState` in the previous round of this request (2026-07-28);
    * undefined when there is none. */
   readonly requestState: Json | undefined;
@@ -521,6 +525,10 @@ export class Server {
   addSkill(path: string, files: Record<string, string | Uint8Array>): Skill;
   /** Tool search: `tools/list` shows `pinned` and `search_tools` only; every tool stays callable. */
   toolSearch(pinned?: string[]): void;
+  /** Adds middleware around every dispatched request, inside those added before (a function
+   * `async (request, next) => result`, or `rateLimit`, `timeouts`, `responseLimit`,
+   * `requestLog`). Use before serving. */
+  use(middleware: import('./middleware').Middleware): this;
   /** Stops serving the skill whose SKILL.md is at `uri`. */
   removeSkill(uri: string): boolean;
   /** Registers a prompt. Register before serving. */
@@ -918,3 +926,5 @@ export function setLogger(
 ): void;
 export function toJsonSchema(schema: JsonSchema | StandardSchemaLike | undefined | null, io?: 'input' | 'output'): JsonSchema | undefined;
 export const version: string;
+
+export * from './middleware';

@@ -10,6 +10,7 @@ const errors = require('./errors');
 const { toJsonSchema, envelopeCallback } = require('./tools');
 const { createNodeHandler, createFetchHandler } = require('./node-handler');
 const features = require('./features');
+const middlewares = require('./middleware');
 const { OAuth, MemoryTokenStore } = require('./auth');
 const { TokenRefused, serverAuth } = require('./server-auth');
 const { Client, Task } = require('./client');
@@ -296,6 +297,20 @@ class Server {
   }
 
   /**
+   * Adds `middleware` around every dispatched request, inside those added before:
+   * `async (request, next) => result` (`request`: `{method, params, context, tool}`;
+   * `next(request)` resolves to the result of the rest of the chain, or rejects with its
+   * `McpError`), or a ready-made one (`rateLimit`, `timeouts`, `responseLimit`,
+   * `requestLog`). Use before serving. Returns the server.
+   */
+  use(middleware) {
+    if (!this._mw) this._mw = new native.Middleware();
+    nativeSync(() => middlewares.addTo(this._mw, middleware, this.registry));
+    this._native.withMiddleware(this._mw);
+    return this;
+  }
+
+  /**
    * Tool search for a large catalogue: `tools/list` shows only the `pinned` tools and
    * `search_tools`, which ranks every tool for a query (BM25 over names, descriptions and
    * argument names; `regex: true` for a regular expression) and answers the best matches with
@@ -558,6 +573,10 @@ exports.Registry = Registry;
 exports.HttpServing = HttpServing;
 exports.appsMeta = appsMeta;
 exports.refusal = refusal;
+exports.rateLimit = middlewares.rateLimit;
+exports.timeouts = middlewares.timeouts;
+exports.responseLimit = middlewares.responseLimit;
+exports.requestLog = middlewares.requestLog;
 exports.ErrorCode = errors.ErrorCode;
 exports.McpError = errors.McpError;
 exports.RequestTimeout = errors.RequestTimeout;

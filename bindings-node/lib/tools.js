@@ -118,6 +118,9 @@ function samplingMessage(m) {
 
 const logData = (data) => JSON.stringify(data ?? null);
 
+/** The key of a middleware call's `next` on its context (internal). */
+const NEXT = Symbol('mcpcore.next');
+
 /**
  * The handler's `ctx`: the native call's fields, `signal` (an AbortSignal aborted when the caller
  * abandons the call: cancelled on the wire, timed out, or its connection closed), and client
@@ -147,6 +150,19 @@ class HandlerContext {
   get requestState() { return parse(this.#call.requestState); }
   /** The authenticated caller on a protected server (undefined otherwise). */
   get auth() { return identity(this.#call.identity); }
+  /** The client's `clientInfo` (`{name, version, ...}`) when it sent one. */
+  get clientInfo() { return parse(this.#call.clientInfo) ?? undefined; }
+  /** `header(name)`: the HTTP request header `name` over HTTP (undefined otherwise). */
+  get header() {
+    const call = this.#call;
+    return (name) => call.header(String(name)) ?? undefined;
+  }
+
+  /** @internal A middleware's call: passes `{method, params}` on (see lib/middleware.js). */
+  get [NEXT]() {
+    const call = this.#call;
+    return async (request) => JSON.parse(await awaitNative(call.next(JSON.stringify(request))));
+  }
 
   /** Made on first use: most handlers never look, and each costs a native thread-safe function. */
   get signal() {
@@ -287,4 +303,4 @@ class InvalidArguments extends Error {
   }
 }
 
-module.exports = { toJsonSchema, envelopeCallback, nativeCallback, isStandardSchema, isBytes, base64 };
+module.exports = { toJsonSchema, envelopeCallback, nativeCallback, isStandardSchema, isBytes, base64, NEXT };

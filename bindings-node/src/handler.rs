@@ -87,6 +87,24 @@ impl ToolCall {
         self.call()?.header(&name)
     }
 
+    /// The client's `clientInfo` (name, version…) as JSON, when known.
+    #[napi(getter)]
+    pub fn client_info(&self) -> Option<String> {
+        self.call()?.client_info().map(|v| to_json(&v))
+    }
+
+    /// A middleware's call: passes the request (JSON `{method?, params?}`) on to the rest of
+    /// the chain, once; resolves to the result as JSON, or rejects with the JSON-RPC error
+    /// (code and data) the rest of the chain answered.
+    #[napi]
+    pub async fn next(&self, request_json: String) -> napi::Result<String> {
+        let request = parse_json("the request", &request_json)?;
+        let call = self.call.clone().ok_or_else(|| {
+            errors::to_js(Error::invalid_input("next() is a middleware's, outside a request"))
+        })?;
+        call.next(request).await.map(|v| v.to_string()).map_err(errors::to_js)
+    }
+
     /// The state stored with `setRequestState` in the previous round of this request
     /// (2026-07-28), as JSON; null when there is none.
     #[napi(getter)]

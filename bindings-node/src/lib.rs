@@ -11,6 +11,7 @@ mod errors;
 mod gateway;
 mod handler;
 mod logs;
+mod middleware;
 mod mount;
 mod registry;
 mod resources;

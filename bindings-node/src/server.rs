@@ -132,6 +132,14 @@ impl Server {
         self.inner = self.inner.clone().configure(|c| c.tool_search = Some(search));
     }
 
+    /// Runs every dispatched request through `middleware` (its chain as it is now). Call
+    /// before serving.
+    #[napi]
+    pub fn with_middleware(&mut self, middleware: &crate::middleware::Middleware) {
+        let chain = middleware.chain();
+        self.inner = self.inner.clone().configure(|c| c.middleware = chain);
+    }
+
     /// Serves `skills` too (the Skills extension; their files are resources of the
     /// `Resources` they were made over, which this server must serve). Call before serving.
     #[napi]

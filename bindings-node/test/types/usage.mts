@@ -228,3 +228,16 @@ new Server({ name: 'big' }).toolSearch(['echo', 'add']);
 import { refusal } from 'mcpcore';
 const refused: CallToolResult = refusal('module_off', 'turn the module on', undefined, { module: 'billing' });
 void refused.isError;
+// Middleware: typed request, next and ready-made ones.
+import { McpError as MwError, rateLimit, requestLog, responseLimit, timeouts, type MiddlewareRequest } from 'mcpcore';
+const mw = new Server({ name: 'mw' });
+mw.use(async (request: MiddlewareRequest, next) => {
+  const tenant: string | undefined = request.context.header('x-tenant');
+  if (request.tool === 'secret' && tenant === undefined) throw new MwError('no tenant', { code: -32042 });
+  const result = await next(request);
+  return { ...result, seenBy: request.context.clientInfo?.name };
+})
+  .use(rateLimit({ perSecond: 5, burst: 10, methods: ['tools/call'] }))
+  .use(timeouts({ defaultMs: 30_000, perToolMs: { slow: 1000 } }))
+  .use(responseLimit({ maxBytes: 1 << 20 }))
+  .use(requestLog());

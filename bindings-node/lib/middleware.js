@@ -1,0 +1,95 @@
+'use strict';
+/**
+ * Middleware: code around every request the server dispatches, on both lineages and every
+ * transport, run by the engine's one chain (`Server.use`). A middleware is
+ * `async (request, next) => result`: `request` is `{method, params, context, tool}`; `next(request)`
+ * passes it on (changed or not) and resolves to the result, or rejects with the `McpError`
+ * (code and data as on the wire) the rest of the chain answered. Return a result without calling
+ * `next` to answer yourself; throw an `McpError` with a code to refuse with that error.
+ *
+ * The ready-made ones (`rateLimit`, `timeouts`, `responseLimit`, `requestLog`) are configured
+ * here and run by the engine.
+ */
+
+const { nativeCallback, NEXT } = require('./tools');
+const { makeError } = require('./errors');
+
+/** Marks a ready-made middleware: its function adds it to a native chain. */
+const READY = Symbol('mcpcore.readyMiddleware');
+
+const ready = (name, add) => Object.freeze({ name, [READY]: add });
+
+/**
+ * At most `burst` requests at once per client, refilled at `perSecond` (a token bucket per
+ * client: the token's subject, else the peer's address, else the session, else the client's
+ * name). One more is refused with -32603 and `data` `{limit: 'rate', max, retryAfter}`; over HTTP
+ * with 429 and `Retry-After`. `methods` limits which methods count (default: all).
+ */
+function rateLimit({ perSecond, burst, methods } = {}) {
+  return ready('rateLimit', (chain) => chain.addRateLimit(perSecond, burst, methods ? [...methods] : null));
+}
+
+/**
+ * A bound on how long a tool runs, in milliseconds: `defaultMs` for every tool, `perToolMs` by
+ * name. A call over it is cancelled and answered with -32001 and `data` `{tool, timeoutMs}`.
+ */
+function timeouts({ defaultMs, perToolMs } = {}) {
+  return ready('timeouts', (chain) => chain.addTimeouts(defaultMs ?? null, perToolMs ? { ...perToolMs } : null));
+}
+
+/** Results over `maxBytes` (serialized JSON) are refused with -32603 and `data`
+ * `{limit: 'response_size', size, max}` instead of being sent. */
+function responseLimit({ maxBytes } = {}) {
+  return ready('responseLimit', (chain) => chain.addResponseLimit(maxBytes));
+}
+
+/** Logs each request when answered (the engine's log records, target `mcpcore::requests`, at
+ * info; see `setLogger`): method, tool, client, revision, microseconds, error code. */
+function requestLog() {
+  return ready('requestLog', (chain) => chain.addRequestLog());
+}
+
+/** The request a middleware sees. */
+class MiddlewareRequest {
+  constructor(method, params, context) {
+    /** The JSON-RPC method, e.g. `'tools/call'`. */
+    this.method = method;
+    /** Its params (for `tools/call`: `name`, `arguments`, `_meta`); change them before `next`. */
+    this.params = params;
+    /** The call: revision, client, identity, headers (the handlers' `ctx`). */
+    this.context = context;
+  }
+
+  /** The tool a `tools/call` names; undefined for other methods. */
+  get tool() {
+    const name = this.method === 'tools/call' ? this.params?.name : undefined;
+    return typeof name === 'string' ? name : undefined;
+  }
+}
+
+/** The native callback running the JS middleware `fn`. */
+function hostMiddleware(fn, owner) {
+  return nativeCallback(async (input, context) => {
+    const request = new MiddlewareRequest(input.method, input.params ?? {}, context);
+    const pass = context[NEXT];
+    const next = (req = request) => pass({ method: req.method, params: req.params });
+    const result = await fn(request, next);
+    if (result === null || typeof result !== 'object' || Array.isArray(result)) {
+      throw new TypeError(`a middleware resolves to the result object, not ${result === null ? 'null' : typeof result}`);
+    }
+    return result;
+  }, owner);
+}
+
+/** Adds `middleware` (a function or a ready-made one) innermost to the native `chain`. */
+function addTo(chain, middleware, owner) {
+  if (middleware != null && typeof middleware[READY] === 'function') {
+    middleware[READY](chain);
+  } else if (typeof middleware === 'function') {
+    chain.addCallback(hostMiddleware(middleware, owner));
+  } else {
+    throw makeError('invalid_input', `not a middleware: ${String(middleware)}`, { code: -32602 });
+  }
+}
+
+module.exports = { rateLimit, timeouts, responseLimit, requestLog, MiddlewareRequest, addTo };

@@ -1,0 +1,118 @@
+//! `Middleware`: the server's middleware chain as the JS layer builds it (`server.use(...)`):
+//! JS functions through the core's `HostMiddleware`, and the core's ready-made middleware
+//! configured from JS. Conversion only; the chain runs in the core.
+
+use crate::bad_option;
+use crate::handler::{Callback, JsCallback};
+use mcpcore::host::HostMiddleware;
+use mcpcore::middleware::{Chain, Middleware as CoreMiddleware};
+use mcpcore::server::middleware::{RateLimit, RequestLog, ResponseLimit, Timeouts};
+use napi_derive::napi;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// A middleware chain, outermost first (see `Server.use`).
+#[napi]
+pub struct Middleware {
+    chain: Mutex<Chain>,
+}
+
+impl Middleware {
+    /// The chain as it is now.
+    pub(crate) fn chain(&self) -> Chain {
+        self.chain.lock().expect("lock").clone()
+    }
+
+    fn push(&self, m: Arc<dyn CoreMiddleware>) {
+        let mut chain = self.chain.lock().expect("lock");
+        *chain = chain.with(m);
+    }
+}
+
+fn millis(what: &str, ms: f64) -> napi::Result<Duration> {
+    if ms.is_finite() && ms > 0.0 {
+        Ok(Duration::from_secs_f64(ms / 1000.0))
+    } else {
+        Err(bad_option(what, "a positive number of milliseconds", &ms.to_string()))
+    }
+}
+
+#[napi]
+impl Middleware {
+    /// An empty chain.
+    #[napi(constructor)]
+    pub fn new() -> Self {
+        Middleware { chain: Mutex::new(Chain::default()) }
+    }
+
+    /// Adds a JS middleware: `callback(inputJson, call)` where the input is `{method, params}`
+    /// and `call.next(requestJson)` passes the request on; answers with an envelope.
+    #[napi(ts_args_type = "callback: (inputJson: string, call: ToolCall) => string | Promise<string>")]
+    pub fn add_callback(&self, callback: Callback) {
+        self.push(Arc::new(HostMiddleware::new(JsCallback::new(callback))));
+    }
+
+    /// Adds a rate limit per client: `burst` requests at once, refilled at `perSecond`; only
+    /// `methods` when given.
+    #[napi]
+    pub fn add_rate_limit(
+        &self,
+        per_second: f64,
+        burst: u32,
+        methods: Option<Vec<String>>,
+    ) -> napi::Result<()> {
+        if !(per_second.is_finite() && per_second > 0.0) {
+            return Err(bad_option("perSecond", "a positive number", &per_second.to_string()));
+        }
+        let mut limit = RateLimit::new(per_second, burst);
+        if let Some(m) = methods {
+            limit = limit.methods(m);
+        }
+        self.push(Arc::new(limit));
+        Ok(())
+    }
+
+    /// Adds timeouts for tools: `defaultMs` for every tool (none when absent), `perToolMs` by name.
+    #[napi]
+    pub fn add_timeouts(
+        &self,
+        default_ms: Option<f64>,
+        per_tool_ms: Option<HashMap<String, f64>>,
+    ) -> napi::Result<()> {
+        let mut t = match default_ms {
+            Some(ms) => Timeouts::new(millis("defaultMs", ms)?),
+            None => Timeouts::per_tool(),
+        };
+        for (tool, ms) in per_tool_ms.unwrap_or_default() {
+            let limit = millis(&format!("the timeout of {tool}"), ms)?;
+            t = t.tool(tool, limit);
+        }
+        self.push(Arc::new(t));
+        Ok(())
+    }
+
+    /// Adds a bound on the size of results (serialized JSON bytes).
+    #[napi]
+    pub fn add_response_limit(&self, max_bytes: u32) {
+        self.push(Arc::new(ResponseLimit::new(max_bytes as usize)));
+    }
+
+    /// Adds the request log (the engine's log records, target `mcpcore::requests`, at info).
+    #[napi]
+    pub fn add_request_log(&self) {
+        self.push(Arc::new(RequestLog));
+    }
+
+    /// The number of middleware.
+    #[napi(getter)]
+    pub fn length(&self) -> u32 {
+        self.chain.lock().expect("lock").len() as u32
+    }
+}
+
+impl Default for Middleware {
+    fn default() -> Self {
+        Middleware::new()
+    }
+}
