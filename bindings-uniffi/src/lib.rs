@@ -38,6 +38,7 @@ mod gateway;
 mod handler;
 mod host;
 mod input;
+mod middleware;
 mod registry;
 mod results;
 mod rt;

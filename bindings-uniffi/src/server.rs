@@ -8,7 +8,9 @@ use crate::rt;
 use crate::server_auth::ServerAuth;
 use mcpcore::engine::ServerConfig;
 use mcpcore::host::Spelling;
+use mcpcore::server::middleware::{RateLimit, RequestLog, ResponseLimit, Timeouts};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// An MCP server over a registry: every revision of both lineages, on stdio or HTTP.
 #[derive(uniffi::Object)]
@@ -19,6 +21,12 @@ pub struct Server {
 impl Server {
     /// A server around a core one (a gateway's).
     pub(crate) fn from_core(inner: mcpcore::server::Server) -> Arc<Self> {
+        Arc::new(Server { inner })
+    }
+
+    /// A copy with `middleware` innermost in its chain.
+    fn with(&self, middleware: Arc<dyn mcpcore::middleware::Middleware>) -> Arc<Self> {
+        let inner = self.inner.clone().configure(|c| c.middleware = c.middleware.with(middleware));
         Arc::new(Server { inner })
     }
 }
@@ -52,6 +60,69 @@ impl Server {
             inner = inner.with_skills(s.inner.clone());
         }
         Arc::new(Server { inner })
+    }
+
+    /// This server with `middleware` around every dispatched request, inside the middleware
+    /// added before. Configure before serving.
+    pub fn with_middleware(&self, middleware: Arc<dyn crate::middleware::Middleware>) -> Arc<Self> {
+        let host =
+            mcpcore::host::HostMiddleware::new(Arc::new(crate::middleware::ForeignMiddleware(middleware)));
+        self.with(Arc::new(host))
+    }
+
+    /// This server with a rate limit per client (ready-made middleware): `burst` requests at
+    /// once, refilled at `per_second`; only `methods` when given. One more is `-32603` with
+    /// `data` `{limit: "rate", max, retryAfter}` (HTTP 429 with `Retry-After`).
+    #[uniffi::method(default(methods = None))]
+    pub fn with_rate_limit(
+        &self,
+        per_second: f64,
+        burst: u32,
+        methods: Option<Vec<String>>,
+    ) -> Result<Arc<Self>, McpError> {
+        if !(per_second.is_finite() && per_second > 0.0) {
+            return Err(McpError::invalid(format!("per_second must be positive, not {per_second}")));
+        }
+        let mut limit = RateLimit::new(per_second, burst);
+        if let Some(m) = methods {
+            limit = limit.methods(m);
+        }
+        Ok(self.with(Arc::new(limit)))
+    }
+
+    /// This server with timeouts for tools (ready-made middleware): `default_ms` for every
+    /// tool, `per_tool_ms` by name; a call over it is cancelled and answered `-32001`.
+    #[uniffi::method(default(default_ms = None, per_tool_ms = None))]
+    pub fn with_timeouts(
+        &self,
+        default_ms: Option<u64>,
+        per_tool_ms: Option<std::collections::HashMap<String, u64>>,
+    ) -> Result<Arc<Self>, McpError> {
+        let ms = |what: &str, v: u64| match v {
+            0 => Err(McpError::invalid(format!("{what} must be positive"))),
+            v => Ok(Duration::from_millis(v)),
+        };
+        let mut t = match default_ms {
+            Some(v) => Timeouts::new(ms("default_ms", v)?),
+            None => Timeouts::per_tool(),
+        };
+        for (tool, v) in per_tool_ms.unwrap_or_default() {
+            let limit = ms(&format!("the timeout of {tool}"), v)?;
+            t = t.tool(tool, limit);
+        }
+        Ok(self.with(Arc::new(t)))
+    }
+
+    /// This server refusing results over `max_bytes` (ready-made middleware): `-32603` with
+    /// `data` `{limit: "response_size", size, max}`.
+    pub fn with_response_limit(&self, max_bytes: u64) -> Arc<Self> {
+        self.with(Arc::new(ResponseLimit::new(max_bytes as usize)))
+    }
+
+    /// This server logging each request when answered (ready-made middleware; the engine's
+    /// log records, target `mcpcore::requests`).
+    pub fn with_request_log(&self) -> Arc<Self> {
+        self.with(Arc::new(RequestLog))
     }
 
     /// Serves on this process's stdin/stdout until stdin closes; in-flight calls finish first.

@@ -3014,6 +3014,508 @@ public func FfiConverterTypeLogListener_lower(_ value: LogListener) -> UInt64 {
 
 
 /**
+ * Host code around every request the server dispatches. Call `call.next(...)` to pass the
+ * request on (once) and get the result (JSON text), or answer without calling it. Throwing
+ * [`McpError::Rpc`] answers with that JSON-RPC error (code and data); `next` throws the rest
+ * of the chain's error the same way; any other exception is `-32603`.
+ */
+public protocol Middleware: AnyObject, Sendable {
+    
+    /**
+     * Handles one request; returns its result object as JSON text.
+     */
+    func handle(call: MiddlewareCall) async throws  -> String
+    
+}
+/**
+ * Host code around every request the server dispatches. Call `call.next(...)` to pass the
+ * request on (once) and get the result (JSON text), or answer without calling it. Throwing
+ * [`McpError::Rpc`] answers with that JSON-RPC error (code and data); `next` throws the rest
+ * of the chain's error the same way; any other exception is `-32603`.
+ */
+open class MiddlewareImpl: Middleware, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpcore_uniffi_fn_clone_middleware(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpcore_uniffi_fn_free_middleware(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Handles one request; returns its result object as JSON text.
+     */
+open func handle(call: MiddlewareCall)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_middleware_handle(
+                        self.uniffiCloneHandle(),FfiConverterTypeMiddlewareCall_lower(call)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+
+    
+}
+
+
+
+// Put the implementation in a struct so we don't pollute the top-level namespace
+fileprivate struct UniffiCallbackInterfaceMiddleware {
+
+    // Create the VTable using a series of closures.
+    // Swift automatically converts these into C callback functions.
+    //
+    // Store the vtable directly.
+    static let vtable: UniffiVTableCallbackInterfaceMiddleware = UniffiVTableCallbackInterfaceMiddleware(
+        uniffiFree: { (uniffiHandle: UInt64) -> () in
+            do {
+                try FfiConverterTypeMiddleware.handleMap.remove(handle: uniffiHandle)
+            } catch {
+                print("Uniffi callback interface Middleware: handle missing in uniffiFree")
+            }
+        },
+        uniffiClone: { (uniffiHandle: UInt64) -> UInt64 in
+            do {
+                return try FfiConverterTypeMiddleware.handleMap.clone(handle: uniffiHandle)
+            } catch {
+                fatalError("Uniffi callback interface Middleware: handle missing in uniffiClone")
+            }
+        },
+        handle: { (
+            uniffiHandle: UInt64,
+            call: UInt64,
+            uniffiFutureCallback: @escaping UniffiForeignFutureCompleteRustBuffer,
+            uniffiCallbackData: UInt64,
+            uniffiOutDroppedCallback: UnsafeMutablePointer<UniffiForeignFutureDroppedCallbackStruct>
+        ) in
+            let makeCall = {
+                () async throws -> String in
+                guard let uniffiObj = try? FfiConverterTypeMiddleware.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return try await uniffiObj.handle(
+                     call: try FfiConverterTypeMiddlewareCall_lift(call)
+                )
+            }
+
+            let uniffiHandleSuccess = { (returnValue: String) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: FfiConverterString.lower(returnValue),
+                        callStatus: RustCallStatus()
+                    )
+                )
+            }
+            let uniffiHandleError = { (statusCode, errorBuf) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: RustBuffer.empty(),
+                        callStatus: RustCallStatus(code: statusCode, errorBuf: errorBuf)
+                    )
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall: makeCall,
+                handleSuccess: uniffiHandleSuccess,
+                handleError: uniffiHandleError,
+                lowerError: FfiConverterTypeMcpError_lower,
+                droppedCallback: uniffiOutDroppedCallback
+            )
+        }
+    )
+
+    // Rust stores this pointer for future callback invocations, so it must live
+    // for the process lifetime (not just for the init function call).
+    //
+    // `nonisolated(unsafe)` is needed under Swift 6 strict concurrency.
+    // This is safe because the pointee is initialized once during static init
+    // and never mutated by either side of the FFI.  Its fields are C function pointers.
+    nonisolated(unsafe) static let vtablePtr: UnsafePointer<UniffiVTableCallbackInterfaceMiddleware> = {
+        let ptr = UnsafeMutablePointer<UniffiVTableCallbackInterfaceMiddleware>.allocate(capacity: 1)
+        ptr.initialize(to: vtable)
+        return UnsafePointer(ptr)
+    }()
+}
+
+private func uniffiCallbackInitMiddleware() {
+    uniffi_mcpcore_uniffi_fn_init_callback_vtable_middleware(UniffiCallbackInterfaceMiddleware.vtablePtr)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeMiddleware: FfiConverter {
+    fileprivate static let handleMap = UniffiHandleMap<Middleware>()
+
+    typealias FfiType = UInt64
+    typealias SwiftType = Middleware
+
+    public static func lift(_ handle: UInt64) throws -> Middleware {
+        if ((handle & 1) == 0) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return MiddlewareImpl(unsafeFromHandle: handle)
+        } else {
+            // Swift-generated handle, get the object from the handle map
+            return try handleMap.remove(handle: handle)
+        }
+    }
+
+    public static func lower(_ value: Middleware) -> UInt64 {
+         if let rustImpl = value as? MiddlewareImpl {
+             // Rust-implemented object.  Clone the handle and return it
+            return rustImpl.uniffiCloneHandle()
+         } else {
+            // Swift object, generate a new vtable handle and return that.
+            return handleMap.insert(obj: value)
+         }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Middleware {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: Middleware, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeMiddleware_lift(_ handle: UInt64) throws -> Middleware {
+    return try FfiConverterTypeMiddleware.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeMiddleware_lower(_ value: Middleware) -> UInt64 {
+    return FfiConverterTypeMiddleware.lower(value)
+}
+
+
+
+
+
+
+/**
+ * One request on its way through the chain: its method and params, who sends it, and the
+ * rest of the chain.
+ */
+public protocol MiddlewareCallProtocol: AnyObject, Sendable {
+    
+    /**
+     * The client's `clientInfo` as JSON text, when known.
+     */
+    func clientInfo()  -> String?
+    
+    /**
+     * The HTTP request header `name` (over HTTP).
+     */
+    func header(name: String)  -> String?
+    
+    /**
+     * The authenticated caller (`{subject, clientId, scopes, claims}`) as JSON text.
+     */
+    func identity()  -> String?
+    
+    /**
+     * The JSON-RPC method, e.g. `tools/call`.
+     */
+    func method()  -> String
+    
+    /**
+     * Passes the request on, with `method` and `params` (JSON text) when given instead of the
+     * client's; returns the result as JSON text, or throws the rest of the chain's error.
+     */
+    func next(method: String?, params: String?) async throws  -> String
+    
+    /**
+     * The params as JSON text (`{}` when absent).
+     */
+    func params()  -> String
+    
+    /**
+     * The protocol revision of the request.
+     */
+    func protocolVersion()  -> String?
+    
+    /**
+     * The tool a `tools/call` names.
+     */
+    func tool()  -> String?
+    
+}
+/**
+ * One request on its way through the chain: its method and params, who sends it, and the
+ * rest of the chain.
+ */
+open class MiddlewareCall: MiddlewareCallProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpcore_uniffi_fn_clone_middlewarecall(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpcore_uniffi_fn_free_middlewarecall(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * The client's `clientInfo` as JSON text, when known.
+     */
+open func clientInfo() -> String?  {
+    return try!  FfiConverterOptionString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_middlewarecall_client_info(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The HTTP request header `name` (over HTTP).
+     */
+open func header(name: String) -> String?  {
+    return try!  FfiConverterOptionString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_middlewarecall_header(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(name),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The authenticated caller (`{subject, clientId, scopes, claims}`) as JSON text.
+     */
+open func identity() -> String?  {
+    return try!  FfiConverterOptionString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_middlewarecall_identity(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The JSON-RPC method, e.g. `tools/call`.
+     */
+open func method() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_middlewarecall_method(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Passes the request on, with `method` and `params` (JSON text) when given instead of the
+     * client's; returns the result as JSON text, or throws the rest of the chain's error.
+     */
+open func next(method: String? = nil, params: String? = nil)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_middlewarecall_next(
+                        self.uniffiCloneHandle(),FfiConverterOptionString.lower(method),FfiConverterOptionString.lower(params)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * The params as JSON text (`{}` when absent).
+     */
+open func params() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_middlewarecall_params(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The protocol revision of the request.
+     */
+open func protocolVersion() -> String?  {
+    return try!  FfiConverterOptionString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_middlewarecall_protocol_version(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The tool a `tools/call` names.
+     */
+open func tool() -> String?  {
+    return try!  FfiConverterOptionString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_middlewarecall_tool(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeMiddlewareCall: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = MiddlewareCall
+
+    public static func lift(_ handle: UInt64) throws -> MiddlewareCall {
+        return MiddlewareCall(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: MiddlewareCall) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> MiddlewareCall {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: MiddlewareCall, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeMiddlewareCall_lift(_ handle: UInt64) throws -> MiddlewareCall {
+    return try FfiConverterTypeMiddlewareCall.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeMiddlewareCall_lower(_ value: MiddlewareCall) -> UInt64 {
+    return FfiConverterTypeMiddlewareCall.lower(value)
+}
+
+
+
+
+
+
+/**
  * Receives the server's notifications (Kotlin: a `when` over [`ServerNotification`]).
  */
 public protocol NotificationListener: AnyObject, Sendable {
@@ -5632,6 +6134,37 @@ public protocol ServerProtocol: AnyObject, Sendable {
      */
     func serveStdio() async throws 
     
+    /**
+     * This server with `middleware` around every dispatched request, inside the middleware
+     * added before. Configure before serving.
+     */
+    func withMiddleware(middleware: Middleware)  -> Server
+    
+    /**
+     * This server with a rate limit per client (ready-made middleware): `burst` requests at
+     * once, refilled at `per_second`; only `methods` when given. One more is `-32603` with
+     * `data` `{limit: "rate", max, retryAfter}` (HTTP 429 with `Retry-After`).
+     */
+    func withRateLimit(perSecond: Double, burst: UInt32, methods: [String]?) throws  -> Server
+    
+    /**
+     * This server logging each request when answered (ready-made middleware; the engine's
+     * log records, target `mcpcore::requests`).
+     */
+    func withRequestLog()  -> Server
+    
+    /**
+     * This server refusing results over `max_bytes` (ready-made middleware): `-32603` with
+     * `data` `{limit: "response_size", size, max}`.
+     */
+    func withResponseLimit(maxBytes: UInt64)  -> Server
+    
+    /**
+     * This server with timeouts for tools (ready-made middleware): `default_ms` for every
+     * tool, `per_tool_ms` by name; a call over it is cancelled and answered `-32001`.
+     */
+    func withTimeouts(defaultMs: UInt64?, perToolMs: [String: UInt64]?) throws  -> Server
+    
 }
 /**
  * An MCP server over a registry: every revision of both lineages, on stdio or HTTP.
@@ -5750,6 +6283,79 @@ open func serveStdio()async throws   {
             liftFunc: { $0 },
             errorHandler: FfiConverterTypeMcpError_lift
         )
+}
+    
+    /**
+     * This server with `middleware` around every dispatched request, inside the middleware
+     * added before. Configure before serving.
+     */
+open func withMiddleware(middleware: Middleware) -> Server  {
+    return try!  FfiConverterTypeServer_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_server_with_middleware(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeMiddleware_lower(middleware),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * This server with a rate limit per client (ready-made middleware): `burst` requests at
+     * once, refilled at `per_second`; only `methods` when given. One more is `-32603` with
+     * `data` `{limit: "rate", max, retryAfter}` (HTTP 429 with `Retry-After`).
+     */
+open func withRateLimit(perSecond: Double, burst: UInt32, methods: [String]? = nil)throws  -> Server  {
+    return try  FfiConverterTypeServer_lift(try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_server_with_rate_limit(
+            self.uniffiCloneHandle(),
+        FfiConverterDouble.lower(perSecond),
+        FfiConverterUInt32.lower(burst),
+        FfiConverterOptionSequenceString.lower(methods),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * This server logging each request when answered (ready-made middleware; the engine's
+     * log records, target `mcpcore::requests`).
+     */
+open func withRequestLog() -> Server  {
+    return try!  FfiConverterTypeServer_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_server_with_request_log(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * This server refusing results over `max_bytes` (ready-made middleware): `-32603` with
+     * `data` `{limit: "response_size", size, max}`.
+     */
+open func withResponseLimit(maxBytes: UInt64) -> Server  {
+    return try!  FfiConverterTypeServer_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_server_with_response_limit(
+            self.uniffiCloneHandle(),
+        FfiConverterUInt64.lower(maxBytes),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * This server with timeouts for tools (ready-made middleware): `default_ms` for every
+     * tool, `per_tool_ms` by name; a call over it is cancelled and answered `-32001`.
+     */
+open func withTimeouts(defaultMs: UInt64? = nil, perToolMs: [String: UInt64]? = nil)throws  -> Server  {
+    return try  FfiConverterTypeServer_lift(try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_server_with_timeouts(
+            self.uniffiCloneHandle(),
+        FfiConverterOptionUInt64.lower(defaultMs),
+        FfiConverterOptionDictionaryStringUInt64.lower(perToolMs),uniffiCallStatus
+    )
+})
 }
     
 
@@ -12846,6 +13452,30 @@ fileprivate struct FfiConverterOptionSequenceTypeSkillFile: FfiConverterRustBuff
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionDictionaryStringUInt64: FfiConverterRustBuffer {
+    typealias SwiftType = [String: UInt64]?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterDictionaryStringUInt64.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterDictionaryStringUInt64.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionDictionaryStringSequenceString: FfiConverterRustBuffer {
     typealias SwiftType = [String: [String]]?
 
@@ -13189,6 +13819,32 @@ fileprivate struct FfiConverterSequenceTypeResourceContents: FfiConverterRustBuf
             seq.append(try FfiConverterTypeResourceContents.read(from: &buf))
         }
         return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterDictionaryStringUInt64: FfiConverterRustBuffer {
+    public static func write(_ value: [String: UInt64], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for (key, value) in value {
+            FfiConverterString.write(key, into: &buf)
+            FfiConverterUInt64.write(value, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [String: UInt64] {
+        let len: Int32 = try readInt(&buf)
+        var dict = [String: UInt64]()
+        dict.reserveCapacity(Int(len))
+        for _ in 0..<len {
+            let key = try FfiConverterString.read(from: &buf)
+            let value = try FfiConverterUInt64.read(from: &buf)
+            dict[key] = value
+        }
+        return dict
     }
 }
 
@@ -13911,6 +14567,33 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_clientinput_list_roots() != 9798) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpcore_uniffi_checksum_method_middleware_handle() != 63819) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_middlewarecall_client_info() != 52174) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_middlewarecall_header() != 25774) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_middlewarecall_identity() != 30276) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_middlewarecall_method() != 47803) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_middlewarecall_next() != 34039) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_middlewarecall_params() != 62496) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_middlewarecall_protocol_version() != 65365) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_middlewarecall_tool() != 25801) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpcore_uniffi_checksum_method_registry_add_tool() != 5029) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -13954,6 +14637,21 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio() != 16339) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_server_with_middleware() != 20615) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_server_with_rate_limit() != 25184) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_server_with_request_log() != 23528) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_server_with_response_limit() != 42366) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_server_with_timeouts() != 53861) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_serverauth_metadata_url() != 27705) {
@@ -14005,6 +14703,7 @@ private let initializationResult: InitializationResult = {
     uniffiCallbackInitArgumentCompleter()
     uniffiCallbackInitClientInput()
     uniffiCallbackInitLogListener()
+    uniffiCallbackInitMiddleware()
     uniffiCallbackInitNotificationListener()
     uniffiCallbackInitOAuthHandler()
     uniffiCallbackInitOAuthTokenStore()

@@ -350,6 +350,12 @@ typedef void (*UniffiCallbackInterfaceClientInputMethod3)(uint64_t, UniffiForeig
     );
 
 #endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_MIDDLEWARE_METHOD0
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_MIDDLEWARE_METHOD0
+typedef void (*UniffiCallbackInterfaceMiddlewareMethod0)(uint64_t, uint64_t, UniffiForeignFutureCompleteRustBuffer _Nonnull, uint64_t, UniffiForeignFutureDroppedCallbackStruct* _Nonnull
+    );
+
+#endif
 #ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_TOKEN_VERIFIER_METHOD0
 #define UNIFFI_FFIDEF_CALLBACK_INTERFACE_TOKEN_VERIFIER_METHOD0
 typedef void (*UniffiCallbackInterfaceTokenVerifierMethod0)(uint64_t, RustBuffer, UniffiForeignFutureCompleteRustBuffer _Nonnull, uint64_t, UniffiForeignFutureDroppedCallbackStruct* _Nonnull
@@ -451,6 +457,15 @@ typedef struct UniffiVTableCallbackInterfaceClientInput {
     UniffiCallbackInterfaceClientInputMethod2 _Nonnull createMessage;
     UniffiCallbackInterfaceClientInputMethod3 _Nonnull listRoots;
 } UniffiVTableCallbackInterfaceClientInput;
+
+#endif
+#ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_MIDDLEWARE
+#define UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_MIDDLEWARE
+typedef struct UniffiVTableCallbackInterfaceMiddleware {
+    UniffiCallbackInterfaceFree _Nonnull uniffiFree;
+    UniffiCallbackInterfaceClone _Nonnull uniffiClone;
+    UniffiCallbackInterfaceMiddlewareMethod0 _Nonnull handle;
+} UniffiVTableCallbackInterfaceMiddleware;
 
 #endif
 #ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_TOKEN_VERIFIER
@@ -1204,6 +1219,76 @@ uint64_t uniffi_mcpcore_uniffi_fn_method_clientinput_create_message(uint64_t ptr
 uint64_t uniffi_mcpcore_uniffi_fn_method_clientinput_list_roots(uint64_t ptr
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_MIDDLEWARE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_MIDDLEWARE
+uint64_t uniffi_mcpcore_uniffi_fn_clone_middleware(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_MIDDLEWARE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_MIDDLEWARE
+void uniffi_mcpcore_uniffi_fn_free_middleware(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_INIT_CALLBACK_VTABLE_MIDDLEWARE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_INIT_CALLBACK_VTABLE_MIDDLEWARE
+void uniffi_mcpcore_uniffi_fn_init_callback_vtable_middleware(const UniffiVTableCallbackInterfaceMiddleware* _Nonnull vtable
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_MIDDLEWARE_HANDLE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_MIDDLEWARE_HANDLE
+uint64_t uniffi_mcpcore_uniffi_fn_method_middleware_handle(uint64_t ptr, uint64_t call
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_MIDDLEWARECALL
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_MIDDLEWARECALL
+uint64_t uniffi_mcpcore_uniffi_fn_clone_middlewarecall(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_MIDDLEWARECALL
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_MIDDLEWARECALL
+void uniffi_mcpcore_uniffi_fn_free_middlewarecall(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_MIDDLEWARECALL_CLIENT_INFO
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_MIDDLEWARECALL_CLIENT_INFO
+RustBuffer uniffi_mcpcore_uniffi_fn_method_middlewarecall_client_info(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_MIDDLEWARECALL_HEADER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_MIDDLEWARECALL_HEADER
+RustBuffer uniffi_mcpcore_uniffi_fn_method_middlewarecall_header(uint64_t ptr, RustBuffer name, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_MIDDLEWARECALL_IDENTITY
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_MIDDLEWARECALL_IDENTITY
+RustBuffer uniffi_mcpcore_uniffi_fn_method_middlewarecall_identity(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_MIDDLEWARECALL_METHOD
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_MIDDLEWARECALL_METHOD
+RustBuffer uniffi_mcpcore_uniffi_fn_method_middlewarecall_method(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_MIDDLEWARECALL_NEXT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_MIDDLEWARECALL_NEXT
+uint64_t uniffi_mcpcore_uniffi_fn_method_middlewarecall_next(uint64_t ptr, RustBuffer method, RustBuffer params
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_MIDDLEWARECALL_PARAMS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_MIDDLEWARECALL_PARAMS
+RustBuffer uniffi_mcpcore_uniffi_fn_method_middlewarecall_params(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_MIDDLEWARECALL_PROTOCOL_VERSION
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_MIDDLEWARECALL_PROTOCOL_VERSION
+RustBuffer uniffi_mcpcore_uniffi_fn_method_middlewarecall_protocol_version(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_MIDDLEWARECALL_TOOL
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_MIDDLEWARECALL_TOOL
+RustBuffer uniffi_mcpcore_uniffi_fn_method_middlewarecall_tool(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_REGISTRY
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_REGISTRY
 uint64_t uniffi_mcpcore_uniffi_fn_clone_registry(uint64_t handle, RustCallStatus *_Nonnull out_status
@@ -1318,6 +1403,31 @@ uint64_t uniffi_mcpcore_uniffi_fn_method_server_serve_http(uint64_t ptr, RustBuf
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_SERVE_STDIO
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_SERVE_STDIO
 uint64_t uniffi_mcpcore_uniffi_fn_method_server_serve_stdio(uint64_t ptr
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_WITH_MIDDLEWARE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_WITH_MIDDLEWARE
+uint64_t uniffi_mcpcore_uniffi_fn_method_server_with_middleware(uint64_t ptr, uint64_t middleware, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_WITH_RATE_LIMIT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_WITH_RATE_LIMIT
+uint64_t uniffi_mcpcore_uniffi_fn_method_server_with_rate_limit(uint64_t ptr, double per_second, uint32_t burst, RustBuffer methods, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_WITH_REQUEST_LOG
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_WITH_REQUEST_LOG
+uint64_t uniffi_mcpcore_uniffi_fn_method_server_with_request_log(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_WITH_RESPONSE_LIMIT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_WITH_RESPONSE_LIMIT
+uint64_t uniffi_mcpcore_uniffi_fn_method_server_with_response_limit(uint64_t ptr, uint64_t max_bytes, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_WITH_TIMEOUTS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_WITH_TIMEOUTS
+uint64_t uniffi_mcpcore_uniffi_fn_method_server_with_timeouts(uint64_t ptr, RustBuffer default_ms, RustBuffer per_tool_ms, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_SERVERAUTH
@@ -2381,6 +2491,60 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_clientinput_list_roots(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_MIDDLEWARE_HANDLE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_MIDDLEWARE_HANDLE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_middleware_handle(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_MIDDLEWARECALL_CLIENT_INFO
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_MIDDLEWARECALL_CLIENT_INFO
+uint16_t uniffi_mcpcore_uniffi_checksum_method_middlewarecall_client_info(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_MIDDLEWARECALL_HEADER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_MIDDLEWARECALL_HEADER
+uint16_t uniffi_mcpcore_uniffi_checksum_method_middlewarecall_header(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_MIDDLEWARECALL_IDENTITY
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_MIDDLEWARECALL_IDENTITY
+uint16_t uniffi_mcpcore_uniffi_checksum_method_middlewarecall_identity(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_MIDDLEWARECALL_METHOD
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_MIDDLEWARECALL_METHOD
+uint16_t uniffi_mcpcore_uniffi_checksum_method_middlewarecall_method(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_MIDDLEWARECALL_NEXT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_MIDDLEWARECALL_NEXT
+uint16_t uniffi_mcpcore_uniffi_checksum_method_middlewarecall_next(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_MIDDLEWARECALL_PARAMS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_MIDDLEWARECALL_PARAMS
+uint16_t uniffi_mcpcore_uniffi_checksum_method_middlewarecall_params(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_MIDDLEWARECALL_PROTOCOL_VERSION
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_MIDDLEWARECALL_PROTOCOL_VERSION
+uint16_t uniffi_mcpcore_uniffi_checksum_method_middlewarecall_protocol_version(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_MIDDLEWARECALL_TOOL
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_MIDDLEWARECALL_TOOL
+uint16_t uniffi_mcpcore_uniffi_checksum_method_middlewarecall_tool(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_REGISTRY_ADD_TOOL
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_REGISTRY_ADD_TOOL
 uint16_t uniffi_mcpcore_uniffi_checksum_method_registry_add_tool(void
@@ -2468,6 +2632,36 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_server_serve_http(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_SERVE_STDIO
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_SERVE_STDIO
 uint16_t uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_WITH_MIDDLEWARE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_WITH_MIDDLEWARE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_server_with_middleware(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_WITH_RATE_LIMIT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_WITH_RATE_LIMIT
+uint16_t uniffi_mcpcore_uniffi_checksum_method_server_with_rate_limit(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_WITH_REQUEST_LOG
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_WITH_REQUEST_LOG
+uint16_t uniffi_mcpcore_uniffi_checksum_method_server_with_request_log(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_WITH_RESPONSE_LIMIT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_WITH_RESPONSE_LIMIT
+uint16_t uniffi_mcpcore_uniffi_checksum_method_server_with_response_limit(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_WITH_TIMEOUTS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_WITH_TIMEOUTS
+uint16_t uniffi_mcpcore_uniffi_checksum_method_server_with_timeouts(void
     
 );
 #endif

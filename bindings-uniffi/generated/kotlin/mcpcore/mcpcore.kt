@@ -708,6 +708,9 @@ internal interface UniffiCallbackInterfaceClientInputMethod2 : com.sun.jna.Callb
 internal interface UniffiCallbackInterfaceClientInputMethod3 : com.sun.jna.Callback {
     fun callback(`uniffiHandle`: Long,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
 }
+internal interface UniffiCallbackInterfaceMiddlewareMethod0 : com.sun.jna.Callback {
+    fun callback(`uniffiHandle`: Long,`call`: Long,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
+}
 internal interface UniffiCallbackInterfaceTokenVerifierMethod0 : com.sun.jna.Callback {
     fun callback(`uniffiHandle`: Long,`token`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
 }
@@ -919,6 +922,25 @@ internal open class UniffiVTableCallbackInterfaceClientInput(
         `elicit` = other.`elicit`
         `createMessage` = other.`createMessage`
         `listRoots` = other.`listRoots`
+    }
+
+}
+@Structure.FieldOrder("uniffiFree", "uniffiClone", "handle")
+internal open class UniffiVTableCallbackInterfaceMiddleware(
+    @JvmField internal var `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+    @JvmField internal var `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+    @JvmField internal var `handle`: UniffiCallbackInterfaceMiddlewareMethod0? = null,
+) : Structure() {
+    class UniffiByValue(
+        `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+        `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+        `handle`: UniffiCallbackInterfaceMiddlewareMethod0? = null,
+    ): UniffiVTableCallbackInterfaceMiddleware(`uniffiFree`,`uniffiClone`,`handle`,), Structure.ByValue
+
+   internal fun uniffiSetValue(other: UniffiVTableCallbackInterfaceMiddleware) {
+        `uniffiFree` = other.`uniffiFree`
+        `uniffiClone` = other.`uniffiClone`
+        `handle` = other.`handle`
     }
 
 }
@@ -1184,6 +1206,24 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_clientinput_list_roots(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_middleware_handle(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_middlewarecall_client_info(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_middlewarecall_header(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_middlewarecall_identity(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_middlewarecall_method(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_middlewarecall_next(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_middlewarecall_params(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_middlewarecall_protocol_version(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_middlewarecall_tool(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_registry_add_tool(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_registry_call_tool(
@@ -1213,6 +1253,16 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_mcpcore_uniffi_checksum_method_server_serve_http(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_server_with_middleware(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_server_with_rate_limit(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_server_with_request_log(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_server_with_response_limit(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_server_with_timeouts(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_serverauth_metadata_url(
     ): Int
@@ -1263,6 +1313,7 @@ internal object UniffiLib {
         uniffiCallbackInterfaceArgumentCompleter.register(this)
         uniffiCallbackInterfaceClientInput.register(this)
         uniffiCallbackInterfaceLogListener.register(this)
+        uniffiCallbackInterfaceMiddleware.register(this)
         uniffiCallbackInterfaceNotificationListener.register(this)
         uniffiCallbackInterfaceOAuthHandler.register(this)
         uniffiCallbackInterfaceOAuthTokenStore.register(this)
@@ -1571,6 +1622,34 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_clientinput_list_roots(`ptr`: Long,
     ): Long
+    external fun uniffi_mcpcore_uniffi_fn_clone_middleware(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_free_middleware(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_init_callback_vtable_middleware(`vtable`: UniffiVTableCallbackInterfaceMiddleware,
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_method_middleware_handle(`ptr`: Long,`call`: Long,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_clone_middlewarecall(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_free_middlewarecall(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_method_middlewarecall_client_info(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_method_middlewarecall_header(`ptr`: Long,`name`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_method_middlewarecall_identity(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_method_middlewarecall_method(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_method_middlewarecall_next(`ptr`: Long,`method`: RustBuffer.ByValue,`params`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_middlewarecall_params(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_method_middlewarecall_protocol_version(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_method_middlewarecall_tool(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_clone_registry(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_free_registry(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1616,6 +1695,16 @@ internal object UniffiLib {
     external fun uniffi_mcpcore_uniffi_fn_method_server_serve_http(`ptr`: Long,`host`: RustBuffer.ByValue,`port`: Short,`path`: RustBuffer.ByValue,`options`: RustBuffer.ByValue,`auth`: RustBuffer.ByValue,
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_server_serve_stdio(`ptr`: Long,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_server_with_middleware(`ptr`: Long,`middleware`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_server_with_rate_limit(`ptr`: Long,`perSecond`: Double,`burst`: Int,`methods`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_server_with_request_log(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_server_with_response_limit(`ptr`: Long,`maxBytes`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_server_with_timeouts(`ptr`: Long,`defaultMs`: RustBuffer.ByValue,`perToolMs`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_clone_serverauth(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
@@ -2121,6 +2210,33 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_clientinput_list_roots() and 0xFFFF) != 9798) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_middleware_handle() and 0xFFFF) != 63819) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_middlewarecall_client_info() and 0xFFFF) != 52174) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_middlewarecall_header() and 0xFFFF) != 25774) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_middlewarecall_identity() and 0xFFFF) != 30276) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_middlewarecall_method() and 0xFFFF) != 47803) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_middlewarecall_next() and 0xFFFF) != 34039) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_middlewarecall_params() and 0xFFFF) != 62496) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_middlewarecall_protocol_version() and 0xFFFF) != 65365) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_middlewarecall_tool() and 0xFFFF) != 25801) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_registry_add_tool() and 0xFFFF) != 5029) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -2164,6 +2280,21 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio() and 0xFFFF) != 16339) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_with_middleware() and 0xFFFF) != 20615) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_with_rate_limit() and 0xFFFF) != 25184) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_with_request_log() and 0xFFFF) != 23528) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_with_response_limit() and 0xFFFF) != 42366) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_with_timeouts() and 0xFFFF) != 53861) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_serverauth_metadata_url() and 0xFFFF) != 27705) {
@@ -6245,6 +6376,795 @@ public object FfiConverterTypeLogListener: FfiConverter<LogListener, Long> {
 
 
 /**
+ * Host code around every request the server dispatches. Call `call.next(...)` to pass the
+ * request on (once) and get the result (JSON text), or answer without calling it. Throwing
+ * [`McpError::Rpc`] answers with that JSON-RPC error (code and data); `next` throws the rest
+ * of the chain's error the same way; any other exception is `-32603`.
+ */
+public interface Middleware {
+    
+    /**
+     * Handles one request; returns its result object as JSON text.
+     */
+    suspend fun `handle`(`call`: MiddlewareCall): kotlin.String
+    
+    companion object
+}
+
+/**
+ * Host code around every request the server dispatches. Call `call.next(...)` to pass the
+ * request on (once) and get the result (JSON text), or answer without calling it. Throwing
+ * [`McpError::Rpc`] answers with that JSON-RPC error (code and data); `next` throws the rest
+ * of the chain's error the same way; any other exception is `-32603`.
+ */
+open class MiddlewareImpl: Disposable, AutoCloseable, Middleware
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mcpcore_uniffi_fn_free_middleware(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_clone_middleware(handle, status)
+        }
+    }
+
+    
+    /**
+     * Handles one request; returns its result object as JSON text.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `handle`(`call`: MiddlewareCall) : kotlin.String {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_middleware_handle(
+                uniffiHandle,
+                
+        FfiConverterTypeMiddlewareCall.lower(`call`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterString.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+
+// Put the implementation in an object so we don't pollute the top-level namespace
+internal object uniffiCallbackInterfaceMiddleware {
+    internal object `handle`: UniffiCallbackInterfaceMiddlewareMethod0 {
+        override fun callback(`uniffiHandle`: Long,`call`: Long,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,) {
+            val uniffiObj = FfiConverterTypeMiddleware.handleMap.get(uniffiHandle)
+            val makeCall = suspend { ->
+                uniffiObj.`handle`(
+                    FfiConverterTypeMiddlewareCall.lift(`call`),
+                )
+            }
+            val uniffiHandleSuccess = { returnValue: kotlin.String ->
+                val uniffiResult = UniffiForeignFutureResultRustBuffer.UniffiByValue(
+                    FfiConverterString.lower(returnValue),
+                    UniffiRustCallStatus.ByValue()
+                )
+                uniffiResult.write()
+                uniffiFutureCallback.callback(uniffiCallbackData, uniffiResult)
+            }
+            val uniffiHandleError = { callStatus: UniffiRustCallStatus.ByValue ->
+                uniffiFutureCallback.callback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer.UniffiByValue(
+                        RustBuffer.ByValue(),
+                        callStatus,
+                    ),
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall,
+                uniffiHandleSuccess,
+                uniffiHandleError,
+                { e: McpException -> FfiConverterTypeMcpError.lower(e) },
+                uniffiOutDroppedCallback
+            )
+        }
+    }
+
+    internal object uniffiFree: UniffiCallbackInterfaceFree {
+        override fun callback(handle: Long) {
+            FfiConverterTypeMiddleware.handleMap.remove(handle)
+        }
+    }
+
+    internal object uniffiClone: UniffiCallbackInterfaceClone {
+        override fun callback(handle: Long): Long {
+            return FfiConverterTypeMiddleware.handleMap.clone(handle)
+        }
+    }
+
+    internal var vtable = UniffiVTableCallbackInterfaceMiddleware.UniffiByValue(
+        uniffiFree,
+        uniffiClone,
+        `handle`,
+    )
+
+    // Registers the foreign callback with the Rust side.
+    // This method is generated for each callback interface.
+    internal fun register(lib: UniffiLib) {
+        lib.uniffi_mcpcore_uniffi_fn_init_callback_vtable_middleware(vtable)
+    }
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeMiddleware: FfiConverter<Middleware, Long> {
+    internal val handleMap = UniffiHandleMap<Middleware>()
+
+    override fun lower(value: Middleware): Long {
+        if (value is MiddlewareImpl) {
+             // Rust-implemented object.  Clone the handle and return it
+            return value.uniffiCloneHandle()
+         } else {
+            // Kotlin object, generate a new vtable handle and return that.
+            return handleMap.insert(value)
+         }
+    }
+
+    override fun lift(value: Long): Middleware {
+        if ((value and 1.toLong()) == 0.toLong()) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return MiddlewareImpl(UniffiWithHandle, value)
+        } else {
+            // Kotlin-generated handle, get the object from the handle map
+            return handleMap.remove(value)
+        }
+    }
+
+    override fun read(buf: ByteBuffer): Middleware {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: Middleware) = 8UL
+
+    override fun write(value: Middleware, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * One request on its way through the chain: its method and params, who sends it, and the
+ * rest of the chain.
+ */
+public interface MiddlewareCallInterface {
+    
+    /**
+     * The client's `clientInfo` as JSON text, when known.
+     */
+    fun `clientInfo`(): kotlin.String?
+    
+    /**
+     * The HTTP request header `name` (over HTTP).
+     */
+    fun `header`(`name`: kotlin.String): kotlin.String?
+    
+    /**
+     * The authenticated caller (`{subject, clientId, scopes, claims}`) as JSON text.
+     */
+    fun `identity`(): kotlin.String?
+    
+    /**
+     * The JSON-RPC method, e.g. `tools/call`.
+     */
+    fun `method`(): kotlin.String
+    
+    /**
+     * Passes the request on, with `method` and `params` (JSON text) when given instead of the
+     * client's; returns the result as JSON text, or throws the rest of the chain's error.
+     */
+    suspend fun `next`(`method`: kotlin.String? = null, `params`: kotlin.String? = null): kotlin.String
+    
+    /**
+     * The params as JSON text (`{}` when absent).
+     */
+    fun `params`(): kotlin.String
+    
+    /**
+     * The protocol revision of the request.
+     */
+    fun `protocolVersion`(): kotlin.String?
+    
+    /**
+     * The tool a `tools/call` names.
+     */
+    fun `tool`(): kotlin.String?
+    
+    companion object
+}
+
+/**
+ * One request on its way through the chain: its method and params, who sends it, and the
+ * rest of the chain.
+ */
+open class MiddlewareCall: Disposable, AutoCloseable, MiddlewareCallInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mcpcore_uniffi_fn_free_middlewarecall(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_clone_middlewarecall(handle, status)
+        }
+    }
+
+    
+    /**
+     * The client's `clientInfo` as JSON text, when known.
+     */override fun `clientInfo`(): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_middlewarecall_client_info(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The HTTP request header `name` (over HTTP).
+     */override fun `header`(`name`: kotlin.String): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_middlewarecall_header(
+        it,
+        
+        FfiConverterString.lower(`name`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The authenticated caller (`{subject, clientId, scopes, claims}`) as JSON text.
+     */override fun `identity`(): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_middlewarecall_identity(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The JSON-RPC method, e.g. `tools/call`.
+     */override fun `method`(): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_middlewarecall_method(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Passes the request on, with `method` and `params` (JSON text) when given instead of the
+     * client's; returns the result as JSON text, or throws the rest of the chain's error.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `next`(`method`: kotlin.String?, `params`: kotlin.String?) : kotlin.String {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_middlewarecall_next(
+                uniffiHandle,
+                
+        FfiConverterOptionalString.lower(`method`),
+        FfiConverterOptionalString.lower(`params`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterString.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * The params as JSON text (`{}` when absent).
+     */override fun `params`(): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_middlewarecall_params(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The protocol revision of the request.
+     */override fun `protocolVersion`(): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_middlewarecall_protocol_version(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The tool a `tools/call` names.
+     */override fun `tool`(): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_middlewarecall_tool(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeMiddlewareCall: FfiConverter<MiddlewareCall, Long> {
+    override fun lower(value: MiddlewareCall): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): MiddlewareCall {
+        return MiddlewareCall(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): MiddlewareCall {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: MiddlewareCall) = 8UL
+
+    override fun write(value: MiddlewareCall, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
  * Receives the server's notifications (Kotlin: a `when` over [`ServerNotification`]).
  */
 public interface NotificationListener {
@@ -10191,6 +11111,37 @@ public interface ServerInterface {
      */
     suspend fun `serveStdio`()
     
+    /**
+     * This server with `middleware` around every dispatched request, inside the middleware
+     * added before. Configure before serving.
+     */
+    fun `withMiddleware`(`middleware`: Middleware): Server
+    
+    /**
+     * This server with a rate limit per client (ready-made middleware): `burst` requests at
+     * once, refilled at `per_second`; only `methods` when given. One more is `-32603` with
+     * `data` `{limit: "rate", max, retryAfter}` (HTTP 429 with `Retry-After`).
+     */
+    fun `withRateLimit`(`perSecond`: kotlin.Double, `burst`: kotlin.UInt, `methods`: List<kotlin.String>? = null): Server
+    
+    /**
+     * This server logging each request when answered (ready-made middleware; the engine's
+     * log records, target `mcpcore::requests`).
+     */
+    fun `withRequestLog`(): Server
+    
+    /**
+     * This server refusing results over `max_bytes` (ready-made middleware): `-32603` with
+     * `data` `{limit: "response_size", size, max}`.
+     */
+    fun `withResponseLimit`(`maxBytes`: kotlin.ULong): Server
+    
+    /**
+     * This server with timeouts for tools (ready-made middleware): `default_ms` for every
+     * tool, `per_tool_ms` by name; a call over it is cancelled and answered `-32001`.
+     */
+    fun `withTimeouts`(`defaultMs`: kotlin.ULong? = null, `perToolMs`: Map<kotlin.String, kotlin.ULong>? = null): Server
+    
     companion object
 }
 
@@ -10376,6 +11327,101 @@ open class Server: Disposable, AutoCloseable, ServerInterface
         McpException.ErrorHandler,
     )
     }
+
+    
+    /**
+     * This server with `middleware` around every dispatched request, inside the middleware
+     * added before. Configure before serving.
+     */override fun `withMiddleware`(`middleware`: Middleware): Server {
+            return FfiConverterTypeServer.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_server_with_middleware(
+        it,
+        
+        FfiConverterTypeMiddleware.lower(`middleware`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * This server with a rate limit per client (ready-made middleware): `burst` requests at
+     * once, refilled at `per_second`; only `methods` when given. One more is `-32603` with
+     * `data` `{limit: "rate", max, retryAfter}` (HTTP 429 with `Retry-After`).
+     */
+    @Throws(McpException::class)override fun `withRateLimit`(`perSecond`: kotlin.Double, `burst`: kotlin.UInt, `methods`: List<kotlin.String>?): Server {
+            return FfiConverterTypeServer.lift(
+    callWithHandle {
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_server_with_rate_limit(
+        it,
+        
+        FfiConverterDouble.lower(`perSecond`),
+        FfiConverterUInt.lower(`burst`),
+        FfiConverterOptionalSequenceString.lower(`methods`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * This server logging each request when answered (ready-made middleware; the engine's
+     * log records, target `mcpcore::requests`).
+     */override fun `withRequestLog`(): Server {
+            return FfiConverterTypeServer.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_server_with_request_log(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * This server refusing results over `max_bytes` (ready-made middleware): `-32603` with
+     * `data` `{limit: "response_size", size, max}`.
+     */override fun `withResponseLimit`(`maxBytes`: kotlin.ULong): Server {
+            return FfiConverterTypeServer.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_server_with_response_limit(
+        it,
+        
+        FfiConverterULong.lower(`maxBytes`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * This server with timeouts for tools (ready-made middleware): `default_ms` for every
+     * tool, `per_tool_ms` by name; a call over it is cancelled and answered `-32001`.
+     */
+    @Throws(McpException::class)override fun `withTimeouts`(`defaultMs`: kotlin.ULong?, `perToolMs`: Map<kotlin.String, kotlin.ULong>?): Server {
+            return FfiConverterTypeServer.lift(
+    callWithHandle {
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_server_with_timeouts(
+        it,
+        
+        FfiConverterOptionalULong.lower(`defaultMs`),
+        FfiConverterOptionalMapStringULong.lower(`perToolMs`),_status)
+}
+    }
+    )
+    }
+    
 
     
 
@@ -18000,6 +19046,38 @@ public object FfiConverterOptionalSequenceTypeSkillFile: FfiConverterRustBuffer<
 /**
  * @suppress
  */
+public object FfiConverterOptionalMapStringULong: FfiConverterRustBuffer<Map<kotlin.String, kotlin.ULong>?> {
+    override fun read(buf: ByteBuffer): Map<kotlin.String, kotlin.ULong>? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterMapStringULong.read(buf)
+    }
+
+    override fun allocationSize(value: Map<kotlin.String, kotlin.ULong>?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterMapStringULong.allocationSize(value)
+        }
+    }
+
+    override fun write(value: Map<kotlin.String, kotlin.ULong>?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterMapStringULong.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
 public object FfiConverterOptionalMapStringSequenceString: FfiConverterRustBuffer<Map<kotlin.String, List<kotlin.String>>?> {
     override fun read(buf: ByteBuffer): Map<kotlin.String, List<kotlin.String>>? {
         if (buf.get().toInt() == 0) {
@@ -18386,6 +19464,45 @@ public object FfiConverterSequenceTypeResourceContents: FfiConverterRustBuffer<L
         buf.putInt(value.size)
         value.iterator().forEach {
             FfiConverterTypeResourceContents.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterMapStringULong: FfiConverterRustBuffer<Map<kotlin.String, kotlin.ULong>> {
+    override fun read(buf: ByteBuffer): Map<kotlin.String, kotlin.ULong> {
+        val len = buf.getInt()
+        return buildMap<kotlin.String, kotlin.ULong>(len) {
+            repeat(len) {
+                val k = FfiConverterString.read(buf)
+                val v = FfiConverterULong.read(buf)
+                this[k] = v
+            }
+        }
+    }
+
+    override fun allocationSize(value: Map<kotlin.String, kotlin.ULong>): ULong {
+        val spaceForMapSize = 4UL
+        val spaceForChildren = value.map { (k, v) ->
+            FfiConverterString.allocationSize(k) +
+            FfiConverterULong.allocationSize(v)
+        }.sum()
+        return spaceForMapSize + spaceForChildren
+    }
+
+    override fun write(value: Map<kotlin.String, kotlin.ULong>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        // The parens on `(k, v)` here ensure we're calling the right method,
+        // which is important for compatibility with older android devices.
+        // Ref https://blog.danlew.net/2017/03/16/kotlin-puzzler-whose-line-is-it-anyways/
+        value.forEach { (k, v) ->
+            FfiConverterString.write(k, buf)
+            FfiConverterULong.write(v, buf)
         }
     }
 }

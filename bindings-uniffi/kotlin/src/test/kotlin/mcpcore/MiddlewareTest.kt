@@ -1,0 +1,73 @@
+// Middleware in Kotlin (issue 35): a Kotlin Middleware and the engine's ready-made ones on a
+// Kotlin server, called by a Kotlin client over real HTTP in both lineages. The middleware sees
+// the method, revision and headers, changes a request, answers one itself, refuses one with its
+// own code and data (the client gets exactly that), and changes results on the way back.
+package mcpcore
+
+import kotlinx.coroutines.runBlocking
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.Test
+
+/** Records what it sees, refuses `secret`, answers `answered`, changes `echo`'s text, marks results. */
+class Shape(val seen: MutableList<String>) : Middleware {
+    override suspend fun handle(call: MiddlewareCall): String {
+        seen.add("${call.method()} ${call.protocolVersion()} ${call.header("x-tenant")}")
+        return when (call.tool()) {
+            "secret" -> throw McpException.Rpc(-32042, "Forbidden by policy", """{"reason":"module_off"}""")
+            "answered" -> """{"content":[{"type":"text","text":"from the middleware"}]}"""
+            "echo" -> {
+                val params = call.params().replace("\"text\":\"", "\"text\":\"changed: ")
+                val result = call.next(params = params)
+                result.replace("]", ",{\"type\":\"text\",\"text\":\"(seen)\"}]")
+            }
+            else -> call.next()
+        }
+    }
+}
+
+class MiddlewareTest {
+    @Test
+    fun `a kotlin middleware sees, changes, refuses and answers requests in both lineages`() = runBlocking<Unit> {
+        val seen = mutableListOf<String>()
+        val server = Server(mcpcore.examples.echoRegistry(), "kotlin-mw", "1.0").withMiddleware(Shape(seen))
+        server.serveHttp("127.0.0.1", 0u).use { serving ->
+            for (lineage in LINEAGES) {
+                seen.clear()
+                val options = ConnectOptions(lineage = lineage, headers = mapOf("x-tenant" to "acme"))
+                Client.connectHttp(serving.url(), options).use { client ->
+                    val echoed = client.callTool("echo", """{"text":"hi"}""")
+                    assertEquals(listOf("changed: hi", "(seen)"), echoed.content.filterIsInstance<Content.Text>().map { it.text })
+                    assertEquals("from the middleware", client.callTool("answered", "{}").text())
+                    val refused = runCatching { client.callTool("secret", "{}") }.exceptionOrNull()
+                    assertTrue(refused is McpException.Rpc, "$lineage: $refused")
+                    assertEquals(-32042, (refused as McpException).code())
+                    assertEquals("""{"reason":"module_off"}""", refused.data())
+                }
+                assertTrue(seen.contains("tools/call ${lineage.expectedVersion()} acme"), "$lineage: $seen")
+            }
+        }
+    }
+
+    @Test
+    fun `the ready-made middleware from kotlin`() = runBlocking<Unit> {
+        val server = Server(fixtureRegistry(), "kotlin-ready", "1.0")
+            .withRequestLog()
+            .withRateLimit(0.01, 3u, methods = listOf("tools/call"))
+            .withTimeouts(perToolMs = mapOf("slow" to 100uL))
+            .withResponseLimit(1_000_000uL)
+        server.serveHttp("127.0.0.1", 0u).use { serving ->
+            Client.connectHttp(serving.url(), ConnectOptions(lineage = Lineage.MODERN)).use { client ->
+                val timedOut = runCatching { client.callTool("slow", "{}") }.exceptionOrNull() as McpException
+                assertEquals(-32001, timedOut.code(), "$timedOut")
+                assertTrue(timedOut.data()!!.contains("\"timeoutMs\":100"), timedOut.data())
+                client.callTool("echo", """{"text":"1"}""")
+                client.callTool("echo", """{"text":"2"}""")
+                val limited = runCatching { client.callTool("echo", """{"text":"3"}""") }.exceptionOrNull() as McpException
+                assertEquals(-32603, limited.code())
+                assertTrue(limited.data()!!.contains("\"limit\":\"rate\""), limited.data())
+                assertTrue(client.listTools().isNotEmpty(), "lists are not counted")
+            }
+        }
+    }
+}
