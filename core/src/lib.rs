@@ -10,7 +10,7 @@
 //! | layer | modules | what |
 //! |---|---|---|
 //! | data | [`error`], [`future`], [`jsonrpc`], [`protocol`] | wire types, one parse, one error type |
-//! | rules | [`state`], [`tasks`], [`session`], [`changes`] | sealed `requestState`, task and session records and stores; time and entropy passed in |
+//! | rules | [`state`], [`tasks`], [`session`], [`changes`], [`idempotency`] | sealed `requestState`, task and session records and stores; time and entropy passed in |
 //! | context | [`context`] | what a handler sees: [`context::RequestContext`] |
 //! | catalogs | [`registry`], [`resources`], [`prompts`], [`completion`], [`middleware`] | host handlers by name |
 //! | engine | [`engine`] | every protocol rule and the request lifecycle ([`engine::ServerConnection`]) |
@@ -63,6 +63,7 @@ pub mod gateway;
 pub mod host;
 #[allow(clippy::disallowed_methods)] // a runtime or shell module
 pub mod http;
+pub mod idempotency;
 pub mod jsonrpc;
 pub mod middleware;
 pub mod prelude;

@@ -32,6 +32,8 @@ pub struct SharedStores {
     pub states: Arc<dyn StateLedger>,
     /// Catalog and task changes.
     pub changes: Arc<dyn ChangeBus>,
+    /// Idempotency keys and first results (idempotent writes).
+    pub idempotency: Arc<dyn crate::idempotency::IdempotencyStore>,
 }
 
 impl SharedStores {
@@ -49,6 +51,7 @@ impl SharedStores {
                 tasks: Arc::new(redis.tasks()),
                 states: Arc::new(redis.state_ledger()),
                 changes: Arc::new(redis.changes()),
+                idempotency: Arc::new(redis.idempotency()),
             })
         }
         #[cfg(not(feature = "redis"))]
@@ -153,6 +156,15 @@ impl ScaleOut {
     /// The shared stores, when a store is configured.
     pub fn stores(&self) -> Option<&SharedStores> {
         self.store.as_ref()
+    }
+
+    /// Idempotent writes ([`Idempotency`](crate::server::middleware::Idempotency)) on the shared
+    /// store when there is one (instances act once between them), in memory otherwise.
+    pub fn idempotency(&self) -> crate::server::middleware::Idempotency {
+        match &self.store {
+            Some(s) => crate::server::middleware::Idempotency::new(s.idempotency.clone()),
+            None => crate::server::middleware::Idempotency::default(),
+        }
     }
 
     /// `base` with the store and the host allow-list applied. The allow-list holds the given

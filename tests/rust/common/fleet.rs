@@ -187,6 +187,26 @@ pub fn start_instance(port: u16, redis_port: u16, public: &str) -> Kid {
     Kid(child)
 }
 
+/// The Rust `echo_server` on `port` with its store in the Redis on `redis_port`, `public` as
+/// its allowed host, and the options `extra`; once it listens.
+pub fn start_echo(port: u16, redis_port: u16, public: &str, extra: &[String]) -> Kid {
+    let mut child = Command::new(crate::bin("echo_server"))
+        .args(["--http", &format!("127.0.0.1:{port}")])
+        .args(["--store", &format!("redis://127.0.0.1:{redis_port}/0"), "--allowed-host", public])
+        .args(extra)
+        .env("MCPCORE_STATE_KEY", STATE_KEY)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn echo_server");
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert!(line.starts_with("listening on"), "echo_server printed {line:?}");
+    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+    Kid(child)
+}
+
 /// nginx on `port`, round-robin over `upstreams` (a failed one is left alone for 60 s), its
 /// access log in `dir` (see [`access_log`]).
 pub fn start_nginx(nginx: &Path, dir: &Path, port: u16, upstreams: &[u16]) -> Nginx {
@@ -264,6 +284,17 @@ pub struct Fleet {
 impl Fleet {
     /// Starts the fleet, or `None` without redis-server or nginx (see [`tools`]).
     pub fn start(test: &str, n: usize) -> Option<Fleet> {
+        Fleet::start_with(test, n, start_instance)
+    }
+
+    /// A fleet of `n` Rust `echo_server`s with the options `extra` (see [`start_echo`]).
+    pub fn start_echo(test: &str, n: usize, extra: &[&str]) -> Option<Fleet> {
+        let extra: Vec<String> = extra.iter().map(|s| (*s).to_owned()).collect();
+        Fleet::start_with(test, n, |port, redis, public| start_echo(port, redis, public, &extra))
+    }
+
+    /// A fleet whose instances `start(port, redis_port, public_host)` starts.
+    pub fn start_with(test: &str, n: usize, start: impl Fn(u16, u16, &str) -> Kid) -> Option<Fleet> {
         let (redis, nginx) = tools(test)?;
         let scratch = Scratch::new(test);
         let dir = scratch.0.clone();
@@ -272,7 +303,7 @@ impl Fleet {
         let lb = free_port();
         let public = format!("127.0.0.1:{lb}");
         let ports: Vec<u16> = (0..n).map(|_| free_port()).collect();
-        let instances = ports.iter().map(|p| start_instance(*p, redis_port, &public)).collect();
+        let instances = ports.iter().map(|p| start(*p, redis_port, &public)).collect();
         let nginx = start_nginx(&nginx, &dir, lb, &ports);
         Some(Fleet {
             instances,

@@ -8,6 +8,7 @@
 //! | [`RedisTaskStore`] (Tasks extension) | `<prefix>:task:<id>` |
 //! | [`RedisStateLedger`] (single-use `requestState`) | `<prefix>:state:<id>` |
 //! | [`RedisChangeBus`] (list changes, resource updates, task changes) | channel `<prefix>:changes` |
+//! | [`RedisIdempotencyStore`] (idempotent writes) | `<prefix>:idem:<scope>` |
 //!
 //! The connections are `redis` crate [`ConnectionManager`]s opened lazily: a server starts while
 //! Redis is down and reconnects by itself when it comes back. While Redis cannot be reached
@@ -16,11 +17,13 @@
 //! 404, which would make the client start over; 503 tells it to retry).
 
 mod changes;
+mod idempotency;
 mod ledger;
 mod sessions;
 mod tasks;
 
 pub use changes::RedisChangeBus;
+pub use idempotency::RedisIdempotencyStore;
 pub use ledger::RedisStateLedger;
 pub use sessions::RedisSessionStore;
 pub use tasks::RedisTaskStore;
@@ -191,6 +194,11 @@ impl Redis {
     /// The claims of single-use `requestState`s here.
     pub fn state_ledger(&self) -> RedisStateLedger {
         RedisStateLedger::on(self.clone())
+    }
+
+    /// Idempotency keys and first results (idempotent writes) here.
+    pub fn idempotency(&self) -> RedisIdempotencyStore {
+        RedisIdempotencyStore::on(self.clone())
     }
 
     /// Catalog and task changes announced to every instance through here.

@@ -12,6 +12,7 @@
 //! echo_server --apps                  # also `show_echo`, whose view is the app ui://echo/view.html
 //! echo_server --tool-search --synthetic-tools 1000   # 1,000 more tools, found by search_tools
 //! echo_server --rate-limit 5,10      # a rate limit per client (ready-made middleware)
+//! echo_server --idempotency --ledger FILE   # `record(idempotency_key, text)` acts once per key
 //! ```
 //! `--synthetic-tools N` adds N generated tools (`create_invoice_for_one` … : every verb of a
 //! business API on every kind of record, each answering `"<name> done"`); `--tool-search` lists
@@ -22,7 +23,10 @@
 //! shows the text in it; any other host gets the same text as the tool's result.
 //! `--rate-limit RATE,BURST` limits each client to BURST requests at once, refilled at RATE a
 //! second (`mcpcore::server::middleware::RateLimit`); one more is answered `-32603` with
-//! `data.retryAfter` (HTTP: 429 and `Retry-After`).
+//! `data.retryAfter` (HTTP: 429 and `Retry-After`). `--idempotency` makes tool calls carrying
+//! an `idempotency_key` act once per key (on the Redis store with `--store`, across instances);
+//! `--ledger FILE` adds the write tool `record(idempotency_key, text)`, which appends `text` to
+//! FILE after 200 ms.
 //! `--limit NAME=VALUE` (repeatable, HTTP only) sets one of the server's limits, named as in
 //! `mcpcore::http::server::serve_settings` (`max_sessions`, `max_sessions_per_client`,
 //! `max_backlog`, `max_in_flight`, `max_tasks_per_client`, `peer_request_timeout_ms`,
@@ -198,6 +202,35 @@ fn synthetic_tools(n: usize) -> Vec<ToolDef> {
     tools
 }
 
+/// `record(idempotency_key, text)`: appends a line `text` to the file at `path` (a side effect
+/// other processes can count), after 200 ms, so repeats of one key overlap the first call.
+fn ledger_tool(path: String) -> ToolDef {
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "idempotency_key": {"type": "string", "description": "Repeat it to retry without acting twice."},
+            "text": {"type": "string", "description": "The line to record."}
+        },
+        "required": ["idempotency_key", "text"]
+    });
+    let tool = mcpcore::protocol::Tool::new(
+        "record",
+        "Records a line in the ledger, once per idempotency key.",
+        schema,
+    );
+    ToolDef::from_parts(tool, move |args: mcpcore::registry::Arguments, _: mcpcore::registry::ToolContext| {
+        let path = path.clone();
+        async move {
+            use std::io::Write;
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            let text = args.get("text").and_then(|t| t.as_str()).unwrap_or_default().to_owned();
+            let mut file = std::fs::OpenOptions::new().create(true).append(true).open(&path)?;
+            file.write_all(format!("{text}\n").as_bytes())?;
+            Ok(CallToolResult::text(format!("recorded {text}")))
+        }
+    })
+}
+
 /// `verb` as the first word of a sentence (`comment_on` → `Comment on`).
 fn sentence(verb: &str) -> String {
     let words = verb.replace('_', " ");
@@ -358,6 +391,13 @@ async fn run(args: &[String], http: Option<String>, auth: Option<AuthConfig>) ->
     }
     if args.iter().any(|a| a == "--tool-search") {
         builder = builder.tool_search(["echo", "add"]);
+    }
+    if args.iter().any(|a| a == "--idempotency") {
+        // On the shared store with --store: instances behind one balancer act once per key.
+        builder = builder.middleware(Arc::new(scale.idempotency()));
+    }
+    if let Some(path) = option(args, "--ledger") {
+        builder = builder.tool(ledger_tool(path));
     }
     if let Some(spec) = option(args, "--rate-limit") {
         let parsed =

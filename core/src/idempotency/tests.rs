@@ -1,0 +1,58 @@
+use super::*;
+use serde_json::json;
+
+fn at(s: u64) -> SystemTime {
+    SystemTime::UNIX_EPOCH + Duration::from_secs(s)
+}
+
+#[test]
+fn the_same_arguments_in_any_key_order_are_one_fingerprint() {
+    let a = fingerprint(&json!({"b": 1, "a": {"y": [1, {"q": 2, "p": 1}], "x": "s"}}));
+    let b = fingerprint(&json!({"a": {"x": "s", "y": [1, {"p": 1, "q": 2}]}, "b": 1}));
+    assert_eq!(a, b);
+    assert_ne!(a, fingerprint(&json!({"b": 2, "a": {"y": [1, {"q": 2, "p": 1}], "x": "s"}})));
+    assert_ne!(scope("c", "t", "k1"), scope("c", "t", "k2"));
+    assert_ne!(scope("ab", "c", "k"), scope("a", "bc", "k"), "parts are delimited");
+}
+
+#[test]
+fn a_key_is_claimed_once_answered_from_its_result_and_refused_for_other_arguments() {
+    let s = MemoryIdempotencyStore::default();
+    let lease = Duration::from_secs(60);
+    assert_eq!(s.claim_now("k", "f1", lease, at(0)).unwrap(), Claimed::Fresh);
+    assert_eq!(s.claim_now("k", "f1", lease, at(1)).unwrap(), Claimed::Running);
+    assert_eq!(s.claim_now("k", "f2", lease, at(1)).unwrap(), Claimed::Conflict);
+    let result = json!({"content": []});
+    futures_util::FutureExt::now_or_never(s.complete("k", "f1", &result, Duration::from_secs(10), at(2)))
+        .unwrap()
+        .unwrap();
+    assert_eq!(s.claim_now("k", "f1", lease, at(3)).unwrap(), Claimed::Done(result));
+    assert_eq!(s.claim_now("k", "f2", lease, at(3)).unwrap(), Claimed::Conflict);
+    // Expired: the key is new again.
+    assert_eq!(s.claim_now("k", "f2", lease, at(13)).unwrap(), Claimed::Fresh);
+}
+
+#[test]
+fn a_released_or_lapsed_claim_lets_the_next_call_act() {
+    let s = MemoryIdempotencyStore::default();
+    let lease = Duration::from_secs(5);
+    assert_eq!(s.claim_now("k", "f", lease, at(0)).unwrap(), Claimed::Fresh);
+    futures_util::FutureExt::now_or_never(s.release("k", "other")).unwrap().unwrap();
+    assert_eq!(s.claim_now("k", "f", lease, at(1)).unwrap(), Claimed::Running, "only its holder releases it");
+    futures_util::FutureExt::now_or_never(s.release("k", "f")).unwrap().unwrap();
+    assert_eq!(s.claim_now("k", "f", lease, at(1)).unwrap(), Claimed::Fresh);
+    assert_eq!(s.claim_now("k", "f", lease, at(7)).unwrap(), Claimed::Fresh, "the lease lapsed");
+}
+
+#[test]
+fn a_full_store_drops_finished_keys_first_and_refuses_when_all_run() {
+    let s = MemoryIdempotencyStore::new(2);
+    let lease = Duration::from_secs(60);
+    assert_eq!(s.claim_now("a", "f", lease, at(0)).unwrap(), Claimed::Fresh);
+    futures_util::FutureExt::now_or_never(s.complete("a", "f", &json!({}), lease, at(0))).unwrap().unwrap();
+    assert_eq!(s.claim_now("b", "f", lease, at(0)).unwrap(), Claimed::Fresh);
+    assert_eq!(s.claim_now("c", "f", lease, at(0)).unwrap(), Claimed::Fresh, "a (finished) made room");
+    assert_eq!(s.len(), 2);
+    let e = s.claim_now("d", "f", lease, at(0)).unwrap_err();
+    assert_eq!(e.limit_reached(), Some("idempotency_keys"));
+}

@@ -1,0 +1,157 @@
+//! Idempotent writes: a `tools/call` whose arguments carry an idempotency key acts once per
+//! key, client and tool ([`crate::idempotency`]).
+
+use crate::context::{BoxFuture, RequestContext};
+use crate::error::ErrorData;
+use crate::idempotency::{self, Claimed, IdempotencyStore, MemoryIdempotencyStore};
+use crate::jsonrpc::Request;
+use crate::middleware::{Middleware, Next, Reply};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+/// The argument that carries the key, by default.
+pub const KEY_ARGUMENT: &str = "idempotency_key";
+
+/// Makes keyed tool calls act once. A `tools/call` whose arguments hold a non-empty string
+/// `idempotency_key` (the argument a write tool declares in its input schema) is claimed in
+/// the store under the client ([`super::client_of`]), the tool and the key:
+///
+/// - the first call runs; its result (an `isError` result too) is kept for the TTL;
+/// - a repeat with the same arguments answers that result without running the tool, and a
+///   repeat while the first still runs waits for it (up to the lease, then `-32603`);
+/// - a repeat with other arguments is refused: `-32602`, `data`
+///   `{"reason": "idempotency_key_reused", "idempotencyKey"}`;
+/// - a call that fails with a JSON-RPC error, or is cancelled, keeps nothing: the next one acts.
+///
+/// In memory by default (one process); with a shared store
+/// (`store::redis::RedisIdempotencyStore`) instances behind one load balancer act once
+/// between them. Calls without the argument pass untouched.
+#[derive(Debug, Clone)]
+pub struct Idempotency {
+    store: Arc<dyn IdempotencyStore>,
+    ttl: Duration,
+    lease: Duration,
+    argument: Arc<str>,
+}
+
+impl Default for Idempotency {
+    fn default() -> Self {
+        Idempotency::new(Arc::new(MemoryIdempotencyStore::default()))
+    }
+}
+
+impl Idempotency {
+    /// Keys in `store`, kept 24 hours; a running call's claim lapses after 5 minutes.
+    pub fn new(store: Arc<dyn IdempotencyStore>) -> Self {
+        Idempotency {
+            store,
+            ttl: Duration::from_secs(24 * 3600),
+            lease: Duration::from_secs(300),
+            argument: KEY_ARGUMENT.into(),
+        }
+    }
+
+    /// Keeps keys and results for `ttl`.
+    pub fn ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = ttl;
+        self
+    }
+
+    /// A running call holds its key at most `lease` (a repeat waits that long at most; after
+    /// it the holder is taken to have died and the next call acts).
+    pub fn lease(mut self, lease: Duration) -> Self {
+        self.lease = lease;
+        self
+    }
+
+    /// Reads the key from the argument `name` instead of `idempotency_key`.
+    pub fn argument(mut self, name: impl Into<String>) -> Self {
+        self.argument = name.into().into();
+        self
+    }
+}
+
+/// Gives the claim up when the call ends without a result (dropped: cancelled, timed out).
+struct Hold {
+    store: Arc<dyn IdempotencyStore>,
+    key: String,
+    fingerprint: String,
+    armed: bool,
+}
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let (store, key, fp) =
+            (self.store.clone(), std::mem::take(&mut self.key), std::mem::take(&mut self.fingerprint));
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move {
+                let _ = store.release(&key, &fp).await;
+            });
+        }
+    }
+}
+
+impl Middleware for Idempotency {
+    fn handle(&self, request: Request, ctx: RequestContext, next: Next) -> BoxFuture<'static, Reply> {
+        let Some(tool) = super::tool_of(&request).map(str::to_owned) else { return next.run(request) };
+        let arguments =
+            request.params.as_ref().and_then(|p| p.get("arguments")).cloned().unwrap_or(json!({}));
+        let Some(given) = arguments.get(&*self.argument).and_then(Value::as_str).filter(|k| !k.is_empty())
+        else {
+            return next.run(request);
+        };
+        let given = given.to_owned();
+        let key = idempotency::scope(&super::client_of(&ctx), &tool, &given);
+        let fingerprint = idempotency::fingerprint(&arguments);
+        let (store, ttl, lease) = (self.store.clone(), self.ttl, self.lease);
+        Box::pin(async move {
+            let deadline = tokio::time::Instant::now() + lease;
+            let mut pause = Duration::from_millis(10);
+            loop {
+                match store.claim(&key, &fingerprint, lease, SystemTime::now()).await? {
+                    Claimed::Fresh => break,
+                    Claimed::Done(result) => return Ok(result),
+                    Claimed::Conflict => {
+                        return Err(ErrorData::invalid_params(format!(
+                            "Invalid params: idempotency key {given:?} was already used with other arguments \
+                             for {tool}; use a new key for a new request"
+                        ))
+                        .with_data(json!({ "reason": "idempotency_key_reused", "idempotencyKey": given })))
+                    }
+                    Claimed::Running if tokio::time::Instant::now() >= deadline => {
+                        return Err(ErrorData::internal(format!(
+                            "Internal error: the first call with idempotency key {given:?} is still running; retry later"
+                        ))
+                        .with_data(json!({ "reason": "idempotency_key_busy", "idempotencyKey": given })))
+                    }
+                    Claimed::Running => {
+                        tokio::time::sleep(pause).await;
+                        pause = (pause * 2).min(Duration::from_millis(250));
+                    }
+                }
+            }
+            let mut hold = Hold {
+                store: store.clone(),
+                key: key.clone(),
+                fingerprint: fingerprint.clone(),
+                armed: true,
+            };
+            let reply = next.run(request).await;
+            match &reply {
+                Ok(result) => {
+                    store.complete(&key, &fingerprint, result, ttl, SystemTime::now()).await?;
+                    hold.armed = false;
+                }
+                Err(_) => {
+                    hold.armed = false;
+                    let _ = store.release(&key, &fingerprint).await;
+                }
+            }
+            reply
+        })
+    }
+}

@@ -1,0 +1,107 @@
+//! Idempotency keys in Redis: `<prefix>:idem:<scope>` holds `{"fp"}` while the first call
+//! runs (expiring with its lease) and `{"fp", "result"}` once it finished (expiring with the
+//! TTL). The claim is one Lua script (read, and set when absent), so of two instances
+//! receiving the same key at once exactly one acts; the other waits for its result.
+
+use super::{millis, Redis};
+use crate::error::ErrorData;
+use crate::future::BoxFuture;
+use crate::idempotency::{Claimed, IdempotencyStore};
+use serde_json::{json, Value};
+use std::time::{Duration, SystemTime};
+
+/// KEYS[1]; ARGV: the running record, the lease in ms. `{"fresh"}` when claimed now, else
+/// `{"held", record}`.
+const CLAIM: &str = "local v = redis.call('GET', KEYS[1]) \
+    if not v then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return {'fresh'} end \
+    return {'held', v}";
+
+/// KEYS[1]; ARGV[1]: the running record. Deletes the key only while it still holds it.
+const RELEASE: &str = "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end return 1";
+
+/// An [`IdempotencyStore`] in Redis, shared by every instance using the same database and
+/// prefix. Expiry is Redis's (`now` is unused).
+#[derive(Clone)]
+pub struct RedisIdempotencyStore {
+    redis: Redis,
+}
+
+impl std::fmt::Debug for RedisIdempotencyStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisIdempotencyStore").field("target", &self.redis.target).finish_non_exhaustive()
+    }
+}
+
+impl RedisIdempotencyStore {
+    /// A store on the Redis at `url`; see [`Redis::open`]. To share the connections with the
+    /// other stores, use [`Redis::idempotency`].
+    pub fn new(url: &str) -> Result<Self, crate::Error> {
+        Ok(Self::on(Redis::open(url)?))
+    }
+
+    pub(super) fn on(redis: Redis) -> Self {
+        RedisIdempotencyStore { redis }
+    }
+
+    /// The Redis key of the store key `key`.
+    pub fn key(&self, key: &str) -> String {
+        self.redis.key(&format!("idem:{key}"))
+    }
+
+    fn running(fingerprint: &str) -> String {
+        json!({ "fp": fingerprint }).to_string()
+    }
+
+    async fn claim_now(&self, key: &str, fingerprint: &str, lease: Duration) -> Result<Claimed, ErrorData> {
+        let mut cmd = redis::cmd("EVAL");
+        cmd.arg(CLAIM).arg(1).arg(self.key(key)).arg(Self::running(fingerprint)).arg(millis(lease));
+        let reply: Vec<String> = self.redis.run(&cmd).await?;
+        let Some(held) = reply.get(1) else { return Ok(Claimed::Fresh) };
+        let record: Value = serde_json::from_str(held).map_err(|e| {
+            ErrorData::internal(format!("Internal error: a corrupt idempotency record in Redis: {e}"))
+        })?;
+        Ok(match (record.get("fp").and_then(Value::as_str) == Some(fingerprint), record.get("result")) {
+            (false, _) => Claimed::Conflict,
+            (true, Some(result)) => Claimed::Done(result.clone()),
+            (true, None) => Claimed::Running,
+        })
+    }
+}
+
+impl IdempotencyStore for RedisIdempotencyStore {
+    fn claim<'a>(
+        &'a self,
+        key: &'a str,
+        fingerprint: &'a str,
+        lease: Duration,
+        _now: SystemTime,
+    ) -> BoxFuture<'a, Result<Claimed, ErrorData>> {
+        Box::pin(self.claim_now(key, fingerprint, lease))
+    }
+
+    fn complete<'a>(
+        &'a self,
+        key: &'a str,
+        fingerprint: &'a str,
+        result: &'a Value,
+        ttl: Duration,
+        _now: SystemTime,
+    ) -> BoxFuture<'a, Result<(), ErrorData>> {
+        Box::pin(async move {
+            let record = json!({ "fp": fingerprint, "result": result }).to_string();
+            let mut cmd = redis::cmd("SET");
+            cmd.arg(self.key(key)).arg(record).arg("PX").arg(millis(ttl));
+            let _: String = self.redis.run(&cmd).await?;
+            Ok(())
+        })
+    }
+
+    fn release<'a>(&'a self, key: &'a str, fingerprint: &'a str) -> BoxFuture<'a, Result<(), ErrorData>> {
+        Box::pin(async move {
+            let mut cmd = redis::cmd("EVAL");
+            cmd.arg(RELEASE).arg(1).arg(self.key(key)).arg(Self::running(fingerprint));
+            let _: i64 = self.redis.run(&cmd).await?;
+            Ok(())
+        })
+    }
+}
