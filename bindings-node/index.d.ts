@@ -185,6 +185,12 @@ export declare class Middleware {
   addResponseLimit(maxBytes: number): void
   /** Adds the request log (the engine's log records, target `mcpcore::requests`, at info). */
   addRequestLog(): void
+  /**
+   * Adds idempotent writes: tool calls carrying `idempotency_key` act once per client, tool
+   * and key; keys kept `ttlMs`, a running call's claim lapsing after `leaseMs`; in the Redis
+   * at `store` (shared by instances) or in memory.
+   */
+  addIdempotency(ttlMs: number, leaseMs: number, store?: string | undefined | null): void
   /** The number of middleware. */
   get length(): number
 }

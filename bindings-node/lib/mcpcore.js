@@ -577,6 +577,7 @@ exports.rateLimit = middlewares.rateLimit;
 exports.timeouts = middlewares.timeouts;
 exports.responseLimit = middlewares.responseLimit;
 exports.requestLog = middlewares.requestLog;
+exports.idempotency = middlewares.idempotency;
 exports.ErrorCode = errors.ErrorCode;
 exports.McpError = errors.McpError;
 exports.RequestTimeout = errors.RequestTimeout;

@@ -26,7 +26,7 @@ export type MiddlewareFunction = (request: MiddlewareRequest, next: MiddlewareNe
 
 /** A ready-made middleware (run by the engine). */
 export interface ReadyMiddleware {
-  readonly name: 'rateLimit' | 'timeouts' | 'responseLimit' | 'requestLog';
+  readonly name: 'rateLimit' | 'timeouts' | 'responseLimit' | 'requestLog' | 'idempotency';
 }
 
 /** What `Server.use` takes. */
@@ -42,3 +42,7 @@ export function timeouts(options: { defaultMs?: number; perToolMs?: Record<strin
 export function responseLimit(options: { maxBytes: number }): ReadyMiddleware;
 /** Logs each request when answered (target `mcpcore::requests`, info; see `setLogger`). */
 export function requestLog(): ReadyMiddleware;
+/** Idempotent writes: tool calls carrying `idempotency_key` act once per client, tool and key
+ * (repeats get the first result; other arguments: -32602); `store`: a `redis://` URL shared by
+ * instances behind one balancer. */
+export function idempotency(options?: { ttlMs?: number; leaseMs?: number; store?: string }): ReadyMiddleware;

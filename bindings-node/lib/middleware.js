@@ -7,7 +7,7 @@
  * (code and data as on the wire) the rest of the chain answered. Return a result without calling
  * `next` to answer yourself; throw an `McpError` with a code to refuse with that error.
  *
- * The ready-made ones (`rateLimit`, `timeouts`, `responseLimit`, `requestLog`) are configured
+ * The ready-made ones (`rateLimit`, `timeouts`, `responseLimit`, `requestLog`, `idempotency`) are configured
  * here and run by the engine.
  */
 
@@ -47,6 +47,19 @@ function responseLimit({ maxBytes } = {}) {
  * info; see `setLogger`): method, tool, client, revision, microseconds, error code. */
 function requestLog() {
   return ready('requestLog', (chain) => chain.addRequestLog());
+}
+
+/**
+ * Idempotent writes: a `tools/call` whose arguments carry a non-empty `idempotency_key` acts once
+ * per client, tool and key. A repeat gets the first call's result (kept `ttlMs`, default 24 h)
+ * without running the tool; a repeat while the first runs waits for it (at most `leaseMs`,
+ * default 5 min); the key with other arguments is -32602 with `data`
+ * `{reason: 'idempotency_key_reused', idempotencyKey}`; a call that threw a JSON-RPC error keeps
+ * nothing. `store`: a `redis://` URL shared by every instance behind one balancer; in memory
+ * otherwise.
+ */
+function idempotency({ ttlMs = 24 * 3600 * 1000, leaseMs = 300 * 1000, store } = {}) {
+  return ready('idempotency', (chain) => chain.addIdempotency(ttlMs, leaseMs, store ?? null));
 }
 
 /** The request a middleware sees. */
@@ -92,4 +105,4 @@ function addTo(chain, middleware, owner) {
   }
 }
 
-module.exports = { rateLimit, timeouts, responseLimit, requestLog, MiddlewareRequest, addTo };
+module.exports = { rateLimit, timeouts, responseLimit, requestLog, idempotency, MiddlewareRequest, addTo };

@@ -6,7 +6,7 @@ use crate::bad_option;
 use crate::handler::{Callback, JsCallback};
 use mcpcore::host::HostMiddleware;
 use mcpcore::middleware::{Chain, Middleware as CoreMiddleware};
-use mcpcore::server::middleware::{RateLimit, RequestLog, ResponseLimit, Timeouts};
+use mcpcore::server::middleware::{Idempotency, RateLimit, RequestLog, ResponseLimit, Timeouts};
 use napi_derive::napi;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -102,6 +102,20 @@ impl Middleware {
     #[napi]
     pub fn add_request_log(&self) {
         self.push(Arc::new(RequestLog));
+    }
+
+    /// Adds idempotent writes: tool calls carrying `idempotency_key` act once per client, tool
+    /// and key; keys kept `ttlMs`, a running call's claim lapsing after `leaseMs`; in the Redis
+    /// at `store` (shared by instances) or in memory.
+    #[napi]
+    pub fn add_idempotency(&self, ttl_ms: f64, lease_ms: f64, store: Option<String>) -> napi::Result<()> {
+        let (ttl, lease) = (millis("ttlMs", ttl_ms)?, millis("leaseMs", lease_ms)?);
+        let m = napi::bindgen_prelude::within_runtime_if_available(|| {
+            Idempotency::with_options(ttl, lease, store.as_deref())
+        })
+        .map_err(crate::errors::to_js)?;
+        self.push(Arc::new(m));
+        Ok(())
     }
 
     /// The number of middleware.

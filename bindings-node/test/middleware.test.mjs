@@ -5,7 +5,7 @@
 // the rest of the chain's errors as McpError with the wire's code; changes results on the way back.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, McpError, Server, rateLimit, requestLog, responseLimit, timeouts } from '../lib/mcpcore.js';
+import { Client, McpError, Server, idempotency, rateLimit, requestLog, responseLimit, timeouts } from '../lib/mcpcore.js';
 
 const text = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
 const texts = (r) => r.content.map((c) => c.text);
@@ -103,4 +103,33 @@ test('what is not a middleware is refused', () => {
   const server = new Server({ name: 's', version: '1' });
   assert.throws(() => server.use(42), /not a middleware/);
   assert.throws(() => server.use(rateLimit({ perSecond: 0, burst: 1 })), /perSecond/);
+});
+
+test('idempotent writes act once from Node', async () => {
+  const server = new Server({ name: 'idem', version: '1' });
+  const charged = [];
+  server.tool('charge', {
+    inputSchema: { type: 'object', properties: { idempotency_key: { type: 'string' }, amount: { type: 'number' } }, required: ['idempotency_key', 'amount'] },
+  }, async ({ amount }) => {
+    await new Promise((r) => setTimeout(r, 100));
+    charged.push(amount);
+    return `charge #${charged.length} of ${amount}`;
+  });
+  server.use(idempotency({ ttlMs: 60_000 }));
+  const serving = await server.serveHttp({ port: 0 });
+  try {
+    for (const protocolVersion of ['2026-07-28', '2025-11-25']) {
+      charged.length = 0;
+      const client = await Client.connectHttp(serving.url, { protocolVersion });
+      const args = { idempotency_key: `k-${protocolVersion}`, amount: 5 };
+      const first = await Promise.all([1, 2, 3].map(() => client.callTool('charge', args)));
+      assert.deepEqual(new Set(first.map(texts).flat()), new Set(['charge #1 of 5']));
+      assert.deepEqual(charged, [5]);
+      assert.deepEqual(texts(await client.callTool('charge', args)), ['charge #1 of 5']);
+      await assert.rejects(client.callTool('charge', { ...args, amount: 6 }), (e) => e.code === -32602 && e.data.reason === 'idempotency_key_reused');
+      await client.close();
+    }
+  } finally {
+    await serving.shutdown();
+  }
 });

@@ -6,7 +6,7 @@ use crate::errors;
 use crate::handler::{LoopSlot, PyCallback};
 use mcpcore::host::HostMiddleware;
 use mcpcore::middleware::{Chain, Middleware as CoreMiddleware};
-use mcpcore::server::middleware::{RateLimit, RequestLog, ResponseLimit, Timeouts};
+use mcpcore::server::middleware::{Idempotency, RateLimit, RequestLog, ResponseLimit, Timeouts};
 use pyo3::prelude::*;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -94,6 +94,18 @@ impl Middleware {
     /// Adds the request log (`logging` logger `mcpcore.requests`, INFO).
     fn add_request_log(&self) {
         self.push(Arc::new(RequestLog));
+    }
+
+    /// Adds idempotent writes: tool calls carrying `idempotency_key` act once per client, tool
+    /// and key; keys kept `ttl` seconds, a running call's claim lapsing after `lease`; in the
+    /// Redis at `store` (shared by instances) or in memory.
+    #[pyo3(signature = (ttl, lease, store=None))]
+    fn add_idempotency(&self, ttl: f64, lease: f64, store: Option<&str>) -> PyResult<()> {
+        let (ttl, lease) = (positive("ttl", ttl)?, positive("lease", lease)?);
+        let _runtime = pyo3_async_runtimes::tokio::get_runtime().enter();
+        let m = Idempotency::with_options(ttl, lease, store).map_err(errors::to_py)?;
+        self.push(Arc::new(m));
+        Ok(())
     }
 
     /// The number of middleware.

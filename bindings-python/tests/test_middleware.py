@@ -13,7 +13,7 @@ from typing import Any, Dict, List
 import pytest
 
 from mcpcore import Client, InvalidInput, McpError, Server, refresh_logging
-from mcpcore.middleware import CallNext, RateLimit, Request, RequestLog, ResponseLimit, Timeouts
+from mcpcore.middleware import CallNext, Idempotency, RateLimit, Request, RequestLog, ResponseLimit, Timeouts
 
 from conftest import LINEAGES, run_async
 
@@ -175,3 +175,36 @@ def test_a_sync_middleware_is_refused_with_a_clear_error() -> None:
         server.middleware(sync)  # type: ignore[arg-type]
     with pytest.raises(InvalidInput, match="not a middleware"):
         Server("s", "1", middleware=[42])  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize("mode,version", LINEAGES)
+def test_idempotent_writes_act_once(mode: str, version: str) -> None:
+    server = Server("idem", "1", middleware=[Idempotency(ttl=60)])
+    charged: List[float] = []
+
+    @server.tool()
+    async def charge(idempotency_key: str, amount: float) -> str:
+        """Charges once per idempotency key."""
+        await asyncio.sleep(0.1)
+        charged.append(amount)
+        return f"charge #{len(charged)} of {amount:g}"
+
+    @run_async
+    async def go() -> None:
+        serving = await server.serve_http(port=0)
+        try:
+            async with await Client.connect_http(serving.url, protocol_version=version) as client:
+                args = {"idempotency_key": "k1", "amount": 5}
+                first = await asyncio.gather(*(client.call_tool("charge", args) for _ in range(3)))
+                assert {r.text for r in first} == {"charge #1 of 5"} and charged == [5]
+                assert (await client.call_tool("charge", args)).text == "charge #1 of 5"
+                with pytest.raises(McpError) as reused:
+                    await client.call_tool("charge", {"idempotency_key": "k1", "amount": 6})
+                assert reused.value.code == -32602
+                assert reused.value.data == {"reason": "idempotency_key_reused", "idempotencyKey": "k1"}
+                await client.call_tool("charge", {"idempotency_key": "k2", "amount": 5})
+                assert charged == [5, 5]
+        finally:
+            await serving.shutdown()
+
+    go()

@@ -8,7 +8,7 @@ use crate::rt;
 use crate::server_auth::ServerAuth;
 use mcpcore::engine::ServerConfig;
 use mcpcore::host::Spelling;
-use mcpcore::server::middleware::{RateLimit, RequestLog, ResponseLimit, Timeouts};
+use mcpcore::server::middleware::{Idempotency, RateLimit, RequestLog, ResponseLimit, Timeouts};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -123,6 +123,26 @@ impl Server {
     /// log records, target `mcpcore::requests`).
     pub fn with_request_log(&self) -> Arc<Self> {
         self.with(Arc::new(RequestLog))
+    }
+
+    /// This server with idempotent writes (ready-made middleware): tool calls carrying
+    /// `idempotency_key` act once per client, tool and key; keys kept `ttl_ms`, a running
+    /// call's claim lapsing after `lease_ms`; in the Redis at `store` (shared by instances) or
+    /// in memory.
+    #[uniffi::method(default(ttl_ms = 86400000, lease_ms = 300000, store = None))]
+    pub fn with_idempotency(
+        &self,
+        ttl_ms: u64,
+        lease_ms: u64,
+        store: Option<String>,
+    ) -> Result<Arc<Self>, McpError> {
+        let _runtime = rt::runtime().enter();
+        let m = Idempotency::with_options(
+            Duration::from_millis(ttl_ms),
+            Duration::from_millis(lease_ms),
+            store.as_deref(),
+        )?;
+        Ok(self.with(Arc::new(m)))
     }
 
     /// Serves on this process's stdin/stdout until stdin closes; in-flight calls finish first.

@@ -21,7 +21,7 @@ methods, completion, ``tasks/*`` and the Skills methods. The requests that chang
 connection itself (``initialize``, ``logging/setLevel``, subscriptions) and notifications do not.
 
 Ready-made middleware, configured here and run by the engine: :class:`RateLimit`,
-:class:`Timeouts`, :class:`ResponseLimit`, :class:`RequestLog`.
+:class:`Timeouts`, :class:`ResponseLimit`, :class:`RequestLog`, :class:`Idempotency`.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ __all__ = [
     "Timeouts",
     "ResponseLimit",
     "RequestLog",
+    "Idempotency",
     "AnyMiddleware",
 ]
 
@@ -109,7 +110,23 @@ class RequestLog:
     tool, client, revision, microseconds, and the error code of a refusal."""
 
 
-AnyMiddleware = Union[MiddlewareFunction, RateLimit, Timeouts, ResponseLimit, RequestLog]
+@dataclass(frozen=True)
+class Idempotency:
+    """Idempotent writes: a ``tools/call`` whose arguments carry a non-empty ``idempotency_key``
+    (declare it in the tool's parameters) acts once per client, tool and key. A repeat gets the
+    first call's result (kept ``ttl`` seconds) without running the tool; a repeat while the
+    first runs waits for it (at most ``lease`` seconds); the key with other arguments is refused
+    with ``-32602`` and ``data`` ``{"reason": "idempotency_key_reused", "idempotencyKey"}``; a
+    call that raised a JSON-RPC error keeps nothing. ``store``: a ``redis://`` URL shared by
+    every instance behind one load balancer (they then act once between them); in memory
+    otherwise."""
+
+    ttl: float = 24 * 3600.0
+    lease: float = 300.0
+    store: Optional[str] = None
+
+
+AnyMiddleware = Union[MiddlewareFunction, RateLimit, Timeouts, ResponseLimit, RequestLog, Idempotency]
 
 
 def _host(fn: MiddlewareFunction, owner: Any) -> Callable[[Dict[str, Any], Any], Awaitable[Any]]:
@@ -141,6 +158,8 @@ def _add(chain: _native.Middleware, middleware: AnyMiddleware, owner: Any) -> No
         chain.add_response_limit(middleware.max_bytes)
     elif isinstance(middleware, RequestLog):
         chain.add_request_log()
+    elif isinstance(middleware, Idempotency):
+        chain.add_idempotency(middleware.ttl, middleware.lease, middleware.store)
     elif callable(middleware):
         if not asyncio.iscoroutinefunction(middleware):
             raise InvalidInput(

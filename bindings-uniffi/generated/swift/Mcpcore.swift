@@ -6135,6 +6135,14 @@ public protocol ServerProtocol: AnyObject, Sendable {
     func serveStdio() async throws 
     
     /**
+     * This server with idempotent writes (ready-made middleware): tool calls carrying
+     * `idempotency_key` act once per client, tool and key; keys kept `ttl_ms`, a running
+     * call's claim lapsing after `lease_ms`; in the Redis at `store` (shared by instances) or
+     * in memory.
+     */
+    func withIdempotency(ttlMs: UInt64, leaseMs: UInt64, store: String?) throws  -> Server
+    
+    /**
      * This server with `middleware` around every dispatched request, inside the middleware
      * added before. Configure before serving.
      */
@@ -6283,6 +6291,24 @@ open func serveStdio()async throws   {
             liftFunc: { $0 },
             errorHandler: FfiConverterTypeMcpError_lift
         )
+}
+    
+    /**
+     * This server with idempotent writes (ready-made middleware): tool calls carrying
+     * `idempotency_key` act once per client, tool and key; keys kept `ttl_ms`, a running
+     * call's claim lapsing after `lease_ms`; in the Redis at `store` (shared by instances) or
+     * in memory.
+     */
+open func withIdempotency(ttlMs: UInt64 = UInt64(86400000), leaseMs: UInt64 = UInt64(300000), store: String? = nil)throws  -> Server  {
+    return try  FfiConverterTypeServer_lift(try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_server_with_idempotency(
+            self.uniffiCloneHandle(),
+        FfiConverterUInt64.lower(ttlMs),
+        FfiConverterUInt64.lower(leaseMs),
+        FfiConverterOptionString.lower(store),uniffiCallStatus
+    )
+})
 }
     
     /**
@@ -14637,6 +14663,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio() != 16339) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_server_with_idempotency() != 24541) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_server_with_middleware() != 20615) {

@@ -1405,6 +1405,11 @@ uint64_t uniffi_mcpcore_uniffi_fn_method_server_serve_http(uint64_t ptr, RustBuf
 uint64_t uniffi_mcpcore_uniffi_fn_method_server_serve_stdio(uint64_t ptr
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_WITH_IDEMPOTENCY
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_WITH_IDEMPOTENCY
+uint64_t uniffi_mcpcore_uniffi_fn_method_server_with_idempotency(uint64_t ptr, uint64_t ttl_ms, uint64_t lease_ms, RustBuffer store, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_WITH_MIDDLEWARE
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_WITH_MIDDLEWARE
 uint64_t uniffi_mcpcore_uniffi_fn_method_server_with_middleware(uint64_t ptr, uint64_t middleware, RustCallStatus *_Nonnull out_status
@@ -2632,6 +2637,12 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_server_serve_http(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_SERVE_STDIO
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_SERVE_STDIO
 uint16_t uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_WITH_IDEMPOTENCY
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_WITH_IDEMPOTENCY
+uint16_t uniffi_mcpcore_uniffi_checksum_method_server_with_idempotency(void
     
 );
 #endif

@@ -1254,6 +1254,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_server_with_idempotency(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_server_with_middleware(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_server_with_rate_limit(
@@ -1695,6 +1697,8 @@ internal object UniffiLib {
     external fun uniffi_mcpcore_uniffi_fn_method_server_serve_http(`ptr`: Long,`host`: RustBuffer.ByValue,`port`: Short,`path`: RustBuffer.ByValue,`options`: RustBuffer.ByValue,`auth`: RustBuffer.ByValue,
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_server_serve_stdio(`ptr`: Long,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_server_with_idempotency(`ptr`: Long,`ttlMs`: Long,`leaseMs`: Long,`store`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_server_with_middleware(`ptr`: Long,`middleware`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
@@ -2280,6 +2284,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio() and 0xFFFF) != 16339) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_with_idempotency() and 0xFFFF) != 24541) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_with_middleware() and 0xFFFF) != 20615) {
@@ -11112,6 +11119,14 @@ public interface ServerInterface {
     suspend fun `serveStdio`()
     
     /**
+     * This server with idempotent writes (ready-made middleware): tool calls carrying
+     * `idempotency_key` act once per client, tool and key; keys kept `ttl_ms`, a running
+     * call's claim lapsing after `lease_ms`; in the Redis at `store` (shared by instances) or
+     * in memory.
+     */
+    fun `withIdempotency`(`ttlMs`: kotlin.ULong = 86400000uL, `leaseMs`: kotlin.ULong = 300000uL, `store`: kotlin.String? = null): Server
+    
+    /**
      * This server with `middleware` around every dispatched request, inside the middleware
      * added before. Configure before serving.
      */
@@ -11327,6 +11342,29 @@ open class Server: Disposable, AutoCloseable, ServerInterface
         McpException.ErrorHandler,
     )
     }
+
+    
+    /**
+     * This server with idempotent writes (ready-made middleware): tool calls carrying
+     * `idempotency_key` act once per client, tool and key; keys kept `ttl_ms`, a running
+     * call's claim lapsing after `lease_ms`; in the Redis at `store` (shared by instances) or
+     * in memory.
+     */
+    @Throws(McpException::class)override fun `withIdempotency`(`ttlMs`: kotlin.ULong, `leaseMs`: kotlin.ULong, `store`: kotlin.String?): Server {
+            return FfiConverterTypeServer.lift(
+    callWithHandle {
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_server_with_idempotency(
+        it,
+        
+        FfiConverterULong.lower(`ttlMs`),
+        FfiConverterULong.lower(`leaseMs`),
+        FfiConverterOptionalString.lower(`store`),_status)
+}
+    }
+    )
+    }
+    
 
     
     /**

@@ -52,6 +52,28 @@ impl Idempotency {
         }
     }
 
+    /// What every binding builds from its options: keys kept `ttl`, a running call's claim
+    /// lapsing after `lease`, in the Redis at `store` (`redis://HOST:PORT[/DB]`: instances
+    /// behind one balancer act once between them) or in memory. Needs a tokio runtime with a
+    /// store.
+    pub fn with_options(ttl: Duration, lease: Duration, store: Option<&str>) -> crate::Result<Self> {
+        let store: Arc<dyn IdempotencyStore> = match store {
+            None => Arc::new(MemoryIdempotencyStore::default()),
+            #[cfg(feature = "redis")]
+            Some(url) => Arc::new(crate::store::redis::RedisIdempotencyStore::new(url)?),
+            #[cfg(not(feature = "redis"))]
+            Some(url) => {
+                return Err(crate::Error::invalid_input(format!(
+                    "idempotency store {url:?}: this build has no Redis support (the mcpcore `redis` feature)"
+                )))
+            }
+        };
+        if ttl.is_zero() || lease.is_zero() {
+            return Err(crate::Error::invalid_input("the idempotency TTL and lease must be positive"));
+        }
+        Ok(Idempotency::new(store).ttl(ttl).lease(lease))
+    }
+
     /// Keeps keys and results for `ttl`.
     pub fn ttl(mut self, ttl: Duration) -> Self {
         self.ttl = ttl;

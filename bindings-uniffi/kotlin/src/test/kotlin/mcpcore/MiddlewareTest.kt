@@ -70,4 +70,34 @@ class MiddlewareTest {
             }
         }
     }
+
+    @Test
+    fun `idempotent writes act once from kotlin`() = runBlocking<Unit> {
+        val registry = Registry()
+        val charged = Charge()
+        registry.addTool(
+            "charge", "Charges once per key",
+            """{"type":"object","properties":{"idempotency_key":{"type":"string"},"amount":{"type":"number"}},"required":["idempotency_key","amount"]}""",
+            charged,
+        )
+        Server(registry, "kotlin-idem", "1.0").withIdempotency(ttlMs = 60_000uL).serveHttp("127.0.0.1", 0u).use { serving ->
+            for (lineage in LINEAGES) {
+                Client.connectHttp(serving.url(), ConnectOptions(lineage = lineage)).use { client ->
+                    val args = """{"idempotency_key":"k-$lineage","amount":5}"""
+                    val first = client.callTool("charge", args).text()
+                    assertEquals(first, client.callTool("charge", args).text(), "$lineage: the stored result")
+                    val reused = runCatching { client.callTool("charge", """{"idempotency_key":"k-$lineage","amount":6}""") }.exceptionOrNull() as McpException
+                    assertEquals(-32602, reused.code())
+                    assertTrue(reused.data()!!.contains("idempotency_key_reused"), reused.data())
+                }
+            }
+            assertEquals(2, charged.count.get(), "once per lineage's key")
+        }
+    }
+}
+
+/** Counts its calls. */
+class Charge : ToolHandler {
+    val count = java.util.concurrent.atomic.AtomicInteger()
+    override suspend fun call(call: ToolCall): ToolResult = textResult("charge #${count.incrementAndGet()}")
 }
