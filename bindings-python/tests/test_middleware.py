@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import shutil
 from typing import Any, Dict, List
 
 import pytest
@@ -15,7 +16,7 @@ import pytest
 from mcpcore import Client, InvalidInput, McpError, Server, refresh_logging
 from mcpcore.middleware import CallNext, Idempotency, RateLimit, Request, RequestLog, ResponseLimit, Timeouts
 
-from conftest import LINEAGES, run_async
+from conftest import EXAMPLES, LINEAGES, PY, run_async, rust_bin
 
 
 def build(seen: List[str]) -> Server:
@@ -206,5 +207,38 @@ def test_idempotent_writes_act_once(mode: str, version: str) -> None:
                 assert charged == [5, 5]
         finally:
             await serving.shutdown()
+
+    go()
+
+
+def example_server(kind: str) -> List[str]:
+    """The example echo server of ``kind`` (py, rust, node) as an argv."""
+    if kind == "py":
+        return [PY, str(EXAMPLES / "echo_server.py")]
+    if kind == "rust":
+        return [str(rust_bin("echo_server"))]
+    node = shutil.which("node")
+    if node is None or not (EXAMPLES.parent / "node" / "node_modules" / "mcpcore").exists():
+        pytest.skip("node, or examples/node/node_modules, is missing")
+    return [node, str(EXAMPLES.parent / "node" / "echo_server.mjs")]
+
+
+@pytest.mark.parametrize("kind", ["py", "rust", "node"])
+def test_the_example_servers_serve_append_once_per_key_and_limit_rates(kind: str) -> None:
+    @run_async(timeout=60)
+    async def go() -> None:
+        argv = example_server(kind)
+        async with await Client.connect_stdio(argv[0], [*argv[1:], "--idempotency"]) as client:
+            assert "append" in [t.name for t in await client.list_tools()]
+            first = await client.call_tool("append", {"text": "a", "idempotency_key": "k"})
+            again = await client.call_tool("append", {"text": "a", "idempotency_key": "k"})
+            other = await client.call_tool("append", {"text": "b", "idempotency_key": "k2"})
+            assert (first.structured_content, again.structured_content, other.structured_content) == (
+                {"length": 1}, {"length": 1}, {"length": 2})
+        async with await Client.connect_stdio(argv[0], [*argv[1:], "--rate-limit", "0.01"]) as client:
+            with pytest.raises(McpError) as limited:
+                for _ in range(3):
+                    await client.call_tool("echo", {"text": "x"})
+            assert limited.value.data["limit"] == "rate"
 
     go()

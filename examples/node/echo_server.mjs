@@ -8,6 +8,8 @@
 //   node echo_server.mjs --http 127.0.0.1:PORT --limit max_sessions_per_client=100 --limit max_in_flight=50
 //   node echo_server.mjs --apps                 # also show_echo, whose view is the app ui://echo/view.html
 //   node echo_server.mjs --tool-search --synthetic-tools 1000  # 1,000 more tools, found by search_tools
+//   node echo_server.mjs --rate-limit 5         # each client: 5 requests a second (ready-made middleware)
+//   node echo_server.mjs --idempotency          # append(text, idempotency_key), once per key
 //
 // Behind a load balancer with several instances (no sticky routing): `--store redis://…` keeps
 // legacy sessions in Redis, so any instance serves any message of any session; it needs the
@@ -21,7 +23,7 @@
 // `tools/list` for tokens without it.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { Server } from 'mcpcore';
+import { Server, idempotency, rateLimit } from 'mcpcore';
 
 const fail = (why) => {
   console.error(`echo_server: ${why}`);
@@ -41,6 +43,8 @@ try {
       apps: { type: 'boolean' },
       'tool-search': { type: 'boolean' },
       'synthetic-tools': { type: 'string' },
+      'rate-limit': { type: 'string' },
+      idempotency: { type: 'boolean' },
     },
   }));
 } catch (e) {
@@ -120,6 +124,25 @@ outer: for (const scope of ['one', 'many']) {
   }
 }
 if (values['tool-search']) server.toolSearch(['echo', 'add']);
+if (values.idempotency) {
+  // append(text, idempotency_key): acts once per key (in Redis with --store, for every instance).
+  const log = [];
+  server.tool('append', {
+    description: 'Appends a line to the log, once per idempotency key; answers the lines in the log.',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' }, idempotency_key: { type: 'string' } }, required: ['text', 'idempotency_key'] },
+    outputSchema: { type: 'object', properties: { length: { type: 'integer' } }, required: ['length'] },
+  }, async ({ text }) => {
+    await new Promise((r) => setTimeout(r, 200));
+    log.push(text);
+    return { length: log.length };
+  });
+  server.use(idempotency({ store: values.store }));
+}
+if (values['rate-limit'] !== undefined) {
+  const n = Number(values['rate-limit']);
+  if (!(n > 0)) fail('--rate-limit needs a positive number of requests a second');
+  server.use(rateLimit({ perSecond: n, burst: Math.max(1, Math.ceil(n)) }));
+}
 
 const given = [values['auth-jwks'], values['auth-issuer'], values['auth-audience']];
 let auth;

@@ -7,6 +7,8 @@
     python echo_server.py --http 127.0.0.1:PORT --limit max_sessions_per_client=100 --limit max_in_flight=50
     python echo_server.py --apps                # also show_echo, whose view is the app ui://echo/view.html
     python echo_server.py --tool-search --synthetic-tools 1000  # 1,000 more tools, found by search_tools
+    python echo_server.py --rate-limit 5        # each client: 5 requests a second (ready-made middleware)
+    python echo_server.py --idempotency         # append(text, idempotency_key), once per key
 
 Behind a load balancer with several instances (no sticky routing): ``--store redis://...`` keeps
 legacy sessions in Redis, so any instance serves any message of any session; it needs the
@@ -22,12 +24,14 @@ from ``tools/list`` for tokens without it.
 """
 
 import argparse
+import asyncio
 import inspect
 import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, TypedDict
 
 from mcpcore import Auth, McpError, Server
+from mcpcore.middleware import Idempotency, RateLimit
 
 server = Server("mcpcore-echo-python", "0.1.0")
 
@@ -57,6 +61,25 @@ def add_apps() -> None:
     def show_echo(text: str) -> Dict[str, Any]:
         """Shows the text in the echo view; hosts without apps get the text itself."""
         return {"content": [{"type": "text", "text": text}], "structuredContent": {"text": text}}
+
+
+class Length(TypedDict):
+    length: int
+
+
+def add_append(store: Optional[str]) -> None:
+    """``--idempotency``: the write tool ``append``, acting once per ``idempotency_key`` (the
+    keys in the Redis at ``--store`` when given, shared by every instance)."""
+    log: List[str] = []
+
+    @server.tool()
+    async def append(text: str, idempotency_key: str) -> Length:
+        """Appends a line to the log, once per idempotency key; answers the lines in the log."""
+        await asyncio.sleep(0.2)
+        log.append(text)
+        return {"length": len(log)}
+
+    server.add_middleware(Idempotency(store=store))
 
 
 VERBS = ["create", "list", "get", "update", "delete", "search", "archive", "export", "import", "approve",
@@ -128,7 +151,15 @@ if __name__ == "__main__":
                         help="add N generated tools (for --tool-search)")
     parser.add_argument("--tool-search", action="store_true",
                         help="list only echo, add and search_tools, which searches every tool")
+    parser.add_argument("--rate-limit", metavar="N", type=float,
+                        help="each client: at most N requests a second (bursts of N)")
+    parser.add_argument("--idempotency", action="store_true",
+                        help="also serve append(text, idempotency_key), acting once per key")
     args = parser.parse_args()
+    if args.idempotency:
+        add_append(args.store)
+    if args.rate_limit is not None:
+        server.add_middleware(RateLimit(per_second=args.rate_limit, burst=max(1, int(-(-args.rate_limit // 1)))))
     if args.apps:
         add_apps()
     add_synthetic_tools(args.synthetic_tools)

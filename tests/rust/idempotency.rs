@@ -3,7 +3,7 @@
 //! result; a later repeat gets the stored result; the key with other arguments is `-32602`; a
 //! call that failed with a JSON-RPC error keeps nothing. Then three `echo_server` instances on
 //! one Redis behind nginx (round-robin, no affinity): the same key sent to all of them at once
-//! acts once, counted in a file every instance appends to.
+//! acts once, counted in the file every instance's `append` writes to.
 
 use mcpcore::client::{Client, ClientOptions};
 use mcpcore::http::server::HttpServerConfig;
@@ -116,13 +116,14 @@ async fn three_instances_on_redis_act_once_for_one_key() {
                 let options = ClientOptions { version: Some(version), ..Default::default() };
                 let client = Client::connect_http(&url, Default::default(), options).await.unwrap();
                 let args = json!({"idempotency_key": format!("k{round}"), "text": format!("line {round}")});
-                let r = client.call_tool("record", args).await;
+                let r = client.call_tool("append", args).await;
                 client.close().await;
                 r
             })
         });
         for r in futures_util::future::join_all(calls).await {
-            assert_eq!(text(&r.unwrap().unwrap()), format!("recorded line {round}"), "{version}");
+            let r = r.unwrap().unwrap();
+            assert_eq!(r.structured_content, Some(json!({ "length": round + 1 })), "{version}");
         }
         assert_eq!(lines().len(), round + 1, "{version}: one line per key: {:?}", lines());
         let served: std::collections::BTreeSet<String> =
@@ -132,7 +133,7 @@ async fn three_instances_on_redis_act_once_for_one_key() {
     // The same key with other arguments, through any instance: refused.
     let client =
         Client::connect_http(&fleet.url, Default::default(), ClientOptions::default()).await.unwrap();
-    let e = client.call_tool("record", json!({"idempotency_key": "k0", "text": "other"})).await.unwrap_err();
+    let e = client.call_tool("append", json!({"idempotency_key": "k0", "text": "other"})).await.unwrap_err();
     assert_eq!(e.code(), mcpcore::ErrorCode::INVALID_PARAMS, "{e}");
     assert_eq!(lines().len(), 2);
     client.close().await;

@@ -418,6 +418,12 @@ class Server:
         _middleware._add(self._middleware, fn, self)
         return fn
 
+    def add_middleware(self, middleware: "_middleware.AnyMiddleware") -> None:
+        """Adds ``middleware`` (a function as :meth:`middleware` takes, or a ready-made one:
+        ``RateLimit``, ``Timeouts``, ``ResponseLimit``, ``RequestLog``, ``Idempotency``) inside
+        those added before. Add middleware before serving."""
+        _middleware._add(self._middleware, middleware, self)
+
     def tool_search(self, pinned: Sequence[str] = ()) -> None:
         """Tool search for a large catalogue: ``tools/list`` shows only the ``pinned`` tools and
         ``search_tools``, which ranks every tool for a query (BM25 over names, descriptions and

@@ -11,8 +11,8 @@
 //! echo_server --unix /run/echo.sock   # HTTP on a Unix domain socket (mode 0600)
 //! echo_server --apps                  # also `show_echo`, whose view is the app ui://echo/view.html
 //! echo_server --tool-search --synthetic-tools 1000   # 1,000 more tools, found by search_tools
-//! echo_server --rate-limit 5,10      # a rate limit per client (ready-made middleware)
-//! echo_server --idempotency --ledger FILE   # `record(idempotency_key, text)` acts once per key
+//! echo_server --rate-limit 5         # a rate limit per client (ready-made middleware)
+//! echo_server --idempotency [--ledger FILE]   # `append(text, idempotency_key)`, once per key
 //! ```
 //! `--synthetic-tools N` adds N generated tools (`create_invoice_for_one` … : every verb of a
 //! business API on every kind of record, each answering `"<name> done"`); `--tool-search` lists
@@ -21,12 +21,12 @@
 //! `--apps` (MCP Apps) adds the tool `show_echo(text)`, bound to the app `ui://echo/view.html`
 //! (`examples/echo_view.html`, served as `text/html;profile=mcp-app`): a host that renders apps
 //! shows the text in it; any other host gets the same text as the tool's result.
-//! `--rate-limit RATE,BURST` limits each client to BURST requests at once, refilled at RATE a
-//! second (`mcpcore::server::middleware::RateLimit`); one more is answered `-32603` with
-//! `data.retryAfter` (HTTP: 429 and `Retry-After`). `--idempotency` makes tool calls carrying
-//! an `idempotency_key` act once per key (on the Redis store with `--store`, across instances);
-//! `--ledger FILE` adds the write tool `record(idempotency_key, text)`, which appends `text` to
-//! FILE after 200 ms.
+//! `--rate-limit N` limits each client to N requests a second (`RATE,BURST`: BURST at once,
+//! refilled at RATE a second; `mcpcore::server::middleware::RateLimit`); one more is answered
+//! `-32603` with `data.retryAfter` (HTTP: 429 and `Retry-After`). `--idempotency` adds the write
+//! tool `append(text, idempotency_key)` (answers `{"length": n}`, the lines in the log, after
+//! 200 ms; the log is FILE with `--ledger FILE`, else memory) and makes tool calls carrying an
+//! `idempotency_key` act once per key (on the Redis store with `--store`, across instances).
 //! `--limit NAME=VALUE` (repeatable, HTTP only) sets one of the server's limits, named as in
 //! `mcpcore::http::server::serve_settings` (`max_sessions`, `max_sessions_per_client`,
 //! `max_backlog`, `max_in_flight`, `max_tasks_per_client`, `peer_request_timeout_ms`,
@@ -202,31 +202,52 @@ fn synthetic_tools(n: usize) -> Vec<ToolDef> {
     tools
 }
 
-/// `record(idempotency_key, text)`: appends a line `text` to the file at `path` (a side effect
-/// other processes can count), after 200 ms, so repeats of one key overlap the first call.
-fn ledger_tool(path: String) -> ToolDef {
+/// `append(text, idempotency_key)`: appends `text` to the log (the file at `ledger` when given,
+/// a side effect other processes can count; else memory) and answers `{"length": n}`, the
+/// lines in the log, after 200 ms, so repeats of one key overlap the first call. With the
+/// idempotency middleware a repeated key gets the first answer and appends nothing.
+fn append_tool(ledger: Option<String>) -> ToolDef {
     let schema = serde_json::json!({
         "type": "object",
         "properties": {
-            "idempotency_key": {"type": "string", "description": "Repeat it to retry without acting twice."},
-            "text": {"type": "string", "description": "The line to record."}
+            "text": {"type": "string", "description": "The line to append."},
+            "idempotency_key": {"type": "string", "description": "Repeat it to retry without appending twice."}
         },
-        "required": ["idempotency_key", "text"]
+        "required": ["text", "idempotency_key"]
     });
-    let tool = mcpcore::protocol::Tool::new(
-        "record",
-        "Records a line in the ledger, once per idempotency key.",
+    let output = serde_json::json!({
+        "type": "object",
+        "properties": {"length": {"type": "integer", "description": "Lines in the log."}},
+        "required": ["length"]
+    });
+    let mut tool = mcpcore::protocol::Tool::new(
+        "append",
+        "Appends a line to the log, once per idempotency key.",
         schema,
     );
+    tool.output_schema = Some(output);
+    let memory = Arc::new(std::sync::Mutex::new(0usize));
     ToolDef::from_parts(tool, move |args: mcpcore::registry::Arguments, _: mcpcore::registry::ToolContext| {
-        let path = path.clone();
+        let (ledger, memory) = (ledger.clone(), memory.clone());
         async move {
             use std::io::Write;
             tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-            let text = args.get("text").and_then(|t| t.as_str()).unwrap_or_default().to_owned();
-            let mut file = std::fs::OpenOptions::new().create(true).append(true).open(&path)?;
-            file.write_all(format!("{text}\n").as_bytes())?;
-            Ok(CallToolResult::text(format!("recorded {text}")))
+            let text = args.get("text").and_then(|t| t.as_str()).unwrap_or_default().replace('\n', " ");
+            let length = match ledger {
+                Some(path) => {
+                    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(&path)?;
+                    file.write_all(format!("{text}\n").as_bytes())?;
+                    std::fs::read_to_string(&path)?.lines().count()
+                }
+                None => {
+                    let mut n = memory.lock().expect("lock");
+                    *n += 1;
+                    *n
+                }
+            };
+            let mut result = CallToolResult::text(format!("{{\"length\":{length}}}"));
+            result.structured_content = Some(serde_json::json!({ "length": length }));
+            Ok(result)
         }
     })
 }
@@ -236,6 +257,18 @@ fn sentence(verb: &str) -> String {
     let words = verb.replace('_', " ");
     let mut c = words.chars();
     c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
+}
+
+/// `N` (N a second, bursts of N) or `RATE,BURST`.
+fn rate_limit(spec: &str) -> Option<(f64, u32)> {
+    let (rate, burst) = match spec.split_once(',') {
+        Some((r, b)) => (r.parse::<f64>().ok()?, b.parse::<u32>().ok()?),
+        None => {
+            let r = spec.parse::<f64>().ok()?;
+            (r, r.ceil().clamp(1.0, u32::MAX as f64) as u32)
+        }
+    };
+    (rate.is_finite() && rate > 0.0).then_some((rate, burst))
 }
 
 /// The value after `flag`, when given.
@@ -394,16 +427,12 @@ async fn run(args: &[String], http: Option<String>, auth: Option<AuthConfig>) ->
     }
     if args.iter().any(|a| a == "--idempotency") {
         // On the shared store with --store: instances behind one balancer act once per key.
-        builder = builder.middleware(Arc::new(scale.idempotency()));
-    }
-    if let Some(path) = option(args, "--ledger") {
-        builder = builder.tool(ledger_tool(path));
+        builder =
+            builder.middleware(Arc::new(scale.idempotency())).tool(append_tool(option(args, "--ledger")));
     }
     if let Some(spec) = option(args, "--rate-limit") {
-        let parsed =
-            spec.split_once(',').and_then(|(r, b)| Some((r.parse::<f64>().ok()?, b.parse::<u32>().ok()?)));
-        let Some((rate, burst)) = parsed else {
-            eprintln!("echo_server: --rate-limit needs RATE,BURST, e.g. 5,10, not {spec:?}");
+        let Some((rate, burst)) = rate_limit(&spec) else {
+            eprintln!("echo_server: --rate-limit needs N or RATE,BURST, e.g. 5 or 5,10, not {spec:?}");
             return ExitCode::from(2);
         };
         builder = builder.middleware(Arc::new(middleware::RateLimit::new(rate, burst)));
