@@ -5,6 +5,7 @@
 // Library defaults, except maxBody (64 MiB, for W11). `touch` registers one more tool, so every
 // open subscriptions/listen and legacy GET stream gets notifications/tools/list_changed (W10).
 // --catalogue adds 1,000 tools tool_0000... and 10,000 resources bench://catalogue/00000....
+// --pass-through adds one middleware that passes every request on (W6: the chain's cost).
 import { Server } from 'mcpcore';
 
 const argv = process.argv.slice(2);
@@ -24,6 +25,8 @@ server.tool('touch', { description: 'Changes the tool list (W10).', inputSchema:
   server.tool(`touched_${n}`, { description: 'Added by touch.', inputSchema: { type: 'object' } }, () => 'touched');
   return `touched ${n}`;
 });
+// --pass-through: one middleware that passes every request on (the chain's cost, W6).
+if (argv.includes('--pass-through')) server.use((request, next) => next(request));
 if (argv.includes('--catalogue')) {
   for (let i = 0; i < 1000; i++) {
     const name = `tool_${pad(i, 4)}`;

@@ -7,7 +7,8 @@ Tools ``echo`` (as examples/python/echo_server.py) and ``touch`` (registers one 
 every open subscriptions/listen and legacy GET stream gets notifications/tools/list_changed).
 ``--catalogue`` adds 1,000 tools ``tool_0000``... (schemas from the type hints, as the binding
 makes them) and 10,000 resources ``bench://catalogue/00000``.... Library defaults, except
-``max_body`` (64 MiB, for W11).
+``max_body`` (64 MiB, for W11). ``--pass-through`` adds one middleware that passes every request
+on (the cost of the middleware chain, W6).
 """
 
 import sys
@@ -61,6 +62,12 @@ def catalogue() -> None:
 
 
 if __name__ == "__main__":
+    if "--pass-through" in sys.argv:
+
+        @server.middleware
+        async def pass_through(request, call_next):  # type: ignore[no-untyped-def]
+            return await call_next(request)
+
     if "--catalogue" in sys.argv:
         catalogue()
     if "--http" in sys.argv:

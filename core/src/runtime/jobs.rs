@@ -148,8 +148,13 @@ fn run_chain(
     sink: NotificationSink,
     peer: Option<Arc<dyn PeerLink>>,
 ) -> BoxFuture<'static, Response> {
-    let Work::Chain(chained) = &call.work else { unreachable!("checked by run_call") };
-    let request = chained.request.clone();
+    let mut call = call;
+    let Work::Chain(chained) = &mut call.work else { unreachable!("checked by run_call") };
+    // Taken, not cloned: the chain owns the request; the call keeps who sent it.
+    let request = std::mem::replace(
+        &mut chained.request,
+        crate::jsonrpc::Request { id: call.id.clone(), method: String::new(), params: None },
+    );
     let ctx =
         RequestContext::for_request(call.id.clone(), call.version, call.progress_token.clone(), sink.clone())
             .with_caller(call.caller.clone())

@@ -13,6 +13,7 @@
 //! echo_server --tool-search --synthetic-tools 1000   # 1,000 more tools, found by search_tools
 //! echo_server --rate-limit 5         # a rate limit per client (ready-made middleware)
 //! echo_server --idempotency [--ledger FILE]   # `append(text, idempotency_key)`, once per key
+//! echo_server --pass-through          # one middleware that passes every request on (bench W6)
 //! ```
 //! `--synthetic-tools N` adds N generated tools (`create_invoice_for_one` … : every verb of a
 //! business API on every kind of record, each answering `"<name> done"`); `--tool-search` lists
@@ -429,6 +430,13 @@ async fn run(args: &[String], http: Option<String>, auth: Option<AuthConfig>) ->
         // On the shared store with --store: instances behind one balancer act once per key.
         builder =
             builder.middleware(Arc::new(scale.idempotency())).tool(append_tool(option(args, "--ledger")));
+    }
+    if args.iter().any(|a| a == "--pass-through") {
+        // The cost of a middleware chain itself (bench W6): one middleware that only passes on.
+        builder =
+            builder.middleware(mcpcore::middleware::from_fn(|req, _ctx, next: mcpcore::middleware::Next| {
+                next.run(req)
+            }));
     }
     if let Some(spec) = option(args, "--rate-limit") {
         let Some((rate, burst)) = rate_limit(&spec) else {
