@@ -18,7 +18,7 @@ LAYERS = [
     ("catalogs", ["registry", "resources", "prompts", "completion", "skills", "middleware"]),
     ("engine", ["engine"]),
     ("runtime", ["runtime", "host"]),
-    ("shells", ["transport", "http", "client", "server", "remote", "auth", "gateway", "config", "store", "tls"]),
+    ("shells", ["transport", "http", "client", "server", "remote", "auth", "gateway", "config", "store", "tls", "telemetry"]),
     ("api", ["prelude", "typed", "builder", "fuzzing"]),
 ]
 ROOT_REEXPORTS = {

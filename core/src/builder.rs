@@ -158,6 +158,16 @@ impl ServerBuilder {
         self
     }
 
+    /// Records every dispatched request with OpenTelemetry (the global providers of the
+    /// `opentelemetry` crate; install them first): a SERVER span per request, parented by the
+    /// context in `params._meta`, and `mcp.server.operation.duration` ([`crate::telemetry`]).
+    /// Outermost in the middleware chain, so it times the others too.
+    pub fn telemetry(mut self) -> Self {
+        let otel = Arc::new(crate::telemetry::OtelMiddleware::new());
+        self.config.middleware = self.config.middleware.with_outermost(otel);
+        self
+    }
+
     /// Sets the instructions for the model (`initialize` / `server/discover`).
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
         self.config.instructions = Some(instructions.into());

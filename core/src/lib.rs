@@ -15,7 +15,7 @@
 //! | catalogs | [`registry`], [`resources`], [`prompts`], [`completion`], [`middleware`] | host handlers by name |
 //! | engine | [`engine`] | every protocol rule and the request lifecycle ([`engine::ServerConnection`]) |
 //! | runtime | [`runtime`], [`host`] | clock, entropy, spawning, the one driver loop; the host-callback bridge of the bindings |
-//! | shells | [`transport`], [`http`], [`client`], [`server`], [`remote`], [`gateway`], [`store`], [`tls`] | move bytes; stores on a database; HTTPS |
+//! | shells | [`transport`], [`http`], [`client`], [`server`], [`remote`], [`gateway`], [`store`], [`tls`], [`telemetry`] | move bytes; stores on a database; HTTPS |
 //! | api | [`prelude`], [`typed`], [`builder`] | the Rust API on top: typed tools, `#[tool]`, [`Server::builder`] |
 //!
 //! Everything above the runtime is pure: no clock reads, sleeps, spawns or OS entropy (CI
@@ -83,6 +83,8 @@ pub mod state;
 #[allow(clippy::disallowed_methods)] // a shell module: talks to Redis
 pub mod store;
 pub mod tasks;
+#[allow(clippy::disallowed_methods)] // a shell module: reads the clock for durations
+pub mod telemetry;
 pub mod tls;
 #[allow(clippy::disallowed_methods)] // a runtime or shell module
 pub mod transport;

@@ -88,6 +88,10 @@ pub struct ClientOptions {
     pub probe_timeout: Duration,
     /// Largest accepted inbound frame in bytes.
     pub max_frame: usize,
+    /// Record a CLIENT span and `mcp.client.operation.duration` per request with the
+    /// `opentelemetry` global providers, and send the span's context in `params._meta`
+    /// ([`crate::telemetry`]; default false).
+    pub telemetry: bool,
 }
 
 impl Default for ClientOptions {
@@ -104,6 +108,7 @@ impl Default for ClientOptions {
             request_timeout: Duration::from_secs(60),
             probe_timeout: Duration::from_secs(5),
             max_frame: DEFAULT_MAX_FRAME,
+            telemetry: false,
         }
     }
 }
@@ -122,6 +127,7 @@ impl std::fmt::Debug for ClientOptions {
             .field("request_timeout", &self.request_timeout)
             .field("probe_timeout", &self.probe_timeout)
             .field("max_frame", &self.max_frame)
+            .field("telemetry", &self.telemetry)
             .finish()
     }
 }
@@ -577,6 +583,28 @@ impl Client {
         opts: &CallOptions,
     ) -> Result<Value> {
         let id = RequestId::Number(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
+        if !self.inner.options.telemetry {
+            return self.send_request_as(id, method, params, version, opts).await;
+        }
+        let span = crate::telemetry::client::ClientSpan::start(
+            method,
+            &mut params,
+            version.map(|v| v.as_str()),
+            &id,
+        );
+        let result = self.send_request_as(id, method, params, version, opts).await;
+        span.end(&result);
+        result
+    }
+
+    async fn send_request_as(
+        &self,
+        id: RequestId,
+        method: &str,
+        mut params: Map<String, Value>,
+        version: Option<ProtocolVersion>,
+        opts: &CallOptions,
+    ) -> Result<Value> {
         let progress = opts.on_progress.as_ref().map(|_| {
             let token = json!(format!("p-{id}"));
             let m = params.entry("_meta").or_insert_with(|| Value::Object(Map::new()));

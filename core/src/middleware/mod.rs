@@ -116,6 +116,14 @@ impl Chain {
         Chain(all.into())
     }
 
+    /// The same chain with `middleware` added outermost (it sees every request first and every
+    /// answer last: timing, tracing).
+    pub fn with_outermost(&self, middleware: Arc<dyn Middleware>) -> Self {
+        let mut all = vec![middleware];
+        all.extend(self.0.iter().cloned());
+        Chain(all.into())
+    }
+
     /// True when there is no middleware (the engine then dispatches directly).
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()

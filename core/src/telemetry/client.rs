@@ -1,0 +1,86 @@
+//! CLIENT spans and `mcp.client.operation.duration` for the requests our client sends, with
+//! the span's context injected into `params._meta` (what the server's span takes as parent).
+
+use super::conventions::{self, DURATION_BUCKETS};
+use super::server::SCOPE;
+use super::w3c;
+use crate::jsonrpc::RequestId;
+use opentelemetry::metrics::Histogram;
+use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer};
+use opentelemetry::{global, Context, KeyValue};
+use serde_json::{Map, Value};
+use std::sync::OnceLock;
+use std::time::Instant;
+
+fn histogram() -> &'static Histogram<f64> {
+    static H: OnceLock<Histogram<f64>> = OnceLock::new();
+    H.get_or_init(|| {
+        global::meter(SCOPE)
+            .f64_histogram("mcp.client.operation.duration")
+            .with_unit("s")
+            .with_description("MCP request duration as observed on the sender")
+            .with_boundaries(DURATION_BUCKETS.to_vec())
+            .build()
+    })
+}
+
+/// One request's CLIENT span, from before it is sent until its answer.
+#[derive(Debug)]
+pub struct ClientSpan {
+    cx: Context,
+    metric: Vec<KeyValue>,
+    started: Instant,
+}
+
+impl ClientSpan {
+    /// Starts the span of `method` (a child of the current context) and writes its context
+    /// into `params._meta`.
+    pub fn start(
+        method: &str,
+        params: &mut Map<String, Value>,
+        version: Option<&str>,
+        id: &RequestId,
+    ) -> ClientSpan {
+        let mut op = conventions::client_operation(method, Some(params), version);
+        op.attributes.push(("jsonrpc.request.id", conventions::AttrValue::Str(conventions::request_id(id))));
+        let tracer = global::tracer(SCOPE);
+        let parent = Context::current();
+        let span = tracer
+            .span_builder(op.span_name)
+            .with_kind(SpanKind::Client)
+            .with_attributes(w3c::key_values(&op.attributes))
+            .start_with_context(&tracer, &parent);
+        let cx = parent.with_span(span);
+        if let Value::Object(meta) = params.entry("_meta").or_insert_with(|| Value::Object(Map::new())) {
+            w3c::inject(&cx, meta);
+        }
+        ClientSpan { cx, metric: w3c::key_values(&op.metric_attributes), started: Instant::now() }
+    }
+
+    /// Ends the span with the answer (`Err`: the JSON-RPC error, or why there was none).
+    pub fn end(mut self, result: &crate::Result<Value>) {
+        let reply = match result {
+            Ok(v) => Ok(v.clone()),
+            Err(e) => Err(e.rpc_error().cloned().unwrap_or_else(|| crate::ErrorData::internal(e.message()))),
+        };
+        let mut outcome = conventions::outcome(&reply);
+        if let Err(e) = result {
+            if e.rpc_error().is_none() {
+                // No answer: a timeout, a closed connection…: its kind, not a JSON-RPC code.
+                outcome.error_type = Some(e.kind().as_str().to_owned());
+                outcome.status_code = None;
+            }
+        }
+        let span = self.cx.span();
+        if let Some(t) = &outcome.error_type {
+            span.set_attribute(KeyValue::new("error.type", t.clone()));
+            self.metric.push(KeyValue::new("error.type", t.clone()));
+            span.set_status(Status::error(outcome.description.clone().unwrap_or_else(|| t.clone())));
+        }
+        if let Some(code) = &outcome.status_code {
+            span.set_attribute(KeyValue::new("rpc.response.status_code", code.clone()));
+        }
+        span.end();
+        histogram().record(self.started.elapsed().as_secs_f64(), &self.metric);
+    }
+}

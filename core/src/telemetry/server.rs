@@ -1,0 +1,79 @@
+//! SERVER spans and `mcp.server.operation.duration` around every dispatched request.
+
+use super::conventions::{self, DURATION_BUCKETS};
+use super::w3c;
+use crate::context::{BoxFuture, RequestContext};
+use crate::jsonrpc::Request;
+use crate::middleware::{Middleware, Next, Reply};
+use opentelemetry::context::FutureExt as _;
+use opentelemetry::metrics::Histogram;
+use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer};
+use opentelemetry::{global, KeyValue};
+use std::time::Instant;
+
+/// The instrumentation scope's name.
+pub(super) const SCOPE: &str = "mcpcore";
+
+/// Records each request the server dispatches with the `opentelemetry` crate's global tracer
+/// and meter providers (read when it is made: install them first). The span's parent is the
+/// context in `params._meta`; the handler runs inside the span's context.
+#[derive(Debug)]
+pub struct OtelMiddleware {
+    tracer: opentelemetry::global::BoxedTracer,
+    duration: Histogram<f64>,
+}
+
+impl Default for OtelMiddleware {
+    fn default() -> Self {
+        OtelMiddleware::new()
+    }
+}
+
+impl OtelMiddleware {
+    /// The middleware on the global providers.
+    pub fn new() -> Self {
+        let meter = global::meter(SCOPE);
+        let duration = meter
+            .f64_histogram("mcp.server.operation.duration")
+            .with_unit("s")
+            .with_description("MCP request or notification duration as observed on the receiver")
+            .with_boundaries(DURATION_BUCKETS.to_vec())
+            .build();
+        OtelMiddleware { tracer: global::tracer(SCOPE), duration }
+    }
+}
+
+impl Middleware for OtelMiddleware {
+    fn handle(&self, request: Request, ctx: RequestContext, next: Next) -> BoxFuture<'static, Reply> {
+        let op = conventions::server_operation(&request, &ctx);
+        let parent = w3c::extract(&op.carrier);
+        let span = self
+            .tracer
+            .span_builder(op.span_name.clone())
+            .with_kind(SpanKind::Server)
+            .with_attributes(w3c::key_values(&op.attributes))
+            .start_with_context(&self.tracer, &parent);
+        let cx = parent.with_span(span);
+        let duration = self.duration.clone();
+        let started = Instant::now();
+        let run = next.run(request).with_context(cx.clone());
+        Box::pin(async move {
+            let reply = run.await;
+            let outcome = conventions::outcome(&reply);
+            let mut metric = w3c::key_values(&op.metric_attributes);
+            let span = cx.span();
+            if let Some(t) = &outcome.error_type {
+                span.set_attribute(KeyValue::new("error.type", t.clone()));
+                metric.push(KeyValue::new("error.type", t.clone()));
+                span.set_status(Status::error(outcome.description.clone().unwrap_or_else(|| t.clone())));
+            }
+            if let Some(code) = &outcome.status_code {
+                span.set_attribute(KeyValue::new("rpc.response.status_code", code.clone()));
+                metric.push(KeyValue::new("rpc.response.status_code", code.clone()));
+            }
+            span.end();
+            duration.record(started.elapsed().as_secs_f64(), &metric);
+            reply
+        })
+    }
+}
