@@ -15,7 +15,7 @@ LAYERS = [
     ("data", ["error", "future", "jsonrpc", "protocol"]),
     ("rules", ["state", "tasks", "session", "changes", "idempotency"]),
     ("context", ["context"]),
-    ("catalogs", ["registry", "resources", "prompts", "completion", "skills", "middleware"]),
+    ("catalogs", ["registry", "resources", "prompts", "completion", "skills", "middleware", "semconv"]),
     ("engine", ["engine"]),
     ("runtime", ["runtime", "host"]),
     ("shells", ["transport", "http", "client", "server", "remote", "auth", "gateway", "config", "store", "tls", "telemetry"]),

@@ -100,6 +100,14 @@ impl ToolCall {
         self.call.client_info().map(|v| to_json(&v))
     }
 
+    /// The OpenTelemetry conventions for MCP of the request this call serves (`method`,
+    /// `params` JSON text) as JSON text: span name, attributes, metric attributes, carrier
+    /// (`mcpcore::semconv`); None once the call has ended.
+    fn telemetry_operation(&self, method: &str, params: &str) -> PyResult<Option<String>> {
+        let params = parse_json("params", params)?;
+        Ok(self.call.telemetry_operation(method, params).map(|v| v.to_string()))
+    }
+
     /// A middleware's call: passes the request (JSON text `{"method"?, "params"?}`) on to the
     /// rest of the chain, once; resolves to the result as JSON text, or raises the `McpError`
     /// (code and data) the rest of the chain answered.

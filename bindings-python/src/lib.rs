@@ -60,6 +60,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<middleware::Middleware>()?;
     m.add_function(wrap_pyfunction!(tool_result, m)?)?;
     m.add_function(wrap_pyfunction!(refusal, m)?)?;
+    m.add_function(wrap_pyfunction!(telemetry_outcome, m)?)?;
     m.add_function(wrap_pyfunction!(resource_contents, m)?)?;
     m.add_function(wrap_pyfunction!(prompt_result, m)?)?;
     m.add_function(wrap_pyfunction!(completion, m)?)?;
@@ -113,6 +114,15 @@ fn refusal(reason: String, remedy: String, message: String, details: &str) -> Py
         _ => return Err(invalid("details must be an object".into())),
     };
     Ok(to_json(&mcpcore::protocol::CallToolResult::refusal(reason, remedy, message, details)))
+}
+
+/// How an answer ends its operation by the OpenTelemetry conventions for MCP
+/// (`mcpcore::semconv::host_outcome`), as JSON text: `error_type`, `status_code`, `description`.
+#[pyfunction]
+#[pyo3(signature = (is_error, code=None, message=None))]
+fn telemetry_outcome(is_error: bool, code: Option<i32>, message: Option<&str>) -> String {
+    let error = code.map(|c| (c, message.unwrap_or("")));
+    to_json(&mcpcore::semconv::host_outcome(is_error, error))
 }
 
 #[pyfunction]

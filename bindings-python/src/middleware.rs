@@ -49,9 +49,16 @@ impl Middleware {
 
     /// Adds a Python middleware: `callback(input, call)` where `input` is `{"method", "params"}`
     /// and `call.next(request_json)` passes the request on; returns the result (a dict) or an
-    /// awaitable of it.
-    fn add_callback(&self, callback: Py<PyAny>, is_async: bool) {
-        self.push(Arc::new(HostMiddleware::new(PyCallback::new(callback, is_async, &self.loop_slot))));
+    /// awaitable of it. `outermost`: before every middleware added so far (telemetry).
+    #[pyo3(signature = (callback, is_async, outermost=false))]
+    fn add_callback(&self, callback: Py<PyAny>, is_async: bool, outermost: bool) {
+        let m = Arc::new(HostMiddleware::new(PyCallback::new(callback, is_async, &self.loop_slot)));
+        if outermost {
+            let mut chain = self.chain.lock().expect("lock");
+            *chain = chain.with_outermost(m);
+        } else {
+            self.push(m);
+        }
     }
 
     /// Adds a rate limit per client: `burst` requests at once, refilled at `per_second`;

@@ -12,7 +12,7 @@
 //! | data | [`error`], [`future`], [`jsonrpc`], [`protocol`] | wire types, one parse, one error type |
 //! | rules | [`state`], [`tasks`], [`session`], [`changes`], [`idempotency`] | sealed `requestState`, task and session records and stores; time and entropy passed in |
 //! | context | [`context`] | what a handler sees: [`context::RequestContext`] |
-//! | catalogs | [`registry`], [`resources`], [`prompts`], [`completion`], [`middleware`] | host handlers by name |
+//! | catalogs | [`registry`], [`resources`], [`prompts`], [`completion`], [`middleware`], [`semconv`] | host handlers by name |
 //! | engine | [`engine`] | every protocol rule and the request lifecycle ([`engine::ServerConnection`]) |
 //! | runtime | [`runtime`], [`host`] | clock, entropy, spawning, the one driver loop; the host-callback bridge of the bindings |
 //! | shells | [`transport`], [`http`], [`client`], [`server`], [`remote`], [`gateway`], [`store`], [`tls`], [`telemetry`] | move bytes; stores on a database; HTTPS |
@@ -75,6 +75,7 @@ pub mod remote;
 pub mod resources;
 #[allow(clippy::disallowed_methods)] // a runtime or shell module
 pub mod runtime;
+pub mod semconv;
 #[allow(clippy::disallowed_methods)] // a runtime or shell module
 pub mod server;
 pub mod session;

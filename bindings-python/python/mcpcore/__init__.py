@@ -53,6 +53,7 @@ from typing import (
 )
 
 from . import _convert, _features, _native, _schema
+from . import _telemetry
 from . import middleware as _middleware
 from ._auth import MemoryTokenStore, OAuth, TokenStore
 from ._client import Client, Task
@@ -352,11 +353,18 @@ class Server:
         instructions: Optional[str] = None,
         lifespan: Optional[Callable[["Server"], AsyncContextManager[Any]]] = None,
         middleware: Sequence["_middleware.AnyMiddleware"] = (),
+        telemetry: Optional[bool] = None,
     ) -> None:
         """``middleware`` (outermost first) runs around every dispatched request: ``async def``
         functions ``(request, call_next)`` and the ready-made :mod:`mcpcore.middleware` ones
         (``RateLimit``, ``Timeouts``, ``ResponseLimit``, ``RequestLog``); see
         :meth:`Server.middleware`.
+
+        ``telemetry``: record a SERVER span per request and ``mcp.server.operation.duration``
+        with the global OpenTelemetry providers (the OpenTelemetry conventions for MCP; the span's
+        parent is the context the client sent in ``params._meta``). Default: on when
+        ``opentelemetry-api`` is installed and an SDK tracer provider is set when serving starts
+        (``opentelemetry-instrument``), off otherwise.
 
         ``lifespan`` (an async context manager factory, e.g. an ``@asynccontextmanager``
         function taking the server) is entered when serving starts and left when it stops; what
@@ -381,6 +389,8 @@ class Server:
         self._skills: Optional[_native.Skills] = None
         self._tool_search: Optional[_native.ToolSearch] = None
         self._middleware = _native.Middleware()
+        self._telemetry = telemetry
+        self._telemetry_on = False
         for m in middleware:
             _middleware._add(self._middleware, m, self)
 
@@ -391,6 +401,10 @@ class Server:
         resources = None if self._resources.is_empty() else self._resources
         prompts = None if self._prompts.is_empty() else self._prompts
         skills = None if self._skills is None or self._skills.is_empty() else self._skills
+        if not self._telemetry_on and _telemetry.wanted(self._telemetry):
+            # Outermost: the span covers the other middleware too.
+            self._middleware.add_callback(_middleware._host(_telemetry.middleware(), self), True, True)
+            self._telemetry_on = True
         middleware = self._middleware if len(self._middleware) else None
         return _native.Server(
             self.registry._native,

@@ -137,7 +137,8 @@ def _host(fn: MiddlewareFunction, owner: Any) -> Callable[[Dict[str, Any], Any],
 
         async def call_next(req: Request) -> Dict[str, Any]:
             out = await call.next(json.dumps({"method": req.method, "params": req.params}))
-            return json.loads(out)
+            result: Dict[str, Any] = json.loads(out)
+            return result
 
         result = await fn(request, call_next)
         if not isinstance(result, dict):

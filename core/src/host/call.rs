@@ -141,6 +141,18 @@ impl HostCall {
         Box::pin(async move { super::middleware::next_outcome(run.await) })
     }
 
+    /// The request this call serves (`method`, `params`) as the OpenTelemetry conventions for
+    /// MCP describe its server span and metric ([`crate::semconv`]), as JSON;
+    /// `None` once the call has ended.
+    pub fn telemetry_operation(&self, method: &str, params: Value) -> Option<Value> {
+        let ctx = self.context()?;
+        let id = ctx.request_id().cloned().unwrap_or(crate::jsonrpc::RequestId::Number(0));
+        let request =
+            crate::jsonrpc::Request { id, method: method.to_owned(), params: params.as_object().cloned() };
+        let op = crate::semconv::server_operation(&request, &ctx);
+        Some(serde_json::to_value(op).expect("serializable"))
+    }
+
     /// The JSON-RPC id of the request as text (an integer id as its digits), or `None`
     /// in-process.
     pub fn request_id(&self) -> Option<String> {

@@ -1,7 +1,7 @@
 //! OpenTelemetry for MCP, by the semantic conventions for MCP (status Development, in the
 //! OpenTelemetry GenAI conventions, `docs/gen-ai/mcp.md`).
 //!
-//! [`conventions`] turns a request and its context into what the conventions ask for — the
+//! [`conventions`] ([`crate::semconv`]) turns a request and its context into what the conventions ask for — the
 //! span name `{mcp.method.name} {target}`, the attributes, the parent context carried in
 //! `params._meta` (`traceparent`, `tracestate`, `baggage`, unprefixed as SEP-414 says) — and an
 //! answer into its outcome (`error.type`, `rpc.response.status_code`, the span status). It is
@@ -25,11 +25,8 @@
 //!   upstream call, whose context travels on in the upstream request's `_meta`.
 
 pub mod client;
-pub mod conventions;
 mod server;
 mod w3c;
 
+pub use crate::semconv as conventions;
 pub use server::OtelMiddleware;
-
-#[cfg(test)]
-mod tests;

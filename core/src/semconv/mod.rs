@@ -1,5 +1,8 @@
-//! The MCP semantic conventions as data (see the module docs of [`crate::telemetry`]): pure
-//! functions of a request, its context and its answer.
+//! The OpenTelemetry semantic conventions for MCP (status Development, in the OpenTelemetry
+//! GenAI conventions, `docs/gen-ai/mcp.md`) as data: pure functions of a request, its context
+//! and its answer, written once for every language. [`crate::telemetry`] records them with the
+//! Rust `opentelemetry` crate; the bindings read them through `HostCall::telemetry_operation`
+//! and record them with their own OpenTelemetry APIs.
 
 use crate::context::RequestContext;
 use crate::jsonrpc::{Request, RequestId};
@@ -13,8 +16,9 @@ pub const CARRIER_KEYS: [&str; 3] = ["traceparent", "tracestate", "baggage"];
 pub const DURATION_BUCKETS: [f64; 14] =
     [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0];
 
-/// An attribute value.
-#[derive(Debug, Clone, PartialEq)]
+/// An attribute value (as JSON: a string or an integer).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(untagged)]
 pub enum AttrValue {
     /// Text.
     Str(String),
@@ -22,8 +26,9 @@ pub enum AttrValue {
     Int(i64),
 }
 
-/// One operation as the conventions describe it.
-#[derive(Debug, Clone, PartialEq)]
+/// One operation as the conventions describe it (as JSON for the bindings: `span_name`,
+/// `attributes` and `metric_attributes` as `[key, value]` pairs, `carrier` as pairs).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Operation {
     /// `{mcp.method.name} {target}`, the target a tool or prompt name when there is one.
     pub span_name: String,
@@ -35,8 +40,9 @@ pub struct Operation {
     pub carrier: Vec<(String, String)>,
 }
 
-/// How an operation ended.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// How an operation ended (as JSON for the bindings: `error_type`, `status_code`,
+/// `description`, each null when absent).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct Outcome {
     /// `error.type`: the JSON-RPC code as text, or `tool_error` for an `isError` tool result.
     pub error_type: Option<String>,
@@ -160,3 +166,16 @@ pub fn outcome(reply: &Reply) -> Outcome {
         Ok(_) => Outcome::default(),
     }
 }
+
+/// The outcome of an answer as a binding sees it: `error` a JSON-RPC error's code and message,
+/// else a result whose `isError` is `is_error`.
+pub fn host_outcome(is_error: bool, error: Option<(i32, &str)>) -> Outcome {
+    let reply = match error {
+        Some((code, message)) => Err(crate::ErrorData::new(crate::ErrorCode(code), message)),
+        None => Ok(serde_json::json!({ "isError": is_error })),
+    };
+    outcome(&reply)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,4 +1,4 @@
-use super::conventions::*;
+use super::*;
 use crate::context::{Caller, Origin, RequestContext};
 use crate::jsonrpc::{Request, RequestId};
 use crate::protocol::{ClientCapabilities, ProtocolVersion};
