@@ -3,7 +3,8 @@
 //! is a child of the caller's span; the server's SERVER span is a child of the client's span
 //! (its context carried in `params._meta`), both named `tools/call echo` with the conventions'
 //! attributes; a refused call records `error.type`; the duration histograms are recorded.
-//! One test per process: the providers are global.
+//! Through a gateway with `"telemetry": true` the upstream call's CLIENT span is the child of the
+//! gateway's SERVER span. One test per process: the providers are global.
 
 use mcpcore::client::{Client, ClientOptions};
 use mcpcore::http::server::HttpServerConfig;
@@ -89,6 +90,54 @@ async fn client_and_server_spans_form_one_trace_on_both_lineages() {
         assert!(finished.iter().any(|s| s.span_kind == SpanKind::Client && s.name != "tools/call echo"));
     }
     serving.shutdown().await.unwrap();
+
+    // Through a gateway with telemetry: our CLIENT span → the gateway's SERVER span → its
+    // CLIENT span to the upstream (a real echo_server child on stdio), one trace.
+    spans.reset();
+    let config = json!({
+        "mcpServers": {"up": {"command": mcpcore_tests::bin("echo_server")}},
+        "telemetry": true
+    });
+    let gateway =
+        mcpcore::gateway::Gateway::start(&mcpcore::gateway::GatewayConfig::from_value(config).unwrap())
+            .await
+            .unwrap();
+    let front = gateway
+        .server()
+        .serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default())
+        .await
+        .unwrap();
+    let options = ClientOptions { telemetry: true, ..Default::default() };
+    let client = Client::connect_http(&front.url(), Default::default(), options).await.unwrap();
+    let tool =
+        client.list_tools().await.unwrap().into_iter().find(|t| t.name.ends_with("echo")).unwrap().name;
+    assert_eq!(client.call_tool(&tool, json!({"text": "via"})).await.unwrap().first_text(), Some("via"));
+    client.close().await;
+    tracing.force_flush().unwrap();
+    let finished = spans.get_finished_spans().unwrap();
+    let call = format!("tools/call {tool}");
+    let ours =
+        finished.iter().find(|s| s.span_kind == SpanKind::Client && s.name == call).expect("our client span");
+    let served = finished
+        .iter()
+        .find(|s| s.span_kind == SpanKind::Server && s.name == call)
+        .expect("the gateway's span");
+    let upstream = finished
+        .iter()
+        .find(|s| s.span_kind == SpanKind::Client && s.name == "tools/call echo")
+        .unwrap_or_else(|| {
+            panic!("the gateway's upstream span: {:?}", finished.iter().map(|s| &s.name).collect::<Vec<_>>())
+        });
+    assert_eq!(served.parent_span_id, ours.span_context.span_id());
+    assert_eq!(
+        upstream.parent_span_id,
+        served.span_context.span_id(),
+        "the upstream call is the served span's child"
+    );
+    assert_eq!(upstream.span_context.trace_id(), ours.span_context.trace_id());
+    front.shutdown().await.unwrap();
+    gateway.shutdown().await;
+
     meters.force_flush().unwrap();
     let names: Vec<String> = metrics
         .get_finished_metrics()

@@ -23,7 +23,8 @@
 //! background once it serves), `restart` (default `true`: a stdio upstream that exits is
 //! started again, with backoff). Top level:
 //! `collision` (`error`, the default: refuse to start; `skip`: the entry whose name sorts
-//! first keeps the name; `prefix`: the later one becomes `<entry>_<name>`); `toolSearch`
+//! first keeps the name; `prefix`: the later one becomes `<entry>_<name>`); `telemetry`
+//! (`true`: OpenTelemetry spans for what the gateway serves and sends upstream); `toolSearch`
 //! (`{"pinned": ["local names"]}` or `true`: `tools/list` shows the pinned tools and
 //! `search_tools`, which searches the tools of every upstream). Other fields
 //! (editors put their own keys there) are ignored; a bad shape is an error naming the entry.
@@ -55,6 +56,10 @@ pub struct GatewayConfig {
     /// [names]}`, or `true` for none pinned): `tools/list` shows the pinned tools and
     /// `search_tools` only ([`crate::registry::search`]).
     pub tool_search: Option<Vec<String>>,
+    /// OpenTelemetry (top-level `"telemetry": true`): a SERVER span per request the gateway
+    /// serves, and a CLIENT span, its child, per request it sends an upstream, whose context
+    /// travels on in `params._meta` ([`crate::telemetry`]).
+    pub telemetry: bool,
 }
 
 /// One upstream server.
@@ -77,6 +82,8 @@ pub struct Upstream {
     pub start: Start,
     /// Whether a stdio upstream that exits is started again (with backoff).
     pub restart: bool,
+    /// Record a CLIENT span per request to it (the config's top-level `telemetry`).
+    pub telemetry: bool,
 }
 
 /// When an upstream is connected.
@@ -214,7 +221,15 @@ impl GatewayConfig {
             return Err(Error::invalid_input(format!("\"{key}\" names no (enabled) server")));
         }
         let tool_search = tool_search(&top)?;
-        Ok(GatewayConfig { upstreams, collision, tool_search })
+        let telemetry = match top.get("telemetry") {
+            None => false,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => return Err(Error::invalid_input("\"telemetry\" must be true or false")),
+        };
+        for u in &mut upstreams {
+            u.telemetry = telemetry;
+        }
+        Ok(GatewayConfig { upstreams, collision, tool_search, telemetry })
     }
 }
 
@@ -392,6 +407,7 @@ fn upstream(name: &str, e: Entry, policy: CollisionPolicy) -> std::result::Resul
         timeout,
         start,
         restart: e.restart.unwrap_or(true),
+        telemetry: false,
     })
 }
 

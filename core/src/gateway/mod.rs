@@ -60,6 +60,8 @@ pub(crate) struct Inner {
     skills: Arc<SkillRegistry>,
     /// Tool search over every upstream's tools (the config's `toolSearch`).
     tool_search: Option<Arc<crate::registry::search::ToolSearch>>,
+    /// OpenTelemetry on the gateway's server (the config's `telemetry`).
+    telemetry: bool,
     remote: RemoteServer,
     /// What mounting each upstream registered (as of its first mount).
     mounted: Mutex<BTreeMap<String, Registrations>>,
@@ -105,6 +107,7 @@ impl Gateway {
             prompts,
             skills,
             tool_search,
+            telemetry: config.telemetry,
             remote,
             mounted: Mutex::default(),
             status: Mutex::new(
@@ -173,6 +176,12 @@ impl Gateway {
         config.aggregate = Some(self.inner.remote.aggregate());
         if config.tool_search.is_none() {
             config.tool_search = self.inner.tool_search.clone();
+        }
+        if self.inner.telemetry {
+            // Outermost: the SERVER span is current while the request is forwarded, so the
+            // upstream call's CLIENT span is its child.
+            let otel = Arc::new(crate::telemetry::OtelMiddleware::new());
+            config.middleware = config.middleware.with_outermost(otel);
         }
         Server::new(config, self.inner.tools.clone())
             .with_resources(self.inner.resources.clone())
@@ -339,6 +348,7 @@ pub(crate) async fn connect(upstream: &Upstream) -> Result<Client> {
         })),
         version: upstream.version,
         lineage: upstream.lineage,
+        telemetry: upstream.telemetry,
         ..ClientOptions::default()
     };
     options.info.name = "mcpcore-gateway".into();
