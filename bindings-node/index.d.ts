@@ -172,8 +172,9 @@ export declare class Middleware {
   /**
    * Adds a JS middleware: `callback(inputJson, call)` where the input is `{method, params}`
    * and `call.next(requestJson)` passes the request on; answers with an envelope.
+   * `outermost`: before every middleware added so far (telemetry).
    */
-  addCallback(callback: (inputJson: string, call: ToolCall) => string | Promise<string>): void
+  addCallback(callback: (inputJson: string, call: ToolCall) => string | Promise<string>, outermost?: boolean | undefined | null): void
   /**
    * Adds a rate limit per client: `burst` requests at once, refilled at `perSecond`; only
    * `methods` when given.
@@ -443,6 +444,12 @@ export declare class ToolCall {
   /** The client's `clientInfo` (name, version…) as JSON, when known. */
   get clientInfo(): string | null
   /**
+   * The OpenTelemetry conventions for MCP of the request this call serves (`method`,
+   * `paramsJson`) as JSON: span name, attributes, metric attributes, carrier
+   * (`mcpcore::semconv`); null once the call has ended.
+   */
+  telemetryOperation(method: string, paramsJson: string): string | null
+  /**
    * A middleware's call: passes the request (JSON `{method?, params?}`) on to the rest of
    * the chain, once; resolves to the result as JSON, or rejects with the JSON-RPC error
    * (code and data) the rest of the chain answered.
@@ -683,6 +690,12 @@ export interface StdioConnectOptions {
   /** Answers to the server's requests for input (the wrapper's envelope callbacks). */
   input?: InputCallbacks
 }
+
+/**
+ * How an answer ends its operation by the OpenTelemetry conventions for MCP
+ * (`mcpcore::semconv::host_outcome`), as JSON: `error_type`, `status_code`, `description`.
+ */
+export declare function telemetryOutcome(isError: boolean, code?: number | undefined | null, message?: string | undefined | null): string
 
 /** The state of one upstream. */
 export interface UpstreamStatus {

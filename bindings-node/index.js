@@ -860,3 +860,4 @@ module.exports.nativeVersion = nativeBinding.nativeVersion
 module.exports.raiseExample = nativeBinding.raiseExample
 module.exports.refusalResult = nativeBinding.refusalResult
 module.exports.setLogHandler = nativeBinding.setLogHandler
+module.exports.telemetryOutcome = nativeBinding.telemetryOutcome

@@ -495,6 +495,10 @@ export interface ServerOptions {
   version?: string;
   instructions?: string;
   registry?: Registry;
+  /** OpenTelemetry: a SERVER span per request and `mcp.server.operation.duration` with
+   * `@opentelemetry/api`'s global providers (the conventions for MCP). Default: on when a tracer
+   * provider is registered as serving starts. */
+  telemetry?: boolean;
   /** Runs when serving starts, up to its `yield` (the state handlers see as `ctx.lifespan`),
    * and is finished when serving stops. */
   lifespan?: (server: Server) => AsyncGenerator<unknown, void, unknown>;

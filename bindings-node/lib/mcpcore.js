@@ -169,12 +169,14 @@ function appsMeta(resourceUri, visibility) {
 
 class Server {
   /**
-   * Options: name, version, instructions, registry, and lifespan: an async generator function
+   * Options: name, version, instructions, registry, telemetry (OpenTelemetry: SERVER spans and
+   * `mcp.server.operation.duration` with `@opentelemetry/api`'s global providers; default: on
+   * when a tracer provider is registered as serving starts), and lifespan: an async generator function
    * `async function* (server) { ...; yield state; ... }` run when serving starts (up to its
    * `yield`) and finished when it stops; `state` is `ctx.lifespan` in every handler.
    */
   constructor(options = {}) {
-    const { name = 'mcpcore-node', version = native.nativeVersion(), instructions, registry, lifespan } = options;
+    const { name = 'mcpcore-node', version = native.nativeVersion(), instructions, registry, lifespan, telemetry } = options;
     if (lifespan !== undefined && typeof lifespan !== 'function') {
       throw makeError('invalid_input', 'lifespan must be an async generator function', { code: -32602 });
     }
@@ -186,6 +188,17 @@ class Server {
     this._native = new native.Server(this.registry._native, name, version, instructions ?? null);
     /** @internal */
     this._handlers = [];
+    /** @internal OpenTelemetry: true, false, or undefined (on when a tracer provider is registered). */
+    this._telemetry = telemetry;
+  }
+
+  /** @internal Adds the telemetry middleware (outermost) once, when wanted, as serving starts. */
+  _ensureTelemetry() {
+    if (this._telemetryOn || !require('./telemetry').wanted(this._telemetry)) return;
+    if (!this._mw) this._mw = new native.Middleware();
+    middlewares.addTelemetry(this._mw, this.registry);
+    this._native.withMiddleware(this._mw);
+    this._telemetryOn = true;
   }
 
   /** Registers a tool (see `Registry.tool`). */
@@ -382,6 +395,7 @@ class Server {
    * its catalogue; without a valid token it rejects with an AuthError.
    */
   async serveStdio(options = {}) {
+    this._ensureTelemetry();
     const { auth } = options ?? {};
     const target = auth === undefined ? this._native : this._native.withAuth(serverAuth(auth));
     const leave = await this._enterLifespan();
@@ -407,6 +421,7 @@ class Server {
    * lib/server-auth.js).
    */
   async serveHttp(options = {}) {
+    this._ensureTelemetry();
     const { auth, ...rest } = options ?? {};
     if (typeof rest.stateKeys === 'string') rest.stateKeys = [rest.stateKeys];
     const target = auth === undefined ? this._native : this._native.withAuth(serverAuth(auth));
@@ -421,6 +436,7 @@ class Server {
 
   /** @internal The native server, protected by `auth` when given. */
   _nativeFor(auth) {
+    this._ensureTelemetry();
     return auth === undefined ? this._native : this._native.withAuth(serverAuth(auth));
   }
 

@@ -11,7 +11,8 @@
  * here and run by the engine.
  */
 
-const { nativeCallback, NEXT } = require('./tools');
+const { nativeCallback, NEXT, CALL } = require('./tools');
+const telemetry = require('./telemetry');
 const { makeError } = require('./errors');
 
 /** Marks a ready-made middleware: its function adds it to a native chain. */
@@ -94,6 +95,11 @@ function hostMiddleware(fn, owner) {
   }, owner);
 }
 
+/** Adds OpenTelemetry (lib/telemetry.js) outermost to the native `chain`. */
+function addTelemetry(chain, owner) {
+  chain.addCallback(hostMiddleware(telemetry.middleware((ctx) => ctx[CALL]), owner), true);
+}
+
 /** Adds `middleware` (a function or a ready-made one) innermost to the native `chain`. */
 function addTo(chain, middleware, owner) {
   if (middleware != null && typeof middleware[READY] === 'function') {
@@ -105,4 +111,4 @@ function addTo(chain, middleware, owner) {
   }
 }
 
-module.exports = { rateLimit, timeouts, responseLimit, requestLog, idempotency, MiddlewareRequest, addTo };
+module.exports = { rateLimit, timeouts, responseLimit, requestLog, idempotency, MiddlewareRequest, addTo, addTelemetry };

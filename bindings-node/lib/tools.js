@@ -120,6 +120,8 @@ const logData = (data) => JSON.stringify(data ?? null);
 
 /** The key of a middleware call's `next` on its context (internal). */
 const NEXT = Symbol('mcpcore.next');
+/** The key of the native call on a context (internal: telemetry reads the conventions from it). */
+const CALL = Symbol('mcpcore.call');
 
 /**
  * The handler's `ctx`: the native call's fields, `signal` (an AbortSignal aborted when the caller
@@ -157,6 +159,9 @@ class HandlerContext {
     const call = this.#call;
     return (name) => call.header(String(name)) ?? undefined;
   }
+
+  /** @internal The native call. */
+  get [CALL]() { return this.#call; }
 
   /** @internal A middleware's call: passes `{method, params}` on (see lib/middleware.js). */
   get [NEXT]() {
@@ -303,4 +308,4 @@ class InvalidArguments extends Error {
   }
 }
 
-module.exports = { toJsonSchema, envelopeCallback, nativeCallback, isStandardSchema, isBytes, base64, NEXT };
+module.exports = { toJsonSchema, envelopeCallback, nativeCallback, isStandardSchema, isBytes, base64, NEXT, CALL };

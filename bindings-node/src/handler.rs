@@ -93,6 +93,15 @@ impl ToolCall {
         self.call()?.client_info().map(|v| to_json(&v))
     }
 
+    /// The OpenTelemetry conventions for MCP of the request this call serves (`method`,
+    /// `paramsJson`) as JSON: span name, attributes, metric attributes, carrier
+    /// (`mcpcore::semconv`); null once the call has ended.
+    #[napi]
+    pub fn telemetry_operation(&self, method: String, params_json: String) -> napi::Result<Option<String>> {
+        let params = parse_json("params", &params_json)?;
+        Ok(self.call().and_then(|c| c.telemetry_operation(&method, params)).map(|v| v.to_string()))
+    }
+
     /// A middleware's call: passes the request (JSON `{method?, params?}`) on to the rest of
     /// the chain, once; resolves to the result as JSON, or rejects with the JSON-RPC error
     /// (code and data) the rest of the chain answered.

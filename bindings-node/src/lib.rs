@@ -59,6 +59,14 @@ pub fn host_result(
     }
 }
 
+/// How an answer ends its operation by the OpenTelemetry conventions for MCP
+/// (`mcpcore::semconv::host_outcome`), as JSON: `error_type`, `status_code`, `description`.
+#[napi_derive::napi]
+pub fn telemetry_outcome(is_error: bool, code: Option<i32>, message: Option<String>) -> String {
+    let error = code.map(|c| (c, message.as_deref().unwrap_or("")));
+    serde_json::to_string(&mcpcore::semconv::host_outcome(is_error, error)).expect("serializable")
+}
+
 /// A refusal result (`CallToolResult::refusal`) as JSON: `isError`, `message` as text,
 /// `structuredContent` `{reason, remedy, …details}` (`detailsJson`: an object).
 #[napi_derive::napi]

@@ -48,9 +48,18 @@ impl Middleware {
 
     /// Adds a JS middleware: `callback(inputJson, call)` where the input is `{method, params}`
     /// and `call.next(requestJson)` passes the request on; answers with an envelope.
-    #[napi(ts_args_type = "callback: (inputJson: string, call: ToolCall) => string | Promise<string>")]
-    pub fn add_callback(&self, callback: Callback) {
-        self.push(Arc::new(HostMiddleware::new(JsCallback::new(callback))));
+    /// `outermost`: before every middleware added so far (telemetry).
+    #[napi(
+        ts_args_type = "callback: (inputJson: string, call: ToolCall) => string | Promise<string>, outermost?: boolean | undefined | null"
+    )]
+    pub fn add_callback(&self, callback: Callback, outermost: Option<bool>) {
+        let m = Arc::new(HostMiddleware::new(JsCallback::new(callback)));
+        if outermost == Some(true) {
+            let mut chain = self.chain.lock().expect("lock");
+            *chain = chain.with_outermost(m);
+        } else {
+            self.push(m);
+        }
     }
 
     /// Adds a rate limit per client: `burst` requests at once, refilled at `perSecond`; only
