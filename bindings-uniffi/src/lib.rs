@@ -66,7 +66,9 @@ pub use handler::{ToolCall, ToolHandler};
 pub use host::{bytes_result, error_kinds, host_result, raise_example, tool_result_json, value_result};
 pub use input::{ClientInput, ElicitAction, ElicitAnswer, ElicitRequest, InputKinds, Root};
 pub use registry::{CollisionPolicy, Registration, Registry};
-pub use results::{error_result, structured_result, text_result, Content, ServerInfo, Tool, ToolResult};
+pub use results::{
+    error_result, refusal_result, structured_result, text_result, Content, ServerInfo, Tool, ToolResult,
+};
 pub use server::{HttpServing, Server};
 pub use server_auth::{AuthIdentity, AuthSettings, ServerAuth, TokenRefused, TokenVerifier};
 pub use skills::{Skill, SkillFile, Skills, SkillsSupport};

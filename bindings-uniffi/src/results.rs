@@ -179,3 +179,21 @@ pub fn structured_result(json: String) -> Result<ToolResult, McpError> {
 pub fn error_result(message: String) -> ToolResult {
     ToolResult::from(&CallToolResult::error(message))
 }
+
+/// A refusal that says its cause and remedy: `isError: true`, `message` as text for the model,
+/// `structuredContent` `{"reason", "remedy", …details}` for the host (`details_json`: an object,
+/// `{}` for none). `reason` is a stable code (`scope_not_granted`, `module_off`,
+/// `record_read_only`…), `remedy` what would make the call succeed.
+#[uniffi::export(default(details_json = "{}"))]
+pub fn refusal_result(
+    reason: String,
+    remedy: String,
+    message: String,
+    details_json: String,
+) -> Result<ToolResult, McpError> {
+    let details = match parse_json("details", &details_json)? {
+        serde_json::Value::Object(m) => m,
+        _ => return Err(McpError::invalid("details must be a JSON object")),
+    };
+    Ok(ToolResult::from(&CallToolResult::refusal(reason, remedy, message, details)))
+}

@@ -62,6 +62,16 @@ impl Server {
         Arc::new(Server { inner })
     }
 
+    /// This server in tool search mode: `tools/list` shows only the `pinned` tools and
+    /// `search_tools`, which ranks every tool for a query (BM25 over names, descriptions and
+    /// argument names; `regex: true` for a regular expression); every tool stays callable by
+    /// name. Configure before serving.
+    pub fn with_tool_search(&self, pinned: Vec<String>) -> Result<Arc<Self>, McpError> {
+        let search = mcpcore::registry::search::ToolSearch::install(self.inner.engine().registry(), pinned)?;
+        let inner = self.inner.clone().configure(|c| c.tool_search = Some(search));
+        Ok(Arc::new(Server { inner }))
+    }
+
     /// This server with `middleware` around every dispatched request, inside the middleware
     /// added before. Configure before serving.
     pub fn with_middleware(&self, middleware: Arc<dyn crate::middleware::Middleware>) -> Arc<Self> {

@@ -6173,6 +6173,14 @@ public protocol ServerProtocol: AnyObject, Sendable {
      */
     func withTimeouts(defaultMs: UInt64?, perToolMs: [String: UInt64]?) throws  -> Server
     
+    /**
+     * This server in tool search mode: `tools/list` shows only the `pinned` tools and
+     * `search_tools`, which ranks every tool for a query (BM25 over names, descriptions and
+     * argument names; `regex: true` for a regular expression); every tool stays callable by
+     * name. Configure before serving.
+     */
+    func withToolSearch(pinned: [String]) throws  -> Server
+    
 }
 /**
  * An MCP server over a registry: every revision of both lineages, on stdio or HTTP.
@@ -6380,6 +6388,22 @@ open func withTimeouts(defaultMs: UInt64? = nil, perToolMs: [String: UInt64]? = 
             self.uniffiCloneHandle(),
         FfiConverterOptionUInt64.lower(defaultMs),
         FfiConverterOptionDictionaryStringUInt64.lower(perToolMs),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * This server in tool search mode: `tools/list` shows only the `pinned` tools and
+     * `search_tools`, which ranks every tool for a query (BM25 over names, descriptions and
+     * argument names; `regex: true` for a regular expression); every tool stays callable by
+     * name. Configure before serving.
+     */
+open func withToolSearch(pinned: [String])throws  -> Server  {
+    return try  FfiConverterTypeServer_lift(try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_server_with_tool_search(
+            self.uniffiCloneHandle(),
+        FfiConverterSequenceString.lower(pinned),uniffiCallStatus
     )
 })
 }
@@ -14228,6 +14252,23 @@ public func errorResult(message: String) -> ToolResult  {
 })
 }
 /**
+ * A refusal that says its cause and remedy: `isError: true`, `message` as text for the model,
+ * `structuredContent` `{"reason", "remedy", …details}` for the host (`details_json`: an object,
+ * `{}` for none). `reason` is a stable code (`scope_not_granted`, `module_off`,
+ * `record_read_only`…), `remedy` what would make the call succeed.
+ */
+public func refusalResult(reason: String, remedy: String, message: String, detailsJson: String = "{}")throws  -> ToolResult  {
+    return try  FfiConverterTypeToolResult_lift(try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_func_refusal_result(
+        FfiConverterString.lower(reason),
+        FfiConverterString.lower(remedy),
+        FfiConverterString.lower(message),
+        FfiConverterString.lower(detailsJson),uniffiCallStatus
+    )
+})
+}
+/**
  * A structured result: `structuredContent` (JSON text) plus the same JSON as a text block, as
  * a tool with an `outputSchema` returns. Fails with `InvalidInput` when `json` is not JSON.
  */
@@ -14297,6 +14338,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_func_error_result() != 55098) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_func_refusal_result() != 7631) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_func_structured_result() != 55461) {
@@ -14681,6 +14725,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_server_with_timeouts() != 53861) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_server_with_tool_search() != 24930) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_serverauth_metadata_url() != 27705) {

@@ -1435,6 +1435,11 @@ uint64_t uniffi_mcpcore_uniffi_fn_method_server_with_response_limit(uint64_t ptr
 uint64_t uniffi_mcpcore_uniffi_fn_method_server_with_timeouts(uint64_t ptr, RustBuffer default_ms, RustBuffer per_tool_ms, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_WITH_TOOL_SEARCH
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_WITH_TOOL_SEARCH
+uint64_t uniffi_mcpcore_uniffi_fn_method_server_with_tool_search(uint64_t ptr, RustBuffer pinned, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_SERVERAUTH
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_SERVERAUTH
 uint64_t uniffi_mcpcore_uniffi_fn_clone_serverauth(uint64_t handle, RustCallStatus *_Nonnull out_status
@@ -1570,6 +1575,11 @@ RustBuffer uniffi_mcpcore_uniffi_fn_func_value_result(RustBuffer value_json, Rus
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_ERROR_RESULT
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_ERROR_RESULT
 RustBuffer uniffi_mcpcore_uniffi_fn_func_error_result(RustBuffer message, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_REFUSAL_RESULT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_REFUSAL_RESULT
+RustBuffer uniffi_mcpcore_uniffi_fn_func_refusal_result(RustBuffer reason, RustBuffer remedy, RustBuffer message, RustBuffer details_json, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_STRUCTURED_RESULT
@@ -1905,6 +1915,12 @@ uint16_t uniffi_mcpcore_uniffi_checksum_func_value_result(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_ERROR_RESULT
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_ERROR_RESULT
 uint16_t uniffi_mcpcore_uniffi_checksum_func_error_result(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_REFUSAL_RESULT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_REFUSAL_RESULT
+uint16_t uniffi_mcpcore_uniffi_checksum_func_refusal_result(void
     
 );
 #endif
@@ -2673,6 +2689,12 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_server_with_response_limit(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_WITH_TIMEOUTS
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_WITH_TIMEOUTS
 uint16_t uniffi_mcpcore_uniffi_checksum_method_server_with_timeouts(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_WITH_TOOL_SEARCH
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_WITH_TOOL_SEARCH
+uint16_t uniffi_mcpcore_uniffi_checksum_method_server_with_tool_search(void
     
 );
 #endif

@@ -1010,6 +1010,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_func_error_result(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_func_refusal_result(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_func_structured_result(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_func_text_result(
@@ -1265,6 +1267,8 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_mcpcore_uniffi_checksum_method_server_with_response_limit(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_server_with_timeouts(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_server_with_tool_search(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_serverauth_metadata_url(
     ): Int
@@ -1710,6 +1714,8 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_server_with_timeouts(`ptr`: Long,`defaultMs`: RustBuffer.ByValue,`perToolMs`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_server_with_tool_search(`ptr`: Long,`pinned`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
     external fun uniffi_mcpcore_uniffi_fn_clone_serverauth(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_free_serverauth(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1763,6 +1769,8 @@ internal object UniffiLib {
     external fun uniffi_mcpcore_uniffi_fn_func_value_result(`valueJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_func_error_result(`message`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_func_refusal_result(`reason`: RustBuffer.ByValue,`remedy`: RustBuffer.ByValue,`message`: RustBuffer.ByValue,`detailsJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_func_structured_result(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
@@ -1918,6 +1926,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_func_error_result() and 0xFFFF) != 55098) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_func_refusal_result() and 0xFFFF) != 7631) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_func_structured_result() and 0xFFFF) != 55461) {
@@ -2302,6 +2313,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_with_timeouts() and 0xFFFF) != 53861) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_with_tool_search() and 0xFFFF) != 24930) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_serverauth_metadata_url() and 0xFFFF) != 27705) {
@@ -11157,6 +11171,14 @@ public interface ServerInterface {
      */
     fun `withTimeouts`(`defaultMs`: kotlin.ULong? = null, `perToolMs`: Map<kotlin.String, kotlin.ULong>? = null): Server
     
+    /**
+     * This server in tool search mode: `tools/list` shows only the `pinned` tools and
+     * `search_tools`, which ranks every tool for a query (BM25 over names, descriptions and
+     * argument names; `regex: true` for a regular expression); every tool stays callable by
+     * name. Configure before serving.
+     */
+    fun `withToolSearch`(`pinned`: List<kotlin.String>): Server
+    
     companion object
 }
 
@@ -11455,6 +11477,27 @@ open class Server: Disposable, AutoCloseable, ServerInterface
         
         FfiConverterOptionalULong.lower(`defaultMs`),
         FfiConverterOptionalMapStringULong.lower(`perToolMs`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * This server in tool search mode: `tools/list` shows only the `pinned` tools and
+     * `search_tools`, which ranks every tool for a query (BM25 over names, descriptions and
+     * argument names; `regex: true` for a regular expression); every tool stays callable by
+     * name. Configure before serving.
+     */
+    @Throws(McpException::class)override fun `withToolSearch`(`pinned`: List<kotlin.String>): Server {
+            return FfiConverterTypeServer.lift(
+    callWithHandle {
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_server_with_tool_search(
+        it,
+        
+        FfiConverterSequenceString.lower(`pinned`),_status)
 }
     }
     )
@@ -19840,6 +19883,27 @@ public object FfiConverterMapStringSequenceString: FfiConverterRustBuffer<Map<ko
     
         
         FfiConverterString.lower(`message`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * A refusal that says its cause and remedy: `isError: true`, `message` as text for the model,
+         * `structuredContent` `{"reason", "remedy", …details}` for the host (`details_json`: an object,
+         * `{}` for none). `reason` is a stable code (`scope_not_granted`, `module_off`,
+         * `record_read_only`…), `remedy` what would make the call succeed.
+         */
+    @Throws(McpException::class) fun `refusalResult`(`reason`: kotlin.String, `remedy`: kotlin.String, `message`: kotlin.String, `detailsJson`: kotlin.String = "{}"): ToolResult {
+            return FfiConverterTypeToolResult.lift(
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_func_refusal_result(
+    
+        
+        FfiConverterString.lower(`reason`),
+        FfiConverterString.lower(`remedy`),
+        FfiConverterString.lower(`message`),
+        FfiConverterString.lower(`detailsJson`),_status)
 }
     )
     }

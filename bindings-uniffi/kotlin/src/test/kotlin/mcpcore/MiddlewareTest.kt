@@ -101,3 +101,35 @@ class Charge : ToolHandler {
     val count = java.util.concurrent.atomic.AtomicInteger()
     override suspend fun call(call: ToolCall): ToolResult = textResult("charge #${count.incrementAndGet()}")
 }
+
+/** Tool search and refusals from Kotlin (issue 35), over real HTTP in both lineages. */
+class ToolSearchTest {
+    @Test
+    fun `a kotlin server searches its tools and refuses with a reason and a remedy`() = runBlocking<Unit> {
+        val registry = mcpcore.examples.echoRegistry()
+        registry.addTool(
+            "close_invoice", "Closes an invoice given its id.",
+            """{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}""",
+            Refuse(),
+        )
+        Server(registry, "kotlin-search", "1.0").withToolSearch(listOf("echo")).serveHttp("127.0.0.1", 0u).use { serving ->
+            for (lineage in LINEAGES) {
+                Client.connectHttp(serving.url(), ConnectOptions(lineage = lineage)).use { client ->
+                    assertEquals(listOf("echo", "search_tools"), client.listTools().map { it.name }, "$lineage")
+                    val found = client.callTool("search_tools", """{"query":"close an invoice","limit":3}""")
+                    assertTrue(found.text().startsWith("close_invoice"), found.text())
+                    val refused = client.callTool("close_invoice", """{"id":"inv-7"}""")
+                    assertTrue(refused.isError, "$lineage")
+                    assertEquals("Refused: reopen it first", refused.text())
+                    assertTrue(refused.structuredContent!!.contains("\"reason\":\"record_read_only\""), refused.structuredContent)
+                }
+            }
+        }
+    }
+}
+
+/** Refuses every call: the invoice is read-only. */
+class Refuse : ToolHandler {
+    override suspend fun call(call: ToolCall): ToolResult =
+        refusalResult("record_read_only", "reopen it first", "Refused: reopen it first", """{"id":"${call.stringArg("id")}"}""")
+}
