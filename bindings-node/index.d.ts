@@ -177,9 +177,10 @@ export declare class Middleware {
   addCallback(callback: (inputJson: string, call: ToolCall) => string | Promise<string>, outermost?: boolean | undefined | null): void
   /**
    * Adds a rate limit per client: `burst` requests at once, refilled at `perSecond`; only
-   * `methods` when given.
+   * `methods` when given; the buckets in the Redis at `store` (shared by instances) or in
+   * memory.
    */
-  addRateLimit(perSecond: number, burst: number, methods?: Array<string> | undefined | null): void
+  addRateLimit(perSecond: number, burst: number, methods?: Array<string> | undefined | null, store?: string | undefined | null): void
   /** Adds timeouts for tools: `defaultMs` for every tool (none when absent), `perToolMs` by name. */
   addTimeouts(defaultMs?: number | undefined | null, perToolMs?: Record<string, number> | undefined | null): void
   /** Adds a bound on the size of results (serialized JSON bytes). */

@@ -13,7 +13,7 @@ from collections import defaultdict
 
 LAYERS = [
     ("data", ["error", "future", "jsonrpc", "protocol"]),
-    ("rules", ["state", "tasks", "session", "changes", "idempotency"]),
+    ("rules", ["state", "tasks", "session", "changes", "idempotency", "rates"]),
     ("context", ["context"]),
     ("catalogs", ["registry", "resources", "prompts", "completion", "skills", "middleware", "semconv"]),
     ("engine", ["engine"]),

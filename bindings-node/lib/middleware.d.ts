@@ -34,7 +34,7 @@ export type Middleware = MiddlewareFunction | ReadyMiddleware;
 
 /** At most `burst` requests at once per client, refilled at `perSecond`; one more is -32603
  * with `data` `{limit: 'rate', max, retryAfter}` (HTTP 429 with `Retry-After`). */
-export function rateLimit(options: { perSecond: number; burst: number; methods?: string[] }): ReadyMiddleware;
+export function rateLimit(options: { perSecond: number; burst: number; methods?: string[]; store?: string }): ReadyMiddleware;
 /** A bound in ms on how long a tool runs (`defaultMs`, `perToolMs` by name); over it: -32001
  * with `data` `{tool, timeoutMs}`, the call cancelled. */
 export function timeouts(options: { defaultMs?: number; perToolMs?: Record<string, number> }): ReadyMiddleware;

@@ -24,10 +24,11 @@ const ready = (name, add) => Object.freeze({ name, [READY]: add });
  * At most `burst` requests at once per client, refilled at `perSecond` (a token bucket per
  * client: the token's subject, else the peer's address, else the session, else the client's
  * name). One more is refused with -32603 and `data` `{limit: 'rate', max, retryAfter}`; over HTTP
- * with 429 and `Retry-After`. `methods` limits which methods count (default: all).
+ * with 429 and `Retry-After`. `methods` limits which methods count (default: all); `store`: a
+ * `redis://` URL whose buckets every instance behind one balancer shares (in memory otherwise).
  */
-function rateLimit({ perSecond, burst, methods } = {}) {
-  return ready('rateLimit', (chain) => chain.addRateLimit(perSecond, burst, methods ? [...methods] : null));
+function rateLimit({ perSecond, burst, methods, store } = {}) {
+  return ready('rateLimit', (chain) => chain.addRateLimit(perSecond, burst, methods ? [...methods] : null, store ?? null));
 }
 
 /**

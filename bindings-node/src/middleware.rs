@@ -63,21 +63,23 @@ impl Middleware {
     }
 
     /// Adds a rate limit per client: `burst` requests at once, refilled at `perSecond`; only
-    /// `methods` when given.
+    /// `methods` when given; the buckets in the Redis at `store` (shared by instances) or in
+    /// memory.
     #[napi]
     pub fn add_rate_limit(
         &self,
         per_second: f64,
         burst: u32,
         methods: Option<Vec<String>>,
+        store: Option<String>,
     ) -> napi::Result<()> {
         if !(per_second.is_finite() && per_second > 0.0) {
             return Err(bad_option("perSecond", "a positive number", &per_second.to_string()));
         }
-        let mut limit = RateLimit::new(per_second, burst);
-        if let Some(m) = methods {
-            limit = limit.methods(m);
-        }
+        let limit = napi::bindgen_prelude::within_runtime_if_available(|| {
+            RateLimit::with_options(per_second, burst, methods, store.as_deref())
+        })
+        .map_err(crate::errors::to_js)?;
         self.push(Arc::new(limit));
         Ok(())
     }

@@ -133,3 +133,7 @@ test('idempotent writes act once from Node', async () => {
     await serving.shutdown();
   }
 });
+
+test('a rate limit store must be a redis URL', () => {
+  assert.throws(() => new Server({ name: 's', version: '1' }).use(rateLimit({ perSecond: 1, burst: 1, store: 'memcached://x' })), /redis:\/\//);
+});

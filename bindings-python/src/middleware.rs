@@ -62,18 +62,18 @@ impl Middleware {
     }
 
     /// Adds a rate limit per client: `burst` requests at once, refilled at `per_second`;
-    /// only `methods` when given.
-    #[pyo3(signature = (per_second, burst, methods=None))]
-    fn add_rate_limit(&self, per_second: f64, burst: u32, methods: Option<Vec<String>>) -> PyResult<()> {
-        if !(per_second.is_finite() && per_second > 0.0) {
-            return Err(errors::to_py(mcpcore::Error::invalid_input(format!(
-                "per_second must be positive, not {per_second}"
-            ))));
-        }
-        let mut limit = RateLimit::new(per_second, burst);
-        if let Some(m) = methods {
-            limit = limit.methods(m);
-        }
+    /// only `methods` when given; the buckets in the Redis at `store` (shared by instances) or
+    /// in memory.
+    #[pyo3(signature = (per_second, burst, methods=None, store=None))]
+    fn add_rate_limit(
+        &self,
+        per_second: f64,
+        burst: u32,
+        methods: Option<Vec<String>>,
+        store: Option<&str>,
+    ) -> PyResult<()> {
+        let _runtime = pyo3_async_runtimes::tokio::get_runtime().enter();
+        let limit = RateLimit::with_options(per_second, burst, methods, store).map_err(errors::to_py)?;
         self.push(Arc::new(limit));
         Ok(())
     }

@@ -242,3 +242,8 @@ def test_the_example_servers_serve_append_once_per_key_and_limit_rates(kind: str
             assert limited.value.data["limit"] == "rate"
 
     go()
+
+
+def test_a_rate_limit_store_must_be_a_redis_url() -> None:
+    with pytest.raises(InvalidInput, match="redis://"):
+        Server("s", "1", middleware=[RateLimit(per_second=1, burst=1, store="memcached://x")])

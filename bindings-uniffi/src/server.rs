@@ -81,22 +81,19 @@ impl Server {
     }
 
     /// This server with a rate limit per client (ready-made middleware): `burst` requests at
-    /// once, refilled at `per_second`; only `methods` when given. One more is `-32603` with
-    /// `data` `{limit: "rate", max, retryAfter}` (HTTP 429 with `Retry-After`).
-    #[uniffi::method(default(methods = None))]
+    /// once, refilled at `per_second`; only `methods` when given; the buckets in the Redis at
+    /// `store` (shared by instances) or in memory. One more is `-32603` with `data`
+    /// `{limit: "rate", max, retryAfter}` (HTTP 429 with `Retry-After`).
+    #[uniffi::method(default(methods = None, store = None))]
     pub fn with_rate_limit(
         &self,
         per_second: f64,
         burst: u32,
         methods: Option<Vec<String>>,
+        store: Option<String>,
     ) -> Result<Arc<Self>, McpError> {
-        if !(per_second.is_finite() && per_second > 0.0) {
-            return Err(McpError::invalid(format!("per_second must be positive, not {per_second}")));
-        }
-        let mut limit = RateLimit::new(per_second, burst);
-        if let Some(m) = methods {
-            limit = limit.methods(m);
-        }
+        let _runtime = rt::runtime().enter();
+        let limit = RateLimit::with_options(per_second, burst, methods, store.as_deref())?;
         Ok(self.with(Arc::new(limit)))
     }
 

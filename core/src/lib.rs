@@ -10,7 +10,7 @@
 //! | layer | modules | what |
 //! |---|---|---|
 //! | data | [`error`], [`future`], [`jsonrpc`], [`protocol`] | wire types, one parse, one error type |
-//! | rules | [`state`], [`tasks`], [`session`], [`changes`], [`idempotency`] | sealed `requestState`, task and session records and stores; time and entropy passed in |
+//! | rules | [`state`], [`tasks`], [`session`], [`changes`], [`idempotency`], [`rates`] | sealed `requestState`, task and session records and stores; time and entropy passed in |
 //! | context | [`context`] | what a handler sees: [`context::RequestContext`] |
 //! | catalogs | [`registry`], [`resources`], [`prompts`], [`completion`], [`middleware`], [`semconv`] | host handlers by name |
 //! | engine | [`engine`] | every protocol rule and the request lifecycle ([`engine::ServerConnection`]) |
@@ -69,6 +69,7 @@ pub mod middleware;
 pub mod prelude;
 pub mod prompts;
 pub mod protocol;
+pub mod rates;
 pub mod registry;
 #[allow(clippy::disallowed_methods)] // a runtime or shell module
 pub mod remote;

@@ -3,7 +3,8 @@
 //! result; a later repeat gets the stored result; the key with other arguments is `-32602`; a
 //! call that failed with a JSON-RPC error keeps nothing. Then three `echo_server` instances on
 //! one Redis behind nginx (round-robin, no affinity): the same key sent to all of them at once
-//! acts once, counted in the file every instance's `append` writes to.
+//! acts once, counted in the file every instance's `append` writes to; and the rate limit's
+//! buckets in Redis are one per client for the whole fleet.
 
 use mcpcore::client::{Client, ClientOptions};
 use mcpcore::http::server::HttpServerConfig;
@@ -137,4 +138,20 @@ async fn three_instances_on_redis_act_once_for_one_key() {
     assert_eq!(e.code(), mcpcore::ErrorCode::INVALID_PARAMS, "{e}");
     assert_eq!(lines().len(), 2);
     client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_instances_on_redis_share_each_clients_rate_limit() {
+    // Every request reaches the instances from nginx's address: one client, one bucket of 3 for
+    // the whole fleet (each instance's own bucket would let 9 through).
+    let Some(fleet) = Fleet::start_echo("rate-fleet", 3, &["--rate-limit", "0.01,3"]) else { return };
+    let raw = mcpcore_tests::http::Raw::new(&fleet.url);
+    let mut statuses = Vec::new();
+    for i in 0..6 {
+        let r = mcpcore_tests::http::send(raw.post_modern(&mcpcore_tests::http::modern_echo(i, "x"))).await;
+        statuses.push(r.status);
+    }
+    assert_eq!(statuses, [200, 200, 200, 429, 429, 429], "one bucket for the fleet");
+    let served: std::collections::BTreeSet<String> = fleet.log().iter().map(|l| l.upstream.clone()).collect();
+    assert_eq!(served.len(), 3, "the requests went to every instance: {served:?}");
 }

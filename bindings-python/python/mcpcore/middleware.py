@@ -79,11 +79,13 @@ class RateLimit:
     bucket per client: the token's subject, else the peer's address, else the session, else the
     client's name). One more is refused with ``-32603`` and ``data`` ``{"limit": "rate", "max",
     "retryAfter"}``; over HTTP with status 429 and ``Retry-After``. ``methods`` limits which
-    methods count (default: all)."""
+    methods count (default: all). ``store``: a ``redis://`` URL whose buckets every instance
+    behind one load balancer shares; in memory otherwise."""
 
     per_second: float
     burst: int
     methods: Optional[Sequence[str]] = None
+    store: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -152,7 +154,7 @@ def _add(chain: _native.Middleware, middleware: AnyMiddleware, owner: Any) -> No
     """Adds ``middleware`` innermost to ``chain``."""
     if isinstance(middleware, RateLimit):
         methods = list(middleware.methods) if middleware.methods is not None else None
-        chain.add_rate_limit(middleware.per_second, middleware.burst, methods)
+        chain.add_rate_limit(middleware.per_second, middleware.burst, methods, middleware.store)
     elif isinstance(middleware, Timeouts):
         chain.add_timeouts(middleware.default, dict(middleware.per_tool))
     elif isinstance(middleware, ResponseLimit):

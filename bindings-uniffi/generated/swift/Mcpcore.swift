@@ -6150,10 +6150,11 @@ public protocol ServerProtocol: AnyObject, Sendable {
     
     /**
      * This server with a rate limit per client (ready-made middleware): `burst` requests at
-     * once, refilled at `per_second`; only `methods` when given. One more is `-32603` with
-     * `data` `{limit: "rate", max, retryAfter}` (HTTP 429 with `Retry-After`).
+     * once, refilled at `per_second`; only `methods` when given; the buckets in the Redis at
+     * `store` (shared by instances) or in memory. One more is `-32603` with `data`
+     * `{limit: "rate", max, retryAfter}` (HTTP 429 with `Retry-After`).
      */
-    func withRateLimit(perSecond: Double, burst: UInt32, methods: [String]?) throws  -> Server
+    func withRateLimit(perSecond: Double, burst: UInt32, methods: [String]?, store: String?) throws  -> Server
     
     /**
      * This server logging each request when answered (ready-made middleware; the engine's
@@ -6335,17 +6336,19 @@ open func withMiddleware(middleware: Middleware) -> Server  {
     
     /**
      * This server with a rate limit per client (ready-made middleware): `burst` requests at
-     * once, refilled at `per_second`; only `methods` when given. One more is `-32603` with
-     * `data` `{limit: "rate", max, retryAfter}` (HTTP 429 with `Retry-After`).
+     * once, refilled at `per_second`; only `methods` when given; the buckets in the Redis at
+     * `store` (shared by instances) or in memory. One more is `-32603` with `data`
+     * `{limit: "rate", max, retryAfter}` (HTTP 429 with `Retry-After`).
      */
-open func withRateLimit(perSecond: Double, burst: UInt32, methods: [String]? = nil)throws  -> Server  {
+open func withRateLimit(perSecond: Double, burst: UInt32, methods: [String]? = nil, store: String? = nil)throws  -> Server  {
     return try  FfiConverterTypeServer_lift(try rustCallWithError(FfiConverterTypeMcpError_lift) {
         uniffiCallStatus in
     uniffi_mcpcore_uniffi_fn_method_server_with_rate_limit(
             self.uniffiCloneHandle(),
         FfiConverterDouble.lower(perSecond),
         FfiConverterUInt32.lower(burst),
-        FfiConverterOptionSequenceString.lower(methods),uniffiCallStatus
+        FfiConverterOptionSequenceString.lower(methods),
+        FfiConverterOptionString.lower(store),uniffiCallStatus
     )
 })
 }
@@ -14715,7 +14718,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_server_with_middleware() != 20615) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpcore_uniffi_checksum_method_server_with_rate_limit() != 25184) {
+    if (uniffi_mcpcore_uniffi_checksum_method_server_with_rate_limit() != 12691) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_server_with_request_log() != 23528) {

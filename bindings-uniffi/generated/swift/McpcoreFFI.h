@@ -1417,7 +1417,7 @@ uint64_t uniffi_mcpcore_uniffi_fn_method_server_with_middleware(uint64_t ptr, ui
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_WITH_RATE_LIMIT
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_WITH_RATE_LIMIT
-uint64_t uniffi_mcpcore_uniffi_fn_method_server_with_rate_limit(uint64_t ptr, double per_second, uint32_t burst, RustBuffer methods, RustCallStatus *_Nonnull out_status
+uint64_t uniffi_mcpcore_uniffi_fn_method_server_with_rate_limit(uint64_t ptr, double per_second, uint32_t burst, RustBuffer methods, RustBuffer store, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_WITH_REQUEST_LOG

@@ -34,6 +34,8 @@ pub struct SharedStores {
     pub changes: Arc<dyn ChangeBus>,
     /// Idempotency keys and first results (idempotent writes).
     pub idempotency: Arc<dyn crate::idempotency::IdempotencyStore>,
+    /// Rate-limit buckets.
+    pub rates: Arc<dyn crate::rates::RateStore>,
 }
 
 impl SharedStores {
@@ -52,6 +54,7 @@ impl SharedStores {
                 states: Arc::new(redis.state_ledger()),
                 changes: Arc::new(redis.changes()),
                 idempotency: Arc::new(redis.idempotency()),
+                rates: Arc::new(redis.rates()),
             })
         }
         #[cfg(not(feature = "redis"))]
@@ -156,15 +159,6 @@ impl ScaleOut {
     /// The shared stores, when a store is configured.
     pub fn stores(&self) -> Option<&SharedStores> {
         self.store.as_ref()
-    }
-
-    /// Idempotent writes ([`Idempotency`](crate::server::middleware::Idempotency)) on the shared
-    /// store when there is one (instances act once between them), in memory otherwise.
-    pub fn idempotency(&self) -> crate::server::middleware::Idempotency {
-        match &self.store {
-            Some(s) => crate::server::middleware::Idempotency::new(s.idempotency.clone()),
-            None => crate::server::middleware::Idempotency::default(),
-        }
     }
 
     /// `base` with the store and the host allow-list applied. The allow-list holds the given

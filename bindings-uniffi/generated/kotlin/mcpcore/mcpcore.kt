@@ -1706,7 +1706,7 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_server_with_middleware(`ptr`: Long,`middleware`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
-    external fun uniffi_mcpcore_uniffi_fn_method_server_with_rate_limit(`ptr`: Long,`perSecond`: Double,`burst`: Int,`methods`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_mcpcore_uniffi_fn_method_server_with_rate_limit(`ptr`: Long,`perSecond`: Double,`burst`: Int,`methods`: RustBuffer.ByValue,`store`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_server_with_request_log(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
@@ -2303,7 +2303,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_with_middleware() and 0xFFFF) != 20615) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_with_rate_limit() and 0xFFFF) != 25184) {
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_with_rate_limit() and 0xFFFF) != 12691) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_with_request_log() and 0xFFFF) != 23528) {
@@ -11148,10 +11148,11 @@ public interface ServerInterface {
     
     /**
      * This server with a rate limit per client (ready-made middleware): `burst` requests at
-     * once, refilled at `per_second`; only `methods` when given. One more is `-32603` with
-     * `data` `{limit: "rate", max, retryAfter}` (HTTP 429 with `Retry-After`).
+     * once, refilled at `per_second`; only `methods` when given; the buckets in the Redis at
+     * `store` (shared by instances) or in memory. One more is `-32603` with `data`
+     * `{limit: "rate", max, retryAfter}` (HTTP 429 with `Retry-After`).
      */
-    fun `withRateLimit`(`perSecond`: kotlin.Double, `burst`: kotlin.UInt, `methods`: List<kotlin.String>? = null): Server
+    fun `withRateLimit`(`perSecond`: kotlin.Double, `burst`: kotlin.UInt, `methods`: List<kotlin.String>? = null, `store`: kotlin.String? = null): Server
     
     /**
      * This server logging each request when answered (ready-made middleware; the engine's
@@ -11409,10 +11410,11 @@ open class Server: Disposable, AutoCloseable, ServerInterface
     
     /**
      * This server with a rate limit per client (ready-made middleware): `burst` requests at
-     * once, refilled at `per_second`; only `methods` when given. One more is `-32603` with
-     * `data` `{limit: "rate", max, retryAfter}` (HTTP 429 with `Retry-After`).
+     * once, refilled at `per_second`; only `methods` when given; the buckets in the Redis at
+     * `store` (shared by instances) or in memory. One more is `-32603` with `data`
+     * `{limit: "rate", max, retryAfter}` (HTTP 429 with `Retry-After`).
      */
-    @Throws(McpException::class)override fun `withRateLimit`(`perSecond`: kotlin.Double, `burst`: kotlin.UInt, `methods`: List<kotlin.String>?): Server {
+    @Throws(McpException::class)override fun `withRateLimit`(`perSecond`: kotlin.Double, `burst`: kotlin.UInt, `methods`: List<kotlin.String>?, `store`: kotlin.String?): Server {
             return FfiConverterTypeServer.lift(
     callWithHandle {
     uniffiRustCallWithError(McpException) { _status ->
@@ -11421,7 +11423,8 @@ open class Server: Disposable, AutoCloseable, ServerInterface
         
         FfiConverterDouble.lower(`perSecond`),
         FfiConverterUInt.lower(`burst`),
-        FfiConverterOptionalSequenceString.lower(`methods`),_status)
+        FfiConverterOptionalSequenceString.lower(`methods`),
+        FfiConverterOptionalString.lower(`store`),_status)
 }
     }
     )

@@ -74,6 +74,15 @@ impl Idempotency {
         Ok(Idempotency::new(store).ttl(ttl).lease(lease))
     }
 
+    /// [`Idempotency::default`] on the shared store of `scale` when it has one (instances act
+    /// once between them), in memory otherwise.
+    pub fn on_scale_out(scale: &crate::store::ScaleOut) -> Self {
+        match scale.stores() {
+            Some(s) => Idempotency::new(s.idempotency.clone()),
+            None => Idempotency::default(),
+        }
+    }
+
     /// Keeps keys and results for `ttl`.
     pub fn ttl(mut self, ttl: Duration) -> Self {
         self.ttl = ttl;

@@ -12,7 +12,7 @@ mod timeout;
 
 pub use idempotency::{Idempotency, KEY_ARGUMENT};
 pub use log::RequestLog;
-pub use rate::RateLimit;
+pub use rate::{RateLimit, RateStore};
 pub use size::ResponseLimit;
 pub use timeout::Timeouts;
 

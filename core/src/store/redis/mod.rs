@@ -9,6 +9,7 @@
 //! | [`RedisStateLedger`] (single-use `requestState`) | `<prefix>:state:<id>` |
 //! | [`RedisChangeBus`] (list changes, resource updates, task changes) | channel `<prefix>:changes` |
 //! | [`RedisIdempotencyStore`] (idempotent writes) | `<prefix>:idem:<scope>` |
+//! | [`RedisRateStore`] (rate limits shared by a fleet) | `<prefix>:rate:<client>` |
 //!
 //! The connections are `redis` crate [`ConnectionManager`]s opened lazily: a server starts while
 //! Redis is down and reconnects by itself when it comes back. While Redis cannot be reached
@@ -19,12 +20,14 @@
 mod changes;
 mod idempotency;
 mod ledger;
+mod rate;
 mod sessions;
 mod tasks;
 
 pub use changes::RedisChangeBus;
 pub use idempotency::RedisIdempotencyStore;
 pub use ledger::RedisStateLedger;
+pub use rate::RedisRateStore;
 pub use sessions::RedisSessionStore;
 pub use tasks::RedisTaskStore;
 
@@ -194,6 +197,11 @@ impl Redis {
     /// The claims of single-use `requestState`s here.
     pub fn state_ledger(&self) -> RedisStateLedger {
         RedisStateLedger::on(self.clone())
+    }
+
+    /// Rate-limit buckets here (every instance draws from the same ones).
+    pub fn rates(&self) -> RedisRateStore {
+        RedisRateStore::on(self.clone())
     }
 
     /// Idempotency keys and first results (idempotent writes) here.

@@ -62,7 +62,7 @@
 
 use mcpcore::auth::server::{AuthConfig, JwtConfig, JwtVerifier};
 use mcpcore::prelude::*;
-use mcpcore::server::middleware;
+use mcpcore::server::middleware::{Idempotency, RateLimit};
 use mcpcore::store::ScaleOut;
 use mcpcore::tls::ServerTls;
 use std::process::ExitCode;
@@ -428,8 +428,9 @@ async fn run(args: &[String], http: Option<String>, auth: Option<AuthConfig>) ->
     }
     if args.iter().any(|a| a == "--idempotency") {
         // On the shared store with --store: instances behind one balancer act once per key.
-        builder =
-            builder.middleware(Arc::new(scale.idempotency())).tool(append_tool(option(args, "--ledger")));
+        builder = builder
+            .middleware(Arc::new(Idempotency::on_scale_out(&scale)))
+            .tool(append_tool(option(args, "--ledger")));
     }
     if args.iter().any(|a| a == "--pass-through") {
         // The cost of a middleware chain itself (bench W6): one middleware that only passes on.
@@ -443,7 +444,8 @@ async fn run(args: &[String], http: Option<String>, auth: Option<AuthConfig>) ->
             eprintln!("echo_server: --rate-limit needs N or RATE,BURST, e.g. 5 or 5,10, not {spec:?}");
             return ExitCode::from(2);
         };
-        builder = builder.middleware(Arc::new(middleware::RateLimit::new(rate, burst)));
+        // With --store the fleet shares each client's bucket.
+        builder = builder.middleware(Arc::new(RateLimit::on_scale_out(rate, burst, &scale)));
     }
     let built = builder.build();
     let server = match built {
