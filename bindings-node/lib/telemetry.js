@@ -26,6 +26,9 @@ function api() {
  * other than the API's no-op one is registered. */
 function wanted(setting) {
   if (setting !== undefined && setting !== null) return Boolean(setting);
+  // A provider is registered only by code that loaded the API (its globals live under this
+  // key): without it, nothing to record, and no module resolved at start-up.
+  if (!globalThis[Symbol.for('opentelemetry.js.api.1')]?.trace) return false;
   const otel = api();
   if (!otel) return false;
   const provider = otel.trace.getTracerProvider();

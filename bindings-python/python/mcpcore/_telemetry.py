@@ -8,6 +8,7 @@ for MCP, written once for every language); this module only records it."""
 from __future__ import annotations
 
 import json
+import sys
 import time
 from typing import Any, Dict, Optional
 
@@ -23,10 +24,11 @@ def wanted(setting: Optional[bool]) -> bool:
     tracer provider is set (not the API's default, which records nothing)."""
     if setting is not None:
         return setting
-    try:
-        from opentelemetry import trace
-    except ImportError:
+    # A provider is set only by code that imported the API: without it, nothing to record, and
+    # no import paid at start-up.
+    if "opentelemetry.trace" not in sys.modules:
         return False
+    from opentelemetry import trace
     return type(trace.get_tracer_provider()).__name__ not in ("ProxyTracerProvider", "NoOpTracerProvider")
 
 
