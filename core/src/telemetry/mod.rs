@@ -25,8 +25,12 @@
 //!   upstream call, whose context travels on in the upstream request's `_meta`.
 
 pub mod client;
+#[cfg(feature = "otlp")]
+mod otlp;
 mod server;
 mod w3c;
 
 pub use crate::semconv as conventions;
+#[cfg(feature = "otlp")]
+pub use otlp::Otlp;
 pub use server::OtelMiddleware;

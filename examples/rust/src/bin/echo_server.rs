@@ -14,6 +14,7 @@
 //! echo_server --rate-limit 5         # a rate limit per client (ready-made middleware)
 //! echo_server --idempotency [--ledger FILE]   # `append(text, idempotency_key)`, once per key
 //! echo_server --pass-through          # one middleware that passes every request on (bench W6)
+//! OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 echo_server   # OpenTelemetry over OTLP/HTTP
 //! ```
 //! `--synthetic-tools N` adds N generated tools (`create_invoice_for_one` … : every verb of a
 //! business API on every kind of record, each answering `"<name> done"`); `--tool-search` lists
@@ -28,6 +29,10 @@
 //! tool `append(text, idempotency_key)` (answers `{"length": n}`, the lines in the log, after
 //! 200 ms; the log is FILE with `--ledger FILE`, else memory) and makes tool calls carrying an
 //! `idempotency_key` act once per key (on the Redis store with `--store`, across instances).
+//! With `OTEL_EXPORTER_OTLP_ENDPOINT` (the standard `OTEL_*` variables: protocol
+//! `http/protobuf` or `http/json`, headers, `OTEL_SERVICE_NAME`…) it records a SERVER span per
+//! request and `mcp.server.operation.duration` (the OpenTelemetry conventions for MCP) and
+//! exports them over OTLP/HTTP; `--telemetry` records them on whatever providers are installed.
 //! `--limit NAME=VALUE` (repeatable, HTTP only) sets one of the server's limits, named as in
 //! `mcpcore::http::server::serve_settings` (`max_sessions`, `max_sessions_per_client`,
 //! `max_backlog`, `max_in_flight`, `max_tasks_per_client`, `peer_request_timeout_ms`,
@@ -407,6 +412,14 @@ async fn run(args: &[String], http: Option<String>, auth: Option<AuthConfig>) ->
             return ExitCode::from(2);
         }
     };
+    // OpenTelemetry from the standard OTEL_* variables (OTEL_EXPORTER_OTLP_ENDPOINT…).
+    let otlp = match mcpcore::telemetry::Otlp::from_env("mcpcore-echo") {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("echo_server: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let mut builder = Server::builder("mcpcore-echo", env!("CARGO_PKG_VERSION"))
         .config(|c| c.state_keys = scale.state_keys().clone())
         .tool(echo)
@@ -432,6 +445,11 @@ async fn run(args: &[String], http: Option<String>, auth: Option<AuthConfig>) ->
             .middleware(Arc::new(Idempotency::on_scale_out(&scale)))
             .tool(append_tool(option(args, "--ledger")));
     }
+    if otlp.is_some() || args.iter().any(|a| a == "--telemetry") {
+        // SERVER spans and mcp.server.operation.duration (with --telemetry alone: on the
+        // API's no-op providers, which measures the instrumentation's own cost).
+        builder = builder.telemetry();
+    }
     if args.iter().any(|a| a == "--pass-through") {
         // The cost of a middleware chain itself (bench W6): one middleware that only passes on.
         builder =
@@ -456,19 +474,25 @@ async fn run(args: &[String], http: Option<String>, auth: Option<AuthConfig>) ->
             return ExitCode::from(1);
         }
     };
-    if let Some(addr) = http {
-        return serve_http(server, args, &addr, auth, &scale, tls).await;
-    }
-    // On stdio the token comes from the environment (MCP_ACCESS_TOKEN), checked once.
-    let served = match &auth {
-        Some(auth) => server.serve_stdio_with_auth(auth).await,
-        None => server.serve_stdio().await,
-    };
-    match served {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("echo_server: {e}");
-            ExitCode::from(1)
+    let code = if let Some(addr) = http {
+        serve_http(server, args, &addr, auth, &scale, tls).await
+    } else {
+        // On stdio the token comes from the environment (MCP_ACCESS_TOKEN), checked once.
+        let served = match &auth {
+            Some(auth) => server.serve_stdio_with_auth(auth).await,
+            None => server.serve_stdio().await,
+        };
+        match served {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("echo_server: {e}");
+                ExitCode::from(1)
+            }
         }
+    };
+    if let Some(otlp) = &otlp {
+        // What is buffered goes out before the process ends.
+        otlp.shutdown();
     }
+    code
 }
