@@ -175,6 +175,15 @@ struct Entry {
 }
 
 impl GatewayConfig {
+    /// The same config with OpenTelemetry on (as top-level `"telemetry": true` says).
+    pub fn with_telemetry(mut self) -> Self {
+        self.telemetry = true;
+        for u in &mut self.upstreams {
+            u.telemetry = true;
+        }
+        self
+    }
+
     /// Reads the config file at `path`.
     pub fn from_file(path: impl AsRef<Path>) -> Result<GatewayConfig> {
         let path = path.as_ref();

@@ -139,6 +139,18 @@ async fn serve_on(
 /// a signal (or, on stdio, the end of stdin); then closes every upstream. `what` names it in
 /// the start-up line.
 pub(crate) async fn serve(config: GatewayConfig, listen: &Listen, what: &str) -> mcpcore::Result<ExitCode> {
+    // OpenTelemetry from the standard OTEL_* variables (OTEL_EXPORTER_OTLP_ENDPOINT…): spans of
+    // what the gateway serves and of its upstream calls, exported over OTLP/HTTP.
+    let otlp = mcpcore::telemetry::Otlp::from_env(&format!("mcpcore-{what}"))?;
+    let config = if otlp.is_some() { config.with_telemetry() } else { config };
+    let outcome = serve_gateway(config, listen, what).await;
+    if let Some(otlp) = &otlp {
+        otlp.shutdown();
+    }
+    outcome
+}
+
+async fn serve_gateway(config: GatewayConfig, listen: &Listen, what: &str) -> mcpcore::Result<ExitCode> {
     let mut signals = crate::signals::Signals::catch()?;
     // A signal while connecting drops the half-started upstreams (their process groups die).
     let gateway = tokio::select! {
