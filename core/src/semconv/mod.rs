@@ -8,6 +8,7 @@ use crate::context::RequestContext;
 use crate::jsonrpc::{Request, RequestId};
 use crate::middleware::Reply;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// The keys of the trace context in `params._meta` (W3C Trace Context and Baggage, unprefixed).
 pub const CARRIER_KEYS: [&str; 3] = ["traceparent", "tracestate", "baggage"];
@@ -20,8 +21,8 @@ pub const DURATION_BUCKETS: [f64; 14] =
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(untagged)]
 pub enum AttrValue {
-    /// Text.
-    Str(String),
+    /// Text (borrowed when it is one of a few fixed values: no allocation per request).
+    Str(Cow<'static, str>),
     /// An integer.
     Int(i64),
 }
@@ -52,8 +53,38 @@ pub struct Outcome {
     pub description: Option<String>,
 }
 
-fn s(v: impl Into<String>) -> AttrValue {
+fn s(v: impl Into<Cow<'static, str>>) -> AttrValue {
     AttrValue::Str(v.into())
+}
+
+/// The method's name, borrowed for the methods of the protocol (no allocation per request).
+fn method_name(method: &str) -> Cow<'static, str> {
+    const KNOWN: [&str; 20] = [
+        "tools/call",
+        "tools/list",
+        "resources/read",
+        "resources/list",
+        "resources/templates/list",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "prompts/get",
+        "prompts/list",
+        "completion/complete",
+        "server/discover",
+        "ping",
+        "initialize",
+        "tasks/get",
+        "tasks/update",
+        "tasks/cancel",
+        "skills/list",
+        "skills/get",
+        "resources/directory/read",
+        "logging/setLevel",
+    ];
+    match KNOWN.iter().find(|k| **k == method) {
+        Some(k) => Cow::Borrowed(k),
+        None => Cow::Owned(method.to_owned()),
+    }
 }
 
 /// The text of a request id (`jsonrpc.request.id`).
@@ -82,7 +113,7 @@ pub fn server_operation(request: &Request, ctx: &RequestContext) -> Operation {
     let origin = ctx.origin();
     // A modern request belongs to no session; a legacy one over HTTP has its session id.
     if let Some(id) = origin.and_then(|o| o.session_id.as_deref()) {
-        op.attributes.push(("mcp.session.id", s(id)));
+        op.attributes.push(("mcp.session.id", s(id.to_owned())));
     }
     let http = origin.is_some_and(|o| o.headers.is_some() || o.peer.is_some());
     let transport = if http { "tcp" } else { "pipe" };
@@ -106,9 +137,9 @@ pub fn client_operation(
 ) -> Operation {
     let mut op = operation(method, params);
     op.carrier.clear();
-    if let Some(v) = version {
-        op.attributes.push(("mcp.protocol.version", s(v)));
-        op.metric_attributes.push(("mcp.protocol.version", s(v)));
+    if let Some(v) = version.and_then(crate::protocol::ProtocolVersion::parse) {
+        op.attributes.push(("mcp.protocol.version", s(v.as_str())));
+        op.metric_attributes.push(("mcp.protocol.version", s(v.as_str())));
     }
     op
 }
@@ -116,14 +147,17 @@ pub fn client_operation(
 /// What both sides share: the name, the method, the target and the carrier.
 fn operation(method: &str, params: Option<&Map<String, Value>>) -> Operation {
     let get = |k: &str| params.and_then(|p| p.get(k)).and_then(Value::as_str).map(str::to_owned);
-    let mut attributes = vec![("mcp.method.name", s(method))];
-    let mut metric_attributes = vec![("mcp.method.name", s(method))];
+    let name = method_name(method);
+    let mut attributes = Vec::with_capacity(12);
+    let mut metric_attributes = Vec::with_capacity(6);
+    attributes.push(("mcp.method.name", s(name.clone())));
+    metric_attributes.push(("mcp.method.name", s(name)));
     let mut target = None;
     match method {
         "tools/call" => {
             if let Some(name) = get("name") {
-                attributes.push(("gen_ai.tool.name", s(&name)));
-                metric_attributes.push(("gen_ai.tool.name", s(&name)));
+                attributes.push(("gen_ai.tool.name", s(name.clone())));
+                metric_attributes.push(("gen_ai.tool.name", s(name.clone())));
                 target = Some(name);
             }
             attributes.push(("gen_ai.operation.name", s("execute_tool")));
@@ -131,8 +165,8 @@ fn operation(method: &str, params: Option<&Map<String, Value>>) -> Operation {
         }
         "prompts/get" => {
             if let Some(name) = get("name") {
-                attributes.push(("gen_ai.prompt.name", s(&name)));
-                metric_attributes.push(("gen_ai.prompt.name", s(&name)));
+                attributes.push(("gen_ai.prompt.name", s(name.clone())));
+                metric_attributes.push(("gen_ai.prompt.name", s(name.clone())));
                 target = Some(name);
             }
         }

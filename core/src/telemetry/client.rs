@@ -42,19 +42,20 @@ impl ClientSpan {
         id: &RequestId,
     ) -> ClientSpan {
         let mut op = conventions::client_operation(method, Some(params), version);
-        op.attributes.push(("jsonrpc.request.id", conventions::AttrValue::Str(conventions::request_id(id))));
+        op.attributes
+            .push(("jsonrpc.request.id", conventions::AttrValue::Str(conventions::request_id(id).into())));
         let tracer = global::tracer(SCOPE);
         let parent = Context::current();
         let span = tracer
             .span_builder(op.span_name)
             .with_kind(SpanKind::Client)
-            .with_attributes(w3c::key_values(&op.attributes))
+            .with_attributes(w3c::key_values(op.attributes))
             .start_with_context(&tracer, &parent);
         let cx = parent.with_span(span);
         if let Value::Object(meta) = params.entry("_meta").or_insert_with(|| Value::Object(Map::new())) {
             w3c::inject(&cx, meta);
         }
-        ClientSpan { cx, metric: w3c::key_values(&op.metric_attributes), started: Instant::now() }
+        ClientSpan { cx, metric: w3c::key_values(op.metric_attributes), started: Instant::now() }
     }
 
     /// Ends the span with the answer (`Err`: the JSON-RPC error, or why there was none).

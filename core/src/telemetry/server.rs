@@ -49,10 +49,11 @@ impl Middleware for OtelMiddleware {
         let parent = w3c::extract(&op.carrier);
         let span = self
             .tracer
-            .span_builder(op.span_name.clone())
+            .span_builder(op.span_name)
             .with_kind(SpanKind::Server)
-            .with_attributes(w3c::key_values(&op.attributes))
+            .with_attributes(w3c::key_values(op.attributes))
             .start_with_context(&self.tracer, &parent);
+        let metric_attributes = op.metric_attributes;
         let cx = parent.with_span(span);
         let duration = self.duration.clone();
         let started = Instant::now();
@@ -60,7 +61,7 @@ impl Middleware for OtelMiddleware {
         Box::pin(async move {
             let reply = run.await;
             let outcome = conventions::outcome(&reply);
-            let mut metric = w3c::key_values(&op.metric_attributes);
+            let mut metric = w3c::key_values(metric_attributes);
             let span = cx.span();
             if let Some(t) = &outcome.error_type {
                 span.set_attribute(KeyValue::new("error.type", t.clone()));

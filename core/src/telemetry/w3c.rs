@@ -65,13 +65,13 @@ pub(super) fn inject(cx: &Context, meta: &mut Map<String, Value>) {
     }
 }
 
-/// Attributes as OpenTelemetry key-values.
-pub(super) fn key_values(attrs: &[(&'static str, AttrValue)]) -> Vec<KeyValue> {
+/// Attributes as OpenTelemetry key-values (taken: borrowed values stay borrowed, owned ones move).
+pub(super) fn key_values(attrs: Vec<(&'static str, AttrValue)>) -> Vec<KeyValue> {
     attrs
-        .iter()
+        .into_iter()
         .map(|(k, v)| match v {
-            AttrValue::Str(s) => KeyValue::new(*k, s.clone()),
-            AttrValue::Int(i) => KeyValue::new(*k, *i),
+            AttrValue::Str(s) => KeyValue::new(k, s),
+            AttrValue::Int(i) => KeyValue::new(k, i),
         })
         .collect()
 }
