@@ -191,3 +191,27 @@ async fn a_rate_limit_holds_on_stdio_to_a_real_child() {
         client.close().await;
     }
 }
+
+#[tokio::test]
+async fn a_result_over_the_size_limit_is_an_error_not_a_429() {
+    use mcpcore::server::middleware::ResponseLimit;
+    let server = Server::builder("big", "1.0")
+        .tool(echo)
+        .middleware(Arc::new(ResponseLimit::new(200)))
+        .build()
+        .unwrap();
+    let serving =
+        server.serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default()).await.unwrap();
+    let raw = Raw::new(&serving.url());
+    let r = send(raw.post_modern(&modern_echo(1, &"x".repeat(500)))).await;
+    assert_eq!(r.status, 200, "waiting would not help: no 429 {r:?}");
+    assert!(r.headers.get("retry-after").is_none());
+    assert_eq!(r.json["error"]["data"]["limit"], "response_size");
+    let sid = raw.legacy_session("2025-11-25").await;
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"text": "y".repeat(500)}}});
+    let r = send(raw.post_legacy(Some(&sid), &call)).await;
+    assert_eq!((r.status, r.json["error"]["data"]["limit"].as_str()), (200, Some("response_size")), "{r:?}");
+    raw.assert_serving().await;
+    serving.shutdown().await.unwrap();
+}

@@ -122,8 +122,15 @@ impl HostCall {
     /// A middleware passes its request on: `request` is `{"method"?, "params"?}` (an absent
     /// member keeps what the client sent). Resolves to the result, or fails with the JSON-RPC
     /// error of the rest of the chain ([`ErrorKind::Rpc`], code and data intact). Once per
-    /// call: a second call, or a call outside a middleware, is an error saying so.
+    /// call: a second call, or a call outside a middleware, is an error saying so; after the
+    /// call ended (cancelled), [`ErrorKind::Cancelled`], and the rest of the chain stops when it
+    /// ends.
     pub fn next(&self, request: Value) -> crate::context::BoxFuture<'static, Result<Value>> {
+        if self.has_ended() {
+            // Cancelled (or answered) already: nothing further may act on the request.
+            let e = Error::cancelled("next(): the request was cancelled or answered already");
+            return Box::pin(async move { Err(e) });
+        }
         let taken = self.inner.next.lock().unwrap_or_else(|e| e.into_inner()).take();
         let Some((next, original)) = taken else {
             let e = Error::invalid_input("next() was already called, or this is not a middleware's call");
@@ -138,7 +145,16 @@ impl HostCall {
             }
         };
         let run = next.run(request);
-        Box::pin(async move { super::middleware::next_outcome(run.await) })
+        // The rest of the chain (the handler included) ends with the call: a host whose
+        // promises cannot be cancelled (JS) still stops what it started when the client
+        // cancels or a timeout outside it fires.
+        let mut ended = self.inner.ended.clone();
+        Box::pin(async move {
+            tokio::select! {
+                reply = run => super::middleware::next_outcome(reply),
+                _ = ended.changed() => Err(Error::cancelled("the request was cancelled while it ran")),
+            }
+        })
     }
 
     /// The request this call serves (`method`, `params`) as the OpenTelemetry conventions for

@@ -209,3 +209,41 @@ async fn a_host_middleware_passes_on_changed_requests_and_sees_results_and_error
     let e = chain.run(req, RequestContext::local(), refuse).await.unwrap_err();
     assert_eq!((e.code.0, e.data), (-32042, Some(json!({"why": 1}))));
 }
+
+/// A host middleware that answers at once and calls `next` only later, after its call ended
+/// (what a JS middleware does when it forgets to await, or keeps going after a cancellation).
+struct Late(Arc<std::sync::Mutex<Option<tokio::task::JoinHandle<crate::Result<Value>>>>>);
+
+impl HostCallback for Late {
+    fn call(&self, _kind: HandlerKind, _input: Value, call: HostCall) -> BoxFuture<'static, HostReply> {
+        let late = tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            call.next(json!({})).await
+        });
+        *self.0.lock().unwrap() = Some(late);
+        Box::pin(async { HostReply::Value(HostValue::Json(json!({"early": true}))) })
+    }
+}
+
+#[tokio::test]
+async fn next_after_the_call_ended_is_refused_and_reaches_nothing() {
+    use crate::middleware::{Chain, Endpoint};
+    let slot = Arc::new(std::sync::Mutex::new(None));
+    let chain = Chain::new(vec![Arc::new(HostMiddleware::new(Arc::new(Late(slot.clone()))))]);
+    let reached = Arc::new(AtomicBool::new(false));
+    let r = reached.clone();
+    let endpoint: Endpoint = Arc::new(move |_| {
+        r.store(true, Ordering::SeqCst);
+        Box::pin(async { Ok(json!({})) })
+    });
+    let req = crate::jsonrpc::Request {
+        id: crate::jsonrpc::RequestId::Number(1),
+        method: "tools/call".into(),
+        params: None,
+    };
+    assert_eq!(chain.run(req, RequestContext::local(), endpoint).await.unwrap(), json!({"early": true}));
+    let handle = slot.lock().unwrap().take().unwrap();
+    let late = handle.await.unwrap();
+    assert_eq!(late.unwrap_err().kind(), ErrorKind::Cancelled);
+    assert!(!reached.load(Ordering::SeqCst), "nothing ran after the call was answered");
+}

@@ -175,7 +175,10 @@ fn run_chain(
             }
         })
     });
-    let run = chain.run(request, ctx, endpoint);
+    // Built inside the caught future: a middleware that panics in `handle` itself (before its
+    // future) is a -32603 too, on every path (the stateless HTTP one polls without a guard).
+    let run: BoxFuture<'static, crate::middleware::Reply> =
+        Box::pin(async move { chain.run(request, ctx, endpoint).await });
     Box::pin(async move {
         match (CatchUnwind { inner: run }).await {
             Ok(Ok(result)) => Response::result(id, env.engine.chain_result(version, result)),

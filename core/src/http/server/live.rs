@@ -51,11 +51,12 @@ impl RouteMsg {
 }
 
 /// The status of a legacy POST answered with `r`: a second `initialize` on a session is a 400
-/// (as the TypeScript SDK answers), a call over a limit ([`crate::ErrorData::over_limit`]) 429.
+/// (as the TypeScript SDK answers), a call over a limit that waiting lifts
+/// ([`crate::ErrorData::over_limit`], with `data.retryAfter`) 429.
 pub(crate) fn answer_status(r: &Response) -> StatusCode {
     match &r.outcome {
         Err(e) if e.message.contains("initialize was already received") => StatusCode::BAD_REQUEST,
-        Err(e) if e.limit_reached().is_some() => StatusCode::TOO_MANY_REQUESTS,
+        Err(_) if super::reply::retry_after(r).is_some() => StatusCode::TOO_MANY_REQUESTS,
         _ => StatusCode::OK,
     }
 }

@@ -49,8 +49,8 @@ pub(crate) fn retry_later(status: StatusCode, why: &str) -> Response {
 }
 
 /// A dispatched modern request's reply: the status of [`modern_reply_status`], and for an
-/// error over a limit ([`ErrorData::over_limit`], a rate limit) 429 with `Retry-After` taken
-/// from `data.retryAfter`.
+/// error over a limit that waiting lifts ([`ErrorData::over_limit`], a rate limit: it names
+/// `data.retryAfter`) 429 with that `Retry-After`.
 pub(crate) fn modern_rpc(resp: RpcResponse) -> Response {
     let retry = retry_after(&resp);
     let status = if retry.is_some() { StatusCode::TOO_MANY_REQUESTS } else { modern_reply_status(&resp) };
@@ -62,11 +62,12 @@ pub(crate) fn modern_rpc(resp: RpcResponse) -> Response {
 }
 
 /// The seconds to wait that an error over a limit names (`data.retryAfter`, at least 1);
-/// `None` for any other answer.
+/// `None` for any other answer, and for a limit that waiting does not lift (a result over the
+/// size bound names its `limit` but no `retryAfter`: a 429 would only invite retries).
 pub(crate) fn retry_after(resp: &RpcResponse) -> Option<u64> {
     let e = resp.outcome.as_ref().err().filter(|e| e.limit_reached().is_some())?;
-    let secs = e.data.as_ref().and_then(|d| d.get("retryAfter")).and_then(serde_json::Value::as_u64);
-    Some(secs.unwrap_or(1).max(1))
+    let secs = e.data.as_ref()?.get("retryAfter")?.as_u64()?;
+    Some(secs.max(1))
 }
 
 /// `status` with `Retry-After: 1` and `error` (an [`ErrorData::over_limit`]).

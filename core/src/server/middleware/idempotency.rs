@@ -22,7 +22,9 @@ pub const KEY_ARGUMENT: &str = "idempotency_key";
 ///   repeat while the first still runs waits for it (up to the lease, then `-32603`);
 /// - a repeat with other arguments is refused: `-32602`, `data`
 ///   `{"reason": "idempotency_key_reused", "idempotencyKey"}`;
-/// - a call that fails with a JSON-RPC error, or is cancelled, keeps nothing: the next one acts.
+/// - a call that fails with a JSON-RPC error, or is cancelled, keeps nothing: the next one acts;
+///   so does a 2026-07-28 round that asks the client for input (`input_required`): the retry
+///   with the answers runs.
 ///
 /// In memory by default (one process); with a shared store
 /// (`store::redis::RedisIdempotencyStore`) instances behind one load balancer act once
@@ -172,13 +174,21 @@ impl Middleware for Idempotency {
                 armed: true,
             };
             let reply = next.run(request).await;
+            hold.armed = false;
             match &reply {
+                // A 2026-07-28 round that asks the client for input is not the call's result:
+                // the retry with the answers carries the same key and must run.
+                Ok(result) if result.get("resultType").and_then(Value::as_str) == Some("input_required") => {
+                    let _ = store.release(&key, &fingerprint).await;
+                }
                 Ok(result) => {
-                    store.complete(&key, &fingerprint, result, ttl, SystemTime::now()).await?;
-                    hold.armed = false;
+                    if let Err(e) = store.complete(&key, &fingerprint, result, ttl, SystemTime::now()).await {
+                        // The tool acted: its result goes back. The claim is left to lapse with
+                        // its lease (freeing it now would let a retry act a second time).
+                        tracing::warn!(target: "mcpcore::server", "idempotency key not stored: {e}");
+                    }
                 }
                 Err(_) => {
-                    hold.armed = false;
                     let _ = store.release(&key, &fingerprint).await;
                 }
             }

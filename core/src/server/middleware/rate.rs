@@ -118,7 +118,7 @@ impl RateLimit {
         let burst = f64::from(i.burst);
         let mut buckets = i.buckets.lock().unwrap_or_else(|p| p.into_inner());
         if buckets.len() >= MAX_CLIENTS && !buckets.contains_key(client) {
-            let full_after = Duration::from_secs_f64(burst / i.per_second);
+            let full_after = Duration::try_from_secs_f64(burst / i.per_second).unwrap_or(Duration::MAX);
             buckets.retain(|_, b| now.saturating_duration_since(b.at) < full_after);
             if buckets.len() >= MAX_CLIENTS {
                 if let Some(oldest) = buckets.iter().min_by_key(|(_, b)| b.at).map(|(k, _)| k.clone()) {

@@ -117,3 +117,46 @@ async fn a_result_over_the_size_limit_is_an_error_naming_its_size() {
     assert!(data["size"].as_u64().unwrap() > 100);
     assert!(e.message.contains("tool t"), "{}", e.message);
 }
+
+#[tokio::test]
+async fn an_input_required_round_keeps_no_idempotency_key() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let chain = Chain::new(vec![Arc::new(Idempotency::default()) as Arc<dyn Middleware>]);
+    let calls = Arc::new(AtomicUsize::new(0));
+    let endpoint = |calls: Arc<AtomicUsize>| -> Endpoint {
+        Arc::new(move |_req| {
+            let n = calls.fetch_add(1, Ordering::SeqCst);
+            Box::pin(async move {
+                Ok(match n {
+                    0 => json!({"resultType": "input_required", "inputRequests": {}, "requestState": "s"}),
+                    _ => {
+                        json!({"resultType": "complete", "content": [{"type": "text", "text": format!("run {n}")}]})
+                    }
+                })
+            })
+        })
+    };
+    let keyed = || {
+        let params =
+            json!({"name": "pay", "arguments": {"idempotency_key": "k", "amount": 1}}).as_object().cloned();
+        crate::jsonrpc::Request { id: RequestId::Number(1), method: "tools/call".into(), params }
+    };
+    let first = chain.run(keyed(), from("127.0.0.1:1"), endpoint(calls.clone())).await.unwrap();
+    assert_eq!(first["resultType"], "input_required");
+    let second = chain.run(keyed(), from("127.0.0.1:1"), endpoint(calls.clone())).await.unwrap();
+    assert_eq!(second["content"][0]["text"], "run 1", "the retry with the answers ran");
+    let third = chain.run(keyed(), from("127.0.0.1:1"), endpoint(calls.clone())).await.unwrap();
+    assert_eq!(third, second, "then the key holds the complete result");
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+}
+
+#[test]
+fn a_rate_limit_of_almost_nothing_does_not_panic_when_full() {
+    // The rate clamps to the smallest positive one; a full table (100,000 clients) then asks
+    // how long a bucket takes to fill: longer than a Duration holds.
+    let limit = RateLimit::new(0.0, 1);
+    let now = Instant::now();
+    for i in 0..100_001 {
+        let _ = rate::take_at(&limit, &format!("c{i}"), now);
+    }
+}
