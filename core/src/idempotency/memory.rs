@@ -16,6 +16,8 @@ pub const DEFAULT_MAX_KEYS: usize = 100_000;
 #[derive(Debug)]
 struct Entry {
     fingerprint: String,
+    /// The running call's token (empty once finished).
+    holder: String,
     result: Option<Value>,
     until: SystemTime,
 }
@@ -59,6 +61,7 @@ impl MemoryIdempotencyStore {
         &self,
         key: &str,
         fingerprint: &str,
+        holder: &str,
         lease: Duration,
         now: SystemTime,
     ) -> Result<Claimed, ErrorData> {
@@ -95,7 +98,12 @@ impl MemoryIdempotencyStore {
                 }
             }
         }
-        let entry = Entry { fingerprint: fingerprint.to_owned(), result: None, until: now + lease };
+        let entry = Entry {
+            fingerprint: fingerprint.to_owned(),
+            holder: holder.to_owned(),
+            result: None,
+            until: now + lease,
+        };
         entries.insert(key.to_owned(), entry);
         Ok(Claimed::Fresh)
     }
@@ -106,11 +114,30 @@ impl IdempotencyStore for MemoryIdempotencyStore {
         &'a self,
         key: &'a str,
         fingerprint: &'a str,
+        holder: &'a str,
         lease: Duration,
         now: SystemTime,
     ) -> BoxFuture<'a, Result<Claimed, ErrorData>> {
-        let out = self.claim_now(key, fingerprint, lease, now);
+        let out = self.claim_now(key, fingerprint, holder, lease, now);
         Box::pin(async move { out })
+    }
+
+    fn renew<'a>(
+        &'a self,
+        key: &'a str,
+        holder: &'a str,
+        lease: Duration,
+        now: SystemTime,
+    ) -> BoxFuture<'a, Result<bool, ErrorData>> {
+        let mut entries = self.lock();
+        let held = match entries.get_mut(key) {
+            Some(e) if e.result.is_none() && e.holder == holder && e.until > now => {
+                e.until = now + lease;
+                true
+            }
+            _ => false,
+        };
+        Box::pin(async move { Ok(held) })
     }
 
     fn complete<'a>(
@@ -121,15 +148,19 @@ impl IdempotencyStore for MemoryIdempotencyStore {
         ttl: Duration,
         now: SystemTime,
     ) -> BoxFuture<'a, Result<(), ErrorData>> {
-        let entry =
-            Entry { fingerprint: fingerprint.to_owned(), result: Some(result.clone()), until: now + ttl };
+        let entry = Entry {
+            fingerprint: fingerprint.to_owned(),
+            holder: String::new(),
+            result: Some(result.clone()),
+            until: now + ttl,
+        };
         self.lock().insert(key.to_owned(), entry);
         Box::pin(async { Ok(()) })
     }
 
-    fn release<'a>(&'a self, key: &'a str, fingerprint: &'a str) -> BoxFuture<'a, Result<(), ErrorData>> {
+    fn release<'a>(&'a self, key: &'a str, holder: &'a str) -> BoxFuture<'a, Result<(), ErrorData>> {
         let mut entries = self.lock();
-        if entries.get(key).is_some_and(|e| e.result.is_none() && e.fingerprint == fingerprint) {
+        if entries.get(key).is_some_and(|e| e.result.is_none() && e.holder == holder) {
             entries.remove(key);
         }
         Box::pin(async { Ok(()) })

@@ -31,17 +31,30 @@ pub enum Claimed {
     Conflict,
 }
 
-/// Where idempotency keys and first results are kept.
+/// Where idempotency keys and first results are kept. A running call's claim names its
+/// `holder` (a random token per call): only that call renews or releases it, so a call that
+/// outlived its lease cannot free the claim of the call that took over.
 pub trait IdempotencyStore: Send + Sync + std::fmt::Debug {
-    /// Claims `key` for a call whose arguments hash to `fingerprint`, at `now`; a claim not
-    /// completed within `lease` lapses (its holder is taken to have died).
+    /// Claims `key` for `holder`, a call whose arguments hash to `fingerprint`, at `now`; a
+    /// claim neither renewed nor completed within `lease` lapses (its holder is taken to have
+    /// died).
     fn claim<'a>(
         &'a self,
         key: &'a str,
         fingerprint: &'a str,
+        holder: &'a str,
         lease: Duration,
         now: SystemTime,
     ) -> BoxFuture<'a, Result<Claimed, ErrorData>>;
+
+    /// Extends `holder`'s claim of `key` by `lease` from `now`; false when it no longer holds it.
+    fn renew<'a>(
+        &'a self,
+        key: &'a str,
+        holder: &'a str,
+        lease: Duration,
+        now: SystemTime,
+    ) -> BoxFuture<'a, Result<bool, ErrorData>>;
 
     /// Stores the result of the call holding `key`, kept for `ttl` from `now`.
     fn complete<'a>(
@@ -54,8 +67,8 @@ pub trait IdempotencyStore: Send + Sync + std::fmt::Debug {
     ) -> BoxFuture<'a, Result<(), ErrorData>>;
 
     /// Gives `key` up without a result (the call failed with a JSON-RPC error, or was
-    /// cancelled): the next request with it acts.
-    fn release<'a>(&'a self, key: &'a str, fingerprint: &'a str) -> BoxFuture<'a, Result<(), ErrorData>>;
+    /// cancelled), if `holder` still holds it: the next request with it acts.
+    fn release<'a>(&'a self, key: &'a str, holder: &'a str) -> BoxFuture<'a, Result<(), ErrorData>>;
 }
 
 /// The store key of `idempotency_key` sent by `client` to `tool`: keys of different clients or

@@ -91,8 +91,9 @@ impl Idempotency {
         self
     }
 
-    /// A running call holds its key at most `lease` (a repeat waits that long at most; after
-    /// it the holder is taken to have died and the next call acts).
+    /// A running call's claim lasts `lease` and is renewed every third of it while the call
+    /// runs; a claim not renewed (its process died) lapses and the next call acts. A repeat
+    /// waits for the running call at most one lease.
     pub fn lease(mut self, lease: Duration) -> Self {
         self.lease = lease;
         self
@@ -109,7 +110,7 @@ impl Idempotency {
 struct Hold {
     store: Arc<dyn IdempotencyStore>,
     key: String,
-    fingerprint: String,
+    holder: String,
     armed: bool,
 }
 
@@ -118,11 +119,11 @@ impl Drop for Hold {
         if !self.armed {
             return;
         }
-        let (store, key, fp) =
-            (self.store.clone(), std::mem::take(&mut self.key), std::mem::take(&mut self.fingerprint));
+        let (store, key, holder) =
+            (self.store.clone(), std::mem::take(&mut self.key), std::mem::take(&mut self.holder));
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
             rt.spawn(async move {
-                let _ = store.release(&key, &fp).await;
+                let _ = store.release(&key, &holder).await;
             });
         }
     }
@@ -142,10 +143,12 @@ impl Middleware for Idempotency {
         let fingerprint = idempotency::fingerprint(&arguments);
         let (store, ttl, lease) = (self.store.clone(), self.ttl, self.lease);
         Box::pin(async move {
+            // This call's token: only it renews or releases its claim.
+            let holder = crate::runtime::entropy::random_id();
             let deadline = tokio::time::Instant::now() + lease;
             let mut pause = Duration::from_millis(10);
             loop {
-                match store.claim(&key, &fingerprint, lease, SystemTime::now()).await? {
+                match store.claim(&key, &fingerprint, &holder, lease, SystemTime::now()).await? {
                     Claimed::Fresh => break,
                     Claimed::Done(result) => return Ok(result),
                     Claimed::Conflict => {
@@ -167,19 +170,26 @@ impl Middleware for Idempotency {
                     }
                 }
             }
-            let mut hold = Hold {
-                store: store.clone(),
-                key: key.clone(),
-                fingerprint: fingerprint.clone(),
-                armed: true,
+            let mut hold =
+                Hold { store: store.clone(), key: key.clone(), holder: holder.clone(), armed: true };
+            // The claim is renewed while the tool runs, so a long call keeps its key.
+            let period = (lease / 3).max(Duration::from_millis(1));
+            let mut renew = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+            let mut run = next.run(request);
+            let reply = loop {
+                tokio::select! {
+                    reply = &mut run => break reply,
+                    _ = renew.tick() => {
+                        let _ = store.renew(&key, &holder, lease, SystemTime::now()).await;
+                    }
+                }
             };
-            let reply = next.run(request).await;
             hold.armed = false;
             match &reply {
                 // A 2026-07-28 round that asks the client for input is not the call's result:
                 // the retry with the answers carries the same key and must run.
                 Ok(result) if result.get("resultType").and_then(Value::as_str) == Some("input_required") => {
-                    let _ = store.release(&key, &fingerprint).await;
+                    let _ = store.release(&key, &holder).await;
                 }
                 Ok(result) => {
                     if let Err(e) = store.complete(&key, &fingerprint, result, ttl, SystemTime::now()).await {
@@ -189,7 +199,7 @@ impl Middleware for Idempotency {
                     }
                 }
                 Err(_) => {
-                    let _ = store.release(&key, &fingerprint).await;
+                    let _ = store.release(&key, &holder).await;
                 }
             }
             reply

@@ -160,3 +160,35 @@ fn a_rate_limit_of_almost_nothing_does_not_panic_when_full() {
         let _ = rate::take_at(&limit, &format!("c{i}"), now);
     }
 }
+
+#[tokio::test]
+async fn a_call_running_past_its_lease_keeps_its_key_by_renewing_it() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let idem = Idempotency::default().lease(Duration::from_millis(150));
+    let chain = Chain::new(vec![Arc::new(idem) as Arc<dyn Middleware>]);
+    let runs = Arc::new(AtomicUsize::new(0));
+    let slow = {
+        let runs = runs.clone();
+        move || -> Endpoint {
+            let runs = runs.clone();
+            Arc::new(move |_req| {
+                runs.fetch_add(1, Ordering::SeqCst);
+                Box::pin(async {
+                    tokio::time::sleep(Duration::from_millis(600)).await;
+                    Ok(json!({"content": []}))
+                })
+            })
+        }
+    };
+    let keyed = || {
+        let params = json!({"name": "pay", "arguments": {"idempotency_key": "long"}}).as_object().cloned();
+        crate::jsonrpc::Request { id: RequestId::Number(1), method: "tools/call".into(), params }
+    };
+    let first = tokio::spawn(chain.run(keyed(), from("127.0.0.1:1"), slow()));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let second = chain.run(keyed(), from("127.0.0.1:1"), slow()).await;
+    // The duplicate waited one lease and gave up: the first still held (renewed) its claim.
+    assert_eq!(second.unwrap_err().data.unwrap()["reason"], "idempotency_key_busy");
+    assert!(first.await.unwrap().is_ok());
+    assert_eq!(runs.load(Ordering::SeqCst), 1, "the tool ran once, though it outlived its lease");
+}

@@ -1,7 +1,8 @@
-//! Idempotency keys in Redis: `<prefix>:idem:<scope>` holds `{"fp"}` while the first call
-//! runs (expiring with its lease) and `{"fp", "result"}` once it finished (expiring with the
-//! TTL). The claim is one Lua script (read, and set when absent), so of two instances
-//! receiving the same key at once exactly one acts; the other waits for its result.
+//! Idempotency keys in Redis: `<prefix>:idem:<scope>` holds `{"fp", "holder"}` while the first
+//! call runs (expiring with its lease, renewed by its holder) and `{"fp", "result"}` once it
+//! finished (expiring with the TTL). The claim is one Lua script (read, and set when absent),
+//! so of two instances receiving the same key at once exactly one acts; the other waits for its
+//! result. Renewal and release compare the whole running record, so only its holder can.
 
 use super::{millis, Redis};
 use crate::error::ErrorData;
@@ -18,6 +19,11 @@ const CLAIM: &str = "local v = redis.call('GET', KEYS[1]) \
 
 /// KEYS[1]; ARGV[1]: the running record. Deletes the key only while it still holds it.
 const RELEASE: &str = "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end return 1";
+
+/// KEYS[1]; ARGV: the running record, the lease in ms. 1 when extended, 0 when it is no longer
+/// the holder's.
+const RENEW: &str = "if redis.call('GET', KEYS[1]) == ARGV[1] then \
+    redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end return 0";
 
 /// An [`IdempotencyStore`] in Redis, shared by every instance using the same database and
 /// prefix. Expiry is Redis's (`now` is unused).
@@ -48,13 +54,21 @@ impl RedisIdempotencyStore {
         self.redis.key(&format!("idem:{key}"))
     }
 
-    fn running(fingerprint: &str) -> String {
-        json!({ "fp": fingerprint }).to_string()
+    /// The record of a running call: its holder's token is the key to it. `fp` first, so the
+    /// holder is the only difference between two holders' records.
+    fn running(fingerprint: &str, holder: &str) -> String {
+        format!("{{\"fp\":{},\"holder\":{}}}", Value::from(fingerprint), Value::from(holder))
     }
 
-    async fn claim_now(&self, key: &str, fingerprint: &str, lease: Duration) -> Result<Claimed, ErrorData> {
+    async fn claim_now(
+        &self,
+        key: &str,
+        fingerprint: &str,
+        holder: &str,
+        lease: Duration,
+    ) -> Result<Claimed, ErrorData> {
         let mut cmd = redis::cmd("EVAL");
-        cmd.arg(CLAIM).arg(1).arg(self.key(key)).arg(Self::running(fingerprint)).arg(millis(lease));
+        cmd.arg(CLAIM).arg(1).arg(self.key(key)).arg(Self::running(fingerprint, holder)).arg(millis(lease));
         let reply: Vec<String> = self.redis.run(&cmd).await?;
         let Some(held) = reply.get(1) else { return Ok(Claimed::Fresh) };
         let record: Value = serde_json::from_str(held).map_err(|e| {
@@ -73,10 +87,33 @@ impl IdempotencyStore for RedisIdempotencyStore {
         &'a self,
         key: &'a str,
         fingerprint: &'a str,
+        holder: &'a str,
         lease: Duration,
         _now: SystemTime,
     ) -> BoxFuture<'a, Result<Claimed, ErrorData>> {
-        Box::pin(self.claim_now(key, fingerprint, lease))
+        Box::pin(self.claim_now(key, fingerprint, holder, lease))
+    }
+
+    fn renew<'a>(
+        &'a self,
+        key: &'a str,
+        holder: &'a str,
+        lease: Duration,
+        _now: SystemTime,
+    ) -> BoxFuture<'a, Result<bool, ErrorData>> {
+        Box::pin(async move {
+            // The running record is rebuilt from the holder alone: read it, then compare.
+            let record: Option<String> = self.redis.run(redis::cmd("GET").arg(self.key(key))).await?;
+            let Some(record) = record else { return Ok(false) };
+            let parsed: Value = serde_json::from_str(&record).unwrap_or(Value::Null);
+            if parsed.get("holder").and_then(Value::as_str) != Some(holder) {
+                return Ok(false);
+            }
+            let mut cmd = redis::cmd("EVAL");
+            cmd.arg(RENEW).arg(1).arg(self.key(key)).arg(record).arg(millis(lease));
+            let renewed: i64 = self.redis.run(&cmd).await?;
+            Ok(renewed == 1)
+        })
     }
 
     fn complete<'a>(
@@ -96,10 +133,16 @@ impl IdempotencyStore for RedisIdempotencyStore {
         })
     }
 
-    fn release<'a>(&'a self, key: &'a str, fingerprint: &'a str) -> BoxFuture<'a, Result<(), ErrorData>> {
+    fn release<'a>(&'a self, key: &'a str, holder: &'a str) -> BoxFuture<'a, Result<(), ErrorData>> {
         Box::pin(async move {
+            let record: Option<String> = self.redis.run(redis::cmd("GET").arg(self.key(key))).await?;
+            let Some(record) = record else { return Ok(()) };
+            let parsed: Value = serde_json::from_str(&record).unwrap_or(Value::Null);
+            if parsed.get("holder").and_then(Value::as_str) != Some(holder) {
+                return Ok(());
+            }
             let mut cmd = redis::cmd("EVAL");
-            cmd.arg(RELEASE).arg(1).arg(self.key(key)).arg(Self::running(fingerprint));
+            cmd.arg(RELEASE).arg(1).arg(self.key(key)).arg(record);
             let _: i64 = self.redis.run(&cmd).await?;
             Ok(())
         })
