@@ -25,6 +25,16 @@ async fn echo(
     text
 }
 
+/// Sleeps (to be cancelled).
+#[tool]
+async fn slow(
+    /** Seconds. */
+    secs: f64,
+) -> String {
+    tokio::time::sleep(std::time::Duration::from_secs_f64(secs)).await;
+    "woke".into()
+}
+
 fn attr<'a>(span: &'a SpanData, key: &str) -> Option<&'a OtelValue> {
     span.attributes.iter().find(|kv| kv.key.as_str() == key).map(|kv| &kv.value)
 }
@@ -39,7 +49,7 @@ async fn client_and_server_spans_form_one_trace_on_both_lineages() {
         SdkMeterProvider::builder().with_reader(PeriodicReader::builder(metrics.clone()).build()).build();
     global::set_meter_provider(meters.clone());
 
-    let server = Server::builder("otel", "1.0").tool(echo).telemetry().build().unwrap();
+    let server = Server::builder("otel", "1.0").tool(echo).tool(slow).telemetry().build().unwrap();
     let serving =
         server.serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default()).await.unwrap();
     for version in [ProtocolVersion::V2026_07_28, ProtocolVersion::V2025_11_25] {
@@ -89,6 +99,27 @@ async fn client_and_server_spans_form_one_trace_on_both_lineages() {
         // The session's own requests (discovery, initialize) have spans of their own too.
         assert!(finished.iter().any(|s| s.span_kind == SpanKind::Client && s.name != "tools/call echo"));
     }
+    // A request the client gives up on: its server span ends as cancelled, with its duration.
+    spans.reset();
+    let client =
+        Client::connect_http(&serving.url(), Default::default(), ClientOptions::default()).await.unwrap();
+    let quick = mcpcore::client::CallOptions {
+        timeout: Some(std::time::Duration::from_millis(200)),
+        ..Default::default()
+    };
+    assert!(client.call_tool_with("slow", json!({"secs": 10}), &quick).await.is_err());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let cancelled = loop {
+        tracing.force_flush().unwrap();
+        let found = spans.get_finished_spans().unwrap().into_iter().find(|s| s.name == "tools/call slow");
+        if let Some(s) = found {
+            break s;
+        }
+        assert!(std::time::Instant::now() < deadline, "the cancelled request's span never ended");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    assert_eq!(attr(&cancelled, "error.type"), Some(&OtelValue::from("cancelled")));
+    client.close().await;
     serving.shutdown().await.unwrap();
 
     // Through a gateway with telemetry: our CLIENT span → the gateway's SERVER span → its

@@ -53,28 +53,57 @@ impl Middleware for OtelMiddleware {
             .with_kind(SpanKind::Server)
             .with_attributes(w3c::key_values(op.attributes))
             .start_with_context(&self.tracer, &parent);
-        let metric_attributes = op.metric_attributes;
         let cx = parent.with_span(span);
-        let duration = self.duration.clone();
-        let started = Instant::now();
-        let run = next.run(request).with_context(cx.clone());
+        let mut end = SpanEnd {
+            cx: cx.clone(),
+            metric: Some(op.metric_attributes),
+            duration: self.duration.clone(),
+            started: Instant::now(),
+        };
+        let run = next.run(request).with_context(cx);
         Box::pin(async move {
             let reply = run.await;
-            let outcome = conventions::outcome(&reply);
-            let mut metric = w3c::key_values(metric_attributes);
-            let span = cx.span();
-            if let Some(t) = &outcome.error_type {
-                span.set_attribute(KeyValue::new("error.type", t.clone()));
-                metric.push(KeyValue::new("error.type", t.clone()));
-                span.set_status(Status::error(outcome.description.clone().unwrap_or_else(|| t.clone())));
-            }
-            if let Some(code) = &outcome.status_code {
-                span.set_attribute(KeyValue::new("rpc.response.status_code", code.clone()));
-                metric.push(KeyValue::new("rpc.response.status_code", code.clone()));
-            }
-            span.end();
-            duration.record(started.elapsed().as_secs_f64(), &metric);
+            end.finish(&conventions::outcome(&reply));
             reply
         })
+    }
+}
+
+/// Ends a request's span and records its duration: with its outcome when it is answered, as
+/// `cancelled` when its future is dropped first (the client cancelled, a timeout, shutdown).
+struct SpanEnd {
+    cx: opentelemetry::Context,
+    metric: Option<Vec<(&'static str, conventions::AttrValue)>>,
+    duration: Histogram<f64>,
+    started: Instant,
+}
+
+impl SpanEnd {
+    fn finish(&mut self, outcome: &conventions::Outcome) {
+        let Some(metric) = self.metric.take() else { return };
+        let mut metric = w3c::key_values(metric);
+        let span = self.cx.span();
+        if let Some(t) = &outcome.error_type {
+            span.set_attribute(KeyValue::new("error.type", t.clone()));
+            metric.push(KeyValue::new("error.type", t.clone()));
+            span.set_status(Status::error(outcome.description.clone().unwrap_or_else(|| t.clone())));
+        }
+        if let Some(code) = &outcome.status_code {
+            span.set_attribute(KeyValue::new("rpc.response.status_code", code.clone()));
+            metric.push(KeyValue::new("rpc.response.status_code", code.clone()));
+        }
+        span.end();
+        self.duration.record(self.started.elapsed().as_secs_f64(), &metric);
+    }
+}
+
+impl Drop for SpanEnd {
+    fn drop(&mut self) {
+        let cancelled = conventions::Outcome {
+            error_type: Some("cancelled".into()),
+            status_code: None,
+            description: Some("the request was cancelled before it was answered".into()),
+        };
+        self.finish(&cancelled);
     }
 }
