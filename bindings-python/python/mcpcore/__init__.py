@@ -53,8 +53,6 @@ from typing import (
 )
 
 from . import _convert, _features, _native, _schema
-from . import _telemetry
-from . import middleware as _middleware
 from ._auth import MemoryTokenStore, OAuth, TokenStore
 from ._client import Client, Task
 from ._server_auth import Auth, Identity, TokenRefused
@@ -77,6 +75,7 @@ from .errors import (
 from .types import CallToolResult, ElicitResult, Root, SamplingResult, Tool
 
 if TYPE_CHECKING:  # pragma: no cover
+    from . import middleware as _middleware
     from .asgi import AsgiApp
 
 __version__: str = _native.__version__
@@ -340,6 +339,14 @@ class HttpServing:
         await self._native.wait()
 
 
+def _add_middleware(chain: _native.Middleware, middleware: Any, owner: Any) -> None:
+    """Adds ``middleware`` to ``chain`` (:mod:`mcpcore.middleware`, imported on first use: it
+    is not part of the package's import time)."""
+    from .middleware import _add
+
+    _add(chain, middleware, owner)
+
+
 class Server:
     """An MCP server: both lineages, on stdio or HTTP, serving a :class:`Registry` of tools,
     and the resources, prompts and completions registered with its decorators."""
@@ -392,7 +399,7 @@ class Server:
         self._telemetry = telemetry
         self._telemetry_on = False
         for m in middleware:
-            _middleware._add(self._middleware, m, self)
+            _add_middleware(self._middleware, m, self)
 
     def _native_server(self) -> _native.Server:
         """The engine's server. Resources and prompts (and completion) are served, and declared
@@ -401,9 +408,13 @@ class Server:
         resources = None if self._resources.is_empty() else self._resources
         prompts = None if self._prompts.is_empty() else self._prompts
         skills = None if self._skills is None or self._skills.is_empty() else self._skills
+        from . import _telemetry  # imported when serving starts, not with the package
+
         if not self._telemetry_on and _telemetry.wanted(self._telemetry):
             # Outermost: the span covers the other middleware too.
-            self._middleware.add_callback(_middleware._host(_telemetry.middleware(), self), True, True)
+            from .middleware import _host
+
+            self._middleware.add_callback(_host(_telemetry.middleware(), self), True, True)
             self._telemetry_on = True
         middleware = self._middleware if len(self._middleware) else None
         return _native.Server(
@@ -429,14 +440,14 @@ class Server:
                     raise McpError("Unauthorized: no tenant", -32042, data={"remedy": "send X-Tenant"})
                 return await call_next(request)
         """
-        _middleware._add(self._middleware, fn, self)
+        _add_middleware(self._middleware, fn, self)
         return fn
 
     def add_middleware(self, middleware: "_middleware.AnyMiddleware") -> None:
         """Adds ``middleware`` (a function as :meth:`middleware` takes, or a ready-made one:
         ``RateLimit``, ``Timeouts``, ``ResponseLimit``, ``RequestLog``, ``Idempotency``) inside
         those added before. Add middleware before serving."""
-        _middleware._add(self._middleware, middleware, self)
+        _add_middleware(self._middleware, middleware, self)
 
     def tool_search(self, pinned: Sequence[str] = ()) -> None:
         """Tool search for a large catalogue: ``tools/list`` shows only the ``pinned`` tools and
