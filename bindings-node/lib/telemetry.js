@@ -67,6 +67,7 @@ function middleware(callOf) {
           : { error_type: e?.name ?? 'Error', description: String(e?.message ?? e) };
         throw e;
       } finally {
+        for (const key of outcome.drop_from_metric ?? []) delete metric[key];
         if (outcome.error_type) {
           span.setAttribute('error.type', outcome.error_type);
           metric['error.type'] = outcome.error_type;

@@ -73,6 +73,8 @@ def middleware() -> Any:
                 outcome = {"error_type": type(e).__name__, "description": str(e)}
                 raise
             finally:
+                for key in outcome.get("drop_from_metric") or ():
+                    metric.pop(key, None)
                 error_type = outcome.get("error_type")
                 if error_type:
                     span.set_attribute("error.type", error_type)

@@ -51,14 +51,21 @@ pub struct Outcome {
     pub status_code: Option<String>,
     /// The span status description (the JSON-RPC error message).
     pub description: Option<String>,
+    /// Metric attributes to leave out: after a JSON-RPC error the tool or prompt named may be
+    /// any name a client sent (an unknown tool), so it stays on the span only; the metric's
+    /// series stay bounded by what the server serves.
+    pub drop_from_metric: Vec<&'static str>,
 }
+
+/// The metric attributes whose values come from the client unchecked.
+const CLIENT_NAMED: [&str; 2] = ["gen_ai.tool.name", "gen_ai.prompt.name"];
 
 fn s(v: impl Into<Cow<'static, str>>) -> AttrValue {
     AttrValue::Str(v.into())
 }
 
-/// The method's name, borrowed for the methods of the protocol (no allocation per request).
-fn method_name(method: &str) -> Cow<'static, str> {
+/// The method when it is one of the protocol's (borrowed: no allocation per request).
+fn known_method(method: &str) -> Option<&'static str> {
     const KNOWN: [&str; 20] = [
         "tools/call",
         "tools/list",
@@ -81,10 +88,7 @@ fn method_name(method: &str) -> Cow<'static, str> {
         "resources/directory/read",
         "logging/setLevel",
     ];
-    match KNOWN.iter().find(|k| **k == method) {
-        Some(k) => Cow::Borrowed(k),
-        None => Cow::Owned(method.to_owned()),
-    }
+    KNOWN.iter().find(|k| **k == method).copied()
 }
 
 /// The text of a request id (`jsonrpc.request.id`).
@@ -147,11 +151,13 @@ pub fn client_operation(
 /// What both sides share: the name, the method, the target and the carrier.
 fn operation(method: &str, params: Option<&Map<String, Value>>) -> Operation {
     let get = |k: &str| params.and_then(|p| p.get(k)).and_then(Value::as_str).map(str::to_owned);
-    let name = method_name(method);
+    let known = known_method(method);
     let mut attributes = Vec::with_capacity(12);
     let mut metric_attributes = Vec::with_capacity(6);
-    attributes.push(("mcp.method.name", s(name.clone())));
-    metric_attributes.push(("mcp.method.name", s(name)));
+    attributes.push(("mcp.method.name", known.map_or_else(|| s(method.to_owned()), s)));
+    // An unknown method is `_OTHER` on the metric (as the HTTP conventions name unknown
+    // methods): a client cannot mint metric series.
+    metric_attributes.push(("mcp.method.name", s(known.unwrap_or("_OTHER"))));
     let mut target = None;
     match method {
         "tools/call" => {
@@ -193,6 +199,7 @@ pub fn outcome(reply: &Reply) -> Outcome {
             error_type: Some(e.code.0.to_string()),
             status_code: Some(e.code.0.to_string()),
             description: Some(e.message.clone()),
+            drop_from_metric: CLIENT_NAMED.to_vec(),
         },
         Ok(result) if result.get("isError").and_then(Value::as_bool) == Some(true) => {
             Outcome { error_type: Some("tool_error".into()), ..Default::default() }

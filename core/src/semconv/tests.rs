@@ -68,3 +68,20 @@ fn outcomes_name_json_rpc_codes_and_tool_errors() {
     assert_eq!(e.status_code.as_deref(), Some("-32602"));
     assert_eq!(e.description.as_deref(), Some("bad"));
 }
+
+#[test]
+fn clients_cannot_mint_metric_series() {
+    let stdio = ctx(ProtocolVersion::V2026_07_28, Origin::default());
+    let odd = server_operation(&req("x/made-up-1234", json!({})), &stdio);
+    assert_eq!(
+        attr(&odd, "mcp.method.name"),
+        Some(&AttrValue::Str("x/made-up-1234".into())),
+        "the span keeps it"
+    );
+    let metric = odd.metric_attributes.iter().find(|(k, _)| *k == "mcp.method.name").map(|(_, v)| v);
+    assert_eq!(metric, Some(&AttrValue::Str("_OTHER".into())));
+    // After a JSON-RPC error the tool name (maybe one the client made up) leaves the metric.
+    let e = outcome(&Err(ErrorData::invalid_params("Unknown tool: zz")));
+    assert_eq!(e.drop_from_metric, ["gen_ai.tool.name", "gen_ai.prompt.name"]);
+    assert!(outcome(&Ok(json!({"content": [], "isError": true}))).drop_from_metric.is_empty());
+}

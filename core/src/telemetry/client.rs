@@ -72,6 +72,7 @@ impl ClientSpan {
                 outcome.status_code = None;
             }
         }
+        self.metric.retain(|kv| !outcome.drop_from_metric.contains(&kv.key.as_str()));
         let span = self.cx.span();
         if let Some(t) = &outcome.error_type {
             span.set_attribute(KeyValue::new("error.type", t.clone()));

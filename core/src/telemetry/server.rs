@@ -80,7 +80,8 @@ struct SpanEnd {
 
 impl SpanEnd {
     fn finish(&mut self, outcome: &conventions::Outcome) {
-        let Some(metric) = self.metric.take() else { return };
+        let Some(mut metric) = self.metric.take() else { return };
+        metric.retain(|(k, _)| !outcome.drop_from_metric.contains(k));
         let mut metric = w3c::key_values(metric);
         let span = self.cx.span();
         if let Some(t) = &outcome.error_type {
@@ -101,8 +102,8 @@ impl Drop for SpanEnd {
     fn drop(&mut self) {
         let cancelled = conventions::Outcome {
             error_type: Some("cancelled".into()),
-            status_code: None,
             description: Some("the request was cancelled before it was answered".into()),
+            ..Default::default()
         };
         self.finish(&cancelled);
     }
