@@ -197,7 +197,9 @@ impl Binding {
     }
 }
 
-fn write_canonical(v: &Value, out: &mut String) {
+/// Writes `v` as canonical JSON (object keys sorted at every level) to `out`: the same
+/// arguments in any key order are the same text (sealed bindings, idempotency fingerprints).
+pub(crate) fn write_canonical(v: &Value, out: &mut String) {
     match v {
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();

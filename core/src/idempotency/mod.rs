@@ -86,38 +86,8 @@ pub fn scope(client: &str, tool: &str, idempotency_key: &str) -> String {
 /// sorted at every level), so the same arguments in another key order are the same call.
 pub fn fingerprint(arguments: &Value) -> String {
     let mut text = String::new();
-    canonical(arguments, &mut text);
+    crate::state::write_canonical(arguments, &mut text);
     hex(&Sha256::digest(text.as_bytes()))
-}
-
-fn canonical(v: &Value, out: &mut String) {
-    match v {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(k.clone()).to_string());
-                out.push(':');
-                canonical(&map[k], out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                canonical(item, out);
-            }
-            out.push(']');
-        }
-        other => out.push_str(&other.to_string()),
-    }
 }
 
 fn hex(bytes: &[u8]) -> String {
