@@ -155,3 +155,38 @@ async fn three_instances_on_redis_share_each_clients_rate_limit() {
     let served: std::collections::BTreeSet<String> = fleet.log().iter().map(|l| l.upstream.clone()).collect();
     assert_eq!(served.len(), 3, "the requests went to every instance: {served:?}");
 }
+
+#[tokio::test]
+async fn the_redis_store_lets_only_the_holder_renew_or_release_a_claim() {
+    use mcpcore::idempotency::{Claimed, IdempotencyStore};
+    use mcpcore::store::redis::RedisIdempotencyStore;
+    use mcpcore_tests::fleet::{free_port, redis_tool, start_redis, Scratch};
+    use std::time::SystemTime;
+    let Some(redis) = redis_tool("idempotency-redis-store") else { return };
+    let scratch = Scratch::new("idempotency-redis-store");
+    let port = free_port();
+    let _server = start_redis(&redis, port, &scratch.0);
+    let store = RedisIdempotencyStore::new(&format!("redis://127.0.0.1:{port}/0")).unwrap();
+    let (lease, now) = (Duration::from_millis(300), SystemTime::now());
+    assert_eq!(store.claim("k", "fp", "first", lease, now).await.unwrap(), Claimed::Fresh);
+    assert_eq!(store.claim("k", "fp", "second", lease, now).await.unwrap(), Claimed::Running);
+    assert_eq!(store.claim("k", "other", "second", lease, now).await.unwrap(), Claimed::Conflict);
+    assert!(!store.renew("k", "second", lease, now).await.unwrap(), "only the holder renews");
+    store.release("k", "second").await.unwrap();
+    assert_eq!(store.claim("k", "fp", "second", lease, now).await.unwrap(), Claimed::Running, "nor releases");
+    // Renewed past its first lease, the claim still stands.
+    for _ in 0..3 {
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        assert!(store.renew("k", "first", lease, now).await.unwrap());
+    }
+    assert_eq!(store.claim("k", "fp", "second", lease, now).await.unwrap(), Claimed::Running);
+    store.release("k", "first").await.unwrap();
+    assert_eq!(store.claim("k", "fp", "second", lease, now).await.unwrap(), Claimed::Fresh);
+    // A finished record has no holder: nothing releases it.
+    store.complete("k", "fp", &json!({"content": []}), Duration::from_secs(60), now).await.unwrap();
+    store.release("k", "second").await.unwrap();
+    assert_eq!(
+        store.claim("k", "fp", "third", lease, now).await.unwrap(),
+        Claimed::Done(json!({"content": []}))
+    );
+}

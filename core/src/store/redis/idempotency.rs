@@ -2,7 +2,7 @@
 //! call runs (expiring with its lease, renewed by its holder) and `{"fp", "result"}` once it
 //! finished (expiring with the TTL). The claim is one Lua script (read, and set when absent),
 //! so of two instances receiving the same key at once exactly one acts; the other waits for its
-//! result. Renewal and release compare the whole running record, so only its holder can.
+//! result. Renewal and release check the holder inside their script, so only it can.
 
 use super::{millis, Redis};
 use crate::error::ErrorData;
@@ -17,13 +17,16 @@ const CLAIM: &str = "local v = redis.call('GET', KEYS[1]) \
     if not v then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return {'fresh'} end \
     return {'held', v}";
 
-/// KEYS[1]; ARGV[1]: the running record. Deletes the key only while it still holds it.
-const RELEASE: &str = "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end return 1";
+/// KEYS[1]; ARGV[1]: the holder. Deletes the key only while that holder's running record is
+/// in it (a finished record has no holder).
+const RELEASE: &str = "local v = redis.call('GET', KEYS[1]) \
+    if v and cjson.decode(v).holder == ARGV[1] then redis.call('DEL', KEYS[1]) end return 1";
 
-/// KEYS[1]; ARGV: the running record, the lease in ms. 1 when extended, 0 when it is no longer
+/// KEYS[1]; ARGV: the holder, the lease in ms. 1 when extended, 0 when the key is no longer
 /// the holder's.
-const RENEW: &str = "if redis.call('GET', KEYS[1]) == ARGV[1] then \
-    redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end return 0";
+const RENEW: &str = "local v = redis.call('GET', KEYS[1]) \
+    if v and cjson.decode(v).holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end \
+    return 0";
 
 /// An [`IdempotencyStore`] in Redis, shared by every instance using the same database and
 /// prefix. Expiry is Redis's (`now` is unused).
@@ -54,10 +57,9 @@ impl RedisIdempotencyStore {
         self.redis.key(&format!("idem:{key}"))
     }
 
-    /// The record of a running call: its holder's token is the key to it. `fp` first, so the
-    /// holder is the only difference between two holders' records.
+    /// The record of a running call: its fingerprint and its holder.
     fn running(fingerprint: &str, holder: &str) -> String {
-        format!("{{\"fp\":{},\"holder\":{}}}", Value::from(fingerprint), Value::from(holder))
+        json!({ "fp": fingerprint, "holder": holder }).to_string()
     }
 
     async fn claim_now(
@@ -102,15 +104,8 @@ impl IdempotencyStore for RedisIdempotencyStore {
         _now: SystemTime,
     ) -> BoxFuture<'a, Result<bool, ErrorData>> {
         Box::pin(async move {
-            // The running record is rebuilt from the holder alone: read it, then compare.
-            let record: Option<String> = self.redis.run(redis::cmd("GET").arg(self.key(key))).await?;
-            let Some(record) = record else { return Ok(false) };
-            let parsed: Value = serde_json::from_str(&record).unwrap_or(Value::Null);
-            if parsed.get("holder").and_then(Value::as_str) != Some(holder) {
-                return Ok(false);
-            }
             let mut cmd = redis::cmd("EVAL");
-            cmd.arg(RENEW).arg(1).arg(self.key(key)).arg(record).arg(millis(lease));
+            cmd.arg(RENEW).arg(1).arg(self.key(key)).arg(holder).arg(millis(lease));
             let renewed: i64 = self.redis.run(&cmd).await?;
             Ok(renewed == 1)
         })
@@ -135,14 +130,8 @@ impl IdempotencyStore for RedisIdempotencyStore {
 
     fn release<'a>(&'a self, key: &'a str, holder: &'a str) -> BoxFuture<'a, Result<(), ErrorData>> {
         Box::pin(async move {
-            let record: Option<String> = self.redis.run(redis::cmd("GET").arg(self.key(key))).await?;
-            let Some(record) = record else { return Ok(()) };
-            let parsed: Value = serde_json::from_str(&record).unwrap_or(Value::Null);
-            if parsed.get("holder").and_then(Value::as_str) != Some(holder) {
-                return Ok(());
-            }
             let mut cmd = redis::cmd("EVAL");
-            cmd.arg(RELEASE).arg(1).arg(self.key(key)).arg(record);
+            cmd.arg(RELEASE).arg(1).arg(self.key(key)).arg(holder);
             let _: i64 = self.redis.run(&cmd).await?;
             Ok(())
         })
