@@ -19,8 +19,8 @@ from mcpcore.middleware import CallNext, Idempotency, RateLimit, Request, Reques
 from conftest import EXAMPLES, LINEAGES, PY, run_async, rust_bin
 
 
-def build(seen: List[str]) -> Server:
-    server = Server("mw", "1")
+def add_tools(server: Server) -> None:
+    """``echo``, ``slow`` (sleeps ``seconds``) and ``big`` (a 5,000-character result)."""
 
     @server.tool()
     def echo(text: str) -> str:
@@ -37,6 +37,11 @@ def build(seen: List[str]) -> Server:
     def big() -> str:
         """A large result."""
         return "x" * 5000
+
+
+def build(seen: List[str]) -> Server:
+    server = Server("mw", "1")
+    add_tools(server)
 
     @server.tool()
     def strict(n: int) -> int:
@@ -122,21 +127,7 @@ def test_ready_made_middleware_from_python(mode: str, version: str, caplog: pyte
         ],
     )
 
-    @server.tool()
-    async def slow(seconds: float) -> str:
-        """Sleeps."""
-        await asyncio.sleep(seconds)
-        return "woke"
-
-    @server.tool()
-    def big() -> str:
-        """A large result."""
-        return "x" * 5000
-
-    @server.tool()
-    def echo(text: str) -> str:
-        """Returns the text."""
-        return text
+    add_tools(server)
 
     @run_async
     async def go() -> None:
