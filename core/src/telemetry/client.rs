@@ -6,8 +6,8 @@ use super::server::SCOPE;
 use super::w3c;
 use crate::jsonrpc::RequestId;
 use opentelemetry::metrics::Histogram;
-use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer};
-use opentelemetry::{global, Context, KeyValue};
+use opentelemetry::trace::{SpanKind, TraceContextExt, Tracer};
+use opentelemetry::{global, Context};
 use serde_json::{Map, Value};
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -28,7 +28,7 @@ fn histogram() -> &'static Histogram<f64> {
 #[derive(Debug)]
 pub struct ClientSpan {
     cx: Context,
-    metric: Vec<KeyValue>,
+    metric: Vec<(&'static str, conventions::AttrValue)>,
     started: Instant,
 }
 
@@ -55,11 +55,11 @@ impl ClientSpan {
         if let Value::Object(meta) = params.entry("_meta").or_insert_with(|| Value::Object(Map::new())) {
             w3c::inject(&cx, meta);
         }
-        ClientSpan { cx, metric: w3c::key_values(op.metric_attributes), started: Instant::now() }
+        ClientSpan { cx, metric: op.metric_attributes, started: Instant::now() }
     }
 
     /// Ends the span with the answer (`Err`: the JSON-RPC error, or why there was none).
-    pub fn end(mut self, result: &crate::Result<Value>) {
+    pub fn end(self, result: &crate::Result<Value>) {
         let reply = match result {
             Ok(v) => Ok(v.clone()),
             Err(e) => Err(e.rpc_error().cloned().unwrap_or_else(|| crate::ErrorData::internal(e.message()))),
@@ -72,17 +72,6 @@ impl ClientSpan {
                 outcome.status_code = None;
             }
         }
-        self.metric.retain(|kv| !outcome.drop_from_metric.contains(&kv.key.as_str()));
-        let span = self.cx.span();
-        if let Some(t) = &outcome.error_type {
-            span.set_attribute(KeyValue::new("error.type", t.clone()));
-            self.metric.push(KeyValue::new("error.type", t.clone()));
-            span.set_status(Status::error(outcome.description.clone().unwrap_or_else(|| t.clone())));
-        }
-        if let Some(code) = &outcome.status_code {
-            span.set_attribute(KeyValue::new("rpc.response.status_code", code.clone()));
-        }
-        span.end();
-        histogram().record(self.started.elapsed().as_secs_f64(), &self.metric);
+        super::record::end(&self.cx, &outcome, self.metric, false, histogram(), self.started);
     }
 }

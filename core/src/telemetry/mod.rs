@@ -27,6 +27,7 @@
 pub mod client;
 #[cfg(feature = "otlp")]
 mod otlp;
+mod record;
 mod server;
 mod w3c;
 

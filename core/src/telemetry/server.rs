@@ -7,8 +7,8 @@ use crate::jsonrpc::Request;
 use crate::middleware::{Middleware, Next, Reply};
 use opentelemetry::context::FutureExt as _;
 use opentelemetry::metrics::Histogram;
-use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer};
-use opentelemetry::{global, KeyValue};
+use opentelemetry::trace::{SpanKind, TraceContextExt, Tracer};
+use opentelemetry::global;
 use std::time::Instant;
 
 /// The instrumentation scope's name.
@@ -80,21 +80,9 @@ struct SpanEnd {
 
 impl SpanEnd {
     fn finish(&mut self, outcome: &conventions::Outcome) {
-        let Some(mut metric) = self.metric.take() else { return };
-        metric.retain(|(k, _)| !outcome.drop_from_metric.contains(k));
-        let mut metric = w3c::key_values(metric);
-        let span = self.cx.span();
-        if let Some(t) = &outcome.error_type {
-            span.set_attribute(KeyValue::new("error.type", t.clone()));
-            metric.push(KeyValue::new("error.type", t.clone()));
-            span.set_status(Status::error(outcome.description.clone().unwrap_or_else(|| t.clone())));
+        if let Some(metric) = self.metric.take() {
+            super::record::end(&self.cx, outcome, metric, true, &self.duration, self.started);
         }
-        if let Some(code) = &outcome.status_code {
-            span.set_attribute(KeyValue::new("rpc.response.status_code", code.clone()));
-            metric.push(KeyValue::new("rpc.response.status_code", code.clone()));
-        }
-        span.end();
-        self.duration.record(self.started.elapsed().as_secs_f64(), &metric);
     }
 }
 
