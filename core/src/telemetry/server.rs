@@ -6,9 +6,9 @@ use crate::context::{BoxFuture, RequestContext};
 use crate::jsonrpc::Request;
 use crate::middleware::{Middleware, Next, Reply};
 use opentelemetry::context::FutureExt as _;
+use opentelemetry::global;
 use opentelemetry::metrics::Histogram;
 use opentelemetry::trace::{SpanKind, TraceContextExt, Tracer};
-use opentelemetry::global;
 use std::time::Instant;
 
 /// The instrumentation scope's name.
