@@ -8,15 +8,49 @@
 //! the interpreter when the thread ends (the runtime keeps its threads; finalization frees it).
 //! The runtime's threads get theirs when they start, since pyo3-async-runtimes enters Python
 //! from them (with its own `Python::attach`) to complete every awaited coroutine.
+//!
+//! [`Busy`] counts the engine's work that is in, or on its way into, Python (every [`attach`],
+//! and each handler call from when it is scheduled until it ends), so the interpreter's exit
+//! waits only while there is some (`mcpcore._settle_engine_threads`): a thread that takes the GIL
+//! while the interpreter finalizes is ended mid-frame (pthread_exit) and the process crashes.
 
 use pyo3::{ffi, Python};
 use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// How much engine work is in, or on its way into, Python (see [`Busy`]).
+static BUSY: AtomicUsize = AtomicUsize::new(0);
+
+/// One piece of engine work that is in, or will enter, Python, for as long as it lives.
+pub(crate) struct Busy(());
+
+impl Busy {
+    /// Counts one more piece of work until the guard is dropped.
+    pub(crate) fn start() -> Busy {
+        BUSY.fetch_add(1, Ordering::SeqCst);
+        Busy(())
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        BUSY.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// How much engine work is in, or on its way into, Python now: the interpreter's exit waits
+/// (briefly) for none.
+#[pyo3::pyfunction]
+pub(crate) fn engine_work_in_python() -> usize {
+    BUSY.load(Ordering::SeqCst)
+}
 
 /// Runs `f` holding the GIL, from any thread (see the module docs).
 pub(crate) fn attach<F, R>(f: F) -> R
 where
     F: for<'py> FnOnce(Python<'py>) -> R,
 {
+    let _busy = Busy::start();
     keep_thread_state();
     Python::attach(f)
 }
@@ -32,6 +66,7 @@ pub(crate) fn keep_thread_state() {
         // SAFETY: plain C-API calls with the GIL not held by this thread: a thread with no
         // thread state holds no GIL. Ensure takes the GIL (creating the state), SaveThread gives
         // the GIL back and keeps the state current for this thread, with its counter at one.
+        let _busy = Busy::start();
         unsafe {
             if ffi::Py_IsInitialized() == 0 || !ffi::PyGILState_GetThisThreadState().is_null() {
                 return; // a Python thread (or a nested call): it has its state already

@@ -188,7 +188,10 @@ impl HostCallback for PyCallback {
         let locals = if is_async { crate::gil::attach(|py| self.loop_slot.get(py)) } else { None };
         let call = kind.has_call().then_some(ToolCall { call });
         let job = Job { callback, input, call };
+        // The interpreter's exit waits for the call (it enters Python when its thread runs it).
+        let busy = crate::gil::Busy::start();
         Box::pin(async move {
+            let _busy = busy;
             match (is_async, locals) {
                 (true, Some(locals)) => on_loop(job, locals).await,
                 (true, None) => blocking(move || job.private_loop()).await,

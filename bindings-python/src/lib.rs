@@ -58,6 +58,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<prompts::Prompts>()?;
     m.add_class::<skills::Skills>()?;
     m.add_class::<middleware::Middleware>()?;
+    m.add_function(wrap_pyfunction!(gil::engine_work_in_python, m)?)?;
     m.add_function(wrap_pyfunction!(tool_result, m)?)?;
     m.add_function(wrap_pyfunction!(refusal, m)?)?;
     m.add_function(wrap_pyfunction!(telemetry_outcome, m)?)?;

@@ -35,6 +35,7 @@ import atexit
 import contextlib
 import json
 import os
+import sys
 import time
 from typing import (
     TYPE_CHECKING,
@@ -126,16 +127,22 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _settle_engine_threads() -> None:
-    """Gives the engine's tokio threads a moment to leave Python before the interpreter finalizes.
+    """Lets the engine's work in Python finish before the interpreter finalizes (at most 50 ms).
 
-    A tokio worker that completes an awaitable calls ``loop.call_soon_threadsafe``, which drops the
-    GIL while it writes to the loop's self-pipe. If the main thread finalizes in that window, the
-    worker's GIL re-acquire ends the thread (pthread_exit) and its Rust frames unwind without the
-    GIL: a segfault or "PyGILState_Release ... must be current" abort at exit (pyo3-async-runtimes
-    has no shutdown hook, PyO3/pyo3-async-runtimes#40). Sleeping here releases the GIL so they can
-    finish; atexit handlers run before finalization starts."""
+    A tokio thread that takes the GIL while the main thread finalizes is ended mid-frame
+    (pthread_exit): its Rust frames unwind without the GIL, a segfault or a "PyGILState_Release
+    ... must be current" abort at exit (pyo3-async-runtimes has no shutdown hook,
+    PyO3/pyo3-async-runtimes#40). The engine counts its work that is in, or on its way into,
+    Python (a handler call from when it is scheduled, every entry into Python); sleeping releases
+    the GIL so that work can finish, and a process with none exits at once (atexit handlers run
+    before finalization starts). On Windows every awaited call is completed from a tokio thread
+    (no ``add_reader`` on its default loop), uncounted, so the wait there is the whole 50 ms."""
+    deadline = time.monotonic() + 0.05
     try:
-        time.sleep(0.05)
+        if sys.platform == "win32":
+            time.sleep(0.05)
+        while _native.engine_work_in_python() and time.monotonic() < deadline:
+            time.sleep(0.001)
     except KeyboardInterrupt:  # a second Ctrl-C while exiting
         pass
 
