@@ -7,10 +7,11 @@
 //! a [`ToolCall`] (None for completers), and the callback returns the handler's value (or an
 //! awaitable of it). Sync callbacks run on a blocking thread holding the GIL, so neither tokio
 //! nor the asyncio loop stalls (`block_in_place` was measured slower: 94 -> 114 µs per echo call,
-//! sequential over stdio); async callbacks run on the host's asyncio loop (captured when the
+//! sequential over stdio), unless the host marks them inline (see [`PyCallback::inline`]); async callbacks run on the host's asyncio loop (captured when the
 //! host first awaits an mcpcore coroutine), or on a private loop when there is none.
 
 use crate::{errors, parse_json, to_json, values};
+use futures_util::FutureExt as _;
 use mcpcore::completion::{complete_from, Completer};
 use mcpcore::host::{HandlerKind, HostCall, HostCallback, HostCompleter, HostReply};
 use mcpcore::registry::BoxFuture;
@@ -18,6 +19,7 @@ use mcpcore::Error;
 use pyo3::prelude::*;
 use pyo3_async_runtimes::TaskLocals;
 use serde_json::Value;
+use std::cell::Cell;
 use std::sync::{Arc, Mutex};
 
 /// The asyncio loop async handlers run on; set by every async entry point.
@@ -42,6 +44,11 @@ impl LoopSlot {
         }
         Some(locals.clone())
     }
+}
+
+thread_local! {
+    /// Set while an inline tool runs on this (runtime) thread.
+    static INLINE: Cell<bool> = const { Cell::new(false) };
 }
 
 /// What a running handler may ask of its call (the core's `HostCall`): who calls, progress and
@@ -145,6 +152,26 @@ impl ToolCall {
     fn input_blocking(&self, py: Python<'_>, requests: &str) -> PyResult<String> {
         let requests = parse_json("input requests", requests)?;
         let call = self.call.clone();
+        if INLINE.with(Cell::get) {
+            // An inline tool runs inside its call's task. On 2026-07-28 asking never waits (the
+            // answers come with the request, or the round ends with `InputRequired`); on a legacy
+            // session waiting would stop the very task that delivers the question: a deadlock,
+            // so it is refused instead.
+            let never_waits = self
+                .call
+                .protocol_version()
+                .and_then(mcpcore::ProtocolVersion::parse)
+                .is_some_and(|v| v.is_modern());
+            let answered = if never_waits { call.input(requests).now_or_never() } else { None };
+            return answered
+                .unwrap_or_else(|| {
+                    Err(Error::invalid_input(
+                        "an inline tool cannot wait for client input on a legacy session; register it without inline=True",
+                    ))
+                })
+                .map(|a| a.to_string())
+                .map_err(failed);
+        }
         py.detach(|| pyo3_async_runtimes::tokio::get_runtime().block_on(call.input(requests)))
             .map(|a| a.to_string())
             .map_err(failed)
@@ -170,20 +197,41 @@ pub(crate) struct PyCallback {
     /// Shared, so a call takes it without the GIL (no reference count to touch).
     callback: Arc<Py<PyAny>>,
     is_async: bool,
+    /// A sync callback the host marked as quick: it runs on the runtime thread that polls the
+    /// call, without the hand-off to a blocking thread and back (bench/NOTES.md, "Python sync
+    /// tools inline").
+    inline: bool,
     loop_slot: Arc<LoopSlot>,
 }
 
 impl PyCallback {
     /// The callback for `callback`; an async one runs on the loop in `loop_slot`.
     pub(crate) fn new(callback: Py<PyAny>, is_async: bool, loop_slot: &Arc<LoopSlot>) -> Arc<Self> {
-        Arc::new(PyCallback { callback: Arc::new(callback), is_async, loop_slot: loop_slot.clone() })
+        Arc::new(PyCallback {
+            callback: Arc::new(callback),
+            is_async,
+            inline: false,
+            loop_slot: loop_slot.clone(),
+        })
+    }
+
+    /// A sync callback that runs inline, on the runtime thread that polls its call: it saves two
+    /// thread hand-offs (about 30 µs a call) but holds that thread, and waits there for the GIL,
+    /// for as long as it runs, so it is for callbacks that return in microseconds.
+    pub(crate) fn inline(callback: Py<PyAny>, loop_slot: &Arc<LoopSlot>) -> Arc<Self> {
+        Arc::new(PyCallback {
+            callback: Arc::new(callback),
+            is_async: false,
+            inline: true,
+            loop_slot: loop_slot.clone(),
+        })
     }
 }
 
 impl HostCallback for PyCallback {
     fn call(&self, kind: HandlerKind, input: Value, call: HostCall) -> BoxFuture<'static, HostReply> {
         let callback = self.callback.clone();
-        let is_async = self.is_async;
+        let (is_async, inline) = (self.is_async, self.inline);
         // Only an async callback needs the loop (and, to look it up, the GIL).
         let locals = if is_async { crate::gil::attach(|py| self.loop_slot.get(py)) } else { None };
         let call = kind.has_call().then_some(ToolCall { call });
@@ -195,6 +243,12 @@ impl HostCallback for PyCallback {
             match (is_async, locals) {
                 (true, Some(locals)) => on_loop(job, locals).await,
                 (true, None) => blocking(move || job.private_loop()).await,
+                (false, _) if inline => {
+                    INLINE.with(|i| i.set(true));
+                    let reply = job.sync_call();
+                    INLINE.with(|i| i.set(false));
+                    reply
+                }
                 (false, _) => blocking(move || job.sync_call()).await,
             }
         })

@@ -63,8 +63,9 @@ impl Registry {
 
     /// Registers a Python tool. `callback(arguments, call)` returns the tool's value (or an
     /// awaitable of it when `is_async`); the core turns it into the result (`wrapped`: the output
-    /// schema wraps it as `{"result": …}`).
-    #[pyo3(signature = (name, description, input_schema, callback, is_async, output_schema=None, title=None, wrapped=false, meta=None))]
+    /// schema wraps it as `{"result": …}`; `inline`: a sync callback runs on the engine's thread,
+    /// see `PyCallback::inline`).
+    #[pyo3(signature = (name, description, input_schema, callback, is_async, output_schema=None, title=None, wrapped=false, meta=None, inline=false))]
     #[allow(clippy::too_many_arguments)]
     fn add_tool(
         &self,
@@ -77,7 +78,13 @@ impl Registry {
         title: Option<String>,
         wrapped: bool,
         meta: Option<&str>,
+        inline: bool,
     ) -> PyResult<()> {
+        if inline && is_async {
+            return Err(errors::to_py(mcpcore::Error::invalid_input(format!(
+                "tool {name}: inline is for sync functions (an async one already runs on the loop)"
+            ))));
+        }
         let mut tool = Tool::new(name, description, parse_json("input_schema", input_schema)?);
         if let Some(s) = output_schema {
             tool = tool.with_output_schema(parse_json("output_schema", s)?);
@@ -88,7 +95,12 @@ impl Registry {
         if let Some(m) = meta {
             tool.meta = Some(crate::parse_as("tool _meta", m)?);
         }
-        let handler = HostTool::new(PyCallback::new(callback, is_async, &self.loop_slot), wrapped);
+        let callback = if inline {
+            PyCallback::inline(callback, &self.loop_slot)
+        } else {
+            PyCallback::new(callback, is_async, &self.loop_slot)
+        };
+        let handler = HostTool::new(callback, wrapped);
         self.tools.register(tool, handler).map_err(errors::to_py)
     }
 

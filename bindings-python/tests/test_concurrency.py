@@ -9,7 +9,7 @@ from typing import Any, Callable, Dict, List
 
 import pytest
 
-from mcpcore import Client, Registry, Server
+from mcpcore import Client, Context, InvalidInput, Registry, Server
 
 from conftest import LINEAGES, bounded, run_async
 
@@ -117,6 +117,51 @@ async def test_sync_tool_does_not_block_the_loop_when_served_in_process(lineage:
             assert result.text == "done"
             assert ticks >= 20, f"the loop ticked only {ticks} times in 0.5 s"
             assert seen["thread"] != loop_thread
+    finally:
+        await serving.shutdown()
+
+
+@pytest.mark.parametrize("lineage,version", LINEAGES, ids=LINEAGE_IDS)
+@run_async
+async def test_inline_sync_tools_answer_off_the_loop_and_can_ask_for_input(lineage: str, version: str) -> None:
+    """``inline=True``: a sync tool runs on the engine's thread (not the loop's), many calls in
+    flight are answered each to its own request; asking for input works as an input round
+    (2026-07-28) and is refused with a clear error on a legacy session, where waiting would stop
+    the very task that delivers the question; an async tool cannot be inline."""
+    server = Server("inline")
+    loop_thread = threading.get_ident()
+    threads: set = set()
+
+    @server.tool(inline=True)
+    def double(n: int) -> int:
+        threads.add(threading.get_ident())
+        return 2 * n
+
+    @server.tool(inline=True)
+    def ask(ctx: Context) -> str:
+        schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+        return str(ctx.elicit_sync("k", "Name?", schema).data["name"])
+
+    with pytest.raises(InvalidInput, match="inline is for sync functions"):
+
+        @server.tool(inline=True)
+        async def not_inline() -> str:
+            return ""
+
+    serving = await server.serve_http()
+    try:
+        async with await Client.connect_http(
+            serving.url, lineage=lineage, on_elicitation=lambda params: {"name": "Ann"}
+        ) as client:
+            doubled = await bounded(asyncio.gather(*[client.call_tool("double", {"n": i}) for i in range(50)]))
+            assert [r.structured_content["result"] for r in doubled] == [2 * i for i in range(50)]
+            assert threads and loop_thread not in threads
+            asked = await bounded(client.call_tool("ask", {}))
+            if lineage == "modern":
+                assert asked.text == "Ann"
+            else:
+                assert asked.is_error and "cannot wait for client input on a legacy session" in asked.text, asked
+            assert "not_inline" not in [t.name for t in await client.list_tools()]
     finally:
         await serving.shutdown()
 

@@ -40,13 +40,15 @@ class Sum(TypedDict):
     sum: float
 
 
-@server.tool()
+# echo and add return at once and never block: inline=True runs them on the engine's thread,
+# without the hand-off to a worker thread and back (about 30 µs a call).
+@server.tool(inline=True)
 def echo(text: str) -> str:
     """Returns the text unchanged."""
     return text
 
 
-@server.tool()
+@server.tool(inline=True)
 def add(a: float, b: float) -> Sum:
     """Adds two numbers."""
     return {"sum": a + b}
