@@ -275,3 +275,29 @@ def test_processes_exit_cleanly_after_using_the_engine(tmp_path: Path) -> None:
         results = list(pool.map(lambda _: run([PY, script, TOOLBOX], timeout=60), range(12)))
     for proc in results:
         assert proc.returncode == 0 and proc.stdout.strip() == "ok", describe(proc)
+
+
+def test_import_leaves_the_standard_librarys_value_types_unimported() -> None:
+    """Start-up: ``import mcpcore`` imports none of the modules whose types it only converts
+    (dates, UUIDs, decimals, paths, typing_extensions); a tool that uses one works once the host
+    has imported it (the conversions look the types up among the imported modules)."""
+    script = textwrap.dedent(
+        """
+        import sys
+        import mcpcore
+        lazy = ["datetime", "decimal", "pathlib", "uuid", "typing_extensions", "ipaddress", "platform"]
+        print(sorted(m for m in lazy if m in sys.modules))
+        import asyncio, datetime, uuid
+        reg = mcpcore.Registry()
+
+        @reg.tool()
+        def later(day: datetime.date, key: uuid.UUID) -> str:
+            return f"{day + datetime.timedelta(days=1)} {key.version}"
+
+        print(reg.list_tools()[0].input_schema["properties"]["day"]["format"])
+        print(asyncio.run(reg.call_tool("later", {"day": "2026-12-05", "key": str(uuid.uuid4())})).text)
+        """
+    )
+    proc = run([PY, "-c", script], timeout=60)
+    assert proc.returncode == 0, describe(proc)
+    assert proc.stdout.split("\n")[:3] == ["[]", "date", "2026-12-06 4"], describe(proc)

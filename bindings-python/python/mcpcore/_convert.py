@@ -10,17 +10,13 @@ import binascii
 import collections
 import collections.abc as cabc
 import dataclasses
-import datetime
-import decimal
 import enum
 import json
 import math
-import pathlib
 import typing
-import uuid
 from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
-from . import _schema
+from . import _schema, _stdtypes
 from ._schema import ToolSpec
 from .content import CONTENT_TYPES, Message, b64encode
 
@@ -69,9 +65,9 @@ def to_jsonable(value: Any) -> Any:
         return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if _schema.is_pydantic_model(type(value)):
         return value.model_dump(mode="json")
-    if isinstance(value, (datetime.date, datetime.time)):
+    if isinstance(value, _stdtypes.dates()):
         return value.isoformat()
-    if isinstance(value, (uuid.UUID, decimal.Decimal, pathlib.PurePath)):
+    if isinstance(value, _stdtypes.as_str()):
         return str(value)
     raise TypeError(f"cannot convert a value of type {type(value).__qualname__} to JSON")
 
@@ -81,7 +77,7 @@ def _json_key(key: Any) -> str:
         key = key.value
     if isinstance(key, str):
         return key
-    if isinstance(key, (int, float, uuid.UUID)) and not isinstance(key, bool):
+    if isinstance(key, (int, float, *_stdtypes.uuids())) and not isinstance(key, bool):
         return str(key)
     raise TypeError(f"cannot use a key of type {type(key).__qualname__} in a JSON object")
 
@@ -113,9 +109,9 @@ def to_builtin(value: Any) -> Any:
         return dict(value)
     if isinstance(value, collections.deque):
         return list(value)
-    if isinstance(value, (datetime.date, datetime.time)):
+    if isinstance(value, _stdtypes.dates()):
         return value.isoformat()
-    if isinstance(value, (uuid.UUID, decimal.Decimal, pathlib.PurePath)):
+    if isinstance(value, _stdtypes.as_str()):
         return str(value)
     if isinstance(value, int):  # int subclasses (bool is handled natively)
         return int(value)
@@ -217,7 +213,7 @@ def _items(value: Any, item_type: Any) -> List[Any]:
 
 
 def _coerce_generic(value: Any, tp: Any, origin: Any, args: Any) -> Any:
-    if origin in _schema.LITERALS:
+    if _schema.is_literal(origin):
         for option in args:
             plain = option.value if isinstance(option, enum.Enum) else option
             if value == plain and type(value) is type(plain):
@@ -297,7 +293,7 @@ def _coerce_record(value: Any, tp: type) -> Any:
         out = dict(value)
         for key, v in value.items():
             hint = hints.get(key, Any)
-            while typing.get_origin(hint) in _schema.REQ_WRAPPERS:
+            while _schema.is_required_wrapper(typing.get_origin(hint)):
                 hint = typing.get_args(hint)[0]
             try:
                 out[key] = _coerce(v, hint)
@@ -316,17 +312,18 @@ def _coerce_record(value: Any, tp: type) -> Any:
 
 def _coerce_text_type(value: Any, tp: type) -> Any:
     """Dates, times, UUIDs, decimals and paths from their JSON text (or number)."""
-    if issubclass(tp, decimal.Decimal):
+    if issubclass(tp, _stdtypes.decimals()):
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             raise _NoMatch
         return tp(str(value))
     if not isinstance(value, str):
-        if issubclass(tp, (datetime.date, datetime.time, uuid.UUID, pathlib.PurePath)):
+        if issubclass(tp, _stdtypes.dates() + _stdtypes.parsed_from_text()):
             raise _NoMatch
         return value
-    if issubclass(tp, (datetime.date, datetime.time)):
-        text = value[:-1] + "+00:00" if value.endswith(("Z", "z")) and tp is not datetime.date else value
-        return tp.fromisoformat(text)
-    if issubclass(tp, (uuid.UUID, pathlib.PurePath)):
+    if issubclass(tp, _stdtypes.dates()):
+        text = value[:-1] + "+00:00" if value.endswith(("Z", "z")) and tp not in _stdtypes.date() else value
+        parse: Any = tp.fromisoformat  # type: ignore[attr-defined]  # a date or time class
+        return parse(text)
+    if issubclass(tp, _stdtypes.parsed_from_text()):
         return tp(value)
     return value

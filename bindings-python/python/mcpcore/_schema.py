@@ -8,21 +8,17 @@ and ``Field`` metadata are understood when pydantic has been imported by the cal
 from __future__ import annotations
 
 import collections.abc as cabc
-import copy
-import datetime
-import decimal
 import enum
 import inspect
 import json
-import pathlib
 import re
 import sys
 import types
 import typing
-import uuid
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Tuple
 
+from . import _stdtypes
 from .content import CONTENT_TYPES
 
 __all__ = ["ToolSpec", "inline_refs", "output_schema_for", "resolve_parameters", "tool_spec", "type_schema"]
@@ -32,27 +28,24 @@ Schema = Dict[str, Any]
 _UNION_TYPE: Optional[type] = getattr(types, "UnionType", None)
 _NONE_TYPE: type = type(None)
 _NO_DEFAULT: Any = object()  # a default exists (a pydantic default_factory) but has no value
-LITERALS: Set[Any] = {typing.Literal}
-REQ_WRAPPERS: Set[Any] = {getattr(typing, n) for n in ("Required", "NotRequired", "ReadOnly") if hasattr(typing, n)}
-try:  # typing_extensions is optional; its aliases may differ from typing's on older Pythons
-    import typing_extensions as _te
+_REQ_NAMES = ("Required", "NotRequired", "ReadOnly")
+_REQ_WRAPPERS = frozenset(getattr(typing, n) for n in _REQ_NAMES if hasattr(typing, n))
 
-    LITERALS.add(_te.Literal)
-    REQ_WRAPPERS.update(getattr(_te, n) for n in ("Required", "NotRequired", "ReadOnly") if hasattr(_te, n))
-except ImportError:  # pragma: no cover - depends on the environment
-    pass
+
+def is_literal(origin: Any) -> bool:
+    """``origin`` is ``Literal`` (typing's or typing_extensions')."""
+    return origin is typing.Literal or origin in _stdtypes.extension_forms("Literal")
+
+
+def is_required_wrapper(origin: Any) -> bool:
+    """``origin`` is ``Required``, ``NotRequired`` or ``ReadOnly`` (typing's or typing_extensions')."""
+    return origin in _REQ_WRAPPERS or origin in _stdtypes.extension_forms(*_REQ_NAMES)
+
 
 # origins (and bare classes) that map to JSON arrays, unique arrays and objects
 ARRAYS = {list, cabc.Sequence, cabc.MutableSequence, cabc.Iterable, cabc.Collection}
 SETS = {set, frozenset, cabc.Set, cabc.MutableSet}
 MAPPINGS = {dict, cabc.Mapping, cabc.MutableMapping}
-_STRING_FORMATS: Dict[type, Schema] = {
-    datetime.datetime: {"type": "string", "format": "date-time"},
-    datetime.date: {"type": "string", "format": "date"},
-    datetime.time: {"type": "string", "format": "time"},
-    uuid.UUID: {"type": "string", "format": "uuid"},
-    pathlib.PurePath: {"type": "string"},
-}
 _SCALARS: Dict[Any, Schema] = {
     str: {"type": "string"},
     bool: {"type": "boolean"},
@@ -61,7 +54,6 @@ _SCALARS: Dict[Any, Schema] = {
     _NONE_TYPE: {"type": "null"},
     bytes: {"type": "string", "contentEncoding": "base64"},
     bytearray: {"type": "string", "contentEncoding": "base64"},
-    decimal.Decimal: {"anyOf": [{"type": "number"}, {"type": "string"}]},
 }
 
 
@@ -257,7 +249,7 @@ class _Builder:
         return self._class(tp)
 
     def _generic(self, tp: Any, origin: Any, args: Tuple[Any, ...]) -> Schema:
-        if origin in LITERALS:
+        if is_literal(origin):
             return _enum_schema(list(args), repr(tp))
         if origin in ARRAYS or origin in SETS:
             schema: Schema = {"type": "array"}
@@ -292,7 +284,7 @@ class _Builder:
     def _class(self, tp: Any) -> Schema:
         if issubclass(tp, enum.Enum):
             return _enum_schema([m.value for m in tp], tp.__qualname__)
-        for cls, fmt in (*_SCALARS.items(), *_STRING_FORMATS.items()):
+        for cls, fmt in (*_SCALARS.items(), *_stdtypes.schemas()):
             if issubclass(tp, cls):
                 return dict(fmt)
         if is_pydantic_model(tp):
@@ -348,7 +340,7 @@ class _Builder:
     def _typeddict(self, tp: type) -> Schema:
         props: Schema = {}
         for key, hint in self._hints(tp).items():
-            while typing.get_origin(hint) in REQ_WRAPPERS:
+            while is_required_wrapper(typing.get_origin(hint)):
                 hint = typing.get_args(hint)[0]
             props[key] = self.schema(hint)
         required = [k for k in props if k in getattr(tp, "__required_keys__", ())]
@@ -378,6 +370,8 @@ class _Builder:
         return schema
 
     def _pydantic(self, tp: Any) -> Schema:
+        import copy  # only for pydantic models
+
         schema: Schema = copy.deepcopy(tp.model_json_schema(ref_template="#/$defs/{model}", mode=self.mode))
         defs: Dict[str, Schema] = schema.pop("$defs", {})
         renames: Dict[str, str] = {}
