@@ -49,6 +49,13 @@ pub(crate) struct GatewayArgs {
     listen: Listen,
 }
 
+impl GatewayArgs {
+    /// Whether it serves stdio (no `--listen`).
+    pub(crate) fn on_stdio(&self) -> bool {
+        self.listen.on_stdio()
+    }
+}
+
 /// `--listen IP:PORT [--allowed-host NAME[:PORT]]... [--allowed-origin ORIGIN]...`, shared by
 /// `gateway` and `serve`.
 #[derive(clap::Args)]
@@ -64,6 +71,13 @@ pub(crate) struct Listen {
     /// A browser `Origin` to answer (repeatable), e.g. https://app.example.com.
     #[arg(long = "allowed-origin", value_name = "SCHEME://NAME[:PORT]", requires = "listen")]
     allowed_origins: Vec<String>,
+}
+
+impl Listen {
+    /// Whether it serves stdio (no `--listen`).
+    pub(crate) fn on_stdio(&self) -> bool {
+        self.listen.is_none()
+    }
 }
 
 /// Where `--listen` serves.

@@ -125,11 +125,20 @@ fn main() -> ExitCode {
         let _ = std::io::Write::write_all(&mut std::io::stdout(), &script);
         return ExitCode::SUCCESS;
     }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio runtime");
+    // Serving stdio (one client, frames in order), every task runs on one thread: a multi-thread
+    // runtime handed each forwarded call between its workers, about 18 thread wake-ups (futex)
+    // a call through the gateway instead of none (bench/NOTES.md, "The gateway on one thread").
+    let one_thread = match &cli.command {
+        Command::Gateway(a) => a.on_stdio(),
+        Command::Serve(a) => a.on_stdio(),
+        _ => false,
+    };
+    let rt = if one_thread {
+        tokio::runtime::Builder::new_current_thread().enable_all().build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()
+    }
+    .expect("tokio runtime");
     let code = rt.block_on(async move {
         match cli.command {
             Command::Tools(a) => commands::list(Listing::Tools, a).await,

@@ -21,6 +21,13 @@ pub(crate) struct ServeArgs {
     command: Vec<String>,
 }
 
+impl ServeArgs {
+    /// Whether it serves stdio (no `--listen`).
+    pub(crate) fn on_stdio(&self) -> bool {
+        self.listen.on_stdio()
+    }
+}
+
 /// Runs `serve`.
 pub(crate) async fn main(a: ServeArgs) -> ExitCode {
     let config = match (a.config, a.command.split_first()) {
