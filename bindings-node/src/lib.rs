@@ -27,6 +27,23 @@ pub use registry::Registry;
 pub use resources::{Prompts, Resources};
 pub use server::{HttpServing, Server};
 
+/// The engine's runtime: one worker thread unless `TOKIO_WORKER_THREADS` says otherwise. Every
+/// handler runs on the JS thread anyway; with napi-rs's default (a worker per core) a call's
+/// tasks were handed between workers, about 4 thread wake-ups (futex) a call: one worker serves
+/// W1 21% (sequential) and 13% (8 in flight) faster, W6 11 µs less, and HTTP with 16 in flight
+/// the same (bench/NOTES.md, "The Node binding on one worker").
+#[napi_derive::module_init]
+fn init() {
+    let mut runtime = tokio::runtime::Builder::new_multi_thread();
+    if std::env::var_os("TOKIO_WORKER_THREADS").is_none() {
+        runtime.worker_threads(1);
+    }
+    // A runtime that cannot start leaves napi-rs's default, which fails the same way, loudly.
+    if let Ok(rt) = runtime.enable_all().build() {
+        napi::bindgen_prelude::create_custom_tokio_runtime(rt);
+    }
+}
+
 /// The version of the native module (the crate version).
 #[napi_derive::napi]
 pub fn native_version() -> String {
