@@ -203,6 +203,7 @@ def render(doc: Dict[str, Any], names: List[str], subs: Dict[str, Any]) -> str:
     L += scale.render(doc, names, subs, cell, conf_of)
     L += ratio_tables(rat)
     L += targets(doc, names)
+    L += speed_targets(doc)
     if doc["errors"]:
         L += ["## Errors", ""] + [f"- {e}" for e in doc["errors"]] + [""]
     return "\n".join(L)
@@ -238,26 +239,44 @@ def ratio_tables(rat: Dict[str, Dict[str, Any]]) -> List[str]:
     return L
 
 
-def targets(doc: Dict[str, Any], names: List[str]) -> List[str]:
-    s, rat = doc["summary"], doc["ratios"]
-    out = ["## Targets (issue 19; against each peer's best configuration)", "", "| target | measured | met |", "|---|---|---|"]
+class _Targets:
+    """A targets table over a run's summary and ratios: `row` adds a target, `lines` ends it."""
 
-    def val(n: str, k: str) -> Optional[float]:
-        x = s.get(n, {}).get(k)
+    def __init__(self, doc: Dict[str, Any], title: str) -> None:
+        self.s, self.rat, self.w6 = doc["summary"], doc["ratios"], doc["w6_added_us"]
+        self.out = [title, "", "| target | measured | met |", "|---|---|---|"]
+
+    def val(self, n: str, k: str) -> Optional[float]:
+        x = self.s.get(n, {}).get(k)
         return x["median"] if x else None
 
-    def ratio(pair: str, k: str) -> Optional[float]:
-        x = rat.get(pair, {}).get(k)
+    def ratio(self, pair: str, k: str) -> Optional[float]:
+        x = self.rat.get(pair, {}).get(k)
         return x["median"] if x else None
 
-    def row(what: str, x: Optional[float], ok, unit: str = "") -> None:
+    def added(self, lang: str) -> Optional[float]:
+        """W6: µs a call the host callback of `lang` adds over the Rust tool."""
+        x = self.w6.get(lang)
+        return x["median"] if x else None
+
+    def row(self, what: str, x: Optional[float], ok, unit: str = "") -> None:
         if x is None:
-            out.append(f"| {what} | — | — |")
+            self.out.append(f"| {what} | — | — |")
         else:
-            out.append(f"| {what} | {x:,.2f}{unit} | {'yes' if ok(x) else 'NO'} |")
+            self.out.append(f"| {what} | {x:,.2f}{unit} | {'yes' if ok(x) else 'NO'} |")
 
-    def at_least(t: float):
-        return lambda x: x >= t
+
+def at_least(t: float):
+    return lambda x: x >= t
+
+
+def at_most(t: float):
+    return lambda x: x <= t
+
+
+def targets(doc: Dict[str, Any], names: List[str]) -> List[str]:
+    t = _Targets(doc, "## Targets (issue 19; against each peer's best configuration)")
+    out, val, ratio, row = t.out, t.val, t.ratio, t.row
 
     rr, raw = "mcpcore-rust vs rmcp (best)", "mcpcore-rust vs raw"
     row("Rust W1 seq ≥ 3× rmcp", ratio(rr, "w1_seq_cps"), at_least(3), "×")
@@ -272,15 +291,14 @@ def targets(doc: Dict[str, Any], names: List[str]) -> List[str]:
     for x in scale.SIZES_FULL:
         row(f"Rust W11 stdio {scale.size_label(x)} ≥ 1.5× the ceiling", ratio(raw, f"w11_stdio_{x}_mbs"), at_least(1.5), "×")
     pr = "mcpcore-python vs python-sdk (best)"
-    w6 = doc["w6_added_us"]
-    row("Python W6 ≤ 25 µs/call added", w6["python"]["median"] if w6.get("python") else None, lambda x: x <= 25, " µs")
+    row("Python W6 ≤ 25 µs/call added", t.added("python"), at_most(25), " µs")
     row("Python W1 seq ≥ 10× Python SDK", ratio(pr, "w1_seq_cps"), at_least(10), "×")
     row("Python W1 8-in-flight ≥ 10× Python SDK", ratio(pr, "w1_conc_cps"), at_least(10), "×")
     row("Python W3 ≥ 1.5× Python SDK", ratio(pr, "w3_mbs"), at_least(1.5), "×")
     row("Python W5 ≤ 100 ms", val("mcpcore-python", "w5_ms"), lambda x: x <= 100, " ms")
     row("Python W4 idle ≤ 25 MB", val("mcpcore-python", "w4_idle_mb@defaults"), lambda x: x <= 25, " MB")
     nr = "mcpcore-node vs ts-v2 (best)"
-    row("Node W6 ≤ 15 µs/call added", w6["node"]["median"] if w6.get("node") else None, lambda x: x <= 15, " µs")
+    row("Node W6 ≤ 15 µs/call added", t.added("node"), at_most(15), " µs")
     row("Node W1 seq ≥ 5× TS SDK v2", ratio(nr, "w1_seq_cps"), at_least(5), "×")
     row("Node W1 8-in-flight ≥ 5× TS SDK v2", ratio(nr, "w1_conc_cps"), at_least(5), "×")
     row("Node W1 8-in-flight p99 ≤ TS SDK v2's (ratio ≥ 1)", ratio(nr, "w1_conc_p99"), at_least(1), "×")
@@ -298,3 +316,47 @@ def targets(doc: Dict[str, Any], names: List[str]) -> List[str]:
             row(f"{lang} {what} ≥ {t}× the SDK", ratio(pair, k), at_least(t), "×")
     out.append("")
     return out
+
+
+def speed_targets(doc: Dict[str, Any]) -> List[str]:
+    """Issue 36's targets: the Node, Python and gateway paths, Redis sessions, Rust W2."""
+    t = _Targets(doc, "## Targets (issue 36, speed where users feel it; against each peer's best configuration)")
+    nr2, nr1 = "mcpcore-node vs ts-v2 (best)", "mcpcore-node vs ts-v1 (best)"
+    pr, rr, rust = "mcpcore-python vs python-sdk (best)", "mcpcore-rust vs rmcp (best)", "mcpcore-rust"
+    for k, what in (("w1_seq_cps", "seq"), ("w1_conc_cps", "8-in-flight")):
+        for pair, peer in ((nr2, "v2"), (nr1, "v1")):
+            t.row(f"Node W1 {what} ≥ 3× TS SDK {peer}", t.ratio(pair, k), at_least(3), "×")
+    t.row("Node W6 ≤ 15 µs/call added", t.added("node"), at_most(15), " µs")
+    t.row("Node W3 ≥ 1.5× TS SDK v2", t.ratio(nr2, "w3_mbs"), at_least(1.5), "×")
+    idle, bare = t.val("mcpcore-node", "w4_idle_mb@defaults"), t.val("mcpcore-node", "node_bare_mb")
+    t.row("Node W4 idle ≤ bare node + 10 MB (MB over bare node)", idle - bare if idle and bare else None, at_most(10), " MB")
+    t.row("Python W6 ≤ 20 µs/call added", t.added("python"), at_most(20), " µs")
+    t.row("Python W1 seq ≥ 10× Python SDK", t.ratio(pr, "w1_seq_cps"), at_least(10), "×")
+    t.row("Python W1 8-in-flight ≥ 10× Python SDK", t.ratio(pr, "w1_conc_cps"), at_least(10), "×")
+    t.row("Python W5 ≤ 60 ms", t.val("mcpcore-python", "w5_ms"), at_most(60), " ms")
+    for tr, limit in (("stdio", 40), ("http", 80)):
+        for v in (LEGACY, MODERN):
+            t.row(f"W8 gateway {tr} {v}: added p50 ≤ {limit} µs", t.val(rust, f"w8_{tr}_added_{v}_us"), at_most(limit), " µs")
+            t.row(f"W8 gateway {tr} {v}: calls/s through ≥ 0.8 of direct", t.val(rust, f"w8_{tr}_ratio_{v}"), at_least(0.8))
+    t.row("W7 Redis-backed legacy request: added p50 ≤ 60 µs", t.val(rust, f"w7_added_{LEGACY}_us"), at_most(60), " µs")
+    for v in (LEGACY, MODERN):
+        t.row(f"Rust W2 server {v} ≥ 2× rmcp", t.ratio(rr, f"w2_wrk_{v}"), at_least(2), "×")
+        a, b = t.val(rust, f"w2_wrk_{v}@defaults"), t.val("raw", f"w2_wrk_{MODERN}@defaults")
+        t.row(f"Rust W2 server {v} ≥ 65% of raw hyper", a / b * 100 if a and b else None, at_least(65), "%")
+    t.out.append("")
+    return t.out
+
+
+if __name__ == "__main__":
+    # python3 bench/report.py bench/results/RUN.json [OUT.md]: RESULTS.md again from a run's JSON
+    # (after a change to this file), without running anything.
+    import json
+    import sys
+
+    run = json.loads(open(sys.argv[1], encoding="utf-8").read())
+    labels = {n: {"label": label, "best": run["configurations"].get(n, {}).get("best")} for n, label in run["subjects"].items()}
+    text = render(run, list(run["subjects"]), labels)
+    if len(sys.argv) > 2:
+        open(sys.argv[2], "w", encoding="utf-8").write(text)
+    else:
+        print(text)
