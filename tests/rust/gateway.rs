@@ -217,10 +217,11 @@ fn assert_report(r: &Value, lineage: &str) {
     assert!(!messages.is_empty() && messages[0].is_string(), "{messages:?}");
 }
 
-/// `mcpcore gateway --listen 127.0.0.1:0`; returns it and its endpoint.
-fn gateway_http(config: &std::path::Path) -> (Child, String) {
+/// `mcpcore gateway --listen 127.0.0.1:0` with `extra` arguments; returns it and its endpoint.
+fn gateway_http(config: &std::path::Path, extra: &[&str]) -> (Child, String) {
     let mut child = Command::new(bin("mcpcore"))
         .args(["gateway", "--config", &config.to_string_lossy(), "--listen", "127.0.0.1:0"])
+        .args(extra)
         .stdout(Stdio::piped())
         .spawn()
         .expect("mcpcore gateway");
@@ -261,7 +262,8 @@ fn python_sdk_through_the_gateway_on_http_both_lineages_then_sigterm() {
     let (_echo, url) = echo_http();
     let m = marker();
     let path = write_config(&config(&url, &m), &m);
-    let (mut gateway, endpoint) = gateway_http(&path);
+    // On one thread (`--threads 1`, stdio's default); the other HTTP tests run the default two.
+    let (mut gateway, endpoint) = gateway_http(&path, &["--threads", "1"]);
     assert_eq!(marked(&m).len(), 2, "two stdio upstreams running");
     for lineage in ["modern", "legacy"] {
         let mut args = client_args(lineage);
@@ -283,12 +285,23 @@ fn a_killed_gateway_leaves_no_upstream() {
         "conf": {"command": bin("mcpcore"), "args": ["conformance-server", "--stdio"], "env": env},
     }});
     let path = write_config(&config, &m);
-    let (mut gateway, _) = gateway_http(&path);
+    let (mut gateway, _) = gateway_http(&path, &[]);
     assert_eq!(marked(&m).len(), 2, "two stdio upstreams running");
     signal(&gateway, libc::SIGKILL);
     gateway.wait().unwrap();
     // No orderly stop: the parent-death signal and the group watchdog end them.
     assert_all_gone(&m);
+}
+
+#[test]
+fn threads_must_be_at_least_one() {
+    let out = Command::new(bin("mcpcore"))
+        .args(["gateway", "--config", "mcp.json", "--threads", "0"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "a usage mistake: {stderr}");
+    assert!(stderr.contains("--threads"), "{stderr}");
 }
 
 #[test]
@@ -431,7 +444,7 @@ fn a_dead_upstream_is_a_tool_error_naming_it_then_restarted_and_the_rest_keeps_s
     let config =
         json!({"mcpServers": {"doomed": fixture("doomed."), "fine": fixture("fine.")}, "collision": "skip"});
     let path = write_config(&config, &m);
-    let (mut gateway, endpoint) = gateway_http(&path);
+    let (mut gateway, endpoint) = gateway_http(&path, &[]);
     let pids = marked(&m);
     assert_eq!(pids.len(), 2);
     // Kill one of the two (which entry it serves is seen from which tool fails).

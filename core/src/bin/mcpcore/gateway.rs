@@ -50,9 +50,9 @@ pub(crate) struct GatewayArgs {
 }
 
 impl GatewayArgs {
-    /// Whether it serves stdio (no `--listen`).
-    pub(crate) fn on_stdio(&self) -> bool {
-        self.listen.on_stdio()
+    /// How many runtime threads to serve with (see [`Listen::threads`]).
+    pub(crate) fn threads(&self) -> usize {
+        self.listen.threads()
     }
 }
 
@@ -71,12 +71,17 @@ pub(crate) struct Listen {
     /// A browser `Origin` to answer (repeatable), e.g. https://app.example.com.
     #[arg(long = "allowed-origin", value_name = "SCHEME://NAME[:PORT]", requires = "listen")]
     allowed_origins: Vec<String>,
+    /// Runtime threads: 1 serves everything on one thread (the default on stdio), more spreads
+    /// the work of many clients over that many (default 2 with --listen).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    threads: Option<u16>,
 }
 
 impl Listen {
-    /// Whether it serves stdio (no `--listen`).
-    pub(crate) fn on_stdio(&self) -> bool {
-        self.listen.is_none()
+    /// How many runtime threads to serve with: `--threads`, else one on stdio (one client,
+    /// frames in order) and two with `--listen`.
+    pub(crate) fn threads(&self) -> usize {
+        usize::from(self.threads.unwrap_or(if self.listen.is_none() { 1 } else { 2 }))
     }
 }
 

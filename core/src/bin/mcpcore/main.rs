@@ -128,15 +128,16 @@ fn main() -> ExitCode {
     // Serving stdio (one client, frames in order), every task runs on one thread: a multi-thread
     // runtime handed each forwarded call between its workers, about 18 thread wake-ups (futex)
     // a call through the gateway instead of none (bench/NOTES.md, "The gateway on one thread").
-    let one_thread = match &cli.command {
-        Command::Gateway(a) => a.on_stdio(),
-        Command::Serve(a) => a.on_stdio(),
-        _ => false,
+    // `--threads` chooses; the other commands are one-shot clients on two workers.
+    let threads = match &cli.command {
+        Command::Gateway(a) => a.threads(),
+        Command::Serve(a) => a.threads(),
+        _ => 2,
     };
-    let rt = if one_thread {
+    let rt = if threads == 1 {
         tokio::runtime::Builder::new_current_thread().enable_all().build()
     } else {
-        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()
+        tokio::runtime::Builder::new_multi_thread().worker_threads(threads).enable_all().build()
     }
     .expect("tokio runtime");
     let code = rt.block_on(async move {

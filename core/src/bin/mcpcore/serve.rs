@@ -22,9 +22,9 @@ pub(crate) struct ServeArgs {
 }
 
 impl ServeArgs {
-    /// Whether it serves stdio (no `--listen`).
-    pub(crate) fn on_stdio(&self) -> bool {
-        self.listen.on_stdio()
+    /// How many runtime threads to serve with (see `gateway::Listen::threads`).
+    pub(crate) fn threads(&self) -> usize {
+        self.listen.threads()
     }
 }
 
