@@ -51,6 +51,22 @@ thread_local! {
     static INLINE: Cell<bool> = const { Cell::new(false) };
 }
 
+/// Marks this thread as running an inline tool until dropped (also when the call unwinds).
+struct InlineGuard;
+
+impl InlineGuard {
+    fn enter() -> InlineGuard {
+        INLINE.with(|i| i.set(true));
+        InlineGuard
+    }
+}
+
+impl Drop for InlineGuard {
+    fn drop(&mut self) {
+        INLINE.with(|i| i.set(false));
+    }
+}
+
 /// What a running handler may ask of its call (the core's `HostCall`): who calls, progress and
 /// logging, and input from the client (elicitation, sampling, roots).
 #[pyclass(module = "mcpcore._native", frozen)]
@@ -244,10 +260,8 @@ impl HostCallback for PyCallback {
                 (true, Some(locals)) => on_loop(job, locals).await,
                 (true, None) => blocking(move || job.private_loop()).await,
                 (false, _) if inline => {
-                    INLINE.with(|i| i.set(true));
-                    let reply = job.sync_call();
-                    INLINE.with(|i| i.set(false));
-                    reply
+                    let _inline = InlineGuard::enter();
+                    job.sync_call()
                 }
                 (false, _) => blocking(move || job.sync_call()).await,
             }
