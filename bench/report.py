@@ -309,11 +309,11 @@ def targets(doc: Dict[str, Any], names: List[str]) -> List[str]:
     row("Node RSS after a 2nd W2 within 10% of after the 1st", (a2 / a1 - 1) * 100 if a1 and a2 else None, lambda x: x <= 10, "%")
     out += ["", "Still in force from issue 8 (no regression), now against the best configuration:", "",
             "| target | measured | met |", "|---|---|---|"]
-    for pair, lang, t in ((pr, "Python", 10), (nr, "Node", 5)):
+    for pair, lang, times in ((pr, "Python", 10), (nr, "Node", 5)):
         for k, what in ((f"w2_wrk_{LEGACY}", "W2 server 2025-11-25"), (f"w2_wrk_{MODERN}", "W2 server 2026-07-28"),
                         (f"w2_cseq_{LEGACY}", "W2 client seq 2025-11-25"), (f"w2_cconc_{LEGACY}", "W2 client 16 2025-11-25"),
                         (f"w2_cseq_{MODERN}", "W2 client seq 2026-07-28"), (f"w2_cconc_{MODERN}", "W2 client 16 2026-07-28")):
-            row(f"{lang} {what} ≥ {t}× the SDK", ratio(pair, k), at_least(t), "×")
+            row(f"{lang} {what} ≥ {times}× the SDK", ratio(pair, k), at_least(times), "×")
     out.append("")
     return out
 

@@ -38,7 +38,9 @@ fn init() {
     if std::env::var_os("TOKIO_WORKER_THREADS").is_none() {
         runtime.worker_threads(1);
     }
-    // A runtime that cannot start leaves napi-rs's default, which fails the same way, loudly.
+    // `build` only fails when threads cannot be made; napi-rs's default runtime then fails the
+    // same way, loudly. (An unreadable `TOKIO_WORKER_THREADS` panics here, as it would there.)
+    // Once the last Node environment is torn down napi-rs makes its own default runtime again.
     if let Ok(rt) = runtime.enable_all().build() {
         napi::bindgen_prelude::create_custom_tokio_runtime(rt);
     }

@@ -157,12 +157,21 @@ where
     T: Send + 'static,
     C: FnOnce(Python<'_>, T) -> PyResult<Py<PyAny>> + Send + 'static,
 {
+    if crate::handler::in_inline_tool() {
+        // The tool holds this runtime thread; work spawned here would queue behind it forever.
+        return Err(pyo3::exceptions::PyRuntimeError::new_err(
+            "an inline tool cannot call mcpcore's async API (it holds the engine's thread); register it without inline=True",
+        ));
+    }
     static RUNNING: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
     let running = RUNNING
         .get_or_try_init(py, || py.import("asyncio")?.getattr("get_running_loop").map(Bound::unbind))?
         .bind(py);
     let event_loop = running.call0()?;
     let Some(queue) = queue_of(py, &event_loop)? else {
+        // Completed from a runtime thread that enters Python uncounted: the interpreter's exit
+        // waits its whole grace period from now on (`gil::engine_work_in_python`).
+        crate::gil::FALLBACK_USED.store(true, std::sync::atomic::Ordering::SeqCst);
         return pyo3_async_runtimes::tokio::future_into_py(py, async move {
             let out = future.await;
             crate::gil::attach(|py| finish(py, out))

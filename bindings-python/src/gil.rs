@@ -16,7 +16,7 @@
 
 use pyo3::{ffi, Python};
 use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// How much engine work is in, or on its way into, Python (see [`Busy`]).
 static BUSY: AtomicUsize = AtomicUsize::new(0);
@@ -38,11 +38,15 @@ impl Drop for Busy {
     }
 }
 
-/// How much engine work is in, or on its way into, Python now: the interpreter's exit waits
-/// (briefly) for none.
+/// Set once an awaitable was completed the pyo3-async-runtimes way (a loop without
+/// `add_reader`, e.g. Windows' proactor): those completions enter Python uncounted.
+pub(crate) static FALLBACK_USED: AtomicBool = AtomicBool::new(false);
+
+/// How much engine work is in, or on its way into, Python now (at least 1 once uncounted
+/// completions may happen): the interpreter's exit waits (briefly) for none.
 #[pyo3::pyfunction]
 pub(crate) fn engine_work_in_python() -> usize {
-    BUSY.load(Ordering::SeqCst)
+    BUSY.load(Ordering::SeqCst) + usize::from(FALLBACK_USED.load(Ordering::SeqCst))
 }
 
 /// Runs `f` holding the GIL, from any thread (see the module docs).

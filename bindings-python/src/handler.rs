@@ -7,8 +7,9 @@
 //! a [`ToolCall`] (None for completers), and the callback returns the handler's value (or an
 //! awaitable of it). Sync callbacks run on a blocking thread holding the GIL, so neither tokio
 //! nor the asyncio loop stalls (`block_in_place` was measured slower: 94 -> 114 µs per echo call,
-//! sequential over stdio), unless the host marks them inline (see [`PyCallback::inline`]); async callbacks run on the host's asyncio loop (captured when the
-//! host first awaits an mcpcore coroutine), or on a private loop when there is none.
+//! sequential over stdio), unless the host marks them inline (see [`PyCallback::inline`]); async
+//! callbacks run on the host's asyncio loop (captured when the host first awaits an mcpcore
+//! coroutine), or on a private loop when there is none.
 
 use crate::{errors, parse_json, to_json, values};
 use futures_util::FutureExt as _;
@@ -49,6 +50,12 @@ impl LoopSlot {
 thread_local! {
     /// Set while an inline tool runs on this (runtime) thread.
     static INLINE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// True on a runtime thread while it runs an inline tool: the tool holds the thread, so it must
+/// not start engine work and wait for it (work it starts would be queued on this very thread).
+pub(crate) fn in_inline_tool() -> bool {
+    INLINE.with(Cell::get)
 }
 
 /// Marks this thread as running an inline tool until dropped (also when the call unwinds).
@@ -168,22 +175,24 @@ impl ToolCall {
     fn input_blocking(&self, py: Python<'_>, requests: &str) -> PyResult<String> {
         let requests = parse_json("input requests", requests)?;
         let call = self.call.clone();
-        if INLINE.with(Cell::get) {
-            // An inline tool runs inside its call's task. On 2026-07-28 asking never waits (the
-            // answers come with the request, or the round ends with `InputRequired`); on a legacy
-            // session waiting would stop the very task that delivers the question: a deadlock,
-            // so it is refused instead.
-            let never_waits = self
+        if in_inline_tool() {
+            // An inline tool runs inside its call's task. On a legacy session waiting would stop
+            // the very task that delivers the question: a deadlock, so it is refused. Otherwise
+            // (2026-07-28, in-process) asking never waits: the answers came with the request, or
+            // the round ends with `InputRequired`, or there is no client to ask.
+            let legacy = self
                 .call
                 .protocol_version()
                 .and_then(mcpcore::ProtocolVersion::parse)
-                .is_some_and(|v| v.is_modern());
-            let answered = if never_waits { call.input(requests).now_or_never() } else { None };
+                .is_some_and(|v| !v.is_modern());
+            let answered = if legacy { None } else { call.input(requests).now_or_never() };
             return answered
                 .unwrap_or_else(|| {
-                    Err(Error::invalid_input(
-                        "an inline tool cannot wait for client input on a legacy session; register it without inline=True",
-                    ))
+                    Err(Error::invalid_input(if legacy {
+                        "an inline tool cannot wait for client input on a legacy session; register it without inline=True"
+                    } else {
+                        "an inline tool cannot wait for client input; register it without inline=True"
+                    }))
                 })
                 .map(|a| a.to_string())
                 .map_err(failed);
@@ -233,7 +242,9 @@ impl PyCallback {
 
     /// A sync callback that runs inline, on the runtime thread that polls its call: it saves two
     /// thread hand-offs (about 30 µs a call) but holds that thread, and waits there for the GIL,
-    /// for as long as it runs, so it is for callbacks that return in microseconds.
+    /// for as long as it runs, so it is for callbacks that return in microseconds. Nothing can
+    /// interrupt it (a timeout or a cancellation takes effect when it returns), and it cannot
+    /// call mcpcore's async API (refused: the work would queue behind it on its own thread).
     pub(crate) fn inline(callback: Py<PyAny>, loop_slot: &Arc<LoopSlot>) -> Arc<Self> {
         Arc::new(PyCallback {
             callback: Arc::new(callback),

@@ -127,7 +127,8 @@ async def test_inline_sync_tools_answer_off_the_loop_and_can_ask_for_input(linea
     """``inline=True``: a sync tool runs on the engine's thread (not the loop's), many calls in
     flight are answered each to its own request; asking for input works as an input round
     (2026-07-28) and is refused with a clear error on a legacy session, where waiting would stop
-    the very task that delivers the question; an async tool cannot be inline."""
+    the very task that delivers the question; calling mcpcore's async API from one is refused
+    (the work would queue behind it on its own thread); an async tool cannot be inline."""
     server = Server("inline")
     loop_thread = threading.get_ident()
     threads: set = set()
@@ -141,6 +142,17 @@ async def test_inline_sync_tools_answer_off_the_loop_and_can_ask_for_input(linea
     def ask(ctx: Context) -> str:
         schema = {"type": "object", "properties": {"name": {"type": "string"}}}
         return str(ctx.elicit_sync("k", "Name?", schema).data["name"])
+
+    other = Registry()
+
+    @other.tool()
+    def hello() -> str:
+        return "hello"
+
+    @server.tool(inline=True)
+    def nested() -> str:
+        # The engine's work would queue behind this tool on its own thread: refused, not hung.
+        return str(asyncio.run(other.call_tool("hello", {})).text)
 
     with pytest.raises(InvalidInput, match="inline is for sync functions"):
 
@@ -162,6 +174,8 @@ async def test_inline_sync_tools_answer_off_the_loop_and_can_ask_for_input(linea
             else:
                 assert asked.is_error and "cannot wait for client input on a legacy session" in asked.text, asked
             assert "not_inline" not in [t.name for t in await client.list_tools()]
+            refused = await bounded(client.call_tool("nested", {}))
+            assert refused.is_error and "cannot call mcpcore's async API" in refused.text, refused
     finally:
         await serving.shutdown()
 

@@ -135,8 +135,9 @@ def _settle_engine_threads() -> None:
     PyO3/pyo3-async-runtimes#40). The engine counts its work that is in, or on its way into,
     Python (a handler call from when it is scheduled, every entry into Python); sleeping releases
     the GIL so that work can finish, and a process with none exits at once (atexit handlers run
-    before finalization starts). On Windows every awaited call is completed from a tokio thread
-    (no ``add_reader`` on its default loop), uncounted, so the wait there is the whole 50 ms."""
+    before finalization starts). A loop without ``add_reader`` (Windows' default proactor) has
+    its awaited calls completed from tokio threads, uncounted: once that happened, the count
+    stays above zero and the wait is the whole 50 ms, as it is on Windows always."""
     deadline = time.monotonic() + 0.05
     try:
         if sys.platform == "win32":
@@ -228,7 +229,9 @@ class Registry:
         ``inline=True`` runs it on the engine's own thread instead, which saves two thread
         hand-offs (about 30 µs a call, most of what a quick Python tool costs over a Rust one);
         use it for functions that return in microseconds and never block (no I/O, no sleep):
-        while one runs, that engine thread serves nothing else."""
+        while one runs, that engine thread serves nothing else, nothing interrupts it (a timeout
+        or a cancellation takes effect when it returns), and it cannot call mcpcore's async API
+        (a ``RuntimeError``)."""
         spec = _schema.tool_spec(fn, name=name, description=description, context_type=Context, refs=refs)
         output = json.dumps(spec.output_schema) if spec.output_schema is not None else None
         self._native.add_tool(
