@@ -30,15 +30,10 @@ const RENEW: &str = "local v = redis.call('GET', KEYS[1]) \
 
 /// An [`IdempotencyStore`] in Redis, shared by every instance using the same database and
 /// prefix. Expiry is Redis's (`now` is unused).
-#[derive(Clone)]
+/// Its `Debug` shows the Redis it uses (target and prefix, no credentials).
+#[derive(Clone, Debug)]
 pub struct RedisIdempotencyStore {
     redis: Redis,
-}
-
-impl std::fmt::Debug for RedisIdempotencyStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RedisIdempotencyStore").field("target", &self.redis.target).finish_non_exhaustive()
-    }
 }
 
 impl RedisIdempotencyStore {

@@ -9,15 +9,10 @@ use crate::state::{Claim, StateLedger};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// A [`StateLedger`] in Redis, shared by every instance using the same database and prefix.
-#[derive(Clone)]
+/// Its `Debug` shows the Redis it uses (target and prefix, no credentials).
+#[derive(Clone, Debug)]
 pub struct RedisStateLedger {
     redis: Redis,
-}
-
-impl std::fmt::Debug for RedisStateLedger {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RedisStateLedger").field("target", &self.redis.target).finish_non_exhaustive()
-    }
 }
 
 impl RedisStateLedger {

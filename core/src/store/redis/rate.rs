@@ -21,15 +21,10 @@ const TAKE: &str = "local rate = tonumber(ARGV[1]) local burst = tonumber(ARGV[2
     return {ok, tostring(wait)}";
 
 /// A [`RateStore`] in Redis, shared by every instance using the same database and prefix.
-#[derive(Clone)]
+/// Its `Debug` shows the Redis it uses (target and prefix, no credentials).
+#[derive(Clone, Debug)]
 pub struct RedisRateStore {
     redis: Redis,
-}
-
-impl std::fmt::Debug for RedisRateStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RedisRateStore").field("target", &self.redis.target).finish_non_exhaustive()
-    }
 }
 
 impl RedisRateStore {

@@ -25,15 +25,10 @@ const MAX_ATTEMPTS: usize = 32;
 
 /// A [`TaskStore`] in Redis, shared by every instance using the same database and prefix. It
 /// has no capacity of its own (Redis's `maxmemory` bounds it); expiry is Redis's.
-#[derive(Clone)]
+/// Its `Debug` shows the Redis it uses (target and prefix, no credentials).
+#[derive(Clone, Debug)]
 pub struct RedisTaskStore {
     redis: Redis,
-}
-
-impl std::fmt::Debug for RedisTaskStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RedisTaskStore").field("target", &self.redis.target).finish_non_exhaustive()
-    }
 }
 
 impl RedisTaskStore {
