@@ -181,14 +181,15 @@ async fn our_client_against_the_python_sdk_server_behind_tls() {
 fn the_cli_calls_the_echo_server_over_https() {
     let pki = TestPki::new();
     let (cert, key, ca) = (pki.file("server.pem"), pki.file("server.key"), pki.file("ca.pem"));
-    let mut server = Command::new(mcpcore_tests::bin("echo_server"))
-        .args(["--http", "127.0.0.1:0", "--tls-cert", &cert, "--tls-key", &key])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(server.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let url = line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("{line:?}")).to_owned();
+    let (mut server, url) =
+        mcpcore_tests::spawn_listening(Command::new(mcpcore_tests::bin("echo_server")).args([
+            "--http",
+            "127.0.0.1:0",
+            "--tls-cert",
+            &cert,
+            "--tls-key",
+            &key,
+        ]));
     assert!(url.starts_with("https://"), "{url}");
     let call = |extra: &[&str]| {
         Command::new(mcpcore_tests::bin("mcpcore"))

@@ -10,8 +10,7 @@ use opentelemetry::global;
 use opentelemetry::trace::SpanKind;
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
@@ -92,19 +91,14 @@ async fn echo_server_exports_its_spans_over_otlp_in_the_callers_trace() {
     let provider = SdkTracerProvider::builder().with_simple_exporter(local.clone()).build();
     global::set_tracer_provider(provider.clone());
     let (port, got) = receiver().await;
-    let mut child = Command::new(mcpcore_tests::bin("echo_server"))
-        .args(["--http", "127.0.0.1:0"])
-        .env("OTEL_EXPORTER_OTLP_ENDPOINT", format!("http://127.0.0.1:{port}"))
-        .env("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json")
-        .env("OTEL_SERVICE_NAME", "echo-under-test")
-        .env("OTEL_BSP_SCHEDULE_DELAY", "50")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let url = line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("{line:?}")).to_owned();
+    let (mut child, url) = mcpcore_tests::spawn_listening(
+        Command::new(mcpcore_tests::bin("echo_server"))
+            .args(["--http", "127.0.0.1:0"])
+            .env("OTEL_EXPORTER_OTLP_ENDPOINT", format!("http://127.0.0.1:{port}"))
+            .env("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json")
+            .env("OTEL_SERVICE_NAME", "echo-under-test")
+            .env("OTEL_BSP_SCHEDULE_DELAY", "50"),
+    );
 
     let options =
         ClientOptions { version: Some(ProtocolVersion::V2026_07_28), telemetry: true, ..Default::default() };
