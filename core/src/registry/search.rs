@@ -13,6 +13,7 @@
 //! ```
 
 use super::ToolRegistry;
+use crate::context::{Access, Entry};
 use crate::error::Result;
 use crate::protocol::{CallToolResult, Tool};
 use serde_json::{json, Value};
@@ -87,13 +88,16 @@ impl ToolSearch {
             }),
         );
         let (tools, me) = (Arc::downgrade(registry), Arc::downgrade(&search));
-        registry.register(tool, move |args: super::Arguments, _ctx: super::ToolContext| {
+        registry.register(tool, move |args: super::Arguments, ctx: super::ToolContext| {
             let (tools, me) = (tools.upgrade(), me.upgrade());
             async move {
                 let (Some(tools), Some(me)) = (tools, me) else {
                     return Ok(CallToolResult::error("tool search is no longer available"));
                 };
-                Ok(me.answer(&tools, &args))
+                // The caller's own catalogue: a tool hidden from it is not found either.
+                let seen =
+                    |name: &str| ctx.origin().is_none_or(|o| o.allows(&Entry::Tool(name), Access::List));
+                Ok(me.answer(&tools, &args, &seen))
             }
         })?;
         Ok(search)
@@ -106,13 +110,15 @@ impl ToolSearch {
 
     /// The tools best matching `query` (at most `limit`), best first: BM25, or with `regex` the
     /// tools whose name, or whose name, title, description and arguments as one text, match the
-    /// regular expression (by name order).
+    /// regular expression (by name order). Only tools `seen` admits count (the caller's
+    /// catalogue, [`crate::context::CatalogFilter`]).
     pub fn search(
         &self,
         registry: &ToolRegistry,
         query: &str,
         limit: usize,
         regex: bool,
+        seen: &dyn Fn(&str) -> bool,
     ) -> Result<Vec<Tool>> {
         let index = self.index(registry);
         let limit = limit.clamp(1, MAX_LIMIT);
@@ -127,11 +133,15 @@ impl ToolSearch {
                 .size_limit(MAX_PROGRAM)
                 .build()
                 .map_err(|e| crate::Error::invalid_input(format!("not a regular expression: {e}")))?;
-            let hits =
-                index.tools.iter().filter(|d| re.is_match(&d.tool.name) || re.is_match(&d.text)).take(limit);
+            let hits = index
+                .tools
+                .iter()
+                .filter(|d| (re.is_match(&d.tool.name) || re.is_match(&d.text)) && seen(&d.tool.name))
+                .take(limit);
             return Ok(hits.map(|d| d.tool.clone()).collect());
         }
-        Ok(index.rank(query).into_iter().take(limit).map(|i| index.tools[i].tool.clone()).collect())
+        let ranked = index.rank(query).into_iter().map(|i| &index.tools[i].tool);
+        Ok(ranked.filter(|t| seen(&t.name)).take(limit).cloned().collect())
     }
 
     fn index(&self, registry: &ToolRegistry) -> Arc<Index> {
@@ -139,13 +149,18 @@ impl ToolSearch {
         slot.get_or_insert_with(|| Arc::new(Index::build(registry.list()))).clone()
     }
 
-    fn answer(&self, registry: &ToolRegistry, args: &super::Arguments) -> CallToolResult {
+    fn answer(
+        &self,
+        registry: &ToolRegistry,
+        args: &super::Arguments,
+        seen: &dyn Fn(&str) -> bool,
+    ) -> CallToolResult {
         let Some(query) = args.get("query").and_then(Value::as_str) else {
             return CallToolResult::error("search_tools needs a query");
         };
         let limit = args.get("limit").and_then(Value::as_u64).map_or(DEFAULT_LIMIT, |n| n as usize);
         let regex = args.get("regex").and_then(Value::as_bool).unwrap_or(false);
-        let found = match self.search(registry, query, limit, regex) {
+        let found = match self.search(registry, query, limit, regex, seen) {
             Ok(f) => f,
             Err(e) => return CallToolResult::error(e.message().to_owned()),
         };

@@ -22,15 +22,19 @@ fn catalogue() -> Arc<ToolRegistry> {
 fn bm25_ranks_by_what_tools_do() {
     let r = catalogue();
     let s = ToolSearch::install(&r, ["echo"]).unwrap();
-    let names = |q: &str| s.search(&r, q, 5, false).unwrap().into_iter().map(|t| t.name).collect::<Vec<_>>();
+    let names = |q: &str| {
+        s.search(&r, q, 5, false, &|_| true).unwrap().into_iter().map(|t| t.name).collect::<Vec<_>>()
+    };
     assert_eq!(names("invoice")[..2], ["create_invoice", "list_invoices"]);
     assert_eq!(names("create an invoice")[0], "create_invoice");
     assert_eq!(names("weather in Paris")[0], "getWeatherForecast", "camelCase names split");
     assert_eq!(names("email someone")[0], "send_email");
     assert!(names("zzz nothing").is_empty());
     assert!(!names("tool").contains(&SEARCH_TOOL.to_owned()), "the search tool is not a result");
-    assert_eq!(s.search(&r, "invoice", 1, false).unwrap().len(), 1);
-    let re = |q: &str| s.search(&r, q, 5, true).map(|v| v.into_iter().map(|t| t.name).collect::<Vec<_>>());
+    assert_eq!(s.search(&r, "invoice", 1, false, &|_| true).unwrap().len(), 1);
+    let re = |q: &str| {
+        s.search(&r, q, 5, true, &|_| true).map(|v| v.into_iter().map(|t| t.name).collect::<Vec<_>>())
+    };
     assert_eq!(re("^send_").unwrap(), ["send_email"]);
     assert!(re("(unclosed").unwrap_err().message().contains("not a regular expression"));
     assert!(re(&"a".repeat(600)).is_err());
@@ -61,4 +65,37 @@ async fn the_search_tool_answers_and_sees_changes() {
     assert_eq!(got.structured_content.unwrap()["tools"][0]["name"], "refund_payment");
     let bad = call(json!({"limit": 3})).await;
     assert!(bad.is_error());
+}
+
+/// Shows the caller no invoice tool (as a per-identity catalogue would).
+struct NoInvoices;
+impl crate::context::CatalogFilter for NoInvoices {
+    fn allows(&self, _: Option<&crate::context::Identity>, entry: &Entry<'_>, _: Access) -> bool {
+        !matches!(entry, Entry::Tool(n) if n.contains("invoice"))
+    }
+}
+
+#[tokio::test]
+async fn a_search_finds_only_what_the_callers_catalogue_shows() {
+    let r = catalogue();
+    let _s = ToolSearch::install(&r, ["echo"]).unwrap();
+    let mut origin = crate::context::Origin::default();
+    origin.extensions.insert(crate::context::CatalogView(Arc::new(NoInvoices)));
+    let ctx = ToolContext::local().with_origin(Arc::new(origin));
+    let tool = r.get(SEARCH_TOOL).unwrap();
+    let ask = |q: Value, ctx: ToolContext| {
+        let Value::Object(args) = q else { unreachable!() };
+        let tool = tool.clone();
+        async move { tool.invoke(args, ctx).await.unwrap() }
+    };
+    let names = |got: CallToolResult| {
+        let tools = got.structured_content.unwrap()["tools"].as_array().unwrap().clone();
+        tools.iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect::<Vec<_>>()
+    };
+    let hidden = names(ask(json!({"query": "invoice customer"}), ctx.clone()).await);
+    assert!(hidden.iter().all(|n| !n.contains("invoice")), "{hidden:?}");
+    let regex = names(ask(json!({"query": "invoice", "regex": true}), ctx).await);
+    assert!(regex.is_empty(), "{regex:?}");
+    let open = names(ask(json!({"query": "invoice customer"}), ToolContext::local()).await);
+    assert_eq!(open[..2], ["create_invoice", "list_invoices"]);
 }
