@@ -472,6 +472,26 @@ export interface Auth {
   leewaySeconds?: number;
   /** More PRM fields (`resource_name`, `resource_documentation`, …). */
   metadata?: { [field: string]: Json };
+  /** Rules hiding tools and prompts per caller, by name pattern and scope or token claim. */
+  visibility?: VisibilityRule[];
+}
+
+/** What a caller must have: every scope listed, and every claim matching (a claim given as a
+ * list accepts any of its values; a token claim that is a list matches when any item does;
+ * a dotted name is a path into nested claims, e.g. `realm_access.roles`). */
+export interface VisibilityCondition {
+  scopes?: string[];
+  claims?: { [claim: string]: Json };
+}
+
+/** A visibility rule: the tools and/or prompts it names (`*` wildcards) exist only for
+ * callers meeting `allow`, or not for callers meeting `deny` (exactly one of them). A hidden
+ * entry is left out of lists and `search_tools` and refused like an unknown one. */
+export interface VisibilityRule {
+  tools?: string[];
+  prompts?: string[];
+  allow?: VisibilityCondition;
+  deny?: VisibilityCondition;
 }
 
 /** Thrown by `Auth.verify` to refuse a token: 'invalid_token' (401, the default),

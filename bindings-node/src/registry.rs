@@ -162,6 +162,7 @@ impl Registry {
     #[napi]
     pub async fn load_config(&self, config: String) -> napi::Result<Vec<String>> {
         let config = mcpcore::gateway::GatewayConfig::from_json(&config).map_err(errors::to_js)?;
+        config.refuse_auth(crate::gateway::JS_REMEDY).map_err(errors::to_js)?;
         mcpcore::gateway::load_tools(&config, &self.remote).await.map_err(errors::to_js)
     }
 

@@ -255,4 +255,47 @@ describe('protected servers (serveHttp({ auth }))', () => {
       assert.match(ran.stderr, why);
     }
   });
+
+  test('visibility rules: tools shown per caller by scope and claim, hidden ones refused like unknown', async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/mcp`;
+    const serving = await protectedServer().serveHttp({
+      port,
+      auth: {
+        jwksUrl: issuer.jwks, issuer: issuer.url, audience: url,
+        visibility: [
+          { tools: ['add'], allow: { scopes: ['mcp:add'], claims: { groups: 'finance' } } },
+          { tools: ['who*'], deny: { claims: { role: 'guest' } } },
+        ],
+      },
+    });
+    try {
+      const guest = await Client.connectHttp(url, { bearerToken: await issuer.token(url, 'mcp:add', { claims: { role: 'guest' } }) });
+      try {
+        assert.deepEqual(await names(guest), new Set(['echo']));
+        const hidden = await guest.callTool('whoami', {}).then(() => null, (e) => e);
+        assert.ok(hidden instanceof McpError && hidden.code === -32602, String(hidden));
+      } finally {
+        await guest.close();
+      }
+      const finance = await Client.connectHttp(url, { bearerToken: await issuer.token(url, 'mcp:add', { claims: { groups: ['finance'] } }) });
+      try {
+        assert.deepEqual(await names(finance), new Set(['echo', 'add', 'whoami']));
+      } finally {
+        await finance.close();
+      }
+    } finally {
+      await serving.shutdown();
+    }
+    await assert.rejects(
+      protectedServer().serveHttp({ port, auth: { jwksUrl: issuer.jwks, issuer: issuer.url, audience: url, visibility: [{ tools: ['a'] }] } }),
+      /visibility\[0\]: give exactly one/,
+    );
+  });
+
+  test('a gateway config with auth says where the auth goes', async () => {
+    const { Gateway } = await import('../lib/mcpcore.js');
+    const config = { mcpServers: { echo: { command: 'true' } }, auth: { jwksUrl: 'http://127.0.0.1:9/jwks', issuer: 'http://127.0.0.1:9', resource: 'http://127.0.0.1:8/mcp' } };
+    await assert.rejects(new Gateway(config).start(), /serveHttp\(\{ auth/);
+  });
 });

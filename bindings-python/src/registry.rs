@@ -186,6 +186,7 @@ impl Registry {
     /// registers their tools here; resolves to the JSON list of the servers connected.
     fn load_config<'py>(&self, py: Python<'py>, config: &str) -> PyResult<Bound<'py, PyAny>> {
         let config = mcpcore::gateway::GatewayConfig::from_json(config).map_err(errors::to_py)?;
+        config.refuse_auth(crate::gateway::PY_REMEDY).map_err(errors::to_py)?;
         let remote = self.remote.clone();
         crate::awaitable::future_into_py(py, async move {
             let names = mcpcore::gateway::load_tools(&config, &remote).await.map_err(errors::to_py)?;

@@ -385,3 +385,41 @@ async def test_tasks_and_subscriptions_belong_to_their_identity(issuer: Issuer, 
                 await c.subscribe("mem://secret")
     finally:
         await serving.shutdown()
+
+
+@run_async(timeout=60)
+async def test_visibility_rules_show_each_caller_the_tools_its_scopes_and_claims_allow(issuer: Issuer) -> None:
+    server = protected_server()
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    auth = Auth(jwks_url=issuer.jwks, issuer=issuer.url, audience=url, visibility=[
+        {"tools": ["add"], "allow": {"claims": {"groups": ["finance", "admins"]}}},
+        {"tools": ["who*"], "deny": {"claims": {"role": "guest"}}},
+    ])
+    serving = await server.serve_http(port=port, auth=auth)
+    try:
+        guest = issuer.token(url, "", claims={"role": "guest"})
+        finance = issuer.token(url, "", claims={"groups": ["staff", "finance"]})
+        async with await Client.connect_http(url, bearer_token=guest) as c:
+            assert await tool_names(c) == {"echo"}
+            with pytest.raises(McpError) as hidden:
+                await c.call_tool("whoami", {})
+            assert hidden.value.code == -32602 and "Unknown tool" in str(hidden.value)
+        async with await Client.connect_http(url, bearer_token=finance) as c:
+            assert await tool_names(c) == {"echo", "add", "whoami"}
+            assert (await c.call_tool("add", {"a": 1, "b": 2})).structured_content == {"result": 3.0}
+    finally:
+        await serving.shutdown()
+    with pytest.raises(McpError, match=r"visibility\[0\]: give exactly one"):
+        Auth(jwks_url=issuer.jwks, issuer=issuer.url, audience=url, visibility=[{"tools": ["a"]}])
+
+
+@run_async(timeout=30)
+async def test_a_gateway_config_with_auth_says_where_the_auth_goes() -> None:
+    from mcpcore import Gateway
+
+    config = {"mcpServers": {"echo": {"command": "true"}},
+              "auth": {"jwksUrl": "http://127.0.0.1:9/jwks", "issuer": "http://127.0.0.1:9",
+                       "resource": "http://127.0.0.1:8/mcp"}}
+    with pytest.raises(McpError, match=r"serve_http\(auth="):
+        await Gateway(config).start()

@@ -188,6 +188,7 @@ impl Registry {
     /// failure none stays connected.
     pub async fn load_config(&self, config: String) -> Result<Vec<String>, McpError> {
         let config = mcpcore::gateway::GatewayConfig::from_json(&config)?;
+        config.refuse_auth(crate::gateway::KT_REMEDY)?;
         let remote = self.remote.clone();
         rt::in_runtime(async move { Ok(mcpcore::gateway::load_tools(&config, &remote).await?) }).await
     }

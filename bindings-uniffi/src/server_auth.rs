@@ -122,6 +122,11 @@ pub struct AuthSettings {
     #[uniffi(default = None)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub leeway_seconds: Option<u64>,
+    /// Rules hiding tools and prompts per caller, as JSON text: a list of
+    /// `{"tools"|"prompts": [patterns], "allow"|"deny": {"scopes": [...], "claims": {...}}}`.
+    #[uniffi(default = None)]
+    #[serde(skip)]
+    pub visibility_json: Option<String>,
 }
 
 /// A protected server's configuration, checked when made; pass it to `Server.serveHttp`.
@@ -138,7 +143,13 @@ impl ServerAuth {
         settings: AuthSettings,
         verifier: Option<Arc<dyn TokenVerifier>>,
     ) -> Result<Arc<Self>, McpError> {
-        let json = serde_json::to_string(&settings).map_err(|e| McpError::invalid(e.to_string()))?;
+        let mut value = serde_json::to_value(&settings).map_err(|e| McpError::invalid(e.to_string()))?;
+        if let Some(text) = &settings.visibility_json {
+            let rules: serde_json::Value = serde_json::from_str(text)
+                .map_err(|e| McpError::invalid(format!("visibilityJson is not JSON: {e}")))?;
+            value["visibility"] = rules;
+        }
+        let json = value.to_string();
         let host = verifier.map(|v| Arc::new(Host(v)) as Arc<dyn mcpcore::auth::server::TokenVerifier>);
         let config = auth_config(&json, Spelling::Camel, host)?;
         Ok(Arc::new(ServerAuth { config }))

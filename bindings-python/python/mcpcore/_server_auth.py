@@ -103,7 +103,11 @@ class Auth:
       ``authorization_servers`` (default ``[issuer]``) and ``scopes_supported`` go to the PRM;
     - ``required_scopes`` every request needs; ``tool_scopes``, ``prompt_scopes``,
       ``resource_scopes`` (by name, URI or URI template) what each entry needs;
-    - ``scope_mode``: ``"hide"`` or ``"step_up"`` (see the module docs).
+    - ``scope_mode``: ``"hide"`` or ``"step_up"`` (see the module docs);
+    - ``visibility``: rules hiding tools and prompts per caller, e.g.
+      ``[{"tools": ["billing__*"], "allow": {"scopes": ["billing"]}},
+      {"tools": ["*_delete"], "deny": {"claims": {"role": "intern"}}}]`` (``allow`` or ``deny``
+      a condition of ``scopes`` and ``claims``; a hidden entry is refused like an unknown one).
     """
 
     def __init__(
@@ -123,6 +127,7 @@ class Auth:
         scope_mode: str = "hide",
         leeway_seconds: Optional[int] = None,
         metadata: Optional[Mapping[str, Any]] = None,
+        visibility: Optional[Sequence[Mapping[str, Any]]] = None,
     ) -> None:
         def table(t: Optional[Mapping[str, Sequence[str]]]) -> Dict[str, list]:
             return {k: list(v) for k, v in (t or {}).items()}
@@ -135,6 +140,8 @@ class Auth:
             "prompt_scopes": table(prompt_scopes), "resource_scopes": table(resource_scopes),
             "scope_mode": scope_mode, "leeway_seconds": leeway_seconds, "metadata": dict(metadata or {}),
         }
+        if visibility is not None:
+            settings["visibility"] = [dict(rule) for rule in visibility]
         self._native = _native.ServerAuth(json.dumps(settings), _wrap(verify) if verify is not None else None)
 
     @property

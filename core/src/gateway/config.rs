@@ -26,7 +26,8 @@
 //! first keeps the name; `prefix`: the later one becomes `<entry>_<name>`); `telemetry`
 //! (`true`: OpenTelemetry spans for what the gateway serves and sends upstream); `toolSearch`
 //! (`{"pinned": ["local names"]}` or `true`: `tools/list` shows the pinned tools and
-//! `search_tools`, which searches the tools of every upstream). Other fields
+//! `search_tools`, which searches the tools of every upstream); `auth` (the gateway's own
+//! authorization and per-caller catalogue, see [`GatewayConfig::auth`]). Other fields
 //! (editors put their own keys there) are ignored; a bad shape is an error naming the entry.
 //!
 //! Every string of an entry may name environment variables as the editors write them:
@@ -60,6 +61,12 @@ pub struct GatewayConfig {
     /// serves, and a CLIENT span, its child, per request it sends an upstream, whose context
     /// travels on in `params._meta` ([`crate::telemetry`]).
     pub telemetry: bool,
+    /// The gateway's own authorization (top-level `"auth"`: the settings the bindings take,
+    /// in camelCase, e.g. `{"jwksUrl", "issuer", "resource", "requiredScopes", "toolScopes",
+    /// "visibility"}`, see [`crate::auth::server::auth_config`]): callers' bearer tokens are
+    /// checked on HTTP (on stdio: `MCP_ACCESS_TOKEN`), and each caller sees its own catalogue
+    /// ([`crate::auth::server::Visibility`]). Default: none, every caller sees everything.
+    pub auth: Option<crate::auth::server::AuthConfig>,
 }
 
 /// One upstream server.
@@ -200,6 +207,18 @@ impl GatewayConfig {
         GatewayConfig::from_value(value)
     }
 
+    /// Refuses a config with `"auth"` where the host serves the gateway itself (a binding's
+    /// gateway or mount), which would otherwise ignore it: `remedy` says where the host's
+    /// authorization goes instead.
+    pub fn refuse_auth(&self, remedy: &str) -> Result<()> {
+        match self.auth {
+            None => Ok(()),
+            Some(_) => Err(Error::invalid_input(format!(
+                "the config's \"auth\" is read by `mcpcore gateway` only; {remedy}"
+            ))),
+        }
+    }
+
     /// Parses a config from a JSON value.
     pub fn from_value(value: Value) -> Result<GatewayConfig> {
         let Value::Object(top) = value else {
@@ -238,7 +257,17 @@ impl GatewayConfig {
         for u in &mut upstreams {
             u.telemetry = telemetry;
         }
-        Ok(GatewayConfig { upstreams, collision, tool_search, telemetry })
+        let auth = match top.get("auth") {
+            None | Some(Value::Null) => None,
+            Some(v @ Value::Object(_)) => {
+                let v = interpolate(v.clone(), &|var| std::env::var(var).ok())
+                    .map_err(|m| Error::invalid_input(format!("auth: {m}")))?;
+                let spelling = crate::auth::server::Spelling::Camel;
+                Some(crate::auth::server::auth_config(&v.to_string(), spelling, None)?)
+            }
+            Some(_) => return Err(Error::invalid_input("\"auth\" must be an object of settings")),
+        };
+        Ok(GatewayConfig { upstreams, collision, tool_search, telemetry, auth })
     }
 }
 

@@ -4,6 +4,7 @@
 //! and pagination is stable. Arguments are validated against each tool's `inputSchema` before
 //! the handler runs; `structuredContent` is checked against `outputSchema` after.
 
+mod glob;
 mod handler;
 mod inline;
 mod schema;
@@ -11,6 +12,7 @@ pub mod search;
 mod simple_schema;
 
 pub use crate::context::{Arguments, BoxFuture, NotificationSink, RequestContext, ToolContext};
+pub use glob::glob;
 pub use handler::ToolHandler;
 pub use inline::inline_refs;
 pub(crate) use schema::invalid_arguments;

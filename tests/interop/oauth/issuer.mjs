@@ -6,7 +6,9 @@
 // line (a JSON command) with one stdout line (JSON):
 //
 //   {"cmd":"token", "scope":"a b", "aud":"http://…/mcp", "expires_in":3600, "iss":"…",
-//    "sub":"…", "kid":"…", "signer":"foreign"}      -> {"token":"<jwt>"}
+//    "sub":"…", "kid":"…", "signer":"foreign",
+//    "claims":{…}}                                    -> {"token":"<jwt>"}
+//       claims: more payload claims (groups, role, …).
 //       signer "foreign" signs with a key the JWKS does not hold, under `kid` (default: the
 //       current kid, so the signature is bad) — a made-up kid gives an unknown key.
 //   {"cmd":"rotate"}                                  -> {"kid":"<new kid>"}
@@ -64,6 +66,7 @@ const token = async (c) => {
     payload.sub = c.sub ?? 'user-1';
     payload.client_id = c.client_id ?? 'test-client';
     if (c.header_kid !== undefined) header.kid = c.header_kid;
+    if (c.claims !== undefined) Object.assign(payload, c.claims);
   };
   const opts = { scopesOrTransform: transform, expiresIn: c.expires_in ?? 3600 };
   let jwt;

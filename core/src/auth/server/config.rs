@@ -1,7 +1,7 @@
 //! [`AuthConfig`]: what a protected server requires, the catalogue policy it implies, and the
 //! documents and challenges it publishes (sans-IO).
 
-use super::TokenVerifier;
+use super::{TokenVerifier, Visibility};
 use crate::auth::metadata::{protected_resource_urls, ProtectedResourceMetadata};
 use crate::context::{Access, CatalogFilter, CatalogView, Entry, Identity};
 use reqwest::Url;
@@ -56,6 +56,9 @@ pub struct AuthConfig {
     pub scope_mode: ScopeMode,
     /// Rules beyond scopes.
     pub filter: Option<HostFilter>,
+    /// Which tools and prompts exist for a caller, by name pattern and by its scopes or
+    /// claims ([`Visibility`]; default: no rule).
+    pub visibility: Visibility,
     /// More PRM fields (`resource_name`, `resource_documentation`, …).
     pub metadata: Map<String, Value>,
 }
@@ -95,6 +98,7 @@ impl AuthConfig {
             resource_scopes: BTreeMap::new(),
             scope_mode: ScopeMode::Hide,
             filter: None,
+            visibility: Visibility::default(),
             metadata: Map::new(),
         }
     }
@@ -255,7 +259,7 @@ impl CatalogFilter for ScopePolicy {
         };
         let scoped = id.has_scopes(c.entry_scopes(entry).iter().map(String::as_str));
         let shown = scoped || (c.scope_mode == ScopeMode::StepUp && access == Access::List);
-        shown && c.filter.as_ref().is_none_or(|f| f(id, entry))
+        shown && c.visibility.shows(id, entry) && c.filter.as_ref().is_none_or(|f| f(id, entry))
     }
 }
 

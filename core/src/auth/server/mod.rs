@@ -18,14 +18,16 @@
 //! (the two URIs clients try, 2026-07-28 `basic/authorization/authorization-server-discovery`).
 //!
 //! **The caller's catalogue.** Tools, prompts and resources may need scopes
-//! ([`AuthConfig::tool_scopes`]…); a [`HostFilter`] may add rules beyond scopes. Under
+//! ([`AuthConfig::tool_scopes`]…); [`Visibility`] rules (tool and prompt name patterns
+//! allowed or denied by scopes and token claims) and a [`HostFilter`] may add rules beyond
+//! scopes. Under
 //! [`ScopeMode::Hide`] (the default) an entry the caller's token does not reach does not exist
 //! for it: `tools/list` leaves it out and `tools/call` answers "Unknown tool" (`-32602`), the
 //! same as for a name never registered, so the catalogue reveals nothing a caller cannot use.
 //! Under [`ScopeMode::StepUp`] lists show every entry and using one whose scopes the token
 //! lacks gets the spec's runtime scope challenge instead (403 `insufficient_scope` with every
 //! scope the operation needs, 2026-07-28 `basic/authorization` "Scope Challenge Handling"), so
-//! a client can step up. The host filter always hides.
+//! a client can step up. Visibility rules and the host filter always hide.
 //!
 //! The verified [`Identity`] reaches every handler (`RequestContext::identity`). The bearer
 //! token itself does not: the `Authorization` header is removed once verified, so neither
@@ -37,6 +39,7 @@ mod jwks;
 mod jwt;
 mod settings;
 mod stdio;
+mod visibility;
 
 pub use crate::context::{Access, Entry, Identity};
 pub use config::{AuthConfig, HostFilter, ScopeMode};
@@ -46,6 +49,7 @@ pub use jsonwebtoken::Algorithm;
 pub use jwt::{JwtConfig, JwtVerifier};
 pub use settings::{auth_config, host_verdict, verifier_failed, Spelling};
 pub use stdio::TOKEN_ENV;
+pub use visibility::{Condition, Visibility, VisibilityRule};
 
 use crate::future::BoxFuture;
 

@@ -2,7 +2,7 @@
 //! host verifier returns (JSON): read once here for every binding, which only supplies its
 //! users' spelling and, optionally, the host verifier.
 
-use super::{AuthConfig, Identity, JwtConfig, JwtVerifier, Refusal, ScopeMode, TokenVerifier};
+use super::{AuthConfig, Identity, JwtConfig, JwtVerifier, Refusal, ScopeMode, TokenVerifier, Visibility};
 use crate::error::{Error, Result};
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -42,6 +42,7 @@ struct Settings {
     leeway_seconds: Option<u64>,
     #[serde(default)]
     metadata: Map<String, Value>,
+    visibility: Option<Value>,
 }
 
 /// Reads `json` (top-level names in `spelling`; names spelled otherwise are ignored like any
@@ -95,6 +96,9 @@ pub fn auth_config(
     config.prompt_scopes = s.prompt_scopes;
     config.resource_scopes = s.resource_scopes;
     config.metadata = s.metadata;
+    if let Some(rules) = s.visibility {
+        config.visibility = Visibility::from_value(rules).map_err(invalid)?;
+    }
     let step_up = n("step_up");
     config.scope_mode = match s.scope_mode.as_deref().unwrap_or("hide") {
         "hide" => ScopeMode::Hide,

@@ -36,6 +36,10 @@ top level:
   \"collision\": \"error\" | \"skip\" | \"prefix\"  two entries with one name: refuse to start (default),
                                           keep the first (by entry name), or rename the later one
                                           to <entry>_<name>
+  \"auth\": {\"jwksUrl\", \"issuer\", \"resource\", callers need a bearer token (on stdio:
+    \"requiredScopes\", \"toolScopes\",          MCP_ACCESS_TOKEN); \"visibility\" rules hide tools and
+    \"visibility\": [{\"tools\": [\"a__*\"],       prompts per caller, by scope or token claim
+      \"allow\"|\"deny\": {\"scopes\", \"claims\"}}]} (hidden: unlisted, unsearchable, unknown)
 Other fields are ignored. SIGINT / SIGTERM (or the end of stdin on stdio) close every upstream
 (stdio children are stopped) and exit.";
 
@@ -183,12 +187,20 @@ async fn serve_gateway(config: GatewayConfig, listen: &Listen, what: &str) -> mc
         gateway.tools().len()
     );
     let server = gateway.server();
+    let mut http = listen.http_config();
+    http.auth = config.auth.clone();
     let outcome = match &listen.listen {
         None => tokio::select! {
-            r = server.serve_stdio() => r.map(|()| ExitCode::SUCCESS),
+            r = async {
+                match &config.auth {
+                    // Credentials from the environment on stdio (MCP_ACCESS_TOKEN).
+                    Some(auth) => server.serve_stdio_with_auth(auth).await,
+                    None => server.serve_stdio().await,
+                }
+            } => r.map(|()| ExitCode::SUCCESS),
             code = signals.next() => Ok(code),
         },
-        Some(addr) => match serve_on(&server, addr, listen.http_config()).await {
+        Some(addr) => match serve_on(&server, addr, http).await {
             Ok(serving) => {
                 println!("listening on {}", serving.url());
                 let code = signals.next().await;
