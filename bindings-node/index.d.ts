@@ -472,6 +472,12 @@ export declare class ToolCall {
    * and with -32021 when the client lacks a capability.
    */
   input(requestsJson: string): Promise<string>
+  /**
+   * Asks for approval of `action` (`mcpcore::context::approval`) under the input key `key`:
+   * resolves to "approved", "declined" or "pending" (the caller cannot be asked). Rejects as
+   * `input`.
+   */
+  approve(key: string, action: string): Promise<string>
   /** Registers the function called when the call is abandoned (the JS layer aborts `ctx.signal`). */
   onCancel(callback: () => void): void
   /**
@@ -554,6 +560,12 @@ export interface InputCallbacks {
 
 /** The version of the native module (the crate version). */
 export declare function nativeVersion(): string
+
+/**
+ * A pending-approval result (`CallToolResult::pending_approval`) as JSON: `message` as text,
+ * `structuredContent` `{status: "pending_approval", …details}` (`detailsJson`: an object).
+ */
+export declare function pendingApprovalResult(message: string, detailsJson: string): string
 
 /** Throws the engine's example error of `kind`, as every binding maps it. */
 export declare function raiseExample(kind: string): void

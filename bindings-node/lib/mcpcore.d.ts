@@ -107,6 +107,13 @@ export interface ToolContext {
   listRoots(key: string): Promise<Root[]>;
   /** Asks for several inputs at once: `{key: {method, params}}` → the answers by key. */
   input(requests: { [key: string]: InputRequest }): Promise<{ [key: string]: any }>;
+  /**
+   * Asks the user to approve `action` (a sentence saying what will happen) with a confirmation
+   * form, under the input key `key` (default 'approval'); same rules as `elicit`. 'approved':
+   * act; 'declined': do not; 'pending': the caller cannot be asked (no elicitation): answer
+   * `pendingApproval(...)` and let the approval happen elsewhere.
+   */
+  approve(action: string, options?: { key?: string }): Promise<'approved' | 'declined' | 'pending'>;
 }
 
 /** What the client declared it supports. */
@@ -205,6 +212,9 @@ export interface AppView {
 /** A tool result that refuses with its cause and remedy: `isError`, the message as text, and
  * `structuredContent` `{reason, remedy, ...details}`. Return it from a tool handler. */
 export function refusal(reason: string, remedy: string, message?: string, details?: Record<string, unknown>): CallToolResult;
+/** A tool result saying the action waits for someone's approval: not an error; `message` as
+ * text for the model, `structuredContent` `{ status: 'pending_approval', ...details }`. */
+export function pendingApproval(message: string, details?: Record<string, unknown>): CallToolResult;
 
 /** A tool's `_meta` binding it to the app at `resourceUri`. */
 export function appsMeta(resourceUri: string, visibility?: AppVisibility[]): { ui: { resourceUri: string; visibility?: AppVisibility[] } };

@@ -159,6 +159,11 @@ function refusal(reason, remedy, message, details = {}) {
   return JSON.parse(nativeSync(() => native.refusalResult(reason, remedy, text, JSON.stringify(details))));
 }
 
+/** A tool result saying the action waits for someone's approval (see index.d.ts). */
+function pendingApproval(message, details = {}) {
+  return JSON.parse(nativeSync(() => native.pendingApprovalResult(message, JSON.stringify(details))));
+}
+
 /** A tool's `_meta` binding it to the app at `resourceUri` (MCP Apps `_meta.ui`;
  * `visibility`: who may call it, 'model' and/or 'app', both by default). */
 function appsMeta(resourceUri, visibility) {
@@ -589,6 +594,7 @@ exports.Registry = Registry;
 exports.HttpServing = HttpServing;
 exports.appsMeta = appsMeta;
 exports.refusal = refusal;
+exports.pendingApproval = pendingApproval;
 exports.rateLimit = middlewares.rateLimit;
 exports.timeouts = middlewares.timeouts;
 exports.responseLimit = middlewares.responseLimit;

@@ -207,6 +207,10 @@ class HandlerContext {
     const call = this.#call;
     return async (requests) => JSON.parse(await awaitNative(call.input(JSON.stringify(requests))));
   }
+  get approve() {
+    const call = this.#call;
+    return async (action, { key = 'approval' } = {}) => awaitNative(call.approve(key, action));
+  }
   get elicit() {
     const one = this.#one();
     return async (key, message, schema) =>

@@ -144,6 +144,17 @@ impl ToolCall {
         call.input(requests).await.map(|a| a.to_string()).map_err(errors::to_js)
     }
 
+    /// Asks for approval of `action` (`mcpcore::context::approval`) under the input key `key`:
+    /// resolves to "approved", "declined" or "pending" (the caller cannot be asked). Rejects as
+    /// `input`.
+    #[napi]
+    pub async fn approve(&self, key: String, action: String) -> napi::Result<String> {
+        let call = self.call.clone().ok_or_else(|| {
+            errors::to_js(Error::invalid_input("cannot ask for approval outside a request"))
+        })?;
+        call.approve(&key, &action).await.map(str::to_owned).map_err(errors::to_js)
+    }
+
     /// Registers the function called when the call is abandoned (the JS layer aborts `ctx.signal`).
     #[napi(ts_args_type = "callback: () => void")]
     pub fn on_cancel(&self, callback: CancelCallback) {

@@ -86,6 +86,18 @@ pub fn telemetry_outcome(is_error: bool, code: Option<i32>, message: Option<Stri
     serde_json::to_string(&mcpcore::semconv::host_outcome(is_error, error)).expect("serializable")
 }
 
+/// A pending-approval result (`CallToolResult::pending_approval`) as JSON: `message` as text,
+/// `structuredContent` `{status: "pending_approval", …details}` (`detailsJson`: an object).
+#[napi_derive::napi]
+pub fn pending_approval_result(message: String, details_json: String) -> napi::Result<String> {
+    let details = match parse_json("details", &details_json)? {
+        serde_json::Value::Object(m) => m,
+        _ => return Err(errors::to_js(mcpcore::Error::invalid_input("details must be an object"))),
+    };
+    let r = mcpcore::protocol::CallToolResult::pending_approval(message, details);
+    Ok(serde_json::to_string(&r).expect("results serialize"))
+}
+
 /// A refusal result (`CallToolResult::refusal`) as JSON: `isError`, `message` as text,
 /// `structuredContent` `{reason, remedy, …details}` (`detailsJson`: an object).
 #[napi_derive::napi]

@@ -170,6 +170,14 @@ impl ToolCall {
         })
     }
 
+    /// Asks for approval of `action` (`mcpcore::context::approval`) under the input key `key`:
+    /// resolves to "approved", "declined" or "pending" (the caller cannot be asked). Raises as
+    /// `input`.
+    fn approve<'py>(&self, py: Python<'py>, key: String, action: String) -> PyResult<Bound<'py, PyAny>> {
+        let call = self.call.clone();
+        crate::awaitable::future_into_py(py, async move { call.approve(&key, &action).await.map_err(failed) })
+    }
+
     /// `input`, blocking the calling thread (with the GIL released) until answered: for sync
     /// handlers, which run on a worker thread.
     fn input_blocking(&self, py: Python<'_>, requests: &str) -> PyResult<String> {

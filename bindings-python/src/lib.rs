@@ -61,6 +61,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(gil::engine_work_in_python, m)?)?;
     m.add_function(wrap_pyfunction!(tool_result, m)?)?;
     m.add_function(wrap_pyfunction!(refusal, m)?)?;
+    m.add_function(wrap_pyfunction!(pending_approval, m)?)?;
     m.add_function(wrap_pyfunction!(telemetry_outcome, m)?)?;
     m.add_function(wrap_pyfunction!(resource_contents, m)?)?;
     m.add_function(wrap_pyfunction!(prompt_result, m)?)?;
@@ -115,6 +116,17 @@ fn refusal(reason: String, remedy: String, message: String, details: &str) -> Py
         _ => return Err(invalid("details must be an object".into())),
     };
     Ok(to_json(&mcpcore::protocol::CallToolResult::refusal(reason, remedy, message, details)))
+}
+
+/// A pending-approval result (`CallToolResult::pending_approval`) as JSON: `message` as text,
+/// `structuredContent` `{status: "pending_approval", …details}` (`details`: a JSON object).
+#[pyfunction]
+fn pending_approval(message: String, details: &str) -> PyResult<String> {
+    let details = match parse_json("details", details)? {
+        serde_json::Value::Object(m) => m,
+        _ => return Err(invalid("details must be an object".into())),
+    };
+    Ok(to_json(&mcpcore::protocol::CallToolResult::pending_approval(message, details)))
 }
 
 /// How an answer ends its operation by the OpenTelemetry conventions for MCP

@@ -120,6 +120,7 @@ __all__ = [
     "MemoryTokenStore",
     "apps_meta",
     "refusal",
+    "pending_approval",
     "refresh_logging",
 ]
 
@@ -188,6 +189,22 @@ def refusal(reason: str, remedy: str, message: Optional[str] = None, **details: 
     """
     text = message if message is not None else f"Refused ({reason}): {remedy}"
     result: Dict[str, Any] = json.loads(_native.refusal(reason, remedy, text, json.dumps(details)))
+    return result
+
+
+def pending_approval(message: str, **details: Any) -> Dict[str, Any]:
+    """A tool result saying the action waits for someone's approval: not an error;
+    ``message`` as text for the model and ``structuredContent``
+    ``{"status": "pending_approval", **details}`` (an approval id, who must approve)::
+
+        @server.tool()
+        async def delete_invoice(invoice_id: str, ctx: Context) -> Any:
+            verdict = await ctx.approve(f"Delete invoice {invoice_id}")
+            if verdict == "pending":
+                return pending_approval("Waiting for a manager.", approval_id=queue(invoice_id))
+            ...
+    """
+    result: Dict[str, Any] = json.loads(_native.pending_approval(message, json.dumps(details)))
     return result
 
 

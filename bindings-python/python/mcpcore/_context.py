@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any, Awaitable, Dict, Generator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Awaitable, Dict, Generator, List, Literal, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _convert, _native, _schema
 from ._server_auth import Identity
@@ -150,6 +150,16 @@ class Context:
         """:meth:`input` for sync handlers: blocks this worker thread until answered."""
         _not_on_loop("input")
         return dict(json.loads(self._call.input_blocking(json.dumps(dict(requests)))))
+
+    async def approve(self, action: str, key: str = "approval") -> Literal["approved", "declined", "pending"]:
+        """Asks the user to approve ``action`` (a sentence saying what will happen) with a
+        confirmation form under the input key ``key``; same rules as :meth:`elicit` (on
+        2026-07-28 let :class:`InputRequired` propagate). ``"approved"``: act; ``"declined"``:
+        do not; ``"pending"``: the caller cannot be asked (no elicitation): return
+        :func:`mcpcore.pending_approval` and let the approval happen elsewhere."""
+        verdict = await self._call.approve(key, action)
+        assert verdict in ("approved", "declined", "pending"), verdict
+        return verdict  # type: ignore[return-value]
 
     async def elicit(self, key: str, message: str, schema: Union[Mapping[str, Any], type]) -> ElicitResult:
         """Asks the user to fill a form (``elicitation/create``) under ``key``. ``schema`` is a

@@ -8,10 +8,12 @@
 //! reach the client ([`PeerLink`], [`TaskControl`], [`TaskInput`]).
 
 mod access;
+pub mod approval;
 mod identity;
 pub mod input;
 
 pub use access::{Access, CatalogFilter, CatalogView, Entry};
+pub use approval::Approval;
 pub use identity::Identity;
 pub use input::{missing_capability, InputLedger, InputSeed, PeerLink, TaskInput};
 

@@ -270,6 +270,24 @@ impl HostCall {
         answers.map(|a| serde_json::to_value(a).expect("serializable"))
     }
 
+    /// Asks for approval of `action` under the input key `key`
+    /// ([`crate::context::approval`]): `"approved"`, `"declined"`, or `"pending"` when the caller
+    /// cannot be asked (then answer a `pending_approval` result). Errors as [`Self::input`].
+    pub async fn approve(&self, key: &str, action: &str) -> Result<&'static str> {
+        use crate::context::approval::{approval_form, approval_of};
+        if !self.running("cannot ask for approval")?.can_elicit() {
+            return Ok(crate::context::Approval::Pending.as_str());
+        }
+        let form = serde_json::to_value(approval_form(action)).expect("serializable");
+        let mut requests = serde_json::Map::new();
+        requests.insert(key.to_owned(), serde_json::json!({"method": "elicitation/create", "params": form}));
+        let mut answers = self.input(Value::Object(requests)).await?;
+        let answer = serde_json::from_value(answers[key].take()).map_err(|e| {
+            Error::protocol(format!("the client's answer to the approval is not an elicitation result: {e}"))
+        })?;
+        Ok(approval_of(&answer).as_str())
+    }
+
     /// Calls `f` once if the call is abandoned (cancelled on the wire, timed out, its
     /// connection closed); at once when it already was, never when it finished.
     pub fn on_abandon(&self, f: OnAbandon) {

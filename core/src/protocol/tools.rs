@@ -165,6 +165,20 @@ impl CallToolResult {
             ..Default::default()
         }
     }
+    /// An action accepted but waiting for someone's approval (issue 35, "a result can say
+    /// `pending_approval`"): not an error; `message` as text for the model (what waits, and
+    /// for whom), and `structuredContent` `{"status": "pending_approval", …details}` (an
+    /// approval id, who must approve, where to follow it).
+    pub fn pending_approval(message: impl Into<String>, details: Map<String, Value>) -> Self {
+        let mut structured = details;
+        structured.insert("status".into(), Value::String("pending_approval".into()));
+        CallToolResult {
+            content: vec![ContentBlock::text(message)],
+            structured_content: Some(Value::Object(structured)),
+            is_error: Some(false),
+            ..Default::default()
+        }
+    }
     /// True when `isError` is set.
     pub fn is_error(&self) -> bool {
         self.is_error == Some(true)
