@@ -562,6 +562,12 @@ export interface InputCallbacks {
 export declare function nativeVersion(): string
 
 /**
+ * One page of `itemsJson` (a list) for a list tool's `limit` and `cursor`
+ * (`mcpcore::registry::paging`), as JSON `{"items": [...], "nextCursor"?}`.
+ */
+export declare function pageOf(itemsJson: string, limit: number | undefined | null, cursor: string | undefined | null, defaultLimit: number, cap: number): string
+
+/**
  * A pending-approval result (`CallToolResult::pending_approval`) as JSON: `message` as text,
  * `structuredContent` `{status: "pending_approval", …details}` (`detailsJson`: an object).
  */

@@ -857,6 +857,7 @@ module.exports.flushLogHandler = nativeBinding.flushLogHandler
 module.exports.hostResult = nativeBinding.hostResult
 module.exports.inlineRefs = nativeBinding.inlineRefs
 module.exports.nativeVersion = nativeBinding.nativeVersion
+module.exports.pageOf = nativeBinding.pageOf
 module.exports.pendingApprovalResult = nativeBinding.pendingApprovalResult
 module.exports.raiseExample = nativeBinding.raiseExample
 module.exports.refusalResult = nativeBinding.refusalResult

@@ -212,6 +212,11 @@ export interface AppView {
 /** A tool result that refuses with its cause and remedy: `isError`, the message as text, and
  * `structuredContent` `{reason, remedy, ...details}`. Return it from a tool handler. */
 export function refusal(reason: string, remedy: string, message?: string, details?: Record<string, unknown>): CallToolResult;
+/** One page of `items` for a tool that lists records: `{ items, nextCursor? }` (the cursor only
+ * when more follow). `limit` absent is `defaultLimit` (20), above `cap` (200) is `cap`; `cursor`
+ * is the previous page's `nextCursor` (opaque). An invalid cursor or a `limit` below 1 throws an
+ * McpError -32602, which reaches the caller as that JSON-RPC error. */
+export function page<T>(items: Iterable<T>, options?: { limit?: number; cursor?: string; defaultLimit?: number; cap?: number }): { items: T[]; nextCursor?: string };
 /** A tool result saying the action waits for someone's approval: not an error; `message` as
  * text for the model, `structuredContent` `{ status: 'pending_approval', ...details }`. */
 export function pendingApproval(message: string, details?: Record<string, unknown>): CallToolResult;

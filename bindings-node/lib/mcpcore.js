@@ -159,6 +159,12 @@ function refusal(reason, remedy, message, details = {}) {
   return JSON.parse(nativeSync(() => native.refusalResult(reason, remedy, text, JSON.stringify(details))));
 }
 
+/** One page of `items` for a tool that lists records (see index.d.ts). */
+function page(items, { limit, cursor, defaultLimit = 20, cap = 200 } = {}) {
+  const json = nativeSync(() => native.pageOf(JSON.stringify([...items]), limit ?? null, cursor ?? null, defaultLimit, cap));
+  return JSON.parse(json);
+}
+
 /** A tool result saying the action waits for someone's approval (see index.d.ts). */
 function pendingApproval(message, details = {}) {
   return JSON.parse(nativeSync(() => native.pendingApprovalResult(message, JSON.stringify(details))));
@@ -595,6 +601,7 @@ exports.HttpServing = HttpServing;
 exports.appsMeta = appsMeta;
 exports.refusal = refusal;
 exports.pendingApproval = pendingApproval;
+exports.page = page;
 exports.rateLimit = middlewares.rateLimit;
 exports.timeouts = middlewares.timeouts;
 exports.responseLimit = middlewares.responseLimit;

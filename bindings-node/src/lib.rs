@@ -86,6 +86,25 @@ pub fn telemetry_outcome(is_error: bool, code: Option<i32>, message: Option<Stri
     serde_json::to_string(&mcpcore::semconv::host_outcome(is_error, error)).expect("serializable")
 }
 
+/// One page of `itemsJson` (a list) for a list tool's `limit` and `cursor`
+/// (`mcpcore::registry::paging`), as JSON `{"items": [...], "nextCursor"?}`.
+#[napi_derive::napi]
+pub fn page_of(
+    items_json: String,
+    limit: Option<i64>,
+    cursor: Option<String>,
+    default_limit: u32,
+    cap: u32,
+) -> napi::Result<String> {
+    let items = match parse_json("items", &items_json)? {
+        serde_json::Value::Array(v) => v,
+        _ => return Err(errors::to_js(mcpcore::Error::invalid_input("items must be a list"))),
+    };
+    let paging = mcpcore::registry::paging::Paging::new(default_limit as usize, cap as usize)
+        .map_err(errors::to_js)?;
+    paging.page(&items, limit, cursor.as_deref()).map(|v| v.to_string()).map_err(errors::to_js)
+}
+
 /// A pending-approval result (`CallToolResult::pending_approval`) as JSON: `message` as text,
 /// `structuredContent` `{status: "pending_approval", …details}` (`detailsJson`: an object).
 #[napi_derive::napi]

@@ -62,6 +62,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tool_result, m)?)?;
     m.add_function(wrap_pyfunction!(refusal, m)?)?;
     m.add_function(wrap_pyfunction!(pending_approval, m)?)?;
+    m.add_function(wrap_pyfunction!(page, m)?)?;
     m.add_function(wrap_pyfunction!(telemetry_outcome, m)?)?;
     m.add_function(wrap_pyfunction!(resource_contents, m)?)?;
     m.add_function(wrap_pyfunction!(prompt_result, m)?)?;
@@ -116,6 +117,25 @@ fn refusal(reason: String, remedy: String, message: String, details: &str) -> Py
         _ => return Err(invalid("details must be an object".into())),
     };
     Ok(to_json(&mcpcore::protocol::CallToolResult::refusal(reason, remedy, message, details)))
+}
+
+/// One page of `items` (a JSON list) for a list tool's `limit` and `cursor`
+/// (`mcpcore::registry::paging`), as JSON text `{"items": [...], "nextCursor"?}`.
+#[pyfunction]
+#[pyo3(signature = (items, limit, cursor, default_limit, cap))]
+fn page(
+    items: &str,
+    limit: Option<i64>,
+    cursor: Option<&str>,
+    default_limit: usize,
+    cap: usize,
+) -> PyResult<String> {
+    let items = match parse_json("items", items)? {
+        serde_json::Value::Array(v) => v,
+        _ => return Err(invalid("items must be a list".into())),
+    };
+    let paging = mcpcore::registry::paging::Paging::new(default_limit, cap).map_err(errors::to_py)?;
+    paging.page(&items, limit, cursor).map(|v| v.to_string()).map_err(errors::to_py)
 }
 
 /// A pending-approval result (`CallToolResult::pending_approval`) as JSON: `message` as text,

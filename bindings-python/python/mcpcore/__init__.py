@@ -121,6 +121,7 @@ __all__ = [
     "apps_meta",
     "refusal",
     "pending_approval",
+    "page",
     "refresh_logging",
 ]
 
@@ -205,6 +206,25 @@ def pending_approval(message: str, **details: Any) -> Dict[str, Any]:
             ...
     """
     result: Dict[str, Any] = json.loads(_native.pending_approval(message, json.dumps(details)))
+    return result
+
+
+def page(
+    items: Sequence[Any], limit: Optional[int] = None, cursor: Optional[str] = None, *,
+    default_limit: int = 20, cap: int = 200,
+) -> Dict[str, Any]:
+    """One page of ``items`` for a tool that lists records: ``{"items": [...], "nextCursor"?}``
+    (the cursor only when more follow). ``limit`` absent is ``default_limit`` (20), above ``cap``
+    (200) is ``cap``; ``cursor`` is the previous page's ``nextCursor`` (opaque). An invalid
+    cursor or a ``limit`` below 1 raises :class:`McpError` -32602, which reaches the caller as
+    that JSON-RPC error. Items must be JSON-serializable::
+
+        @server.tool()
+        def list_invoices(limit: Optional[int] = None, cursor: Optional[str] = None) -> Any:
+            return page(all_invoices(), limit, cursor)
+    """
+    result: Dict[str, Any] = json.loads(
+        _native.page(json.dumps(list(items)), limit, cursor, default_limit, cap))
     return result
 
 

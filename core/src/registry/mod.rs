@@ -7,6 +7,7 @@
 mod glob;
 mod handler;
 mod inline;
+pub mod paging;
 mod schema;
 pub mod search;
 mod simple_schema;
