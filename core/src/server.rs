@@ -273,6 +273,7 @@ impl Server {
         let Channel { tx, mut rx, flushed } = channel;
         let conn = ServerConnection::new(self.engine.clone());
         let (driver, handle) = Driver::new(conn, self.env(), ChannelOut { tx }, self.shutdown_grace);
+        let driver = driver.measure_session("pipe");
         let feed = async {
             while let Some(event) = rx.recv().await {
                 match event {

@@ -216,6 +216,8 @@ struct Inner {
     auth_clock: std::sync::OnceLock<Arc<crate::auth::client::FlowClock>>,
     /// 2026-07-28: the listen stream behind the host's notification handler.
     listener: listener::Listener,
+    /// When the connection began, until [`Client::close`] records a legacy session's duration.
+    started: std::sync::Mutex<Option<std::time::Instant>>,
 }
 
 /// Sends `notifications/cancelled` for a request whose caller stopped waiting.
@@ -287,6 +289,7 @@ impl Client {
                 server_stream: std::sync::OnceLock::new(),
                 auth_clock: std::sync::OnceLock::new(),
                 listener: listener::Listener::new(),
+                started: std::sync::Mutex::new(Some(std::time::Instant::now())),
             }),
         }
     }
@@ -756,6 +759,11 @@ impl Client {
     /// not exited within 2 s. Pending calls fail with a closed-connection error.
     pub async fn close(&self) {
         self.inner.listener.stop();
+        let started = self.inner.started.lock().expect("lock").take();
+        if let (true, Some(started)) = (self.inner.options.telemetry, started) {
+            let transport = if self.inner.process.is_some() { "pipe" } else { "tcp" };
+            crate::telemetry::client::session_ended(self.protocol_version(), transport, started);
+        }
         // Ends the writer, which closes the child's stdin.
         let _ = self.inner.tx.send(OutFrame::Close);
         if let Some(p) = &self.inner.process {

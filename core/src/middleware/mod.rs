@@ -38,6 +38,23 @@ pub trait Middleware: Send + Sync + 'static {
     /// comes before and after. The answer goes to the client under the request's own id
     /// whatever `request.id` was changed to.
     fn handle(&self, request: Request, ctx: RequestContext, next: Next) -> BoxFuture<'static, Reply>;
+
+    /// A legacy session served here ended (see [`SessionEnded`]); default: nothing.
+    fn session_ended(&self, _session: &SessionEnded) {}
+}
+
+/// A legacy (`initialize`-based) session's end, as the server observed it: a stdio connection
+/// that closed, or an HTTP session whose live copy here ended (DELETE, idle expiry, eviction,
+/// shutdown). A session on a store shared by several instances is measured by the instance
+/// that opened it, until its copy there ends. 2026-07-28 requests belong to no session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionEnded {
+    /// The negotiated revision.
+    pub version: crate::protocol::ProtocolVersion,
+    /// `pipe` (stdio, in-process channels) or `tcp` (HTTP), as `network.transport` names them.
+    pub transport: &'static str,
+    /// From the session's start (its `initialize`; a stdio connection's start) to its end.
+    pub duration: std::time::Duration,
 }
 
 /// A [`Middleware`] from a closure: `from_fn(|req, ctx, next| async move { next.run(req).await })`.
@@ -122,6 +139,13 @@ impl Chain {
         let mut all = vec![middleware];
         all.extend(self.0.iter().cloned());
         Chain(all.into())
+    }
+
+    /// Tells every middleware a legacy session ended.
+    pub fn session_ended(&self, session: &SessionEnded) {
+        for m in self.0.iter() {
+            m.session_ended(session);
+        }
     }
 
     /// True when there is no middleware (the engine then dispatches directly).

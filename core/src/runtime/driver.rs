@@ -215,6 +215,9 @@ pub struct Driver<O: Outbound> {
     /// Listens to the server's change feeds itself (else it is fed through
     /// [`DriverHandle::change`]).
     follow_changes: bool,
+    /// When the session began and its transport, to tell the middleware its duration when it
+    /// ends ([`Driver::measure_session`]).
+    session_clock: Option<(std::time::Instant, &'static str)>,
 }
 
 /// True when the request log (debug, target `mcpcore::server`) goes anywhere: a `tracing`
@@ -310,7 +313,7 @@ impl<O: Outbound> Driver<O> {
         let shared = Arc::new(Shared { core: Mutex::new(core), queued, task: AtomicWaker::new() });
         let handle =
             DriverHandle { tx: Inbox { tx, queued: shared.queued.clone() }, in_place: shared.clone() };
-        let driver = Driver { shared, rx, env, grace, follow_changes: true };
+        let driver = Driver { shared, rx, env, grace, follow_changes: true, session_clock: None };
         (driver, handle)
     }
 
@@ -319,6 +322,16 @@ impl<O: Outbound> Driver<O> {
     /// the whole fleet).
     pub fn fed_changes(mut self) -> Self {
         self.follow_changes = false;
+        self
+    }
+
+    /// When the driver ends, tells the server's middleware how long the legacy session it
+    /// served lasted, from now (nothing when the connection never became one): `transport` is
+    /// `pipe` or `tcp` ([`crate::middleware::SessionEnded`]).
+    pub fn measure_session(mut self, transport: &'static str) -> Self {
+        if !self.env.engine.config().middleware.is_empty() {
+            self.session_clock = Some((std::time::Instant::now(), transport));
+        }
         self
     }
 
@@ -396,6 +409,14 @@ impl<O: Outbound> Driver<O> {
         core.closed = true;
         for (_, job) in core.jobs.drain() {
             job.abort();
+        }
+        if let (Some((started, transport)), Some(session)) = (self.session_clock, core.conn.session()) {
+            let ended = crate::middleware::SessionEnded {
+                version: session.version,
+                transport,
+                duration: started.elapsed(),
+            };
+            self.env.engine.config().middleware.session_ended(&ended);
         }
         core.out.take().expect("the driver runs once")
     }

@@ -133,6 +133,19 @@ pub fn server_operation(request: &Request, ctx: &RequestContext) -> Operation {
     op
 }
 
+/// The attributes of `mcp.server.session.duration` / `mcp.client.session.duration` for a
+/// legacy session of `version` over `transport` (`pipe` or `tcp`): `mcp.protocol.version`,
+/// `network.transport`, and `network.protocol.name` `http` over tcp. (2026-07-28 requests
+/// belong to no session and record none.)
+pub fn session_attributes(version: &str, transport: &'static str) -> Vec<(&'static str, AttrValue)> {
+    let mut attrs =
+        vec![("mcp.protocol.version", s(version.to_owned())), ("network.transport", s(transport))];
+    if transport == "tcp" {
+        attrs.push(("network.protocol.name", s("http")));
+    }
+    attrs
+}
+
 /// The operation of `method` with `params` as its client sees it (before it has an id).
 pub fn client_operation(
     method: &str,

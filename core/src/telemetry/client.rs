@@ -1,5 +1,6 @@
 //! CLIENT spans and `mcp.client.operation.duration` for the requests our client sends, with
-//! the span's context injected into `params._meta` (what the server's span takes as parent).
+//! the span's context injected into `params._meta` (what the server's span takes as parent),
+//! and `mcp.client.session.duration` when a legacy session closes.
 
 use super::conventions::{self, DURATION_BUCKETS};
 use super::server::SCOPE;
@@ -22,6 +23,26 @@ fn histogram() -> &'static Histogram<f64> {
             .with_boundaries(DURATION_BUCKETS.to_vec())
             .build()
     })
+}
+
+/// Records `mcp.client.session.duration` for a legacy session of `version` over `transport`
+/// (`pipe` or `tcp`) that began at `started` and is closing now; nothing for 2026-07-28, whose
+/// requests belong to no session.
+pub fn session_ended(version: crate::protocol::ProtocolVersion, transport: &'static str, started: Instant) {
+    if version.is_modern() {
+        return;
+    }
+    static H: OnceLock<Histogram<f64>> = OnceLock::new();
+    let sessions = H.get_or_init(|| {
+        global::meter(SCOPE)
+            .f64_histogram("mcp.client.session.duration")
+            .with_unit("s")
+            .with_description("The duration of the MCP session as observed on the MCP client")
+            .with_boundaries(DURATION_BUCKETS.to_vec())
+            .build()
+    });
+    let attrs = conventions::session_attributes(version.as_str(), transport);
+    sessions.record(started.elapsed().as_secs_f64(), &w3c::key_values(attrs));
 }
 
 /// One request's CLIENT span, from before it is sent until its answer.

@@ -16,7 +16,8 @@
 //! (`ServerBuilder::telemetry`, `ClientOptions::telemetry`).
 //!
 //! What the conventions leave open, answered the same way in every language:
-//! - **Sessions on 2026-07-28.** A modern request belongs to no session: its span has no
+//! - **Sessions on 2026-07-28.** A modern request belongs to no session (and records no
+//!   `mcp.server.session.duration`, which legacy sessions record when they end): its span has no
 //!   `mcp.session.id` (legacy sessions over HTTP carry their `Mcp-Session-Id`; stdio has no id).
 //! - **MRTR rounds.** Each round of a 2026-07-28 request that asks for input is a request of its
 //!   own and gets a span of its own; a client that keeps its CLIENT span open across the rounds

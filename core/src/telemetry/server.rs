@@ -4,7 +4,7 @@ use super::conventions::{self, DURATION_BUCKETS};
 use super::w3c;
 use crate::context::{BoxFuture, RequestContext};
 use crate::jsonrpc::Request;
-use crate::middleware::{Middleware, Next, Reply};
+use crate::middleware::{Middleware, Next, Reply, SessionEnded};
 use opentelemetry::context::FutureExt as _;
 use opentelemetry::global;
 use opentelemetry::metrics::Histogram;
@@ -21,6 +21,7 @@ pub(super) const SCOPE: &str = "mcpcore";
 pub struct OtelMiddleware {
     tracer: opentelemetry::global::BoxedTracer,
     duration: Histogram<f64>,
+    sessions: Histogram<f64>,
 }
 
 impl Default for OtelMiddleware {
@@ -39,7 +40,13 @@ impl OtelMiddleware {
             .with_description("MCP request or notification duration as observed on the receiver")
             .with_boundaries(DURATION_BUCKETS.to_vec())
             .build();
-        OtelMiddleware { tracer: global::tracer(SCOPE), duration }
+        let sessions = meter
+            .f64_histogram("mcp.server.session.duration")
+            .with_unit("s")
+            .with_description("The duration of the MCP session as observed on the MCP server")
+            .with_boundaries(DURATION_BUCKETS.to_vec())
+            .build();
+        OtelMiddleware { tracer: global::tracer(SCOPE), duration, sessions }
     }
 }
 
@@ -66,6 +73,11 @@ impl Middleware for OtelMiddleware {
             end.finish(&conventions::outcome(&reply));
             reply
         })
+    }
+
+    fn session_ended(&self, session: &SessionEnded) {
+        let attrs = conventions::session_attributes(session.version.as_str(), session.transport);
+        self.sessions.record(session.duration.as_secs_f64(), &w3c::key_values(attrs));
     }
 }
 

@@ -212,7 +212,7 @@ async fn sessionless(st: &Arc<State>, origin: Arc<Origin>, frame: Inbound) -> Re
     if let Err(refused) = admit(st, &id, &record, client.as_ref()).await {
         return refused;
     }
-    Sessions::start(st, id.clone(), SessionKind::Streamable, conn, client);
+    Sessions::start(st, id.clone(), SessionKind::Streamable, conn, client, true);
     let mut out = reply::rpc(StatusCode::OK, resp);
     out.headers_mut().insert("mcp-session-id", HeaderValue::from_str(&id).expect("hex is a header value"));
     out

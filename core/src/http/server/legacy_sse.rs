@@ -84,7 +84,7 @@ async fn open_for(
         return refused;
     }
     let conn = ServerConnection::new(st.env.engine.clone());
-    let live = Sessions::start(st, id.clone(), SessionKind::Sse, conn, client);
+    let live = Sessions::start(st, id.clone(), SessionKind::Sse, conn, client, true);
     let rx = match live.open_stream(connection, None, false).await {
         Ok(rx) => rx,
         Err(super::live::NoStream::Store(e)) => {

@@ -460,13 +460,15 @@ impl Sessions {
     }
 
     /// Starts a live session `id` of `kind` around `conn`, whose record the store has, for
-    /// `client`.
+    /// `client`; `opened`: the session begins here (not revived from the store), so its
+    /// duration is measured here.
     pub(crate) fn start(
         st: &Arc<State>,
         id: String,
         kind: SessionKind,
         mut conn: ServerConnection,
         client: Option<ClientKey>,
+        opened: bool,
     ) -> Arc<LiveSession> {
         if st.config.sessions.shared() {
             // 32 random bits above room for 2^24 requests: two instances' ids meet only when
@@ -499,6 +501,7 @@ impl Sessions {
         // On a shared store changes become notifications once per change for the whole fleet
         // (`spawn_change_follower`), not in the driver.
         let driver = if shared.is_some() { driver.fed_changes() } else { driver };
+        let driver = if opened { driver.measure_session("tcp") } else { driver };
         let live = Arc::new(LiveSession {
             id: id.clone(),
             kind,
@@ -547,7 +550,7 @@ impl Sessions {
         }
         let mut conn = ServerConnection::new(st.env.engine.clone());
         conn.restore(record.session.clone());
-        Sessions::start(st, id.to_owned(), record.kind, conn, client)
+        Sessions::start(st, id.to_owned(), record.kind, conn, client, false)
     }
 
     /// Makes room for a new session of `client`; returns the sessions ended for it (to delete
