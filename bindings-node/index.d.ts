@@ -185,6 +185,11 @@ export declare class Middleware {
   addTimeouts(defaultMs?: number | undefined | null, perToolMs?: Record<string, number> | undefined | null): void
   /** Adds a bound on the size of results (serialized JSON bytes). */
   addResponseLimit(maxBytes: number): void
+  /**
+   * Adds the cache of list results: kept `ttlMs` unless a result's own `ttlMs` says
+   * otherwise, at most `maxEntries`, emptied by any list change.
+   */
+  addListCache(ttlMs: number, maxEntries: number): void
   /** Adds the request log (the engine's log records, target `mcpcore::requests`, at info). */
   addRequestLog(): void
   /**

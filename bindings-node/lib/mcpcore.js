@@ -605,6 +605,7 @@ exports.page = page;
 exports.rateLimit = middlewares.rateLimit;
 exports.timeouts = middlewares.timeouts;
 exports.responseLimit = middlewares.responseLimit;
+exports.listCache = middlewares.listCache;
 exports.requestLog = middlewares.requestLog;
 exports.idempotency = middlewares.idempotency;
 exports.ErrorCode = errors.ErrorCode;

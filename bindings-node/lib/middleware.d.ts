@@ -26,7 +26,7 @@ export type MiddlewareFunction = (request: MiddlewareRequest, next: MiddlewareNe
 
 /** A ready-made middleware (run by the engine). */
 export interface ReadyMiddleware {
-  readonly name: 'rateLimit' | 'timeouts' | 'responseLimit' | 'requestLog' | 'idempotency';
+  readonly name: 'rateLimit' | 'timeouts' | 'responseLimit' | 'listCache' | 'requestLog' | 'idempotency';
 }
 
 /** What `Server.use` takes. */
@@ -40,6 +40,10 @@ export function rateLimit(options: { perSecond: number; burst: number; methods?:
 export function timeouts(options: { defaultMs?: number; perToolMs?: Record<string, number> }): ReadyMiddleware;
 /** Results over `maxBytes` are refused: -32603 with `data` `{limit: 'response_size', size, max}`. */
 export function responseLimit(options: { maxBytes: number }): ReadyMiddleware;
+/** Answers repeated list pages (tools, resources, templates, prompts) from memory, each for its
+ * own `ttlMs` hint (legacy results: `ttlMs` here, default 60 s), never with `ttlMs: 0`, per
+ * caller when private or per identity; any list change empties it. At most `maxEntries`. */
+export function listCache(options?: { ttlMs?: number; maxEntries?: number }): ReadyMiddleware;
 /** Logs each request when answered (target `mcpcore::requests`, info; see `setLogger`). */
 export function requestLog(): ReadyMiddleware;
 /** Idempotent writes: tool calls carrying `idempotency_key` act once per client, tool and key

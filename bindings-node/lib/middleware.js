@@ -7,7 +7,7 @@
  * (code and data as on the wire) the rest of the chain answered. Return a result without calling
  * `next` to answer yourself; throw an `McpError` with a code to refuse with that error.
  *
- * The ready-made ones (`rateLimit`, `timeouts`, `responseLimit`, `requestLog`, `idempotency`) are configured
+ * The ready-made ones (`rateLimit`, `timeouts`, `responseLimit`, `listCache`, `requestLog`, `idempotency`) are configured
  * here and run by the engine.
  */
 
@@ -43,6 +43,15 @@ function timeouts({ defaultMs, perToolMs } = {}) {
  * `{limit: 'response_size', size, max}` instead of being sent. */
 function responseLimit({ maxBytes } = {}) {
   return ready('responseLimit', (chain) => chain.addResponseLimit(maxBytes));
+}
+
+/** Answers repeated tools/list, resources/list, resources/templates/list and prompts/list pages
+ * from memory: each kept for its own `ttlMs` hint (legacy results, which carry none: `ttlMs`
+ * here, default 60 s), never with `ttlMs: 0`, per caller when the result is `cacheScope:
+ * 'private'` or the catalogue is per identity; any list change empties it at once. At most
+ * `maxEntries` (default 1000) results. */
+function listCache({ ttlMs = 60_000, maxEntries = 1000 } = {}) {
+  return ready('listCache', (chain) => chain.addListCache(ttlMs, maxEntries));
 }
 
 /** Logs each request when answered (the engine's log records, target `mcpcore::requests`, at
@@ -112,4 +121,4 @@ function addTo(chain, middleware, owner) {
   }
 }
 
-module.exports = { rateLimit, timeouts, responseLimit, requestLog, idempotency, MiddlewareRequest, addTo, addTelemetry };
+module.exports = { rateLimit, timeouts, responseLimit, listCache, requestLog, idempotency, MiddlewareRequest, addTo, addTelemetry };

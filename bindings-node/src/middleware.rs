@@ -6,7 +6,7 @@ use crate::bad_option;
 use crate::handler::{Callback, JsCallback};
 use mcpcore::host::HostMiddleware;
 use mcpcore::middleware::{Chain, Middleware as CoreMiddleware};
-use mcpcore::server::middleware::{Idempotency, RateLimit, RequestLog, ResponseLimit, Timeouts};
+use mcpcore::server::middleware::{Idempotency, ListCache, RateLimit, RequestLog, ResponseLimit, Timeouts};
 use napi_derive::napi;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -107,6 +107,14 @@ impl Middleware {
     #[napi]
     pub fn add_response_limit(&self, max_bytes: u32) {
         self.push(Arc::new(ResponseLimit::new(max_bytes as usize)));
+    }
+
+    /// Adds the cache of list results: kept `ttlMs` unless a result's own `ttlMs` says
+    /// otherwise, at most `maxEntries`, emptied by any list change.
+    #[napi]
+    pub fn add_list_cache(&self, ttl_ms: u32, max_entries: u32) {
+        let ttl = std::time::Duration::from_millis(u64::from(ttl_ms));
+        self.push(Arc::new(ListCache::new(ttl, max_entries as usize)));
     }
 
     /// Adds the request log (the engine's log records, target `mcpcore::requests`, at info).

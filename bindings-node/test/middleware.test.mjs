@@ -5,7 +5,7 @@
 // the rest of the chain's errors as McpError with the wire's code; changes results on the way back.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, McpError, Server, idempotency, rateLimit, requestLog, responseLimit, timeouts } from '../lib/mcpcore.js';
+import { Client, McpError, Server, idempotency, listCache, rateLimit, requestLog, responseLimit, timeouts } from '../lib/mcpcore.js';
 
 const text = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
 const texts = (r) => r.content.map((c) => c.text);
@@ -136,4 +136,30 @@ test('idempotent writes act once from Node', async () => {
 
 test('a rate limit store must be a redis URL', () => {
   assert.throws(() => new Server({ name: 's', version: '1' }).use(rateLimit({ perSecond: 1, burst: 1, store: 'memcached://x' })), /redis:\/\//);
+});
+
+test('the list cache answers repeats until the catalogue changes', async () => {
+  // Legacy lineage: our client keeps no legacy lists itself, so every list reaches the server.
+  const reached = [];
+  const server = new Server({ name: 'cached', version: '1' });
+  server.tool('echo', { inputSchema: text }, ({ text }) => text);
+  server.use(listCache({ ttlMs: 60_000 })).use(async (request, next) => {
+    reached.push(request.method);
+    return next(request);
+  });
+  const serving = await server.serveHttp({ port: 0 });
+  try {
+    const client = await Client.connectHttp(serving.url, { protocolVersion: '2025-11-25' });
+    try {
+      for (let i = 0; i < 3; i++) assert.deepEqual((await client.listTools()).map((t) => t.name), ['echo']);
+      assert.equal(reached.filter((m) => m === 'tools/list').length, 1, reached.join());
+      server.tool('later', {}, () => 'later');
+      assert.deepEqual((await client.listTools()).map((t) => t.name).sort(), ['echo', 'later']);
+      assert.equal(reached.filter((m) => m === 'tools/list').length, 2, reached.join());
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await serving.shutdown();
+  }
 });

@@ -6,7 +6,7 @@ use crate::errors;
 use crate::handler::{LoopSlot, PyCallback};
 use mcpcore::host::HostMiddleware;
 use mcpcore::middleware::{Chain, Middleware as CoreMiddleware};
-use mcpcore::server::middleware::{Idempotency, RateLimit, RequestLog, ResponseLimit, Timeouts};
+use mcpcore::server::middleware::{Idempotency, ListCache, RateLimit, RequestLog, ResponseLimit, Timeouts};
 use pyo3::prelude::*;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -96,6 +96,13 @@ impl Middleware {
     /// Adds a bound on the size of results (serialized JSON bytes).
     fn add_response_limit(&self, max_bytes: usize) {
         self.push(Arc::new(ResponseLimit::new(max_bytes)));
+    }
+
+    /// Adds the cache of list results: kept `ttl` seconds unless a result's own `ttlMs` says
+    /// otherwise, at most `max_entries`, emptied by any list change.
+    fn add_list_cache(&self, ttl: f64, max_entries: usize) -> PyResult<()> {
+        self.push(Arc::new(ListCache::new(positive("ttl", ttl)?, max_entries)));
+        Ok(())
     }
 
     /// Adds the request log (`logging` logger `mcpcore.requests`, INFO).

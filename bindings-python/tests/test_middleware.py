@@ -14,7 +14,16 @@ from typing import Any, Dict, List
 import pytest
 
 from mcpcore import Client, InvalidInput, McpError, Server, refresh_logging
-from mcpcore.middleware import CallNext, Idempotency, RateLimit, Request, RequestLog, ResponseLimit, Timeouts
+from mcpcore.middleware import (
+    CallNext,
+    Idempotency,
+    ListCache,
+    RateLimit,
+    Request,
+    RequestLog,
+    ResponseLimit,
+    Timeouts,
+)
 
 from conftest import EXAMPLES, LINEAGES, PY, run_async, rust_bin
 
@@ -238,3 +247,38 @@ def test_the_example_servers_serve_append_once_per_key_and_limit_rates(kind: str
 def test_a_rate_limit_store_must_be_a_redis_url() -> None:
     with pytest.raises(InvalidInput, match="redis://"):
         Server("s", "1", middleware=[RateLimit(per_second=1, burst=1, store="memcached://x")])
+
+
+def test_the_list_cache_answers_repeats_until_the_catalogue_changes() -> None:
+    """Legacy lineage (our client keeps no legacy lists itself): three lists reach the server's
+    handlers once; a tool added while serving empties the cache, and the next list has it."""
+    reached: List[str] = []
+    server = Server("cached", "1", middleware=[ListCache(ttl=60.0)])
+    add_tools(server)
+
+    @server.middleware
+    async def count(request: Request, call_next: CallNext) -> Dict[str, Any]:
+        reached.append(request.method)
+        return await call_next(request)
+
+    @run_async
+    async def go() -> None:
+        serving = await server.serve_http(port=0)
+        try:
+            async with await Client.connect_http(serving.url, protocol_version="2025-11-25") as client:
+                for _ in range(3):
+                    assert [t.name for t in await client.list_tools()] == ["big", "echo", "slow"]
+                assert reached.count("tools/list") == 1, reached
+
+                @server.tool()
+                def later() -> str:
+                    """Added while serving."""
+                    return "later"
+
+                assert "later" in [t.name for t in await client.list_tools()]
+                assert reached.count("tools/list") == 2, reached
+                assert (await client.call_tool("later", {})).text == "later"
+        finally:
+            await serving.shutdown()
+
+    go()

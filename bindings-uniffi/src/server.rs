@@ -8,7 +8,7 @@ use crate::rt;
 use crate::server_auth::ServerAuth;
 use mcpcore::engine::ServerConfig;
 use mcpcore::host::Spelling;
-use mcpcore::server::middleware::{Idempotency, RateLimit, RequestLog, ResponseLimit, Timeouts};
+use mcpcore::server::middleware::{Idempotency, ListCache, RateLimit, RequestLog, ResponseLimit, Timeouts};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -124,6 +124,13 @@ impl Server {
     /// `data` `{limit: "response_size", size, max}`.
     pub fn with_response_limit(&self, max_bytes: u64) -> Arc<Self> {
         self.with(Arc::new(ResponseLimit::new(max_bytes as usize)))
+    }
+
+    /// This server answering repeated list pages from memory (ready-made middleware): each
+    /// kept for its own `ttlMs` hint (legacy results: `ttl_ms`), never with `ttlMs: 0`, per
+    /// caller when private or per identity, emptied by any list change; at most `max_entries`.
+    pub fn with_list_cache(&self, ttl_ms: u64, max_entries: u64) -> Arc<Self> {
+        self.with(Arc::new(ListCache::new(std::time::Duration::from_millis(ttl_ms), max_entries as usize)))
     }
 
     /// This server logging each request when answered (ready-made middleware; the engine's

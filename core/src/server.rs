@@ -52,6 +52,7 @@ impl Server {
             config.tasks.clone(),
             clock.clone(),
         ));
+        config.middleware.watch(registry.changes());
         Server {
             engine: Arc::new(ServerEngine::new(config, registry)),
             tasks,
@@ -65,6 +66,7 @@ impl Server {
 
     /// Serves `resources` too (`resources/*`, subscriptions, completion of template variables).
     pub fn with_resources(mut self, resources: Arc<ResourceRegistry>) -> Self {
+        self.engine.config().middleware.watch(resources.changes());
         self.engine = Arc::new((*self.engine).clone().with_resources(resources));
         self
     }
@@ -72,12 +74,16 @@ impl Server {
     /// Serves `skills` too (the Skills extension, [`crate::skills`]); their files are read
     /// through their resource registry (the server's, unless it already serves another).
     pub fn with_skills(mut self, skills: Arc<crate::skills::SkillRegistry>) -> Self {
+        if self.engine.resources().is_none() {
+            self.engine.config().middleware.watch(skills.resources().changes());
+        }
         self.engine = Arc::new((*self.engine).clone().with_skills(skills));
         self
     }
 
     /// Serves `prompts` too (`prompts/*`, completion of prompt arguments).
     pub fn with_prompts(mut self, prompts: Arc<PromptRegistry>) -> Self {
+        self.engine.config().middleware.watch(prompts.changes());
         self.engine = Arc::new((*self.engine).clone().with_prompts(prompts));
         self
     }
@@ -98,6 +104,11 @@ impl Server {
         let mut config = self.engine.config().clone();
         change(&mut config);
         let tasks_changed = config.tasks != self.engine.config().tasks;
+        if !config.middleware.same_as(&self.engine.config().middleware) {
+            for feed in self.engine.feeds() {
+                config.middleware.watch(feed);
+            }
+        }
         self.engine = Arc::new((*self.engine).clone().with_config(config));
         if tasks_changed {
             let settings = self.engine.config().tasks.clone();

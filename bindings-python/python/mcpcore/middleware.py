@@ -21,7 +21,7 @@ methods, completion, ``tasks/*`` and the Skills methods. The requests that chang
 connection itself (``initialize``, ``logging/setLevel``, subscriptions) and notifications do not.
 
 Ready-made middleware, configured here and run by the engine: :class:`RateLimit`,
-:class:`Timeouts`, :class:`ResponseLimit`, :class:`RequestLog`, :class:`Idempotency`.
+:class:`Timeouts`, :class:`ResponseLimit`, :class:`ListCache`, :class:`RequestLog`, :class:`Idempotency`.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ __all__ = [
     "RateLimit",
     "Timeouts",
     "ResponseLimit",
+    "ListCache",
     "RequestLog",
     "Idempotency",
     "AnyMiddleware",
@@ -107,6 +108,18 @@ class ResponseLimit:
 
 
 @dataclass(frozen=True)
+class ListCache:
+    """Answers repeated ``tools/list``, ``resources/list``, ``resources/templates/list`` and
+    ``prompts/list`` pages from memory: each kept for its own ``ttlMs`` hint (legacy results,
+    which carry none: ``ttl`` seconds), never with ``ttlMs: 0``, per caller when the result is
+    ``cacheScope: "private"`` or the catalogue is per identity; any list change empties it at
+    once. At most ``max_entries`` results."""
+
+    ttl: float = 60.0
+    max_entries: int = 1000
+
+
+@dataclass(frozen=True)
 class RequestLog:
     """Logs each request when answered, at INFO on the ``mcpcore.requests`` logger: method,
     tool, client, revision, microseconds, and the error code of a refusal."""
@@ -128,7 +141,7 @@ class Idempotency:
     store: Optional[str] = None
 
 
-AnyMiddleware = Union[MiddlewareFunction, RateLimit, Timeouts, ResponseLimit, RequestLog, Idempotency]
+AnyMiddleware = Union[MiddlewareFunction, RateLimit, Timeouts, ResponseLimit, ListCache, RequestLog, Idempotency]
 
 
 def _host(fn: MiddlewareFunction, owner: Any) -> Callable[[Dict[str, Any], Any], Awaitable[Any]]:
@@ -159,6 +172,8 @@ def _add(chain: _native.Middleware, middleware: AnyMiddleware, owner: Any) -> No
         chain.add_timeouts(middleware.default, dict(middleware.per_tool))
     elif isinstance(middleware, ResponseLimit):
         chain.add_response_limit(middleware.max_bytes)
+    elif isinstance(middleware, ListCache):
+        chain.add_list_cache(middleware.ttl, middleware.max_entries)
     elif isinstance(middleware, RequestLog):
         chain.add_request_log()
     elif isinstance(middleware, Idempotency):

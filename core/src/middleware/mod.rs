@@ -41,6 +41,11 @@ pub trait Middleware: Send + Sync + 'static {
 
     /// A legacy session served here ended (see [`SessionEnded`]); default: nothing.
     fn session_ended(&self, _session: &SessionEnded) {}
+
+    /// Sees the change feed of a catalog the server serves (its tools, resources, prompts),
+    /// once per catalog, before serving: a middleware keeping what it answered (a cache)
+    /// subscribes to learn when lists change. Default: nothing.
+    fn watch(&self, _feed: &crate::changes::ChangeFeed) {}
 }
 
 /// A legacy (`initialize`-based) session's end, as the server observed it: a stdio connection
@@ -141,11 +146,23 @@ impl Chain {
         Chain(all.into())
     }
 
+    /// Shows every middleware a catalog's change feed ([`Middleware::watch`]).
+    pub fn watch(&self, feed: &crate::changes::ChangeFeed) {
+        for m in self.0.iter() {
+            m.watch(feed);
+        }
+    }
+
     /// Tells every middleware a legacy session ended.
     pub fn session_ended(&self, session: &SessionEnded) {
         for m in self.0.iter() {
             m.session_ended(session);
         }
+    }
+
+    /// True when both are the same chain (the same middleware in the same order).
+    pub fn same_as(&self, other: &Chain) -> bool {
+        self.0.len() == other.0.len() && self.0.iter().zip(other.0.iter()).all(|(a, b)| Arc::ptr_eq(a, b))
     }
 
     /// True when there is no middleware (the engine then dispatches directly).

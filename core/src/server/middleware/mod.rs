@@ -1,15 +1,17 @@
 //! Ready-made [`Middleware`](crate::middleware::Middleware) for production servers, each one
 //! configurable from every binding: a rate limit per client ([`RateLimit`]), timeouts per tool
-//! ([`Timeouts`]), a bound on result size ([`ResponseLimit`]), a request log ([`RequestLog`])
-//! and idempotent writes ([`Idempotency`]). Add them with [`ServerBuilder::middleware`](crate::ServerBuilder::middleware)
+//! ([`Timeouts`]), a bound on result size ([`ResponseLimit`]), a request log ([`RequestLog`]),
+//! idempotent writes ([`Idempotency`]) and a cache of list results ([`ListCache`]). Add them with [`ServerBuilder::middleware`](crate::ServerBuilder::middleware)
 //! or [`ServerConfig::middleware`](crate::ServerConfig::middleware), outermost first.
 
+mod cache;
 mod idempotency;
 mod log;
 mod rate;
 mod size;
 mod timeout;
 
+pub use cache::ListCache;
 pub use idempotency::{Idempotency, KEY_ARGUMENT};
 pub use log::RequestLog;
 pub use rate::{RateLimit, RateStore};
