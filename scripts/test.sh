@@ -38,6 +38,28 @@ command -v npm >/dev/null || { echo "node/npm are missing: install Node >= 20 fi
 # The OAuth authorization server of tests/rust/oauth_interop.rs (oauth2-mock-server, pinned).
 (cd tests/interop/oauth && npm ci --no-audit --no-fund --loglevel=error)
 
+step "Keycloak, the token-exchange authorization server of tests/rust/gateway_obo.rs (Maven Central; Java 21+)"
+kc_version=26.4.2
+kc_dir="${CARGO_TARGET_DIR:-$PWD/target}/peers/keycloak-$kc_version"
+if [[ ! -x "$kc_dir/bin/kc.sh" ]]; then
+  command -v mvn >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven >/dev/null; }
+  command -v unzip >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq unzip >/dev/null; }
+  mvn -q dependency:get -Dartifact="org.keycloak:keycloak-quarkus-dist:$kc_version:zip" -Dtransitive=false
+  mkdir -p "$(dirname "$kc_dir")"
+  unzip -q -o "$HOME/.m2/repository/org/keycloak/keycloak-quarkus-dist/$kc_version/keycloak-quarkus-dist-$kc_version.zip" \
+    -d "$(dirname "$kc_dir")"
+fi
+export MCPCORE_KEYCLOAK="$kc_dir"
+kc_java=""
+for j in "${JAVA_HOME:-}" /usr/lib/jvm/*; do
+  [[ -n "$j" && -x "$j/bin/java" ]] || continue
+  v=$("$j/bin/java" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ {print $2}')
+  if [[ "${v%%.*}" =~ ^[0-9]+$ && "${v%%.*}" -ge 21 ]]; then kc_java="$j"; break; fi
+done
+[[ -n "$kc_java" ]] || { echo "Keycloak needs a Java 21 or newer (JAVA_HOME or /usr/lib/jvm); none found" >&2; exit 1; }
+export MCPCORE_KEYCLOAK_JAVA_HOME="$kc_java"
+echo "Keycloak $kc_version in $kc_dir, Java in $kc_java"
+
 step "cargo fmt --check"
 cargo fmt --all --check
 

@@ -60,6 +60,18 @@ impl Identity {
     }
 }
 
+/// The caller's own bearer token, kept beside its [`Identity`] (a request extension) for one use
+/// only: a gateway's on-behalf-of exchange (RFC 8693) for an upstream's token. Crate-private, so
+/// no handler, middleware or binding can read it, and it is never sent anywhere as it is.
+#[derive(Clone)]
+pub(crate) struct CallerToken(pub(crate) std::sync::Arc<str>);
+
+impl std::fmt::Debug for CallerToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CallerToken(<redacted>)")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,6 +14,7 @@ pub mod input;
 
 pub use access::{Access, CatalogFilter, CatalogView, Entry};
 pub use approval::Approval;
+pub(crate) use identity::CallerToken;
 pub use identity::Identity;
 pub use input::{missing_capability, InputLedger, InputSeed, PeerLink, TaskInput};
 

@@ -138,6 +138,29 @@ pub struct UpstreamOAuth {
     pub scopes: Option<Vec<String>>,
     /// Where tokens are kept (default: memory).
     pub token_store: Option<PathBuf>,
+    /// DPoP-bound tokens (RFC 9449) when the authorization server offers them (`"dpop": true`;
+    /// default false: plain bearer tokens, which every MCP resource server takes, while many
+    /// refuse the `DPoP` scheme).
+    pub dpop: bool,
+    /// Calls on behalf of each caller (`"onBehalfOf"`): tool calls, prompts and resource reads
+    /// go with a token of the caller's own, exchanged for the caller's token at this endpoint
+    /// (RFC 8693) as this client; the client credentials above still list the catalogue.
+    pub on_behalf_of: Option<OnBehalfOf>,
+}
+
+/// `"onBehalfOf": {"tokenEndpoint", "audience", "resource", "scopes"}` of an upstream's
+/// `oauth` (see [`crate::remote::obo`]).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OnBehalfOf {
+    /// The authorization server's token endpoint.
+    pub token_endpoint: String,
+    /// RFC 8693 `audience` of the exchanged token (the upstream, as the server names it).
+    pub audience: Option<String>,
+    /// RFC 8707 `resource` (the upstream's URL), when the server takes resource indicators.
+    pub resource: Option<String>,
+    /// Scopes to ask for.
+    pub scopes: Option<Vec<String>>,
 }
 
 /// The `oauth` object of an entry, as written.
@@ -148,6 +171,9 @@ struct OAuthEntry {
     client_secret: Option<String>,
     scopes: Option<Vec<String>>,
     token_store: Option<PathBuf>,
+    #[serde(default)]
+    dpop: bool,
+    on_behalf_of: Option<OnBehalfOf>,
 }
 
 /// One entry as written (fields the gateway does not know are ignored).
@@ -392,6 +418,8 @@ fn upstream(name: &str, e: Entry, policy: CollisionPolicy) -> std::result::Resul
                 client_secret: o.client_secret,
                 scopes: o.scopes,
                 token_store: o.token_store,
+                dpop: o.dpop,
+                on_behalf_of: o.on_behalf_of,
             });
             UpstreamTransport::Http { url, headers: e.headers.into_iter().collect(), transport, oauth }
         }

@@ -247,7 +247,11 @@ impl Inner {
         if self.remote.servers().contains(&upstream.name) {
             self.remote.reconnect(&upstream.name, client).await?;
         } else {
-            let done = self.remote.mount(&upstream.name, client, upstream.mount.clone()).await?;
+            let mount = upstream.mount.clone();
+            let done = match on_behalf(upstream) {
+                Some(obo) => self.remote.mount_on_behalf(&upstream.name, client, mount, obo).await?,
+                None => self.remote.mount(&upstream.name, client, mount).await?,
+            };
             self.mounted.lock().expect("lock").insert(upstream.name.clone(), done);
         }
         Ok(())
@@ -280,11 +284,12 @@ impl Inner {
 
 /// The gateway's OAuth client at one upstream: client credentials, pre-registered.
 fn oauth_client(o: &UpstreamOAuth) -> crate::auth::client::OAuth {
-    use crate::auth::client::{ClientAuth, FileTokenStore, OAuth, OAuthConfig};
+    use crate::auth::client::{ClientAuth, DpopMode, FileTokenStore, OAuth, OAuthConfig};
     let auth = o.client_secret.clone().map(ClientAuth::Secret).unwrap_or(ClientAuth::None);
     let mut config = OAuthConfig::client_credentials(o.client_id.clone(), auth);
     config.client_name = "mcpcore-gateway".into();
     config.scopes = o.scopes.clone();
+    config.dpop = if o.dpop { DpopMode::Auto } else { DpopMode::Off };
     if let Some(path) = &o.token_store {
         config.store = std::sync::Arc::new(FileTokenStore::new(path));
     }
@@ -336,8 +341,35 @@ pub async fn load_tools(config: &GatewayConfig, remote: &crate::remote::RemoteTo
     Err(e)
 }
 
+/// The on-behalf-of calls of `upstream`, when its `oauth` asks for them: connections like the
+/// gateway's own, authorized with each caller's exchanged token instead of the gateway's.
+fn on_behalf(upstream: &Upstream) -> Option<Arc<crate::remote::obo::OnBehalf>> {
+    let UpstreamTransport::Http { oauth: Some(oauth), .. } = &upstream.transport else { return None };
+    let obo = oauth.on_behalf_of.as_ref()?;
+    let exchange = crate::auth::client::TokenExchange {
+        token_endpoint: obo.token_endpoint.clone(),
+        client_id: oauth.client_id.clone(),
+        client_secret: oauth.client_secret.clone(),
+        audience: obo.audience.clone(),
+        resource: obo.resource.clone(),
+        scopes: obo.scopes.clone(),
+    };
+    let upstream = upstream.clone();
+    let connect: crate::remote::obo::Connect = Arc::new(move |bearer: String| {
+        let upstream = upstream.clone();
+        Box::pin(async move { connect_as(&upstream, Some(bearer)).await })
+    });
+    Some(crate::remote::obo::OnBehalf::new(exchange, connect))
+}
+
 /// Connects to one upstream, declaring the input kinds the gateway relays to its own callers.
 pub(crate) async fn connect(upstream: &Upstream) -> Result<Client> {
+    connect_as(upstream, None).await
+}
+
+/// [`connect`], authorized with `bearer` (a caller's exchanged token) instead of the
+/// gateway's own OAuth client when given.
+async fn connect_as(upstream: &Upstream, bearer: Option<String>) -> Result<Client> {
     let mut options = ClientOptions {
         input: Some(RelayInput::new(InputKinds {
             elicitation: true,
@@ -361,7 +393,8 @@ pub(crate) async fn connect(upstream: &Upstream) -> Result<Client> {
             let http = HttpOptions {
                 headers: headers.clone(),
                 transport: *transport,
-                auth: oauth.as_ref().map(oauth_client),
+                auth: oauth.as_ref().filter(|_| bearer.is_none()).map(oauth_client),
+                bearer_token: bearer,
                 ..HttpOptions::default()
             };
             Client::connect_http(url, http, options).await

@@ -55,7 +55,7 @@ pub(crate) async fn forward(
     method: &'static str,
     params: Map<String, Value>,
 ) -> Result<Value> {
-    let client = remote.client()?;
+    let client = remote.client_for(ctx).await?;
     let _in_flight = remote.logs.enter(ctx);
     let state: BridgeState =
         ctx.request_state().and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();

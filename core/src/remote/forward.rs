@@ -39,6 +39,8 @@ pub(crate) struct Remote {
     pub(crate) parked: Arc<Parked>,
     /// How the remote is mounted (its URIs get `mount.uri_prefix`).
     pub(crate) mount: Arc<Mount>,
+    /// Forwarded requests go on behalf of their caller ([`super::obo`]), when set.
+    pub(crate) on_behalf: Option<Arc<super::obo::OnBehalf>>,
 }
 
 impl Remote {
@@ -53,6 +55,21 @@ impl Remote {
             dispatch: Arc::default(),
             parked: Arc::default(),
             mount: Arc::new(mount.clone()),
+            on_behalf: None,
+        }
+    }
+
+    /// The connection for a request of the caller of `ctx`: on behalf of that caller when the
+    /// remote is called so (its log messages routed like the remote's own), else the current
+    /// one.
+    pub(crate) async fn client_for(&self, ctx: &RequestContext) -> Result<Client> {
+        match &self.on_behalf {
+            None => self.client(),
+            Some(obo) => {
+                let client = obo.client_for(ctx).await.map_err(|e| self.failure(e))?;
+                self.logs.attach(&client);
+                Ok(client)
+            }
         }
     }
 

@@ -62,6 +62,7 @@ mod forward;
 mod link;
 mod logs;
 mod mount;
+pub mod obo;
 mod parked;
 mod relay;
 mod task;
@@ -178,7 +179,22 @@ impl RemoteServer {
     /// `mount.tools` admits are registered, and `mount.policy` resolves collisions of the
     /// prefixed names.
     pub async fn mount(&self, server_id: &str, client: Client, mount: Mount) -> Result<Registrations> {
-        self.connect_parts(server_id, client, mount, &[Part::Tools, Part::Prompts, Part::Resources]).await
+        self.connect_parts(server_id, client, mount, &[Part::Tools, Part::Prompts, Part::Resources], None)
+            .await
+    }
+
+    /// [`RemoteServer::mount`] with the server's tool calls, prompts and resource reads made on
+    /// behalf of each caller ([`obo`]): `client` (the host's own credentials) lists and follows
+    /// the catalogue.
+    pub async fn mount_on_behalf(
+        &self,
+        server_id: &str,
+        client: Client,
+        mount: Mount,
+        on_behalf: Arc<obo::OnBehalf>,
+    ) -> Result<Registrations> {
+        let parts = [Part::Tools, Part::Prompts, Part::Resources];
+        self.connect_parts(server_id, client, mount, &parts, Some(on_behalf)).await
     }
 
     /// [`RemoteServer::connect`] for some parts of the catalogue only.
@@ -188,9 +204,12 @@ impl RemoteServer {
         client: Client,
         mount: Mount,
         parts: &[Part],
+        on_behalf: Option<Arc<obo::OnBehalf>>,
     ) -> Result<Registrations> {
+        let mut remote = Remote::new(client, server_id, &mount);
+        remote.on_behalf = on_behalf;
         let connected = Arc::new(Connected {
-            remote: Remote::new(client, server_id, &mount),
+            remote,
             mount,
             parts: parts.to_vec(),
             hints: Mutex::default(),
@@ -235,6 +254,9 @@ impl RemoteServer {
                 c.remote.parked.clear();
                 if let Some(client) = c.remote.link.down("disconnected") {
                     client.close().await;
+                }
+                if let Some(obo) = &c.remote.on_behalf {
+                    obo.close().await;
                 }
                 removed.sort();
                 removed

@@ -48,7 +48,7 @@ impl RemoteTools {
     ) -> Result<Vec<Registration>> {
         let done = self
             .inner
-            .connect_parts(server_id, client, super::Mount::with_policy(policy), &[Part::Tools])
+            .connect_parts(server_id, client, super::Mount::with_policy(policy), &[Part::Tools], None)
             .await?;
         Ok(done.tools)
     }
@@ -61,7 +61,7 @@ impl RemoteTools {
         client: Client,
         mount: super::Mount,
     ) -> Result<Vec<Registration>> {
-        Ok(self.inner.connect_parts(server_id, client, mount, &[Part::Tools]).await?.tools)
+        Ok(self.inner.connect_parts(server_id, client, mount, &[Part::Tools], None).await?.tools)
     }
 
     /// Unregisters the tools of `server_id` and closes its connection; returns the names removed.

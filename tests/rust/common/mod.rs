@@ -4,6 +4,7 @@
 pub mod fleet;
 pub mod http;
 pub mod issuer;
+pub mod keycloak;
 pub mod schema;
 pub mod tls;
 pub mod wire;

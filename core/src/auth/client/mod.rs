@@ -40,6 +40,7 @@
 pub mod config;
 pub(crate) mod discovery;
 mod dpop;
+mod exchange;
 mod flow;
 pub mod redirect;
 mod registration;
@@ -48,6 +49,7 @@ pub mod store;
 mod token;
 
 pub use config::{ClientAuth, DpopMode, Grant, IdentityAssertion, OAuthConfig, PreRegistered};
+pub use exchange::{Exchanged, TokenExchange};
 pub use redirect::{AuthorizationHandler, Browser, FetchRedirect, LoopbackRedirect};
 pub use store::{
     FileTokenStore, MemoryTokenStore, RefreshGuard, StoreContents, StoredClient, StoredTokens, TokenStore,

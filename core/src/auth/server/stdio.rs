@@ -46,6 +46,7 @@ impl AuthConfig {
         hiding.scope_mode = ScopeMode::Hide;
         let mut origin = Origin { identity: Some(Arc::new(identity)), ..Origin::default() };
         origin.extensions.insert(hiding.catalog_view());
+        origin.extensions.insert(crate::context::CallerToken(token.into()));
         Ok(Arc::new(origin))
     }
 }

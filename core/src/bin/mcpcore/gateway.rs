@@ -18,8 +18,11 @@ config, per entry:
   \"url\", \"headers\", \"type\"                an HTTP server; type \"http\" (or \"streamable-http\")
                                           or \"sse\" (2024-11-05); none: try http, then sse
   \"oauth\"                                 the gateway's own OAuth client at an HTTP upstream:
-                                          {\"clientId\", \"clientSecret\", \"scopes\", \"tokenStore\"}
+                                          {\"clientId\", \"clientSecret\", \"scopes\", \"tokenStore\",
+                                          \"dpop\": true (DPoP-bound tokens; default: bearer)}
                                           (client credentials; callers' tokens are never passed on)
+    \"onBehalfOf\": {\"tokenEndpoint\",       calls go as each caller: its token exchanged
+      \"audience\", \"resource\", \"scopes\"}    (RFC 8693) for one of its own for this upstream
   \"prefix\"                                default \"<name>__\"
   \"uriPrefix\"                             before resource URIs; default \"<name>+\" (\"\" when
                                           \"prefix\" is \"\")

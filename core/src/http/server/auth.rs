@@ -161,6 +161,8 @@ pub(crate) async fn gate(Shared(gate): Shared<Arc<Gate>>, mut req: Request, next
         req.headers_mut().insert(MCP_SESSION_ID, inner);
     }
     req.headers_mut().remove(header::AUTHORIZATION);
+    // Kept only for a gateway's on-behalf-of exchange (crate-private; never forwarded as is).
+    req.extensions_mut().insert(crate::context::CallerToken(token.into()));
     req.extensions_mut().insert(Arc::new(identity));
     req.extensions_mut().insert(gate.view.clone());
     let mut resp = next.run(req).await;
