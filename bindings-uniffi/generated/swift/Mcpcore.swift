@@ -6143,6 +6143,13 @@ public protocol ServerProtocol: AnyObject, Sendable {
     func withIdempotency(ttlMs: UInt64, leaseMs: UInt64, store: String?) throws  -> Server
     
     /**
+     * This server answering repeated list pages from memory (ready-made middleware): each
+     * kept for its own `ttlMs` hint (legacy results: `ttl_ms`), never with `ttlMs: 0`, per
+     * caller when private or per identity, emptied by any list change; at most `max_entries`.
+     */
+    func withListCache(ttlMs: UInt64, maxEntries: UInt64)  -> Server
+    
+    /**
      * This server with `middleware` around every dispatched request, inside the middleware
      * added before. Configure before serving.
      */
@@ -6316,6 +6323,22 @@ open func withIdempotency(ttlMs: UInt64 = UInt64(86400000), leaseMs: UInt64 = UI
         FfiConverterUInt64.lower(ttlMs),
         FfiConverterUInt64.lower(leaseMs),
         FfiConverterOptionString.lower(store),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * This server answering repeated list pages from memory (ready-made middleware): each
+     * kept for its own `ttlMs` hint (legacy results: `ttl_ms`), never with `ttlMs: 0`, per
+     * caller when private or per identity, emptied by any list change; at most `max_entries`.
+     */
+open func withListCache(ttlMs: UInt64, maxEntries: UInt64) -> Server  {
+    return try!  FfiConverterTypeServer_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_server_with_list_cache(
+            self.uniffiCloneHandle(),
+        FfiConverterUInt64.lower(ttlMs),
+        FfiConverterUInt64.lower(maxEntries),uniffiCallStatus
     )
 })
 }
@@ -8328,6 +8351,11 @@ public struct AuthSettings: Equatable, Hashable {
      * Clock skew allowed on `exp`/`nbf`, in seconds (default 60).
      */
     public var leewaySeconds: UInt64?
+    /**
+     * Rules hiding tools and prompts per caller, as JSON text: a list of
+     * `{"tools"|"prompts": [patterns], "allow"|"deny": {"scopes": [...], "claims": {...}}}`.
+     */
+    public var visibilityJson: String?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -8368,7 +8396,11 @@ public struct AuthSettings: Equatable, Hashable {
          */scopeMode: String? = nil, 
         /**
          * Clock skew allowed on `exp`/`nbf`, in seconds (default 60).
-         */leewaySeconds: UInt64? = nil) {
+         */leewaySeconds: UInt64? = nil, 
+        /**
+         * Rules hiding tools and prompts per caller, as JSON text: a list of
+         * `{"tools"|"prompts": [patterns], "allow"|"deny": {"scopes": [...], "claims": {...}}}`.
+         */visibilityJson: String? = nil) {
         self.jwksUrl = jwksUrl
         self.issuer = issuer
         self.audience = audience
@@ -8381,6 +8413,7 @@ public struct AuthSettings: Equatable, Hashable {
         self.resourceScopes = resourceScopes
         self.scopeMode = scopeMode
         self.leewaySeconds = leewaySeconds
+        self.visibilityJson = visibilityJson
     }
 
     
@@ -8410,7 +8443,8 @@ public struct FfiConverterTypeAuthSettings: FfiConverterRustBuffer {
                 promptScopes: FfiConverterOptionDictionaryStringSequenceString.read(from: &buf), 
                 resourceScopes: FfiConverterOptionDictionaryStringSequenceString.read(from: &buf), 
                 scopeMode: FfiConverterOptionString.read(from: &buf), 
-                leewaySeconds: FfiConverterOptionUInt64.read(from: &buf)
+                leewaySeconds: FfiConverterOptionUInt64.read(from: &buf), 
+                visibilityJson: FfiConverterOptionString.read(from: &buf)
         )
     }
 
@@ -8427,6 +8461,7 @@ public struct FfiConverterTypeAuthSettings: FfiConverterRustBuffer {
         FfiConverterOptionDictionaryStringSequenceString.write(value.resourceScopes, into: &buf)
         FfiConverterOptionString.write(value.scopeMode, into: &buf)
         FfiConverterOptionUInt64.write(value.leewaySeconds, into: &buf)
+        FfiConverterOptionString.write(value.visibilityJson, into: &buf)
     }
 }
 
@@ -14713,6 +14748,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_server_with_idempotency() != 24541) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_server_with_list_cache() != 46493) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_server_with_middleware() != 20615) {

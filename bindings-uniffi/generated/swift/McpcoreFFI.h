@@ -1410,6 +1410,11 @@ uint64_t uniffi_mcpcore_uniffi_fn_method_server_serve_stdio(uint64_t ptr
 uint64_t uniffi_mcpcore_uniffi_fn_method_server_with_idempotency(uint64_t ptr, uint64_t ttl_ms, uint64_t lease_ms, RustBuffer store, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_WITH_LIST_CACHE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_WITH_LIST_CACHE
+uint64_t uniffi_mcpcore_uniffi_fn_method_server_with_list_cache(uint64_t ptr, uint64_t ttl_ms, uint64_t max_entries, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_WITH_MIDDLEWARE
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_WITH_MIDDLEWARE
 uint64_t uniffi_mcpcore_uniffi_fn_method_server_with_middleware(uint64_t ptr, uint64_t middleware, RustCallStatus *_Nonnull out_status
@@ -2659,6 +2664,12 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_WITH_IDEMPOTENCY
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_WITH_IDEMPOTENCY
 uint16_t uniffi_mcpcore_uniffi_checksum_method_server_with_idempotency(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_WITH_LIST_CACHE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_WITH_LIST_CACHE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_server_with_list_cache(void
     
 );
 #endif

@@ -1258,6 +1258,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_server_with_idempotency(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_server_with_list_cache(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_server_with_middleware(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_server_with_rate_limit(
@@ -1703,6 +1705,8 @@ internal object UniffiLib {
     external fun uniffi_mcpcore_uniffi_fn_method_server_serve_stdio(`ptr`: Long,
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_server_with_idempotency(`ptr`: Long,`ttlMs`: Long,`leaseMs`: Long,`store`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_server_with_list_cache(`ptr`: Long,`ttlMs`: Long,`maxEntries`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_server_with_middleware(`ptr`: Long,`middleware`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
@@ -2298,6 +2302,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_with_idempotency() and 0xFFFF) != 24541) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_with_list_cache() and 0xFFFF) != 46493) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_with_middleware() and 0xFFFF) != 20615) {
@@ -11141,6 +11148,13 @@ public interface ServerInterface {
     fun `withIdempotency`(`ttlMs`: kotlin.ULong = 86400000uL, `leaseMs`: kotlin.ULong = 300000uL, `store`: kotlin.String? = null): Server
     
     /**
+     * This server answering repeated list pages from memory (ready-made middleware): each
+     * kept for its own `ttlMs` hint (legacy results: `ttl_ms`), never with `ttlMs: 0`, per
+     * caller when private or per identity, emptied by any list change; at most `max_entries`.
+     */
+    fun `withListCache`(`ttlMs`: kotlin.ULong, `maxEntries`: kotlin.ULong): Server
+    
+    /**
      * This server with `middleware` around every dispatched request, inside the middleware
      * added before. Configure before serving.
      */
@@ -11383,6 +11397,26 @@ open class Server: Disposable, AutoCloseable, ServerInterface
         FfiConverterULong.lower(`ttlMs`),
         FfiConverterULong.lower(`leaseMs`),
         FfiConverterOptionalString.lower(`store`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * This server answering repeated list pages from memory (ready-made middleware): each
+     * kept for its own `ttlMs` hint (legacy results: `ttl_ms`), never with `ttlMs: 0`, per
+     * caller when private or per identity, emptied by any list change; at most `max_entries`.
+     */override fun `withListCache`(`ttlMs`: kotlin.ULong, `maxEntries`: kotlin.ULong): Server {
+            return FfiConverterTypeServer.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_server_with_list_cache(
+        it,
+        
+        FfiConverterULong.lower(`ttlMs`),
+        FfiConverterULong.lower(`maxEntries`),_status)
 }
     }
     )
@@ -14414,6 +14448,12 @@ data class AuthSettings (
      * Clock skew allowed on `exp`/`nbf`, in seconds (default 60).
      */
     var `leewaySeconds`: kotlin.ULong? = null 
+    , 
+    /**
+     * Rules hiding tools and prompts per caller, as JSON text: a list of
+     * `{"tools"|"prompts": [patterns], "allow"|"deny": {"scopes": [...], "claims": {...}}}`.
+     */
+    var `visibilityJson`: kotlin.String? = null 
     
 ){
     
@@ -14442,6 +14482,7 @@ public object FfiConverterTypeAuthSettings: FfiConverterRustBuffer<AuthSettings>
             FfiConverterOptionalMapStringSequenceString.read(buf),
             FfiConverterOptionalString.read(buf),
             FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalString.read(buf),
         )
     }
 
@@ -14457,7 +14498,8 @@ public object FfiConverterTypeAuthSettings: FfiConverterRustBuffer<AuthSettings>
             FfiConverterOptionalMapStringSequenceString.allocationSize(value.`promptScopes`) +
             FfiConverterOptionalMapStringSequenceString.allocationSize(value.`resourceScopes`) +
             FfiConverterOptionalString.allocationSize(value.`scopeMode`) +
-            FfiConverterOptionalULong.allocationSize(value.`leewaySeconds`)
+            FfiConverterOptionalULong.allocationSize(value.`leewaySeconds`) +
+            FfiConverterOptionalString.allocationSize(value.`visibilityJson`)
     )
 
     override fun write(value: AuthSettings, buf: ByteBuffer) {
@@ -14473,6 +14515,7 @@ public object FfiConverterTypeAuthSettings: FfiConverterRustBuffer<AuthSettings>
             FfiConverterOptionalMapStringSequenceString.write(value.`resourceScopes`, buf)
             FfiConverterOptionalString.write(value.`scopeMode`, buf)
             FfiConverterOptionalULong.write(value.`leewaySeconds`, buf)
+            FfiConverterOptionalString.write(value.`visibilityJson`, buf)
     }
 }
 
