@@ -96,6 +96,35 @@ class MiddlewareTest {
     }
 }
 
+/** Counts the `tools/list` requests that get past the list cache. */
+class ListCounter : Middleware {
+    val lists = java.util.concurrent.atomic.AtomicInteger()
+    override suspend fun handle(call: MiddlewareCall): String {
+        if (call.method() == "tools/list") lists.incrementAndGet()
+        return call.next()
+    }
+}
+
+class ListCacheTest {
+    @Test
+    fun `the list cache answers repeats until the catalogue changes`() = runBlocking<Unit> {
+        // Legacy lineage: the client keeps no legacy lists itself, so each list reaches the server.
+        val registry = Registry()
+        registry.addTool("charge", "Charges.", """{"type":"object"}""", Charge())
+        val counter = ListCounter()
+        Server(registry, "kotlin-cache", "1.0").withListCache(60_000uL, 100uL).withMiddleware(counter)
+            .serveHttp("127.0.0.1", 0u).use { serving ->
+                Client.connectHttp(serving.url(), ConnectOptions(lineage = Lineage.LEGACY)).use { client ->
+                    repeat(3) { assertEquals(listOf("charge"), client.listTools().map { it.name }) }
+                    assertEquals(1, counter.lists.get())
+                    registry.addTool("later", "Added later.", """{"type":"object"}""", Charge())
+                    assertEquals(listOf("charge", "later"), client.listTools().map { it.name })
+                    assertEquals(2, counter.lists.get())
+                }
+            }
+    }
+}
+
 /** Counts its calls. */
 class Charge : ToolHandler {
     val count = java.util.concurrent.atomic.AtomicInteger()
