@@ -106,7 +106,7 @@ impl Server {
         let tasks_changed = config.tasks != self.engine.config().tasks;
         if !config.middleware.same_as(&self.engine.config().middleware) {
             for feed in self.engine.feeds() {
-                config.middleware.watch(feed);
+                config.middleware.watch_added(&self.engine.config().middleware, feed);
             }
         }
         self.engine = Arc::new((*self.engine).clone().with_config(config));

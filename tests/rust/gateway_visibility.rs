@@ -195,3 +195,19 @@ fn bad_visibility_rules_stop_the_config_naming_the_rule() {
     let e = mcpcore::gateway::GatewayConfig::from_value(bad).unwrap_err();
     assert!(e.to_string().contains("visibility[0]"), "{e}");
 }
+
+#[test]
+fn an_upstream_called_on_behalf_of_callers_needs_the_gateways_auth() {
+    let config = json!({"mcpServers": {"crm": {"url": "http://127.0.0.1:9/mcp", "type": "http",
+        "oauth": {"clientId": "gw", "clientSecret": "s",
+                  "onBehalfOf": {"tokenEndpoint": "http://127.0.0.1:9/token", "audience": "crm"}}}}});
+    let file = write(&config);
+    let out = Command::new(bin("mcpcore"))
+        .args(["gateway", "--config", &file.path().to_string_lossy()])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("crm called on behalf of each caller") && err.contains("add \"auth\""), "{err}");
+}

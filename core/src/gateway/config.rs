@@ -63,9 +63,11 @@ pub struct GatewayConfig {
     pub telemetry: bool,
     /// The gateway's own authorization (top-level `"auth"`: the settings the bindings take,
     /// in camelCase, e.g. `{"jwksUrl", "issuer", "resource", "requiredScopes", "toolScopes",
-    /// "visibility"}`, see [`crate::auth::server::auth_config`]): callers' bearer tokens are
-    /// checked on HTTP (on stdio: `MCP_ACCESS_TOKEN`), and each caller sees its own catalogue
-    /// ([`crate::auth::server::Visibility`]). Default: none, every caller sees everything.
+    /// "visibility"}`, see [`crate::auth::server::auth_config`]). `mcpcore gateway` checks
+    /// callers' bearer tokens with it on HTTP (on stdio: `MCP_ACCESS_TOKEN`), and each caller
+    /// sees its own catalogue ([`crate::auth::server::Visibility`]); a host serving
+    /// [`Gateway::server`](super::Gateway::server) itself passes it to
+    /// `HttpServerConfig::auth` (or `Server::serve_stdio_with_auth`). Default: none.
     pub auth: Option<crate::auth::server::AuthConfig>,
 }
 
@@ -231,6 +233,17 @@ impl GatewayConfig {
         let value: Value =
             serde_json::from_str(text).map_err(|e| Error::invalid_input(format!("not valid JSON: {e}")))?;
         GatewayConfig::from_value(value)
+    }
+
+    /// The upstreams called on behalf of each caller (`oauth.onBehalfOf`), by name.
+    pub fn on_behalf_upstreams(&self) -> Vec<&str> {
+        self.upstreams
+            .iter()
+            .filter(|u| {
+                matches!(&u.transport, UpstreamTransport::Http { oauth: Some(o), .. } if o.on_behalf_of.is_some())
+            })
+            .map(|u| u.name.as_str())
+            .collect()
     }
 
     /// Refuses a config with `"auth"` where the host serves the gateway itself (a binding's

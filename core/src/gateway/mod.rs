@@ -394,6 +394,9 @@ async fn connect_as(upstream: &Upstream, bearer: Option<String>) -> Result<Clien
                 headers: headers.clone(),
                 transport: *transport,
                 auth: oauth.as_ref().filter(|_| bearer.is_none()).map(oauth_client),
+                // A caller's connection needs no stream of its own: the gateway's follows the
+                // upstream's changes.
+                standalone_stream: bearer.is_none(),
                 bearer_token: bearer,
                 ..HttpOptions::default()
             };

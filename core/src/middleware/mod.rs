@@ -160,6 +160,14 @@ impl Chain {
         }
     }
 
+    /// Shows `feed` to the middleware of this chain that `before` does not hold (those already
+    /// saw it).
+    pub fn watch_added(&self, before: &Chain, feed: &crate::changes::ChangeFeed) {
+        for m in self.0.iter().filter(|m| !before.0.iter().any(|b| Arc::ptr_eq(b, m))) {
+            m.watch(feed);
+        }
+    }
+
     /// True when both are the same chain (the same middleware in the same order).
     pub fn same_as(&self, other: &Chain) -> bool {
         self.0.len() == other.0.len() && self.0.iter().zip(other.0.iter()).all(|(a, b)| Arc::ptr_eq(a, b))

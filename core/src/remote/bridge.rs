@@ -55,13 +55,14 @@ pub(crate) async fn forward(
     method: &'static str,
     params: Map<String, Value>,
 ) -> Result<Value> {
-    let client = remote.client_for(ctx).await?;
-    let _in_flight = remote.logs.enter(ctx);
+    let conn = remote.conn_for(ctx).await?;
+    let (client, dispatch) = (conn.client, conn.dispatch);
+    let _in_flight = conn.logs.enter(ctx);
     let state: BridgeState =
         ctx.request_state().and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
     match client.lineage() {
         Lineage::Modern => modern(&client, ctx, method, params, state).await,
-        Lineage::Legacy => legacy(remote, &client, ctx, method, params, state).await,
+        Lineage::Legacy => legacy(remote, &client, &dispatch, ctx, method, params, state).await,
     }
 }
 
@@ -167,6 +168,7 @@ async fn follow_task(
 async fn legacy(
     remote: &Remote,
     client: &Client,
+    dispatch: &Arc<Dispatch>,
     ctx: &RequestContext,
     method: &'static str,
     params: Map<String, Value>,
@@ -175,7 +177,7 @@ async fn legacy(
     let resumed = state.parked.and_then(|t| remote.parked.take(&t));
     let mut call = match resumed {
         Some(call) => call,
-        None => LegacyCall::start(remote, client, ctx, method, params),
+        None => LegacyCall::start(remote, dispatch, client, ctx, method, params),
     };
     match call.drive(ctx).await {
         Err(e) if e.kind() == ErrorKind::InputRequired && ctx.input_answers().is_some() => {
@@ -217,16 +219,19 @@ pub(crate) struct LegacyCall {
 }
 
 impl LegacyCall {
+    /// Starts the call on `client`, whose requests to its client `dispatch` routes (the
+    /// remote's, or the caller's own connection's when it is called on behalf of callers).
     fn start(
         remote: &Remote,
+        dispatch: &Arc<Dispatch>,
         client: &Client,
         ctx: &RequestContext,
         method: &'static str,
         params: Map<String, Value>,
     ) -> Self {
-        let (entry, asks) = remote.dispatch.enter();
+        let (entry, asks) = dispatch.enter();
         let current = Arc::new(Mutex::new(Some(ctx.clone())));
-        let dispatch: Arc<Dispatch> = remote.dispatch.clone();
+        let dispatch: Arc<Dispatch> = dispatch.clone();
         let budget = client.options().request_timeout;
         // The remote's time is bounded here (`budget`), so its waits on the caller do not count.
         let mut opts = CallOptions {

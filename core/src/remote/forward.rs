@@ -25,6 +25,14 @@ use crate::resources::{ReadRequest, ResourceHandler};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
+/// One connection to a remote for one request: the client, and where what the remote sends on
+/// it goes (requests for input to the forwarded calls made on it, log messages to their callers).
+pub(crate) struct Conn {
+    pub(crate) client: Client,
+    pub(crate) dispatch: Arc<Dispatch>,
+    pub(crate) logs: Arc<LogRoute>,
+}
+
 /// One remote server, as its forwarding handlers know it.
 #[derive(Debug, Clone)]
 pub(crate) struct Remote {
@@ -59,17 +67,16 @@ impl Remote {
         }
     }
 
-    /// The connection for a request of the caller of `ctx`: on behalf of that caller when the
-    /// remote is called so (its log messages routed like the remote's own), else the current
-    /// one.
-    pub(crate) async fn client_for(&self, ctx: &RequestContext) -> Result<Client> {
+    /// The connection for a request of the caller of `ctx`, with the routes of what the remote
+    /// sends on it: the caller's own when the remote is called on behalf of callers (so its
+    /// requests for input and its log messages reach only that caller's calls), else the
+    /// current one.
+    pub(crate) async fn conn_for(&self, ctx: &RequestContext) -> Result<Conn> {
         match &self.on_behalf {
-            None => self.client(),
-            Some(obo) => {
-                let client = obo.client_for(ctx).await.map_err(|e| self.failure(e))?;
-                self.logs.attach(&client);
-                Ok(client)
+            None => {
+                Ok(Conn { client: self.client()?, dispatch: self.dispatch.clone(), logs: self.logs.clone() })
             }
+            Some(obo) => obo.conn_for(ctx).await.map_err(|e| self.failure(e)),
         }
     }
 

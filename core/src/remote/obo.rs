@@ -5,10 +5,16 @@
 //! a legacy upstream's session belongs to that user.
 //!
 //! Connections are pooled per caller token (by its SHA-256, never the token itself) until the
-//! exchanged token is about to expire, at most [`MAX_CALLERS`] of them; the oldest is closed
-//! to make room. The gateway's own connection still lists the upstream's catalogue and follows
-//! its changes.
+//! exchanged token is about to expire, at most [`MAX_CALLERS`] of them (the one expiring first
+//! leaves to make room). Each has its own routes for what the upstream sends on it (requests for
+//! input, log messages), so they reach only that caller's calls. A connection leaving the pool
+//! is closed only after the longest a call on it may still run. No lock is held while a token is
+//! exchanged or a connection opened. The gateway's own connection still lists the upstream's
+//! catalogue and follows its changes.
 
+use super::forward::Conn;
+use super::logs::LogRoute;
+use super::relay::Dispatch;
 use crate::auth::client::TokenExchange;
 use crate::client::Client;
 use crate::context::{CallerToken, RequestContext};
@@ -16,13 +22,15 @@ use crate::error::{Error, Result};
 use crate::future::BoxFuture;
 use sha2::Digest as _;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The most callers with a pooled connection to one upstream.
 pub const MAX_CALLERS: usize = 256;
 
-/// A pooled connection is replaced this long before its token expires.
+/// A pooled connection is replaced this long before its token expires (and a token valid for
+/// less is used for one request only).
 const MARGIN: Duration = Duration::from_secs(30);
 
 /// Opens a connection to the upstream authorized with the given bearer token.
@@ -33,18 +41,37 @@ pub struct OnBehalf {
     exchange: TokenExchange,
     connect: Connect,
     http: reqwest::Client,
-    pool: tokio::sync::Mutex<HashMap<[u8; 32], Pooled>>,
+    pool: Mutex<HashMap<[u8; 32], Pooled>>,
+    closed: AtomicBool,
 }
 
+#[derive(Clone)]
 struct Pooled {
     client: Client,
+    dispatch: Arc<Dispatch>,
+    logs: Arc<LogRoute>,
     until: Instant,
+}
+
+impl Pooled {
+    fn conn(&self) -> Conn {
+        Conn { client: self.client.clone(), dispatch: self.dispatch.clone(), logs: self.logs.clone() }
+    }
 }
 
 impl std::fmt::Debug for OnBehalf {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OnBehalf").field("exchange", &self.exchange).finish_non_exhaustive()
     }
+}
+
+/// Closes `client` once every call that may still run on it is over.
+fn retire(client: Client) {
+    let grace = client.options().request_timeout + super::parked::PARK_TTL;
+    tokio::spawn(async move {
+        tokio::time::sleep(grace).await;
+        client.close().await;
+    });
 }
 
 impl OnBehalf {
@@ -56,13 +83,17 @@ impl OnBehalf {
             .timeout(Duration::from_secs(30))
             .build()
             .expect("a plain reqwest client builds");
-        Arc::new(OnBehalf { exchange, connect, http, pool: tokio::sync::Mutex::default() })
+        Arc::new(OnBehalf { exchange, connect, http, pool: Mutex::default(), closed: AtomicBool::new(false) })
+    }
+
+    fn pool(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], Pooled>> {
+        self.pool.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The connection to use for the caller of `ctx`: its pooled one, or a new one with a
     /// freshly exchanged token. Errors: no caller token (the gateway serves without
     /// authorization), the exchange refused (the server's OAuth error), the connection failed.
-    pub(crate) async fn client_for(&self, ctx: &RequestContext) -> Result<Client> {
+    pub(crate) async fn conn_for(&self, ctx: &RequestContext) -> Result<Conn> {
         let token = ctx.origin().and_then(|o| o.extensions.get::<CallerToken>()).ok_or_else(|| {
             Error::invalid_input(
                 "this upstream is called on behalf of each caller, and the request carries no caller \
@@ -70,10 +101,9 @@ impl OnBehalf {
             )
         })?;
         let key: [u8; 32] = sha2::Sha256::digest(token.0.as_bytes()).into();
-        let mut pool = self.pool.lock().await;
         let now = Instant::now();
-        if let Some(p) = pool.get(&key).filter(|p| p.until > now + MARGIN) {
-            return Ok(p.client.clone());
+        if let Some(p) = self.pool().get(&key).filter(|p| p.until > now + MARGIN) {
+            return Ok(p.conn());
         }
         let exchanged = self.exchange.exchange(&self.http, &token.0).await.map_err(|e| {
             let said = e.description.clone().unwrap_or_default();
@@ -81,38 +111,44 @@ impl OnBehalf {
             Error::auth(crate::auth::AuthError { description, ..e })
         })?;
         let client = (self.connect)(exchanged.access_token).await?;
-        let until = now + exchanged.expires_in;
-        let mut closing: Vec<Client> = Vec::new();
-        if let Some(old) = pool.remove(&key) {
-            closing.push(old.client);
+        let logs = Arc::new(LogRoute::default());
+        logs.attach(&client);
+        let until = now.checked_add(exchanged.expires_in).unwrap_or(now + Duration::from_secs(86_400));
+        let fresh = Pooled { client, dispatch: Arc::default(), logs, until };
+        let conn = fresh.conn();
+        if self.closed.load(Ordering::SeqCst) || exchanged.expires_in <= MARGIN {
+            // Not kept: the upstream is gone, or the token is too short-lived to share.
+            retire(fresh.client);
+            return Ok(conn);
         }
-        let stale: Vec<[u8; 32]> =
-            pool.iter().filter(|(_, p)| p.until <= now + MARGIN).map(|(k, _)| *k).collect();
-        closing.extend(stale.iter().filter_map(|k| pool.remove(k)).map(|p| p.client));
-        if pool.len() >= MAX_CALLERS {
-            let oldest = pool.iter().min_by_key(|(_, p)| p.until).map(|(k, _)| *k);
-            closing.extend(oldest.and_then(|k| pool.remove(&k)).map(|p| p.client));
+        let mut leaving = Vec::new();
+        {
+            let mut pool = self.pool();
+            let stale: Vec<[u8; 32]> =
+                pool.iter().filter(|(_, p)| p.until <= now + MARGIN).map(|(k, _)| *k).collect();
+            leaving.extend(stale.iter().filter_map(|k| pool.remove(k)));
+            leaving.extend(pool.remove(&key));
+            if pool.len() >= MAX_CALLERS {
+                let first = pool.iter().min_by_key(|(_, p)| p.until).map(|(k, _)| *k);
+                leaving.extend(first.and_then(|k| pool.remove(&k)));
+            }
+            pool.insert(key, fresh);
         }
-        pool.insert(key, Pooled { client: client.clone(), until });
-        drop(pool);
-        if !closing.is_empty() {
-            tokio::spawn(async move {
-                for c in closing {
-                    c.close().await;
-                }
-            });
+        for p in leaving {
+            retire(p.client);
         }
-        Ok(client)
+        Ok(conn)
     }
 
     /// How many callers have a pooled connection now.
-    pub async fn callers(&self) -> usize {
-        self.pool.lock().await.len()
+    pub fn callers(&self) -> usize {
+        self.pool().len()
     }
 
-    /// Closes every pooled connection.
+    /// Closes every pooled connection; connections opened later are not kept.
     pub async fn close(&self) {
-        let pooled: Vec<Pooled> = self.pool.lock().await.drain().map(|(_, p)| p).collect();
+        self.closed.store(true, Ordering::SeqCst);
+        let pooled: Vec<Pooled> = self.pool().drain().map(|(_, p)| p).collect();
         for p in pooled {
             p.client.close().await;
         }

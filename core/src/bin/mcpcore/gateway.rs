@@ -177,6 +177,13 @@ pub(crate) async fn serve(config: GatewayConfig, listen: &Listen, what: &str) ->
 }
 
 async fn serve_gateway(config: GatewayConfig, listen: &Listen, what: &str) -> mcpcore::Result<ExitCode> {
+    let obo = config.on_behalf_upstreams();
+    if !obo.is_empty() && config.auth.is_none() {
+        return Err(mcpcore::Error::invalid_input(format!(
+            "{} called on behalf of each caller (\"onBehalfOf\"), which needs the callers' tokens: add \"auth\" to the config",
+            obo.join(", ")
+        )));
+    }
     let mut signals = crate::signals::Signals::catch()?;
     // A signal while connecting drops the half-started upstreams (their process groups die).
     let gateway = tokio::select! {

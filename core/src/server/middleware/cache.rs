@@ -19,7 +19,9 @@ const LISTS: [&str; 4] = ["tools/list", "resources/list", "resources/templates/l
 /// It honours the hints the server sends with each result (2026-07-28 caching, SEP-2549): a
 /// result is kept for its `ttlMs` (legacy results, which carry none: the cache's own `ttl`),
 /// not at all with `ttlMs: 0`, and a result that is `cacheScope: "private"`, or comes from a
-/// per-identity catalogue, is kept for its caller only. Any list change of a catalogue the
+/// per-identity catalogue, is kept for its caller only (its token, else its verified identity;
+/// a per-identity list whose caller cannot be told apart is not kept). Legacy results carry no
+/// `cacheScope`: a host middleware that filters lists per caller belongs outside the cache. Any list change of a catalogue the
 /// server serves empties it at once (`notifications/*/list_changed` and a re-read agree), and a
 /// result computed while a change happened is not kept. At most `max_entries` results are kept.
 pub struct ListCache {
@@ -74,6 +76,23 @@ impl ListCache {
     }
 }
 
+/// Who a private result is kept for: the caller's token (by its digest: two tokens of one user
+/// may reach different catalogues), else its verified identity with its scopes and claims, else
+/// (when the catalogue is not per identity) the client as the rate limits count it; `None` when
+/// the catalogue is per identity and nothing tells this caller apart.
+fn caller_key(ctx: &RequestContext, per_caller: bool) -> Option<String> {
+    use sha2::Digest as _;
+    let origin = ctx.origin();
+    if let Some(t) = origin.and_then(|o| o.extensions.get::<crate::context::CallerToken>()) {
+        return Some(format!("token {:x}", sha2::Sha256::digest(t.0.as_bytes())));
+    }
+    if let Some(id) = ctx.identity() {
+        let claims = serde_json::to_string(&id.claims).unwrap_or_default();
+        return Some(format!("identity {:?} {:?} {:?} {claims}", id.subject, id.client_id, id.scopes));
+    }
+    (!per_caller).then(|| super::client_of(ctx))
+}
+
 fn cursor_of(request: &Request) -> Option<String> {
     request.params.as_ref()?.get("cursor")?.as_str().map(str::to_owned)
 }
@@ -84,8 +103,11 @@ impl Middleware for ListCache {
             return next.run(request);
         }
         let version = ctx.protocol_version().map(|v| v.as_str()).unwrap_or("").to_owned();
-        let caller = super::client_of(&ctx);
         let per_caller = ctx.origin().is_some_and(|o| o.has_view());
+        let Some(caller) = caller_key(&ctx, per_caller) else {
+            // A per-identity catalogue, and no way to tell this caller from others: not kept.
+            return next.run(request);
+        };
         let shared: Key = (request.method.clone(), version, cursor_of(&request), None);
         let own: Key = (shared.0.clone(), shared.1.clone(), shared.2.clone(), Some(caller));
         let now = Instant::now();

@@ -192,3 +192,56 @@ async fn a_call_running_past_its_lease_keeps_its_key_by_renewing_it() {
     assert!(first.await.unwrap().is_ok());
     assert_eq!(runs.load(Ordering::SeqCst), 1, "the tool ran once, though it outlived its lease");
 }
+
+/// A view that shows everything (the catalogue is per identity, its answer the same).
+struct Everything;
+impl crate::context::CatalogFilter for Everything {
+    fn allows(
+        &self,
+        _: Option<&crate::context::Identity>,
+        _: &crate::context::Entry<'_>,
+        _: crate::context::Access,
+    ) -> bool {
+        true
+    }
+}
+
+/// A caller of a per-identity catalogue: its token (when given) and its subject.
+fn caller(token: Option<&str>, subject: Option<&str>, peer: &str) -> RequestContext {
+    let mut origin = Origin { peer: Some(peer.parse().unwrap()), ..Default::default() };
+    origin.extensions.insert(crate::context::CatalogView(Arc::new(Everything)));
+    if let Some(t) = token {
+        origin.extensions.insert(crate::context::CallerToken(t.into()));
+    }
+    if let Some(s) = subject {
+        origin.identity =
+            Some(Arc::new(crate::context::Identity { subject: Some(s.into()), ..Default::default() }));
+    }
+    RequestContext::local().with_origin(Arc::new(origin))
+}
+
+#[tokio::test]
+async fn per_identity_lists_are_kept_per_token_and_never_by_address_alone() {
+    let list =
+        || crate::jsonrpc::Request { id: RequestId::Number(1), method: "tools/list".into(), params: None };
+    let ran = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let endpoint = {
+        let ran = ran.clone();
+        Arc::new(move |_req| {
+            let n = ran.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Box::pin(async move { Ok(json!({"tools": [], "n": n})) }) as crate::context::BoxFuture<'static, _>
+        }) as Endpoint
+    };
+    let chain =
+        Chain::new(vec![Arc::new(ListCache::new(Duration::from_secs(60), 10)) as Arc<dyn Middleware>]);
+    let run = |ctx: RequestContext| chain.run(list(), ctx, endpoint.clone());
+    let a1 = run(caller(Some("token-a"), Some("alice"), "10.0.0.1:1")).await.unwrap();
+    let a2 = run(caller(Some("token-a"), Some("alice"), "10.0.0.1:1")).await.unwrap();
+    assert_eq!(a1, a2, "the same token: kept");
+    let b = run(caller(Some("token-b"), Some("alice"), "10.0.0.1:1")).await.unwrap();
+    assert_ne!(a1, b, "another token of the same subject (other scopes): its own entry");
+    let anon1 = run(caller(None, None, "10.0.0.1:1")).await.unwrap();
+    let anon2 = run(caller(None, None, "10.0.0.1:1")).await.unwrap();
+    assert_ne!(anon1, anon2, "a per-identity list without a token or identity is not kept");
+    assert_eq!(ran.load(std::sync::atomic::Ordering::SeqCst), 4);
+}
