@@ -221,6 +221,16 @@ impl ToolCall {
         rt::in_runtime(async move { Ok(call.input(requests).await?.to_string()) }).await
     }
 
+    /// Asks the user to approve `action` (a sentence saying what will happen) with a
+    /// confirmation form under the input key `key` (`mcpcore::context::approval`): "approved"
+    /// (act), "declined" (do not), or "pending" when the caller cannot be asked (then return
+    /// `pendingApprovalResult`). Throws as `input` does.
+    #[uniffi::method(default(key = "approval"))]
+    pub async fn approve(&self, action: String, key: String) -> Result<String, McpError> {
+        let call = self.call.clone();
+        rt::in_runtime(async move { Ok(call.approve(&key, &action).await?.to_owned()) }).await
+    }
+
     /// Asks the user to fill a form (`elicitation/create`) under `key`: `message` and the form's
     /// JSON Schema (`requested_schema`, a flat object of primitives, as JSON text).
     pub async fn elicit(

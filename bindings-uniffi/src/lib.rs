@@ -67,7 +67,8 @@ pub use host::{bytes_result, error_kinds, host_result, raise_example, tool_resul
 pub use input::{ClientInput, ElicitAction, ElicitAnswer, ElicitRequest, InputKinds, Root};
 pub use registry::{CollisionPolicy, Registration, Registry};
 pub use results::{
-    error_result, refusal_result, structured_result, text_result, Content, ServerInfo, Tool, ToolResult,
+    error_result, page, pending_approval_result, refusal_result, structured_result, text_result, Content,
+    ServerInfo, Tool, ToolResult,
 };
 pub use server::{HttpServing, Server};
 pub use server_auth::{AuthIdentity, AuthSettings, ServerAuth, TokenRefused, TokenVerifier};

@@ -197,3 +197,35 @@ pub fn refusal_result(
     };
     Ok(ToolResult::from(&CallToolResult::refusal(reason, remedy, message, details)))
 }
+
+/// An action accepted but waiting for someone's approval: not an error; `message` as text for
+/// the model, `structuredContent` `{"status": "pending_approval", …details}` (`details_json`: an
+/// object, `{}` for none).
+#[uniffi::export(default(details_json = "{}"))]
+pub fn pending_approval_result(message: String, details_json: String) -> Result<ToolResult, McpError> {
+    let details = match parse_json("details", &details_json)? {
+        serde_json::Value::Object(m) => m,
+        _ => return Err(McpError::invalid("details must be a JSON object")),
+    };
+    Ok(ToolResult::from(&CallToolResult::pending_approval(message, details)))
+}
+
+/// One page of `items_json` (a JSON list) for a tool that lists records
+/// (`mcpcore::registry::paging`): `{"items": [...], "nextCursor"?}` as JSON text; `limit` absent
+/// is `default_limit`, above `cap` is `cap`. A forged cursor or a `limit` below 1 throws `Rpc`
+/// -32602 (which reaches the caller as that error).
+#[uniffi::export(default(limit = None, cursor = None, default_limit = 20, cap = 200))]
+pub fn page(
+    items_json: String,
+    limit: Option<i64>,
+    cursor: Option<String>,
+    default_limit: u32,
+    cap: u32,
+) -> Result<String, McpError> {
+    let items = match parse_json("items", &items_json)? {
+        serde_json::Value::Array(v) => v,
+        _ => return Err(McpError::invalid("items must be a JSON list")),
+    };
+    let paging = mcpcore::registry::paging::Paging::new(default_limit as usize, cap as usize)?;
+    Ok(paging.page(&items, limit, cursor.as_deref())?.to_string())
+}

@@ -535,6 +535,22 @@ fileprivate struct FfiConverterUInt64: FfiConverterPrimitive {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterInt64: FfiConverterPrimitive {
+    typealias FfiType = Int64
+    typealias SwiftType = Int64
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Int64 {
+        return try lift(readInt(&buf))
+    }
+
+    public static func write(_ value: Int64, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterDouble: FfiConverterPrimitive {
     typealias FfiType = Double
     typealias SwiftType = Double
@@ -7472,6 +7488,14 @@ public protocol ToolCallProtocol: AnyObject, Sendable {
     func wantsProgress()  -> Bool
     
     /**
+     * Asks the user to approve `action` (a sentence saying what will happen) with a
+     * confirmation form under the input key `key` (`mcpcore::context::approval`): "approved"
+     * (act), "declined" (do not), or "pending" when the caller cannot be asked (then return
+     * `pendingApprovalResult`). Throws as `input` does.
+     */
+    func approve(action: String, key: String) async throws  -> String
+    
+    /**
      * Asks the user to fill a form (`elicitation/create`) under `key`: `message` and the form's
      * JSON Schema (`requested_schema`, a flat object of primitives, as JSON text).
      */
@@ -7750,6 +7774,28 @@ open func wantsProgress() -> Bool  {
             self.uniffiCloneHandle(),uniffiCallStatus
     )
 })
+}
+    
+    /**
+     * Asks the user to approve `action` (a sentence saying what will happen) with a
+     * confirmation form under the input key `key` (`mcpcore::context::approval`): "approved"
+     * (act), "declined" (do not), or "pending" when the caller cannot be asked (then return
+     * `pendingApprovalResult`). Throws as `input` does.
+     */
+open func approve(action: String, key: String = "approval")async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_toolcall_approve(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(action),FfiConverterString.lower(key)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
 }
     
     /**
@@ -12940,6 +12986,30 @@ fileprivate struct FfiConverterOptionUInt64: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionInt64: FfiConverterRustBuffer {
+    typealias SwiftType = Int64?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterInt64.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterInt64.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionDouble: FfiConverterRustBuffer {
     typealias SwiftType = Double?
 
@@ -14290,6 +14360,38 @@ public func errorResult(message: String) -> ToolResult  {
 })
 }
 /**
+ * One page of `items_json` (a JSON list) for a tool that lists records
+ * (`mcpcore::registry::paging`): `{"items": [...], "nextCursor"?}` as JSON text; `limit` absent
+ * is `default_limit`, above `cap` is `cap`. A forged cursor or a `limit` below 1 throws `Rpc`
+ * -32602 (which reaches the caller as that error).
+ */
+public func page(itemsJson: String, limit: Int64? = nil, cursor: String? = nil, defaultLimit: UInt32 = UInt32(20), cap: UInt32 = UInt32(200))throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_func_page(
+        FfiConverterString.lower(itemsJson),
+        FfiConverterOptionInt64.lower(limit),
+        FfiConverterOptionString.lower(cursor),
+        FfiConverterUInt32.lower(defaultLimit),
+        FfiConverterUInt32.lower(cap),uniffiCallStatus
+    )
+})
+}
+/**
+ * An action accepted but waiting for someone's approval: not an error; `message` as text for
+ * the model, `structuredContent` `{"status": "pending_approval", …details}` (`details_json`: an
+ * object, `{}` for none).
+ */
+public func pendingApprovalResult(message: String, detailsJson: String = "{}")throws  -> ToolResult  {
+    return try  FfiConverterTypeToolResult_lift(try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_func_pending_approval_result(
+        FfiConverterString.lower(message),
+        FfiConverterString.lower(detailsJson),uniffiCallStatus
+    )
+})
+}
+/**
  * A refusal that says its cause and remedy: `isError: true`, `message` as text for the model,
  * `structuredContent` `{"reason", "remedy", …details}` for the host (`details_json`: an object,
  * `{}` for none). `reason` is a stable code (`scope_not_granted`, `module_off`,
@@ -14376,6 +14478,12 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_func_error_result() != 55098) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_func_page() != 58361) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_func_pending_approval_result() != 61956) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_func_refusal_result() != 7631) {
@@ -14646,6 +14754,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_toolcall_wants_progress() != 6888) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_toolcall_approve() != 56361) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_toolcall_elicit() != 22343) {

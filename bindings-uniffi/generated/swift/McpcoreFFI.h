@@ -1144,6 +1144,11 @@ RustBuffer uniffi_mcpcore_uniffi_fn_method_toolcall_string_arg(uint64_t ptr, Rus
 int8_t uniffi_mcpcore_uniffi_fn_method_toolcall_wants_progress(uint64_t ptr, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_APPROVE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_APPROVE
+uint64_t uniffi_mcpcore_uniffi_fn_method_toolcall_approve(uint64_t ptr, RustBuffer action, RustBuffer key
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_ELICIT
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TOOLCALL_ELICIT
 uint64_t uniffi_mcpcore_uniffi_fn_method_toolcall_elicit(uint64_t ptr, RustBuffer key, RustBuffer message, RustBuffer requested_schema
@@ -1582,6 +1587,16 @@ RustBuffer uniffi_mcpcore_uniffi_fn_func_value_result(RustBuffer value_json, Rus
 RustBuffer uniffi_mcpcore_uniffi_fn_func_error_result(RustBuffer message, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_PAGE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_PAGE
+RustBuffer uniffi_mcpcore_uniffi_fn_func_page(RustBuffer items_json, RustBuffer limit, RustBuffer cursor, uint32_t default_limit, uint32_t cap, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_PENDING_APPROVAL_RESULT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_PENDING_APPROVAL_RESULT
+RustBuffer uniffi_mcpcore_uniffi_fn_func_pending_approval_result(RustBuffer message, RustBuffer details_json, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_REFUSAL_RESULT
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FUNC_REFUSAL_RESULT
 RustBuffer uniffi_mcpcore_uniffi_fn_func_refusal_result(RustBuffer reason, RustBuffer remedy, RustBuffer message, RustBuffer details_json, RustCallStatus *_Nonnull out_status
@@ -1920,6 +1935,18 @@ uint16_t uniffi_mcpcore_uniffi_checksum_func_value_result(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_ERROR_RESULT
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_ERROR_RESULT
 uint16_t uniffi_mcpcore_uniffi_checksum_func_error_result(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_PAGE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_PAGE
+uint16_t uniffi_mcpcore_uniffi_checksum_func_page(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_PENDING_APPROVAL_RESULT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_FUNC_PENDING_APPROVAL_RESULT
+uint16_t uniffi_mcpcore_uniffi_checksum_func_pending_approval_result(void
     
 );
 #endif
@@ -2460,6 +2487,12 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_toolcall_string_arg(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_WANTS_PROGRESS
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_WANTS_PROGRESS
 uint16_t uniffi_mcpcore_uniffi_checksum_method_toolcall_wants_progress(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_APPROVE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TOOLCALL_APPROVE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_toolcall_approve(void
     
 );
 #endif

@@ -1010,6 +1010,10 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_func_error_result(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_func_page(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_func_pending_approval_result(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_func_refusal_result(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_func_structured_result(
@@ -1189,6 +1193,8 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_string_arg(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_wants_progress(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_approve(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_toolcall_elicit(
     ): Int
@@ -1600,6 +1606,8 @@ internal object UniffiLib {
     ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_method_toolcall_wants_progress(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Byte
+    external fun uniffi_mcpcore_uniffi_fn_method_toolcall_approve(`ptr`: Long,`action`: RustBuffer.ByValue,`key`: RustBuffer.ByValue,
+    ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_toolcall_elicit(`ptr`: Long,`key`: RustBuffer.ByValue,`message`: RustBuffer.ByValue,`requestedSchema`: RustBuffer.ByValue,
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_toolcall_input(`ptr`: Long,`requests`: RustBuffer.ByValue,
@@ -1774,6 +1782,10 @@ internal object UniffiLib {
     ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_func_error_result(`message`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_func_page(`itemsJson`: RustBuffer.ByValue,`limit`: RustBuffer.ByValue,`cursor`: RustBuffer.ByValue,`defaultLimit`: Int,`cap`: Int,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_func_pending_approval_result(`message`: RustBuffer.ByValue,`detailsJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_func_refusal_result(`reason`: RustBuffer.ByValue,`remedy`: RustBuffer.ByValue,`message`: RustBuffer.ByValue,`detailsJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_func_structured_result(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1930,6 +1942,12 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_func_error_result() and 0xFFFF) != 55098) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_func_page() and 0xFFFF) != 58361) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_func_pending_approval_result() and 0xFFFF) != 61956) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_func_refusal_result() and 0xFFFF) != 7631) {
@@ -2200,6 +2218,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_wants_progress() and 0xFFFF) != 6888) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_approve() and 0xFFFF) != 56361) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_toolcall_elicit() and 0xFFFF) != 22343) {
@@ -2780,6 +2801,29 @@ public object FfiConverterULong: FfiConverter<ULong, Long> {
 
     override fun write(value: ULong, buf: ByteBuffer) {
         buf.putLong(value.toLong())
+    }
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterLong: FfiConverter<Long, Long> {
+    override fun lift(value: Long): Long {
+        return value
+    }
+
+    override fun read(buf: ByteBuffer): Long {
+        return buf.getLong()
+    }
+
+    override fun lower(value: Long): Long {
+        return value
+    }
+
+    override fun allocationSize(value: Long) = 8UL
+
+    override fun write(value: Long, buf: ByteBuffer) {
+        buf.putLong(value)
     }
 }
 
@@ -13359,6 +13403,14 @@ public interface ToolCallInterface {
     fun `wantsProgress`(): kotlin.Boolean
     
     /**
+     * Asks the user to approve `action` (a sentence saying what will happen) with a
+     * confirmation form under the input key `key` (`mcpcore::context::approval`): "approved"
+     * (act), "declined" (do not), or "pending" when the caller cannot be asked (then return
+     * `pendingApprovalResult`). Throws as `input` does.
+     */
+    suspend fun `approve`(`action`: kotlin.String, `key`: kotlin.String = "approval"): kotlin.String
+    
+    /**
      * Asks the user to fill a form (`elicitation/create`) under `key`: `message` and the form's
      * JSON Schema (`requested_schema`, a flat object of primitives, as JSON text).
      */
@@ -13750,6 +13802,35 @@ open class ToolCall: Disposable, AutoCloseable, ToolCallInterface
     )
     }
     
+
+    
+    /**
+     * Asks the user to approve `action` (a sentence saying what will happen) with a
+     * confirmation form under the input key `key` (`mcpcore::context::approval`): "approved"
+     * (act), "declined" (do not), or "pending" when the caller cannot be asked (then return
+     * `pendingApprovalResult`). Throws as `input` does.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `approve`(`action`: kotlin.String, `key`: kotlin.String) : kotlin.String {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_toolcall_approve(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`action`),
+        FfiConverterString.lower(`key`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterString.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
 
     
     /**
@@ -18373,6 +18454,38 @@ public object FfiConverterOptionalULong: FfiConverterRustBuffer<kotlin.ULong?> {
 /**
  * @suppress
  */
+public object FfiConverterOptionalLong: FfiConverterRustBuffer<kotlin.Long?> {
+    override fun read(buf: ByteBuffer): kotlin.Long? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterLong.read(buf)
+    }
+
+    override fun allocationSize(value: kotlin.Long?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterLong.allocationSize(value)
+        }
+    }
+
+    override fun write(value: kotlin.Long?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterLong.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
 public object FfiConverterOptionalDouble: FfiConverterRustBuffer<kotlin.Double?> {
     override fun read(buf: ByteBuffer): kotlin.Double? {
         if (buf.get().toInt() == 0) {
@@ -19929,6 +20042,46 @@ public object FfiConverterMapStringSequenceString: FfiConverterRustBuffer<Map<ko
     
         
         FfiConverterString.lower(`message`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * One page of `items_json` (a JSON list) for a tool that lists records
+         * (`mcpcore::registry::paging`): `{"items": [...], "nextCursor"?}` as JSON text; `limit` absent
+         * is `default_limit`, above `cap` is `cap`. A forged cursor or a `limit` below 1 throws `Rpc`
+         * -32602 (which reaches the caller as that error).
+         */
+    @Throws(McpException::class) fun `page`(`itemsJson`: kotlin.String, `limit`: kotlin.Long? = null, `cursor`: kotlin.String? = null, `defaultLimit`: kotlin.UInt = 20u, `cap`: kotlin.UInt = 200u): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_func_page(
+    
+        
+        FfiConverterString.lower(`itemsJson`),
+        FfiConverterOptionalLong.lower(`limit`),
+        FfiConverterOptionalString.lower(`cursor`),
+        FfiConverterUInt.lower(`defaultLimit`),
+        FfiConverterUInt.lower(`cap`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * An action accepted but waiting for someone's approval: not an error; `message` as text for
+         * the model, `structuredContent` `{"status": "pending_approval", …details}` (`details_json`: an
+         * object, `{}` for none).
+         */
+    @Throws(McpException::class) fun `pendingApprovalResult`(`message`: kotlin.String, `detailsJson`: kotlin.String = "{}"): ToolResult {
+            return FfiConverterTypeToolResult.lift(
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_func_pending_approval_result(
+    
+        
+        FfiConverterString.lower(`message`),
+        FfiConverterString.lower(`detailsJson`),_status)
 }
     )
     }

@@ -155,3 +155,43 @@ class ClientInputTest {
         }
     }
 }
+
+/** Deletes once a person approves (issue 35, pending approval). */
+class DeleteInvoice : ToolHandler {
+    override suspend fun call(call: ToolCall): ToolResult {
+        val id = call.stringArg("id") ?: "?"
+        return when (call.approve("Delete invoice $id")) {
+            "approved" -> textResult("deleted $id")
+            "pending" -> pendingApprovalResult("Waiting for a manager.", """{"approval_id":"apr-$id"}""")
+            else -> textResult("kept $id")
+        }
+    }
+}
+
+class ApprovalTest {
+    @Test
+    fun `a kotlin tool asks for approval, and is pending when nobody can be asked`() = runBlocking {
+        val registry = Registry()
+        registry.addTool("delete_invoice", "Deletes an invoice.", OBJECT_SCHEMA, DeleteInvoice())
+        Server(registry, "kotlin-approve", "1.0").serveHttp("127.0.0.1", 0u).use { serving ->
+            for (lineage in LINEAGES) {
+                val input = Answers()
+                Client.connectHttp(serving.url(), ConnectOptions(lineage = lineage, input = input)).use { client ->
+                    assertEquals("deleted 42", client.callTool("delete_invoice", """{"id":"42"}""").text(), "$lineage")
+                    assertTrue(input.seen.contains("elicit form: Delete invoice 42"), "${input.seen}")
+                }
+                Client.connectHttp(serving.url(), ConnectOptions(lineage = lineage)).use { client ->
+                    val pending = client.callTool("delete_invoice", """{"id":"43"}""")
+                    assertEquals(false, pending.isError, "$lineage")
+                    assertEquals("Waiting for a manager.", pending.text())
+                    assertTrue(pending.structuredContent!!.contains("\"status\":\"pending_approval\""), pending.structuredContent)
+                }
+            }
+        }
+        val page = JsonParser.parseString(page("[1,2,3]", limit = 2L)).asJsonObject
+        assertEquals(2, page.getAsJsonArray("items").size())
+        assertTrue(page.has("nextCursor"))
+        val forged = runCatching { page("[1]", cursor = "forged") }.exceptionOrNull()
+        assertTrue(forged is McpException.Rpc && forged.code() == -32602, "$forged")
+    }
+}
