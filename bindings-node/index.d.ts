@@ -172,9 +172,10 @@ export declare class Middleware {
   /**
    * Adds a JS middleware: `callback(inputJson, call)` where the input is `{method, params}`
    * and `call.next(requestJson)` passes the request on; answers with an envelope.
-   * `outermost`: before every middleware added so far (telemetry).
+   * `outermost`: before every middleware added so far (telemetry); `sessionEvents`: it also
+   * hears of legacy sessions ending, as the pseudo-request `mcpcore/sessionEnded` (telemetry).
    */
-  addCallback(callback: (inputJson: string, call: ToolCall) => string | Promise<string>, outermost?: boolean | undefined | null): void
+  addCallback(callback: (inputJson: string, call: ToolCall) => string | Promise<string>, outermost?: boolean | undefined | null, sessionEvents?: boolean | undefined | null): void
   /**
    * Adds a rate limit per client: `burst` requests at once, refilled at `perSecond`; only
    * `methods` when given; the buckets in the Redis at `store` (shared by instances) or in

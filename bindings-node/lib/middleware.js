@@ -107,7 +107,8 @@ function hostMiddleware(fn, owner) {
 
 /** Adds OpenTelemetry (lib/telemetry.js) outermost to the native `chain`. */
 function addTelemetry(chain, owner) {
-  chain.addCallback(hostMiddleware(telemetry.middleware((ctx) => ctx[CALL]), owner), true);
+  // Outermost, and told of legacy sessions ending (mcp.server.session.duration).
+  chain.addCallback(hostMiddleware(telemetry.middleware((ctx) => ctx[CALL]), owner), true, true);
 }
 
 /** Adds `middleware` (a function or a ready-made one) innermost to the native `chain`. */

@@ -11,6 +11,9 @@
 const native = require('./native');
 const { McpError } = require('./errors');
 
+/** The engine's event for a legacy session that ended (`mcpcore::host::SESSION_ENDED`). */
+const SESSION_ENDED = 'mcpcore/sessionEnded';
+
 /** The conventions' advice for the duration histograms, in seconds. */
 const BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 
@@ -46,7 +49,17 @@ function middleware(callOf) {
     description: 'MCP request or notification duration as observed on the receiver',
     advice: { explicitBucketBoundaries: BUCKETS },
   });
+  const sessions = otel.metrics.getMeter('mcpcore').createHistogram('mcp.server.session.duration', {
+    unit: 's',
+    description: 'The duration of the MCP session as observed on the MCP server',
+    advice: { explicitBucketBoundaries: BUCKETS },
+  });
   return async (request, next) => {
+    if (request.method === SESSION_ENDED) {
+      // A legacy session ended (the engine's event, not a request): its duration.
+      sessions.record(request.params.seconds, Object.fromEntries(request.params.attributes));
+      return {};
+    }
     const text = callOf(request.context).telemetryOperation(request.method, JSON.stringify(request.params ?? {}));
     if (text == null) return next(request);
     const op = JSON.parse(text);

@@ -48,12 +48,14 @@ impl Middleware {
 
     /// Adds a JS middleware: `callback(inputJson, call)` where the input is `{method, params}`
     /// and `call.next(requestJson)` passes the request on; answers with an envelope.
-    /// `outermost`: before every middleware added so far (telemetry).
+    /// `outermost`: before every middleware added so far (telemetry); `sessionEvents`: it also
+    /// hears of legacy sessions ending, as the pseudo-request `mcpcore/sessionEnded` (telemetry).
     #[napi(
-        ts_args_type = "callback: (inputJson: string, call: ToolCall) => string | Promise<string>, outermost?: boolean | undefined | null"
+        ts_args_type = "callback: (inputJson: string, call: ToolCall) => string | Promise<string>, outermost?: boolean | undefined | null, sessionEvents?: boolean | undefined | null"
     )]
-    pub fn add_callback(&self, callback: Callback, outermost: Option<bool>) {
-        let m = Arc::new(HostMiddleware::new(JsCallback::new(callback)));
+    pub fn add_callback(&self, callback: Callback, outermost: Option<bool>, session_events: Option<bool>) {
+        let m = HostMiddleware::new(JsCallback::new(callback));
+        let m = Arc::new(if session_events == Some(true) { m.with_session_events() } else { m });
         if outermost == Some(true) {
             let mut chain = self.chain.lock().expect("lock");
             *chain = chain.with_outermost(m);

@@ -73,7 +73,18 @@ test('a request carrying a traceparent gets a SERVER span that is its child', as
     assert.equal(failed.attributes['error.type'], '-32602');
     assert.equal(failed.status.code, 2 /* ERROR */);
 
-    await reader.forceFlush();
+    // The legacy session ended with the client's DELETE: its duration is recorded then (an
+    // event of the engine's), once; the 2026-07-28 requests above belong to no session.
+    let sessions = [];
+    for (let i = 0; i < 100 && sessions.length === 0; i++) {
+      await reader.forceFlush();
+      sessions = metricExporter.getMetrics().flatMap((rm) => rm.scopeMetrics.flatMap((sm) => sm.metrics))
+        .filter((m) => m.descriptor.name === 'mcp.server.session.duration').flatMap((m) => m.dataPoints);
+      if (sessions.length === 0) await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(sessions.length, 1, JSON.stringify(sessions));
+    assert.deepEqual(sessions[0].attributes, { 'mcp.protocol.version': '2025-11-25', 'network.transport': 'tcp', 'network.protocol.name': 'http' });
+    assert.equal(sessions[0].value.count, 1);
     const names = metricExporter.getMetrics().flatMap((rm) => rm.scopeMetrics.flatMap((sm) => sm.metrics.map((m) => m.descriptor.name)));
     assert.ok(names.includes('mcp.server.operation.duration'), names.join(', '));
   } finally {

@@ -50,9 +50,12 @@ impl Middleware {
     /// Adds a Python middleware: `callback(input, call)` where `input` is `{"method", "params"}`
     /// and `call.next(request_json)` passes the request on; returns the result (a dict) or an
     /// awaitable of it. `outermost`: before every middleware added so far (telemetry).
-    #[pyo3(signature = (callback, is_async, outermost=false))]
-    fn add_callback(&self, callback: Py<PyAny>, is_async: bool, outermost: bool) {
-        let m = Arc::new(HostMiddleware::new(PyCallback::new(callback, is_async, &self.loop_slot)));
+    /// `session_events`: it also hears of legacy sessions ending, as the pseudo-request
+    /// `mcpcore/sessionEnded` (the telemetry middleware).
+    #[pyo3(signature = (callback, is_async, outermost=false, session_events=false))]
+    fn add_callback(&self, callback: Py<PyAny>, is_async: bool, outermost: bool, session_events: bool) {
+        let m = HostMiddleware::new(PyCallback::new(callback, is_async, &self.loop_slot));
+        let m = Arc::new(if session_events { m.with_session_events() } else { m });
         if outermost {
             let mut chain = self.chain.lock().expect("lock");
             *chain = chain.with_outermost(m);

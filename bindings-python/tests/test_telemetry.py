@@ -2,7 +2,8 @@
 called by the official Python SDK client, which sends its CLIENT span's context in
 ``params._meta``; our SERVER span (named and attributed by the engine's conventions) is that
 span's child, in the caller's trace, on both lineages; a refused call records ``error.type``;
-``mcp.server.operation.duration`` is recorded. Runs in a child process (global providers)."""
+``mcp.server.operation.duration`` is recorded, and ``mcp.server.session.duration`` once for the
+legacy session when it ends. Runs in a child process (global providers)."""
 
 from __future__ import annotations
 
@@ -40,3 +41,6 @@ def test_our_server_span_is_the_child_of_the_official_sdk_client_span() -> None:
         failed = by[("SERVER", "tools/call missing")]
         assert failed["attributes"].get("error.type"), failed
     assert "mcp.server.operation.duration" in out["metrics"], out["metrics"]
+    # One legacy session (the 2026-07-28 requests belong to none), recorded when it ended.
+    assert out["sessions"] == [{"attributes": {"mcp.protocol.version": "2025-11-25", "network.transport": "tcp",
+                                               "network.protocol.name": "http"}, "count": 1}], out["sessions"]

@@ -470,7 +470,7 @@ class Server:
             # Outermost: the span covers the other middleware too.
             from .middleware import _host
 
-            self._middleware.add_callback(_host(_telemetry.middleware(), self), True, True)
+            self._middleware.add_callback(_host(_telemetry.middleware(), self), True, True, True)
             self._telemetry_on = True
         middleware = self._middleware if len(self._middleware) else None
         return _native.Server(

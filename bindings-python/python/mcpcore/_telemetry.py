@@ -15,6 +15,9 @@ from typing import Any, Dict, Optional
 from . import _native
 from .errors import McpError
 
+#: The engine's event for a legacy session that ended (``mcpcore::host::SESSION_ENDED``).
+SESSION_ENDED = "mcpcore/sessionEnded"
+
 #: The conventions' advice for the duration histograms, in seconds.
 BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0]
 
@@ -47,7 +50,19 @@ def middleware() -> Any:
     except TypeError:  # an API before 1.23 takes no advice
         duration = meter.create_histogram("mcp.server.operation.duration", unit="s")
 
+    try:
+        sessions = meter.create_histogram(
+            "mcp.server.session.duration", unit="s",
+            description="The duration of the MCP session as observed on the MCP server",
+            explicit_bucket_boundaries_advisory=BUCKETS)
+    except TypeError:
+        sessions = meter.create_histogram("mcp.server.session.duration", unit="s")
+
     async def telemetry(request: Any, call_next: Any) -> Dict[str, Any]:
+        if request.method == SESSION_ENDED:
+            # A legacy session ended (the engine's event, not a request): its duration.
+            sessions.record(request.params["seconds"], {k: v for k, v in request.params["attributes"]})
+            return {}
         call = request.context._call
         text = call.telemetry_operation(request.method, json.dumps(request.params))
         if text is None:

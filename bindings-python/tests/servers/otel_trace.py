@@ -59,8 +59,19 @@ async def main() -> None:
                     "attributes": dict(s.attributes or {}), "status": s.status.status_code.name,
                 })
             out[mode] = spans
-        data = reader.get_metrics_data()
-        out["metrics"] = sorted({m.name for rm in data.resource_metrics for sm in rm.scope_metrics for m in sm.metrics})
+        # The legacy session ends when the SDK client's DELETE arrives: its duration is recorded
+        # then (an event of the engine's), so wait for it a little.
+        for _ in range(100):
+            data = reader.get_metrics_data()
+            found = [m for rm in data.resource_metrics for sm in rm.scope_metrics for m in sm.metrics]
+            if any(m.name == "mcp.server.session.duration" for m in found):
+                break
+            await asyncio.sleep(0.02)
+        out["metrics"] = sorted({m.name for m in found})
+        out["sessions"] = [
+            {"attributes": dict(p.attributes or {}), "count": p.count}
+            for m in found if m.name == "mcp.server.session.duration" for p in m.data.data_points
+        ]
     finally:
         await serving.shutdown()
     print(json.dumps(out))

@@ -15,15 +15,28 @@ use crate::middleware::{Middleware, Next, Reply};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
+/// The pseudo-method a host middleware made [`HostMiddleware::with_session_events`] is called
+/// with when a legacy session ends: `params` `{"seconds", "attributes": [[key, value], ...]}`
+/// (the attributes of `mcp.server.session.duration`); its answer is ignored.
+pub const SESSION_ENDED: &str = "mcpcore/sessionEnded";
+
 /// A host function registered as middleware.
 pub struct HostMiddleware {
     callback: Arc<dyn HostCallback>,
+    sessions: bool,
 }
 
 impl HostMiddleware {
     /// The middleware calling `callback`.
     pub fn new(callback: Arc<dyn HostCallback>) -> Self {
-        HostMiddleware { callback }
+        HostMiddleware { callback, sessions: false }
+    }
+
+    /// The host function also hears of legacy sessions ending, as [`SESSION_ENDED`] (a
+    /// binding's telemetry records `mcp.server.session.duration` with it).
+    pub fn with_session_events(mut self) -> Self {
+        self.sessions = true;
+        self
     }
 }
 
@@ -49,6 +62,22 @@ impl Middleware for HostMiddleware {
                 }
             }
         })
+    }
+
+    fn session_ended(&self, session: &crate::middleware::SessionEnded) {
+        let Some(runtime) = self.sessions.then(tokio::runtime::Handle::try_current).and_then(Result::ok)
+        else {
+            return;
+        };
+        let attributes = crate::semconv::session_attributes(session.version.as_str(), session.transport);
+        let input = json!({"method": SESSION_ENDED,
+            "params": {"seconds": session.duration.as_secs_f64(), "attributes": attributes}});
+        let (call, end) = HostCall::start(None);
+        let fut = self.callback.call(HandlerKind::Middleware, input, call);
+        runtime.spawn(async move {
+            let _ = fut.await;
+            end.finish();
+        });
     }
 }
 

@@ -23,7 +23,7 @@ pub mod results;
 mod spelling;
 
 pub use call::{HostCall, OnAbandon};
-pub use middleware::HostMiddleware;
+pub use middleware::{HostMiddleware, SESSION_ENDED};
 pub use results::HostValue;
 pub use spelling::Spelling;
 
