@@ -65,6 +65,9 @@ pub use gateway::{Gateway, UpstreamState, UpstreamStatus};
 pub use handler::{ToolCall, ToolHandler};
 pub use host::{bytes_result, error_kinds, host_result, raise_example, tool_result_json, value_result};
 pub use input::{ClientInput, ElicitAction, ElicitAnswer, ElicitRequest, InputKinds, Root};
+pub use middleware::{
+    telemetry_outcome, SessionEnded, TelemetryAttribute, TelemetryOperation, TelemetryOutcome,
+};
 pub use registry::{CollisionPolicy, Registration, Registry};
 pub use results::{
     error_result, page, pending_approval_result, refusal_result, structured_result, text_result, Content,

@@ -69,6 +69,42 @@ impl MiddlewareCall {
         self.call.header(&name)
     }
 
+    /// The OpenTelemetry conventions for MCP of this request (`mcpcore::semconv`): span name,
+    /// attributes, the metric's attributes, and the trace context in `params._meta`; none for
+    /// the engine's session event (see [`MiddlewareCall::session_ended`]).
+    pub fn telemetry_operation(&self) -> Option<TelemetryOperation> {
+        if self.method == mcpcore::host::SESSION_ENDED {
+            return None;
+        }
+        let v = self.call.telemetry_operation(&self.method, self.params.clone())?;
+        let pairs = |key: &str| -> Vec<(String, Value)> {
+            serde_json::from_value(v.get(key).cloned().unwrap_or_default()).unwrap_or_default()
+        };
+        let attrs = |key: &str| pairs(key).into_iter().map(|(k, v)| attr(k, v)).collect();
+        Some(TelemetryOperation {
+            span_name: v.get("span_name")?.as_str()?.to_owned(),
+            attributes: attrs("attributes"),
+            metric_attributes: attrs("metric_attributes"),
+            carrier: pairs("carrier")
+                .into_iter()
+                .filter_map(|(k, v)| Some((k, v.as_str()?.to_owned())))
+                .collect(),
+        })
+    }
+
+    /// When this is the engine's event for a legacy session that ended (not a request): its
+    /// duration and the attributes of `mcp.server.session.duration`.
+    pub fn session_ended(&self) -> Option<SessionEnded> {
+        if self.method != mcpcore::host::SESSION_ENDED {
+            return None;
+        }
+        let seconds = self.params.get("seconds")?.as_f64()?;
+        let pairs: Vec<(String, Value)> =
+            serde_json::from_value(self.params.get("attributes")?.clone()).ok()?;
+        let attributes = pairs.into_iter().map(|(k, v)| attr(k, v)).collect();
+        Some(SessionEnded { seconds, attributes })
+    }
+
     /// Passes the request on, with `method` and `params` (JSON text) when given instead of the
     /// client's; returns the result as JSON text, or throws the rest of the chain's error.
     #[uniffi::method(default(method = None, params = None))]
@@ -106,5 +142,76 @@ impl HostCallback for ForeignMiddleware {
                 Err(e) => reply_of(e),
             }
         })
+    }
+}
+
+/// One attribute: a text or an integer value.
+#[derive(Debug, Clone, PartialEq, uniffi::Record)]
+pub struct TelemetryAttribute {
+    /// Its key, e.g. `mcp.method.name`.
+    pub key: String,
+    /// The value, when text.
+    pub text: Option<String>,
+    /// The value, when an integer.
+    pub int: Option<i64>,
+}
+
+/// A request as the OpenTelemetry conventions for MCP describe it.
+#[derive(Debug, Clone, PartialEq, uniffi::Record)]
+pub struct TelemetryOperation {
+    /// `{mcp.method.name} {target}`.
+    pub span_name: String,
+    /// The span's attributes.
+    pub attributes: Vec<TelemetryAttribute>,
+    /// The duration histogram's attributes (low cardinality).
+    pub metric_attributes: Vec<TelemetryAttribute>,
+    /// The trace context the sender put in `params._meta` (`traceparent`, `tracestate`,
+    /// `baggage`).
+    pub carrier: std::collections::HashMap<String, String>,
+}
+
+/// How an answer ends its operation.
+#[derive(Debug, Clone, PartialEq, uniffi::Record)]
+pub struct TelemetryOutcome {
+    /// `error.type`, when it failed.
+    pub error_type: Option<String>,
+    /// `rpc.response.status_code` (the JSON-RPC code as text).
+    pub status_code: Option<String>,
+    /// The span status description.
+    pub description: Option<String>,
+    /// Metric attributes to leave out (a name the client chose).
+    pub drop_from_metric: Vec<String>,
+}
+
+/// A legacy session that ended: its duration and the attributes of
+/// `mcp.server.session.duration`.
+#[derive(Debug, Clone, PartialEq, uniffi::Record)]
+pub struct SessionEnded {
+    /// How long it lasted.
+    pub seconds: f64,
+    /// `mcp.protocol.version`, `network.transport`, …
+    pub attributes: Vec<TelemetryAttribute>,
+}
+
+fn attr(key: String, v: Value) -> TelemetryAttribute {
+    match v {
+        Value::Number(n) => TelemetryAttribute { key, text: None, int: n.as_i64() },
+        Value::String(s) => TelemetryAttribute { key, text: Some(s), int: None },
+        other => TelemetryAttribute { key, text: Some(other.to_string()), int: None },
+    }
+}
+
+/// How an answer ends its operation by the OpenTelemetry conventions for MCP
+/// (`mcpcore::semconv::host_outcome`): a result (`is_error`: a tool's `isError`) or the
+/// JSON-RPC error `code` with its `message`.
+#[uniffi::export(default(code = None, message = None))]
+pub fn telemetry_outcome(is_error: bool, code: Option<i32>, message: Option<String>) -> TelemetryOutcome {
+    let error = code.map(|c| (c, message.as_deref().unwrap_or("")));
+    let o = mcpcore::semconv::host_outcome(is_error, error);
+    TelemetryOutcome {
+        error_type: o.error_type,
+        status_code: o.status_code,
+        description: o.description,
+        drop_from_metric: o.drop_from_metric.into_iter().map(str::to_owned).collect(),
     }
 }

@@ -80,6 +80,18 @@ impl Server {
         self.with(Arc::new(host))
     }
 
+    /// This server with `middleware` outermost, told of legacy sessions ending too (the
+    /// pseudo-request `mcpcore/sessionEnded`, params `{seconds, attributes}`): what
+    /// `Server.withTelemetry` (Kotlin, OpenTelemetry) installs.
+    pub fn with_telemetry_middleware(&self, middleware: Arc<dyn crate::middleware::Middleware>) -> Arc<Self> {
+        let host =
+            mcpcore::host::HostMiddleware::new(Arc::new(crate::middleware::ForeignMiddleware(middleware)))
+                .with_session_events();
+        let host: Arc<dyn mcpcore::middleware::Middleware> = Arc::new(host);
+        let inner = self.inner.clone().configure(|c| c.middleware = c.middleware.with_outermost(host));
+        Arc::new(Server { inner })
+    }
+
     /// This server with a rate limit per client (ready-made middleware): `burst` requests at
     /// once, refilled at `per_second`; only `methods` when given; the buckets in the Redis at
     /// `store` (shared by instances) or in memory. One more is `-32603` with `data`

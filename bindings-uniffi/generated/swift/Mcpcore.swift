@@ -3314,6 +3314,19 @@ public protocol MiddlewareCallProtocol: AnyObject, Sendable {
     func protocolVersion()  -> String?
     
     /**
+     * When this is the engine's event for a legacy session that ended (not a request): its
+     * duration and the attributes of `mcp.server.session.duration`.
+     */
+    func sessionEnded()  -> SessionEnded?
+    
+    /**
+     * The OpenTelemetry conventions for MCP of this request (`mcpcore::semconv`): span name,
+     * attributes, the metric's attributes, and the trace context in `params._meta`; none for
+     * the engine's session event (see [`MiddlewareCall::session_ended`]).
+     */
+    func telemetryOperation()  -> TelemetryOperation?
+    
+    /**
      * The tool a `tools/call` names.
      */
     func tool()  -> String?
@@ -3464,6 +3477,33 @@ open func protocolVersion() -> String?  {
     return try!  FfiConverterOptionString.lift(try! rustCall() {
         uniffiCallStatus in
     uniffi_mcpcore_uniffi_fn_method_middlewarecall_protocol_version(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * When this is the engine's event for a legacy session that ended (not a request): its
+     * duration and the attributes of `mcp.server.session.duration`.
+     */
+open func sessionEnded() -> SessionEnded?  {
+    return try!  FfiConverterOptionTypeSessionEnded.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_middlewarecall_session_ended(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The OpenTelemetry conventions for MCP of this request (`mcpcore::semconv`): span name,
+     * attributes, the metric's attributes, and the trace context in `params._meta`; none for
+     * the engine's session event (see [`MiddlewareCall::session_ended`]).
+     */
+open func telemetryOperation() -> TelemetryOperation?  {
+    return try!  FfiConverterOptionTypeTelemetryOperation.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_middlewarecall_telemetry_operation(
             self.uniffiCloneHandle(),uniffiCallStatus
     )
 })
@@ -6192,6 +6232,13 @@ public protocol ServerProtocol: AnyObject, Sendable {
     func withResponseLimit(maxBytes: UInt64)  -> Server
     
     /**
+     * This server with `middleware` outermost, told of legacy sessions ending too (the
+     * pseudo-request `mcpcore/sessionEnded`, params `{seconds, attributes}`): what
+     * `Server.withTelemetry` (Kotlin, OpenTelemetry) installs.
+     */
+    func withTelemetryMiddleware(middleware: Middleware)  -> Server
+    
+    /**
      * This server with timeouts for tools (ready-made middleware): `default_ms` for every
      * tool, `per_tool_ms` by name; a call over it is cancelled and answered `-32001`.
      */
@@ -6415,6 +6462,21 @@ open func withResponseLimit(maxBytes: UInt64) -> Server  {
     uniffi_mcpcore_uniffi_fn_method_server_with_response_limit(
             self.uniffiCloneHandle(),
         FfiConverterUInt64.lower(maxBytes),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * This server with `middleware` outermost, told of legacy sessions ending too (the
+     * pseudo-request `mcpcore/sessionEnded`, params `{seconds, attributes}`): what
+     * `Server.withTelemetry` (Kotlin, OpenTelemetry) installs.
+     */
+open func withTelemetryMiddleware(middleware: Middleware) -> Server  {
+    return try!  FfiConverterTypeServer_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_server_with_telemetry_middleware(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeMiddleware_lower(middleware),uniffiCallStatus
     )
 })
 }
@@ -10617,6 +10679,76 @@ public func FfiConverterTypeServerInfo_lower(_ value: ServerInfo) -> RustBuffer 
 
 
 /**
+ * A legacy session that ended: its duration and the attributes of
+ * `mcp.server.session.duration`.
+ */
+public struct SessionEnded: Equatable, Hashable {
+    /**
+     * How long it lasted.
+     */
+    public var seconds: Double
+    /**
+     * `mcp.protocol.version`, `network.transport`, …
+     */
+    public var attributes: [TelemetryAttribute]
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * How long it lasted.
+         */seconds: Double, 
+        /**
+         * `mcp.protocol.version`, `network.transport`, …
+         */attributes: [TelemetryAttribute]) {
+        self.seconds = seconds
+        self.attributes = attributes
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension SessionEnded: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeSessionEnded: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SessionEnded {
+        return
+            try SessionEnded(
+                seconds: FfiConverterDouble.read(from: &buf), 
+                attributes: FfiConverterSequenceTypeTelemetryAttribute.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: SessionEnded, into buf: inout [UInt8]) {
+        FfiConverterDouble.write(value.seconds, into: &buf)
+        FfiConverterSequenceTypeTelemetryAttribute.write(value.attributes, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSessionEnded_lift(_ buf: RustBuffer) throws -> SessionEnded {
+    return try FfiConverterTypeSessionEnded.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSessionEnded_lower(_ value: SessionEnded) -> RustBuffer {
+    return FfiConverterTypeSessionEnded.lower(value)
+}
+
+
+/**
  * A skill entry, the same in `skills/list` and `skills/get`.
  */
 public struct Skill: Equatable, Hashable {
@@ -10959,6 +11091,265 @@ public func FfiConverterTypeTaskInfo_lift(_ buf: RustBuffer) throws -> TaskInfo 
 #endif
 public func FfiConverterTypeTaskInfo_lower(_ value: TaskInfo) -> RustBuffer {
     return FfiConverterTypeTaskInfo.lower(value)
+}
+
+
+/**
+ * One attribute: a text or an integer value.
+ */
+public struct TelemetryAttribute: Equatable, Hashable {
+    /**
+     * Its key, e.g. `mcp.method.name`.
+     */
+    public var key: String
+    /**
+     * The value, when text.
+     */
+    public var text: String?
+    /**
+     * The value, when an integer.
+     */
+    public var int: Int64?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Its key, e.g. `mcp.method.name`.
+         */key: String, 
+        /**
+         * The value, when text.
+         */text: String?, 
+        /**
+         * The value, when an integer.
+         */int: Int64?) {
+        self.key = key
+        self.text = text
+        self.int = int
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension TelemetryAttribute: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeTelemetryAttribute: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> TelemetryAttribute {
+        return
+            try TelemetryAttribute(
+                key: FfiConverterString.read(from: &buf), 
+                text: FfiConverterOptionString.read(from: &buf), 
+                int: FfiConverterOptionInt64.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: TelemetryAttribute, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.key, into: &buf)
+        FfiConverterOptionString.write(value.text, into: &buf)
+        FfiConverterOptionInt64.write(value.int, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTelemetryAttribute_lift(_ buf: RustBuffer) throws -> TelemetryAttribute {
+    return try FfiConverterTypeTelemetryAttribute.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTelemetryAttribute_lower(_ value: TelemetryAttribute) -> RustBuffer {
+    return FfiConverterTypeTelemetryAttribute.lower(value)
+}
+
+
+/**
+ * A request as the OpenTelemetry conventions for MCP describe it.
+ */
+public struct TelemetryOperation: Equatable, Hashable {
+    /**
+     * `{mcp.method.name} {target}`.
+     */
+    public var spanName: String
+    /**
+     * The span's attributes.
+     */
+    public var attributes: [TelemetryAttribute]
+    /**
+     * The duration histogram's attributes (low cardinality).
+     */
+    public var metricAttributes: [TelemetryAttribute]
+    /**
+     * The trace context the sender put in `params._meta` (`traceparent`, `tracestate`,
+     * `baggage`).
+     */
+    public var carrier: [String: String]
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * `{mcp.method.name} {target}`.
+         */spanName: String, 
+        /**
+         * The span's attributes.
+         */attributes: [TelemetryAttribute], 
+        /**
+         * The duration histogram's attributes (low cardinality).
+         */metricAttributes: [TelemetryAttribute], 
+        /**
+         * The trace context the sender put in `params._meta` (`traceparent`, `tracestate`,
+         * `baggage`).
+         */carrier: [String: String]) {
+        self.spanName = spanName
+        self.attributes = attributes
+        self.metricAttributes = metricAttributes
+        self.carrier = carrier
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension TelemetryOperation: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeTelemetryOperation: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> TelemetryOperation {
+        return
+            try TelemetryOperation(
+                spanName: FfiConverterString.read(from: &buf), 
+                attributes: FfiConverterSequenceTypeTelemetryAttribute.read(from: &buf), 
+                metricAttributes: FfiConverterSequenceTypeTelemetryAttribute.read(from: &buf), 
+                carrier: FfiConverterDictionaryStringString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: TelemetryOperation, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.spanName, into: &buf)
+        FfiConverterSequenceTypeTelemetryAttribute.write(value.attributes, into: &buf)
+        FfiConverterSequenceTypeTelemetryAttribute.write(value.metricAttributes, into: &buf)
+        FfiConverterDictionaryStringString.write(value.carrier, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTelemetryOperation_lift(_ buf: RustBuffer) throws -> TelemetryOperation {
+    return try FfiConverterTypeTelemetryOperation.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTelemetryOperation_lower(_ value: TelemetryOperation) -> RustBuffer {
+    return FfiConverterTypeTelemetryOperation.lower(value)
+}
+
+
+/**
+ * How an answer ends its operation.
+ */
+public struct TelemetryOutcome: Equatable, Hashable {
+    /**
+     * `error.type`, when it failed.
+     */
+    public var errorType: String?
+    /**
+     * `rpc.response.status_code` (the JSON-RPC code as text).
+     */
+    public var statusCode: String?
+    /**
+     * The span status description.
+     */
+    public var description: String?
+    /**
+     * Metric attributes to leave out (a name the client chose).
+     */
+    public var dropFromMetric: [String]
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * `error.type`, when it failed.
+         */errorType: String?, 
+        /**
+         * `rpc.response.status_code` (the JSON-RPC code as text).
+         */statusCode: String?, 
+        /**
+         * The span status description.
+         */description: String?, 
+        /**
+         * Metric attributes to leave out (a name the client chose).
+         */dropFromMetric: [String]) {
+        self.errorType = errorType
+        self.statusCode = statusCode
+        self.description = description
+        self.dropFromMetric = dropFromMetric
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension TelemetryOutcome: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeTelemetryOutcome: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> TelemetryOutcome {
+        return
+            try TelemetryOutcome(
+                errorType: FfiConverterOptionString.read(from: &buf), 
+                statusCode: FfiConverterOptionString.read(from: &buf), 
+                description: FfiConverterOptionString.read(from: &buf), 
+                dropFromMetric: FfiConverterSequenceString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: TelemetryOutcome, into buf: inout [UInt8]) {
+        FfiConverterOptionString.write(value.errorType, into: &buf)
+        FfiConverterOptionString.write(value.statusCode, into: &buf)
+        FfiConverterOptionString.write(value.description, into: &buf)
+        FfiConverterSequenceString.write(value.dropFromMetric, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTelemetryOutcome_lift(_ buf: RustBuffer) throws -> TelemetryOutcome {
+    return try FfiConverterTypeTelemetryOutcome.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTelemetryOutcome_lower(_ value: TelemetryOutcome) -> RustBuffer {
+    return FfiConverterTypeTelemetryOutcome.lower(value)
 }
 
 
@@ -12962,6 +13353,30 @@ fileprivate struct FfiConverterOptionUInt32: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionInt32: FfiConverterRustBuffer {
+    typealias SwiftType = Int32?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterInt32.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterInt32.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionUInt64: FfiConverterRustBuffer {
     typealias SwiftType = UInt64?
 
@@ -13418,6 +13833,30 @@ fileprivate struct FfiConverterOptionTypeServerInfo: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionTypeSessionEnded: FfiConverterRustBuffer {
+    typealias SwiftType = SessionEnded?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeSessionEnded.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeSessionEnded.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionTypeSkillsSupport: FfiConverterRustBuffer {
     typealias SwiftType = SkillsSupport?
 
@@ -13434,6 +13873,30 @@ fileprivate struct FfiConverterOptionTypeSkillsSupport: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterTypeSkillsSupport.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeTelemetryOperation: FfiConverterRustBuffer {
+    typealias SwiftType = TelemetryOperation?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeTelemetryOperation.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeTelemetryOperation.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -13875,6 +14338,31 @@ fileprivate struct FfiConverterSequenceTypeSkillFile: FfiConverterRustBuffer {
         seq.reserveCapacity(Int(len))
         for _ in 0 ..< len {
             seq.append(try FfiConverterTypeSkillFile.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeTelemetryAttribute: FfiConverterRustBuffer {
+    typealias SwiftType = [TelemetryAttribute]
+
+    public static func write(_ value: [TelemetryAttribute], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeTelemetryAttribute.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [TelemetryAttribute] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [TelemetryAttribute]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeTelemetryAttribute.read(from: &buf))
         }
         return seq
     }
@@ -14349,6 +14837,21 @@ public func valueResult(valueJson: String)throws  -> ToolResult  {
 })
 }
 /**
+ * How an answer ends its operation by the OpenTelemetry conventions for MCP
+ * (`mcpcore::semconv::host_outcome`): a result (`is_error`: a tool's `isError`) or the
+ * JSON-RPC error `code` with its `message`.
+ */
+public func telemetryOutcome(isError: Bool, code: Int32? = nil, message: String? = nil) -> TelemetryOutcome  {
+    return try!  FfiConverterTypeTelemetryOutcome_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_func_telemetry_outcome(
+        FfiConverterBool.lower(isError),
+        FfiConverterOptionInt32.lower(code),
+        FfiConverterOptionString.lower(message),uniffiCallStatus
+    )
+})
+}
+/**
  * A tool-execution error (`isError: true`) the model can read and act on.
  */
 public func errorResult(message: String) -> ToolResult  {
@@ -14475,6 +14978,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_func_value_result() != 46834) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_func_telemetry_outcome() != 37576) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_func_error_result() != 55098) {
@@ -14810,6 +15316,12 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_middlewarecall_protocol_version() != 65365) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpcore_uniffi_checksum_method_middlewarecall_session_ended() != 18098) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_middlewarecall_telemetry_operation() != 7439) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpcore_uniffi_checksum_method_middlewarecall_tool() != 25801) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -14874,6 +15386,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_server_with_response_limit() != 42366) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_server_with_telemetry_middleware() != 47773) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_server_with_timeouts() != 53861) {

@@ -1008,6 +1008,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_func_value_result(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_func_telemetry_outcome(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_func_error_result(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_func_page(
@@ -1230,6 +1232,10 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_middlewarecall_protocol_version(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_middlewarecall_session_ended(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_middlewarecall_telemetry_operation(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_middlewarecall_tool(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_registry_add_tool(
@@ -1273,6 +1279,8 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_mcpcore_uniffi_checksum_method_server_with_request_log(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_server_with_response_limit(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_server_with_telemetry_middleware(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_server_with_timeouts(
     ): Int
@@ -1664,6 +1672,10 @@ internal object UniffiLib {
     ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_method_middlewarecall_protocol_version(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_method_middlewarecall_session_ended(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_method_middlewarecall_telemetry_operation(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_method_middlewarecall_tool(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_clone_registry(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1724,6 +1736,8 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_server_with_response_limit(`ptr`: Long,`maxBytes`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_server_with_telemetry_middleware(`ptr`: Long,`middleware`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_server_with_timeouts(`ptr`: Long,`defaultMs`: RustBuffer.ByValue,`perToolMs`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_server_with_tool_search(`ptr`: Long,`pinned`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1779,6 +1793,8 @@ internal object UniffiLib {
     external fun uniffi_mcpcore_uniffi_fn_func_tool_result_json(`result`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_func_value_result(`valueJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_func_telemetry_outcome(`isError`: Byte,`code`: RustBuffer.ByValue,`message`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mcpcore_uniffi_fn_func_error_result(`message`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
@@ -1939,6 +1955,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_func_value_result() and 0xFFFF) != 46834) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_func_telemetry_outcome() and 0xFFFF) != 37576) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_func_error_result() and 0xFFFF) != 55098) {
@@ -2274,6 +2293,12 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_middlewarecall_protocol_version() and 0xFFFF) != 65365) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_middlewarecall_session_ended() and 0xFFFF) != 18098) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_middlewarecall_telemetry_operation() and 0xFFFF) != 7439) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_middlewarecall_tool() and 0xFFFF) != 25801) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -2338,6 +2363,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_with_response_limit() and 0xFFFF) != 42366) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_with_telemetry_middleware() and 0xFFFF) != 47773) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_with_timeouts() and 0xFFFF) != 53861) {
@@ -6850,6 +6878,19 @@ public interface MiddlewareCallInterface {
     fun `protocolVersion`(): kotlin.String?
     
     /**
+     * When this is the engine's event for a legacy session that ended (not a request): its
+     * duration and the attributes of `mcp.server.session.duration`.
+     */
+    fun `sessionEnded`(): SessionEnded?
+    
+    /**
+     * The OpenTelemetry conventions for MCP of this request (`mcpcore::semconv`): span name,
+     * attributes, the metric's attributes, and the trace context in `params._meta`; none for
+     * the engine's session event (see [`MiddlewareCall::session_ended`]).
+     */
+    fun `telemetryOperation`(): TelemetryOperation?
+    
+    /**
      * The tool a `tools/call` names.
      */
     fun `tool`(): kotlin.String?
@@ -7078,6 +7119,41 @@ open class MiddlewareCall: Disposable, AutoCloseable, MiddlewareCallInterface
     callWithHandle {
     uniffiRustCall() { _status ->
     UniffiLib.uniffi_mcpcore_uniffi_fn_method_middlewarecall_protocol_version(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * When this is the engine's event for a legacy session that ended (not a request): its
+     * duration and the attributes of `mcp.server.session.duration`.
+     */override fun `sessionEnded`(): SessionEnded? {
+            return FfiConverterOptionalTypeSessionEnded.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_middlewarecall_session_ended(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The OpenTelemetry conventions for MCP of this request (`mcpcore::semconv`): span name,
+     * attributes, the metric's attributes, and the trace context in `params._meta`; none for
+     * the engine's session event (see [`MiddlewareCall::session_ended`]).
+     */override fun `telemetryOperation`(): TelemetryOperation? {
+            return FfiConverterOptionalTypeTelemetryOperation.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_middlewarecall_telemetry_operation(
         it,
         _status)
 }
@@ -11225,6 +11301,13 @@ public interface ServerInterface {
     fun `withResponseLimit`(`maxBytes`: kotlin.ULong): Server
     
     /**
+     * This server with `middleware` outermost, told of legacy sessions ending too (the
+     * pseudo-request `mcpcore/sessionEnded`, params `{seconds, attributes}`): what
+     * `Server.withTelemetry` (Kotlin, OpenTelemetry) installs.
+     */
+    fun `withTelemetryMiddleware`(`middleware`: Middleware): Server
+    
+    /**
      * This server with timeouts for tools (ready-made middleware): `default_ms` for every
      * tool, `per_tool_ms` by name; a call over it is cancelled and answered `-32001`.
      */
@@ -11538,6 +11621,25 @@ open class Server: Disposable, AutoCloseable, ServerInterface
         it,
         
         FfiConverterULong.lower(`maxBytes`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * This server with `middleware` outermost, told of legacy sessions ending too (the
+     * pseudo-request `mcpcore/sessionEnded`, params `{seconds, attributes}`): what
+     * `Server.withTelemetry` (Kotlin, OpenTelemetry) installs.
+     */override fun `withTelemetryMiddleware`(`middleware`: Middleware): Server {
+            return FfiConverterTypeServer.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_server_with_telemetry_middleware(
+        it,
+        
+        FfiConverterTypeMiddleware.lower(`middleware`),_status)
 }
     }
     )
@@ -16129,6 +16231,54 @@ public object FfiConverterTypeServerInfo: FfiConverterRustBuffer<ServerInfo> {
 
 
 /**
+ * A legacy session that ended: its duration and the attributes of
+ * `mcp.server.session.duration`.
+ */
+data class SessionEnded (
+    /**
+     * How long it lasted.
+     */
+    var `seconds`: kotlin.Double
+    , 
+    /**
+     * `mcp.protocol.version`, `network.transport`, …
+     */
+    var `attributes`: List<TelemetryAttribute>
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeSessionEnded: FfiConverterRustBuffer<SessionEnded> {
+    override fun read(buf: ByteBuffer): SessionEnded {
+        return SessionEnded(
+            FfiConverterDouble.read(buf),
+            FfiConverterSequenceTypeTelemetryAttribute.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: SessionEnded) = (
+            FfiConverterDouble.allocationSize(value.`seconds`) +
+            FfiConverterSequenceTypeTelemetryAttribute.allocationSize(value.`attributes`)
+    )
+
+    override fun write(value: SessionEnded, buf: ByteBuffer) {
+            FfiConverterDouble.write(value.`seconds`, buf)
+            FfiConverterSequenceTypeTelemetryAttribute.write(value.`attributes`, buf)
+    }
+}
+
+
+
+/**
  * A skill entry, the same in `skills/list` and `skills/get`.
  */
 data class Skill (
@@ -16367,6 +16517,188 @@ public object FfiConverterTypeTaskInfo: FfiConverterRustBuffer<TaskInfo> {
             FfiConverterOptionalString.write(value.`statusMessage`, buf)
             FfiConverterOptionalDuration.write(value.`pollInterval`, buf)
             FfiConverterOptionalDuration.write(value.`ttl`, buf)
+    }
+}
+
+
+
+/**
+ * One attribute: a text or an integer value.
+ */
+data class TelemetryAttribute (
+    /**
+     * Its key, e.g. `mcp.method.name`.
+     */
+    var `key`: kotlin.String
+    , 
+    /**
+     * The value, when text.
+     */
+    var `text`: kotlin.String?
+    , 
+    /**
+     * The value, when an integer.
+     */
+    var `int`: kotlin.Long?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeTelemetryAttribute: FfiConverterRustBuffer<TelemetryAttribute> {
+    override fun read(buf: ByteBuffer): TelemetryAttribute {
+        return TelemetryAttribute(
+            FfiConverterString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalLong.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: TelemetryAttribute) = (
+            FfiConverterString.allocationSize(value.`key`) +
+            FfiConverterOptionalString.allocationSize(value.`text`) +
+            FfiConverterOptionalLong.allocationSize(value.`int`)
+    )
+
+    override fun write(value: TelemetryAttribute, buf: ByteBuffer) {
+            FfiConverterString.write(value.`key`, buf)
+            FfiConverterOptionalString.write(value.`text`, buf)
+            FfiConverterOptionalLong.write(value.`int`, buf)
+    }
+}
+
+
+
+/**
+ * A request as the OpenTelemetry conventions for MCP describe it.
+ */
+data class TelemetryOperation (
+    /**
+     * `{mcp.method.name} {target}`.
+     */
+    var `spanName`: kotlin.String
+    , 
+    /**
+     * The span's attributes.
+     */
+    var `attributes`: List<TelemetryAttribute>
+    , 
+    /**
+     * The duration histogram's attributes (low cardinality).
+     */
+    var `metricAttributes`: List<TelemetryAttribute>
+    , 
+    /**
+     * The trace context the sender put in `params._meta` (`traceparent`, `tracestate`,
+     * `baggage`).
+     */
+    var `carrier`: Map<kotlin.String, kotlin.String>
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeTelemetryOperation: FfiConverterRustBuffer<TelemetryOperation> {
+    override fun read(buf: ByteBuffer): TelemetryOperation {
+        return TelemetryOperation(
+            FfiConverterString.read(buf),
+            FfiConverterSequenceTypeTelemetryAttribute.read(buf),
+            FfiConverterSequenceTypeTelemetryAttribute.read(buf),
+            FfiConverterMapStringString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: TelemetryOperation) = (
+            FfiConverterString.allocationSize(value.`spanName`) +
+            FfiConverterSequenceTypeTelemetryAttribute.allocationSize(value.`attributes`) +
+            FfiConverterSequenceTypeTelemetryAttribute.allocationSize(value.`metricAttributes`) +
+            FfiConverterMapStringString.allocationSize(value.`carrier`)
+    )
+
+    override fun write(value: TelemetryOperation, buf: ByteBuffer) {
+            FfiConverterString.write(value.`spanName`, buf)
+            FfiConverterSequenceTypeTelemetryAttribute.write(value.`attributes`, buf)
+            FfiConverterSequenceTypeTelemetryAttribute.write(value.`metricAttributes`, buf)
+            FfiConverterMapStringString.write(value.`carrier`, buf)
+    }
+}
+
+
+
+/**
+ * How an answer ends its operation.
+ */
+data class TelemetryOutcome (
+    /**
+     * `error.type`, when it failed.
+     */
+    var `errorType`: kotlin.String?
+    , 
+    /**
+     * `rpc.response.status_code` (the JSON-RPC code as text).
+     */
+    var `statusCode`: kotlin.String?
+    , 
+    /**
+     * The span status description.
+     */
+    var `description`: kotlin.String?
+    , 
+    /**
+     * Metric attributes to leave out (a name the client chose).
+     */
+    var `dropFromMetric`: List<kotlin.String>
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeTelemetryOutcome: FfiConverterRustBuffer<TelemetryOutcome> {
+    override fun read(buf: ByteBuffer): TelemetryOutcome {
+        return TelemetryOutcome(
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterSequenceString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: TelemetryOutcome) = (
+            FfiConverterOptionalString.allocationSize(value.`errorType`) +
+            FfiConverterOptionalString.allocationSize(value.`statusCode`) +
+            FfiConverterOptionalString.allocationSize(value.`description`) +
+            FfiConverterSequenceString.allocationSize(value.`dropFromMetric`)
+    )
+
+    override fun write(value: TelemetryOutcome, buf: ByteBuffer) {
+            FfiConverterOptionalString.write(value.`errorType`, buf)
+            FfiConverterOptionalString.write(value.`statusCode`, buf)
+            FfiConverterOptionalString.write(value.`description`, buf)
+            FfiConverterSequenceString.write(value.`dropFromMetric`, buf)
     }
 }
 
@@ -18422,6 +18754,38 @@ public object FfiConverterOptionalUInt: FfiConverterRustBuffer<kotlin.UInt?> {
 /**
  * @suppress
  */
+public object FfiConverterOptionalInt: FfiConverterRustBuffer<kotlin.Int?> {
+    override fun read(buf: ByteBuffer): kotlin.Int? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterInt.read(buf)
+    }
+
+    override fun allocationSize(value: kotlin.Int?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterInt.allocationSize(value)
+        }
+    }
+
+    override fun write(value: kotlin.Int?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterInt.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
 public object FfiConverterOptionalULong: FfiConverterRustBuffer<kotlin.ULong?> {
     override fun read(buf: ByteBuffer): kotlin.ULong? {
         if (buf.get().toInt() == 0) {
@@ -19030,6 +19394,38 @@ public object FfiConverterOptionalTypeServerInfo: FfiConverterRustBuffer<ServerI
 /**
  * @suppress
  */
+public object FfiConverterOptionalTypeSessionEnded: FfiConverterRustBuffer<SessionEnded?> {
+    override fun read(buf: ByteBuffer): SessionEnded? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeSessionEnded.read(buf)
+    }
+
+    override fun allocationSize(value: SessionEnded?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeSessionEnded.allocationSize(value)
+        }
+    }
+
+    override fun write(value: SessionEnded?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeSessionEnded.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
 public object FfiConverterOptionalTypeSkillsSupport: FfiConverterRustBuffer<SkillsSupport?> {
     override fun read(buf: ByteBuffer): SkillsSupport? {
         if (buf.get().toInt() == 0) {
@@ -19052,6 +19448,38 @@ public object FfiConverterOptionalTypeSkillsSupport: FfiConverterRustBuffer<Skil
         } else {
             buf.put(1)
             FfiConverterTypeSkillsSupport.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeTelemetryOperation: FfiConverterRustBuffer<TelemetryOperation?> {
+    override fun read(buf: ByteBuffer): TelemetryOperation? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeTelemetryOperation.read(buf)
+    }
+
+    override fun allocationSize(value: TelemetryOperation?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeTelemetryOperation.allocationSize(value)
+        }
+    }
+
+    override fun write(value: TelemetryOperation?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeTelemetryOperation.write(value, buf)
         }
     }
 }
@@ -19602,6 +20030,34 @@ public object FfiConverterSequenceTypeSkillFile: FfiConverterRustBuffer<List<Ski
 /**
  * @suppress
  */
+public object FfiConverterSequenceTypeTelemetryAttribute: FfiConverterRustBuffer<List<TelemetryAttribute>> {
+    override fun read(buf: ByteBuffer): List<TelemetryAttribute> {
+        val len = buf.getInt()
+        return List<TelemetryAttribute>(len) {
+            FfiConverterTypeTelemetryAttribute.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<TelemetryAttribute>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypeTelemetryAttribute.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<TelemetryAttribute>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypeTelemetryAttribute.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
 public object FfiConverterSequenceTypeTool: FfiConverterRustBuffer<List<Tool>> {
     override fun read(buf: ByteBuffer): List<Tool> {
         val len = buf.getInt()
@@ -20028,6 +20484,24 @@ public object FfiConverterMapStringSequenceString: FfiConverterRustBuffer<Map<ko
     
         
         FfiConverterString.lower(`valueJson`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * How an answer ends its operation by the OpenTelemetry conventions for MCP
+         * (`mcpcore::semconv::host_outcome`): a result (`is_error`: a tool's `isError`) or the
+         * JSON-RPC error `code` with its `message`.
+         */ fun `telemetryOutcome`(`isError`: kotlin.Boolean, `code`: kotlin.Int? = null, `message`: kotlin.String? = null): TelemetryOutcome {
+            return FfiConverterTypeTelemetryOutcome.lift(
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_func_telemetry_outcome(
+    
+        
+        FfiConverterBoolean.lower(`isError`),
+        FfiConverterOptionalInt.lower(`code`),
+        FfiConverterOptionalString.lower(`message`),_status)
 }
     )
     }
