@@ -60,6 +60,12 @@ done
 export MCPCORE_KEYCLOAK_JAVA_HOME="$kc_java"
 echo "Keycloak $kc_version in $kc_dir, Java in $kc_java"
 
+step "an OpenTelemetry Collector for tests/rust/otlp_collector.rs (its own Go modules from the module proxy)"
+command -v go >/dev/null || { echo "go is missing: install Go (the collector of tests/rust/otlp_collector.rs is built with it)" >&2; exit 1; }
+otelcol="${CARGO_TARGET_DIR:-$PWD/target}/peers/otelcol"
+(cd tests/interop/otelcol && go build -o "$otelcol" .)
+export MCPCORE_OTELCOL="$otelcol"
+
 step "cargo fmt --check"
 cargo fmt --all --check
 
