@@ -14,6 +14,7 @@
 //! echo_server --rate-limit 5         # a rate limit per client (ready-made middleware)
 //! echo_server --idempotency [--ledger FILE]   # `append(text, idempotency_key)`, once per key
 //! echo_server --pass-through          # one middleware that passes every request on (bench W6)
+//! echo_server --list-cache            # list pages answered from memory (ready-made middleware)
 //! OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 echo_server   # OpenTelemetry over OTLP/HTTP
 //! ```
 //! `--synthetic-tools N` adds N generated tools (`create_invoice_for_one` … : every verb of a
@@ -456,6 +457,11 @@ async fn run(args: &[String], http: Option<String>, auth: Option<AuthConfig>) ->
             builder.middleware(mcpcore::middleware::from_fn(|req, _ctx, next: mcpcore::middleware::Next| {
                 next.run(req)
             }));
+    }
+    if args.iter().any(|a| a == "--list-cache") {
+        // List pages from memory for their own ttlMs (legacy: a minute), emptied by any change.
+        let cache = mcpcore::server::middleware::ListCache::new(std::time::Duration::from_secs(60), 1_000);
+        builder = builder.middleware(Arc::new(cache));
     }
     if let Some(spec) = option(args, "--rate-limit") {
         let Some((rate, burst)) = rate_limit(&spec) else {
