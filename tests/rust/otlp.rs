@@ -12,7 +12,7 @@ use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
 use serde_json::{json, Value};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 
 type Received = Arc<Mutex<Vec<(String, Value)>>>;
@@ -117,13 +117,7 @@ async fn echo_server_exports_its_spans_over_otlp_in_the_callers_trace() {
         .expect("our client span");
 
     // SIGINT: the server stops gracefully and flushes its exporters.
-    // SAFETY: signalling our own child, not yet reaped.
-    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while child.try_wait().unwrap().is_none() {
-        assert!(Instant::now() < deadline, "echo_server did not stop");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    mcpcore_tests::interrupt_and_wait(&mut child, Duration::from_secs(10), "echo_server").await;
     let exported = spans(&got);
     let served = exported
         .iter()

@@ -113,13 +113,7 @@ async fn a_real_collector_receives_the_servers_span_in_the_callers_trace_and_its
     let trace = format!("{}", ours.span_context.trace_id());
 
     // SIGINT: the server stops gracefully and flushes its exporters.
-    // SAFETY: signalling our own child, not yet reaped.
-    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while child.try_wait().unwrap().is_none() {
-        assert!(Instant::now() < deadline, "echo_server did not stop");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    mcpcore_tests::interrupt_and_wait(&mut child, Duration::from_secs(10), "echo_server").await;
     let out = collector.wait_for("mcp.server.operation.duration", Duration::from_secs(10));
     // The debug exporter prints each span's Trace ID line before its Name line.
     let lines: Vec<&str> = out.lines().collect();

@@ -14,7 +14,7 @@ use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
 use serde_json::{json, Value};
 use std::io::BufRead;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn python() -> String {
     std::env::var("MCPCORE_PYTHON").unwrap_or_else(|_| {
@@ -70,13 +70,8 @@ async fn the_official_sdk_servers_span_is_the_child_of_our_client_span() {
         ));
     }
 
-    // SAFETY: signalling our own child, not yet reaped.
-    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
-    let deadline = Instant::now() + Duration::from_secs(15);
-    while child.try_wait().unwrap().is_none() {
-        assert!(Instant::now() < deadline, "the SDK server did not stop");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    // SIGINT: the server stops gracefully and flushes its exporters.
+    mcpcore_tests::interrupt_and_wait(&mut child, Duration::from_secs(15), "the SDK server").await;
     let theirs: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&spans_file).unwrap()).unwrap();
     let _ = std::fs::remove_file(&spans_file);
     for (trace, span, lineage) in ours {

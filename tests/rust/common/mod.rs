@@ -42,6 +42,18 @@ pub async fn connect(name: &str, args: &[&str], options: ClientOptions) -> Clien
     Client::connect_stdio(cmd(name, args), options).await.expect("connect")
 }
 
+/// Sends `child` SIGINT (a graceful stop: servers flush their exporters) and waits until it
+/// exits, at most `within`; `what` names it in the failure.
+pub async fn interrupt_and_wait(child: &mut std::process::Child, within: std::time::Duration, what: &str) {
+    // SAFETY: signalling our own child, not yet reaped.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let deadline = std::time::Instant::now() + within;
+    while child.try_wait().expect("the child's status").is_none() {
+        assert!(std::time::Instant::now() < deadline, "{what} did not stop");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
 /// Spawns `cmd` (a server that prints `listening on URL` first: `mcpcore serve --listen`,
 /// `echo_server --http`), its stdout piped, and waits for that line: the child and the URL.
 pub fn spawn_listening(cmd: &mut std::process::Command) -> (std::process::Child, String) {
