@@ -66,6 +66,15 @@ impl Identity {
 #[derive(Clone)]
 pub(crate) struct CallerToken(pub(crate) std::sync::Arc<str>);
 
+impl CallerToken {
+    /// The token's SHA-256: a key for what is kept per caller token (pooled connections, cached
+    /// lists) that holds nothing of the token itself.
+    pub(crate) fn digest(&self) -> [u8; 32] {
+        use sha2::Digest as _;
+        sha2::Sha256::digest(self.0.as_bytes()).into()
+    }
+}
+
 impl std::fmt::Debug for CallerToken {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("CallerToken(<redacted>)")

@@ -20,7 +20,6 @@ use crate::client::Client;
 use crate::context::{CallerToken, RequestContext};
 use crate::error::{Error, Result};
 use crate::future::BoxFuture;
-use sha2::Digest as _;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -100,7 +99,7 @@ impl OnBehalf {
                  token: serve the gateway with authorization (\"auth\")",
             )
         })?;
-        let key: [u8; 32] = sha2::Sha256::digest(token.0.as_bytes()).into();
+        let key = token.digest();
         let now = Instant::now();
         if let Some(p) = self.pool().get(&key).filter(|p| p.until > now + MARGIN) {
             return Ok(p.conn());

@@ -81,10 +81,10 @@ impl ListCache {
 /// (when the catalogue is not per identity) the client as the rate limits count it; `None` when
 /// the catalogue is per identity and nothing tells this caller apart.
 fn caller_key(ctx: &RequestContext, per_caller: bool) -> Option<String> {
-    use sha2::Digest as _;
     let origin = ctx.origin();
     if let Some(t) = origin.and_then(|o| o.extensions.get::<crate::context::CallerToken>()) {
-        return Some(format!("token {:x}", sha2::Sha256::digest(t.0.as_bytes())));
+        let hex: String = t.digest().iter().map(|b| format!("{b:02x}")).collect();
+        return Some(format!("token {hex}"));
     }
     if let Some(id) = ctx.identity() {
         let claims = serde_json::to_string(&id.claims).unwrap_or_default();
