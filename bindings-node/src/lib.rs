@@ -86,6 +86,14 @@ pub fn telemetry_outcome(is_error: bool, code: Option<i32>, message: Option<Stri
     serde_json::to_string(&mcpcore::semconv::host_outcome(is_error, error)).expect("serializable")
 }
 
+/// A result's `details` (JSON text of an object), as refusal and pending-approval results take them.
+fn details_of(json: &str) -> napi::Result<serde_json::Map<String, serde_json::Value>> {
+    match parse_json("details", json)? {
+        serde_json::Value::Object(m) => Ok(m),
+        _ => Err(errors::to_js(mcpcore::Error::invalid_input("details must be an object"))),
+    }
+}
+
 /// One page of `itemsJson` (a list) for a list tool's `limit` and `cursor`
 /// (`mcpcore::registry::paging`), as JSON `{"items": [...], "nextCursor"?}`.
 #[napi_derive::napi]
@@ -109,10 +117,7 @@ pub fn page_of(
 /// `structuredContent` `{status: "pending_approval", …details}` (`detailsJson`: an object).
 #[napi_derive::napi]
 pub fn pending_approval_result(message: String, details_json: String) -> napi::Result<String> {
-    let details = match parse_json("details", &details_json)? {
-        serde_json::Value::Object(m) => m,
-        _ => return Err(errors::to_js(mcpcore::Error::invalid_input("details must be an object"))),
-    };
+    let details = details_of(&details_json)?;
     let r = mcpcore::protocol::CallToolResult::pending_approval(message, details);
     Ok(serde_json::to_string(&r).expect("results serialize"))
 }
@@ -126,10 +131,7 @@ pub fn refusal_result(
     message: String,
     details_json: String,
 ) -> napi::Result<String> {
-    let details = match parse_json("details", &details_json)? {
-        serde_json::Value::Object(m) => m,
-        _ => return Err(errors::to_js(mcpcore::Error::invalid_input("details must be an object"))),
-    };
+    let details = details_of(&details_json)?;
     let r = mcpcore::protocol::CallToolResult::refusal(reason, remedy, message, details);
     Ok(serde_json::to_string(&r).expect("results serialize"))
 }

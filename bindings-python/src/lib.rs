@@ -106,16 +106,19 @@ fn invalid(e: String) -> PyErr {
     errors::to_py(mcpcore::Error::invalid_input(e))
 }
 
-/// The CallToolResult (JSON text) a tool returning `value` answers with (`wrapped`: its output
-/// schema wraps the value as `{"result": …}`): the core's rules, as every tool applies them.
+/// A result's `details` (JSON text of an object), as refusal and pending-approval results take them.
+fn details_of(json: &str) -> PyResult<serde_json::Map<String, serde_json::Value>> {
+    match parse_json("details", json)? {
+        serde_json::Value::Object(m) => Ok(m),
+        _ => Err(invalid("details must be an object".into())),
+    }
+}
+
 /// A refusal result (`CallToolResult::refusal`) as JSON: `isError`, `message` as text,
 /// `structuredContent` `{reason, remedy, …details}` (`details`: a JSON object).
 #[pyfunction]
 fn refusal(reason: String, remedy: String, message: String, details: &str) -> PyResult<String> {
-    let details = match parse_json("details", details)? {
-        serde_json::Value::Object(m) => m,
-        _ => return Err(invalid("details must be an object".into())),
-    };
+    let details = details_of(details)?;
     Ok(to_json(&mcpcore::protocol::CallToolResult::refusal(reason, remedy, message, details)))
 }
 
@@ -142,10 +145,7 @@ fn page(
 /// `structuredContent` `{status: "pending_approval", …details}` (`details`: a JSON object).
 #[pyfunction]
 fn pending_approval(message: String, details: &str) -> PyResult<String> {
-    let details = match parse_json("details", details)? {
-        serde_json::Value::Object(m) => m,
-        _ => return Err(invalid("details must be an object".into())),
-    };
+    let details = details_of(details)?;
     Ok(to_json(&mcpcore::protocol::CallToolResult::pending_approval(message, details)))
 }
 
@@ -158,6 +158,8 @@ fn telemetry_outcome(is_error: bool, code: Option<i32>, message: Option<&str>) -
     to_json(&mcpcore::semconv::host_outcome(is_error, error))
 }
 
+/// The CallToolResult (JSON text) a tool returning `value` answers with (`wrapped`: its output
+/// schema wraps the value as `{"result": …}`): the core's rules, as every tool applies them.
 #[pyfunction]
 #[pyo3(signature = (value, wrapped=false))]
 fn tool_result(value: &Bound<'_, PyAny>, wrapped: bool) -> PyResult<String> {
