@@ -4,6 +4,7 @@
 //! [`Inbound`] value or into the error response the peer must receive. [`scan`] reads the id
 //! of a message too large to parse.
 
+mod envelope;
 pub mod scan;
 pub(crate) mod write;
 
@@ -186,6 +187,9 @@ pub enum Inbound {
 /// Parses one frame. `Err` holds the error response owed to the peer (`-32700` with a null id
 /// for invalid JSON or invalid UTF-8, `-32600` for a JSON value that is not a message).
 pub fn parse(bytes: &[u8]) -> Result<Inbound, Response> {
+    if let Some(m) = envelope::fast(bytes) {
+        return Ok(Inbound::Single(m));
+    }
     let value: Value = serde_json::from_slice(bytes)
         .map_err(|e| Response::error(None, ErrorData::parse_error(format!("Parse error: {e}"))))?;
     match value {
