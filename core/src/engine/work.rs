@@ -76,6 +76,8 @@ impl std::fmt::Debug for Work {
 pub enum Outcome {
     /// A tool result.
     Tool(CallToolResult),
+    /// A tool result given as JSON ([`crate::registry::ToolHandler::returns_json`]).
+    ToolJson(Value),
     /// A rendered prompt.
     Prompt(GetPromptResult),
     /// Resource contents.
@@ -119,6 +121,10 @@ impl PendingCall {
     /// Runs the host code with `ctx` (task methods are the runtime's: see [`Work::Task`]).
     pub fn run(&self, ctx: RequestContext) -> BoxFuture<'static, crate::Result<Outcome>> {
         match &self.work {
+            Work::Tool { tool, arguments } if tool.returns_json() => {
+                let fut = tool.invoke_json(arguments.clone(), ctx);
+                Box::pin(async move { fut.await.map(Outcome::ToolJson) })
+            }
             Work::Tool { tool, arguments } => {
                 let fut = tool.invoke(arguments.clone(), ctx);
                 Box::pin(async move { fut.await.map(Outcome::Tool) })
@@ -170,15 +176,19 @@ impl ServerEngine {
         };
         let value = match (&call.work, outcome) {
             (Work::Tool { tool, .. }, outcome) => {
-                let outcome = outcome.and_then(|o| match o {
-                    Outcome::Tool(r) => Ok(r),
-                    _ => Err(Error::protocol("a tool produced something else than a tool result")),
-                });
-                match tool.settle(outcome, call.version) {
-                    Ok(result) => shape::call_tool_result(
-                        serde_json::to_value(result).expect("serializable"),
+                let settled = match outcome {
+                    Ok(Outcome::ToolJson(v)) => tool.settle_json(Ok(v), call.version),
+                    Ok(Outcome::Tool(r)) => tool
+                        .settle(Ok(r), call.version)
+                        .map(|r| serde_json::to_value(r).expect("serializable")),
+                    Ok(_) => tool.settle_json(
+                        Err(Error::protocol("a tool produced something else than a tool result")),
                         call.version,
                     ),
+                    Err(e) => tool.settle_json(Err(e), call.version),
+                };
+                match settled {
+                    Ok(result) => shape::call_tool_result(result, call.version),
                     Err(e) => return Response::error(Some(id), e),
                 }
             }
@@ -196,7 +206,7 @@ impl ServerEngine {
                 v
             }
             (_, Ok(Outcome::Complete(c))) => json!({ "completion": c }),
-            (_, Ok(Outcome::Tool(_))) => {
+            (_, Ok(Outcome::Tool(_) | Outcome::ToolJson(_))) => {
                 return Response::error(
                     Some(id),
                     ErrorData::internal("Internal error: unexpected tool result"),

@@ -86,6 +86,8 @@ pub struct RegisteredTool {
     output: Option<CompiledSchema>,
     origin: ToolOrigin,
     task: crate::tasks::TaskPolicy,
+    /// The handler's [`ToolHandler::returns_json`], asked once.
+    json: bool,
 }
 
 impl std::fmt::Debug for RegisteredTool {
@@ -125,6 +127,44 @@ impl RegisteredTool {
     ) -> BoxFuture<'static, Result<CallToolResult>> {
         self.handler.call(arguments, ctx)
     }
+    /// True when [`RegisteredTool::invoke_json`] is the handler's own way to be called.
+    pub fn returns_json(&self) -> bool {
+        self.json
+    }
+    /// Runs the handler for its result as JSON ([`ToolHandler::call_json`]); settle it with
+    /// [`RegisteredTool::settle_json`].
+    pub fn invoke_json(
+        &self,
+        arguments: crate::context::Arguments,
+        ctx: ToolContext,
+    ) -> BoxFuture<'static, Result<Value>> {
+        self.handler.call_json(arguments, ctx)
+    }
+    /// [`RegisteredTool::settle`] for a result given as JSON: one that is not a
+    /// `CallToolResult` object, or whose structured content breaks `outputSchema`, becomes an
+    /// `isError: true` result.
+    pub fn settle_json(
+        &self,
+        outcome: Result<Value>,
+        version: crate::protocol::ProtocolVersion,
+    ) -> Result<Value, ErrorData> {
+        let typed = |r: CallToolResult| serde_json::to_value(r).expect("a tool result serializes");
+        let result = match outcome {
+            Ok(v) => v,
+            Err(e) => return self.settle(Err(e), version).map(typed),
+        };
+        if let Some(problem) = malformed(&result) {
+            return Ok(typed(CallToolResult::error(format!("Tool {} failed: {problem}", self.tool.name))));
+        }
+        let Some(schema) = &self.output else { return Ok(result) };
+        if result.get("isError") == Some(&Value::Bool(true)) {
+            return Ok(result);
+        }
+        match result.get("structuredContent") {
+            Some(v) if schema.errors(v).is_empty() => Ok(result),
+            structured => Ok(typed(self.output_mismatch(structured))),
+        }
+    }
     /// Turns a handler outcome into what goes on the wire for `version`: a JSON-RPC error for
     /// [`ErrorKind::Rpc`] (forwarded remote errors), and for arguments the handler found
     /// invalid ([`Error::invalid_arguments`]) where the revision makes them protocol errors;
@@ -151,18 +191,38 @@ impl RegisteredTool {
         if result.is_error() {
             return result;
         }
-        let problem = match &result.structured_content {
-            None => "the tool declares an outputSchema but returned no structuredContent".to_owned(),
-            Some(v) => {
-                let errors = schema.errors(v);
-                if errors.is_empty() {
-                    return result;
-                }
-                format!("structuredContent does not match the tool's outputSchema: {}", Value::from(errors))
-            }
+        if result.structured_content.as_ref().is_some_and(|v| schema.errors(v).is_empty()) {
+            return result;
+        }
+        self.output_mismatch(result.structured_content.as_ref())
+    }
+    /// The error result for structured content that is missing or breaks `outputSchema`.
+    fn output_mismatch(&self, structured: Option<&Value>) -> CallToolResult {
+        let problem = match (structured, &self.output) {
+            (Some(v), Some(schema)) => format!(
+                "structuredContent does not match the tool's outputSchema: {}",
+                Value::from(schema.errors(v))
+            ),
+            _ => "the tool declares an outputSchema but returned no structuredContent".to_owned(),
         };
         CallToolResult::error(format!("Tool {} failed: {problem}", self.tool.name))
     }
+}
+
+/// Why `result` is not a `CallToolResult` object (2025-11-25 schema: `content` an array of
+/// content blocks, each with a `type`; `isError` a boolean), or `None` when it is one.
+fn malformed(result: &Value) -> Option<&'static str> {
+    let Value::Object(obj) = result else { return Some("the result is not an object") };
+    let Some(Value::Array(blocks)) = obj.get("content") else {
+        return Some("the result has no content array");
+    };
+    if !blocks.iter().all(|b| b.get("type").is_some_and(Value::is_string)) {
+        return Some("a content block has no type");
+    }
+    if obj.get("isError").is_some_and(|v| !v.is_boolean()) {
+        return Some("isError is not a boolean");
+    }
+    None
 }
 
 /// The registry. Cheap to share behind an `Arc`; every method takes `&self`.
@@ -317,7 +377,8 @@ impl ToolRegistry {
         };
         let mut tools = self.tools.write().expect("registry lock poisoned");
         let requested = tool.name.clone();
-        let mut entry = RegisteredTool { tool, handler, input, output, origin, task };
+        let json = handler.returns_json();
+        let mut entry = RegisteredTool { tool, handler, input, output, origin, task, json };
         if !tools.contains_key(&requested) {
             tools.insert(requested.clone(), Arc::new(entry));
             self.changes.send(crate::changes::Change::ToolsListChanged);

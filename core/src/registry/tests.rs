@@ -90,3 +90,58 @@ async fn output_schema_is_enforced() {
     assert!(res.is_error());
     assert!(res.first_text().unwrap().contains("outputSchema"));
 }
+
+/// A handler whose result is JSON already, as a forwarded call's is.
+struct Json(Value);
+
+impl ToolHandler for Json {
+    fn call(&self, _: Arguments, _: ToolContext) -> BoxFuture<'static, Result<CallToolResult>> {
+        unreachable!("the engine calls call_json")
+    }
+    fn returns_json(&self) -> bool {
+        true
+    }
+    fn call_json(&self, _: Arguments, _: ToolContext) -> BoxFuture<'static, Result<Value>> {
+        let v = self.0.clone();
+        Box::pin(async move { Ok(v) })
+    }
+}
+
+#[tokio::test]
+async fn json_results_are_checked_like_typed_ones() {
+    let v = crate::protocol::ProtocolVersion::LATEST;
+    let settle = |result: Value, output: Option<Value>| async move {
+        let r = ToolRegistry::new();
+        let mut t = tool("j");
+        t.output_schema = output;
+        r.register(t, Json(result)).unwrap();
+        let t = r.get("j").unwrap();
+        assert!(t.returns_json());
+        t.settle_json(t.invoke_json(serde_json::Map::new(), ToolContext::local()).await, v).unwrap()
+    };
+    let ok = json!({"content": [{"type": "text", "text": "hi"}], "extra": 1});
+    assert_eq!(settle(ok.clone(), None).await, ok, "a well-formed result passes as it is");
+    for (bad, why) in [
+        (json!([1]), "not an object"),
+        (json!({"content": "x"}), "no content array"),
+        (json!({"content": [{"text": "x"}]}), "no type"),
+        (json!({"content": [], "isError": "yes"}), "isError is not a boolean"),
+    ] {
+        let r = settle(bad, None).await;
+        assert_eq!(r["isError"], json!(true));
+        assert!(r["content"][0]["text"].as_str().unwrap().contains(why), "{r}");
+    }
+    let schema = json!({"type": "object", "properties": {"sum": {"type": "number"}}, "required": ["sum"]});
+    let good = json!({"content": [], "structuredContent": {"sum": 1}});
+    assert_eq!(settle(good.clone(), Some(schema.clone())).await, good);
+    let wrong = settle(json!({"content": [], "structuredContent": {"total": 1}}), Some(schema.clone())).await;
+    assert!(wrong["content"][0]["text"].as_str().unwrap().contains("does not match the tool's outputSchema"));
+    let missing = settle(json!({"content": []}), Some(schema.clone())).await;
+    assert!(missing["content"][0]["text"].as_str().unwrap().contains("no structuredContent"));
+    let failed = json!({"content": [], "isError": true});
+    assert_eq!(
+        settle(failed.clone(), Some(schema)).await,
+        failed,
+        "a failed call needs no structuredContent"
+    );
+}

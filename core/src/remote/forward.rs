@@ -110,11 +110,18 @@ impl Remote {
         method: &'static str,
         params: Value,
     ) -> Result<T> {
+        let v = self.forward_json(ctx, method, params).await?;
+        serde_json::from_value(v)
+            .map_err(|e| self.failure(Error::protocol(format!("malformed {method} result: {e}"))))
+    }
+
+    /// Forwards `method` for the caller of `ctx`: the remote's result as JSON, its URIs under
+    /// the mount's prefix.
+    async fn forward_json(&self, ctx: &RequestContext, method: &'static str, params: Value) -> Result<Value> {
         let Value::Object(params) = params else { unreachable!("built as an object") };
         let mut v = bridge::forward(self, ctx, method, params).await.map_err(|e| self.failure(e))?;
         self.mount.localize(method, &mut v);
-        serde_json::from_value(v)
-            .map_err(|e| self.failure(Error::protocol(format!("malformed {method} result: {e}"))))
+        Ok(v)
     }
 }
 
@@ -126,14 +133,27 @@ pub(crate) struct ForwardTool {
 
 impl ToolHandler for ForwardTool {
     fn call(&self, arguments: Arguments, ctx: RequestContext) -> BoxFuture<'static, Result<CallToolResult>> {
+        let call = self.call_json(arguments, ctx);
+        Box::pin(async move {
+            let mut r: CallToolResult = serde_json::from_value(call.await?)
+                .map_err(|e| Error::tool(format!("malformed tools/call result: {e}")))?;
+            r.result_type = None;
+            Ok(r)
+        })
+    }
+
+    /// The remote's result stays JSON: the engine checks its shape and writes it for the
+    /// caller's revision (`resultType` dropped, content blocks shaped) without a typed round trip.
+    fn returns_json(&self) -> bool {
+        true
+    }
+
+    fn call_json(&self, arguments: Arguments, ctx: RequestContext) -> BoxFuture<'static, Result<Value>> {
         let (remote, name) = (self.remote.clone(), self.name.clone());
         Box::pin(async move {
             let params = json!({ "name": name, "arguments": arguments });
-            match remote.forward::<CallToolResult>(&ctx, "tools/call", params).await {
-                Ok(mut r) => {
-                    r.result_type = None;
-                    Ok(r)
-                }
+            match remote.forward_json(&ctx, "tools/call", params).await {
+                Ok(v) => Ok(v),
                 Err(e) if matches!(e.kind(), ErrorKind::Rpc | ErrorKind::InputRequired) => Err(e),
                 // A tool that cannot reach its server is a failed call the model can read.
                 Err(e) => Err(Error::tool(e.message())),
