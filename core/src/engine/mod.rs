@@ -669,14 +669,14 @@ impl ServerEngine {
 
     fn tools_call(
         &self,
-        req: Request,
+        mut req: Request,
         version: ProtocolVersion,
         log_level: Option<LoggingLevel>,
         who: Who,
         now: SystemTime,
         origin: &Origin,
     ) -> Action {
-        let params: CallToolRequestParams = match parse_params(&req) {
+        let params = match call_params(&mut req) {
             Ok(p) => p,
             Err(e) => return reply_err(req.id, e),
         };
@@ -772,6 +772,25 @@ struct At<'a> {
 
 fn reply_err(id: RequestId, e: ErrorData) -> Action {
     Action::Reply(Response::error(Some(id), e))
+}
+
+/// `tools/call`'s params. Its `arguments` and `_meta` (a modern request's is the biggest member)
+/// are moved out of the request rather than copied as [`parse_params`] would copy them; the
+/// rest stays for the MRTR members' readers. The errors are [`parse_params`]'s.
+fn call_params(req: &mut Request) -> Result<CallToolRequestParams, ErrorData> {
+    let (arguments, meta) = match req.params.as_mut() {
+        Some(p) => (p.remove("arguments"), p.remove("_meta")),
+        None => (None, None),
+    };
+    let invalid =
+        |e: serde_json::Error| ErrorData::invalid_params(format!("Invalid params for {}: {e}", req.method));
+    // In the order the whole read met them (`_meta` sorts first), so the same error is named.
+    let meta = meta.map(Option::<Map<String, Value>>::deserialize).transpose().map_err(invalid)?;
+    let arguments = arguments.map(Option::<Map<String, Value>>::deserialize).transpose().map_err(invalid)?;
+    let mut params: CallToolRequestParams = parse_params(req)?;
+    params.arguments = arguments.flatten();
+    params.meta = meta.flatten();
+    Ok(params)
 }
 
 /// The request's params as `T`, read in place (no copy of the params).

@@ -265,6 +265,27 @@ fn invalid_arguments_follow_each_revision() {
 }
 
 #[test]
+fn malformed_call_params_are_invalid_params() {
+    let mut p = Pair::new();
+    initialize(&mut p, "2025-11-25");
+    for (params, says) in [
+        (json!({"name":"echo","arguments":"x"}), "expected a map"),
+        (json!({"name":"echo","arguments":{"text":"a"},"_meta":5}), "expected a map"),
+        (json!({"arguments":{"text":"a"}}), "missing field `name`"),
+        (json!({"name":7}), "expected a string"),
+    ] {
+        let r = p.reply(json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params":params}));
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+        let message = r["error"]["message"].as_str().unwrap();
+        assert!(message.starts_with("Invalid params for tools/call:") && message.contains(says), "{r}");
+    }
+    // `arguments: null` is no arguments: `text` is missing, a tool error on 2025-11-25.
+    let r = p.reply(json!({"jsonrpc":"2.0","id":5,"method":"tools/call",
+        "params":{"name":"echo","arguments":null,"_meta":{"progressToken":"t"}}}));
+    assert_eq!(r["result"]["isError"], true, "{r}");
+}
+
+#[test]
 fn legacy_counter_offer() {
     for asked in ["2026-07-28", "1999-01-01"] {
         let mut p = Pair::new();
