@@ -92,6 +92,35 @@ impl Server {
         })
     }
 
+    /// Serves on stdin/stdout until stdin closes, on the calling thread with the GIL released
+    /// (no asyncio loop: the facade's `run()` uses it for a server whose handlers are all
+    /// synchronous, which then starts without importing asyncio; bench/NOTES.md). An async
+    /// handler still works, each call on a private loop. Every 100 ms it lets Python handle
+    /// signals: `KeyboardInterrupt` stops serving and is raised.
+    fn serve_stdio_blocking(&self, py: Python<'_>) -> PyResult<()> {
+        let server = self.inner.clone();
+        let runtime = pyo3_async_runtimes::tokio::get_runtime();
+        let mut serving = runtime.spawn(async move { server.serve_stdio().await });
+        loop {
+            let tick = std::time::Duration::from_millis(100);
+            let done =
+                py.detach(|| runtime.block_on(async { tokio::time::timeout(tick, &mut serving).await }));
+            match done {
+                Ok(Ok(served)) => return served.map_err(errors::to_py),
+                Ok(Err(e)) => {
+                    let why = format!("serving stopped: {e}");
+                    return Err(errors::to_py(mcpcore::Error::protocol(why)));
+                }
+                Err(_) => {
+                    if let Err(e) = py.check_signals() {
+                        serving.abort();
+                        return Err(e);
+                    }
+                }
+            }
+        }
+    }
+
     /// Starts serving HTTP (both lineages on the endpoint path, 2024-11-05 SSE on `/sse`);
     /// resolves to an `HttpServing` once bound. `settings` is a JSON object of the options
     /// (snake-case names, read by the core: `mcpcore::server::Server::http_settings`). With

@@ -301,3 +301,74 @@ def test_import_leaves_the_standard_librarys_value_types_unimported() -> None:
     proc = run([PY, "-c", script], timeout=60)
     assert proc.returncode == 0, describe(proc)
     assert proc.stdout.split("\n")[:3] == ["[]", "date", "2026-12-06 4"], describe(proc)
+
+
+# --------------------------------------------------------------------------- stdio without asyncio
+
+
+SYNC_SERVER = textwrap.dedent(
+    """
+    import sys
+    from mcpcore import Server
+
+    server = Server("sync-only")
+
+    @server.tool()
+    def imported(module: str) -> bool:
+        return module in sys.modules
+
+    @server.tool(inline=True)
+    def echo(text: str) -> str:
+        return text
+
+    if len(sys.argv) > 1:  # one async tool: served on an asyncio loop as before
+
+        @server.tool()
+        async def later(text: str) -> str:
+            return text
+
+    server.run()
+    """
+)
+
+
+@pytest.mark.parametrize("with_async", [False, True])
+@run_async(timeout=60)
+async def test_a_server_of_sync_handlers_serves_stdio_without_asyncio(tmp_path: Path, with_async: bool) -> None:
+    """Start-up (issue 36, W5): ``run()`` on stdio serves a server whose handlers are all sync
+    without an asyncio loop, so asyncio is never imported; with one ``async def`` tool it runs
+    the loop as before. Both lineages."""
+    script = tmp_path / "sync_server.py"
+    script.write_text(SYNC_SERVER)
+    argv = [PY, str(script)] + (["async"] if with_async else [])
+    for lineage in ("legacy", "modern"):
+        async with await Client.connect_stdio(argv, lineage=lineage) as c:
+            assert (await c.call_tool("echo", {"text": "hi"})).text == "hi"
+            loaded = await c.call_tool("imported", {"module": "asyncio"})
+            assert loaded.structured_content == {"result": with_async}, loaded
+            if with_async:
+                assert (await c.call_tool("later", {"text": "x"})).text == "x"
+
+
+def test_the_blocking_stdio_server_stops_on_sigint(tmp_path: Path) -> None:
+    """Ctrl-C stops a server served without asyncio at once (it checks for signals while it
+    waits), quietly, as the asyncio one does."""
+    import signal
+    import subprocess
+    import time
+
+    script = tmp_path / "sync_server.py"
+    script.write_text(SYNC_SERVER)
+    proc = subprocess.Popen([PY, str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
+        proc.stdin.flush()
+        assert b'"id":1' in proc.stdout.readline()  # serving
+        started = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=10) == 0, proc.stderr.read() if proc.stderr else ""
+        assert time.monotonic() - started < 5
+    finally:
+        proc.kill()
+        proc.wait()

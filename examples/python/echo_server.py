@@ -24,7 +24,6 @@ from ``tools/list`` for tokens without it.
 """
 
 import argparse
-import asyncio
 import inspect
 import sys
 from pathlib import Path
@@ -72,6 +71,8 @@ class Length(TypedDict):
 def add_append(store: Optional[str]) -> None:
     """``--idempotency``: the write tool ``append``, acting once per ``idempotency_key`` (the
     keys in the Redis at ``--store`` when given, shared by every instance)."""
+    import asyncio  # (only this tool needs it: a server of sync tools starts without asyncio)
+
     log: List[str] = []
 
     @server.tool()

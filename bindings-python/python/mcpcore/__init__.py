@@ -30,7 +30,6 @@ Both protocol lineages (stateless 2026-07-28 and the ``initialize``-based 2025-1
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import contextlib
 import json
@@ -243,6 +242,8 @@ class Registry:
     def __init__(self) -> None:
         self._native = _native.Registry()
         self._lifespan_state: Any = None
+        # An ``async def`` tool was added: serving runs an asyncio loop for it.
+        self._async_tools = False
 
     def add_tool(
         self,
@@ -271,6 +272,7 @@ class Registry:
         (a ``RuntimeError``)."""
         spec = _schema.tool_spec(fn, name=name, description=description, context_type=Context, refs=refs)
         output = json.dumps(spec.output_schema) if spec.output_schema is not None else None
+        self._async_tools = self._async_tools or spec.is_async
         self._native.add_tool(
             spec.name, spec.description, json.dumps(spec.input_schema), _callback(fn, spec, self), spec.is_async,
             output, title, spec.wraps_result, None if meta is None else json.dumps(dict(meta)), inline,
@@ -401,6 +403,8 @@ def _add_middleware(chain: _native.Middleware, middleware: Any, owner: Any) -> N
     from .middleware import _add
 
     _add(chain, middleware, owner)
+    if callable(middleware) and isinstance(owner, Server):
+        owner._loop_middleware = True  # a Python middleware runs on the loop
 
 
 class Server:
@@ -454,6 +458,9 @@ class Server:
         self._middleware = _native.Middleware()
         self._telemetry = telemetry
         self._telemetry_on = False
+        # What serving needs an asyncio loop for (see `_sync_only`).
+        self._async_handlers = False
+        self._loop_middleware = False
         for m in middleware:
             _add_middleware(self._middleware, m, self)
 
@@ -472,6 +479,7 @@ class Server:
 
             self._middleware.add_callback(_host(_telemetry.middleware(), self), True, True, True)
             self._telemetry_on = True
+            self._loop_middleware = True
         middleware = self._middleware if len(self._middleware) else None
         return _native.Server(
             self.registry._native,
@@ -592,6 +600,7 @@ class Server:
 
         callback = invoke
         if is_template:
+            self._async_handlers = self._async_handlers or spec.is_async
             self._resources.add_template(json.dumps(descriptor), callback, spec.is_async)
             self._templates[uri] = descriptor["name"]
             for variable, source in (complete or {}).items():
@@ -599,6 +608,7 @@ class Server:
         else:
             if complete:
                 raise InvalidInput(f"resource {uri!r} is not a template: it has no variables to complete")
+            self._async_handlers = self._async_handlers or spec.is_async
             self._resources.add(json.dumps(descriptor), callback, spec.is_async)
 
     def resource(
@@ -791,6 +801,7 @@ class Server:
                 kwargs[spec.context_param] = _context(call, self.registry)
             return fn(**kwargs)
 
+        self._async_handlers = self._async_handlers or spec.is_async
         self._prompts.add(json.dumps(descriptor), invoke, spec.is_async)
         for argument, source in (complete or {}).items():
             self.add_completion(source, prompt=spec.name, argument=argument)
@@ -863,6 +874,7 @@ class Server:
         if (prompt is None) == (template is None):
             raise InvalidInput("add_completion needs exactly one of prompt= or template=")
         values, callback, is_async = _features.completer_parts(source)
+        self._async_handlers = self._async_handlers or is_async
         if prompt is not None:
             self._prompts.complete(prompt, argument, values, callback, is_async)
         else:
@@ -886,6 +898,18 @@ class Server:
         return register
 
     # -- serving ------------------------------------------------------------------------------
+
+    def _sync_only(self) -> bool:
+        """True when nothing served needs an asyncio loop: no ``lifespan``, no middleware
+        written in Python, and no ``async def`` handler (tool, resource, prompt, completion).
+        :meth:`run` then serves stdio without asyncio, whose import is a third of a Python
+        server's start-up (an ``async def`` tool added while serving runs on a private loop)."""
+        return (
+            self._lifespan is None
+            and not self._loop_middleware
+            and not self._async_handlers
+            and not self.registry._async_tools
+        )
 
     async def _enter_lifespan(self) -> Optional[Callable[[], Awaitable[None]]]:
         """Enters ``lifespan``; returns what leaves it (None without one)."""
@@ -1069,6 +1093,16 @@ class Server:
         """Serves until stdin closes (stdio) or Ctrl-C (http), then stops cleanly. ``auth`` makes
         it a protected server (on stdio the token comes from ``MCP_ACCESS_TOKEN``); ``http``
         holds the other options of :meth:`serve_http`."""
+
+        if transport == "stdio" and auth is None and self._sync_only():
+            server = self._native_server()
+            if not self._loop_middleware:  # (serving may have added telemetry's)
+                try:
+                    server.serve_stdio_blocking()
+                except KeyboardInterrupt:
+                    pass
+                return
+        import asyncio
 
         async def main() -> None:
             if transport == "stdio":

@@ -3,7 +3,6 @@ resources and prompts, answer its requests for input, and receive its notificati
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import os
@@ -105,6 +104,8 @@ def _jsonable(value: Any) -> Any:
 def _on_loop(handler: Callable[..., Any]) -> Callable[..., None]:
     """Runs ``handler`` (sync or ``async def``) on the event loop running now, from the engine's
     threads; without a running loop, in the engine's thread."""
+    import asyncio
+
     try:
         loop: Optional[asyncio.AbstractEventLoop] = asyncio.get_running_loop()
     except RuntimeError:

@@ -3,8 +3,8 @@ progress, and asking the client for input (elicitation, sampling, roots)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
+import sys
 from typing import Any, Awaitable, Dict, Generator, List, Literal, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _convert, _native, _schema
@@ -218,6 +218,9 @@ class Context:
 
 
 def _not_on_loop(what: str) -> None:
+    asyncio = sys.modules.get("asyncio")  # (no loop can run before asyncio is imported)
+    if asyncio is None:
+        return
     try:
         asyncio.get_running_loop()
     except RuntimeError:

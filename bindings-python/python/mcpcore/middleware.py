@@ -26,7 +26,7 @@ Ready-made middleware, configured here and run by the engine: :class:`RateLimit`
 
 from __future__ import annotations
 
-import asyncio
+import inspect
 import json
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Dict, Mapping, Optional, Sequence, Union
@@ -179,7 +179,7 @@ def _add(chain: _native.Middleware, middleware: AnyMiddleware, owner: Any) -> No
     elif isinstance(middleware, Idempotency):
         chain.add_idempotency(middleware.ttl, middleware.lease, middleware.store)
     elif callable(middleware):
-        if not asyncio.iscoroutinefunction(middleware):
+        if not inspect.iscoroutinefunction(middleware):
             raise InvalidInput(
                 f"middleware {getattr(middleware, '__name__', middleware)!r} must be an async def "
                 "(request, call_next)"
