@@ -463,6 +463,10 @@ impl Client {
         opts: &CallOptions,
     ) -> Result<Value> {
         let version = self.current_version();
+        if !version.is_some_and(|v| v.is_modern()) {
+            // Only a 2026-07-28 server answers -32022 for a retry; no copy of the params kept.
+            return self.send_request(method, params, version, opts).await;
+        }
         match self.send_request(method, params.clone(), version, opts).await {
             Err(e)
                 if e.code() == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION

@@ -73,8 +73,8 @@ impl Pair {
     fn run(&mut self, events: Vec<Event>) -> Vec<Value> {
         let mut out = sent(&events);
         for e in events {
-            if let Event::Start { job, work: Job::Call(call), .. } = e {
-                let resp = run_now(&self.conn, &call, self.now);
+            if let Event::Start { job, work: Job::Call(mut call), .. } = e {
+                let resp = run_now(&self.conn, &mut call, self.now);
                 self.conn.complete(job, resp);
                 out.extend(sent(&self.drain()));
             }
@@ -84,7 +84,7 @@ impl Pair {
 }
 
 /// Polls a call's host code once: the fixtures never wait on anything.
-fn run_now(conn: &ServerConnection, call: &PendingCall, now: SystemTime) -> Response {
+fn run_now(conn: &ServerConnection, call: &mut PendingCall, now: SystemTime) -> Response {
     let ledger = call.input.clone().map(|seed| InputLedger::new(seed, None));
     let mut ctx = RequestContext::for_request(call.id.clone(), call.version, None, Arc::new(|_| {}));
     if let Some(l) = &ledger {

@@ -118,15 +118,25 @@ impl PendingCall {
         }
     }
 
-    /// Runs the host code with `ctx` (task methods are the runtime's: see [`Work::Task`]).
-    pub fn run(&self, ctx: RequestContext) -> BoxFuture<'static, crate::Result<Outcome>> {
-        match &self.work {
+    /// Runs the host code with `ctx` (task methods are the runtime's: see [`Work::Task`]). A
+    /// tool's arguments move to its handler, unless a 2026-07-28 call may still need them to
+    /// bind the `requestState` of an `input_required` answer (see [`ServerEngine::finish_call`]).
+    pub fn run(&mut self, ctx: RequestContext) -> BoxFuture<'static, crate::Result<Outcome>> {
+        let keep_arguments = self.version.is_modern() && self.binding.is_none();
+        let arguments_of = |arguments: &mut Arguments| {
+            if keep_arguments {
+                arguments.clone()
+            } else {
+                std::mem::take(arguments)
+            }
+        };
+        match &mut self.work {
             Work::Tool { tool, arguments } if tool.returns_json() => {
-                let fut = tool.invoke_json(arguments.clone(), ctx);
+                let fut = tool.invoke_json(arguments_of(arguments), ctx);
                 Box::pin(async move { fut.await.map(Outcome::ToolJson) })
             }
             Work::Tool { tool, arguments } => {
-                let fut = tool.invoke(arguments.clone(), ctx);
+                let fut = tool.invoke(arguments_of(arguments), ctx);
                 Box::pin(async move { fut.await.map(Outcome::Tool) })
             }
             Work::Prompt { prompt, arguments } => {

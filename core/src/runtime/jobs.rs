@@ -101,7 +101,7 @@ pub(crate) async fn settle(
 /// Runs `call` to its response. `peer` carries legacy server→client requests.
 pub(crate) async fn run_call(
     env: Arc<Env>,
-    call: Box<PendingCall>,
+    mut call: Box<PendingCall>,
     origin: Arc<Origin>,
     sink: NotificationSink,
     peer: Option<Arc<dyn PeerLink>>,

@@ -151,7 +151,9 @@ pub(crate) async fn run(
                     return slot.done(Response::error(Some(call.id.clone()), e));
                 }
             }
-            let resp = jobs::settle(&env, &call, call.run(ctx), ledger.as_deref()).await;
+            let mut call = call;
+            let run = call.run(ctx);
+            let resp = jobs::settle(&env, &call, run, ledger.as_deref()).await;
             match slot.task_id() {
                 Some(task) => env.tasks.settle(&task, resp).await,
                 None => slot.done(resp),
