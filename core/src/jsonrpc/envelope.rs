@@ -74,6 +74,11 @@ impl<'de> Visitor<'de> for IdVisitor {
 /// The message in `bytes` when it is a well-formed single message; `None` sends the frame
 /// down the slow path.
 pub(super) fn fast(bytes: &[u8]) -> Option<Message> {
+    // Only an object: serde's derived struct reading also takes an array, member by member
+    // (`["2.0",1,"ping"]` would read as a request, where the slow path sees a batch).
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return None;
+    }
     let e: Envelope<'_> = serde_json::from_slice(bytes).ok()?;
     if e.jsonrpc.as_deref() != Some("2.0") {
         return None;
@@ -150,6 +155,8 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"error":null}"#,
             r#"{"jsonrpc":"2.0","id":1,"error":{"code":"x"}}"#,
             r#"[{"jsonrpc":"2.0","method":"n"},5]"#,
+            r#"["2.0",1,"ping"]"#,
+            r#" ["2.0",1,"tools/call",{"name":"echo"}]"#,
             r#"42"#,
         ];
         for f in frames {

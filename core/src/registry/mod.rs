@@ -149,10 +149,16 @@ impl RegisteredTool {
         version: crate::protocol::ProtocolVersion,
     ) -> Result<Value, ErrorData> {
         let typed = |r: CallToolResult| serde_json::to_value(r).expect("a tool result serializes");
-        let result = match outcome {
+        let mut result = match outcome {
             Ok(v) => v,
             Err(e) => return self.settle(Err(e), version).map(typed),
         };
+        // As the typed result reads them: a `null` member is one left out.
+        if let Value::Object(obj) = &mut result {
+            obj.retain(|k, v| {
+                !(v.is_null() && matches!(k.as_str(), "isError" | "structuredContent" | "_meta"))
+            });
+        }
         if let Some(problem) = malformed(&result) {
             return Ok(typed(CallToolResult::error(format!("Tool {} failed: {problem}", self.tool.name))));
         }

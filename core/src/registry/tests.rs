@@ -121,6 +121,8 @@ async fn json_results_are_checked_like_typed_ones() {
     };
     let ok = json!({"content": [{"type": "text", "text": "hi"}], "extra": 1});
     assert_eq!(settle(ok.clone(), None).await, ok, "a well-formed result passes as it is");
+    let nulls = json!({"content": [], "isError": null, "structuredContent": null, "_meta": null});
+    assert_eq!(settle(nulls, None).await, json!({"content": []}), "null members read as left out");
     for (bad, why) in [
         (json!([1]), "not an object"),
         (json!({"content": "x"}), "no content array"),
