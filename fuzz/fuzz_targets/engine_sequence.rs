@@ -98,7 +98,7 @@ fn check(message: &Message) {
 }
 
 /// Runs one started call to its response, as a driver would (without a runtime).
-fn run(conn: &ServerConnection, call: &PendingCall, now: SystemTime) -> Response {
+fn run(conn: &ServerConnection, call: &mut PendingCall, now: SystemTime) -> Response {
     let ledger = call.input.clone().map(|seed| InputLedger::new(seed, None));
     let mut ctx = RequestContext::for_request(call.id.clone(), call.version, None, Arc::new(|_| {}));
     if let Some(l) = &ledger {
@@ -117,11 +117,11 @@ fn pump(conn: &mut ServerConnection, now: SystemTime) {
         match event {
             Event::Send { message, .. } => check(&message),
             Event::SendBatch { messages, .. } => messages.iter().for_each(check),
-            Event::Start { job, work: Job::Call(call), .. } => {
+            Event::Start { job, work: Job::Call(mut call), .. } => {
                 if call.task.is_some() {
                     conn.forget(job); // tasks run on a runtime; not this target's business
                 } else {
-                    let resp = run(conn, &call, now);
+                    let resp = run(conn, &mut call, now);
                     check(&Message::Response(resp.clone()));
                     conn.complete(job, resp);
                 }
