@@ -160,15 +160,12 @@ impl RegisteredTool {
             });
         }
         if let Some(problem) = malformed(&result) {
-            return Ok(typed(CallToolResult::error(format!("Tool {} failed: {problem}", self.tool.name))));
+            return Ok(typed(self.failed(problem)));
         }
-        let Some(schema) = &self.output else { return Ok(result) };
-        if result.get("isError") == Some(&Value::Bool(true)) {
-            return Ok(result);
-        }
-        match result.get("structuredContent") {
-            Some(v) if schema.errors(v).is_empty() => Ok(result),
-            structured => Ok(typed(self.output_mismatch(structured))),
+        let is_error = result.get("isError") == Some(&Value::Bool(true));
+        match self.output_refusal(is_error, result.get("structuredContent")) {
+            Some(refusal) => Ok(typed(refusal)),
+            None => Ok(result),
         }
     }
     /// Turns a handler outcome into what goes on the wire for `version`: a JSON-RPC error for
@@ -193,24 +190,27 @@ impl RegisteredTool {
         }
     }
     fn check_output(&self, result: CallToolResult) -> CallToolResult {
-        let Some(schema) = &self.output else { return result };
-        if result.is_error() {
-            return result;
-        }
-        if result.structured_content.as_ref().is_some_and(|v| schema.errors(v).is_empty()) {
-            return result;
-        }
-        self.output_mismatch(result.structured_content.as_ref())
+        self.output_refusal(result.is_error(), result.structured_content.as_ref()).unwrap_or(result)
     }
-    /// The error result for structured content that is missing or breaks `outputSchema`.
-    fn output_mismatch(&self, structured: Option<&Value>) -> CallToolResult {
-        let problem = match (structured, &self.output) {
-            (Some(v), Some(schema)) => format!(
-                "structuredContent does not match the tool's outputSchema: {}",
-                Value::from(schema.errors(v))
-            ),
-            _ => "the tool declares an outputSchema but returned no structuredContent".to_owned(),
+    /// The `isError` result owed when the tool declares an `outputSchema` and a successful
+    /// result's `structuredContent` is missing or breaks it; `None` when the result may go as
+    /// it is. Shared by the typed and the JSON results.
+    fn output_refusal(&self, is_error: bool, structured: Option<&Value>) -> Option<CallToolResult> {
+        let schema = self.output.as_ref().filter(|_| !is_error)?;
+        let problem = match structured {
+            None => "the tool declares an outputSchema but returned no structuredContent".to_owned(),
+            Some(v) => {
+                let errors = schema.errors(v);
+                if errors.is_empty() {
+                    return None;
+                }
+                format!("structuredContent does not match the tool's outputSchema: {}", Value::from(errors))
+            }
         };
+        Some(self.failed(&problem))
+    }
+    /// The `isError` result for a tool that failed because of `problem`.
+    fn failed(&self, problem: &str) -> CallToolResult {
         CallToolResult::error(format!("Tool {} failed: {problem}", self.tool.name))
     }
 }
