@@ -901,14 +901,18 @@ class Server:
 
     def _sync_only(self) -> bool:
         """True when nothing served needs an asyncio loop: no ``lifespan``, no middleware
-        written in Python, and no ``async def`` handler (tool, resource, prompt, completion).
-        :meth:`run` then serves stdio without asyncio, whose import is a third of a Python
-        server's start-up (an ``async def`` tool added while serving runs on a private loop)."""
+        written in Python (telemetry's included), and no ``async def`` handler (tool, resource,
+        prompt, completion). :meth:`run` then serves stdio without asyncio, whose import is a
+        third of a Python server's start-up (an ``async def`` tool added while serving runs on
+        a private loop)."""
+        from . import _telemetry
+
         return (
             self._lifespan is None
             and not self._loop_middleware
             and not self._async_handlers
             and not self.registry._async_tools
+            and not _telemetry.wanted(self._telemetry)
         )
 
     async def _enter_lifespan(self) -> Optional[Callable[[], Awaitable[None]]]:
@@ -1095,13 +1099,11 @@ class Server:
         holds the other options of :meth:`serve_http`."""
 
         if transport == "stdio" and auth is None and self._sync_only():
-            server = self._native_server()
-            if not self._loop_middleware:  # (serving may have added telemetry's)
-                try:
-                    server.serve_stdio_blocking()
-                except KeyboardInterrupt:
-                    pass
-                return
+            try:
+                self._native_server().serve_stdio_blocking()
+            except KeyboardInterrupt:
+                pass
+            return
         import asyncio
 
         async def main() -> None:
