@@ -23,10 +23,13 @@ mod connection;
 mod ids;
 mod listen;
 mod mrtr;
+mod params;
 mod shape;
 mod skills;
 mod tasks;
 mod work;
+
+use params::{call_params, parse_params};
 
 pub use aggregate::{Aggregate, ListKind};
 pub use chain::Chained;
@@ -45,9 +48,7 @@ use crate::protocol::capabilities::ResourcesCapability;
 use crate::protocol::lifecycle::{InitializeRequestParams, UnsupportedVersionData};
 use crate::protocol::logging::{LoggingLevel, SetLevelRequestParams};
 use crate::protocol::skills as skill_ext;
-use crate::protocol::{
-    meta, CacheHint, CacheScope, CallToolRequestParams, CallToolResult, Implementation, ProtocolVersion,
-};
+use crate::protocol::{meta, CacheHint, CacheScope, CallToolResult, Implementation, ProtocolVersion};
 use crate::protocol::{ClientCapabilities, ServerCapabilities};
 use crate::registry::ToolRegistry;
 use crate::resources::ResourceRegistry;
@@ -772,34 +773,6 @@ struct At<'a> {
 
 fn reply_err(id: RequestId, e: ErrorData) -> Action {
     Action::Reply(Response::error(Some(id), e))
-}
-
-/// `tools/call`'s params. Its `arguments` and `_meta` (a modern request's is the biggest member)
-/// are moved out of the request rather than copied as [`parse_params`] would copy them; the
-/// rest stays for the MRTR members' readers. The errors are [`parse_params`]'s.
-fn call_params(req: &mut Request) -> Result<CallToolRequestParams, ErrorData> {
-    let (arguments, meta) = match req.params.as_mut() {
-        Some(p) => (p.remove("arguments"), p.remove("_meta")),
-        None => (None, None),
-    };
-    let invalid =
-        |e: serde_json::Error| ErrorData::invalid_params(format!("Invalid params for {}: {e}", req.method));
-    // In the order the whole read met them (`_meta` sorts first), so the same error is named.
-    let meta = meta.map(Option::<Map<String, Value>>::deserialize).transpose().map_err(invalid)?;
-    let arguments = arguments.map(Option::<Map<String, Value>>::deserialize).transpose().map_err(invalid)?;
-    let mut params: CallToolRequestParams = parse_params(req)?;
-    params.arguments = arguments.flatten();
-    params.meta = meta.flatten();
-    Ok(params)
-}
-
-/// The request's params as `T`, read in place (no copy of the params).
-fn parse_params<T: serde::de::DeserializeOwned>(req: &Request) -> Result<T, ErrorData> {
-    let parsed = match &req.params {
-        Some(params) => T::deserialize(params),
-        None => T::deserialize(&Map::new()),
-    };
-    parsed.map_err(|e| ErrorData::invalid_params(format!("Invalid params for {}: {e}", req.method)))
 }
 
 #[cfg(test)]
