@@ -175,7 +175,7 @@ export declare class Middleware {
    * `outermost`: before every middleware added so far (telemetry); `sessionEvents`: it also
    * hears of legacy sessions ending, as the pseudo-request `mcpcore/sessionEnded` (telemetry).
    */
-  addCallback(callback: (inputJson: string, call: ToolCall) => string | Promise<string>, outermost?: boolean | undefined | null, sessionEvents?: boolean | undefined | null): void
+  addCallback(callback: (inputJson: string, call: ToolCall) => string | [string] | Promise<string | [string]>, outermost?: boolean | undefined | null, sessionEvents?: boolean | undefined | null): void
   /**
    * Adds a rate limit per client: `burst` requests at once, refilled at `perSecond`; only
    * `methods` when given; the buckets in the Redis at `store` (shared by instances) or in
@@ -251,9 +251,9 @@ export declare class Prompts {
    * Adds a prompt (`promptJson`: the MCP Prompt) rendered by `handler(argumentsJson, call)`
    * (answer: a GetPromptResult envelope); fails when the name is empty or taken.
    */
-  add(promptJson: string, handler: (argumentsJson: string, call: ToolCall) => Promise<string> | string): void
+  add(promptJson: string, handler: (argumentsJson: string, call: ToolCall) => string | [string] | Promise<string | [string]>): void
   /** Attaches a completer to `argument` of prompt `name` (see `Resources.complete`). */
-  complete(name: string, argument: string, values?: Array<string> | undefined | null, handler?: ((requestJson: string, call: ToolCall) => Promise<string> | string) | undefined | null): void
+  complete(name: string, argument: string, values?: Array<string> | undefined | null, handler?: ((requestJson: string, call: ToolCall) => string | [string] | Promise<string | [string]>) | undefined | null): void
   /** Removes prompt `name`; false when there was none. */
   remove(name: string): boolean
 }
@@ -263,10 +263,11 @@ export declare class Registry {
   /** An empty registry. */
   constructor()
   /**
-   * Registers a JS tool. `handler(argumentsJson, call)` resolves to the envelope JSON the
-   * wrapper builds (`{"ok": result}`, `{"rpc": error}` or `{"error": message}`).
+   * Registers a JS tool. `handler(argumentsJson, call)` resolves to the reply the wrapper
+   * builds: `[text]` for a string, else the envelope JSON (`{"value": v}`, `{"rpc": error}`,
+   * `{"inputRequired": message}` or `{"error": message}`; src/handler.rs).
    */
-  addTool(name: string, description: string, inputSchemaJson: string, handler: (argumentsJson: string, call: ToolCall) => Promise<string> | string, outputSchemaJson?: string | undefined | null, title?: string | undefined | null, metaJson?: string | undefined | null): void
+  addTool(name: string, description: string, inputSchemaJson: string, handler: (argumentsJson: string, call: ToolCall) => string | [string] | Promise<string | [string]>, outputSchemaJson?: string | undefined | null, title?: string | undefined | null, metaJson?: string | undefined | null): void
   /**
    * Tool search (issue 35): registers `search_tools` and returns the mode to give the server
    * (`tools/list` then shows `pinned` and `search_tools` only).
@@ -306,18 +307,18 @@ export declare class Resources {
    * (request: `{uri, variables}`; answer: the envelope of a ResourceContents array); fails
    * when its URI is taken.
    */
-  add(resourceJson: string, handler: (requestJson: string, call: ToolCall) => Promise<string> | string): void
+  add(resourceJson: string, handler: (requestJson: string, call: ToolCall) => string | [string] | Promise<string | [string]>): void
   /**
    * Adds a template (`templateJson`: the MCP ResourceTemplate); fails when it does not parse
    * or its name is taken.
    */
-  addTemplate(templateJson: string, handler: (requestJson: string, call: ToolCall) => Promise<string> | string): void
+  addTemplate(templateJson: string, handler: (requestJson: string, call: ToolCall) => string | [string] | Promise<string | [string]>): void
   /**
    * Attaches a completer to `variable` of the template `uriTemplate`: the fixed `values`, or
    * `handler(requestJson)` (request: `{argument, value, context}`; answer: a Completion
    * envelope).
    */
-  complete(uriTemplate: string, variable: string, values?: Array<string> | undefined | null, handler?: ((requestJson: string, call: ToolCall) => Promise<string> | string) | undefined | null): void
+  complete(uriTemplate: string, variable: string, values?: Array<string> | undefined | null, handler?: ((requestJson: string, call: ToolCall) => string | [string] | Promise<string | [string]>) | undefined | null): void
   /**
    * Serves an app (MCP Apps): the HTML `html` at the `ui://` URI `uri` as
    * `text/html;profile=mcp-app`, with `uiMetaJson` (csp, permissions, domain, prefersBorder)
@@ -510,10 +511,11 @@ export declare function flushLogHandler(): boolean
 
 /**
  * The result (JSON) a handler of `kind` (`tool`, `resource`, `prompt`, `completer`) answers
- * with when it resolves to `envelopeJson` (what the wrapper makes of its return value): the
- * core's rules, as every handler applies them. `uri` and `mimeType` describe a resource read.
+ * with when it resolves to `reply` (what the wrapper makes of its return value: the envelope
+ * JSON, or `[text]`): the core's rules, as every handler applies them. `uri` and `mimeType`
+ * describe a resource read.
  */
-export declare function hostResult(kind: string, envelopeJson: string, uri?: string | undefined | null, mimeType?: string | undefined | null): string
+export declare function hostResult(kind: string, reply: string | [string], uri?: string | undefined | null, mimeType?: string | undefined | null): string
 
 /** Options of `Client.connectHttp` (every field optional). */
 export interface HttpConnectOptions {

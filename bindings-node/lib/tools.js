@@ -262,8 +262,10 @@ function bytesAsText(_key, value) {
 }
 
 /** The envelope of what a handler returned (a failure when it does not serialize). The engine
- * turns the value into the result (mcpcore::host::results): the same rules in every binding. */
+ * turns the value into the result (mcpcore::host::results): the same rules in every binding.
+ * A string crosses as `[text]`, itself: no JSON pass here nor in the engine (src/handler.rs). */
 function okEnvelope(value) {
+  if (typeof value === 'string') return [value];
   try {
     const top = Array.isArray(value) ? value.map(bytesMarker) : bytesMarker(value);
     return JSON.stringify({ value: top === undefined ? null : top }, bytesAsText);
@@ -273,9 +275,10 @@ function okEnvelope(value) {
 }
 
 /**
- * A native callback around `run(input, ctx)`, which returns (or resolves to) the handler's value. It never throws (a throw inside a thread-safe function call would be
- * an uncaught exception) and answers with an envelope: the string itself when `run` returned a
- * plain value, so a synchronous handler costs no Promise round trip; a Promise of it otherwise.
+ * A native callback around `run(input, ctx)`, which returns (or resolves to) the handler's value.
+ * It never throws (a throw inside a thread-safe function call would be an uncaught exception) and
+ * answers with its reply (`okEnvelope`): the reply itself when `run` returned a plain value, so a
+ * synchronous handler costs no Promise round trip; a Promise of it otherwise.
  */
 function nativeCallback(run, owner) {
   return (inputJson, call) => {

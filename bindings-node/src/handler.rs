@@ -2,8 +2,9 @@
 //! completers), through the core's one bridge (`mcpcore::host`): the core decides what a return
 //! value becomes on the wire; this module only calls JS and decodes its envelope.
 //!
-//! The wrapper registers `callback(inputJson, call) => envelopeJson | Promise<envelopeJson>`;
-//! the envelope is one of `{"value": v}` (what the handler returned, as JSON; bytes at the top
+//! The wrapper registers `callback(inputJson, call) => reply | Promise<reply>`, where the reply
+//! is `[text]` when the handler returned a string (the text crosses as itself: no JSON pass on
+//! either side, which for a large text was a third of the call) or else the envelope JSON, one of `{"value": v}` (what the handler returned, as JSON; bytes at the top
 //! level or as list items are `{"$bytes": base64}`), `{"rpc": {code, message, data?}}` (a thrown
 //! `McpError` with a code: sent as that JSON-RPC error), `{"inputRequired": message}` (a thrown
 //! `InputRequired`) or `{"error": "Name: message"}` (any other throw or rejection). The wrapper
@@ -17,7 +18,7 @@ use mcpcore::completion::{complete_from, Completer};
 use mcpcore::host::{HandlerKind, HostCall, HostCallback, HostCompleter, HostReply, HostValue};
 use mcpcore::registry::BoxFuture;
 use mcpcore::{Error, ErrorCode, ErrorData};
-use napi::bindgen_prelude::{Either, FnArgs, Promise, Unknown};
+use napi::bindgen_prelude::{Either, Either3, FnArgs, Promise, Unknown};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;
 use napi_derive::napi;
@@ -27,9 +28,13 @@ use std::sync::Arc;
 
 /// What the JS callback receives and returns.
 pub(crate) type CallArgs = FnArgs<(String, ToolCall)>;
+/// What the wrapper answers with: the envelope JSON, or `[text]` for a handler's string.
+pub(crate) type Reply = Either<String, Vec<String>>;
 /// A JS handler callback as a weak, plain-argument (`CalleeHandled = false`) thread-safe function.
+/// The string and the array are tried before the Promise: napi-rs answers a failed `Promise`
+/// check with a rejected promise it must then silence (two JS allocations per call).
 pub(crate) type Callback =
-    ThreadsafeFunction<CallArgs, Either<String, Promise<String>>, CallArgs, Status, false, true>;
+    ThreadsafeFunction<CallArgs, Either3<String, Vec<String>, Promise<Reply>>, CallArgs, Status, false, true>;
 
 /// Called (once) when the caller abandons the call: cancelled on the wire, timed out, closed.
 type CancelCallback = ThreadsafeFunction<(), Unknown<'static>, (), Status, false, true>;
@@ -195,7 +200,7 @@ enum Envelope {
     Error(String),
 }
 
-pub(crate) fn reply_of(json: &str) -> HostReply {
+fn reply_of(json: &str) -> HostReply {
     match serde_json::from_str::<Envelope>(json) {
         Ok(Envelope::Value(v)) => HostReply::Value(HostValue::from_marked_json(v)),
         Ok(Envelope::Rpc { code, message, data }) => {
@@ -206,6 +211,21 @@ pub(crate) fn reply_of(json: &str) -> HostReply {
         Ok(Envelope::InputRequired(message)) => HostReply::InputRequired(message),
         Ok(Envelope::Error(message)) => HostReply::Failure(message),
         Err(e) => HostReply::Failure(format!("the handler returned an invalid envelope: {e}")),
+    }
+}
+
+/// The reply of `[text]`: the handler's string as the value, as `{"value": text}` would give.
+fn text_reply(mut items: Vec<String>) -> HostReply {
+    match (items.pop(), items.is_empty()) {
+        (Some(text), true) => HostReply::Value(HostValue::Json(Value::String(text))),
+        _ => HostReply::Failure("the handler returned an invalid envelope: not one text".to_owned()),
+    }
+}
+
+pub(crate) fn reply_from(reply: Reply) -> HostReply {
+    match reply {
+        Either::A(envelope) => reply_of(&envelope),
+        Either::B(text) => text_reply(text),
     }
 }
 
@@ -236,16 +256,14 @@ impl HostCallback for JsCallback {
                     ))
                 }
             };
-            let json = match returned {
-                // The string is tried first: napi-rs answers a failed `Promise` check with a
-                // rejected promise it must then silence (two JS allocations per call).
-                Either::A(text) => text,
-                Either::B(promise) => match promise.await {
-                    Ok(t) => t,
-                    Err(e) => return HostReply::Failure(e.reason.clone()),
+            match returned {
+                Either3::A(envelope) => reply_of(&envelope),
+                Either3::B(text) => text_reply(text),
+                Either3::C(promise) => match promise.await {
+                    Ok(reply) => reply_from(reply),
+                    Err(e) => HostReply::Failure(e.reason.clone()),
                 },
-            };
-            reply_of(&json)
+            }
         })
     }
 }

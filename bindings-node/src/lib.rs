@@ -53,17 +53,20 @@ pub fn native_version() -> String {
 }
 
 /// The result (JSON) a handler of `kind` (`tool`, `resource`, `prompt`, `completer`) answers
-/// with when it resolves to `envelopeJson` (what the wrapper makes of its return value): the
-/// core's rules, as every handler applies them. `uri` and `mimeType` describe a resource read.
-#[napi_derive::napi]
+/// with when it resolves to `reply` (what the wrapper makes of its return value: the envelope
+/// JSON, or `[text]`): the core's rules, as every handler applies them. `uri` and `mimeType`
+/// describe a resource read.
+#[napi_derive::napi(
+    ts_args_type = "kind: string, reply: string | [string], uri?: string | undefined | null, mimeType?: string | undefined | null"
+)]
 pub fn host_result(
     kind: String,
-    envelope_json: String,
+    reply: handler::Reply,
     uri: Option<String>,
     mime_type: Option<String>,
 ) -> napi::Result<String> {
     use mcpcore::host::{results, HostReply};
-    let HostReply::Value(v) = handler::reply_of(&envelope_json) else {
+    let HostReply::Value(v) = handler::reply_from(reply) else {
         return Err(errors::to_js(mcpcore::Error::invalid_input("the envelope carries no value")));
     };
     let invalid = |e: String| errors::to_js(mcpcore::Error::invalid_input(e));

@@ -51,7 +51,7 @@ impl Middleware {
     /// `outermost`: before every middleware added so far (telemetry); `sessionEvents`: it also
     /// hears of legacy sessions ending, as the pseudo-request `mcpcore/sessionEnded` (telemetry).
     #[napi(
-        ts_args_type = "callback: (inputJson: string, call: ToolCall) => string | Promise<string>, outermost?: boolean | undefined | null, sessionEvents?: boolean | undefined | null"
+        ts_args_type = "callback: (inputJson: string, call: ToolCall) => string | [string] | Promise<string | [string]>, outermost?: boolean | undefined | null, sessionEvents?: boolean | undefined | null"
     )]
     pub fn add_callback(&self, callback: Callback, outermost: Option<bool>, session_events: Option<bool>) {
         let m = HostMiddleware::new(JsCallback::new(callback));

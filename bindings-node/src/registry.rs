@@ -52,10 +52,11 @@ impl Registry {
         Registry { remote: Arc::new(RemoteTools::new(tools.clone())), tools }
     }
 
-    /// Registers a JS tool. `handler(argumentsJson, call)` resolves to the envelope JSON the
-    /// wrapper builds (`{"ok": result}`, `{"rpc": error}` or `{"error": message}`).
+    /// Registers a JS tool. `handler(argumentsJson, call)` resolves to the reply the wrapper
+    /// builds: `[text]` for a string, else the envelope JSON (`{"value": v}`, `{"rpc": error}`,
+    /// `{"inputRequired": message}` or `{"error": message}`; src/handler.rs).
     #[napi(
-        ts_args_type = "name: string, description: string, inputSchemaJson: string, handler: (argumentsJson: string, call: ToolCall) => Promise<string> | string, outputSchemaJson?: string | undefined | null, title?: string | undefined | null, metaJson?: string | undefined | null"
+        ts_args_type = "name: string, description: string, inputSchemaJson: string, handler: (argumentsJson: string, call: ToolCall) => string | [string] | Promise<string | [string]>, outputSchemaJson?: string | undefined | null, title?: string | undefined | null, metaJson?: string | undefined | null"
     )]
     #[allow(clippy::too_many_arguments)] // the wrapper passes them positionally
     pub fn add_tool(

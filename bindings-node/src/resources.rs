@@ -40,7 +40,7 @@ impl Resources {
     /// (request: `{uri, variables}`; answer: the envelope of a ResourceContents array); fails
     /// when its URI is taken.
     #[napi(
-        ts_args_type = "resourceJson: string, handler: (requestJson: string, call: ToolCall) => Promise<string> | string"
+        ts_args_type = "resourceJson: string, handler: (requestJson: string, call: ToolCall) => string | [string] | Promise<string | [string]>"
     )]
     pub fn add(&self, resource_json: String, handler: Callback) -> napi::Result<()> {
         let resource = descriptor::<mcpcore::protocol::resources::Resource>("resource", &resource_json)?;
@@ -51,7 +51,7 @@ impl Resources {
     /// Adds a template (`templateJson`: the MCP ResourceTemplate); fails when it does not parse
     /// or its name is taken.
     #[napi(
-        ts_args_type = "templateJson: string, handler: (requestJson: string, call: ToolCall) => Promise<string> | string"
+        ts_args_type = "templateJson: string, handler: (requestJson: string, call: ToolCall) => string | [string] | Promise<string | [string]>"
     )]
     pub fn add_template(&self, template_json: String, handler: Callback) -> napi::Result<()> {
         let template = descriptor::<mcpcore::protocol::resources::ResourceTemplate>(
@@ -66,7 +66,7 @@ impl Resources {
     /// `handler(requestJson)` (request: `{argument, value, context}`; answer: a Completion
     /// envelope).
     #[napi(
-        ts_args_type = "uriTemplate: string, variable: string, values?: Array<string> | undefined | null, handler?: ((requestJson: string, call: ToolCall) => Promise<string> | string) | undefined | null"
+        ts_args_type = "uriTemplate: string, variable: string, values?: Array<string> | undefined | null, handler?: ((requestJson: string, call: ToolCall) => string | [string] | Promise<string | [string]>) | undefined | null"
     )]
     pub fn complete(
         &self,
@@ -143,7 +143,7 @@ impl Prompts {
     /// Adds a prompt (`promptJson`: the MCP Prompt) rendered by `handler(argumentsJson, call)`
     /// (answer: a GetPromptResult envelope); fails when the name is empty or taken.
     #[napi(
-        ts_args_type = "promptJson: string, handler: (argumentsJson: string, call: ToolCall) => Promise<string> | string"
+        ts_args_type = "promptJson: string, handler: (argumentsJson: string, call: ToolCall) => string | [string] | Promise<string | [string]>"
     )]
     pub fn add(&self, prompt_json: String, handler: Callback) -> napi::Result<()> {
         let prompt = descriptor("prompt", &prompt_json)?;
@@ -152,7 +152,7 @@ impl Prompts {
 
     /// Attaches a completer to `argument` of prompt `name` (see `Resources.complete`).
     #[napi(
-        ts_args_type = "name: string, argument: string, values?: Array<string> | undefined | null, handler?: ((requestJson: string, call: ToolCall) => Promise<string> | string) | undefined | null"
+        ts_args_type = "name: string, argument: string, values?: Array<string> | undefined | null, handler?: ((requestJson: string, call: ToolCall) => string | [string] | Promise<string | [string]>) | undefined | null"
     )]
     pub fn complete(
         &self,

@@ -30,6 +30,22 @@ describe('local tools', () => {
     });
   });
 
+  test('a returned string crosses as itself: sync, async, large and not ASCII', async () => {
+    // The wrapper hands a string to the engine as `[text]` (no JSON pass); every form of it
+    // must come out as the same text block, byte for byte.
+    const r = new Registry();
+    const big = 'é😀"\\\n\u0000x'.repeat(100_000);
+    r.tool('sync', {}, () => big);
+    r.tool('async', {}, async () => big);
+    r.tool('empty', {}, () => '');
+    // A handler's own one-string array is a list value, not the wrapper's `[text]`.
+    r.tool('arr', {}, () => ['a']);
+    assert.equal(textOf(await r.callTool('sync')), big);
+    assert.equal(textOf(await r.callTool('async')), big);
+    assert.deepEqual(await r.callTool('empty'), { content: [{ type: 'text', text: '' }] });
+    assert.deepEqual(await r.callTool('arr'), { content: [{ type: 'text', text: '["a"]' }] });
+  });
+
   test('structuredContent that breaks outputSchema is an isError result', async () => {
     const r = new Registry();
     r.tool('bad', { outputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } }, () => ({ m: 1 }));
