@@ -555,13 +555,13 @@ export declare function inlineRefs(schema: string): string
  */
 export interface InputCallbacks {
   /** Answers `elicitation/create`. */
-  elicitation?: (paramsJson: string, call: ToolCall) => string | Promise<string>
+  elicitation?: (paramsJson: string, call: ToolCall) => string | [string] | Promise<string | [string]>
   /** Declare URL-mode elicitation too (default true). */
   elicitationUrl?: boolean
   /** Answers `sampling/createMessage`. */
-  sampling?: (paramsJson: string, call: ToolCall) => string | Promise<string>
+  sampling?: (paramsJson: string, call: ToolCall) => string | [string] | Promise<string | [string]>
   /** Answers `roots/list` (the host calls `rootsChanged()` when its answer changes). */
-  roots?: (paramsJson: string, call: ToolCall) => string | Promise<string>
+  roots?: (paramsJson: string, call: ToolCall) => string | [string] | Promise<string | [string]>
   /** Roots the client keeps and answers with itself (a JSON list of `{uri, name}`). */
   rootsJson?: string
 }

@@ -263,9 +263,11 @@ function bytesAsText(_key, value) {
 
 /** The envelope of what a handler returned (a failure when it does not serialize). The engine
  * turns the value into the result (mcpcore::host::results): the same rules in every binding.
- * A string crosses as `[text]`, itself: no JSON pass here nor in the engine (src/handler.rs). */
+ * A string crosses as `[text]`, itself: no JSON pass here nor in the engine (src/handler.rs).
+ * One with a lone surrogate takes the envelope, whose JSON the engine refuses as before (napi
+ * would replace it with U+FFFD without a word). One-byte strings answer `isWellFormed` at once. */
 function okEnvelope(value) {
-  if (typeof value === 'string') return [value];
+  if (typeof value === 'string' && value.isWellFormed()) return [value];
   try {
     const top = Array.isArray(value) ? value.map(bytesMarker) : bytesMarker(value);
     return JSON.stringify({ value: top === undefined ? null : top }, bytesAsText);

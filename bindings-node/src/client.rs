@@ -48,15 +48,21 @@ pub struct StdioConnectOptions {
 #[derive(Default)]
 pub struct InputCallbacks {
     /// Answers `elicitation/create`.
-    #[napi(ts_type = "(paramsJson: string, call: ToolCall) => string | Promise<string>")]
+    #[napi(
+        ts_type = "(paramsJson: string, call: ToolCall) => string | [string] | Promise<string | [string]>"
+    )]
     pub elicitation: Option<Callback>,
     /// Declare URL-mode elicitation too (default true).
     pub elicitation_url: Option<bool>,
     /// Answers `sampling/createMessage`.
-    #[napi(ts_type = "(paramsJson: string, call: ToolCall) => string | Promise<string>")]
+    #[napi(
+        ts_type = "(paramsJson: string, call: ToolCall) => string | [string] | Promise<string | [string]>"
+    )]
     pub sampling: Option<Callback>,
     /// Answers `roots/list` (the host calls `rootsChanged()` when its answer changes).
-    #[napi(ts_type = "(paramsJson: string, call: ToolCall) => string | Promise<string>")]
+    #[napi(
+        ts_type = "(paramsJson: string, call: ToolCall) => string | [string] | Promise<string | [string]>"
+    )]
     pub roots: Option<Callback>,
     /// Roots the client keeps and answers with itself (a JSON list of `{uri, name}`).
     pub roots_json: Option<String>,

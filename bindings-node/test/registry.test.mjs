@@ -44,6 +44,15 @@ describe('local tools', () => {
     assert.equal(textOf(await r.callTool('async')), big);
     assert.deepEqual(await r.callTool('empty'), { content: [{ type: 'text', text: '' }] });
     assert.deepEqual(await r.callTool('arr'), { content: [{ type: 'text', text: '["a"]' }] });
+    // What the wrapper hands the engine: the text itself, and the envelope for anything else.
+    const { nativeCallback } = require('../lib/tools.js');
+    assert.deepEqual(nativeCallback(() => 'x')('{}', null), ['x']);
+    assert.equal(nativeCallback(() => ['x'])('{}', null), '{"value":["x"]}');
+    // A lone surrogate is not text: refused as the envelope's JSON always was, not altered.
+    r.tool('lone', {}, () => 'a\uD800b');
+    const lone = await r.callTool('lone');
+    assert.equal(lone.isError, true);
+    assert.match(textOf(lone), /invalid envelope/);
   });
 
   test('structuredContent that breaks outputSchema is an isError result', async () => {
