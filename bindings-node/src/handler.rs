@@ -4,8 +4,9 @@
 //!
 //! The wrapper registers `callback(inputJson, call) => reply | Promise<reply>`, where the reply
 //! is `[text]` when the handler returned a string (the text crosses as itself: no JSON pass on
-//! either side, which for a large text was a third of the call) or else the envelope JSON, one of `{"value": v}` (what the handler returned, as JSON; bytes at the top
-//! level or as list items are `{"$bytes": base64}`), `{"rpc": {code, message, data?}}` (a thrown
+//! either side, which for a large text was a third of the call) or else the envelope JSON, one
+//! of `{"value": v}` (what the handler returned, as JSON; bytes at the top level or as list
+//! items are `{"$bytes": base64}`), `{"rpc": {code, message, data?}}` (a thrown
 //! `McpError` with a code: sent as that JSON-RPC error), `{"inputRequired": message}` (a thrown
 //! `InputRequired`) or `{"error": "Name: message"}` (any other throw or rejection). The wrapper
 //! never lets a throw cross the boundary.
@@ -256,14 +257,15 @@ impl HostCallback for JsCallback {
                     ))
                 }
             };
-            match returned {
-                Either3::A(envelope) => reply_of(&envelope),
-                Either3::B(text) => text_reply(text),
+            let reply = match returned {
+                Either3::A(envelope) => Either::A(envelope),
+                Either3::B(text) => Either::B(text),
                 Either3::C(promise) => match promise.await {
-                    Ok(reply) => reply_from(reply),
-                    Err(e) => HostReply::Failure(e.reason.clone()),
+                    Ok(reply) => reply,
+                    Err(e) => return HostReply::Failure(e.reason.clone()),
                 },
-            }
+            };
+            reply_from(reply)
         })
     }
 }
