@@ -368,8 +368,12 @@ export declare class Server {
    * caller's token from the environment (`MCP_ACCESS_TOKEN`) and checks it the same way.
    */
   withAuth(auth: ServerAuth): Server
-  /** Serves on this process's stdin/stdout until stdin closes. */
-  serveStdio(): Promise<void>
+  /**
+   * Opens a stdio connection that JS feeds with what it reads from stdin (what
+   * `Server.serveStdio` does): frames are served on the JS thread, handlers that answer at
+   * once are called in place. A protected server (`withAuth`) checks `MCP_ACCESS_TOKEN` first.
+   */
+  openStdio(): Promise<StdioConnection>
   /**
    * Starts serving HTTP (both lineages on `path`, 2024-11-05 SSE on `/sse`); resolves to an
    * `HttpServing` once bound.
@@ -412,6 +416,22 @@ export declare class Skills {
   remove(uri: string): boolean
   /** True when no skill is served. */
   isEmpty(): boolean
+}
+
+/**
+ * A stdio connection whose bytes JS reads from `process.stdin` (`Server.serveStdio`); its
+ * frames are served on the JS thread.
+ */
+export declare class StdioConnection {
+  /**
+   * Serves the next bytes read from stdin (handlers that answer at once run now, on this
+   * thread); false once the connection stopped.
+   */
+  feed(chunk: Buffer): boolean
+  /** Stdin ended: in-flight requests finish (within the grace period), then `done` resolves. */
+  end(): void
+  /** Resolves once the connection is closed and stdout written. */
+  done(): Promise<void>
 }
 
 /** A task the server runs for a tool call (see `Task` in lib/mcpcore.d.ts). */

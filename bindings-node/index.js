@@ -849,6 +849,7 @@ module.exports.Resources = nativeBinding.Resources
 module.exports.Server = nativeBinding.Server
 module.exports.ServerAuth = nativeBinding.ServerAuth
 module.exports.Skills = nativeBinding.Skills
+module.exports.StdioConnection = nativeBinding.StdioConnection
 module.exports.Task = nativeBinding.Task
 module.exports.ToolCall = nativeBinding.ToolCall
 module.exports.ToolSearch = nativeBinding.ToolSearch

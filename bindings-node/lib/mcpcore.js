@@ -14,6 +14,7 @@ const middlewares = require('./middleware');
 const { OAuth, MemoryTokenStore } = require('./auth');
 const { TokenRefused, serverAuth } = require('./server-auth');
 const { Client, Task } = require('./client');
+const stdio = require('./stdio');
 
 const { native: awaitNative, nativeSync, InvalidInput, makeError } = errors;
 
@@ -411,7 +412,7 @@ class Server {
     const target = auth === undefined ? this._native : this._native.withAuth(serverAuth(auth));
     const leave = await this._enterLifespan();
     try {
-      await awaitNative(target.serveStdio());
+      await stdio.serveStdio(target);
     } finally {
       if (leave) await leave();
       // Log records the engine emitted last (setLogger, DEBUG=mcpcore) are queued to this

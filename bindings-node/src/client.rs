@@ -72,13 +72,13 @@ impl InputCallbacks {
     fn apply(self, o: &mut ClientOptions) -> napi::Result<()> {
         let mut input = HostInput::new();
         if let Some(cb) = self.elicitation {
-            input = input.elicitation(JsCallback::new(cb), self.elicitation_url.unwrap_or(true));
+            input = input.elicitation(JsCallback::threadsafe(cb), self.elicitation_url.unwrap_or(true));
         }
         if let Some(cb) = self.sampling {
-            input = input.sampling(JsCallback::new(cb));
+            input = input.sampling(JsCallback::threadsafe(cb));
         }
         if let Some(cb) = self.roots {
-            input = input.roots(JsCallback::new(cb));
+            input = input.roots(JsCallback::threadsafe(cb));
         }
         if !input.is_empty() {
             o.input = Some(std::sync::Arc::new(input));

@@ -12,19 +12,25 @@
 //! never lets a throw cross the boundary.
 //!
 //! Each callback is a *weak* thread-safe function: a registered handler does not keep the
-//! process alive; a pending server or client promise does.
+//! process alive; a pending server or client promise does. A handler registered on a server
+//! also keeps a reference to its function, through which it is called in place when the call
+//! already runs on the JS thread (a stdio server fed by libuv, `src/stdio.rs`): no thread
+//! hand-off there and back ([`on_js_thread`]).
 
 use crate::{errors, parse_json, to_json};
 use mcpcore::completion::{complete_from, Completer};
 use mcpcore::host::{HandlerKind, HostCall, HostCallback, HostCompleter, HostReply, HostValue};
 use mcpcore::registry::BoxFuture;
 use mcpcore::{Error, ErrorCode, ErrorData};
-use napi::bindgen_prelude::{Either, Either3, FnArgs, Promise, Unknown};
+use napi::bindgen_prelude::{
+    Either, Either3, FnArgs, FromNapiValue, FunctionRef, Promise, TypeName, Unknown, ValidateNapiValue,
+};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
-use napi::Status;
+use napi::{sys, Env, Status, ValueType};
 use napi_derive::napi;
 use serde::Deserialize;
 use serde_json::Value;
+use std::cell::Cell;
 use std::sync::Arc;
 
 /// What the JS callback receives and returns.
@@ -34,8 +40,55 @@ pub(crate) type Reply = Either<String, Vec<String>>;
 /// A JS handler callback as a weak, plain-argument (`CalleeHandled = false`) thread-safe function.
 /// The string and the array are tried before the Promise: napi-rs answers a failed `Promise`
 /// check with a rejected promise it must then silence (two JS allocations per call).
-pub(crate) type Callback =
-    ThreadsafeFunction<CallArgs, Either3<String, Vec<String>, Promise<Reply>>, CallArgs, Status, false, true>;
+pub(crate) type Callback = ThreadsafeFunction<CallArgs, Returned, CallArgs, Status, false, true>;
+/// What the wrapper returns: the reply at once, or a Promise of it.
+pub(crate) type Returned = Either3<String, Vec<String>, Promise<Reply>>;
+
+/// A handler function as a server keeps it: the thread-safe function for calls from the
+/// runtime's threads, and a reference for calls made on the JS thread itself.
+pub struct JsFunction {
+    threadsafe: Callback,
+    direct: FunctionRef<CallArgs, Returned>,
+}
+
+impl FromNapiValue for JsFunction {
+    unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> napi::Result<Self> {
+        // SAFETY: the value napi-rs hands a #[napi] function's argument, on the JS thread.
+        let threadsafe = unsafe { Callback::from_napi_value(env, value)? };
+        let direct = unsafe { FunctionRef::from_napi_value(env, value)? };
+        Ok(JsFunction { threadsafe, direct })
+    }
+}
+
+impl TypeName for JsFunction {
+    fn type_name() -> &'static str {
+        "Function"
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::Function
+    }
+}
+
+impl ValidateNapiValue for JsFunction {}
+
+thread_local! {
+    /// The JS environment while this thread (the JS thread) serves frames in place.
+    static JS_THREAD: Cell<Option<sys::napi_env>> = const { Cell::new(None) };
+}
+
+/// Runs `f` (on the JS thread, with its `env`) so that a handler it reaches is called in place
+/// instead of through its thread-safe function.
+pub(crate) fn on_js_thread<R>(env: &Env, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<sys::napi_env>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            JS_THREAD.with(|t| t.set(self.0));
+        }
+    }
+    let _restore = Restore(JS_THREAD.with(|t| t.replace(Some(env.raw()))));
+    f()
+}
 
 /// Called (once) when the caller abandons the call: cancelled on the wire, timed out, closed.
 type CancelCallback = ThreadsafeFunction<(), Unknown<'static>, (), Status, false, true>;
@@ -234,38 +287,72 @@ pub(crate) fn reply_from(reply: Reply) -> HostReply {
 #[derive(Clone)]
 pub(crate) struct JsCallback {
     callback: Arc<Callback>,
+    /// The function itself, for calls on the JS thread ([`on_js_thread`]).
+    direct: Option<Arc<FunctionRef<CallArgs, Returned>>>,
 }
 
 impl JsCallback {
-    pub(crate) fn new(callback: Callback) -> Arc<Self> {
-        Arc::new(JsCallback { callback: Arc::new(callback) })
+    /// A handler called in place on the JS thread when its call runs there.
+    pub(crate) fn new(f: JsFunction) -> Arc<Self> {
+        Arc::new(JsCallback { callback: Arc::new(f.threadsafe), direct: Some(Arc::new(f.direct)) })
     }
+
+    /// A callback always called through its thread-safe function (a client's input handlers,
+    /// whose calls never start on the JS thread).
+    pub(crate) fn threadsafe(callback: Callback) -> Arc<Self> {
+        Arc::new(JsCallback { callback: Arc::new(callback), direct: None })
+    }
+
+    /// Calls the function now, on the JS thread (`env`): the reply when it answered at once.
+    fn call_here(
+        &self,
+        env: sys::napi_env,
+        kind: HandlerKind,
+        args: CallArgs,
+    ) -> BoxFuture<'static, HostReply> {
+        let env = Env::from_raw(env);
+        let direct = self.direct.as_ref().expect("checked by the caller");
+        let returned = direct.borrow_back(&env).and_then(|f| f.call(args));
+        match returned {
+            Ok(returned) => Box::pin(settle(returned)),
+            Err(e) => {
+                let failure = could_not_call(kind, &e.reason);
+                Box::pin(async move { failure })
+            }
+        }
+    }
+}
+
+fn could_not_call(kind: HandlerKind, reason: &str) -> HostReply {
+    HostReply::Failure(format!("the {} could not be called: {reason}", kind.as_str()))
+}
+
+/// The reply of what the wrapper returned, waiting for its Promise when it gave one.
+async fn settle(returned: Returned) -> HostReply {
+    let reply = match returned {
+        Either3::A(envelope) => Either::A(envelope),
+        Either3::B(text) => Either::B(text),
+        Either3::C(promise) => match promise.await {
+            Ok(reply) => reply,
+            Err(e) => return HostReply::Failure(e.reason.clone()),
+        },
+    };
+    reply_from(reply)
 }
 
 impl HostCallback for JsCallback {
     fn call(&self, kind: HandlerKind, input: Value, call: HostCall) -> BoxFuture<'static, HostReply> {
-        let callback = self.callback.clone();
         let call = ToolCall { call: kind.has_call().then_some(call) };
+        let args = FnArgs::from((input.to_string(), call));
+        if let (Some(env), Some(_)) = (JS_THREAD.with(Cell::get), &self.direct) {
+            return self.call_here(env, kind, args);
+        }
+        let callback = self.callback.clone();
         Box::pin(async move {
-            let returned = match callback.call_async_catch(FnArgs::from((input.to_string(), call))).await {
-                Ok(r) => r,
-                Err(e) => {
-                    return HostReply::Failure(format!(
-                        "the {} could not be called: {}",
-                        kind.as_str(),
-                        e.reason
-                    ))
-                }
-            };
-            let reply = match returned {
-                Either3::A(envelope) => Either::A(envelope),
-                Either3::B(text) => Either::B(text),
-                Either3::C(promise) => match promise.await {
-                    Ok(reply) => reply,
-                    Err(e) => return HostReply::Failure(e.reason.clone()),
-                },
-            };
-            reply_from(reply)
+            match callback.call_async_catch(args).await {
+                Ok(returned) => settle(returned).await,
+                Err(e) => could_not_call(kind, &e.reason),
+            }
         })
     }
 }
@@ -273,7 +360,7 @@ impl HostCallback for JsCallback {
 /// A completer from fixed `values` (the core filters them by prefix) or a `callback`.
 pub(crate) fn completer(
     values: Option<Vec<String>>,
-    callback: Option<Callback>,
+    callback: Option<JsFunction>,
 ) -> napi::Result<Arc<dyn Completer>> {
     match (values, callback) {
         (Some(values), None) => Ok(complete_from(values)),

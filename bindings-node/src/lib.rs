@@ -18,6 +18,7 @@ mod resources;
 mod server;
 mod server_auth;
 mod skills;
+mod stdio;
 
 pub use client::{Client, Task};
 pub use handler::ToolCall;
@@ -26,6 +27,7 @@ pub use mount::{Exchange, Mount, MountResponse};
 pub use registry::Registry;
 pub use resources::{Prompts, Resources};
 pub use server::{HttpServing, Server};
+pub use stdio::StdioConnection;
 
 /// The engine's runtime: one worker thread unless `TOKIO_WORKER_THREADS` says otherwise. Every
 /// handler runs on the JS thread anyway; with napi-rs's default (a worker per core) a call's

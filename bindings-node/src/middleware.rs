@@ -3,7 +3,7 @@
 //! configured from JS. Conversion only; the chain runs in the core.
 
 use crate::bad_option;
-use crate::handler::{Callback, JsCallback};
+use crate::handler::{JsCallback, JsFunction};
 use mcpcore::host::HostMiddleware;
 use mcpcore::middleware::{Chain, Middleware as CoreMiddleware};
 use mcpcore::server::middleware::{Idempotency, ListCache, RateLimit, RequestLog, ResponseLimit, Timeouts};
@@ -53,7 +53,7 @@ impl Middleware {
     #[napi(
         ts_args_type = "callback: (inputJson: string, call: ToolCall) => string | [string] | Promise<string | [string]>, outermost?: boolean | undefined | null, sessionEvents?: boolean | undefined | null"
     )]
-    pub fn add_callback(&self, callback: Callback, outermost: Option<bool>, session_events: Option<bool>) {
+    pub fn add_callback(&self, callback: JsFunction, outermost: Option<bool>, session_events: Option<bool>) {
         let m = HostMiddleware::new(JsCallback::new(callback));
         let m = Arc::new(if session_events == Some(true) { m.with_session_events() } else { m });
         if outermost == Some(true) {

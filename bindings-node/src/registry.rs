@@ -1,7 +1,7 @@
 //! `Registry`: local JS tools and the tools of connected servers, in one place.
 
 use crate::client::Client;
-use crate::handler::{Callback, JsCallback};
+use crate::handler::{JsCallback, JsFunction};
 use crate::{bad_option, errors, millis, parse_json, to_json};
 use mcpcore::host::HostTool;
 use mcpcore::protocol::Tool;
@@ -64,7 +64,7 @@ impl Registry {
         name: String,
         description: String,
         input_schema_json: String,
-        handler: Callback,
+        handler: JsFunction,
         output_schema_json: Option<String>,
         title: Option<String>,
         meta_json: Option<String>,

@@ -1,7 +1,7 @@
 //! `Resources` and `Prompts`: the core's registries with JS handlers (see `Server.resource` and
 //! `Server.prompt` in the JS API). Descriptors cross as JSON; handlers are [`JsCallback`]s.
 
-use crate::handler::{completer, Callback, JsCallback};
+use crate::handler::{completer, JsCallback, JsFunction};
 use crate::{errors, parse_json};
 use mcpcore::host::{HostPrompt, HostResource};
 use mcpcore::prompts::PromptRegistry;
@@ -42,7 +42,7 @@ impl Resources {
     #[napi(
         ts_args_type = "resourceJson: string, handler: (requestJson: string, call: ToolCall) => string | [string] | Promise<string | [string]>"
     )]
-    pub fn add(&self, resource_json: String, handler: Callback) -> napi::Result<()> {
+    pub fn add(&self, resource_json: String, handler: JsFunction) -> napi::Result<()> {
         let resource = descriptor::<mcpcore::protocol::resources::Resource>("resource", &resource_json)?;
         let reader = HostResource::new(JsCallback::new(handler), resource.mime_type.clone());
         self.inner.add(resource, reader).map_err(errors::to_js)
@@ -53,7 +53,7 @@ impl Resources {
     #[napi(
         ts_args_type = "templateJson: string, handler: (requestJson: string, call: ToolCall) => string | [string] | Promise<string | [string]>"
     )]
-    pub fn add_template(&self, template_json: String, handler: Callback) -> napi::Result<()> {
+    pub fn add_template(&self, template_json: String, handler: JsFunction) -> napi::Result<()> {
         let template = descriptor::<mcpcore::protocol::resources::ResourceTemplate>(
             "resource template",
             &template_json,
@@ -73,7 +73,7 @@ impl Resources {
         uri_template: String,
         variable: String,
         values: Option<Vec<String>>,
-        handler: Option<Callback>,
+        handler: Option<JsFunction>,
     ) -> napi::Result<()> {
         let c = completer(values, handler)?;
         self.inner.complete_variable(&uri_template, &variable, c).map_err(errors::to_js)
@@ -145,7 +145,7 @@ impl Prompts {
     #[napi(
         ts_args_type = "promptJson: string, handler: (argumentsJson: string, call: ToolCall) => string | [string] | Promise<string | [string]>"
     )]
-    pub fn add(&self, prompt_json: String, handler: Callback) -> napi::Result<()> {
+    pub fn add(&self, prompt_json: String, handler: JsFunction) -> napi::Result<()> {
         let prompt = descriptor("prompt", &prompt_json)?;
         self.inner.add(prompt, HostPrompt::new(JsCallback::new(handler))).map_err(errors::to_js)
     }
@@ -159,7 +159,7 @@ impl Prompts {
         name: String,
         argument: String,
         values: Option<Vec<String>>,
-        handler: Option<Callback>,
+        handler: Option<JsFunction>,
     ) -> napi::Result<()> {
         let c = completer(values, handler)?;
         self.inner.complete_argument(&name, &argument, c).map_err(errors::to_js)

@@ -162,14 +162,19 @@ impl Server {
         Server { inner: self.inner.clone(), auth: Some(auth.config.clone()) }
     }
 
-    /// Serves on this process's stdin/stdout until stdin closes.
+    /// Opens a stdio connection that JS feeds with what it reads from stdin (what
+    /// `Server.serveStdio` does): frames are served on the JS thread, handlers that answer at
+    /// once are called in place. A protected server (`withAuth`) checks `MCP_ACCESS_TOKEN` first.
     #[napi]
-    pub async fn serve_stdio(&self) -> napi::Result<()> {
-        match &self.auth {
-            // A protected server on stdio: the token comes from MCP_ACCESS_TOKEN, checked once.
-            Some(auth) => self.inner.serve_stdio_with_auth(auth).await.map_err(errors::to_js),
-            None => self.inner.serve_stdio().await.map_err(errors::to_js),
-        }
+    pub async fn open_stdio(&self) -> napi::Result<crate::stdio::StdioConnection> {
+        let origin = match &self.auth {
+            Some(auth) => {
+                let token = std::env::var(mcpcore::auth::server::TOKEN_ENV).ok();
+                auth.stdio_origin(token.as_deref()).await.map_err(errors::to_js)?
+            }
+            None => mcpcore::context::Origin::none(),
+        };
+        Ok(crate::stdio::StdioConnection::open(&self.inner, origin))
     }
 
     /// Starts serving HTTP (both lineages on `path`, 2024-11-05 SSE on `/sse`); resolves to an

@@ -10,7 +10,10 @@
 //! # }
 //! ```
 
+mod fed;
 pub mod middleware;
+
+pub use fed::FedStdio;
 
 use crate::context::Origin;
 use crate::engine::{RouteId, ServerConfig, ServerConnection, ServerEngine};

@@ -7,82 +7,92 @@ use crate::jsonrpc::{self, Response};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
-/// Outcome of reading one line.
-#[derive(Debug, PartialEq, Eq)]
-pub enum LineRead {
-    /// A line is in the buffer (without its newline).
-    Line,
-    /// A line longer than the limit was skipped; its length in bytes.
-    TooLong(usize),
-    /// End of stream.
-    Eof,
-}
-
-/// Reads one line into `buf` (cleared first), never holding more than `max` bytes of it.
-pub async fn read_line<R: AsyncBufRead + Unpin>(
-    r: &mut R,
-    buf: &mut Vec<u8>,
+/// Newline framing over chunks as they arrive, without I/O: the reader (a tokio task, or a
+/// host's own event loop feeding stdin's bytes on its thread) pushes each chunk and gets back
+/// the frames it completed. A line is held up to `max` bytes; past that it is skipped as it
+/// streams by, scanned in constant memory for its top-level `id` (see [`Side`]).
+#[derive(Debug)]
+pub struct Splitter {
+    buf: Vec<u8>,
+    /// A line over the limit being skipped: its length so far and the scan of its bytes.
+    skipped: Option<(usize, IdScan)>,
     max: usize,
-) -> std::io::Result<LineRead> {
-    Ok(match read_frame(r, buf, max).await? {
-        Frame::Line => LineRead::Line,
-        Frame::TooLong(n, _) => LineRead::TooLong(n),
-        Frame::Eof => LineRead::Eof,
-    })
+    side: Side,
 }
 
-/// [`LineRead`], with what the scan of a skipped line found.
-enum Frame {
-    Line,
-    TooLong(usize, Found),
-    Eof,
-}
+impl Splitter {
+    /// A splitter for `side` holding lines of at most `max` bytes.
+    pub fn new(max: usize, side: Side) -> Self {
+        Splitter { buf: Vec::new(), skipped: None, max, side }
+    }
 
-/// [`read_line`]; a line over the limit is scanned for its top-level `id` as it is skipped.
-async fn read_frame<R: AsyncBufRead + Unpin>(
-    r: &mut R,
-    buf: &mut Vec<u8>,
-    max: usize,
-) -> std::io::Result<Frame> {
-    buf.clear();
-    let mut skipped: Option<(usize, IdScan)> = None;
-    loop {
-        let available = r.fill_buf().await?;
-        if available.is_empty() {
-            return Ok(match skipped {
-                Some((n, scan)) => Frame::TooLong(n, scan.found()),
-                None if buf.is_empty() => Frame::Eof,
-                None => Frame::Line,
-            });
+    /// Takes the next `bytes` of the stream; `emit` gets the event of each frame they complete,
+    /// in order (blank lines are skipped, a trailing `\r` is tolerated).
+    pub fn push(&mut self, mut bytes: &[u8], emit: &mut impl FnMut(TransportEvent)) {
+        while !bytes.is_empty() {
+            let found = memchr_newline(bytes);
+            let chunk = &bytes[..found.unwrap_or(bytes.len())];
+            bytes = found.map_or(&[][..], |i| &bytes[i + 1..]);
+            if found.is_some() && self.skipped.is_none() && self.buf.is_empty() && chunk.len() <= self.max {
+                // The whole line is in this chunk: parsed where it lies, not copied.
+                if let Some(event) = line_event(chunk) {
+                    emit(event);
+                }
+                continue;
+            }
+            self.take(chunk);
+            if found.is_some() {
+                if let Some(event) = self.end_line() {
+                    emit(event);
+                }
+            }
         }
-        let (chunk, found) = match memchr_newline(available) {
-            Some(i) => (&available[..i], Some(i)),
-            None => (available, None),
-        };
-        match &mut skipped {
+    }
+
+    /// The stream ended: the event of a last line without its newline, if any.
+    pub fn finish(&mut self) -> Option<TransportEvent> {
+        self.end_line()
+    }
+
+    /// Adds part of the current line.
+    fn take(&mut self, chunk: &[u8]) {
+        match &mut self.skipped {
             Some((n, scan)) => {
                 *n += chunk.len();
                 scan.feed(chunk);
             }
-            None if buf.len() + chunk.len() > max => {
+            None if self.buf.len() + chunk.len() > self.max => {
                 let mut scan = IdScan::new();
-                scan.feed(buf);
+                scan.feed(&self.buf);
                 scan.feed(chunk);
-                skipped = Some((buf.len() + chunk.len(), scan));
-                buf.clear();
-                buf.shrink_to(64 * 1024);
+                self.skipped = Some((self.buf.len() + chunk.len(), scan));
+                self.buf.clear();
+                self.buf.shrink_to(64 * 1024);
             }
-            None => buf.extend_from_slice(chunk),
-        }
-        let consumed = found.map_or(chunk.len(), |i| i + 1);
-        r.consume(consumed);
-        if found.is_some() {
-            return Ok(match skipped {
-                Some((n, scan)) => Frame::TooLong(n, scan.found()),
-                None => Frame::Line,
-            });
+            None => self.buf.extend_from_slice(chunk),
         }
     }
+
+    /// The event of the line gathered so far (none for a blank one); starts the next line.
+    fn end_line(&mut self) -> Option<TransportEvent> {
+        if let Some((n, scan)) = self.skipped.take() {
+            return Some(oversized(self.side, n, self.max, scan.found()));
+        }
+        let event = line_event(&self.buf);
+        self.buf.clear();
+        event
+    }
+}
+
+/// The frame of one complete line (without its newline); none for a blank line.
+fn line_event(mut line: &[u8]) -> Option<TransportEvent> {
+    if line.last() == Some(&b'\r') {
+        line = &line[..line.len() - 1];
+    }
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    Some(TransportEvent::Frame(jsonrpc::parse(line)))
 }
 
 /// The first `\n` (SIMD search: a byte-by-byte loop was 21% of the instructions of a 1 MiB echo).
@@ -138,23 +148,20 @@ pub async fn pump_frames<R: AsyncBufRead + Unpin>(
     max: usize,
     side: Side,
 ) -> std::io::Result<()> {
-    let mut buf = Vec::with_capacity(8 * 1024);
+    let mut splitter = Splitter::new(max, side);
+    let mut gone = false;
     loop {
-        let event = match read_frame(&mut r, &mut buf, max).await? {
-            Frame::Eof => return Ok(()),
-            Frame::TooLong(n, found) => oversized(side, n, max, found),
-            Frame::Line => {
-                let mut line = buf.as_slice();
-                if line.last() == Some(&b'\r') {
-                    line = &line[..line.len() - 1];
-                }
-                if line.iter().all(u8::is_ascii_whitespace) {
-                    continue;
-                }
-                TransportEvent::Frame(jsonrpc::parse(line))
+        let available = r.fill_buf().await?;
+        if available.is_empty() {
+            if let Some(event) = splitter.finish() {
+                let _ = tx.send(event);
             }
-        };
-        if tx.send(event).is_err() {
+            return Ok(());
+        }
+        let n = available.len();
+        splitter.push(available, &mut |event| gone |= tx.send(event).is_err());
+        r.consume(n);
+        if gone {
             return Ok(());
         }
     }
@@ -187,7 +194,7 @@ pub async fn pump_writer<W: AsyncWrite + Unpin>(
 }
 
 /// Appends one frame as a line; false for [`OutFrame::Close`].
-fn encode(frame: &OutFrame, out: &mut Vec<u8>) -> bool {
+pub(crate) fn encode(frame: &OutFrame, out: &mut Vec<u8>) -> bool {
     match frame {
         OutFrame::One(m) => m.write_json(out),
         OutFrame::Batch(ms) => {
@@ -210,18 +217,47 @@ fn encode(frame: &OutFrame, out: &mut Vec<u8>) -> bool {
 mod tests {
     use super::*;
 
-    #[tokio::test]
-    async fn long_lines_are_skipped_and_reading_goes_on() {
+    /// Every frame of `input` pushed in chunks of `step` bytes, then the end of the stream.
+    fn split(input: &[u8], step: usize, max: usize) -> Vec<String> {
+        let mut s = Splitter::new(max, Side::Server);
+        let mut out = Vec::new();
+        let mut keep = |e: TransportEvent| out.push(format!("{e:?}"));
+        for chunk in input.chunks(step) {
+            s.push(chunk, &mut keep);
+        }
+        if let Some(e) = s.finish() {
+            keep(e);
+        }
+        out
+    }
+
+    #[test]
+    fn long_lines_are_skipped_and_reading_goes_on_whatever_the_chunks() {
         let mut input = vec![b'x'; 5000];
-        input.extend_from_slice(b"\n{\"ok\":1}\r\nlast");
-        let mut r = tokio::io::BufReader::with_capacity(64, input.as_slice());
-        let mut buf = Vec::new();
-        assert_eq!(read_line(&mut r, &mut buf, 100).await.unwrap(), LineRead::TooLong(5000));
-        assert_eq!(read_line(&mut r, &mut buf, 100).await.unwrap(), LineRead::Line);
-        assert_eq!(buf, b"{\"ok\":1}\r");
-        assert_eq!(read_line(&mut r, &mut buf, 100).await.unwrap(), LineRead::Line);
-        assert_eq!(buf, b"last");
-        assert_eq!(read_line(&mut r, &mut buf, 100).await.unwrap(), LineRead::Eof);
+        input.extend_from_slice(
+            b"\n{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\r\n\n  \n{\"jsonrpc\":\"2.0\",\"method\":\"b\"}",
+        );
+        let whole = split(&input, input.len(), 100);
+        assert_eq!(whole.len(), 3, "{whole:?}");
+        assert!(whole[0].contains("5000 bytes exceeds the limit of 100"), "{whole:?}");
+        assert!(whole[1].contains("\"a\""), "{whole:?}");
+        assert!(whole[2].contains("\"b\""), "{whole:?}");
+        for step in [1, 2, 7, 64, 99, 100, 101, 4999] {
+            assert_eq!(split(&input, step, 100), whole, "chunks of {step}");
+        }
+    }
+
+    #[test]
+    fn a_line_of_exactly_the_limit_is_kept() {
+        let line = br#"{"jsonrpc":"2.0","method":"ping"}"#;
+        for step in [1, 5, line.len(), line.len() + 1] {
+            let mut input = line.to_vec();
+            input.push(b'\n');
+            let got = split(&input, step, line.len());
+            assert!(got.len() == 1 && got[0].starts_with("Frame(Ok("), "{step}: {got:?}");
+            let got = split(&input, step, line.len() - 1);
+            assert!(got.len() == 1 && got[0].contains("exceeds the limit"), "{step}: {got:?}");
+        }
     }
 
     async fn events(input: &[u8], side: Side) -> Vec<TransportEvent> {

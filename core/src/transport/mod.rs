@@ -4,6 +4,7 @@
 //! |---|---|---|
 //! | stdio, child process | [`child`] | client spawns the server |
 //! | stdio, own stdin/stdout | [`stdio`] | server |
+//! | own stdout, written from the caller's thread | [`direct`] | server fed by its host |
 //! | newline-delimited framing shared by both | [`framing`] | both |
 //! | a child's stderr, bounded | [`stderr`] | client |
 //! | the URL of an HTTP peer, checked | `url` | client |
@@ -12,6 +13,7 @@
 //! receiver of inbound events, ending with [`TransportEvent::Closed`] and a reason a person can act on.
 
 pub mod child;
+pub mod direct;
 pub mod framing;
 mod process;
 pub mod stderr;

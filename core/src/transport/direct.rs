@@ -1,0 +1,266 @@
+//! Our stdout written from the thread that has the answer: a frame is written at once, on the
+//! caller's thread, when nothing waits before it, and only what the pipe does not take now is
+//! left to a task on the runtime (which waits until the pipe is writable). A stdio server whose
+//! host answers on its own thread (Node's JS thread) thus sends a reply without waking another
+//! thread, where a writer task costs one thread hand-off a message (bench/NOTES.md, "What a
+//! hand-off between threads costs here").
+//!
+//! A pipe or socket is written without blocking; a terminal or a file (no readiness to wait
+//! for) is written in place, blocking, as Node itself writes them.
+
+use super::{framing, OutFrame};
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use tokio::sync::Notify;
+
+/// The writable end: a non-blocking pipe or socket, or a blocking stdout.
+enum Sink {
+    #[cfg(unix)]
+    Pipe(tokio::net::unix::pipe::Sender),
+    #[cfg(unix)]
+    Socket(tokio::net::UnixStream),
+    Blocking(std::io::Stdout),
+}
+
+impl Sink {
+    /// Writes what it can now: the bytes taken (an error of kind `WouldBlock` when none).
+    fn try_write(&self, bytes: &[u8]) -> std::io::Result<usize> {
+        match self {
+            #[cfg(unix)]
+            Sink::Pipe(p) => p.try_write(bytes),
+            #[cfg(unix)]
+            Sink::Socket(s) => s.try_write(bytes),
+            Sink::Blocking(out) => {
+                let mut out = out.lock();
+                out.write_all(bytes)?;
+                out.flush()?;
+                Ok(bytes.len())
+            }
+        }
+    }
+
+    /// Waits until the end may take more.
+    async fn writable(&self) -> std::io::Result<()> {
+        match self {
+            #[cfg(unix)]
+            Sink::Pipe(p) => p.writable().await,
+            #[cfg(unix)]
+            Sink::Socket(s) => s.writable().await,
+            Sink::Blocking(_) => Ok(()),
+        }
+    }
+}
+
+/// What the writers share.
+struct State {
+    /// Bytes the pipe did not take yet, in order; the task writes them.
+    pending: Vec<u8>,
+    /// No more frames come ([`DirectStdout::close`]).
+    closed: bool,
+    /// Writing failed (the reader went away): later frames are dropped.
+    failed: bool,
+}
+
+/// Our stdout, written from the caller's thread when nothing waits (see the module docs).
+/// Cheap to clone; every clone writes to the same stream in the order frames are given.
+#[derive(Clone)]
+pub struct DirectStdout {
+    sink: Arc<Sink>,
+    state: Arc<Mutex<State>>,
+    wake: Arc<Notify>,
+}
+
+impl std::fmt::Debug for DirectStdout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DirectStdout").finish_non_exhaustive()
+    }
+}
+
+impl DirectStdout {
+    /// Our stdout (a duplicate of its descriptor), and the task that writes what waits, which
+    /// ends once [`DirectStdout::close`] was called and every byte is written (or writing
+    /// failed). Call inside a tokio runtime.
+    pub fn own() -> (DirectStdout, impl std::future::Future<Output = ()> + Send + 'static) {
+        Self::with(sink())
+    }
+
+    fn with(sink: Sink) -> (DirectStdout, impl std::future::Future<Output = ()> + Send + 'static) {
+        let sink = Arc::new(sink);
+        let state = Arc::new(Mutex::new(State { pending: Vec::new(), closed: false, failed: false }));
+        let wake = Arc::new(Notify::new());
+        let out = DirectStdout { sink, state, wake };
+        let task = out.clone().drain();
+        (out, task)
+    }
+
+    /// Writes `frame` (as one line), now when nothing waits before it, else after what waits.
+    pub fn send(&self, frame: &OutFrame) {
+        let mut line = Vec::with_capacity(256);
+        framing::encode(frame, &mut line);
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        if st.failed || st.closed {
+            return;
+        }
+        if !st.pending.is_empty() {
+            st.pending.extend_from_slice(&line);
+            return;
+        }
+        let mut at = 0;
+        while at < line.len() {
+            match self.sink.try_write(&line[at..]) {
+                Ok(n) => at += n,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    fail(&mut st, &e);
+                    return;
+                }
+            }
+        }
+        if at < line.len() {
+            st.pending.extend_from_slice(&line[at..]);
+            drop(st);
+            self.wake.notify_one();
+        }
+    }
+
+    /// No more frames: the task ends once what waits is written.
+    pub fn close(&self) {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).closed = true;
+        self.wake.notify_one();
+    }
+
+    /// The task: writes what the callers left, as the pipe takes it.
+    async fn drain(self) {
+        loop {
+            let idle = {
+                let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+                if st.failed || (st.closed && st.pending.is_empty()) {
+                    return;
+                }
+                st.pending.is_empty()
+            };
+            if idle {
+                self.wake.notified().await;
+                continue;
+            }
+            if let Err(e) = self.sink.writable().await {
+                fail(&mut self.state.lock().unwrap_or_else(|p| p.into_inner()), &e);
+                return;
+            }
+            let mut guard = self.state.lock().unwrap_or_else(|p| p.into_inner());
+            let st = &mut *guard;
+            match self.sink.try_write(&st.pending) {
+                Ok(n) => {
+                    st.pending.drain(..n);
+                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted
+                    ) => {}
+                Err(e) => {
+                    fail(st, &e);
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Writing failed: later frames are dropped (the reader is gone), once said on stderr.
+fn fail(st: &mut State, e: &std::io::Error) {
+    if !st.failed && e.kind() != std::io::ErrorKind::BrokenPipe {
+        eprintln!("mcpcore: writing stdout failed: {e}");
+    }
+    st.failed = true;
+    st.pending = Vec::new();
+}
+
+/// Our stdout: a non-blocking duplicate when it is a pipe or a socket (how every client spawns
+/// a server), else the blocking `std::io::stdout()`.
+fn sink() -> Sink {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        use std::os::unix::fs::FileTypeExt;
+        let owned = std::io::stdout().as_fd().try_clone_to_owned().ok();
+        let file = owned.map(std::fs::File::from);
+        let ty = file.as_ref().and_then(|f| f.metadata().ok()).map(|m| m.file_type());
+        match (file, ty) {
+            (Some(f), Some(t)) if t.is_fifo() => {
+                if let Ok(p) = tokio::net::unix::pipe::Sender::from_owned_fd(f.into()) {
+                    return Sink::Pipe(p);
+                }
+            }
+            (Some(f), Some(t)) if t.is_socket() => {
+                let s = std::os::unix::net::UnixStream::from(std::os::fd::OwnedFd::from(f));
+                if s.set_nonblocking(true).is_ok() {
+                    if let Ok(s) = tokio::net::UnixStream::from_std(s) {
+                        return Sink::Socket(s);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Sink::Blocking(std::io::stdout())
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use crate::jsonrpc::{Message, Notification};
+    use tokio::io::AsyncReadExt;
+
+    fn note(i: usize, pad: &str) -> OutFrame {
+        let params = serde_json::json!({"i": i, "pad": pad});
+        OutFrame::One(Message::Notification(Notification {
+            method: "n".into(),
+            params: params.as_object().cloned(),
+        }))
+    }
+
+    /// More than a pipe holds, written while nobody reads: what the pipe refuses waits, in
+    /// order, and the task writes it once the reader drains the pipe.
+    #[tokio::test]
+    async fn what_the_pipe_refuses_waits_in_order() {
+        let (tx, mut rx) = tokio::net::unix::pipe::pipe().unwrap();
+        let (out, task) = DirectStdout::with(Sink::Pipe(tx));
+        let task = tokio::spawn(task);
+        let pad = "x".repeat(1000);
+        for i in 0..500 {
+            out.send(&note(i, &pad));
+        }
+        assert!(!out.state.lock().unwrap().pending.is_empty(), "500 kB fit in the pipe");
+        out.close();
+        out.send(&note(9999, "after close"));
+        // The last clone of the pipe's end goes with the task, so the reader then sees its end.
+        drop(out);
+        let mut got = Vec::new();
+        rx.read_to_end(&mut got).await.unwrap();
+        task.await.unwrap();
+        let lines: Vec<serde_json::Value> = got
+            .split(|b| *b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 500);
+        for (i, line) in lines.iter().enumerate() {
+            assert_eq!(line["params"]["i"], i);
+        }
+    }
+
+    /// A reader that went away: writing stops, the task ends, nothing panics.
+    #[tokio::test]
+    async fn a_closed_reader_ends_the_writer() {
+        let (tx, rx) = tokio::net::unix::pipe::pipe().unwrap();
+        drop(rx);
+        let (out, task) = DirectStdout::with(Sink::Pipe(tx));
+        out.send(&note(1, "lost"));
+        out.send(&note(2, "lost"));
+        out.close();
+        tokio::time::timeout(std::time::Duration::from_secs(5), task).await.unwrap();
+        assert!(out.state.lock().unwrap().failed);
+    }
+}
