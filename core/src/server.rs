@@ -25,7 +25,7 @@ use crate::runtime::clock::{self, Clock};
 use crate::runtime::tasks::Tasks;
 use crate::runtime::{entropy, Driver, Env, Outbound};
 use crate::tasks::{MemoryTaskStore, TaskStore};
-use crate::transport::{stdio, Channel, OutFrame, TransportEvent, DEFAULT_MAX_FRAME};
+use crate::transport::{Channel, OutFrame, TransportEvent, DEFAULT_MAX_FRAME};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -234,7 +234,7 @@ impl Server {
 
     /// Serves on this process's stdin/stdout until stdin closes, then finishes in-flight calls.
     pub async fn serve_stdio(&self) -> crate::Result<()> {
-        self.serve_channel(stdio::own_stdio(self.max_frame)).await
+        self.serve_own_stdio(Origin::none()).await
     }
 
     /// [`Server::serve_stdio`] for a protected server: the caller's access token comes from the
@@ -246,7 +246,7 @@ impl Server {
     pub async fn serve_stdio_with_auth(&self, auth: &crate::auth::server::AuthConfig) -> crate::Result<()> {
         let token = std::env::var(crate::auth::server::TOKEN_ENV).ok();
         let origin = auth.stdio_origin(token.as_deref()).await?;
-        self.serve_channel_as(stdio::own_stdio(self.max_frame), origin).await
+        self.serve_own_stdio(origin).await
     }
 
     /// Serves Streamable HTTP (both lineages) and the 2024-11-05 HTTP+SSE transport on `addr`

@@ -17,6 +17,7 @@ use crate::transport::framing::{Side, Splitter};
 use crate::transport::{OutFrame, TransportEvent};
 use std::future::Future;
 use std::sync::Arc;
+use tokio::io::AsyncReadExt;
 
 /// The host's side of a stdio connection it reads itself (see the module docs).
 #[derive(Debug)]
@@ -82,6 +83,35 @@ impl Server {
             tokio::join!(run, writer);
         };
         (fed, serve)
+    }
+}
+
+impl Server {
+    /// Serves our own stdin/stdout, every message coming from `origin`: the runtime reads stdin
+    /// and feeds what it reads to a [`FedStdio`] on the same task, so a frame is served, and a
+    /// handler that answers at once answered, where it was read, with no channel or task
+    /// between (what [`Server::serve_stdio`] does).
+    pub(super) async fn serve_own_stdio(&self, origin: Arc<Origin>) -> crate::Result<()> {
+        let (mut fed, serve) = self.serve_fed_stdio(origin);
+        let read = async move {
+            let mut stdin = crate::transport::stdio::stdin();
+            let mut buf = vec![0u8; 64 * 1024];
+            loop {
+                match stdin.read(&mut buf).await {
+                    Ok(0) => break,
+                    Ok(n) if fed.feed(&buf[..n]) => {}
+                    Ok(_) => break,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        tracing::debug!(target: "mcpcore::server", "reading stdin failed: {e}");
+                        break;
+                    }
+                }
+            }
+            fed.end();
+        };
+        tokio::join!(serve, read);
+        Ok(())
     }
 }
 

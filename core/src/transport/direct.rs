@@ -182,26 +182,20 @@ fn fail(st: &mut State, e: &std::io::Error) {
 fn sink() -> Sink {
     #[cfg(unix)]
     {
+        use super::stdio::reactor::{dup, socket, Kind};
         use std::os::fd::AsFd;
-        use std::os::unix::fs::FileTypeExt;
-        let owned = std::io::stdout().as_fd().try_clone_to_owned().ok();
-        let file = owned.map(std::fs::File::from);
-        let ty = file.as_ref().and_then(|f| f.metadata().ok()).map(|m| m.file_type());
-        match (file, ty) {
-            (Some(f), Some(t)) if t.is_fifo() => {
-                if let Ok(p) = tokio::net::unix::pipe::Sender::from_owned_fd(f.into()) {
+        match dup(std::io::stdout().as_fd()) {
+            Some((fd, Kind::Pipe)) => {
+                if let Ok(p) = tokio::net::unix::pipe::Sender::from_owned_fd(fd) {
                     return Sink::Pipe(p);
                 }
             }
-            (Some(f), Some(t)) if t.is_socket() => {
-                let s = std::os::unix::net::UnixStream::from(std::os::fd::OwnedFd::from(f));
-                if s.set_nonblocking(true).is_ok() {
-                    if let Ok(s) = tokio::net::UnixStream::from_std(s) {
-                        return Sink::Socket(s);
-                    }
+            Some((fd, Kind::Socket)) => {
+                if let Some(s) = socket(fd) {
+                    return Sink::Socket(s);
                 }
             }
-            _ => {}
+            None => {}
         }
     }
     Sink::Blocking(std::io::stdout())

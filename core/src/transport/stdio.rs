@@ -1,35 +1,16 @@
-//! The server side of stdio: frames on our own stdin/stdout. Logs belong on stderr.
+//! The server side of stdio: our own stdin, read as the runtime's reactor allows. Logs belong
+//! on stderr; stdout is written by [`super::direct`].
 //!
-//! When stdin/stdout are pipes or sockets (how every client spawns a server), they are driven by
-//! the runtime's reactor directly (non-blocking, epoll). `tokio::io::stdin()`/`stdout()` would
-//! hand every read and write to the blocking thread pool instead: two thread hand-offs per
-//! message, the largest cost of a small stdio call. A terminal or a file keeps the blocking path.
+//! When stdin is a pipe or a socket (how every client spawns a server), it is driven by the
+//! runtime's reactor directly (non-blocking, epoll). `tokio::io::stdin()` would hand every read
+//! to the blocking thread pool instead: a thread hand-off per read, the largest cost of a small
+//! stdio call. A terminal or a file keeps the blocking path.
 
-use super::{framing, Channel, TransportEvent};
-use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::mpsc;
+use tokio::io::AsyncRead;
 
-/// Starts reading stdin and writing stdout; the channel closes when stdin reaches end of file.
-pub fn own_stdio(max_frame: usize) -> Channel {
-    let (in_tx, in_rx) = mpsc::unbounded_channel();
-    let (out_tx, out_rx) = mpsc::unbounded_channel();
-    tokio::spawn(async move {
-        let stdin = tokio::io::BufReader::with_capacity(64 * 1024, stdin());
-        let reason = match framing::pump_reader(stdin, &in_tx, max_frame).await {
-            Ok(()) => "stdin closed".to_owned(),
-            Err(e) => format!("reading stdin failed: {e}"),
-        };
-        let _ = in_tx.send(TransportEvent::Closed(reason));
-    });
-    let flushed = tokio::spawn(async move {
-        if let Err(e) = framing::pump_writer(stdout(), out_rx).await {
-            eprintln!("mcpcore: writing stdout failed: {e}");
-        }
-    });
-    Channel { tx: out_tx, rx: in_rx, flushed: Some(flushed) }
-}
-
-fn stdin() -> Box<dyn AsyncRead + Unpin + Send> {
+/// Our stdin (a duplicate of its descriptor when it is a pipe or a socket). Call inside a tokio
+/// runtime.
+pub fn stdin() -> Box<dyn AsyncRead + Unpin + Send> {
     #[cfg(unix)]
     if let Some(r) = reactor::reader() {
         return r;
@@ -37,29 +18,25 @@ fn stdin() -> Box<dyn AsyncRead + Unpin + Send> {
     Box::new(tokio::io::stdin())
 }
 
-fn stdout() -> Box<dyn AsyncWrite + Unpin + Send> {
-    #[cfg(unix)]
-    if let Some(w) = reactor::writer() {
-        return w;
-    }
-    Box::new(tokio::io::stdout())
-}
-
 #[cfg(unix)]
-mod reactor {
-    //! stdin/stdout as reactor-driven pipes or sockets (a duplicate of the descriptor, so the
-    //! process's own fd 0/1 stay open after we are done).
+pub(super) mod reactor {
+    //! stdin and stdout as reactor-driven pipes or sockets (a duplicate of the descriptor, so the
+    //! process's own fd 0 and 1 stay open after we are done).
     use std::os::fd::{AsFd, OwnedFd};
     use std::os::unix::fs::FileTypeExt;
-    use tokio::io::{AsyncRead, AsyncWrite};
+    use tokio::io::AsyncRead;
     use tokio::net::unix::pipe;
 
-    enum Kind {
+    /// What a standard descriptor is, when the reactor can drive it.
+    pub(in crate::transport) enum Kind {
+        /// A pipe (FIFO).
         Pipe,
+        /// A Unix socket.
         Socket,
     }
 
-    fn dup(fd: std::os::fd::BorrowedFd<'_>) -> Option<(OwnedFd, Kind)> {
+    /// A duplicate of `fd` and its kind; none for a terminal or a file.
+    pub(in crate::transport) fn dup(fd: std::os::fd::BorrowedFd<'_>) -> Option<(OwnedFd, Kind)> {
         let owned = fd.try_clone_to_owned().ok()?;
         let file = std::fs::File::from(owned);
         let ty = file.metadata().ok()?.file_type();
@@ -73,7 +50,8 @@ mod reactor {
         Some((file.into(), kind))
     }
 
-    fn socket(fd: OwnedFd) -> Option<tokio::net::UnixStream> {
+    /// A non-blocking tokio socket of `fd`.
+    pub(in crate::transport) fn socket(fd: OwnedFd) -> Option<tokio::net::UnixStream> {
         let s = std::os::unix::net::UnixStream::from(fd);
         s.set_nonblocking(true).ok()?;
         tokio::net::UnixStream::from_std(s).ok()
@@ -82,13 +60,6 @@ mod reactor {
     pub(super) fn reader() -> Option<Box<dyn AsyncRead + Unpin + Send>> {
         match dup(std::io::stdin().as_fd())? {
             (fd, Kind::Pipe) => Some(Box::new(pipe::Receiver::from_owned_fd(fd).ok()?)),
-            (fd, Kind::Socket) => Some(Box::new(socket(fd)?)),
-        }
-    }
-
-    pub(super) fn writer() -> Option<Box<dyn AsyncWrite + Unpin + Send>> {
-        match dup(std::io::stdout().as_fd())? {
-            (fd, Kind::Pipe) => Some(Box::new(pipe::Sender::from_owned_fd(fd).ok()?)),
             (fd, Kind::Socket) => Some(Box::new(socket(fd)?)),
         }
     }
