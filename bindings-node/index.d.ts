@@ -372,8 +372,11 @@ export declare class Server {
    * Opens a stdio connection that JS feeds with what it reads from stdin (what
    * `Server.serveStdio` does): frames are served on the JS thread, handlers that answer at
    * once are called in place. A protected server (`withAuth`) checks `MCP_ACCESS_TOKEN` first.
+   *
+   * `wake` is called (on the JS thread) when calls that wait are ready to go on: it must
+   * call the connection's `runReady()`.
    */
-  openStdio(): Promise<StdioConnection>
+  openStdio(wake: () => void): Promise<StdioConnection>
   /**
    * Starts serving HTTP (both lineages on `path`, 2024-11-05 SSE on `/sse`); resolves to an
    * `HttpServing` once bound.
@@ -430,6 +433,8 @@ export declare class StdioConnection {
   feed(chunk: Buffer): boolean
   /** Stdin ended: in-flight requests finish (within the grace period), then `done` resolves. */
   end(): void
+  /** Polls the calls that were woken (what the `wake` function given to `openStdio` calls). */
+  runReady(): void
   /** Resolves once the connection is closed and stdout written. */
   done(): Promise<void>
 }

@@ -12,7 +12,9 @@ const { native: awaitNative } = require('./errors');
  * valid MCP_ACCESS_TOKEN).
  */
 async function serveStdio(target, stdin = process.stdin) {
-  const conn = await awaitNative(target.openStdio());
+  // Calls waiting for a handler's Promise go on here, on the JS thread (src/local.rs).
+  let conn = null;
+  conn = await awaitNative(target.openStdio(() => conn.runReady()));
   let ended = false;
   const end = () => {
     if (ended) return;

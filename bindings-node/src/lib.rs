@@ -10,6 +10,7 @@ mod client;
 mod errors;
 mod gateway;
 mod handler;
+mod local;
 mod logs;
 mod middleware;
 mod mount;

@@ -165,8 +165,14 @@ impl Server {
     /// Opens a stdio connection that JS feeds with what it reads from stdin (what
     /// `Server.serveStdio` does): frames are served on the JS thread, handlers that answer at
     /// once are called in place. A protected server (`withAuth`) checks `MCP_ACCESS_TOKEN` first.
-    #[napi]
-    pub async fn open_stdio(&self) -> napi::Result<crate::stdio::StdioConnection> {
+    ///
+    /// `wake` is called (on the JS thread) when calls that wait are ready to go on: it must
+    /// call the connection's `runReady()`.
+    #[napi(ts_args_type = "wake: () => void")]
+    pub async fn open_stdio(
+        &self,
+        wake: crate::local::WakeJs,
+    ) -> napi::Result<crate::stdio::StdioConnection> {
         let origin = match &self.auth {
             Some(auth) => {
                 let token = std::env::var(mcpcore::auth::server::TOKEN_ENV).ok();
@@ -174,7 +180,7 @@ impl Server {
             }
             None => mcpcore::context::Origin::none(),
         };
-        Ok(crate::stdio::StdioConnection::open(&self.inner, origin))
+        Ok(crate::stdio::StdioConnection::open(&self.inner, origin, wake))
     }
 
     /// Starts serving HTTP (both lineages on `path`, 2024-11-05 SSE on `/sse`); resolves to an

@@ -2,13 +2,15 @@
 //! lib/mcpcore.js reads `process.stdin` and hands each chunk to `feed`). The frames are served
 //! by the core's `FedStdio` on this thread: a handler that answers at once is called in place
 //! (`handler::on_js_thread`) and its answer written to stdout from here, so a call costs no
-//! thread hand-off; what waits goes on to the engine's runtime.
+//! thread hand-off. A call that waits for its handler's Promise is polled on the JS thread too
+//! (`src/local.rs`); only timers, clients' answers and change feeds wake the engine's runtime.
 
 use crate::handler::on_js_thread;
+use crate::local::{JsThread, WakeJs};
 use napi::bindgen_prelude::{within_runtime_if_available, BufferSlice};
 use napi::Env;
 use napi_derive::napi;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use tokio::task::JoinHandle;
 
 /// A stdio connection whose bytes JS reads from `process.stdin` (`Server.serveStdio`); its
@@ -18,17 +20,21 @@ pub struct StdioConnection {
     /// Fed on the JS thread only; the lock is never contended.
     fed: Mutex<mcpcore::server::FedStdio>,
     serving: Mutex<Option<JoinHandle<()>>>,
+    /// The calls that wait, polled on the JS thread.
+    local: Arc<JsThread>,
 }
 
 impl StdioConnection {
     /// Opens the connection of `server` for `origin` and starts serving what waits.
     pub(crate) fn open(
         server: &mcpcore::server::Server,
-        origin: std::sync::Arc<mcpcore::context::Origin>,
+        origin: Arc<mcpcore::context::Origin>,
+        wake: WakeJs,
     ) -> StdioConnection {
-        let (fed, serve) = server.serve_fed_stdio(origin);
+        let local = Arc::new(JsThread::new(wake));
+        let (fed, serve) = server.serve_fed_stdio(origin, Some(local.clone()));
         let serving = napi::bindgen_prelude::spawn(serve);
-        StdioConnection { fed: Mutex::new(fed), serving: Mutex::new(Some(serving)) }
+        StdioConnection { fed: Mutex::new(fed), serving: Mutex::new(Some(serving)), local }
     }
 }
 
@@ -47,6 +53,12 @@ impl StdioConnection {
     pub fn end(&self, env: Env) {
         let mut fed = self.fed.lock().unwrap_or_else(|p| p.into_inner());
         within_runtime_if_available(|| on_js_thread(&env, || fed.end()));
+    }
+
+    /// Polls the calls that were woken (what the `wake` function given to `openStdio` calls).
+    #[napi]
+    pub fn run_ready(&self, env: Env) {
+        self.local.run_ready(&env);
     }
 
     /// Resolves once the connection is closed and stdout written.

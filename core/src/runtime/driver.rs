@@ -52,6 +52,36 @@ pub trait Outbound: Send + 'static {
     }
 }
 
+/// Where a call that waits runs once its first poll returned pending: by default a task of the
+/// runtime; a host whose own thread settles its handlers (Node's JS thread) runs it there
+/// instead ([`Driver::with_spawner`]), so the call's end is handled, and answered, on that
+/// thread too (bench/NOTES.md, issue 47).
+pub trait JobSpawner: Send + Sync + 'static {
+    /// Runs `job` to its end; the handle stops it.
+    fn spawn(&self, job: crate::registry::BoxFuture<'static, ()>) -> Box<dyn JobAbort>;
+}
+
+/// Stops a job a [`JobSpawner`] runs (its future is dropped, on whichever thread).
+pub trait JobAbort: Send + Sync {
+    /// Stops the job; it is not polled again.
+    fn abort(&self);
+}
+
+/// A running job, wherever it runs.
+enum JobHandle {
+    Task(AbortHandle),
+    Host(Box<dyn JobAbort>),
+}
+
+impl JobHandle {
+    fn abort(&self) {
+        match self {
+            JobHandle::Task(h) => h.abort(),
+            JobHandle::Host(h) => h.abort(),
+        }
+    }
+}
+
 /// What a driver is fed.
 pub(crate) enum Input {
     /// An inbound frame (or the error response owed for an unreadable one).
@@ -93,11 +123,11 @@ impl std::fmt::Debug for DriverHandle {
     }
 }
 
-/// A frame handled on the caller's task (the driver's state, whatever its [`Outbound`]).
+/// An input handled on the caller's task (the driver's state, whatever its [`Outbound`]).
 trait InPlace: Send + Sync {
-    /// Handles the frame now, or gives it back when the driver is busy, has inputs waiting or
-    /// has stopped.
-    fn try_frame(&self, input: Input) -> Result<(), Input>;
+    /// Handles the input (a frame, a job's end) now, or gives it back when the driver is busy,
+    /// has inputs waiting or has stopped.
+    fn try_input(&self, input: Input) -> Result<(), Input>;
 }
 
 impl DriverHandle {
@@ -115,7 +145,7 @@ impl DriverHandle {
         route: RouteId,
         origin: Arc<Origin>,
     ) -> bool {
-        match self.in_place.try_frame(Input::Frame { frame, route, origin }) {
+        match self.in_place.try_input(Input::Frame { frame, route, origin }) {
             Ok(()) => true,
             Err(input) => self.tx.send(input).is_ok(),
         }
@@ -187,7 +217,12 @@ struct Core<O: Outbound> {
     /// Taken by [`Driver::run`] when it ends.
     out: Option<O>,
     inbox: Inbox,
-    jobs: IdMap<JobId, AbortHandle>,
+    jobs: IdMap<JobId, JobHandle>,
+    /// Runs the calls that wait, when not the runtime ([`Driver::with_spawner`]).
+    spawner: Option<Arc<dyn JobSpawner>>,
+    /// The shared state this core sits in, for a job ending off the driver's task to hand its
+    /// answer over in place.
+    me: std::sync::Weak<dyn InPlace>,
     waiters: HashMap<RequestId, oneshot::Sender<Result<Value, ErrorData>>>,
     origins: IdMap<RouteId, Arc<Origin>>,
     closing: watch::Sender<bool>,
@@ -266,7 +301,7 @@ impl<O: Outbound> Shared<O> {
 }
 
 impl<O: Outbound> InPlace for Shared<O> {
-    fn try_frame(&self, input: Input) -> Result<(), Input> {
+    fn try_input(&self, input: Input) -> Result<(), Input> {
         if self.queued.load(Ordering::Acquire) != 0 {
             return Err(input);
         }
@@ -297,24 +332,37 @@ impl<O: Outbound> Driver<O> {
         let (tx, rx) = mpsc::unbounded_channel();
         let queued = Arc::new(AtomicUsize::new(0));
         let inbox = Inbox { tx: tx.clone(), queued: queued.clone() };
-        let core = Core {
-            conn,
-            env: env.clone(),
-            out: Some(out),
-            inbox,
-            jobs: IdMap::default(),
-            waiters: HashMap::new(),
-            origins: IdMap::default(),
-            closing: watch::channel(false).0,
-            reported: 0,
-            logged: HashMap::new(),
-            closed: false,
-        };
-        let shared = Arc::new(Shared { core: Mutex::new(core), queued, task: AtomicWaker::new() });
+        let shared = Arc::new_cyclic(|me: &std::sync::Weak<Shared<O>>| {
+            let me: std::sync::Weak<dyn InPlace> = me.clone();
+            let core = Core {
+                conn,
+                env: env.clone(),
+                out: Some(out),
+                inbox,
+                jobs: IdMap::default(),
+                spawner: None,
+                me,
+                waiters: HashMap::new(),
+                origins: IdMap::default(),
+                closing: watch::channel(false).0,
+                reported: 0,
+                logged: HashMap::new(),
+                closed: false,
+            };
+            Shared { core: Mutex::new(core), queued: queued.clone(), task: AtomicWaker::new() }
+        });
         let handle =
             DriverHandle { tx: Inbox { tx, queued: shared.queued.clone() }, in_place: shared.clone() };
         let driver = Driver { shared, rx, env, grace, follow_changes: true, session_clock: None };
         (driver, handle)
+    }
+
+    /// Calls that wait run through `spawner` instead of on tasks of the runtime; their ends are
+    /// handled in place where they happen when the driver is idle (through its inbox
+    /// otherwise). Listen streams stay on the runtime.
+    pub fn with_spawner(self, spawner: Arc<dyn JobSpawner>) -> Self {
+        self.shared.core.lock().unwrap_or_else(|p| p.into_inner()).spawner = Some(spawner);
+        self
     }
 
     /// The driver does not listen to the server's change feeds: the shell notifies the session
@@ -566,11 +614,30 @@ impl<O: Outbound> Core<O> {
                         return self.conn.complete(job, Response::error(Some(id), e));
                     }
                 }
-                tokio::spawn(async move {
-                    let response = run.await;
-                    let _ = tx.send(Input::Done { job, response });
-                })
-                .abort_handle()
+                match &self.spawner {
+                    Some(spawner) => {
+                        let me = self.me.clone();
+                        JobHandle::Host(spawner.spawn(Box::pin(async move {
+                            let response = run.await;
+                            let done = Input::Done { job, response };
+                            // Handled here when the driver is idle; queued otherwise.
+                            let done = match me.upgrade() {
+                                Some(shared) => shared.try_input(done),
+                                None => Err(done),
+                            };
+                            if let Err(done) = done {
+                                let _ = tx.send(done);
+                            }
+                        })))
+                    }
+                    None => JobHandle::Task(
+                        tokio::spawn(async move {
+                            let response = run.await;
+                            let _ = tx.send(Input::Done { job, response });
+                        })
+                        .abort_handle(),
+                    ),
+                }
             }
             Job::Listen(listen) => {
                 let closing = self.closing.subscribe();
@@ -580,11 +647,13 @@ impl<O: Outbound> Core<O> {
                         let _ = tx.send(Input::Notify { route, message });
                     })
                 };
-                tokio::spawn(async move {
-                    let response = jobs::run_listen(env, listen, sink, closing).await;
-                    let _ = tx.send(Input::Done { job, response });
-                })
-                .abort_handle()
+                JobHandle::Task(
+                    tokio::spawn(async move {
+                        let response = jobs::run_listen(env, listen, sink, closing).await;
+                        let _ = tx.send(Input::Done { job, response });
+                    })
+                    .abort_handle(),
+                )
             }
         };
         self.jobs.insert(job, handle);

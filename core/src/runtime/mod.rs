@@ -22,5 +22,5 @@ pub mod tasks;
 pub(crate) mod unwind;
 
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use driver::{Driver, DriverHandle, Outbound};
+pub use driver::{Driver, DriverHandle, JobAbort, JobSpawner, Outbound};
 pub use jobs::Env;

@@ -11,7 +11,7 @@ use super::Server;
 use crate::context::Origin;
 use crate::engine::{RouteId, ServerConnection};
 use crate::jsonrpc::Message;
-use crate::runtime::{Driver, DriverHandle, Outbound};
+use crate::runtime::{Driver, DriverHandle, JobSpawner, Outbound};
 use crate::transport::direct::DirectStdout;
 use crate::transport::framing::{Side, Splitter};
 use crate::transport::{OutFrame, TransportEvent};
@@ -65,14 +65,21 @@ impl Server {
     /// requests in flight finished (within the grace period) and stdout is written. Call inside
     /// a tokio runtime and run the future on it; [`Server::serve_stdio`] is this with the
     /// runtime reading stdin.
+    ///
+    /// With a `spawner`, calls that wait run through it (a host's own thread,
+    /// [`Driver::with_spawner`]) instead of on tasks of the runtime.
     pub fn serve_fed_stdio(
         &self,
         origin: Arc<Origin>,
+        spawner: Option<Arc<dyn JobSpawner>>,
     ) -> (FedStdio, impl Future<Output = ()> + Send + 'static) {
         let (stdout, writer) = DirectStdout::own();
         let conn = ServerConnection::new(self.engine.clone());
         let (driver, handle) = Driver::new(conn, self.env(), DirectOut(stdout), self.shutdown_grace);
-        let driver = driver.measure_session("pipe");
+        let mut driver = driver.measure_session("pipe");
+        if let Some(spawner) = spawner {
+            driver = driver.with_spawner(spawner);
+        }
         let fed =
             FedStdio { handle, splitter: Splitter::new(self.max_frame, Side::Server), origin, ended: false };
         let serve = async move {
@@ -92,7 +99,7 @@ impl Server {
     /// handler that answers at once answered, where it was read, with no channel or task
     /// between (what [`Server::serve_stdio`] does).
     pub(super) async fn serve_own_stdio(&self, origin: Arc<Origin>) -> crate::Result<()> {
-        let (mut fed, serve) = self.serve_fed_stdio(origin);
+        let (mut fed, serve) = self.serve_fed_stdio(origin, None);
         let read = async move {
             let mut stdin = crate::transport::stdio::stdin();
             let mut buf = vec![0u8; 64 * 1024];
