@@ -3,9 +3,10 @@
 //! call it belongs to is finished there too, and its answer written from there, instead of a
 //! tokio worker being woken for it (one thread hand-off a call, bench/NOTES.md issue 47).
 //!
-//! A woken task is queued and the JS thread is asked to run the queue through a weak
-//! thread-safe function (from the JS thread itself that is a turn of its event loop, not a
-//! hand-off); `StdioConnection.runReady` polls what is queued.
+//! A task woken on the JS thread (its handler's Promise settling, in a microtask) is polled at
+//! once; one woken elsewhere (a client's answer, a timer) is queued and the JS thread asked to
+//! run the queue through a weak thread-safe function (`StdioConnection.runReady`). A task
+//! started by `feed` is polled when that `feed` is done (outside the driver's lock).
 
 use crate::handler::on_js_thread;
 use mcpcore::registry::BoxFuture;
@@ -30,6 +31,21 @@ pub(crate) struct JsThread {
 struct Inner {
     ready: Mutex<VecDeque<Arc<Task>>>,
     wake: WakeJs,
+    /// The JS thread and its environment, known from the first `feed` (`JsThread::attach`).
+    js: std::sync::OnceLock<(std::thread::ThreadId, SendEnv)>,
+}
+
+/// The JS thread's `napi_env`, only ever used on that thread.
+#[derive(Clone, Copy)]
+struct SendEnv(napi::sys::napi_env);
+// SAFETY: the pointer is only dereferenced (by napi) on the thread it came from, checked by
+// comparing thread ids before each use.
+unsafe impl Send for SendEnv {}
+unsafe impl Sync for SendEnv {}
+
+thread_local! {
+    /// This thread is polling tasks now (a wake-up meanwhile queues instead of polling).
+    static POLLING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// One future and its state.
@@ -53,7 +69,16 @@ impl Wake for Task {
         }
         let Some(owner) = self.owner.upgrade() else { return };
         owner.ready.lock().unwrap_or_else(|p| p.into_inner()).push_back(self.clone());
-        owner.wake.call((), ThreadsafeFunctionCallMode::NonBlocking);
+        // On the JS thread (a handler's Promise settling in a microtask), outside a poll: run it
+        // now, with no turn of the event loop. Elsewhere: ask the JS thread.
+        match owner.js.get() {
+            // Polling or serving on the JS thread: the run that follows takes it.
+            Some((thread, _)) if *thread == std::thread::current().id() && POLLING.with(|p| p.get()) => {}
+            Some((thread, env)) if *thread == std::thread::current().id() => owner.run(env.0),
+            _ => {
+                owner.wake.call((), ThreadsafeFunctionCallMode::NonBlocking);
+            }
+        }
     }
 }
 
@@ -73,22 +98,53 @@ impl JobAbort for Abort {
 impl JsThread {
     /// An executor whose wake-ups call `wake` (which must call [`JsThread::run_ready`]).
     pub(crate) fn new(wake: WakeJs) -> JsThread {
-        JsThread { inner: Arc::new(Inner { ready: Mutex::new(VecDeque::new()), wake }) }
+        let inner = Inner { ready: Mutex::new(VecDeque::new()), wake, js: std::sync::OnceLock::new() };
+        JsThread { inner: Arc::new(inner) }
     }
 
-    /// Polls every task woken so far, on the JS thread (`env`). Bounded: tasks woken while it
-    /// runs are left to the next call, which their wake-up asked for.
+    /// Polls every task woken so far, on the JS thread (`env`).
     pub(crate) fn run_ready(&self, env: &Env) {
-        let n = self.inner.ready.lock().unwrap_or_else(|p| p.into_inner()).len();
-        on_js_thread(env, || {
+        self.inner.run(env.raw());
+    }
+
+    /// Runs `f` on the JS thread (`env`; it serves frames, holding the driver's lock), then
+    /// polls what it started or woke: a task woken inside `f` waits for that, so it never runs
+    /// under the lock.
+    pub(crate) fn serving<R>(&self, env: &Env, f: impl FnOnce() -> R) -> R {
+        let _ = self.inner.js.set((std::thread::current().id(), SendEnv(env.raw())));
+        let outer = POLLING.with(|p| p.replace(true));
+        let out = f();
+        POLLING.with(|p| p.set(outer));
+        if !outer {
+            self.inner.run(env.raw());
+        }
+        out
+    }
+}
+
+impl Inner {
+    /// Polls the tasks queued now, on the JS thread (`env`). Bounded: tasks woken while it runs
+    /// are queued for the next run, which their wake-up asked for.
+    fn run(&self, env: napi::sys::napi_env) {
+        if POLLING.with(|p| p.replace(true)) {
+            return;
+        }
+        // Woken while polling: queued for the next run, asked for below.
+        let n = self.ready.lock().unwrap_or_else(|p| p.into_inner()).len();
+        on_js_thread(&Env::from_raw(env), || {
             napi::bindgen_prelude::within_runtime_if_available(|| {
                 for _ in 0..n {
-                    let next = self.inner.ready.lock().unwrap_or_else(|p| p.into_inner()).pop_front();
+                    let next = self.ready.lock().unwrap_or_else(|p| p.into_inner()).pop_front();
                     let Some(task) = next else { break };
                     poll(&task);
                 }
             })
         });
+        POLLING.with(|p| p.set(false));
+        // Tasks woken while polling: another run, rather than loop here.
+        if !self.ready.lock().unwrap_or_else(|p| p.into_inner()).is_empty() {
+            self.wake.call((), ThreadsafeFunctionCallMode::NonBlocking);
+        }
     }
 }
 
@@ -118,7 +174,8 @@ impl JobSpawner for JsThread {
             aborted: AtomicBool::new(false),
             owner: Arc::downgrade(&self.inner),
         });
-        // Polled again soon with its own waker (the first poll's waker was a no-op).
+        // Polled again with its own waker (the first poll's was a no-op): by the run that ends
+        // the `feed` that started it on the JS thread, else through a wake-up.
         task.wake_by_ref();
         Box::new(Abort(task))
     }

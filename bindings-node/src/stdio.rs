@@ -44,15 +44,20 @@ impl StdioConnection {
     /// thread); false once the connection stopped.
     #[napi]
     pub fn feed(&self, env: Env, chunk: BufferSlice<'_>) -> bool {
-        let mut fed = self.fed.lock().unwrap_or_else(|p| p.into_inner());
-        within_runtime_if_available(|| on_js_thread(&env, || fed.feed(&chunk)))
+        // The calls these frames start and that wait get their second poll when they are served.
+        self.local.serving(&env, || {
+            let mut fed = self.fed.lock().unwrap_or_else(|p| p.into_inner());
+            within_runtime_if_available(|| on_js_thread(&env, || fed.feed(&chunk)))
+        })
     }
 
     /// Stdin ended: in-flight requests finish (within the grace period), then `done` resolves.
     #[napi]
     pub fn end(&self, env: Env) {
-        let mut fed = self.fed.lock().unwrap_or_else(|p| p.into_inner());
-        within_runtime_if_available(|| on_js_thread(&env, || fed.end()));
+        self.local.serving(&env, || {
+            let mut fed = self.fed.lock().unwrap_or_else(|p| p.into_inner());
+            within_runtime_if_available(|| on_js_thread(&env, || fed.end()));
+        });
     }
 
     /// Polls the calls that were woken (what the `wake` function given to `openStdio` calls).
