@@ -111,6 +111,9 @@ def main(out: pathlib.Path) -> None:
         "sse_parser": list(sse()),
         "uri_template": list(templates()),
         "request_state": list(states()),
+        # The limit byte (times 4), a chunk size, then a stream of lines.
+        "stdio_framing": [bytes([64, 7]) + b"\n".join(frame(m) for m in s) + b"\r\n\n" for s in sessions()]
+                         + [bytes([2, 3]) + b"x" * 20 + b"\n{\"id\":1,\"method\":\"a\"}\n" + b"y" * 9],
     }
     for target, seeds in corpora.items():
         d = out / target
