@@ -31,8 +31,11 @@ pub(crate) struct JsThread {
 struct Inner {
     ready: Mutex<VecDeque<Arc<Task>>>,
     wake: WakeJs,
-    /// The JS thread and its environment, known from the first `feed` (`JsThread::attach`).
+    /// The JS thread and its environment, known from the first `feed` (`JsThread::serving`).
     js: std::sync::OnceLock<(std::thread::ThreadId, SendEnv)>,
+    /// The JS thread is polling this connection's tasks or serving its frames now: a task woken
+    /// meanwhile waits for the run that follows.
+    polling: AtomicBool,
 }
 
 /// The JS thread's `napi_env`, only ever used on that thread.
@@ -43,9 +46,13 @@ struct SendEnv(napi::sys::napi_env);
 unsafe impl Send for SendEnv {}
 unsafe impl Sync for SendEnv {}
 
-thread_local! {
-    /// This thread is polling tasks now (a wake-up meanwhile queues instead of polling).
-    static POLLING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+/// Clears a connection's `polling` flag when dropped (also when a panic unwinds).
+struct Polling<'a>(&'a AtomicBool, bool);
+
+impl Drop for Polling<'_> {
+    fn drop(&mut self) {
+        self.0.store(self.1, Ordering::SeqCst);
+    }
 }
 
 /// One future and its state.
@@ -73,7 +80,8 @@ impl Wake for Task {
         // now, with no turn of the event loop. Elsewhere: ask the JS thread.
         match owner.js.get() {
             // Polling or serving on the JS thread: the run that follows takes it.
-            Some((thread, _)) if *thread == std::thread::current().id() && POLLING.with(|p| p.get()) => {}
+            Some((thread, _))
+                if *thread == std::thread::current().id() && owner.polling.load(Ordering::SeqCst) => {}
             Some((thread, env)) if *thread == std::thread::current().id() => owner.run(env.0),
             _ => {
                 owner.wake.call((), ThreadsafeFunctionCallMode::NonBlocking);
@@ -87,7 +95,7 @@ struct Abort(Arc<Task>);
 
 impl JobAbort for Abort {
     fn abort(&self) {
-        self.0.aborted.store(true, Ordering::Release);
+        self.0.aborted.store(true, Ordering::SeqCst);
         // Dropped now unless the JS thread is polling it (it drops it after that poll).
         if let Ok(mut future) = self.0.future.try_lock() {
             future.take();
@@ -98,7 +106,12 @@ impl JobAbort for Abort {
 impl JsThread {
     /// An executor whose wake-ups call `wake` (which must call [`JsThread::run_ready`]).
     pub(crate) fn new(wake: WakeJs) -> JsThread {
-        let inner = Inner { ready: Mutex::new(VecDeque::new()), wake, js: std::sync::OnceLock::new() };
+        let inner = Inner {
+            ready: Mutex::new(VecDeque::new()),
+            wake,
+            js: std::sync::OnceLock::new(),
+            polling: AtomicBool::new(false),
+        };
         JsThread { inner: Arc::new(inner) }
     }
 
@@ -112,9 +125,11 @@ impl JsThread {
     /// under the lock.
     pub(crate) fn serving<R>(&self, env: &Env, f: impl FnOnce() -> R) -> R {
         let _ = self.inner.js.set((std::thread::current().id(), SendEnv(env.raw())));
-        let outer = POLLING.with(|p| p.replace(true));
-        let out = f();
-        POLLING.with(|p| p.set(outer));
+        let outer = self.inner.polling.swap(true, Ordering::SeqCst);
+        let out = {
+            let _restore = Polling(&self.inner.polling, outer);
+            f()
+        };
         if !outer {
             self.inner.run(env.raw());
         }
@@ -126,21 +141,23 @@ impl Inner {
     /// Polls the tasks queued now, on the JS thread (`env`). Bounded: tasks woken while it runs
     /// are queued for the next run, which their wake-up asked for.
     fn run(&self, env: napi::sys::napi_env) {
-        if POLLING.with(|p| p.replace(true)) {
+        if self.polling.swap(true, Ordering::SeqCst) {
             return;
         }
-        // Woken while polling: queued for the next run, asked for below.
-        let n = self.ready.lock().unwrap_or_else(|p| p.into_inner()).len();
-        on_js_thread(&Env::from_raw(env), || {
-            napi::bindgen_prelude::within_runtime_if_available(|| {
-                for _ in 0..n {
-                    let next = self.ready.lock().unwrap_or_else(|p| p.into_inner()).pop_front();
-                    let Some(task) = next else { break };
-                    poll(&task);
-                }
-            })
-        });
-        POLLING.with(|p| p.set(false));
+        {
+            // Woken while polling: queued for the next run, asked for below.
+            let _restore = Polling(&self.polling, false);
+            let n = self.ready.lock().unwrap_or_else(|p| p.into_inner()).len();
+            on_js_thread(&Env::from_raw(env), || {
+                napi::bindgen_prelude::within_runtime_if_available(|| {
+                    for _ in 0..n {
+                        let next = self.ready.lock().unwrap_or_else(|p| p.into_inner()).pop_front();
+                        let Some(task) = next else { break };
+                        poll(&task);
+                    }
+                })
+            });
+        }
         // Tasks woken while polling: another run, rather than loop here.
         if !self.ready.lock().unwrap_or_else(|p| p.into_inner()).is_empty() {
             self.wake.call((), ThreadsafeFunctionCallMode::NonBlocking);
@@ -154,11 +171,18 @@ fn poll(task: &Arc<Task>) {
     let waker = Waker::from(task.clone());
     let mut cx = Context::from_waker(&waker);
     let mut slot = task.future.lock().unwrap_or_else(|p| p.into_inner());
-    if !task.aborted.load(Ordering::Acquire) {
+    if !task.aborted.load(Ordering::SeqCst) {
         if let Some(future) = slot.as_mut() {
             // A panic in host code is caught before; this keeps the JS thread alive regardless.
             let polled = std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(&mut cx)));
-            if matches!(polled, Ok(Poll::Pending)) && !task.aborted.load(Ordering::Acquire) {
+            if matches!(polled, Ok(Poll::Pending)) {
+                drop(slot);
+                // Stopped while this poll held the future (its `abort` could not take it).
+                if task.aborted.load(Ordering::SeqCst) {
+                    if let Ok(mut slot) = task.future.try_lock() {
+                        slot.take();
+                    }
+                }
                 return;
             }
         }

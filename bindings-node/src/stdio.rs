@@ -42,7 +42,7 @@ impl StdioConnection {
 impl StdioConnection {
     /// Serves the next bytes read from stdin (handlers that answer at once run now, on this
     /// thread); false once the connection stopped.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn feed(&self, env: Env, chunk: BufferSlice<'_>) -> bool {
         // The calls these frames start and that wait get their second poll when they are served.
         self.local.serving(&env, || {
@@ -52,7 +52,7 @@ impl StdioConnection {
     }
 
     /// Stdin ended: in-flight requests finish (within the grace period), then `done` resolves.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn end(&self, env: Env) {
         self.local.serving(&env, || {
             let mut fed = self.fed.lock().unwrap_or_else(|p| p.into_inner());
@@ -61,7 +61,7 @@ impl StdioConnection {
     }
 
     /// Polls the calls that were woken (what the `wake` function given to `openStdio` calls).
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn run_ready(&self, env: Env) {
         self.local.run_ready(&env);
     }

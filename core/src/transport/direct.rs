@@ -17,8 +17,9 @@ use tokio::sync::Notify;
 enum Sink {
     #[cfg(unix)]
     Pipe(tokio::net::unix::pipe::Sender),
+    /// The socket, and a second handle to shut its writing side down when done.
     #[cfg(unix)]
-    Socket(tokio::net::UnixStream),
+    Socket(tokio::net::UnixStream, Option<std::os::unix::net::UnixStream>),
     Blocking(std::io::Stdout),
 }
 
@@ -29,13 +30,28 @@ impl Sink {
             #[cfg(unix)]
             Sink::Pipe(p) => p.try_write(bytes),
             #[cfg(unix)]
-            Sink::Socket(s) => s.try_write(bytes),
+            Sink::Socket(s, _) => s.try_write(bytes),
             Sink::Blocking(out) => {
                 let mut out = out.lock();
-                out.write_all(bytes)?;
+                // A terminal or file someone left non-blocking: no readiness to wait for, so
+                // a full one fails rather than spins.
+                let n = out.write(bytes).map_err(|e| match e.kind() {
+                    std::io::ErrorKind::WouldBlock => {
+                        std::io::Error::other("stdout is non-blocking and full")
+                    }
+                    _ => e,
+                })?;
                 out.flush()?;
-                Ok(bytes.len())
+                Ok(n)
             }
+        }
+    }
+
+    /// No more bytes: a socket's reader sees its end now, though our fd 1 stays open.
+    fn finish(&self) {
+        #[cfg(unix)]
+        if let Sink::Socket(_, Some(s)) = self {
+            let _ = s.shutdown(std::net::Shutdown::Write);
         }
     }
 
@@ -45,7 +61,7 @@ impl Sink {
             #[cfg(unix)]
             Sink::Pipe(p) => p.writable().await,
             #[cfg(unix)]
-            Sink::Socket(s) => s.writable().await,
+            Sink::Socket(s, _) => s.writable().await,
             Sink::Blocking(_) => Ok(()),
         }
     }
@@ -135,7 +151,11 @@ impl DirectStdout {
         loop {
             let idle = {
                 let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
-                if st.failed || (st.closed && st.pending.is_empty()) {
+                if st.failed {
+                    return;
+                }
+                if st.closed && st.pending.is_empty() {
+                    self.sink.finish();
                     return;
                 }
                 st.pending.is_empty()
@@ -191,8 +211,9 @@ fn sink() -> Sink {
                 }
             }
             Some((fd, Kind::Socket)) => {
+                let shutdown = fd.try_clone().ok().map(std::os::unix::net::UnixStream::from);
                 if let Some(s) = socket(fd) {
-                    return Sink::Socket(s);
+                    return Sink::Socket(s, shutdown);
                 }
             }
             None => {}
