@@ -77,8 +77,9 @@ thread_local! {
     static JS_THREAD: Cell<Option<sys::napi_env>> = const { Cell::new(None) };
 }
 
-/// Runs `f` (on the JS thread, with its `env`) so that a handler it reaches is called in place
-/// instead of through its thread-safe function.
+/// Runs `f` (on the JS thread, with its `env`) inside the engine's runtime, so that what it
+/// spawns or times has a runtime and a handler it reaches is called in place instead of through
+/// its thread-safe function.
 pub(crate) fn on_js_thread<R>(env: &Env, f: impl FnOnce() -> R) -> R {
     struct Restore(Option<sys::napi_env>);
     impl Drop for Restore {
@@ -87,7 +88,7 @@ pub(crate) fn on_js_thread<R>(env: &Env, f: impl FnOnce() -> R) -> R {
         }
     }
     let _restore = Restore(JS_THREAD.with(|t| t.replace(Some(env.raw()))));
-    f()
+    napi::bindgen_prelude::within_runtime_if_available(f)
 }
 
 /// Called (once) when the caller abandons the call: cancelled on the wire, timed out, closed.
@@ -303,15 +304,14 @@ impl JsCallback {
         Arc::new(JsCallback { callback: Arc::new(callback), direct: None })
     }
 
-    /// Calls the function now, on the JS thread (`env`): the reply when it answered at once.
+    /// Calls `direct` now, on the JS thread (`env`): the reply when it answered at once.
     fn call_here(
-        &self,
+        direct: &FunctionRef<CallArgs, Returned>,
         env: sys::napi_env,
         kind: HandlerKind,
         args: CallArgs,
     ) -> BoxFuture<'static, HostReply> {
         let env = Env::from_raw(env);
-        let direct = self.direct.as_ref().expect("checked by the caller");
         let returned = direct.borrow_back(&env).and_then(|f| f.call(args));
         match returned {
             Ok(returned) => Box::pin(settle(returned)),
@@ -344,8 +344,8 @@ impl HostCallback for JsCallback {
     fn call(&self, kind: HandlerKind, input: Value, call: HostCall) -> BoxFuture<'static, HostReply> {
         let call = ToolCall { call: kind.has_call().then_some(call) };
         let args = FnArgs::from((input.to_string(), call));
-        if let (Some(env), Some(_)) = (JS_THREAD.with(Cell::get), &self.direct) {
-            return self.call_here(env, kind, args);
+        if let (Some(env), Some(direct)) = (JS_THREAD.with(Cell::get), &self.direct) {
+            return Self::call_here(direct, env, kind, args);
         }
         let callback = self.callback.clone();
         Box::pin(async move {

@@ -149,13 +149,11 @@ impl Inner {
             let _restore = Polling(&self.polling, false);
             let n = self.ready.lock().unwrap_or_else(|p| p.into_inner()).len();
             on_js_thread(&Env::from_raw(env), || {
-                napi::bindgen_prelude::within_runtime_if_available(|| {
-                    for _ in 0..n {
-                        let next = self.ready.lock().unwrap_or_else(|p| p.into_inner()).pop_front();
-                        let Some(task) = next else { break };
-                        poll(&task);
-                    }
-                })
+                for _ in 0..n {
+                    let next = self.ready.lock().unwrap_or_else(|p| p.into_inner()).pop_front();
+                    let Some(task) = next else { break };
+                    poll(&task);
+                }
             });
         }
         // Tasks woken while polling: another run, rather than loop here.

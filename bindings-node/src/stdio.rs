@@ -7,7 +7,7 @@
 
 use crate::handler::on_js_thread;
 use crate::local::{JsThread, WakeJs};
-use napi::bindgen_prelude::{within_runtime_if_available, BufferSlice};
+use napi::bindgen_prelude::BufferSlice;
 use napi::Env;
 use napi_derive::napi;
 use std::sync::{Arc, Mutex};
@@ -38,26 +38,30 @@ impl StdioConnection {
     }
 }
 
+impl StdioConnection {
+    /// Runs `f` on the connection, on the JS thread; the calls it starts and that wait get their
+    /// second poll when it is done ([`JsThread::serving`]).
+    fn serve<R>(&self, env: &Env, f: impl FnOnce(&mut mcpcore::server::FedStdio) -> R) -> R {
+        self.local.serving(env, || {
+            let mut fed = self.fed.lock().unwrap_or_else(|p| p.into_inner());
+            on_js_thread(env, || f(&mut fed))
+        })
+    }
+}
+
 #[napi]
 impl StdioConnection {
     /// Serves the next bytes read from stdin (handlers that answer at once run now, on this
     /// thread); false once the connection stopped.
     #[napi(catch_unwind)]
     pub fn feed(&self, env: Env, chunk: BufferSlice<'_>) -> bool {
-        // The calls these frames start and that wait get their second poll when they are served.
-        self.local.serving(&env, || {
-            let mut fed = self.fed.lock().unwrap_or_else(|p| p.into_inner());
-            within_runtime_if_available(|| on_js_thread(&env, || fed.feed(&chunk)))
-        })
+        self.serve(&env, |fed| fed.feed(&chunk))
     }
 
     /// Stdin ended: in-flight requests finish (within the grace period), then `done` resolves.
     #[napi(catch_unwind)]
     pub fn end(&self, env: Env) {
-        self.local.serving(&env, || {
-            let mut fed = self.fed.lock().unwrap_or_else(|p| p.into_inner());
-            within_runtime_if_available(|| on_js_thread(&env, || fed.end()));
-        });
+        self.serve(&env, |fed| fed.end());
     }
 
     /// Polls the calls that were woken (what the `wake` function given to `openStdio` calls).

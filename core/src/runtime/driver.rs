@@ -145,10 +145,7 @@ impl DriverHandle {
         route: RouteId,
         origin: Arc<Origin>,
     ) -> bool {
-        match self.in_place.try_input(Input::Frame { frame, route, origin }) {
-            Ok(()) => true,
-            Err(input) => self.tx.send(input).is_ok(),
-        }
+        hand_over(Some(&*self.in_place), &self.tx, Input::Frame { frame, route, origin })
     }
 
     /// Replaces the session state (a store shared with other instances had a newer one).
@@ -175,6 +172,20 @@ impl DriverHandle {
     /// True once the driver stopped.
     pub fn is_closed(&self) -> bool {
         self.tx.is_closed()
+    }
+}
+
+/// Hands `input` to the driver: handled now on the caller's task when the driver is idle
+/// (`in_place`, while it lives), else queued in its inbox behind what waits. False once the
+/// driver stopped.
+fn hand_over(in_place: Option<&dyn InPlace>, inbox: &Inbox, input: Input) -> bool {
+    let tried = match in_place {
+        Some(p) => p.try_input(input),
+        None => Err(input),
+    };
+    match tried {
+        Ok(()) => true,
+        Err(input) => inbox.send(input).is_ok(),
     }
 }
 
@@ -619,15 +630,7 @@ impl<O: Outbound> Core<O> {
                         let me = self.me.clone();
                         JobHandle::Host(spawner.spawn(Box::pin(async move {
                             let response = run.await;
-                            let done = Input::Done { job, response };
-                            // Handled here when the driver is idle; queued otherwise.
-                            let done = match me.upgrade() {
-                                Some(shared) => shared.try_input(done),
-                                None => Err(done),
-                            };
-                            if let Err(done) = done {
-                                let _ = tx.send(done);
-                            }
+                            hand_over(me.upgrade().as_deref(), &tx, Input::Done { job, response });
                         })))
                     }
                     None => JobHandle::Task(

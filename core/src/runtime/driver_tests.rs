@@ -161,12 +161,18 @@ async fn frames_go_through_the_inbox_after_close_and_are_refused_once_stopped() 
     assert!(out.ids().is_empty());
 }
 
-#[tokio::test]
-async fn a_call_that_waits_runs_on_the_hosts_spawner_and_is_answered_where_it_ends() {
+/// A driver whose waiting calls run on a [`Manual`] host, with a `gated` call `id` started.
+fn gated_on_host(id: i64) -> (Driver<Recorder>, DriverHandle, Recorder, Manual) {
     let (driver, handle, out) = driver();
     let host = Manual::default();
     let driver = driver.with_spawner(Arc::new(host.clone()));
-    assert!(handle.frame_in_place(call_of("gated", 1), RouteId(1), Origin::none()));
+    assert!(handle.frame_in_place(call_of("gated", id), RouteId(1), Origin::none()));
+    (driver, handle, out, host)
+}
+
+#[tokio::test]
+async fn a_call_that_waits_runs_on_the_hosts_spawner_and_is_answered_where_it_ends() {
+    let (driver, _handle, out, host) = gated_on_host(1);
     assert!(out.ids().is_empty());
     assert_eq!(host.poll_all(), 1, "the waiting call went to the host, not to a task");
     GATE.with(|g| g.notify_one());
@@ -178,10 +184,7 @@ async fn a_call_that_waits_runs_on_the_hosts_spawner_and_is_answered_where_it_en
 
 #[tokio::test]
 async fn a_cancelled_call_on_the_hosts_spawner_is_stopped() {
-    let (driver, handle, out) = driver();
-    let host = Manual::default();
-    let _driver = driver.with_spawner(Arc::new(host.clone()));
-    assert!(handle.frame_in_place(call_of("gated", 7), RouteId(1), Origin::none()));
+    let (_driver, handle, out, host) = gated_on_host(7);
     let cancel = crate::jsonrpc::parse(
         br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#,
     );

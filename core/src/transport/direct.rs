@@ -69,7 +69,8 @@ impl Sink {
 
 /// What the writers share.
 struct State {
-    /// Bytes the pipe did not take yet, in order; the task writes them.
+    /// Bytes the pipe did not take yet, in order; the task writes them. A frame is encoded
+    /// here, and written from here when nothing waited before it.
     pending: Vec<u8>,
     /// No more frames come ([`DirectStdout::close`]).
     closed: bool,
@@ -111,30 +112,13 @@ impl DirectStdout {
 
     /// Writes `frame` (as one line), now when nothing waits before it, else after what waits.
     pub fn send(&self, frame: &OutFrame) {
-        let mut line = Vec::with_capacity(256);
-        framing::encode(frame, &mut line);
         let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
         if st.failed || st.closed {
             return;
         }
-        if !st.pending.is_empty() {
-            st.pending.extend_from_slice(&line);
-            return;
-        }
-        let mut at = 0;
-        while at < line.len() {
-            match self.sink.try_write(&line[at..]) {
-                Ok(n) => at += n,
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    fail(&mut st, &e);
-                    return;
-                }
-            }
-        }
-        if at < line.len() {
-            st.pending.extend_from_slice(&line[at..]);
+        let idle = st.pending.is_empty();
+        framing::encode(frame, &mut st.pending);
+        if idle && write_some(&self.sink, &mut st) && !st.pending.is_empty() {
             drop(st);
             self.wake.notify_one();
         }
@@ -168,24 +152,34 @@ impl DirectStdout {
                 fail(&mut self.state.lock().unwrap_or_else(|p| p.into_inner()), &e);
                 return;
             }
-            let mut guard = self.state.lock().unwrap_or_else(|p| p.into_inner());
-            let st = &mut *guard;
-            match self.sink.try_write(&st.pending) {
-                Ok(n) => {
-                    st.pending.drain(..n);
-                }
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted
-                    ) => {}
-                Err(e) => {
-                    fail(st, &e);
-                    return;
-                }
+            if !write_some(&self.sink, &mut self.state.lock().unwrap_or_else(|p| p.into_inner())) {
+                return;
             }
         }
     }
+}
+
+/// Writes as much of what waits as `sink` takes now, and drops that from the queue; false once
+/// writing failed.
+fn write_some(sink: &Sink, st: &mut State) -> bool {
+    let mut at = 0;
+    while at < st.pending.len() {
+        match sink.try_write(&st.pending[at..]) {
+            Ok(0) => {
+                fail(st, &std::io::Error::from(std::io::ErrorKind::WriteZero));
+                return false;
+            }
+            Ok(n) => at += n,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                fail(st, &e);
+                return false;
+            }
+        }
+    }
+    st.pending.drain(..at);
+    true
 }
 
 /// Writing failed: later frames are dropped (the reader is gone), once said on stderr.
