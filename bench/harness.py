@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""bench/harness.py: runs W1-W11 (W7: fleet.py; W8: gateway.py) and the raw ceilings for mcpcore and the official SDKs, in
+"""bench/harness.py: runs W1-W12 (W7: fleet.py; W8: gateway.py) and the raw ceilings for mcpcore and the official SDKs, in
 alternation (round r runs every subject, forward on even rounds and backward on odd ones; a peer's
 two HTTP configurations, its defaults and its best documented one, alternate the same way), and
 writes bench/results/<date>.json and bench/RESULTS.md. Started by bench/run, which installs and
 builds everything first and passes the paths in the environment (see bench/run). Standard library
 only. Loopback only; every child process has a timeout and is killed at the end. The scale
-workloads W9-W11 live in scale.py.
+workloads W9-W11 live in scale.py, W12 in stateless.py.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ import fleet
 import gateway
 import report
 import scale
+import stateless
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
@@ -57,7 +58,9 @@ def subjects(env: Dict[str, str]) -> Dict[str, Dict[str, Any]]:
     """Every server+client pair. `driver` takes the driver format (bench/drivers/_common.py).
     `http` serves W2/W4 with the peer's defaults, `http_best` with its best documented
     configuration (`best` names the exact settings). `scale_http(addr, best, catalogue)` and
-    `scale_stdio` are the servers of W9-W11 (the same tools plus `touch` and the catalogue)."""
+    `scale_stdio` are the servers of W9-W11 (the same tools plus `touch` and the catalogue);
+    `w12_http(addr, tools)` is W12's stateless server with `tools` catalogue tools, in the peer's
+    best configuration (bench/stateless.py)."""
     rbin, py, node = Path(env["BENCH_RUST_BIN"]), env["BENCH_PYTHON"], env.get("BENCH_NODE", "node")
     rmcp = env.get("BENCH_RMCP_BIN", "")
     d, sv = BENCH / "drivers", BENCH / "servers"
@@ -86,6 +89,7 @@ def subjects(env: Dict[str, str]) -> Dict[str, Dict[str, Any]]:
             "driver": [str(rbin / "mcpcore_driver")],
             "scale_http": lambda a, best, cat: [str(rbin / "bench_server"), "--http", a] + flags(False, cat),
             "scale_stdio": [str(rbin / "bench_server")],
+            "w12_http": lambda a, n: [str(rbin / "bench_server"), "--http", a, "--tools", str(n), "--multi-thread"],
         },
         "rmcp": {
             "label": "rmcp 3.11.0 (official Rust SDK)",
@@ -99,6 +103,7 @@ def subjects(env: Dict[str, str]) -> Dict[str, Dict[str, Any]]:
             "driver": [rmcp],
             "scale_http": lambda a, best, cat: [rmcp, "server", "--http", a] + flags(best, cat),
             "scale_stdio": [rmcp, "server"],
+            "w12_http": lambda a, n: [rmcp, "server", "--http", a, "--best", "--tools", str(n)],
             "w10_na": {"legacy@best": stateless},
         },
         "mcpcore-python": {
@@ -109,6 +114,7 @@ def subjects(env: Dict[str, str]) -> Dict[str, Dict[str, Any]]:
             "driver": [py, str(d / "py_mcpcore.py")],
             "scale_http": lambda a, best, cat: [py, str(sv / "py_mcpcore_server.py"), "--http", a] + flags(False, cat),
             "scale_stdio": [py, str(sv / "py_mcpcore_server.py")],
+            "w12_http": lambda a, n: [py, str(sv / "py_mcpcore_server.py"), "--http", a, "--tools", str(n)],
             "w11_limit": binding_frame,
         },
         "python-sdk": {
@@ -122,6 +128,7 @@ def subjects(env: Dict[str, str]) -> Dict[str, Dict[str, Any]]:
             "driver": [py, str(d / "py_sdk.py")],
             "scale_http": lambda a, best, cat: [py, str(sv / "py_sdk_server.py"), "--http", a] + flags(best, cat),
             "scale_stdio": [py, str(sv / "py_sdk_server.py")],
+            "w12_http": lambda a, n: [py, str(sv / "py_sdk_server.py"), "--http", a, "--best", "--tools", str(n)],
             "w10_na": {"legacy@best": stateless},
         },
         "mcpcore-node": {
@@ -132,6 +139,7 @@ def subjects(env: Dict[str, str]) -> Dict[str, Dict[str, Any]]:
             "driver": [node, str(d / "node_mcpcore.mjs")],
             "scale_http": lambda a, best, cat: [node, str(sv / "node_mcpcore_server.mjs"), "--http", a] + flags(False, cat),
             "scale_stdio": [node, str(sv / "node_mcpcore_server.mjs")],
+            "w12_http": lambda a, n: [node, str(sv / "node_mcpcore_server.mjs"), "--http", a, "--tools", str(n)],
             "w11_limit": binding_frame,
             "w2_twice": True,
         },
@@ -146,6 +154,7 @@ def subjects(env: Dict[str, str]) -> Dict[str, Dict[str, Any]]:
             "driver": [node, str(d / "ts_v2.mjs")],
             "scale_http": lambda a, best, cat: [node, str(sv / "ts_v2_server.mjs"), "--http", a] + flags(best, cat),
             "scale_stdio": [node, str(sv / "ts_v2_server.mjs")],
+            "w12_http": lambda a, n: [node, str(sv / "ts_v2_server.mjs"), "--http", a, "--best", "--tools", str(n)],
             "w10_na": {"legacy@defaults": "legacy leg is stateless: GET is 405", "legacy@best": "legacy leg is stateless: GET is 405"},
         },
         "ts-v1": {
@@ -498,6 +507,7 @@ def metrics(r: Dict[str, Any]) -> Dict[str, Optional[float]]:
     if r.get("w6"):
         m["w6_us"] = r["w6"]["us_per_call"]
     scale.metrics(r, m)
+    stateless.metrics(r, m)
     gateway.metrics(r, m)
     fleet.metrics(r, m)
     return m
@@ -512,7 +522,7 @@ def fmt(x: Optional[Dict[str, float]], digits: int = 0, scale: float = 1.0) -> s
     return f"{f(x['median'])} ({f(x['min'])}–{f(x['max'])})"
 
 
-PHASES = ("stdio", "http", "w6", "w7", "w8", "w9", "w10", "w11")
+PHASES = ("stdio", "http", "w6", "w7", "w8", "w9", "w10", "w11", "w12")
 
 
 def run_phase(phase: str, s: Dict[str, Any], cfg: Dict[str, Any], name: str, res: Dict[str, Any], r: int, env: Dict[str, str]) -> None:
@@ -540,6 +550,8 @@ def run_phase(phase: str, s: Dict[str, Any], cfg: Dict[str, Any], name: str, res
         if s.get("scale_stdio"):
             res["w11_stdio"] = scale.w11_stdio(sys.modules[__name__], s, cfg, name)
         res["w11_http"] = {c: scale.w11_http(sys.modules[__name__], s, cfg, name, c) for c in confs}
+    elif phase == "w12":
+        res["w12"] = stateless.w12(sys.modules[__name__], s, cfg, name, r)
 
 
 def applies(phase: str, name: str, s: Dict[str, Any]) -> bool:
@@ -549,6 +561,8 @@ def applies(phase: str, name: str, s: Dict[str, Any]) -> bool:
         return name == "mcpcore-rust"  # the Rust echo_server fleet; the gateway is mcpcore's own binary
     if phase in ("w9", "w10"):
         return bool(s.get("scale_http"))
+    if phase == "w12":
+        return bool(s.get("w12_http"))
     return True
 
 

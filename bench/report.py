@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Optional
 import fleet
 import gateway
 import scale
+import stateless
 
 LEGACY, MODERN = "2025-11-25", "2026-07-28"
 
@@ -123,7 +124,7 @@ def render(doc: Dict[str, Any], names: List[str], subs: Dict[str, Any]) -> str:
           f"-d{cfg['wrk_secs']}s with a tools/call echo POST (unique ids, every reply checked for a result: failed requests "
           f"abort the cell), {LEGACY} on one session after initialize, {MODERN} stateless with _meta and Mcp-* headers; then "
           f"the SDK's own client: {cfg['n_http']} sequential calls and {cfg['n_http']} with 16 in flight. W4: RSS of the HTTP "
-          "server idle (just started) and after W2. W9–W11: see their sections.", ""]
+          "server idle (just started) and after W2. W9–W12: see their sections.", ""]
     L += ["## Configurations", "",
           "Every peer's HTTP server runs twice: with its defaults (what a naive user gets) and with its best documented "
           "configuration for these workloads. **Targets and ratios are taken against the best configuration**; the defaults "
@@ -201,9 +202,11 @@ def render(doc: Dict[str, Any], names: List[str], subs: Dict[str, Any]) -> str:
     L += fleet.render(doc, cell)
     L += gateway.render(doc, cell)
     L += scale.render(doc, names, subs, cell, conf_of)
+    L += stateless.render(doc, names, subs, cell)
     L += ratio_tables(rat)
     L += targets(doc, names)
     L += speed_targets(doc)
+    L += design_targets(doc)
     if doc["errors"]:
         L += ["## Errors", ""] + [f"- {e}" for e in doc["errors"]] + [""]
     return "\n".join(L)
@@ -218,11 +221,12 @@ def ratio_tables(rat: Dict[str, Dict[str, Any]]) -> List[str]:
                    (f"w2_cconc_{LEGACY}", "W2 client 16 2025"), (f"w2_cseq_{MODERN}", "W2 client seq 2026"),
                    (f"w2_cconc_{MODERN}", "W2 client 16 2026"), ("w3_mbs", "W3"), ("w4_idle_mb", "W4 idle"),
                    ("w4_after_mb", "W4 after"), ("w5_ms", "W5")]),
-        ("W9–W11", [("w9_startup_ms", "W9 start-up"), ("w9_tools_ms", "W9 tools/list"), ("w9_resources_ms", "W9 resources/list"),
+        ("W9–W12", [("w9_startup_ms", "W9 start-up"), ("w9_tools_ms", "W9 tools/list"), ("w9_resources_ms", "W9 resources/list"),
                     ("w9_rss_mb", "W9 RSS"), ("w10_modern_kb_per_stream", "W10 listen KB"), ("w10_modern_fanout_ms", "W10 listen fan-out"),
                     ("w10_legacy_kb_per_stream", "W10 GET KB"), ("w10_legacy_fanout_ms", "W10 GET fan-out")]
          + [(f"w11_stdio_{x}_mbs", f"W11 stdio {scale.size_label(int(x))}") for x in sizes]
-         + [(f"w11_http_{x}_mbs", f"W11 HTTP {scale.size_label(int(x))}") for x in sizes]),
+         + [(f"w11_http_{x}_mbs", f"W11 HTTP {scale.size_label(int(x))}") for x in sizes]
+         + [("w12_stateless_rps", "W12 60 tools"), ("w12_kept", "W12 kept")]),
     ]
     for title, keys in groups:
         L += [f"## Ratios {title} (median of per-round ratios; >1 means mcpcore is better: faster, or smaller for "
@@ -263,7 +267,8 @@ class _Targets:
         if x is None:
             self.out.append(f"| {what} | — | — |")
         else:
-            self.out.append(f"| {what} | {x:,.2f}{unit} | {'yes' if ok(x) else 'NO'} |")
+            met = "(published, no target)" if ok is None else "yes" if ok(x) else "NO"
+            self.out.append(f"| {what} | {x:,.2f}{unit} | {met} |")
 
 
 def at_least(t: float):
@@ -343,6 +348,43 @@ def speed_targets(doc: Dict[str, Any]) -> List[str]:
         t.row(f"Rust W2 server {v} ≥ 2× rmcp", t.ratio(rr, f"w2_wrk_{v}"), at_least(2), "×")
         a, b = t.val(rust, f"w2_wrk_{v}@defaults"), t.val("raw", f"w2_wrk_{MODERN}@defaults")
         t.row(f"Rust W2 server {v} ≥ 65% of raw hyper", a / b * 100 if a and b else None, at_least(65), "%")
+    t.out.append("")
+    return t.out
+
+
+def design_targets(doc: Dict[str, Any]) -> List[str]:
+    """Issue 47's targets (speed by design): each call on the thread that already has it."""
+    t = _Targets(doc, "## Targets (issue 47, speed by design; against each peer's best configuration)")
+    nr2, nr1 = "mcpcore-node vs ts-v2 (best)", "mcpcore-node vs ts-v1 (best)"
+    pr, rr, rust = "mcpcore-python vs python-sdk (best)", "mcpcore-rust vs rmcp (best)", "mcpcore-rust"
+    for k, what in (("w1_seq_cps", "seq"), ("w1_conc_cps", "8-in-flight")):
+        for pair, peer in ((nr1, "v1"), (nr2, "v2")):
+            t.row(f"Node W1 {what} ≥ 3× TS SDK {peer}", t.ratio(pair, k), at_least(3), "×")
+    t.row("Node W6 ≤ 15 µs/call added", t.added("node"), at_most(15), " µs")
+    t.row("Node W3 ≥ 1.5× TS SDK v2", t.ratio(nr2, "w3_mbs"), at_least(1.5), "×")
+    idle, bare = t.val("mcpcore-node", "w4_idle_mb@defaults"), t.val("mcpcore-node", "node_bare_mb")
+    t.row("Node W4 idle ≤ bare node + 10 MB (MB over bare node)", idle - bare if idle and bare else None, at_most(10), " MB")
+    t.row("Python W1 seq ≥ 10× Python SDK", t.ratio(pr, "w1_seq_cps"), at_least(10), "×")
+    t.row("Python W1 8-in-flight ≥ 10× Python SDK", t.ratio(pr, "w1_conc_cps"), at_least(10), "×")
+    t.row("Python W6 ≤ 20 µs/call added", t.added("python"), at_most(20), " µs")
+    t.row("Python W5 ≤ 60 ms", t.val("mcpcore-python", "w5_ms"), at_most(60), " ms")
+    seq = t.ratio("mcpcore-rust vs raw", "w1_seq_cps")
+    t.row("Rust W1 seq ≥ 90% of the raw stdio echo", seq * 100 if seq else None, at_least(90), "%")
+    for v in (LEGACY, MODERN):
+        a, b = t.val(rust, f"w2_wrk_{v}@defaults"), t.val("raw", f"w2_wrk_{MODERN}@defaults")
+        t.row(f"Rust W2 server {v} ≥ 80% of raw hyper", a / b * 100 if a and b else None, at_least(80), "%")
+        t.row(f"Rust W2 server {v} ≥ 1.5× rmcp", t.ratio(rr, f"w2_wrk_{v}"), at_least(1.5), "×")
+    for tr, limit, share in (("stdio", 40, 0.8), ("http", 80, 0.6)):
+        for v in (LEGACY, MODERN):
+            t.row(f"W8 gateway {tr} {v}: added p50 ≤ {limit} µs", t.val(rust, f"w8_{tr}_added_{v}_us"), at_most(limit), " µs")
+            t.row(f"W8 gateway {tr} {v}: calls/s through ≥ {share} of direct", t.val(rust, f"w8_{tr}_ratio_{v}"), at_least(share))
+    for lang in ("rust", "python", "node"):
+        kept = t.val(f"mcpcore-{lang}", "w12_kept")
+        t.row(f"W12 mcpcore {lang.capitalize()} keeps ≥ 90% of its 2-tool rate with 60 tools", kept * 100 if kept else None,
+              at_least(90), "%")
+    for pair in (rr, pr, nr2):
+        x = t.ratio(pair, "w12_stateless_rps") or t.ratio(pair.replace(" (best)", ""), "w12_stateless_rps")
+        t.row(f"W12 {pair}: 60-tool requests/s ratio", x, None, "×")
     t.out.append("")
     return t.out
 

@@ -5,6 +5,7 @@
 // Library defaults, except maxBody (64 MiB, for W11). `touch` registers one more tool, so every
 // open subscriptions/listen and legacy GET stream gets notifications/tools/list_changed (W10).
 // --catalogue adds 1,000 tools tool_0000... and 10,000 resources bench://catalogue/00000....
+// --tools N adds only the first N of those tools (W12's realistic stateless server).
 // --pass-through adds one middleware that passes every request on (W6: the chain's cost).
 import { Server } from 'mcpcore';
 
@@ -27,16 +28,18 @@ server.tool('touch', { description: 'Changes the tool list (W10).', inputSchema:
 });
 // --pass-through: one middleware that passes every request on (the chain's cost, W6).
 if (argv.includes('--pass-through')) server.use((request, next) => next(request));
+const toolsAt = argv.indexOf('--tools');
+const catalogueTools = argv.includes('--catalogue') ? 1000 : toolsAt === -1 ? 0 : Number(argv[toolsAt + 1]);
+for (let i = 0; i < catalogueTools; i++) {
+  const name = `tool_${pad(i, 4)}`;
+  const inputSchema = {
+    type: 'object',
+    properties: { id: { type: 'string', description: `The item of tool ${i}.` }, count: { type: 'integer', minimum: 0 } },
+    required: ['id'],
+  };
+  server.tool(name, { description: `Catalogue tool ${i}.`, inputSchema }, () => name);
+}
 if (argv.includes('--catalogue')) {
-  for (let i = 0; i < 1000; i++) {
-    const name = `tool_${pad(i, 4)}`;
-    const inputSchema = {
-      type: 'object',
-      properties: { id: { type: 'string', description: `The item of tool ${i}.` }, count: { type: 'integer', minimum: 0 } },
-      required: ['id'],
-    };
-    server.tool(name, { description: `Catalogue tool ${i}.`, inputSchema }, () => name);
-  }
   for (let j = 0; j < 10000; j++) {
     const name = `r${pad(j, 5)}`;
     server.resource(`bench://catalogue/${pad(j, 5)}`, { name, mimeType: 'text/plain' }, () => name);

@@ -2,14 +2,15 @@
 """Benchmark peer server on the official Python SDK (mcp==2.3.0): the low-level ``Server`` with
 the tools ``echo`` and ``touch``, served by the SDK's own ``Server.streamable_http_app()``.
 
-    py_sdk_server.py --http 127.0.0.1:PORT [--best] [--catalogue]
+    py_sdk_server.py --http 127.0.0.1:PORT [--best] [--catalogue | --tools N]
     py_sdk_server.py [--catalogue]                                  # stdio
 
 HTTP configurations (the request-body limit is raised to 64 MiB in both, for W11):
   defaults  ``streamable_http_app()``: dual-era routing, stateful legacy sessions, SSE answers.
   --best    ``streamable_http_app(stateless_http=True, json_response=True)``: the SDK's documented
             setting for stateless JSON serving.
-``--catalogue`` adds 1,000 tools ``tool_0000``... and 10,000 resources ``bench://catalogue/00000``...
+``--catalogue`` adds 1,000 tools ``tool_0000``... and 10,000 resources ``bench://catalogue/00000``...;
+``--tools N`` only the first N of those tools (W12's realistic stateless server).
 ``touch`` publishes ``ToolsListChanged`` on the ``subscriptions/listen`` bus and sends
 ``notifications/tools/list_changed`` to every session that initialized (W10).
 """
@@ -39,8 +40,8 @@ SESSIONS: List[Any] = []
 BUS = InMemorySubscriptionBus()
 
 
-def catalogue() -> None:
-    for i in range(1000):
+def catalogue_tools(count: int) -> None:
+    for i in range(count):
         TOOLS.append(types.Tool(
             name=f"tool_{i:04}",
             description=f"Catalogue tool {i}.",
@@ -48,6 +49,10 @@ def catalogue() -> None:
                 "id": {"type": "string", "description": f"The item of tool {i}."},
                 "count": {"type": "integer", "minimum": 0}}, "required": ["id"]},
         ))
+
+
+def catalogue() -> None:
+    catalogue_tools(1000)
     for j in range(10_000):
         RESOURCES.append(types.Resource(uri=f"bench://catalogue/{j:05}", name=f"r{j:05}", mime_type="text/plain"))
 
@@ -106,6 +111,8 @@ def main() -> int:
     argv = sys.argv[1:]
     if "--catalogue" in argv:
         catalogue()
+    elif "--tools" in argv:
+        catalogue_tools(int(argv[argv.index("--tools") + 1]))
     server = build()
     if "--http" not in argv:
         anyio.run(serve_stdio, server)

@@ -4,13 +4,14 @@
 // 'stateless' fallback) behind toNodeHandler on HTTP.
 //   node ts_v2_server.mjs [--catalogue]                                   # stdio
 //   node ts_v2_server.mjs --http 127.0.0.1:PORT [--best] [--catalogue]    # http://127.0.0.1:PORT/mcp
+//   node ts_v2_server.mjs --http 127.0.0.1:PORT --best --tools 60         # W12
 // HTTP configurations (maxRequestBodySize, and on stdio maxBufferSize, raised to 64 MiB, for W11):
 //   defaults  createMcpHandler(factory)
 //   --best    createMcpHandler(factory, { responseMode: 'json' }): the SDK's JSON answers for
 //             2026-07-28 requests (its legacy leg is stateless and SSE either way).
 // --catalogue adds 1,000 tools tool_0000... (zod schemas, built once, registered on every
 // instance the factory makes, as the SDK's per-request design requires) and 10,000 resources
-// bench://catalogue/00000.... The tool `touch` calls the handler's notify.toolsChanged(), which
+// bench://catalogue/00000....; --tools N only the first N of those tools (W12). The tool `touch` calls the handler's notify.toolsChanged(), which
 // reaches every open subscriptions/listen stream (W10).
 import http from 'node:http';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
@@ -20,15 +21,15 @@ import * as z from 'zod';
 
 const argv = process.argv.slice(2);
 const catalogue = argv.includes('--catalogue');
+const toolsAt = argv.indexOf('--tools');
+const catalogueTools = catalogue ? 1000 : toolsAt === -1 ? 0 : Number(argv[toolsAt + 1]);
 let handler; // set on HTTP: `touch` publishes through it
 const echoSchema = z.object({ text: z.string() });
-const tools = catalogue
-  ? Array.from({ length: 1000 }, (_, i) => [
-      `tool_${String(i).padStart(4, '0')}`,
-      `Catalogue tool ${i}.`,
-      z.object({ id: z.string().describe(`The item of tool ${i}.`), count: z.number().int().min(0).optional() }),
-    ])
-  : [];
+const tools = Array.from({ length: catalogueTools }, (_, i) => [
+  `tool_${String(i).padStart(4, '0')}`,
+  `Catalogue tool ${i}.`,
+  z.object({ id: z.string().describe(`The item of tool ${i}.`), count: z.number().int().min(0).optional() }),
+]);
 const resources = catalogue
   ? Array.from({ length: 10000 }, (_, j) => [`r${String(j).padStart(5, '0')}`, `bench://catalogue/${String(j).padStart(5, '0')}`])
   : [];

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! rmcp-echo server [--catalogue]                  # stdio
-//! rmcp-echo server --http 127.0.0.1:PORT [--best] [--catalogue]
+//! rmcp-echo server --http 127.0.0.1:PORT [--best] [--catalogue | --tools N]
 //! rmcp-echo stdio N CONC PAYLOAD_BYTES PAYLOAD_N STARTS VERSION -- CMD [ARGS...]
 //! rmcp-echo http URL VERSION N CONC [PAYLOAD_BYTES PAYLOAD_N]
 //! rmcp-echo unix SOCKET VERSION TEXT              # one echo call over HTTP on a Unix socket
@@ -139,17 +139,19 @@ fn catalogue_tool(i: usize) -> Tool {
     Tool::new(format!("tool_{i:04}"), format!("Catalogue tool {i}."), schema)
 }
 
-fn build(catalogue: bool) {
+/// The router with the first `tools` catalogue tools (W9: 1,000; W12: 60), plus W9's 10,000
+/// resources when `catalogue`.
+fn build(catalogue: bool, tools: usize) {
     let mut router = Echo::tool_router();
+    for i in 0..tools {
+        router.add_route(ToolRoute::new_dyn(catalogue_tool(i), |ctx| {
+            let name = ctx.name.to_string();
+            Box::pin(async move {
+                Ok(CallToolResponse::Complete(CallToolResult::success(vec![ContentBlock::text(name)])))
+            })
+        }));
+    }
     if catalogue {
-        for i in 0..1000 {
-            router.add_route(ToolRoute::new_dyn(catalogue_tool(i), |ctx| {
-                let name = ctx.name.to_string();
-                Box::pin(async move {
-                    Ok(CallToolResponse::Complete(CallToolResult::success(vec![ContentBlock::text(name)])))
-                })
-            }));
-        }
         let res = (0..10_000)
             .map(|j| {
                 Resource::new(format!("bench://catalogue/{j:05}"), format!("r{j:05}"))
@@ -339,7 +341,13 @@ async fn drive_unix(a: &[String]) -> Result<Value, String> {
 }
 
 async fn serve(a: &[String]) -> Result<(), String> {
-    build(a.iter().any(|x| x == "--catalogue"));
+    let catalogue = a.iter().any(|x| x == "--catalogue");
+    let tools = match a.iter().position(|x| x == "--tools") {
+        Some(i) => a.get(i + 1).and_then(|n| n.parse().ok()).ok_or("--tools needs a count")?,
+        None if catalogue => 1000,
+        None => 0,
+    };
+    build(catalogue, tools);
     if let Some(i) = a.iter().position(|x| x == "--http") {
         let addr = a.get(i + 1).ok_or("--http needs IP:PORT")?;
         let mut config = StreamableHttpServerConfig::default();

@@ -3,11 +3,15 @@
 //! ```text
 //! bench_server [--catalogue]                               # stdio
 //! bench_server --http 127.0.0.1:PORT [--catalogue]         # Streamable HTTP on /mcp
+//! bench_server --http 127.0.0.1:PORT --tools 60 --multi-thread   # W12
 //! ```
 //! Tools: `echo` (as examples/rust echo_server) and `touch` (registers one more tool, so every
 //! open `subscriptions/listen` stream and legacy GET stream gets `notifications/tools/list_changed`).
 //! `--catalogue` adds 1,000 tools `tool_0000`… and 10,000 resources `bench://catalogue/00000`…
-//! (the same descriptors in every bench server; bench/README.md). Limits are raised for W11's
+//! (the same descriptors in every bench server; bench/README.md). `--tools N` adds only the first
+//! N catalogue tools and no resources (W12's realistic stateless server). `--multi-thread` serves
+//! on tokio's multi-thread runtime, as examples/rust echo_server does (W2, W12); the default is
+//! a current-thread runtime. Limits are raised for W11's
 //! 16 MiB payloads: 64 MiB frames on stdio, 64 MiB bodies on HTTP; the per-client session quota
 //! is raised for W10, whose 1,000 streams all come from one address. Everything else is the
 //! library's defaults.
@@ -41,7 +45,7 @@ fn catalogue_tool(i: usize) -> Tool {
     )
 }
 
-fn tools(catalogue: bool) -> mcpcore::Result<Arc<ToolRegistry>> {
+fn tools(catalogue: usize) -> mcpcore::Result<Arc<ToolRegistry>> {
     let tools = Arc::new(ToolRegistry::new());
     tools.register(
         Tool::new(
@@ -71,12 +75,10 @@ fn tools(catalogue: bool) -> mcpcore::Result<Arc<ToolRegistry>> {
             }
         },
     )?;
-    if catalogue {
-        for i in 0..1000 {
-            tools.register(catalogue_tool(i), move |_a: Arguments, _c: ToolContext| async move {
-                Ok(CallToolResult::text(format!("tool_{i:04}")))
-            })?;
-        }
+    for i in 0..catalogue {
+        tools.register(catalogue_tool(i), move |_a: Arguments, _c: ToolContext| async move {
+            Ok(CallToolResult::text(format!("tool_{i:04}")))
+        })?;
     }
     Ok(tools)
 }
@@ -105,12 +107,37 @@ fn resources() -> mcpcore::Result<Arc<ResourceRegistry>> {
     Ok(res)
 }
 
-#[tokio::main(flavor = "current_thread")]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let runtime = if args.iter().any(|a| a == "--multi-thread") {
+        tokio::runtime::Builder::new_multi_thread().enable_all().build()
+    } else {
+        tokio::runtime::Builder::new_current_thread().enable_all().build()
+    };
+    match runtime {
+        Ok(rt) => rt.block_on(serve(args)),
+        Err(e) => {
+            eprintln!("bench_server: runtime: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+async fn serve(args: Vec<String>) -> ExitCode {
     let catalogue = args.iter().any(|a| a == "--catalogue");
+    let count = match args.iter().position(|a| a == "--tools") {
+        Some(i) => match args.get(i + 1).and_then(|n| n.parse::<usize>().ok()) {
+            Some(n) => n,
+            None => {
+                eprintln!("bench_server: --tools needs a count");
+                return ExitCode::from(2);
+            }
+        },
+        None if catalogue => 1000,
+        None => 0,
+    };
     let http = args.iter().position(|a| a == "--http").map(|i| args.get(i + 1).cloned().unwrap_or_default());
-    let built = tools(catalogue).and_then(|t| Ok((t, if catalogue { Some(resources()?) } else { None })));
+    let built = tools(count).and_then(|t| Ok((t, if catalogue { Some(resources()?) } else { None })));
     let (tools, res) = match built {
         Ok(b) => b,
         Err(e) => {
