@@ -74,10 +74,20 @@ if wants linux-arm64; then
     skipped+=("linux-arm64 (no aarch64 artifacts in dist/: make dist-all)")
   else
     # The arm64 root: Debian's arm64 CPython and JRE, made once by debootstrap from Debian's mirror.
+    # On a fresh machine installing qemu-user-static does not register its binfmt_misc entry
+    # (no systemd to run binfmt-support); without it debootstrap failed with "Unable to execute
+    # target architecture" (issue 50), so the entry is registered before debootstrap runs.
+    arm64_binfmt() {
+      [[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]] && return 0
+      [[ -e /proc/sys/fs/binfmt_misc/register ]] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null || true
+      update-binfmts --enable qemu-aarch64 2>/dev/null || true
+    }
     arm_root="$cross/arm64-root"
     if [[ ! -x "$arm_root/usr/bin/python3" || ! -x "$arm_root/usr/lib/jvm/java-17-openjdk-arm64/bin/java" ]]; then
       command -v debootstrap >/dev/null && command -v qemu-aarch64-static >/dev/null \
         || { [[ "$(id -u)" -eq 0 ]] && apt-get install -y -qq debootstrap qemu-user-static binfmt-support >/dev/null; }
+      # debootstrap runs the root's arm64 programs in a chroot: binfmt_misc must know arm64 first.
+      arm64_binfmt
       rm -rf "$arm_root"
       mkdir -p "$cross"
       debootstrap --arch=arm64 --variant=minbase --include=python3,python3-venv,openjdk-17-jre-headless,ca-certificates \
@@ -85,12 +95,9 @@ if wants linux-arm64; then
         || { echo "debootstrap failed: $(tail -5 "$cross/debootstrap.log")"; }
     fi
     # qemu-user runs arm64 programs with the root's loader and libraries (QEMU_LD_PREFIX); with
-    # binfmt_misc (qemu-user-static registers it) their arm64 children run too.
+    # binfmt_misc (registered above) their arm64 children run too.
     export QEMU_LD_PREFIX="$arm_root"
-    if [[ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]]; then
-      [[ -e /proc/sys/fs/binfmt_misc/register ]] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null
-      update-binfmts --enable qemu-aarch64 2>/dev/null
-    fi
+    arm64_binfmt
     arm=()
     [[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]] || arm=(qemu-aarch64-static)
     check "qemu runs the arm64 root's CPython" bash -c '[[ "$("$@" -c "import platform; print(platform.machine())")" == aarch64 ]]' _ \

@@ -21,7 +21,7 @@
 use crate::error::ErrorData;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
-use hmac::{Hmac, Mac};
+use hmac::{Hmac, KeyInit, Mac};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -283,7 +283,8 @@ pub(crate) fn seal_encrypted(
 ) -> String {
     use chacha20poly1305::aead::{Aead, KeyInit};
     let json = contents(binding, answers, user, ttl, now);
-    let mut nonce_mac = <HmacSha256 as Mac>::new_from_slice(&key.derive("nonce")).expect("any key length");
+    let mut nonce_mac =
+        <HmacSha256 as KeyInit>::new_from_slice(&key.derive("nonce")).expect("any key length");
     nonce_mac.update(&json);
     let nonce: [u8; 24] = nonce_mac.finalize().into_bytes()[..24].try_into().expect("24 of 32 bytes");
     let cipher = chacha20poly1305::XChaCha20Poly1305::new(&key.derive("aead").into());

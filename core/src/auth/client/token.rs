@@ -510,4 +510,49 @@ mod tests {
         assert!(Credential::private_key_jwt("cid", "garbage", None, "x").is_err());
         assert!(Credential::private_key_jwt("cid", &pem, Some("HS256"), "x").is_err());
     }
+
+    /// The RSA path (RS256), signed by `rsa` 0.10 through jsonwebtoken 12: a 2048-bit key made by
+    /// the `openssl` CLI, the assertion checked against its public key by the verifier the
+    /// resource-server side uses.
+    #[test]
+    fn private_key_jwt_rsa_assertions_verify() {
+        let dir = std::env::temp_dir().join(format!("mcpcore-rsa-{}-{}", std::process::id(), random_id(8)));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (key, public) = (dir.join("key.pem"), dir.join("pub.pem"));
+        let openssl = |args: &[&std::ffi::OsStr]| {
+            let out = std::process::Command::new("openssl").args(args).output().expect("the openssl CLI");
+            assert!(out.status.success(), "openssl: {}", String::from_utf8_lossy(&out.stderr));
+        };
+        openssl(&[
+            "genpkey".as_ref(),
+            "-algorithm".as_ref(),
+            "RSA".as_ref(),
+            "-pkeyopt".as_ref(),
+            "rsa_keygen_bits:2048".as_ref(),
+            "-out".as_ref(),
+            key.as_os_str(),
+        ]);
+        openssl(&[
+            "pkey".as_ref(),
+            "-in".as_ref(),
+            key.as_os_str(),
+            "-pubout".as_ref(),
+            "-out".as_ref(),
+            public.as_os_str(),
+        ]);
+        let pem = std::fs::read_to_string(&key).unwrap();
+        let cred = Credential::private_key_jwt("cid", &pem, None, "https://as.example").unwrap();
+        let a = cred.assertion().unwrap().unwrap();
+        assert_eq!(jsonwebtoken::decode_header(&a).unwrap().alg, Algorithm::RS256);
+        let decoding = jsonwebtoken::DecodingKey::from_rsa_pem(&std::fs::read(&public).unwrap()).unwrap();
+        let mut v = jsonwebtoken::Validation::new(Algorithm::RS256);
+        v.set_audience(&["https://as.example"]);
+        let data = jsonwebtoken::decode::<serde_json::Value>(&a, &decoding, &v).unwrap();
+        assert_eq!(data.claims["iss"], "cid");
+        // Tampered: the signature no longer verifies.
+        let mut bad = a.clone();
+        bad.replace_range(a.len() - 4.., "AAAA");
+        assert!(jsonwebtoken::decode::<serde_json::Value>(&bad, &decoding, &v).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
