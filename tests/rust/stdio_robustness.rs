@@ -120,7 +120,9 @@ async fn a_grandchild_holding_stdout_does_not_hide_the_server_exit() {
     let cmd =
         mcpcore::transport::child::StdioCommand::new("sh", ["-c", &script]).env("MCPCORE_TEST_MARK", &mark);
     let client = mcpcore::client::Client::connect_stdio(cmd, ClientOptions::default()).await.unwrap();
-    assert!(marked(&mark).iter().any(|(_, c)| c.starts_with("sleep")), "{:?}", marked(&mark));
+    // The background `sh` may not have become `sleep` yet on a busy machine.
+    let started = |m: &[(u32, String)]| m.iter().any(|(_, c)| c.starts_with("sleep"));
+    assert!(wait_until(Duration::from_secs(3), || started(&marked(&mark))), "{:?}", marked(&mark));
     let opts = CallOptions { timeout: Some(Duration::from_secs(20)), ..Default::default() };
     let started = Instant::now();
     let err = client.call_tool_with("exit", json!({"code": 4}), &opts).await.unwrap_err();
@@ -286,4 +288,51 @@ async fn closing_a_stdio_child_closes_stdin_then_terms_then_kills() {
     let (how, took) = close_after_stdin("trap '' TERM; while :; do sleep 0.05; done", grace).await;
     assert!(how.starts_with("server was killed by signal 9"), "{how}");
     assert!(took >= grace * 2 && took < grace * 2 + Duration::from_secs(2), "{took:?}");
+}
+
+/// CPU time (user + system) of process `pid`, from /proc.
+fn cpu_time(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // The fields after the command name (which may hold spaces) start at state (field 3).
+    let rest = &stat[stat.rfind(')').unwrap() + 2..];
+    let f: Vec<&str> = rest.split(' ').collect();
+    let ticks: u64 = f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap(); // utime, stime
+                                                                                    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    Duration::from_millis(ticks * 1000 / hz)
+}
+
+/// `MCPCORE_STDIO_SPIN_US` (transport::spin): a server that spins before each read still
+/// answers every request, in order, and once its client goes quiet it stops spinning (an idle
+/// connection costs no CPU; without the spin's end it would burn its vCPU the whole time).
+#[test]
+fn a_spinning_stdio_server_answers_and_idles_without_cpu() {
+    let mut server = Command::new(bin("echo_server"))
+        .env("MCPCORE_STDIO_SPIN_US", "2000")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = server.id();
+    let mut stdin = server.stdin.take().unwrap();
+    let mut stdout = BufReader::new(server.stdout.take().unwrap());
+    let mut line = String::new();
+    for id in 1..=200 {
+        writeln!(stdin, r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#).unwrap();
+        line.clear();
+        stdout.read_line(&mut line).unwrap();
+        assert!(line.contains(&format!(r#""id":{id}"#)), "answer {id}: {line}");
+    }
+    // Quiet: the last spin (at most 2 ms) ends, then nothing runs.
+    std::thread::sleep(Duration::from_millis(100));
+    let before = cpu_time(pid);
+    std::thread::sleep(Duration::from_millis(1000));
+    let used = cpu_time(pid) - before;
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":"after","method":"ping"}}"#).unwrap();
+    line.clear();
+    stdout.read_line(&mut line).unwrap();
+    drop(stdin);
+    let _ = server.wait();
+    assert!(line.contains(r#""id":"after""#), "answer after the pause: {line}");
+    assert!(used < Duration::from_millis(100), "the idle server used {used:?} of CPU in 1 s");
 }

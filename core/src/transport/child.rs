@@ -214,6 +214,9 @@ pub fn spawn(cmd: &StdioCommand, max_frame: usize) -> std::io::Result<(Channel, 
     let (in_tx, in_rx) = mpsc::unbounded_channel();
     let (out_tx, out_rx) = mpsc::unbounded_channel();
     let mut exited = exit_rx.clone();
+    // The optional spin before a read blocks (off unless MCPCORE_STDIO_SPIN_US; super::spin).
+    #[cfg(unix)]
+    let stdout = super::spin::SpinRead::new(stdout);
     tokio::spawn(async move {
         let reader = tokio::io::BufReader::with_capacity(64 * 1024, stdout);
         let pump = framing::pump_frames(reader, &in_tx, max_frame, Side::Client);

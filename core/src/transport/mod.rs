@@ -7,6 +7,7 @@
 //! | own stdout, written from the caller's thread | [`direct`] | server fed by its host |
 //! | newline-delimited framing shared by both | [`framing`] | both |
 //! | a child's stderr, bounded | [`stderr`] | client |
+//! | an optional spin before a stdio read blocks (off by default) | [`spin`] | both |
 //! | the URL of an HTTP peer, checked | `url` | client |
 //!
 //! Every transport hands the peer logic a [`Channel`]: a sender of outbound frames and a
@@ -16,6 +17,8 @@ pub mod child;
 pub mod direct;
 pub mod framing;
 mod process;
+#[cfg(unix)]
+pub mod spin;
 pub mod stderr;
 pub mod stdio;
 pub(crate) mod url;

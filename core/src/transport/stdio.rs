@@ -22,6 +22,7 @@ pub fn stdin() -> Box<dyn AsyncRead + Unpin + Send> {
 pub(super) mod reactor {
     //! stdin and stdout as reactor-driven pipes or sockets (a duplicate of the descriptor, so the
     //! process's own fd 0 and 1 stay open after we are done).
+    use crate::transport::spin::SpinRead;
     use std::os::fd::{AsFd, OwnedFd};
     use std::os::unix::fs::FileTypeExt;
     use tokio::io::AsyncRead;
@@ -58,9 +59,10 @@ pub(super) mod reactor {
     }
 
     pub(super) fn reader() -> Option<Box<dyn AsyncRead + Unpin + Send>> {
+        // Each with the optional spin before it blocks (off unless MCPCORE_STDIO_SPIN_US).
         match dup(std::io::stdin().as_fd())? {
-            (fd, Kind::Pipe) => Some(Box::new(pipe::Receiver::from_owned_fd(fd).ok()?)),
-            (fd, Kind::Socket) => Some(Box::new(socket(fd)?)),
+            (fd, Kind::Pipe) => Some(Box::new(SpinRead::new(pipe::Receiver::from_owned_fd(fd).ok()?))),
+            (fd, Kind::Socket) => Some(Box::new(SpinRead::new(socket(fd)?))),
         }
     }
 }
