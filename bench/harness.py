@@ -91,6 +91,16 @@ def subjects(env: Dict[str, str]) -> Dict[str, Dict[str, Any]]:
             "scale_stdio": [str(rbin / "bench_server")],
             "w12_http": lambda a, n: [str(rbin / "bench_server"), "--http", a, "--tools", str(n), "--multi-thread"],
         },
+        "mcpcore-rust-spin": {
+            # Information, not a target: the optional spin before a stdio read blocks (off by
+            # default; core/src/transport/spin.rs), set for the driver and inherited by the server.
+            "label": "mcpcore (Rust tool, Rust client), MCPCORE_STDIO_SPIN_US=50 (opt-in)",
+            "lang": "rust",
+            "stdio": [str(rbin / "echo_server")],
+            "driver": [str(rbin / "mcpcore_driver")],
+            "env": {"MCPCORE_STDIO_SPIN_US": "50"},
+            "stdio_only": True,
+        },
         "rmcp": {
             "label": "rmcp 3.11.0 (official Rust SDK)",
             "lang": "rust",
@@ -194,10 +204,11 @@ def configs(s: Dict[str, Any]) -> List[str]:
 # ---------------------------------------------------------------- processes
 
 
-def run_json(cmd: List[str], timeout: float, what: str) -> Dict[str, Any]:
-    """Runs a driver in its own process group (a timeout kills the servers it spawned too)."""
+def run_json(cmd: List[str], timeout: float, what: str, env: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+    """Runs a driver in its own process group (a timeout kills the servers it spawned too), with
+    `env` added to the environment."""
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=BENCH / "drivers",
-                         stdin=subprocess.DEVNULL, start_new_session=True)
+                         stdin=subprocess.DEVNULL, start_new_session=True, env={**os.environ, **(env or {})})
     CHILDREN.append(p)
     try:
         out, err = p.communicate(timeout=timeout)
@@ -405,7 +416,7 @@ def run_wrk(url: str, headers: Dict[str, str], pre: str, post_: str, secs: int, 
 def stdio_workload(s: Dict[str, Any], cfg: Dict[str, Any], name: str) -> Dict[str, Any]:
     mode = s.get("stdio_mode", "stdio")
     cmd = s["driver"] + [mode, str(cfg["n"]), "8", str(cfg["payload"]), str(cfg["payload_n"]), str(cfg["starts"]), STDIO_VERSION, "--"] + s["stdio"]
-    return run_json(cmd, cfg["timeout"], f"{name} stdio")
+    return run_json(cmd, cfg["timeout"], f"{name} stdio", s.get("env"))
 
 
 def http_workload(s: Dict[str, Any], cfg: Dict[str, Any], name: str, config: str = "defaults") -> Dict[str, Any]:
@@ -555,6 +566,8 @@ def run_phase(phase: str, s: Dict[str, Any], cfg: Dict[str, Any], name: str, res
 
 
 def applies(phase: str, name: str, s: Dict[str, Any]) -> bool:
+    if s.get("stdio_only"):
+        return phase == "stdio"
     if phase == "w6":
         return name.startswith("mcpcore-")
     if phase in ("w7", "w8"):

@@ -21,6 +21,7 @@ LEGACY, MODERN = "2025-11-25", "2026-07-28"
 PAIRS = [
     ("mcpcore-rust", "rmcp"),
     ("mcpcore-rust", "raw"),
+    ("mcpcore-rust-spin", "raw"),
     ("mcpcore-python", "python-sdk"),
     ("mcpcore-node", "ts-v2"),
     ("mcpcore-node", "ts-v1"),
