@@ -305,6 +305,58 @@ async fn rotated_keys_are_fetched_on_an_unknown_kid_at_most_once_per_cooldown() 
     assert_eq!(verifier.jwks_fetches(), 3);
 }
 
+/// Key rotation under the same `kid` (issue 49; conformance `auth-token-audience-validation`,
+/// PR #386, run twice against one server): a token whose signature fails under a key id the
+/// cached set has makes the verifier refetch once and retry, at most once per cooldown; a
+/// forged signature is still refused and costs at most one fetch per cooldown.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_replaced_under_the_same_kid_is_refetched_at_most_once_per_cooldown() {
+    let issuer = Issuer::start();
+    let mut handle = None;
+    let (_serving, url) = serve(|url| {
+        let mut jwt = JwtConfig::new(issuer.jwks(), issuer.url.clone(), url);
+        jwt.jwks_cooldown = Duration::from_millis(800);
+        let verifier = Arc::new(JwtVerifier::new(jwt));
+        handle = Some(verifier.clone());
+        AuthConfig::new(verifier, url, [issuer.url.clone()])
+    })
+    .await;
+    let verifier = handle.unwrap();
+    let status = |t: String| {
+        let url = url.clone();
+        async move { raw(&url, Some(&t), "tools/list", json!({})).await }
+    };
+
+    let old = issuer.token(&url, "", json!({}));
+    assert_eq!(status(old.clone()).await.status, 200);
+    assert_eq!(verifier.jwks_fetches(), 1, "fetched on first use");
+    // The issuer replaces its key under the same kid (the TTL of 5 minutes has not passed).
+    let kid = issuer.rekey();
+    let new = issuer.token(&url, "", json!({"kid": kid}));
+    let forged = issuer.token(&url, "", json!({"signer": "foreign"}));
+    // Within the cooldown of the first fetch: refused, nothing fetched.
+    assert_invalid(&status(new.clone()).await, &url, "signature does not verify");
+    assert_eq!(verifier.jwks_fetches(), 1, "no refetch within the cooldown");
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    // After it: one refetch, and the new key verifies; then without fetching again.
+    assert_eq!(status(new.clone()).await.status, 200, "the replaced key is fetched");
+    assert_eq!(verifier.jwks_fetches(), 2);
+    assert_eq!(status(new.clone()).await.status, 200);
+    assert_eq!(verifier.jwks_fetches(), 2);
+    // The old key is gone from the issuer: its token is refused, within the cooldown unfetched.
+    assert_invalid(&status(old).await, &url, "signature does not verify");
+    // A forged signature under the same kid is refused, fetching nothing within the cooldown...
+    assert_invalid(&status(forged.clone()).await, &url, "signature does not verify");
+    assert_eq!(verifier.jwks_fetches(), 2);
+    // ...and once after it, however many arrive.
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    for _ in 0..5 {
+        assert_invalid(&status(forged.clone()).await, &url, "signature does not verify");
+    }
+    assert_eq!(verifier.jwks_fetches(), 3);
+    assert_eq!(status(new).await.status, 200);
+}
+
 /// The JWT verifier's algorithm allow-list and clock-skew leeway.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_algorithm_allow_list_and_the_clock_skew_leeway_decide() {

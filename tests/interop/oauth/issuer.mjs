@@ -13,6 +13,8 @@
 //       current kid, so the signature is bad) — a made-up kid gives an unknown key.
 //   {"cmd":"rotate"}                                  -> {"kid":"<new kid>"}
 //       adds a new signing key to the JWKS; later tokens use it.
+//   {"cmd":"rekey"}                                   -> {"kid":"<the same kid>"}
+//       replaces the current signing key with a new one under the same kid.
 //
 // The package's /introspect answers `{active:true}` for anything and reads only JSON bodies,
 // so this server answers RFC 7662 introspection itself (form body, HTTP Basic credentials
@@ -92,6 +94,9 @@ for await (const line of lines) {
     if (c.cmd === 'token') out = await token(c);
     else if (c.cmd === 'rotate') {
       kid = (await issuer.keys.generate('RS256')).kid;
+      out = { kid };
+    } else if (c.cmd === 'rekey') {
+      await issuer.keys.generate('RS256', { kid }); // the key store replaces a key of the same kid
       out = { kid };
     } else out = { error: `unknown command ${c.cmd}` };
   } catch (e) {

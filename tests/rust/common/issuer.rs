@@ -56,6 +56,11 @@ impl Issuer {
         self.ask(json!({"cmd": "rotate"}))["kid"].as_str().unwrap().to_owned()
     }
 
+    /// Replaces the current signing key with a new one under the same `kid` (returned).
+    pub fn rekey(&self) -> String {
+        self.ask(json!({"cmd": "rekey"}))["kid"].as_str().unwrap().to_owned()
+    }
+
     /// The JWKS URL.
     pub fn jwks(&self) -> String {
         format!("{}/jwks", self.url)

@@ -1,7 +1,9 @@
-//! A JWKS URL's keys, cached: fetched on first use, again when older than the TTL, and when a
-//! token names a key id the set lacks (the issuer rotated its keys) — at most one attempt per
-//! cooldown, so neither tokens with made-up key ids nor an unreachable issuer make every
-//! request wait on a fetch. Keys already fetched keep verifying while the issuer is down.
+//! A JWKS URL's keys, cached: fetched on first use, again when older than the TTL, when a
+//! token names a key id the set lacks (the issuer rotated its keys), and when a token's
+//! signature fails under a key id the set has (the issuer replaced the key under the same
+//! `kid`; issue 49) — at most one attempt per cooldown, so neither tokens with made-up key ids
+//! or forged signatures nor an unreachable issuer make every request wait on a fetch. Keys
+//! already fetched keep verifying while the issuer is down.
 
 use super::Refusal;
 use crate::auth::client::discovery::read_limited;
@@ -13,6 +15,9 @@ use std::time::{Duration, Instant};
 
 /// Largest JWKS document read.
 const MAX_JWKS: usize = 256 * 1024;
+
+/// When a key set was fetched (none: never): tells a set from the one that replaced it.
+pub(super) type Fetched = Option<Instant>;
 
 /// One usable key of the set.
 struct Key {
@@ -81,19 +86,24 @@ impl Jwks {
         self.set.read().expect("lock").clone()
     }
 
-    /// The key for a token's `kid` and `alg`.
-    pub(super) async fn key(&self, kid: Option<&str>, alg: Algorithm) -> Result<DecodingKey, Refusal> {
+    /// The key for a token's `kid` and `alg`, and when the set it came from was fetched (for
+    /// [`Jwks::rekey`]).
+    pub(super) async fn key(
+        &self,
+        kid: Option<&str>,
+        alg: Algorithm,
+    ) -> Result<(DecodingKey, Fetched), Refusal> {
         let set = self.current();
         if set.fresh(self.ttl) {
             if let Some(k) = set.find(kid, alg) {
-                return Ok(k);
+                return Ok((k, set.fetched));
             }
         }
         let mut attempt = self.attempt.lock().await;
         let mut set = self.current();
         if set.fresh(self.ttl) {
             if let Some(k) = set.find(kid, alg) {
-                return Ok(k); // another request just fetched it
+                return Ok((k, set.fetched)); // another request just fetched it
             }
         }
         if attempt.is_none_or(|t| t.elapsed() >= self.cooldown) {
@@ -105,7 +115,7 @@ impl Jwks {
                     set = new;
                 }
                 // Keys we had still verify while the issuer is unreachable.
-                Err(e) => return set.find(kid, alg).ok_or(Refusal::Unavailable(e)),
+                Err(e) => return set.find(kid, alg).map(|k| (k, set.fetched)).ok_or(Refusal::Unavailable(e)),
             }
         } else if set.fetched.is_none() {
             return Err(Refusal::Unavailable(format!(
@@ -114,12 +124,36 @@ impl Jwks {
             )));
         }
         // Within the cooldown a stale set still serves the keys it has.
-        set.find(kid, alg).ok_or_else(|| {
+        set.find(kid, alg).map(|k| (k, set.fetched)).ok_or_else(|| {
             Refusal::InvalidToken(match kid {
                 Some(kid) => format!("the token is signed with an unknown key ({kid:?})"),
                 None => "the token names no key id and the issuer has several keys".to_owned(),
             })
         })
+    }
+
+    /// A token's signature failed under the key for `kid` from the set fetched at `seen`: the
+    /// key for `kid` in a newer set, fetched now unless another request already did or the
+    /// cooldown forbids it. None when there is no newer key to try (the token is refused as
+    /// it is).
+    pub(super) async fn rekey(
+        &self,
+        kid: Option<&str>,
+        alg: Algorithm,
+        seen: Fetched,
+    ) -> Option<DecodingKey> {
+        let mut attempt = self.attempt.lock().await;
+        let set = self.current();
+        if set.fetched != seen {
+            return set.find(kid, alg); // fetched since this token's key was taken
+        }
+        if attempt.is_some_and(|t| t.elapsed() < self.cooldown) {
+            return None;
+        }
+        *attempt = Some(Instant::now());
+        let new = Arc::new(self.fetch().await.ok()?);
+        *self.set.write().expect("lock") = new.clone();
+        new.find(kid, alg)
     }
 
     async fn fetch(&self) -> Result<KeySet, String> {

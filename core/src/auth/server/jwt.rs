@@ -29,7 +29,8 @@ pub struct JwtConfig {
     pub leeway: Duration,
     /// How long fetched keys are used before fetching them again (default 5 minutes).
     pub jwks_ttl: Duration,
-    /// The least time between two fetches caused by an unknown key id (default 10 s).
+    /// The least time between two fetches caused by an unknown key id or by a signature that
+    /// fails under a known one (default 10 s).
     pub jwks_cooldown: Duration,
 }
 
@@ -87,14 +88,23 @@ impl JwtVerifier {
                 header.alg
             )));
         }
-        let key = self.jwks.key(header.kid.as_deref(), header.alg).await?;
+        let (key, seen) = self.jwks.key(header.kid.as_deref(), header.alg).await?;
         let mut v = Validation::new(header.alg);
         v.leeway = self.config.leeway.as_secs();
         v.validate_nbf = true;
         v.set_issuer(&[&self.config.issuer]);
         v.set_audience(&self.config.audience);
         v.set_required_spec_claims(&["exp", "iss", "aud"]);
-        let data = decode::<Map<String, Value>>(token, &key, &v).map_err(|e| {
+        let mut decoded = decode::<Map<String, Value>>(token, &key, &v);
+        // A signature that fails under a key id the set has: the issuer may have replaced the
+        // key under the same `kid`. One newer key is tried (a refetch at most once per
+        // cooldown, as for an unknown key id).
+        if decoded.as_ref().is_err_and(|e| matches!(e.kind(), JwtError::InvalidSignature)) {
+            if let Some(newer) = self.jwks.rekey(header.kid.as_deref(), header.alg, seen).await {
+                decoded = decode::<Map<String, Value>>(token, &newer, &v);
+            }
+        }
+        let data = decoded.map_err(|e| {
             Refusal::InvalidToken(match e.kind() {
                 JwtError::ExpiredSignature => "the token has expired".to_owned(),
                 JwtError::ImmatureSignature => "the token is not valid yet (nbf)".to_owned(),
