@@ -40,6 +40,14 @@ pub(crate) fn tool(mut v: Value, version: ProtocolVersion) -> Value {
         if version != V2025_11_25 {
             drop_keys(obj, &["execution"]);
         }
+        // 2025-06-18 and 2025-11-25 restrict `outputSchema` to `type: "object"` at the root
+        // (schema.json `Tool.outputSchema.type` is `const "object"`); 2026-07-28 allows any
+        // JSON Schema (SEP-2106). An older caller sees the tool without it.
+        if version < V2026_07_28
+            && obj.get("outputSchema").is_some_and(|s| s.get("type") != Some(&Value::from("object")))
+        {
+            obj.remove("outputSchema");
+        }
     }
     v
 }
@@ -78,7 +86,13 @@ fn strip_new_content_fields(mut v: Value, version: ProtocolVersion) -> Value {
 pub(crate) fn call_tool_result(mut v: Value, version: ProtocolVersion) -> Value {
     if let Value::Object(obj) = &mut v {
         obj.remove("resultType");
-        if version < V2025_06_18 {
+        // Before 2026-07-28 `structuredContent` is an object (schema.json
+        // `CallToolResult.structuredContent`); a non-object one (SEP-2106) is dropped for those
+        // callers, who read the same data in `content` (a tool returning structured content
+        // SHOULD also return it serialized as text: 2025-11-25 server/tools "Structured Content").
+        if version < V2025_06_18
+            || (version < V2026_07_28 && obj.get("structuredContent").is_some_and(|c| !c.is_object()))
+        {
             drop_keys(obj, &["structuredContent"]);
         }
         if let Some(Value::Array(blocks)) = obj.remove("content") {
@@ -134,5 +148,28 @@ pub(crate) fn resource_contents(v: &mut Value, version: ProtocolVersion) {
         for c in items.iter_mut().filter_map(Value::as_object_mut) {
             drop_keys(c, &["_meta"]);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// SEP-2106: a non-object `outputSchema` and `structuredContent` reach 2026-07-28 callers
+    /// unchanged and are left out for the revisions that require an object.
+    #[test]
+    fn non_object_structured_output_is_modern_only() {
+        let tool = json!({"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"type": "array"}});
+        assert_eq!(super::tool(tool.clone(), V2026_07_28)["outputSchema"], json!({"type": "array"}));
+        assert!(super::tool(tool, V2025_11_25).get("outputSchema").is_none());
+        let object =
+            json!({"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}});
+        assert_eq!(super::tool(object, V2025_06_18)["outputSchema"], json!({"type": "object"}));
+        let r = json!({"content": [{"type": "text", "text": "42"}], "structuredContent": 42});
+        assert_eq!(call_tool_result(r.clone(), V2026_07_28)["structuredContent"], 42);
+        assert!(call_tool_result(r, V2025_11_25).get("structuredContent").is_none());
+        let o = json!({"content": [], "structuredContent": {"a": 1}});
+        assert_eq!(call_tool_result(o, V2025_11_25)["structuredContent"], json!({"a": 1}));
     }
 }

@@ -156,9 +156,63 @@ fn registry() -> mcpcore::Result<ToolRegistry> {
             Ok(CallToolResult::text(args.get("text").and_then(Value::as_str).unwrap_or("(nothing)")))
         },
     )?;
+    register_pending(&tools)?;
     super::conformance_input::register(&tools)?;
     super::conformance_tasks::register(&tools)?;
     Ok(tools)
+}
+
+/// Tools of scenarios still in review in the conformance repository (issue 49):
+/// `test_tool_slow` / `test_tool_fast` (PR #436, replaced by #450: the `cancellation` and
+/// `progress-notifications` scenarios; #438's `http-stream-cancellation` uses them too) and the
+/// SEP-2106 tools of PR #308 (`sep-2106-structured-content`: a non-object `outputSchema` and
+/// `structuredContent`, which 2026-07-28 allows: schema.ts `CallToolResult.structuredContent`
+/// "can be any JSON value").
+fn register_pending(tools: &ToolRegistry) -> mcpcore::Result<()> {
+    tools.register(
+        Tool::new(
+            "test_tool_slow",
+            "Sleeps for durationMs (default 5000, at most 60000) before returning; reports progress every \
+             500 ms when the request carries a progress token. Used for cancellation testing.",
+            json!({"type": "object", "properties": {"durationMs": {"type": "number", "minimum": 0}}}),
+        ),
+        |args: Arguments, ctx: ToolContext| async move {
+            let ms =
+                args.get("durationMs").and_then(Value::as_f64).unwrap_or(5000.0).clamp(0.0, 60_000.0) as u64;
+            let (start, step) = (tokio::time::Instant::now(), Duration::from_millis(500));
+            let end = start + Duration::from_millis(ms);
+            // Dropped (and so stopped) when the call is cancelled.
+            while tokio::time::Instant::now() < end {
+                ctx.progress(start.elapsed().as_millis() as f64, Some(ms as f64), None);
+                tokio::time::sleep_until(end.min(tokio::time::Instant::now() + step)).await;
+            }
+            Ok(CallToolResult::text(format!("Slept for {ms}ms")))
+        },
+    )?;
+    tools.register(
+        no_args("test_tool_fast", "Returns immediately. Used to check that the server still serves."),
+        |_: Arguments, _: ToolContext| async move { Ok(CallToolResult::text("Fast response")) },
+    )?;
+    let forecast = json!([
+        {"hour": "09:00", "temp": 68, "conditions": "sunny"},
+        {"hour": "10:00", "temp": 72, "conditions": "partly cloudy"},
+        {"hour": "11:00", "temp": 75, "conditions": "cloudy"}]);
+    let mut array_tool =
+        no_args("sep_2106_array_output_tool", "Returns an hourly forecast: an array as structuredContent.");
+    array_tool.output_schema = Some(json!({"type": "array", "items": {"type": "object",
+        "properties": {"hour": {"type": "string"}, "temp": {"type": "number"}, "conditions": {"type": "string"}},
+        "required": ["hour", "temp", "conditions"]}}));
+    tools.register(array_tool, move |_: Arguments, _: ToolContext| {
+        let forecast = forecast.clone();
+        async move { result(json!({"content": [{"type": "text", "text": forecast.to_string()}], "structuredContent": forecast})) }
+    })?;
+    let mut primitive_tool =
+        no_args("sep_2106_primitive_output_tool", "Returns the number 42 as structuredContent.");
+    primitive_tool.output_schema = Some(json!({"type": "number"}));
+    tools.register(primitive_tool, |_: Arguments, _: ToolContext| async move {
+        result(json!({"content": [{"type": "text", "text": "42"}], "structuredContent": 42}))
+    })?;
+    Ok(())
 }
 
 /// The fixture server: tools, resources, prompts and skills.
