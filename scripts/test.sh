@@ -72,6 +72,12 @@ cargo fmt --all --check
 step "cargo clippy -D warnings (core/clippy.toml keeps clock, sleep, spawn and entropy out of the pure layers)"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 
+step "cargo deny: licences, duplicate versions (each named with its reason) and sources of what ships (deny.toml)"
+# Installed once per machine (a few minutes of compiling on a fresh one); advisories are
+# scripts/audit.sh's, at each release.
+command -v cargo-deny >/dev/null || cargo install --quiet --locked cargo-deny --version 0.20.2
+cargo deny --offline check licenses bans sources
+
 step "core layering: every import goes to the same layer or one above, and no module cycle"
 python3 scripts/check_layers.py
 
