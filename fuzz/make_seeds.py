@@ -102,6 +102,29 @@ def states():
     yield b"\x10" + b"k" * 16 + b"garbage"
 
 
+def jwks():
+    # An RSA and a P-256 key (public parts, from RFC 7517 appendix A.1), one for encryption,
+    # one of a kind nobody uses, and documents that are refused.
+    rsa = {"kty": "RSA", "kid": "2011-04-29", "alg": "RS256", "e": "AQAB",
+           "n": "0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc_BJECP"
+                "ebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0h4QyQ5v-65YGjQR0_FDW2QvzqY"
+                "368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD08qNLyrdkt-bFTWhAI4vMQFh6WeZu0f"
+                "M4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJzKnqDKgw"}
+    ec = {"kty": "EC", "kid": "1", "crv": "P-256", "x": "MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4",
+          "y": "4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM", "use": "sig"}
+    yield json.dumps({"keys": [rsa, ec]}).encode()
+    yield json.dumps({"keys": [dict(ec, use="enc"), {"kty": "oct", "k": "AAAA"}, {"kty": "OKP"}]}).encode()
+    yield b'{"keys": {}}'
+    yield b'[{"keys": []}]'
+
+
+def frontmatters():
+    yield b"---\nname: pdf-tools\ndescription: Work with PDF files.\nmetadata:\n  version: 1\n---\n# PDF\n"
+    yield b"\xef\xbb\xbf---\r\nname: a\r\ndescription: b\r\n---\r\n"
+    yield b"---\nname: &n x\ndescription: *n\nlist: [*n, *n]\n---\n"
+    yield b"pdf--tools\n---\nname: \"\"\n---\n"
+
+
 def main(out: pathlib.Path) -> None:
     corpora = {
         "jsonrpc_parse": [frame(e) for e in examples()] + [b"[]", b"[1,{\"jsonrpc\":\"2.0\"}]", b"{\"id\":1.5}"],
@@ -114,6 +137,8 @@ def main(out: pathlib.Path) -> None:
         # The limit byte (times 4), a chunk size, then a stream of lines.
         "stdio_framing": [bytes([64, 7]) + b"\n".join(frame(m) for m in s) + b"\r\n\n" for s in sessions()]
                          + [bytes([2, 3]) + b"x" * 20 + b"\n{\"id\":1,\"method\":\"a\"}\n" + b"y" * 9],
+        "jwks_document": list(jwks()),
+        "skill_frontmatter": list(frontmatters()),
     }
     for target, seeds in corpora.items():
         d = out / target

@@ -35,3 +35,9 @@ pub fn open_request_state(
     let binding = Binding::new(method, target, arguments);
     state::open(&StateKeys::new([StateKey::new(key)]), state, &binding, now).map(|s| (s.answers, s.user))
 }
+
+/// The key ids of the usable keys of a JWKS document, as the JWT resource server reads one it
+/// fetched (`auth::server::jwks`), or why the document is refused.
+pub fn parse_jwks(body: &[u8]) -> Result<Vec<Option<String>>, String> {
+    crate::auth::server::jwks::parse_for_fuzzing(body)
+}

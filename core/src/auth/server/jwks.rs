@@ -165,24 +165,36 @@ impl Jwks {
             return Err(fail(format!("HTTP {}", resp.status())));
         }
         let body = read_limited(resp, MAX_JWKS).await.map_err(fail)?;
-        let doc: serde_json::Value = serde_json::from_slice(&body).map_err(|e| fail(e.to_string()))?;
-        let Some(keys) = doc.get("keys").and_then(serde_json::Value::as_array) else {
-            return Err(fail("no \"keys\" array".to_owned()));
-        };
-        // Keys of kinds we cannot use (or for encryption) are skipped, not fatal.
-        let keys = keys
-            .iter()
-            .filter_map(|k| serde_json::from_value::<Jwk>(k.clone()).ok())
-            .filter(|k| !matches!(k.common.public_key_use, Some(jsonwebtoken::jwk::PublicKeyUse::Encryption)))
-            .filter_map(|jwk| {
-                let key = DecodingKey::from_jwk(&jwk).ok()?;
-                let alg = match jwk.common.key_algorithm {
-                    Some(a) => Some(a.to_string().parse::<Algorithm>().ok()?),
-                    None => None,
-                };
-                Some(Key { kid: jwk.common.key_id.clone(), alg, key })
-            })
-            .collect();
+        let keys = parse(&body).map_err(fail)?;
         Ok(KeySet { keys, fetched: Some(Instant::now()) })
     }
+}
+
+/// The usable keys of a JWKS document (RFC 7517 §5): keys of kinds we cannot use, or for
+/// encryption, are skipped, not fatal; a document that is not JSON or has no `keys` array is.
+fn parse(body: &[u8]) -> Result<Vec<Key>, String> {
+    let doc: serde_json::Value = serde_json::from_slice(body).map_err(|e| e.to_string())?;
+    let Some(keys) = doc.get("keys").and_then(serde_json::Value::as_array) else {
+        return Err("no \"keys\" array".to_owned());
+    };
+    Ok(keys
+        .iter()
+        .filter_map(|k| serde_json::from_value::<Jwk>(k.clone()).ok())
+        .filter(|k| !matches!(k.common.public_key_use, Some(jsonwebtoken::jwk::PublicKeyUse::Encryption)))
+        .filter_map(|jwk| {
+            let key = DecodingKey::from_jwk(&jwk).ok()?;
+            let alg = match jwk.common.key_algorithm {
+                Some(a) => Some(a.to_string().parse::<Algorithm>().ok()?),
+                None => None,
+            };
+            Some(Key { kid: jwk.common.key_id.clone(), alg, key })
+        })
+        .collect())
+}
+
+/// For the fuzz target `jwks_document` ([`crate::fuzzing::parse_jwks`]): how many usable keys
+/// a JWKS document holds, with the key ids.
+#[cfg(feature = "fuzzing")]
+pub(crate) fn parse_for_fuzzing(body: &[u8]) -> Result<Vec<Option<String>>, String> {
+    parse(body).map(|keys| keys.into_iter().map(|k| k.kid).collect())
 }

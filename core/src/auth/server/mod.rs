@@ -35,7 +35,7 @@
 
 mod config;
 mod introspection;
-mod jwks;
+pub(crate) mod jwks;
 mod jwt;
 mod settings;
 mod stdio;
