@@ -11,7 +11,9 @@ use serde_json::Value;
 
 fuzz_target!(|data: &[u8]| {
     let parsed = parse_jwks(data);
-    let keys = serde_json::from_slice::<Value>(data).ok().and_then(|v| v.get("keys").and_then(Value::as_array).cloned());
+    let keys = serde_json::from_slice::<Value>(data)
+        .ok()
+        .and_then(|v| v.get("keys").and_then(Value::as_array).cloned());
     match (&parsed, &keys) {
         (Ok(_), None) => panic!("a document without a keys array was accepted"),
         (Err(e), Some(_)) => panic!("a document with a keys array was refused: {e}"),
@@ -20,7 +22,10 @@ fuzz_target!(|data: &[u8]| {
     if let (Ok(kids), Some(keys)) = (parsed, keys) {
         assert!(kids.len() <= keys.len());
         for kid in kids.into_iter().flatten() {
-            assert!(keys.iter().any(|k| k.get("kid").and_then(Value::as_str) == Some(kid.as_str())), "{kid:?}");
+            assert!(
+                keys.iter().any(|k| k.get("kid").and_then(Value::as_str) == Some(kid.as_str())),
+                "{kid:?}"
+            );
         }
     }
 });
