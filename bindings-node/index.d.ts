@@ -456,6 +456,14 @@ export declare class Task {
  * logging, cancellation, and input from the client (elicitation, sampling, roots).
  */
 export declare class ToolCall {
+  /**
+   * The wrapper's, not a handler's: the reply of a handler whose Promise settled (the
+   * wrapper returned `[]` for "later"). The first reply counts; later ones are ignored.
+   * One native call instead of napi-rs's conversion of a returned Promise into a future
+   * (two new JS functions attached with `then` on every call) and the wrapper's own
+   * `Promise.resolve(out).then(...)`.
+   */
+  settle(reply: Reply): void
   /** The JSON-RPC id of the request (as a string), or null for an in-process call. */
   get requestId(): string | null
   /** The protocol revision of the request, or null for an in-process call. */

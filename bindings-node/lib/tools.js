@@ -280,13 +280,32 @@ function okEnvelope(value) {
  * A native callback around `run(input, ctx)`, which returns (or resolves to) the handler's value.
  * It never throws (a throw inside a thread-safe function call would be an uncaught exception) and
  * answers with its reply (`okEnvelope`): the reply itself when `run` returned a plain value, so a
- * synchronous handler costs no Promise round trip; a Promise of it otherwise.
+ * synchronous handler costs no Promise round trip; otherwise `[]` ("later"), and the reply goes
+ * through `call.settle` when the Promise settles.
  */
+const LATER = Object.freeze([]);
+
+/** `call.settle(reply)`, never throwing: a throw here would be an unhandled rejection. */
+function settleSafely(call, reply) {
+  try {
+    call.settle(reply);
+  } catch {
+    // The call is gone (the connection closed): nobody waits for the reply.
+  }
+}
+
 function nativeCallback(run, owner) {
   return (inputJson, call) => {
     try {
       const out = run(JSON.parse(inputJson), context(call, owner));
-      return isThenable(out) ? Promise.resolve(out).then(okEnvelope, failEnvelope) : okEnvelope(out);
+      if (!isThenable(out)) return okEnvelope(out);
+      // One `then` and one native call when it settles, instead of a Promise the native side
+      // converts (src/handler.rs `ToolCall.settle`); `[]` says "later".
+      out.then(
+        (v) => settleSafely(call, okEnvelope(v)),
+        (e) => settleSafely(call, failEnvelope(e))
+      );
+      return LATER;
     } catch (e) {
       return failEnvelope(e);
     }

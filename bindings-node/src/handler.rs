@@ -2,7 +2,8 @@
 //! completers), through the core's one bridge (`mcpcore::host`): the core decides what a return
 //! value becomes on the wire; this module only calls JS and decodes its envelope.
 //!
-//! The wrapper registers `callback(inputJson, call) => reply | Promise<reply>`, where the reply
+//! The wrapper registers `callback(inputJson, call) => reply | []`, where `[]` means "later":
+//! the wrapper calls `call.settle(reply)` when the handler's Promise settles. The reply
 //! is `[text]` when the handler returned a string (the text crosses as itself: no JSON pass on
 //! either side, which for a large text was a third of the call) or else the envelope JSON, one
 //! of `{"value": v}` (what the handler returned, as JSON; bytes at the top level or as list
@@ -32,6 +33,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::cell::Cell;
 use std::sync::Arc;
+use tokio::sync::oneshot;
 
 /// What the JS callback receives and returns.
 pub(crate) type CallArgs = FnArgs<(String, ToolCall)>;
@@ -99,6 +101,8 @@ type CancelCallback = ThreadsafeFunction<(), Unknown<'static>, (), Status, false
 #[napi]
 pub struct ToolCall {
     call: Option<HostCall>,
+    /// Where the wrapper settles a reply it could not give at once ([`ToolCall::settle`]).
+    settled: std::sync::Mutex<Option<oneshot::Sender<Reply>>>,
 }
 
 impl ToolCall {
@@ -109,6 +113,19 @@ impl ToolCall {
 
 #[napi]
 impl ToolCall {
+    /// The wrapper's, not a handler's: the reply of a handler whose Promise settled (the
+    /// wrapper returned `[]` for "later"). The first reply counts; later ones are ignored.
+    /// One native call instead of napi-rs's conversion of a returned Promise into a future
+    /// (two new JS functions attached with `then` on every call) and the wrapper's own
+    /// `Promise.resolve(out).then(...)`.
+    #[napi]
+    pub fn settle(&self, reply: Reply) {
+        let tx = self.settled.lock().ok().and_then(|mut s| s.take());
+        if let Some(tx) = tx {
+            let _ = tx.send(reply);
+        }
+    }
+
     /// The JSON-RPC id of the request (as a string), or null for an in-process call.
     #[napi(getter)]
     pub fn request_id(&self) -> Option<String> {
@@ -310,11 +327,12 @@ impl JsCallback {
         env: sys::napi_env,
         kind: HandlerKind,
         args: CallArgs,
+        later: oneshot::Receiver<Reply>,
     ) -> BoxFuture<'static, HostReply> {
         let env = Env::from_raw(env);
         let returned = direct.borrow_back(&env).and_then(|f| f.call(args));
         match returned {
-            Ok(returned) => Box::pin(settle(returned)),
+            Ok(returned) => Box::pin(settle(returned, later)),
             Err(e) => {
                 let failure = could_not_call(kind, &e.reason);
                 Box::pin(async move { failure })
@@ -327,10 +345,15 @@ fn could_not_call(kind: HandlerKind, reason: &str) -> HostReply {
     HostReply::Failure(format!("the {} could not be called: {reason}", kind.as_str()))
 }
 
-/// The reply of what the wrapper returned, waiting for its Promise when it gave one.
-async fn settle(returned: Returned) -> HostReply {
+/// The reply of what the wrapper returned: at once, or (`[]`) the one it settles later through
+/// [`ToolCall::settle`], or the one its Promise resolves to.
+async fn settle(returned: Returned, later: oneshot::Receiver<Reply>) -> HostReply {
     let reply = match returned {
         Either3::A(envelope) => Either::A(envelope),
+        Either3::B(text) if text.is_empty() => match later.await {
+            Ok(reply) => reply,
+            Err(_) => return HostReply::Failure("the handler's call ended without a reply".to_owned()),
+        },
         Either3::B(text) => Either::B(text),
         Either3::C(promise) => match promise.await {
             Ok(reply) => reply,
@@ -342,15 +365,17 @@ async fn settle(returned: Returned) -> HostReply {
 
 impl HostCallback for JsCallback {
     fn call(&self, kind: HandlerKind, input: Value, call: HostCall) -> BoxFuture<'static, HostReply> {
-        let call = ToolCall { call: kind.has_call().then_some(call) };
+        let (tx, later) = oneshot::channel();
+        let call =
+            ToolCall { call: kind.has_call().then_some(call), settled: std::sync::Mutex::new(Some(tx)) };
         let args = FnArgs::from((input.to_string(), call));
         if let (Some(env), Some(direct)) = (JS_THREAD.with(Cell::get), &self.direct) {
-            return Self::call_here(direct, env, kind, args);
+            return Self::call_here(direct, env, kind, args, later);
         }
         let callback = self.callback.clone();
         Box::pin(async move {
             match callback.call_async_catch(args).await {
-                Ok(returned) => settle(returned).await,
+                Ok(returned) => settle(returned, later).await,
                 Err(e) => could_not_call(kind, &e.reason),
             }
         })

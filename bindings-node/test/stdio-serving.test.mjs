@@ -22,8 +22,13 @@ for (const lineage of ['modern', 'legacy']) {
     test('a synchronous handler is called in place, from stdin\'s data event', async () => {
       const c = await Client.connectStdio(process.execPath, [server], { lineage });
       try {
-        const stack = textOf(await c.callTool('stack', {}));
-        assert.match(stack, /onData \(.*lib[\\/]stdio\.js/, stack);
+        // In place is best effort: a frame that meets the driver busy on the runtime's thread
+        // (a loaded machine) is served there instead, so one of a few calls must show it.
+        const stacks = [];
+        for (let i = 0; i < 5 && !stacks.some((s) => /onData \(.*lib[\\/]stdio\.js/.test(s)); i++) {
+          stacks.push(textOf(await c.callTool('stack', {})));
+        }
+        assert.match(stacks.at(-1), /onData \(.*lib[\\/]stdio\.js/, stacks.join('\n---\n'));
         assert.equal(textOf(await c.callTool('echo', { text: 'ü ✓' })), 'ü ✓');
       } finally {
         await c.close();
@@ -52,6 +57,24 @@ for (const lineage of ['modern', 'legacy']) {
     });
   });
 }
+
+describe('async handlers settle through one native call (ToolCall.settle)', () => {
+  test('a thenable, a rejection, a JSON-RPC error and a JSON value, each to its own caller', async () => {
+    const c = await Client.connectStdio(process.execPath, [server], { lineage: 'modern' });
+    try {
+      const [thenable, json, rejected] = await Promise.all([
+        c.callTool('thenable', {}), c.callTool('async-json', {}), c.callTool('rejects', {}),
+      ]);
+      assert.equal(textOf(thenable), 'from a thenable');
+      assert.deepEqual(JSON.parse(textOf(json)), { n: 1, list: ['a', 'b'] });
+      assert.equal(rejected.isError, true);
+      assert.match(textOf(rejected), /it failed/);
+      await assert.rejects(c.callTool('rejects-rpc', {}), (e) => e.code === -32602 && /bad params here/.test(e.message) && e.data?.field === 'x');
+    } finally {
+      await c.close();
+    }
+  });
+});
 
 describe('stdio on the JS thread: raw frames', () => {
   test('lines split across writes, several frames in one write, and a call in flight when stdin ends', async () => {

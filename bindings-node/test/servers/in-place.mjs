@@ -1,6 +1,6 @@
 // A stdio server for test/stdio-serving.test.mjs: tools that tell which thread and which stack
 // ran them, and tools that wait, report progress, watch for cancellation or answer at length.
-import { Server } from '../../lib/mcpcore.js';
+import { McpError, Server } from '../../lib/mcpcore.js';
 
 Error.stackTraceLimit = 50;
 const server = new Server({ name: 'in-place', version: '1' });
@@ -30,5 +30,15 @@ server.tool('wait', { inputSchema: { type: 'object', properties: { ms: { type: '
       resolve('stopped');
     });
   }));
+// Async answers that settle through ctx's native `settle` (lib/tools.js): a thenable that is
+// not a Promise, a rejection, a rejection with a JSON-RPC code, bytes, and a late answer.
+server.tool('thenable', {}, () => ({ then: (ok) => setTimeout(() => ok('from a thenable'), 1) }));
+server.tool('rejects', {}, async () => {
+  throw new Error('it failed');
+});
+server.tool('rejects-rpc', {}, async () => {
+  throw new McpError('bad params here', { code: -32602, data: { field: 'x' } });
+});
+server.tool('async-json', {}, async () => ({ n: 1, list: ['a', 'b'] }));
 await server.serveStdio();
 process.stderr.write('SERVED\n');
