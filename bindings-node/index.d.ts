@@ -34,7 +34,8 @@ export declare class Client {
   listTools(): Promise<string>
   /**
    * Calls a tool; resolves to the CallToolResult JSON. `cancel(callId)` abandons it and sends
-   * `notifications/cancelled` to the server.
+   * `notifications/cancelled` to the server. The request is written from the JS thread; only
+   * the answer crosses from the engine's runtime.
    */
   callTool(name: string, argumentsJson: string, timeoutMs?: number | undefined | null, callId?: number | undefined | null, progress?: ((progress: number, total: number | null | undefined, message: string | null | undefined) => void) | undefined | null, logLevel?: string | undefined | null): Promise<string>
   /**

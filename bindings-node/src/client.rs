@@ -11,13 +11,14 @@ use mcpcore::protocol::Lineage;
 use mcpcore::transport::child::StdioCommand;
 use mcpcore::ProtocolVersion;
 use napi::bindgen_prelude::Buffer;
+use napi::bindgen_prelude::PromiseRaw;
 use napi::bindgen_prelude::{FnArgs, Unknown};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
-use napi::Status;
+use napi::{Env, Status};
 use napi_derive::napi;
 use std::collections::BTreeMap;
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 
 /// Options of `Client.connectStdio` (every field optional).
@@ -166,7 +167,7 @@ pub struct Client {
     /// What negotiation settled, kept after `close` so it stays readable.
     last: Mutex<Option<Negotiated>>,
     /// Calls that can be cancelled, by the id the wrapper gave them.
-    cancels: Mutex<HashMap<u32, Cancel>>,
+    cancels: Arc<Mutex<HashMap<u32, Cancel>>>,
 }
 
 /// A cancellable call: running (cancel by sending), or cancelled before its body ran.
@@ -177,7 +178,7 @@ enum Cancel {
 
 impl Client {
     fn wrap(c: mcpcore::client::Client) -> Client {
-        Client { inner: Mutex::new(Some(c)), last: Mutex::new(None), cancels: Mutex::default() }
+        Client { inner: Mutex::new(Some(c)), last: Mutex::new(None), cancels: Arc::default() }
     }
 
     /// What negotiation settled, live or as it was at `close`.
@@ -290,65 +291,73 @@ impl Client {
     }
 
     /// Calls a tool; resolves to the CallToolResult JSON. `cancel(callId)` abandons it and sends
-    /// `notifications/cancelled` to the server.
+    /// `notifications/cancelled` to the server. The request is written from the JS thread; only
+    /// the answer crosses from the engine's runtime.
     #[napi(
-        ts_args_type = "name: string, argumentsJson: string, timeoutMs?: number | undefined | null, callId?: number | undefined | null, progress?: ((progress: number, total: number | null | undefined, message: string | null | undefined) => void) | undefined | null, logLevel?: string | undefined | null"
+        ts_args_type = "name: string, argumentsJson: string, timeoutMs?: number | undefined | null, callId?: number | undefined | null, progress?: ((progress: number, total: number | null | undefined, message: string | null | undefined) => void) | undefined | null, logLevel?: string | undefined | null",
+        ts_return_type = "Promise<string>"
     )]
-    pub async fn call_tool(
+    #[allow(clippy::too_many_arguments)]
+    pub fn call_tool<'env>(
         &self,
+        env: &'env Env,
         name: String,
         arguments_json: String,
         timeout_ms: Option<f64>,
         call_id: Option<u32>,
         progress: Option<ProgressCallback>,
         log_level: Option<String>,
-    ) -> napi::Result<String> {
-        // Register first: `cancel` may already have been called (it runs synchronously, while
-        // this body runs later on the runtime).
-        let cancelled = match call_id {
-            None => None,
-            Some(id) => {
-                let mut cancels = self.cancels.lock().expect("lock");
-                if let Some(Cancel::Early) = cancels.remove(&id) {
-                    let e = mcpcore::Error::cancelled(format!("the call to {name} was cancelled"));
-                    return Err(errors::to_js(e));
-                }
-                let (tx, rx) = oneshot::channel();
-                cancels.insert(id, Cancel::Running(tx));
-                Some(rx)
-            }
-        };
-        let outcome = async {
-            let c = self.inner()?;
-            let args = parse_json("arguments", &arguments_json)?;
-            let log_level = match log_level.as_deref() {
+    ) -> napi::Result<PromiseRaw<'env, String>> {
+        let cancels = self.cancels.clone();
+        let client = self.inner();
+        let outcome = async move {
+            // Registered at once: `cancel` runs synchronously on this thread, after this call.
+            let cancelled = match call_id {
                 None => None,
-                Some(l) => Some(LoggingLevel::parse(l).ok_or_else(|| {
-                    errors::to_js(mcpcore::Error::invalid_input(format!("unknown log level {l:?}")))
-                })?),
+                Some(id) => {
+                    let mut cancels = cancels.lock().expect("lock");
+                    if let Some(Cancel::Early) = cancels.remove(&id) {
+                        let e = mcpcore::Error::cancelled(format!("the call to {name} was cancelled"));
+                        return Err(errors::to_js(e));
+                    }
+                    let (tx, rx) = oneshot::channel();
+                    cancels.insert(id, Cancel::Running(tx));
+                    Some(rx)
+                }
             };
-            let mut opts = CallOptions { timeout: millis(timeout_ms)?, log_level, ..Default::default() };
-            if let Some(cb) = progress {
-                opts.on_progress = Some(std::sync::Arc::new(move |p| {
-                    let args = FnArgs::from((p.progress, p.total, p.message));
-                    cb.call(args, ThreadsafeFunctionCallMode::NonBlocking);
-                }));
+            let outcome = async {
+                let c = client?;
+                let args = parse_json("arguments", &arguments_json)?;
+                let log_level = match log_level.as_deref() {
+                    None => None,
+                    Some(l) => Some(LoggingLevel::parse(l).ok_or_else(|| {
+                        errors::to_js(mcpcore::Error::invalid_input(format!("unknown log level {l:?}")))
+                    })?),
+                };
+                let mut opts = CallOptions { timeout: millis(timeout_ms)?, log_level, ..Default::default() };
+                if let Some(cb) = progress {
+                    opts.on_progress = Some(std::sync::Arc::new(move |p| {
+                        let args = FnArgs::from((p.progress, p.total, p.message));
+                        cb.call(args, ThreadsafeFunctionCallMode::NonBlocking);
+                    }));
+                }
+                let call = c.call_tool_with(&name, args, &opts);
+                let outcome = match cancelled {
+                    None => call.await,
+                    Some(rx) => tokio::select! {
+                        r = call => r,
+                        Ok(()) = rx => Err(mcpcore::Error::cancelled(format!("the call to {name} was cancelled"))),
+                    },
+                };
+                outcome.map(|r| to_json(&r)).map_err(errors::to_js)
             }
-            let call = c.call_tool_with(&name, args, &opts);
-            let outcome = match cancelled {
-                None => call.await,
-                Some(rx) => tokio::select! {
-                    r = call => r,
-                    Ok(()) = rx => Err(mcpcore::Error::cancelled(format!("the call to {name} was cancelled"))),
-                },
-            };
-            outcome.map(|r| to_json(&r)).map_err(errors::to_js)
-        }
-        .await;
-        if let Some(id) = call_id {
-            self.cancels.lock().expect("lock").remove(&id);
-        }
-        outcome
+            .await;
+            if let Some(id) = call_id {
+                cancels.lock().expect("lock").remove(&id);
+            }
+            outcome
+        };
+        crate::local::start_here(env, outcome)
     }
 
     /// Calls `handler(level, logger, dataJson)` for every `notifications/message` the server sends;

@@ -28,7 +28,6 @@ use crate::tasks::{MemoryTaskStore, TaskStore};
 use crate::transport::{Channel, OutFrame, TransportEvent, DEFAULT_MAX_FRAME};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::mpsc;
 
 /// An MCP server: an engine plus the transports it serves on.
 #[derive(Debug, Clone)]
@@ -313,7 +312,7 @@ impl Server {
 
 /// A channel transport's side of a driver: every message goes out in order.
 struct ChannelOut {
-    tx: mpsc::UnboundedSender<OutFrame>,
+    tx: crate::transport::FrameTx,
 }
 
 impl Outbound for ChannelOut {

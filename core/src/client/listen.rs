@@ -48,7 +48,7 @@ pub enum SubscriptionEnd {
 pub struct Subscription {
     shared: Arc<Shared>,
     /// Where the `notifications/cancelled` ending it goes (stdio; HTTP closes the stream).
-    tx: mpsc::WeakUnboundedSender<OutFrame>,
+    tx: crate::transport::WeakFrameTx,
     /// Keeps the connection open while the host holds the subscription; `None` for the
     /// client's own stream (`listener.rs`), which must not outlive the last `Client`.
     _client: Option<Client>,

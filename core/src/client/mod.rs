@@ -194,7 +194,7 @@ pub struct Client {
 
 #[derive(Debug)]
 struct Inner {
-    tx: mpsc::UnboundedSender<OutFrame>,
+    tx: crate::transport::FrameTx,
     shared: Arc<Shared>,
     next_id: AtomicI64,
     negotiated: RwLock<Option<Negotiated>>,

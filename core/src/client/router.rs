@@ -347,7 +347,7 @@ async fn answer(handler: Option<Arc<dyn InputHandler>>, req: Request) -> Respons
 pub(crate) async fn run(
     shared: std::sync::Arc<Shared>,
     mut rx: mpsc::UnboundedReceiver<TransportEvent>,
-    tx: mpsc::WeakUnboundedSender<OutFrame>,
+    tx: crate::transport::WeakFrameTx,
 ) {
     let handle = |msg: Message| match msg {
         Message::Response(r) => shared.deliver(r),

@@ -2,7 +2,7 @@
 //! JS thread) and hands each chunk to [`FedStdio::feed`], which frames it and serves each frame
 //! on that same thread when the connection is idle ([`DriverHandle::frame_in_place`]): a
 //! handler that answers without waiting runs in place, and its answer is written to stdout from
-//! that thread ([`DirectStdout`]). Only what waits (a handler's future, a timeout, a client's
+//! that thread ([`DirectWriter`]). Only what waits (a handler's future, a timeout, a client's
 //! answer) goes to the runtime's driver task. It is the same [`Driver`] and
 //! [`ServerConnection`] as [`Server::serve_stdio`]'s, so every rule is served alike; what
 //! changes is which thread runs a call (ARCHITECTURE.md, "Which thread runs what").
@@ -12,7 +12,7 @@ use crate::context::Origin;
 use crate::engine::{RouteId, ServerConnection};
 use crate::jsonrpc::Message;
 use crate::runtime::{Driver, DriverHandle, JobSpawner, Outbound};
-use crate::transport::direct::DirectStdout;
+use crate::transport::direct::DirectWriter;
 use crate::transport::framing::{Side, Splitter};
 use crate::transport::{OutFrame, TransportEvent};
 use std::future::Future;
@@ -73,7 +73,7 @@ impl Server {
         origin: Arc<Origin>,
         spawner: Option<Arc<dyn JobSpawner>>,
     ) -> (FedStdio, impl Future<Output = ()> + Send + 'static) {
-        let (stdout, writer) = DirectStdout::own();
+        let (stdout, writer) = DirectWriter::own();
         let conn = ServerConnection::new(self.engine.clone());
         let (driver, handle) = Driver::new(conn, self.env(), DirectOut(stdout), self.shutdown_grace);
         let mut driver = driver.measure_session("pipe");
@@ -123,7 +123,7 @@ impl Server {
 }
 
 /// A driver's messages, written to stdout from the thread that has them.
-struct DirectOut(DirectStdout);
+struct DirectOut(DirectWriter);
 
 impl Outbound for DirectOut {
     fn send(&mut self, _route: Option<RouteId>, message: Message) {

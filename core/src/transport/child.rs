@@ -8,7 +8,7 @@
 use super::framing::{self, Side};
 use super::process::{self, Group};
 use super::stderr::{self, StderrTail};
-use super::{Channel, TransportEvent};
+use super::{Channel, FrameTx, TransportEvent};
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
@@ -212,7 +212,6 @@ pub fn spawn(cmd: &StdioCommand, max_frame: usize) -> std::io::Result<(Channel, 
     });
 
     let (in_tx, in_rx) = mpsc::unbounded_channel();
-    let (out_tx, out_rx) = mpsc::unbounded_channel();
     let mut exited = exit_rx.clone();
     // The optional spin before a read blocks (off unless MCPCORE_STDIO_SPIN_US; super::spin).
     #[cfg(unix)]
@@ -238,11 +237,45 @@ pub fn spawn(cmd: &StdioCommand, max_frame: usize) -> std::io::Result<(Channel, 
             };
         let _ = in_tx.send(TransportEvent::Closed(reason));
     });
-    let flushed = tokio::spawn(async move {
-        let _ = framing::pump_writer(stdin, out_rx).await;
-    });
+    let (tx, flushed) = writer(stdin);
     let process = Arc::new(ChildProcess { pid, shutdown: Mutex::new(Some(shutdown_tx)), exited: exit_rx });
-    Ok((Channel { tx: out_tx, rx: in_rx, flushed: Some(flushed) }, process))
+    Ok((Channel { tx, rx: in_rx, flushed: Some(flushed) }, process))
+}
+
+/// The child's stdin: on Unix written from the caller's thread when nothing waits
+/// ([`super::direct`]; a request leaves without a writer task woken for it), elsewhere (or if
+/// the pipe cannot be taken over) by a writer task.
+fn writer(stdin: tokio::process::ChildStdin) -> (FrameTx, tokio::task::JoinHandle<()>) {
+    #[cfg(unix)]
+    {
+        // `into_owned_fd` gives the descriptor up only on success; a pipe that will not
+        // register has nothing to fall back to.
+        match stdin.into_owned_fd().map(tokio::net::unix::pipe::Sender::from_owned_fd) {
+            Ok(Ok(pipe)) => {
+                let (direct, drain) = super::direct::DirectWriter::pipe(pipe, "the server's stdin");
+                (FrameTx::direct(direct), tokio::spawn(drain))
+            }
+            Ok(Err(e)) | Err(e) => failed_writer(e),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let flushed = tokio::spawn(async move {
+            let _ = framing::pump_writer(stdin, rx).await;
+        });
+        (tx.into(), flushed)
+    }
+}
+
+/// A writer whose every send fails (the child's stdin could not be set up): the client fails
+/// its first call with "the transport is closed" and the child's exit reason follows.
+#[cfg(unix)]
+fn failed_writer(e: std::io::Error) -> (FrameTx, tokio::task::JoinHandle<()>) {
+    eprintln!("mcpcore: the server's stdin could not be set up: {e}");
+    let (tx, rx) = mpsc::unbounded_channel();
+    drop(rx);
+    (tx.into(), tokio::spawn(async {}))
 }
 
 #[cfg(test)]

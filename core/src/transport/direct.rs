@@ -1,9 +1,10 @@
-//! Our stdout written from the thread that has the answer: a frame is written at once, on the
-//! caller's thread, when nothing waits before it, and only what the pipe does not take now is
-//! left to a task on the runtime (which waits until the pipe is writable). A stdio server whose
-//! host answers on its own thread (Node's JS thread) thus sends a reply without waking another
-//! thread, where a writer task costs one thread hand-off a message (bench/NOTES.md, "What a
-//! hand-off between threads costs here").
+//! A pipe written from the thread that has the frame: our stdout (a stdio server's answers) or
+//! a child's stdin (a client's requests). A frame is written at once, on the caller's thread,
+//! when nothing waits before it, and only what the pipe does not take now is left to a task on
+//! the runtime (which waits until the pipe is writable). A stdio server whose host answers on
+//! its own thread (Node's JS thread) thus sends a reply, and a client its request, without
+//! waking another thread, where a writer task costs one thread hand-off a message
+//! (bench/NOTES.md, "What a hand-off between threads costs here").
 //!
 //! A pipe or socket is written without blocking; a terminal or a file (no readiness to wait
 //! for) is written in place, blocking, as Node itself writes them.
@@ -72,56 +73,80 @@ struct State {
     /// Bytes the pipe did not take yet, in order; the task writes them. A frame is encoded
     /// here, and written from here when nothing waited before it.
     pending: Vec<u8>,
-    /// No more frames come ([`DirectStdout::close`]).
+    /// No more frames come ([`DirectWriter::close`]).
     closed: bool,
     /// Writing failed (the reader went away): later frames are dropped.
     failed: bool,
+    /// What is written, for the one line said on stderr when writing fails.
+    what: &'static str,
 }
 
-/// Our stdout, written from the caller's thread when nothing waits (see the module docs).
+/// A pipe (our stdout, a child's stdin), written from the caller's thread when nothing waits
+/// (see the module docs).
 /// Cheap to clone; every clone writes to the same stream in the order frames are given.
 #[derive(Clone)]
-pub struct DirectStdout {
+pub struct DirectWriter {
     sink: Arc<Sink>,
     state: Arc<Mutex<State>>,
     wake: Arc<Notify>,
 }
 
-impl std::fmt::Debug for DirectStdout {
+impl std::fmt::Debug for DirectWriter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DirectStdout").finish_non_exhaustive()
+        f.debug_struct("DirectWriter").finish_non_exhaustive()
     }
 }
 
-impl DirectStdout {
+impl DirectWriter {
     /// Our stdout (a duplicate of its descriptor), and the task that writes what waits, which
-    /// ends once [`DirectStdout::close`] was called and every byte is written (or writing
+    /// ends once [`DirectWriter::close`] was called and every byte is written (or writing
     /// failed). Call inside a tokio runtime.
-    pub fn own() -> (DirectStdout, impl std::future::Future<Output = ()> + Send + 'static) {
-        Self::with(sink())
+    pub fn own() -> (DirectWriter, impl std::future::Future<Output = ()> + Send + 'static) {
+        Self::with(sink(), "stdout")
     }
 
-    fn with(sink: Sink) -> (DirectStdout, impl std::future::Future<Output = ()> + Send + 'static) {
+    /// The writing end of a pipe (`what` names it in the one error line), and the task that
+    /// writes what waits, as [`DirectWriter::own`]. Call inside a tokio runtime.
+    #[cfg(unix)]
+    pub fn pipe(
+        pipe: tokio::net::unix::pipe::Sender,
+        what: &'static str,
+    ) -> (DirectWriter, impl std::future::Future<Output = ()> + Send + 'static) {
+        Self::with(Sink::Pipe(pipe), what)
+    }
+
+    fn with(
+        sink: Sink,
+        what: &'static str,
+    ) -> (DirectWriter, impl std::future::Future<Output = ()> + Send + 'static) {
         let sink = Arc::new(sink);
-        let state = Arc::new(Mutex::new(State { pending: Vec::new(), closed: false, failed: false }));
+        let state = Arc::new(Mutex::new(State { pending: Vec::new(), closed: false, failed: false, what }));
         let wake = Arc::new(Notify::new());
-        let out = DirectStdout { sink, state, wake };
+        let out = DirectWriter { sink, state, wake };
         let task = out.clone().drain();
         (out, task)
     }
 
     /// Writes `frame` (as one line), now when nothing waits before it, else after what waits.
     pub fn send(&self, frame: &OutFrame) {
+        self.try_send(frame);
+    }
+
+    /// [`DirectWriter::send`]; false when the frame is dropped: the writer was closed, or
+    /// writing failed (the reader went away), before or now.
+    pub fn try_send(&self, frame: &OutFrame) -> bool {
         let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
         if st.failed || st.closed {
-            return;
+            return false;
         }
         let idle = st.pending.is_empty();
         framing::encode(frame, &mut st.pending);
         if idle && write_some(&self.sink, &mut st) && !st.pending.is_empty() {
             drop(st);
             self.wake.notify_one();
+            return true;
         }
+        !st.failed
     }
 
     /// No more frames: the task ends once what waits is written.
@@ -185,7 +210,7 @@ fn write_some(sink: &Sink, st: &mut State) -> bool {
 /// Writing failed: later frames are dropped (the reader is gone), once said on stderr.
 fn fail(st: &mut State, e: &std::io::Error) {
     if !st.failed && e.kind() != std::io::ErrorKind::BrokenPipe {
-        eprintln!("mcpcore: writing stdout failed: {e}");
+        eprintln!("mcpcore: writing {} failed: {e}", st.what);
     }
     st.failed = true;
     st.pending = Vec::new();
@@ -235,7 +260,7 @@ mod tests {
     #[tokio::test]
     async fn what_the_pipe_refuses_waits_in_order() {
         let (tx, mut rx) = tokio::net::unix::pipe::pipe().unwrap();
-        let (out, task) = DirectStdout::with(Sink::Pipe(tx));
+        let (out, task) = DirectWriter::with(Sink::Pipe(tx), "a test pipe");
         let task = tokio::spawn(task);
         let pad = "x".repeat(1000);
         for i in 0..500 {
@@ -265,7 +290,7 @@ mod tests {
     async fn a_closed_reader_ends_the_writer() {
         let (tx, rx) = tokio::net::unix::pipe::pipe().unwrap();
         drop(rx);
-        let (out, task) = DirectStdout::with(Sink::Pipe(tx));
+        let (out, task) = DirectWriter::with(Sink::Pipe(tx), "a test pipe");
         out.send(&note(1, "lost"));
         out.send(&note(2, "lost"));
         out.close();

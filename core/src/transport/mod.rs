@@ -4,7 +4,8 @@
 //! |---|---|---|
 //! | stdio, child process | [`child`] | client spawns the server |
 //! | stdio, own stdin/stdout | [`stdio`] | server |
-//! | own stdout, written from the caller's thread | [`direct`] | server fed by its host |
+//! | a pipe written from the caller's thread (own stdout, a child's stdin) | [`direct`] | both |
+//! | the sender peer logic writes frames to, queued or direct | [`sender`] | both |
 //! | newline-delimited framing shared by both | [`framing`] | both |
 //! | a child's stderr, bounded | [`stderr`] | client |
 //! | an optional spin before a stdio read blocks (off by default) | [`spin`] | both |
@@ -17,6 +18,7 @@ pub mod child;
 pub mod direct;
 pub mod framing;
 mod process;
+pub mod sender;
 #[cfg(unix)]
 pub mod spin;
 pub mod stderr;
@@ -24,6 +26,7 @@ pub mod stdio;
 pub(crate) mod url;
 
 use crate::jsonrpc::{Inbound, Message, Response};
+pub use sender::{FrameTx, WeakFrameTx};
 use tokio::sync::mpsc;
 
 /// Default largest inbound frame: 16 MiB.
@@ -66,8 +69,8 @@ pub enum TransportEvent {
 /// One side of a connection.
 #[derive(Debug)]
 pub struct Channel {
-    /// Frames to send.
-    pub tx: mpsc::UnboundedSender<OutFrame>,
+    /// Frames to send (a queue's `mpsc::UnboundedSender` converts with `.into()`).
+    pub tx: FrameTx,
     /// Events received.
     pub rx: mpsc::UnboundedReceiver<TransportEvent>,
     /// Completes when every frame given to `tx` was written, after `tx` and its clones are dropped.
