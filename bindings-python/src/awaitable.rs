@@ -9,7 +9,9 @@
 //! byte is written to a socket the loop watches (`loop.add_reader`). The loop's own thread then
 //! drains the queue: it turns each outcome into Python objects and resolves the futures, a
 //! whole batch per wake-up. A loop with no `add_reader` (Windows' proactor), and every loop on
-//! Windows, falls back to `future_into_py`. Cancelling the awaiting task aborts the Rust future (dropping it: a
+//! Windows, falls back to `future_into_py`. [`spawn_here`] also makes the first poll on the
+//! calling thread (a client call writes its request there). Cancelling the awaiting task aborts
+//! the Rust future (dropping it: a
 //! pending tool call sends its cancellation to the server).
 
 use futures_util::FutureExt as _;
@@ -157,6 +159,29 @@ where
     T: Send + 'static,
     C: FnOnce(Python<'_>, T) -> PyResult<Py<PyAny>> + Send + 'static,
 {
+    start(py, future, finish, false)
+}
+
+/// [`spawn`], with the future's first poll made here, on the loop's thread, inside the
+/// runtime's context: a client call writes its request from the thread that made it (the core
+/// writes a child's stdin in place, `mcpcore::transport::direct`) instead of waking a runtime
+/// worker to start it; only the answer crosses threads (bench/NOTES.md, "A client writes its
+/// request from the calling thread"). For futures whose first poll does not block.
+pub(crate) fn spawn_here<'py, F, T, C>(py: Python<'py>, future: F, finish: C) -> PyResult<Bound<'py, PyAny>>
+where
+    F: Future<Output = T> + Send + 'static,
+    T: Send + 'static,
+    C: FnOnce(Python<'_>, T) -> PyResult<Py<PyAny>> + Send + 'static,
+{
+    start(py, future, finish, true)
+}
+
+fn start<'py, F, T, C>(py: Python<'py>, future: F, finish: C, here: bool) -> PyResult<Bound<'py, PyAny>>
+where
+    F: Future<Output = T> + Send + 'static,
+    T: Send + 'static,
+    C: FnOnce(Python<'_>, T) -> PyResult<Py<PyAny>> + Send + 'static,
+{
     if crate::handler::in_inline_tool() {
         // The tool holds this runtime thread; work spawned here would queue behind it forever.
         return Err(pyo3::exceptions::PyRuntimeError::new_err(
@@ -179,14 +204,31 @@ where
     };
     let awaited = event_loop.call_method0(pyo3::intern!(py, "create_future"))?;
     let handle = awaited.clone().unbind();
-    let task = pyo3_async_runtimes::tokio::get_runtime().spawn(async move {
-        let finish: Finish = match AssertUnwindSafe(future).catch_unwind().await {
+    let runtime = pyo3_async_runtimes::tokio::get_runtime();
+    let mut future = Box::pin(AssertUnwindSafe(future).catch_unwind());
+    let first = if here {
+        // The waker does nothing: the task below polls again at once, so a wake-up meanwhile
+        // is not lost.
+        let _context = runtime.enter();
+        future.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
+    } else {
+        std::task::Poll::Pending
+    };
+    let outcome = |out: std::thread::Result<T>| -> Finish {
+        match out {
             Ok(out) => Box::new(move |py| finish(py, out)),
             Err(_) => {
                 Box::new(|_| Err(pyo3::exceptions::PyRuntimeError::new_err("the mcpcore call panicked")))
             }
-        };
-        queue.push(handle, finish);
+        }
+    };
+    if let std::task::Poll::Ready(out) = first {
+        queue.push(handle, outcome(out));
+        return Ok(awaited);
+    }
+    let task = runtime.spawn(async move {
+        let out = future.await;
+        queue.push(handle, outcome(out));
     });
     let abort = task.abort_handle();
     if let Err(e) =

@@ -283,15 +283,17 @@ impl Client {
                 })
             }));
         }
-        crate::awaitable::spawn(py, async move { c.call_tool_with(&name, args, &opts).await }, |py, out| {
-            match out {
+        crate::awaitable::spawn_here(
+            py,
+            async move { c.call_tool_with(&name, args, &opts).await },
+            |py, out| match out {
                 Ok(r) => {
                     crate::values::to_py(py, &serde_json::to_value(&r).map_err(|e| invalid(e.to_string()))?)
                         .map(Bound::unbind)
                 }
                 Err(e) => Err(errors::to_py(e)),
-            }
-        })
+            },
+        )
     }
 
     /// Calls `handler(level, logger, data_json)` for every `notifications/message` the server
