@@ -10,9 +10,6 @@ use mcpcore::gateway::{GatewayConfig, UpstreamState};
 use napi_derive::napi;
 use std::sync::Arc;
 
-/// Where a JavaScript host puts the gateway's authorization instead of the config's `"auth"`.
-pub(crate) const JS_REMEDY: &str = "give it to serveHttp({ auth: { ..., visibility: [...] } })";
-
 /// Upstream MCP servers mounted into a registry, its resources and prompts.
 #[napi]
 pub struct Gateway {
@@ -42,7 +39,7 @@ impl Gateway {
         prompts: &Prompts,
     ) -> napi::Result<Gateway> {
         let config = GatewayConfig::from_json(&config).map_err(errors::to_js)?;
-        config.refuse_auth(JS_REMEDY).map_err(errors::to_js)?;
+        config.refuse_auth(crate::registry::JS_REMEDY).map_err(errors::to_js)?;
         let (tools, resources, prompts) =
             (registry.tools.clone(), resources.inner.clone(), prompts.inner.clone());
         let g = mcpcore::gateway::Gateway::start_with(&config, tools, resources, prompts)

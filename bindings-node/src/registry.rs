@@ -11,6 +11,9 @@ use napi_derive::napi;
 use serde_json::json;
 use std::sync::Arc;
 
+/// Where a JavaScript host puts the gateway's authorization instead of the config's `"auth"`.
+pub(crate) const JS_REMEDY: &str = "give it to serveHttp({ auth: { ..., visibility: [...] } })";
+
 /// A tool registry (see `Registry` in the JS API).
 #[napi]
 pub struct Registry {
@@ -163,7 +166,7 @@ impl Registry {
     #[napi]
     pub async fn load_config(&self, config: String) -> napi::Result<Vec<String>> {
         let config = mcpcore::gateway::GatewayConfig::from_json(&config).map_err(errors::to_js)?;
-        config.refuse_auth(crate::gateway::JS_REMEDY).map_err(errors::to_js)?;
+        config.refuse_auth(JS_REMEDY).map_err(errors::to_js)?;
         mcpcore::gateway::load_tools(&config, &self.remote).await.map_err(errors::to_js)
     }
 

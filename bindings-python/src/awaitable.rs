@@ -11,8 +11,7 @@
 //! whole batch per wake-up. A loop with no `add_reader` (Windows' proactor), and every loop on
 //! Windows, falls back to `future_into_py`. [`spawn_here`] also makes the first poll on the
 //! calling thread (a client call writes its request there). Cancelling the awaiting task aborts
-//! the Rust future (dropping it: a
-//! pending tool call sends its cancellation to the server).
+//! the Rust future (dropping it: a pending tool call sends its cancellation to the server).
 
 use futures_util::FutureExt as _;
 use pyo3::prelude::*;
@@ -182,7 +181,7 @@ where
     T: Send + 'static,
     C: FnOnce(Python<'_>, T) -> PyResult<Py<PyAny>> + Send + 'static,
 {
-    if crate::handler::in_inline_tool() {
+    if crate::gil::in_inline_tool() {
         // The tool holds this runtime thread; work spawned here would queue behind it forever.
         return Err(pyo3::exceptions::PyRuntimeError::new_err(
             "an inline tool cannot call mcpcore's async API (it holds the engine's thread); register it without inline=True",

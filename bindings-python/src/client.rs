@@ -2,7 +2,7 @@
 //! handle: `task.rs`); notifications; roots. Results cross as JSON text.
 
 use crate::client_input::ClientInput;
-use crate::registry::seconds;
+use crate::values::seconds;
 use crate::{errors, parse_as, parse_json, to_json};
 use mcpcore::client::{CallOptions, ClientOptions, Negotiated, NotificationKinds, TaskOptions};
 use mcpcore::http::client::{HttpOptions, HttpTransport};

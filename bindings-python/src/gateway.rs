@@ -12,9 +12,6 @@ use pyo3::prelude::*;
 use serde_json::json;
 use std::sync::Arc;
 
-/// Where a Python host puts the gateway's authorization instead of the config's `"auth"`.
-pub(crate) const PY_REMEDY: &str = "give it to serve_http(auth=mcpcore.Auth(..., visibility=[...]))";
-
 /// Upstream MCP servers mounted into a registry, its resources and prompts.
 #[pyclass(module = "mcpcore._native", frozen)]
 pub struct Gateway {
@@ -34,7 +31,7 @@ impl Gateway {
         prompts: &Prompts,
     ) -> PyResult<Bound<'py, PyAny>> {
         let config = GatewayConfig::from_json(config).map_err(errors::to_py)?;
-        config.refuse_auth(PY_REMEDY).map_err(errors::to_py)?;
+        config.refuse_auth(crate::registry::PY_REMEDY).map_err(errors::to_py)?;
         let (tools, resources, prompts) =
             (registry.tools.clone(), resources.inner.clone(), prompts.inner.clone());
         crate::awaitable::future_into_py(py, async move {

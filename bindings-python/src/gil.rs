@@ -80,3 +80,30 @@ pub(crate) fn keep_thread_state() {
         }
     });
 }
+
+thread_local! {
+    /// Set while an inline tool runs on this (runtime) thread.
+    static INLINE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// True on a runtime thread while it runs an inline tool: the tool holds the thread, so it must
+/// not start engine work and wait for it (work it starts would be queued on this very thread).
+pub(crate) fn in_inline_tool() -> bool {
+    INLINE.with(Cell::get)
+}
+
+/// Marks this thread as running an inline tool until dropped (also when the call unwinds).
+pub(crate) struct InlineGuard;
+
+impl InlineGuard {
+    pub(crate) fn enter() -> InlineGuard {
+        INLINE.with(|i| i.set(true));
+        InlineGuard
+    }
+}
+
+impl Drop for InlineGuard {
+    fn drop(&mut self) {
+        INLINE.with(|i| i.set(false));
+    }
+}

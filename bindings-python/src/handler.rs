@@ -11,6 +11,7 @@
 //! callbacks run on the host's asyncio loop (captured when the host first awaits an mcpcore
 //! coroutine), or on a private loop when there is none.
 
+use crate::gil::{in_inline_tool, InlineGuard};
 use crate::{errors, parse_json, to_json, values};
 use futures_util::FutureExt as _;
 use mcpcore::completion::{complete_from, Completer};
@@ -20,7 +21,6 @@ use mcpcore::Error;
 use pyo3::prelude::*;
 use pyo3_async_runtimes::TaskLocals;
 use serde_json::Value;
-use std::cell::Cell;
 use std::sync::{Arc, Mutex};
 
 /// The asyncio loop async handlers run on; set by every async entry point.
@@ -44,33 +44,6 @@ impl LoopSlot {
             return None;
         }
         Some(locals.clone())
-    }
-}
-
-thread_local! {
-    /// Set while an inline tool runs on this (runtime) thread.
-    static INLINE: Cell<bool> = const { Cell::new(false) };
-}
-
-/// True on a runtime thread while it runs an inline tool: the tool holds the thread, so it must
-/// not start engine work and wait for it (work it starts would be queued on this very thread).
-pub(crate) fn in_inline_tool() -> bool {
-    INLINE.with(Cell::get)
-}
-
-/// Marks this thread as running an inline tool until dropped (also when the call unwinds).
-struct InlineGuard;
-
-impl InlineGuard {
-    fn enter() -> InlineGuard {
-        INLINE.with(|i| i.set(true));
-        InlineGuard
-    }
-}
-
-impl Drop for InlineGuard {
-    fn drop(&mut self) {
-        INLINE.with(|i| i.set(false));
     }
 }
 

@@ -32,7 +32,7 @@ impl Middleware {
 }
 
 fn positive(what: &str, seconds: f64) -> PyResult<Duration> {
-    crate::registry::seconds(Some(seconds))
+    crate::values::seconds(Some(seconds))
         .map_err(|_| {
             errors::to_py(mcpcore::Error::invalid_input(format!("{what} must be positive, not {seconds}")))
         })

@@ -2,6 +2,7 @@
 
 use crate::client::Client;
 use crate::handler::{LoopSlot, PyCallback};
+use crate::values::seconds;
 use crate::{errors, parse_json, to_json};
 use mcpcore::host::HostTool;
 use mcpcore::protocol::Tool;
@@ -10,7 +11,9 @@ use mcpcore::remote::RemoteTools;
 use pyo3::prelude::*;
 use serde_json::json;
 use std::sync::Arc;
-use std::time::Duration;
+
+/// Where a Python host puts the gateway's authorization instead of the config's `"auth"`.
+pub(crate) const PY_REMEDY: &str = "give it to serve_http(auth=mcpcore.Auth(..., visibility=[...]))";
 
 /// A tool registry (see `mcpcore.Registry` for the Python API).
 #[pyclass(module = "mcpcore._native", frozen)]
@@ -38,17 +41,6 @@ fn registration(r: &Registration) -> serde_json::Value {
             json!({"status": "renamed", "requested": requested, "name": name})
         }
         Registration::Skipped(n) => json!({"status": "skipped", "name": n}),
-    }
-}
-
-/// Seconds → a positive duration.
-pub(crate) fn seconds(timeout: Option<f64>) -> PyResult<Option<Duration>> {
-    match timeout {
-        None => Ok(None),
-        Some(s) if s.is_finite() && s > 0.0 => Ok(Some(Duration::from_secs_f64(s))),
-        Some(s) => {
-            Err(errors::to_py(mcpcore::Error::invalid_input(format!("timeout must be positive, not {s}"))))
-        }
     }
 }
 
@@ -186,7 +178,7 @@ impl Registry {
     /// registers their tools here; resolves to the JSON list of the servers connected.
     fn load_config<'py>(&self, py: Python<'py>, config: &str) -> PyResult<Bound<'py, PyAny>> {
         let config = mcpcore::gateway::GatewayConfig::from_json(config).map_err(errors::to_py)?;
-        config.refuse_auth(crate::gateway::PY_REMEDY).map_err(errors::to_py)?;
+        config.refuse_auth(PY_REMEDY).map_err(errors::to_py)?;
         let remote = self.remote.clone();
         crate::awaitable::future_into_py(py, async move {
             let names = mcpcore::gateway::load_tools(&config, &remote).await.map_err(errors::to_py)?;

@@ -13,6 +13,7 @@ use pyo3::types::{
     PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyMemoryView, PyString, PyTuple,
 };
 use serde_json::{Map, Number, Value};
+use std::time::Duration;
 
 /// How deep a returned value may nest.
 const MAX_DEPTH: usize = 256;
@@ -159,5 +160,16 @@ fn key(k: &Bound<'_, PyAny>) -> PyResult<String> {
             "cannot use a key of type {} in a JSON object",
             k.get_type().qualname()?
         ))),
+    }
+}
+
+/// Seconds → a positive duration.
+pub(crate) fn seconds(timeout: Option<f64>) -> PyResult<Option<Duration>> {
+    match timeout {
+        None => Ok(None),
+        Some(s) if s.is_finite() && s > 0.0 => Ok(Some(Duration::from_secs_f64(s))),
+        Some(s) => Err(crate::errors::to_py(mcpcore::Error::invalid_input(format!(
+            "timeout must be positive, not {s}"
+        )))),
     }
 }

@@ -754,7 +754,7 @@ def test_annotated_types_without_field() -> None:
 
 def test_mypy_strict_is_clean(tmp_path: pathlib.Path) -> None:
     pytest.importorskip("mypy")
-    files = [f"mcpcore/{name}" for name in ("_schema.py", "_convert.py", "_stdtypes.py", "content.py", "middleware.py", "_telemetry.py")]
+    files = [f"mcpcore/{name}" for name in ("_schema.py", "_convert.py", "_jsonable.py", "_stdtypes.py", "content.py", "middleware.py", "_telemetry.py")]
     proc = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent", "--cache-dir", str(tmp_path), *files],
         cwd=_PY_DIR,

@@ -13,10 +13,6 @@ use mcpcore::prompts::PromptRegistry;
 use mcpcore::resources::ResourceRegistry;
 use std::sync::Arc;
 
-/// Where a Kotlin or Swift host puts the gateway's authorization instead of the config's `"auth"`.
-pub(crate) const KT_REMEDY: &str =
-    "give it to serveHttp(auth = ServerAuth(AuthSettings(..., visibilityJson = ...)))";
-
 /// Upstream MCP servers served as one, beside a host's own tools.
 #[derive(uniffi::Object)]
 pub struct Gateway {
@@ -61,7 +57,7 @@ impl Gateway {
         prompts: Option<Arc<Prompts>>,
     ) -> Result<Arc<Gateway>, McpError> {
         let config = GatewayConfig::from_json(&config)?;
-        config.refuse_auth(KT_REMEDY)?;
+        config.refuse_auth(crate::registry::KT_REMEDY)?;
         let tools = registry.tools.clone();
         let resources =
             resources.map(|r| r.inner.clone()).unwrap_or_else(|| Arc::new(ResourceRegistry::new()));

@@ -12,6 +12,10 @@ use mcpcore::remote::RemoteTools;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// Where a Kotlin or Swift host puts the gateway's authorization instead of the config's `"auth"`.
+pub(crate) const KT_REMEDY: &str =
+    "give it to serveHttp(auth = ServerAuth(AuthSettings(..., visibilityJson = ...)))";
+
 /// What to do when a tool name is already taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, uniffi::Enum)]
 pub enum CollisionPolicy {
@@ -188,7 +192,7 @@ impl Registry {
     /// failure none stays connected.
     pub async fn load_config(&self, config: String) -> Result<Vec<String>, McpError> {
         let config = mcpcore::gateway::GatewayConfig::from_json(&config)?;
-        config.refuse_auth(crate::gateway::KT_REMEDY)?;
+        config.refuse_auth(KT_REMEDY)?;
         let remote = self.remote.clone();
         rt::in_runtime(async move { Ok(mcpcore::gateway::load_tools(&config, &remote).await?) }).await
     }

@@ -12,13 +12,13 @@ import collections.abc as cabc
 import dataclasses
 import enum
 import json
-import math
 import typing
 from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
 from . import _schema, _stdtypes
+from ._jsonable import to_jsonable
 from ._schema import ToolSpec
-from .content import CONTENT_TYPES, Message, b64encode
+from .content import CONTENT_TYPES, Message
 
 __all__ = ["BYTES_URI", "coerce_arguments", "coerce_value", "to_builtin", "to_jsonable"]
 
@@ -30,56 +30,6 @@ _NONE_TYPE = type(None)
 
 # ---------------------------------------------------------------------------------------------
 # out: Python values to JSON
-
-
-def to_jsonable(value: Any) -> Any:
-    """Return ``value`` as plain JSON data (dict, list, str, int, float, bool, None).
-
-    Dataclasses become dicts of their fields, enums their values, tuples and sets lists,
-    bytes base64 text, pydantic models ``model_dump(mode="json")``, dates and times ISO 8601
-    text, and UUID, Decimal and paths ``str``. Raises ``TypeError`` naming the type of a value
-    that has none of these forms, and ``ValueError`` for NaN and infinite floats."""
-    if isinstance(value, enum.Enum):
-        return to_jsonable(value.value)
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError(f"{value!r} is not a JSON number")
-        return float(value)
-    if isinstance(value, cabc.Mapping):
-        return {_json_key(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, collections.deque)):
-        return [to_jsonable(v) for v in value]
-    if isinstance(value, (set, frozenset)):
-        items = [to_jsonable(v) for v in value]
-        try:
-            return sorted(items)
-        except TypeError:
-            return items
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return b64encode(bytes(value))
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if _schema.is_pydantic_model(type(value)):
-        return value.model_dump(mode="json")
-    if isinstance(value, _stdtypes.dates()):
-        return value.isoformat()
-    if isinstance(value, _stdtypes.as_str()):
-        return str(value)
-    raise TypeError(f"cannot convert a value of type {type(value).__qualname__} to JSON")
-
-
-def _json_key(key: Any) -> str:
-    if isinstance(key, enum.Enum):
-        key = key.value
-    if isinstance(key, str):
-        return key
-    if isinstance(key, (int, float, *_stdtypes.uuids())) and not isinstance(key, bool):
-        return str(key)
-    raise TypeError(f"cannot use a key of type {type(key).__qualname__} in a JSON object")
 
 
 def to_builtin(value: Any) -> Any:
@@ -97,7 +47,7 @@ def to_builtin(value: Any) -> Any:
         return value.value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
-    if _schema.is_pydantic_model(type(value)):
+    if _stdtypes.is_pydantic_model(type(value)):
         return value.model_dump(mode="json")
     if isinstance(value, (set, frozenset)):
         items = [to_jsonable(v) for v in value]
@@ -239,7 +189,7 @@ def _coerce_generic(value: Any, tp: Any, origin: Any, args: Any) -> Any:
         item = args[1] if args else Any
         return {k: _coerce(v, item) for k, v in value.items()}
     if isinstance(origin, type):
-        return _coerce_class(value, tp if _schema.is_pydantic_model(tp) else origin)
+        return _coerce_class(value, tp if _stdtypes.is_pydantic_model(tp) else origin)
     return value
 
 
@@ -269,7 +219,7 @@ def _coerce_class(value: Any, tp: type) -> Any:
             return tp(base64.b64decode(value, validate=True))
         except binascii.Error as e:
             raise ValueError(f"not valid base64: {e}") from None
-    if _schema.is_pydantic_model(tp):
+    if _stdtypes.is_pydantic_model(tp):
         return tp.model_validate(value)  # type: ignore[attr-defined]
     if dataclasses.is_dataclass(tp) or _schema.is_typeddict(tp):
         return _coerce_record(value, tp)

@@ -19,6 +19,8 @@ from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Tuple
 
 from . import _stdtypes
+from ._jsonable import to_jsonable
+from ._stdtypes import is_pydantic_model
 from .content import CONTENT_TYPES
 
 __all__ = ["ToolSpec", "inline_refs", "output_schema_for", "resolve_parameters", "tool_spec", "type_schema"]
@@ -101,18 +103,6 @@ def is_typeddict(tp: Any) -> bool:
     return isinstance(tp, type) and issubclass(tp, dict) and hasattr(tp, "__required_keys__")
 
 
-def is_pydantic_model(tp: Any) -> bool:
-    """True for a pydantic v2 ``BaseModel`` subclass (pydantic is never imported here)."""
-    pyd = sys.modules.get("pydantic")
-    base = getattr(pyd, "BaseModel", None)
-    return (
-        base is not None
-        and isinstance(tp, type)
-        and issubclass(tp, base)
-        and hasattr(tp, "model_json_schema")
-    )
-
-
 def is_field_info(obj: Any) -> bool:
     """True for a pydantic ``FieldInfo`` (what ``pydantic.Field(...)`` returns)."""
     cls = type(obj)
@@ -134,8 +124,6 @@ def split_annotated(tp: Any) -> Tuple[Any, List[Any]]:
 
 
 def _jsonable_default(value: Any) -> Tuple[bool, Any]:
-    from ._convert import to_jsonable  # local import: _convert imports this module
-
     try:
         out = to_jsonable(value)
         json.dumps(out, allow_nan=False)

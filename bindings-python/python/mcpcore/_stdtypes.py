@@ -69,3 +69,15 @@ def extension_forms(*names: str) -> List[Any]:
     differ from ``typing``'s on older Pythons)."""
     te = sys.modules.get("typing_extensions")
     return [getattr(te, n) for n in names if hasattr(te, n)] if te is not None else []
+
+
+def is_pydantic_model(tp: Any) -> bool:
+    """True for a pydantic v2 ``BaseModel`` subclass (pydantic is never imported here)."""
+    pyd = sys.modules.get("pydantic")
+    base = getattr(pyd, "BaseModel", None)
+    return (
+        base is not None
+        and isinstance(tp, type)
+        and issubclass(tp, base)
+        and hasattr(tp, "model_json_schema")
+    )

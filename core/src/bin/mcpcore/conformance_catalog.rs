@@ -13,6 +13,10 @@ use mcpcore::Result;
 use serde_json::{json, Value};
 use std::sync::{Arc, Weak};
 
+/// A 1×1 red PNG.
+pub(crate) const PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+
 fn parse<T: serde::de::DeserializeOwned>(v: Value) -> T {
     serde_json::from_value(v).expect("fixture data is valid")
 }
@@ -33,7 +37,7 @@ pub(crate) fn resources() -> Result<ResourceRegistry> {
     let binary: Resource = parse(json!({"uri": "test://static-binary", "name": "static-binary",
         "description": "A 1x1 PNG image", "mimeType": "image/png"}));
     r.add(binary, |req: ReadRequest, _: ToolContext| async move {
-        contents(json!({"uri": req.uri, "mimeType": "image/png", "blob": super::conformance_server::PNG}))
+        contents(json!({"uri": req.uri, "mimeType": "image/png", "blob": PNG}))
     })?;
     let watched: Resource = parse(json!({"uri": "test://watched-resource", "name": "watched-resource",
         "description": "A resource clients can subscribe to", "mimeType": "text/plain"}));
@@ -96,7 +100,7 @@ pub(crate) fn prompts() -> Result<PromptRegistry> {
         parse(json!({"name": "test_prompt_with_image", "description": "A prompt with an image"})),
         |_: PromptArguments, _: ToolContext| async {
             let image = json!({"role": "user", "content": {"type": "image",
-                "data": super::conformance_server::PNG, "mimeType": "image/png"}});
+                "data": PNG, "mimeType": "image/png"}});
             result(vec![image, text_message("Please analyze the image above.")])
         },
     )?;

@@ -9,6 +9,7 @@
 //! prompts and the list-change triggers in `conformance_catalog.rs`; the Tasks extension's
 //! tools in `conformance_tasks.rs`.
 
+use super::conformance_catalog::PNG;
 use mcpcore::engine::ServerConfig;
 use mcpcore::protocol::logging::LoggingLevel;
 use mcpcore::protocol::{CallToolResult, Tool};
@@ -20,9 +21,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// A 1×1 red PNG.
-pub(crate) const PNG: &str =
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 /// A tiny WAV file.
 const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
 
