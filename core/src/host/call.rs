@@ -136,7 +136,7 @@ impl HostCall {
             let e = Error::invalid_input("next() was already called, or this is not a middleware's call");
             return Box::pin(async move { Err(e) });
         };
-        let request = match super::middleware::passed_on(&original, request) {
+        let request = match passed_on(&original, request) {
             Ok(r) => r,
             Err(e) => {
                 // Not passed on: the middleware may try again with a corrected request.
@@ -151,7 +151,7 @@ impl HostCall {
         let mut ended = self.inner.ended.clone();
         Box::pin(async move {
             tokio::select! {
-                reply = run => super::middleware::next_outcome(reply),
+                reply = run => next_outcome(reply),
                 _ = ended.changed() => Err(Error::cancelled("the request was cancelled while it ran")),
             }
         })
@@ -306,4 +306,34 @@ impl HostCall {
     pub fn has_ended(&self) -> bool {
         self.context().is_none()
     }
+}
+
+/// The request a middleware's host function passes on: `{"method"?, "params"?}` over
+/// `original` (an absent member keeps the original's).
+fn passed_on(original: &crate::jsonrpc::Request, given: Value) -> Result<crate::jsonrpc::Request, Error> {
+    let Value::Object(mut given) = given else {
+        return Err(Error::invalid_input("next() takes the request: an object with method and params"));
+    };
+    let method = match given.remove("method") {
+        None | Some(Value::Null) => original.method.clone(),
+        Some(Value::String(m)) => m,
+        Some(other) => {
+            return Err(Error::invalid_input(format!("the request's method must be text, not {other}")))
+        }
+    };
+    let params = match given.remove("params") {
+        None => original.params.clone(),
+        Some(Value::Null) => None,
+        Some(Value::Object(p)) => Some(p),
+        Some(other) => {
+            return Err(Error::invalid_input(format!("the request's params must be an object, not {other}")))
+        }
+    };
+    Ok(crate::jsonrpc::Request { id: original.id.clone(), method, params })
+}
+
+/// What the rest of a chain answered, as a binding's error: a JSON-RPC error keeps its code and
+/// data.
+fn next_outcome(reply: crate::middleware::Reply) -> crate::Result<Value> {
+    reply.map_err(Error::rpc)
 }

@@ -9,7 +9,7 @@
 
 use super::{HandlerKind, HostCall, HostCallback, HostReply};
 use crate::context::{BoxFuture, RequestContext};
-use crate::error::{Error, ErrorData};
+use crate::error::ErrorData;
 use crate::jsonrpc::Request;
 use crate::middleware::{Middleware, Next, Reply};
 use serde_json::{json, Value};
@@ -79,34 +79,4 @@ impl Middleware for HostMiddleware {
             end.finish();
         });
     }
-}
-
-/// The request a middleware's host function passes on: `{"method"?, "params"?}` over
-/// `original` (an absent member keeps the original's).
-pub(super) fn passed_on(original: &Request, given: Value) -> Result<Request, Error> {
-    let Value::Object(mut given) = given else {
-        return Err(Error::invalid_input("next() takes the request: an object with method and params"));
-    };
-    let method = match given.remove("method") {
-        None | Some(Value::Null) => original.method.clone(),
-        Some(Value::String(m)) => m,
-        Some(other) => {
-            return Err(Error::invalid_input(format!("the request's method must be text, not {other}")))
-        }
-    };
-    let params = match given.remove("params") {
-        None => original.params.clone(),
-        Some(Value::Null) => None,
-        Some(Value::Object(p)) => Some(p),
-        Some(other) => {
-            return Err(Error::invalid_input(format!("the request's params must be an object, not {other}")))
-        }
-    };
-    Ok(Request { id: original.id.clone(), method, params })
-}
-
-/// What the rest of a chain answered, as a binding's error: a JSON-RPC error keeps its code and
-/// data.
-pub(super) fn next_outcome(reply: Reply) -> crate::Result<Value> {
-    reply.map_err(Error::rpc)
 }

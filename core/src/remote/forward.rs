@@ -7,7 +7,7 @@ use super::link::Link;
 use super::logs::LogRoute;
 use super::mount::Mount;
 use super::parked::Parked;
-use super::relay::Dispatch;
+use super::relay::{Conn, Dispatch};
 use crate::client::Client;
 use crate::completion::{Completer, CompletionRequest};
 use crate::context::{Arguments, BoxFuture, RequestContext};
@@ -25,14 +25,6 @@ use crate::resources::{ReadRequest, ResourceHandler};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
-/// One connection to a remote for one request: the client, and where what the remote sends on
-/// it goes (requests for input to the forwarded calls made on it, log messages to their callers).
-pub(crate) struct Conn {
-    pub(crate) client: Client,
-    pub(crate) dispatch: Arc<Dispatch>,
-    pub(crate) logs: Arc<LogRoute>,
-}
-
 /// One remote server, as its forwarding handlers know it.
 #[derive(Debug, Clone)]
 pub(crate) struct Remote {
@@ -44,7 +36,7 @@ pub(crate) struct Remote {
     /// Where a legacy remote's requests for input go (to the forwarded call they belong to).
     pub(crate) dispatch: Arc<Dispatch>,
     /// Calls on a legacy remote waiting for a 2026-07-28 caller's next round.
-    pub(crate) parked: Arc<Parked>,
+    pub(crate) parked: Arc<Parked<super::bridge::LegacyCall>>,
     /// How the remote is mounted (its URIs get `mount.uri_prefix`).
     pub(crate) mount: Arc<Mount>,
     /// Forwarded requests go on behalf of their caller ([`super::obo`]), when set.

@@ -12,9 +12,8 @@
 //! exchanged or a connection opened. The gateway's own connection still lists the upstream's
 //! catalogue and follows its changes.
 
-use super::forward::Conn;
 use super::logs::LogRoute;
-use super::relay::Dispatch;
+use super::relay::{Conn, Dispatch};
 use crate::auth::client::TokenExchange;
 use crate::client::Client;
 use crate::context::{CallerToken, RequestContext};

@@ -14,7 +14,6 @@
 //! of the `requestState` that names it by default, or when more than [`PARK_MAX`] calls are
 //! parked on one remote (the oldest goes first).
 
-use super::bridge::LegacyCall;
 use crate::runtime::entropy;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -27,22 +26,28 @@ pub(crate) const PARK_TTL: Duration = Duration::from_secs(600);
 /// How many calls one remote may have parked at once.
 pub(crate) const PARK_MAX: usize = 1024;
 
-/// The parked calls of one remote, by ticket.
-#[derive(Default)]
-pub(crate) struct Parked {
-    calls: Mutex<HashMap<String, (u64, LegacyCall)>>,
+/// The parked calls of one remote, by ticket (`C`: the bridge's `LegacyCall`; dropping one
+/// cancels its remote request).
+pub(crate) struct Parked<C> {
+    calls: Mutex<HashMap<String, (u64, C)>>,
     next: AtomicU64,
 }
 
-impl std::fmt::Debug for Parked {
+impl<C> Default for Parked<C> {
+    fn default() -> Self {
+        Parked { calls: Mutex::new(HashMap::new()), next: AtomicU64::new(0) }
+    }
+}
+
+impl<C> std::fmt::Debug for Parked<C> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Parked").field("calls", &self.len()).finish()
     }
 }
 
-impl Parked {
+impl<C: Send + 'static> Parked<C> {
     /// Parks `call`; returns its ticket.
-    pub(crate) fn park(self: &Arc<Self>, call: LegacyCall) -> String {
+    pub(crate) fn park(self: &Arc<Self>, call: C) -> String {
         let ticket = entropy::random_id();
         let seq = self.next.fetch_add(1, Ordering::Relaxed);
         let evicted = {
@@ -74,10 +79,12 @@ impl Parked {
     }
 
     /// Takes the call parked under `ticket`, if it is still here.
-    pub(crate) fn take(&self, ticket: &str) -> Option<LegacyCall> {
+    pub(crate) fn take(&self, ticket: &str) -> Option<C> {
         self.calls.lock().expect("lock").remove(ticket).map(|(_, c)| c)
     }
+}
 
+impl<C> Parked<C> {
     /// How many calls are parked.
     pub(crate) fn len(&self) -> usize {
         self.calls.lock().expect("lock").len()

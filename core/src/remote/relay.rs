@@ -14,7 +14,8 @@
 //! nothing more until answered); else the newest. With one call at a time, or several where
 //! only one asks, that is exact. The call (`bridge.rs`) then asks its own caller.
 
-use crate::client::{BoxFuture, InputHandler, InputKinds};
+use super::logs::LogRoute;
+use crate::client::{BoxFuture, Client, InputHandler, InputKinds};
 use crate::error::{Error, Result};
 use crate::protocol::elicitation::{ElicitRequest, ElicitRequestParams, ElicitResult};
 use crate::protocol::mrtr::{InputRequest, InputResponse};
@@ -201,4 +202,12 @@ impl InputHandler for Dispatch {
             }
         })
     }
+}
+
+/// One connection to a remote for one request: the client, and where what the remote sends on
+/// it goes (requests for input to the forwarded calls made on it, log messages to their callers).
+pub(crate) struct Conn {
+    pub(crate) client: Client,
+    pub(crate) dispatch: Arc<Dispatch>,
+    pub(crate) logs: Arc<LogRoute>,
 }

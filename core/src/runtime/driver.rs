@@ -13,6 +13,7 @@
 //! per-thread heaps then took a lock for every block freed away from the thread that made it
 //! (bench/NOTES.md, "Legacy HTTP on the multi-thread runtime").
 
+use super::inbox::{Inbox, Input};
 use super::jobs::{self, Env};
 use super::peer::DriverPeer;
 use crate::changes::Change;
@@ -21,7 +22,7 @@ use crate::engine::{Event, IdMap, Job, JobId, RouteId, ServerConnection};
 use crate::error::ErrorData;
 use crate::jsonrpc::{Inbound, Message, RequestId, Response};
 use futures_util::task::AtomicWaker;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -80,34 +81,6 @@ impl JobHandle {
             JobHandle::Host(h) => h.abort(),
         }
     }
-}
-
-/// What a driver is fed.
-pub(crate) enum Input {
-    /// An inbound frame (or the error response owed for an unreadable one).
-    Frame { frame: Result<Inbound, Response>, route: RouteId, origin: Arc<Origin> },
-    /// A job's notification for its route.
-    Notify { route: RouteId, message: Message },
-    /// A job ended.
-    Done { job: JobId, response: Response },
-    /// A job's handler asks the client something (legacy sessions).
-    PeerRequest {
-        job: JobId,
-        method: String,
-        params: Option<Map<String, Value>>,
-        reply: oneshot::Sender<Result<Value, ErrorData>>,
-    },
-    /// Replace the session state (reloaded from a shared store).
-    Restore(Box<Option<crate::session::LegacySession>>),
-    /// Answer once the session state so far is stored ([`Outbound::flush`]).
-    Flush(oneshot::Sender<()>),
-    /// The transport closed: finish what runs (within the grace period), then stop.
-    Close,
-    /// The session ended (HTTP DELETE): abort what runs and stop now.
-    Terminate,
-    /// A frame handled in place changed when the driver's task must next wake (a timeout, or
-    /// the session's change feed): look again.
-    Wake,
 }
 
 /// Feeds a running [`Driver`]; cheap to clone.
@@ -186,29 +159,6 @@ fn hand_over(in_place: Option<&dyn InPlace>, inbox: &Inbox, input: Input) -> boo
     match tried {
         Ok(()) => true,
         Err(input) => inbox.send(input).is_ok(),
-    }
-}
-
-/// The sending side of a driver's inbox. It counts what was sent and not handled yet, so a
-/// frame handed over in place never overtakes one that waits.
-#[derive(Clone)]
-pub(crate) struct Inbox {
-    tx: mpsc::UnboundedSender<Input>,
-    queued: Arc<AtomicUsize>,
-}
-
-impl Inbox {
-    /// Queues `input` for the driver's task; gives it back once the driver stopped.
-    pub(crate) fn send(&self, input: Input) -> Result<(), Input> {
-        self.queued.fetch_add(1, Ordering::AcqRel);
-        self.tx.send(input).map_err(|e| {
-            self.queued.fetch_sub(1, Ordering::AcqRel);
-            e.0
-        })
-    }
-
-    fn is_closed(&self) -> bool {
-        self.tx.is_closed()
     }
 }
 

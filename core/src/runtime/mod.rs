@@ -14,6 +14,7 @@ pub mod clock;
 pub mod driver;
 pub mod entropy;
 pub mod fanout;
+pub(crate) mod inbox;
 pub(crate) mod jobs;
 pub(crate) mod peer;
 pub(crate) mod queue;

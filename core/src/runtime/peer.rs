@@ -2,7 +2,7 @@
 //! connection to send the request (which allocates its id and times it out) and hands the
 //! answer back.
 
-use super::driver::{Inbox, Input};
+use super::inbox::{Inbox, Input};
 use crate::context::{BoxFuture, PeerLink};
 use crate::engine::JobId;
 use crate::error::{Error, Result};

@@ -3,7 +3,7 @@
 //! to the session's driver; GET opens the server→client stream; DELETE ends the session.
 
 use super::live::{Full, LiveSession, NoStream, RouteMsg, Sessions};
-use super::streamable::into_origin;
+use super::origin::into_origin;
 use super::{reply, ResponseMode, State};
 use crate::context::{ClientKey, Origin};
 use crate::engine::{Event, RouteId, ServerConnection, ServerEngine};

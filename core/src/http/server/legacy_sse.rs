@@ -67,7 +67,7 @@ pub(crate) fn open<'a>(
     prefix: &'a str,
     ext: &axum::http::Extensions,
 ) -> impl std::future::Future<Output = Response> + Send + 'a {
-    let client = super::streamable::client_key(ext);
+    let client = super::origin::client_key(ext);
     let connection = ext.get::<super::listen::Connection>().cloned();
     open_for(st, prefix, client, connection)
 }
@@ -126,7 +126,7 @@ pub(crate) async fn post(Shared(st): Shared<Arc<State>>, req: HttpRequest) -> Re
         }
         Err(resp) => return reply::rpc(StatusCode::BAD_REQUEST, resp),
     };
-    let origin = super::streamable::origin(&parts, Some(&session.id));
+    let origin = super::origin::origin(&parts, Some(&session.id));
     if !session.post_quiet(frame, origin) {
         return reply::status_error(
             StatusCode::NOT_FOUND,

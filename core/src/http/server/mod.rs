@@ -47,6 +47,7 @@ mod listen;
 mod live;
 mod modern;
 mod options;
+mod origin;
 mod replay;
 mod reply;
 mod stream;

@@ -2,13 +2,12 @@
 //! request: a body whose `_meta` names a protocol version is modern ([`super::modern`]),
 //! anything else belongs to a legacy session ([`super::legacy`]).
 
+use super::origin::{client_key, into_origin};
 use super::{guard, legacy, legacy_sse, modern, reply, State};
-use crate::context::{Identity, Origin};
 use crate::http::headers;
 use crate::jsonrpc::{self, Inbound, Message};
 use crate::ProtocolVersion;
 use axum::extract::{Request as HttpRequest, State as Shared};
-use axum::http::request::Parts;
 use axum::response::Response;
 use std::sync::Arc;
 
@@ -20,29 +19,6 @@ fn is_modern(msg: &Message) -> bool {
         Message::Response(_) => None,
     };
     params.and_then(|p| p.get("_meta")).and_then(|m| m.get(crate::protocol::meta::PROTOCOL_VERSION)).is_some()
-}
-
-/// What handlers learn of where a request came from: its headers, the identity the
-/// authorization layer verified (an `Arc<Identity>` request extension), the session, and the
-/// request's extensions.
-pub(crate) fn origin(parts: &Parts, session: Option<&str>) -> Arc<Origin> {
-    Arc::new(Origin {
-        headers: Some(parts.headers.clone()),
-        identity: parts.extensions.get::<Arc<Identity>>().cloned(),
-        session_id: session.map(str::to_owned),
-        extensions: parts.extensions.clone(),
-        peer: parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0),
-    })
-}
-
-/// The client a request comes from, for per-client limits ([`Origin::client_key`]).
-pub(crate) fn client_key(ext: &axum::http::Extensions) -> Option<crate::context::ClientKey> {
-    let origin = Origin {
-        identity: ext.get::<Arc<Identity>>().cloned(),
-        peer: ext.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0),
-        ..Origin::default()
-    };
-    origin.client_key()
 }
 
 /// POST: one JSON-RPC message (or a 2025-03-26 batch), logged at debug level (target
@@ -112,17 +88,6 @@ async fn answer(st: Arc<State>, req: HttpRequest, what: &mut Option<String>) -> 
         }
         frame => legacy::post(&st, parts, frame).await,
     }
-}
-
-/// [`origin`] of a request in `session` (if any), taking its headers and extensions (no copy).
-pub(crate) fn into_origin(parts: Parts, session: Option<String>) -> Arc<Origin> {
-    Arc::new(Origin {
-        identity: parts.extensions.get::<Arc<Identity>>().cloned(),
-        peer: parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0),
-        headers: Some(parts.headers),
-        session_id: session,
-        extensions: parts.extensions,
-    })
 }
 
 /// GET: the legacy standalone server→client stream of a session; without a session, the
