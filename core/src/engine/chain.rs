@@ -3,21 +3,13 @@
 //! [`Work::Chain`]; the chain's innermost step comes back here ([`ServerEngine::dispatch`])
 //! for the answer the engine would have given without middleware.
 
-use super::{Action, PendingCall, ServerEngine, Who, Work};
+use super::{Action, Chained, PendingCall, ServerEngine, Who, Work};
 use crate::context::Origin;
 use crate::jsonrpc::Request;
 use crate::protocol::logging::LoggingLevel;
 use crate::protocol::{meta, ProtocolVersion};
 use serde_json::{Map, Value};
 use std::time::SystemTime;
-
-/// A request waiting for the middleware chain.
-#[derive(Debug)]
-pub struct Chained {
-    /// The request as the client sent it.
-    pub request: Request,
-    pub(super) who: Who,
-}
 
 impl ServerEngine {
     /// True when requests go through middleware first.

@@ -32,12 +32,10 @@ mod work;
 use params::{call_params, parse_params};
 
 pub use aggregate::{Aggregate, ListKind};
-pub use chain::Chained;
 pub use connection::{Event, Job, JobId, RouteId, ServerConnection};
 pub use ids::{IdHasher, IdMap, PeerMap};
 pub use listen::Listen;
-pub use tasks::TaskOp;
-pub use work::{Outcome, PendingCall, Work};
+pub use work::{Chained, Outcome, PendingCall, TaskOp, Work};
 
 use crate::context::{Access, Caller, Entry, Origin};
 use crate::error::{ErrorCode, ErrorData};

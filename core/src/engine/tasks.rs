@@ -5,7 +5,7 @@
 //! them to the runtime as [`Work::Task`], then shapes the runtime's answer
 //! ([`ServerEngine::task_reply`]).
 
-use super::{parse_params, reply_err, Action, PendingCall, ServerEngine, Who, Work};
+use super::{parse_params, reply_err, Action, PendingCall, ServerEngine, TaskOp, Who, Work};
 use crate::context::Caller;
 use crate::error::ErrorData;
 use crate::jsonrpc::{Request, Response};
@@ -14,33 +14,8 @@ use crate::protocol::tasks_ext::{TaskIdParams, UpdateTaskParams, RESULT_TYPE_TAS
 use crate::protocol::ProtocolVersion;
 use crate::registry::RegisteredTool;
 use crate::tasks::{declares_tasks, missing_tasks_capability, TaskMode, TaskRecord, TaskStart};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::sync::Arc;
-
-/// A task method for the runtime to run against the task store.
-#[derive(Debug, Clone, PartialEq)]
-pub enum TaskOp {
-    /// `tasks/get`: answer the task's `DetailedTask`.
-    Get(String),
-    /// `tasks/update`: record the client's `inputResponses`.
-    Update {
-        /// The task.
-        id: String,
-        /// The answers by input key.
-        responses: Map<String, Value>,
-    },
-    /// `tasks/cancel`.
-    Cancel(String),
-}
-
-impl TaskOp {
-    /// The task it is about.
-    pub fn task_id(&self) -> &str {
-        match self {
-            TaskOp::Get(id) | TaskOp::Cancel(id) | TaskOp::Update { id, .. } => id,
-        }
-    }
-}
 
 fn unknown_task(id: &str) -> ErrorData {
     ErrorData::invalid_params(format!("Failed to retrieve task: Task not found or expired: {id}"))

@@ -2,11 +2,11 @@
 //! The engine decides what to run ([`PendingCall`]); the async shell runs it
 //! ([`PendingCall::run`]) and hands the outcome back to [`ServerEngine::finish_call`].
 
-use super::{shape, ServerEngine, TaskOp};
+use super::{shape, ServerEngine, Who};
 use crate::completion::{Completer, CompletionRequest};
 use crate::context::{Arguments, BoxFuture, Caller, InputLedger, InputSeed, RequestContext};
 use crate::error::{Error, ErrorCode, ErrorData, ErrorKind};
-use crate::jsonrpc::{RequestId, Response};
+use crate::jsonrpc::{Request, RequestId, Response};
 use crate::prompts::{PromptArguments, RegisteredPrompt};
 use crate::protocol::completion::Completion;
 use crate::protocol::logging::LoggingLevel;
@@ -16,7 +16,7 @@ use crate::protocol::{CallToolResult, ProtocolVersion};
 use crate::registry::RegisteredTool;
 use crate::resources::{ReadRequest, ResourceHandler};
 use crate::state::{self, Binding};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -55,7 +55,7 @@ pub enum Work {
     Task(TaskOp),
     /// A request for the server's middleware chain (runtime work: its innermost step is
     /// [`ServerEngine::dispatch`]).
-    Chain(Box<super::Chained>),
+    Chain(Box<Chained>),
 }
 
 impl std::fmt::Debug for Work {
@@ -286,4 +286,37 @@ fn host_error(e: Error) -> ErrorData {
         Some(d) if matches!(e.kind(), ErrorKind::Rpc | ErrorKind::ResourceNotFound) => d.clone(),
         _ => ErrorData::new(ErrorCode::INTERNAL_ERROR, format!("Internal error: {}", e.message())),
     }
+}
+
+/// A task method for the runtime to run against the task store.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TaskOp {
+    /// `tasks/get`: answer the task's `DetailedTask`.
+    Get(String),
+    /// `tasks/update`: record the client's `inputResponses`.
+    Update {
+        /// The task.
+        id: String,
+        /// The answers by input key.
+        responses: Map<String, Value>,
+    },
+    /// `tasks/cancel`.
+    Cancel(String),
+}
+
+impl TaskOp {
+    /// The task it is about.
+    pub fn task_id(&self) -> &str {
+        match self {
+            TaskOp::Get(id) | TaskOp::Cancel(id) | TaskOp::Update { id, .. } => id,
+        }
+    }
+}
+
+/// A request waiting for the middleware chain.
+#[derive(Debug)]
+pub struct Chained {
+    /// The request as the client sent it.
+    pub request: Request,
+    pub(super) who: Who,
 }
