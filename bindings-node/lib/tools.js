@@ -285,8 +285,16 @@ function okEnvelope(value) {
  */
 const LATER = Object.freeze([]);
 
+/**
+ * The calls whose handler's Promise has not settled. Held here so that a Promise nothing else
+ * references keeps its call waiting, as an awaited Promise does: were the call collected, the
+ * engine would answer "ended without a reply" at whatever moment the garbage collector chose.
+ */
+const waiting = new Set();
+
 /** `call.settle(reply)`, never throwing: a throw here would be an unhandled rejection. */
 function settleSafely(call, reply) {
+  waiting.delete(call);
   try {
     call.settle(reply);
   } catch {
@@ -301,12 +309,14 @@ function nativeCallback(run, owner) {
       if (!isThenable(out)) return okEnvelope(out);
       // One `then` and one native call when it settles, instead of a Promise the native side
       // converts (src/handler.rs `ToolCall.settle`); `[]` says "later".
+      waiting.add(call);
       out.then(
         (v) => settleSafely(call, okEnvelope(v)),
         (e) => settleSafely(call, failEnvelope(e))
       );
       return LATER;
     } catch (e) {
+      waiting.delete(call);
       return failEnvelope(e);
     }
   };

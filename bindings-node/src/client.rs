@@ -310,6 +310,7 @@ impl Client {
     ) -> napi::Result<PromiseRaw<'env, String>> {
         let cancels = self.cancels.clone();
         let client = self.inner();
+        let has_progress = progress.is_some();
         let outcome = async move {
             // Registered at once: `cancel` runs synchronously on this thread, after this call.
             let cancelled = match call_id {
@@ -357,7 +358,7 @@ impl Client {
             }
             outcome
         };
-        crate::local::start_here(env, outcome)
+        crate::settle::start_here(env, outcome, has_progress)
     }
 
     /// Calls `handler(level, logger, dataJson)` for every `notifications/message` the server sends;

@@ -18,6 +18,7 @@ mod registry;
 mod resources;
 mod server;
 mod server_auth;
+mod settle;
 mod skills;
 mod stdio;
 

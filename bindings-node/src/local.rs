@@ -202,29 +202,3 @@ impl JobSpawner for JsThread {
         Box::new(Abort(task))
     }
 }
-
-/// Polls `fut` once here, on the JS thread (`env`), and gives what is left of it to the
-/// engine's runtime, which settles the returned Promise. A client's call thus writes its
-/// request from the thread that made it (the core writes a child's stdin in place,
-/// `mcpcore::transport::direct`), where napi-rs's `async fn` would first wake a runtime worker
-/// to start it: one thread hand-off fewer on every call's path (bench/NOTES.md, "A client
-/// writes its request from the calling thread"). The first poll's waker does nothing: the
-/// runtime polls the rest at once, so a wake-up meanwhile is not lost.
-pub(crate) fn start_here<'env, T, F>(
-    env: &'env Env,
-    fut: F,
-) -> napi::Result<napi::bindgen_prelude::PromiseRaw<'env, T>>
-where
-    T: napi::bindgen_prelude::ToNapiValue + Send + 'static,
-    F: std::future::Future<Output = napi::Result<T>> + Send + 'static,
-{
-    let mut fut: BoxFuture<'static, napi::Result<T>> = Box::pin(fut);
-    let mut cx = Context::from_waker(Waker::noop());
-    let first =
-        on_js_thread(env, || std::panic::catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(&mut cx))));
-    match first {
-        Ok(Poll::Ready(out)) => env.spawn_future(std::future::ready(out)),
-        Ok(Poll::Pending) => env.spawn_future(fut),
-        Err(_) => Err(napi::Error::from_reason("the call panicked as it started (a bug in mcpcore)")),
-    }
-}
