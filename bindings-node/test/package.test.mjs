@@ -32,7 +32,7 @@ test('npm pack ships the JS, the types, the loader and the CLI shim, no native m
   const r = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: pkgDir });
   assert.equal(r.code, 0, r.stderr);
   const files = JSON.parse(r.stdout)[0].files.map((f) => f.path).sort();
-  for (const f of ['index.js', 'index.d.ts', 'lib/mcpcore.js', 'lib/mcpcore.d.ts', 'lib/native.js', 'bin/mcpcore.js', 'package.json', 'README.md']) {
+  for (const f of ['index.js', 'index.d.ts', 'lib/mcpcore.js', 'lib/mcpcore.d.ts', 'lib/client.d.ts', 'lib/auth.d.ts', 'lib/native.js', 'bin/mcpcore.js', 'package.json', 'README.md']) {
     assert.ok(files.includes(f), `${f} is packed (${files.join(', ')})`);
   }
   const unwanted = files.filter((f) => f.endsWith('.node') || f.startsWith('src/') || f === 'Cargo.toml' || f.startsWith('test/'));
