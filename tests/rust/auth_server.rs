@@ -6,13 +6,10 @@
 //! `WWW-Authenticate` contents; per-identity `tools/list` in both lineages; hidden `add`
 //! refused like an unknown tool), and servers built in-process for key rotation with the
 //! refetch cooldown, step-up challenges, required scopes, RFC 7662 introspection, and the
-//! identity reaching handlers without the token. Real clients through the whole flow: the
-//! official Python SDK's `OAuthClientProvider` (`mcp==2.3.0`) and the TypeScript SDK's
-//! (`@modelcontextprotocol/client` 2.4.0) against `echo_server --auth-*` with the
-//! authorization-code server `mock_as.mjs`.
+//! identity reaching handlers without the token. The official SDKs' OAuth clients through the
+//! whole flow are in auth_sdk_flow.rs.
 //!
-//! The test command runs `npm ci` in tests/interop/oauth and tests/interop/ts and creates
-//! `.venv`; a missing peer fails the test.
+//! The test command runs `npm ci` in tests/interop/oauth; a missing peer fails the test.
 
 use mcpcore::auth::server::{
     AuthConfig, IntrospectionConfig, IntrospectionVerifier, JwtConfig, JwtVerifier, ScopeMode,
@@ -23,54 +20,12 @@ use mcpcore::http::server::{HttpServerConfig, HttpServing};
 use mcpcore::prelude::*;
 use mcpcore::transport::child::StdioCommand;
 use mcpcore::Lineage;
+use mcpcore_tests::auth_echo::EchoServer;
 use mcpcore_tests::bin;
 use mcpcore_tests::issuer::Issuer;
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
-
-fn interop(path: &str) -> String {
-    let ws = PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
-    ws.join("tests/interop").join(path).to_string_lossy().into_owned()
-}
-
-/// `echo_server --http 127.0.0.1:0 --auth-*`, killed on drop.
-struct EchoServer {
-    child: Child,
-    url: String,
-}
-
-impl EchoServer {
-    fn start(issuer: &Issuer) -> EchoServer {
-        EchoServer::with(&issuer.jwks(), &issuer.url)
-    }
-
-    fn with(jwks: &str, issuer: &str) -> EchoServer {
-        // The audience is the server's own URL, known only once bound: reserve a port first.
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let url = format!("http://127.0.0.1:{port}/mcp");
-        let mut child = Command::new(bin("echo_server"))
-            .args(["--http", &format!("127.0.0.1:{port}")])
-            .args(["--auth-jwks", jwks, "--auth-issuer", issuer, "--auth-audience", &url])
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("echo_server runs");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        assert_eq!(line.trim(), format!("listening on {url}"));
-        EchoServer { child, url }
-    }
-}
-
-impl Drop for EchoServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// What a raw request got: status, `WWW-Authenticate`, body.
 struct Answer {
@@ -467,78 +422,6 @@ async fn introspection_verifies_with_the_authorization_server() {
     .await;
     let a = raw(&bad_url, Some(&token), "tools/list", json!({})).await;
     assert_eq!((a.status, a.body["error"].as_str()), (503, Some("temporarily_unavailable")), "{}", a.body);
-}
-
-fn python() -> String {
-    std::env::var("MCPCORE_PYTHON").unwrap_or_else(|_| {
-        let ws = PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
-        ws.join(".venv/bin/python").to_string_lossy().into_owned()
-    })
-}
-
-/// The authorization-code server of the OAuth interop tests (tests/interop/oauth/mock_as.mjs:
-/// PKCE, `aud` = the requested `resource`, the scope asked at /authorize), until dropped.
-struct CodeServer {
-    child: Child,
-    issuer: String,
-}
-
-impl CodeServer {
-    fn start() -> CodeServer {
-        let mut child = Command::new("node")
-            .arg(interop("oauth/mock_as.mjs"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("node runs tests/interop/oauth/mock_as.mjs");
-        let mut out = BufReader::new(child.stdout.take().unwrap());
-        let mut line = String::new();
-        out.read_line(&mut line).unwrap();
-        let issuer =
-            line.trim().strip_prefix("READY ").unwrap_or_else(|| panic!("mock AS said {line:?}")).to_owned();
-        std::thread::spawn(move || out.lines().map_while(Result::ok).for_each(drop));
-        CodeServer { child, issuer }
-    }
-}
-
-impl Drop for CodeServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Runs an official SDK's OAuth client (`program script`) against `echo_server --auth-*` in
-/// front of the authorization-code server: 401 -> our PRM -> the AS metadata -> authorization
-/// code + PKCE + resource -> the calls. The PRM advertises mcp:add, so the SDK asks for it and
-/// sees add.
-fn sdk_oauth_flow(program: &str, script: &str) {
-    let auth = CodeServer::start();
-    let server = EchoServer::with(&format!("{}/jwks", auth.issuer), &auth.issuer);
-    let out = Command::new(program)
-        .arg(interop(script))
-        .args(["--client-id", "sdk-client", &server.url])
-        .stderr(Stdio::piped())
-        .output()
-        .unwrap_or_else(|e| panic!("{program} runs (scripts/test.sh installs the peers): {e}"));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    assert!(!stderr.contains("warn") && !stderr.contains("Warn"), "{stderr}");
-    let mut got: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(got["add"]["sum"].as_f64(), Some(5.0), "{got}"); // JS prints 5, Python 5.0
-    got["add"]["sum"] = json!(5.0);
-    assert_eq!(got, json!({"tools": ["add", "echo"], "echo": "hi", "add": {"sum": 5.0}, "scope": "mcp:add"}));
-}
-
-#[test]
-fn the_official_python_sdk_oauth_client_runs_the_whole_flow_against_echo_server() {
-    sdk_oauth_flow(&python(), "python/sdk_oauth_client.py");
-}
-
-#[test]
-fn the_official_typescript_sdk_oauth_client_runs_the_whole_flow_against_echo_server() {
-    sdk_oauth_flow("node", "ts/sdk_oauth_client.mjs");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,6 +1,7 @@
 //! Shared helpers for the cross-cutting tests: locating built binaries, spawning clients.
 
 #[cfg(unix)]
+pub mod auth_echo;
 pub mod fleet;
 pub mod http;
 pub mod issuer;
