@@ -13,8 +13,9 @@
 //! per-thread heaps then took a lock for every block freed away from the thread that made it
 //! (bench/NOTES.md, "Legacy HTTP on the multi-thread runtime").
 
+use super::env::Env;
 use super::inbox::{Inbox, Input};
-use super::jobs::{self, Env};
+use super::jobs;
 use super::peer::DriverPeer;
 use crate::changes::Change;
 use crate::context::{NotificationSink, Origin, PeerLink};

@@ -13,6 +13,7 @@ pub mod changes;
 pub mod clock;
 pub mod driver;
 pub mod entropy;
+pub(crate) mod env;
 pub mod fanout;
 pub(crate) mod inbox;
 pub(crate) mod jobs;
@@ -24,4 +25,4 @@ pub(crate) mod unwind;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use driver::{Driver, DriverHandle, JobAbort, JobSpawner, Outbound};
-pub use jobs::Env;
+pub use env::Env;

@@ -2,7 +2,8 @@
 //! request of its own). The connection decides; host code runs inside the caller's future, so
 //! dropping it (the client closed the stream) cancels the request.
 
-use super::jobs::{self, Env};
+use super::env::Env;
+use super::jobs;
 use super::queue::{self, OnOverflow, QueueRx};
 use crate::context::{BoxFuture, NotificationSink, Origin};
 use crate::engine::{Event, Job, JobId, RouteId, ServerConnection};

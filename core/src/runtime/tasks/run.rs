@@ -11,7 +11,7 @@ use crate::context::{BoxFuture, InputLedger, NotificationSink, Origin, TaskContr
 use crate::engine::PendingCall;
 use crate::error::ErrorData;
 use crate::jsonrpc::{Message, Response};
-use crate::runtime::jobs::{self, Env as JobEnv};
+use crate::runtime::env::{self as job, Env as JobEnv};
 use crate::tasks::{TaskMode, TaskRecord, TaskStart};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -126,7 +126,7 @@ pub(crate) async fn run(
     let client = origin.client_key();
     let owner = origin.owner();
     let optional = call.tool().is_some_and(|t| t.task_policy().mode == TaskMode::Optional);
-    let (ctx, ledger) = jobs::context(&call, origin, gated, None);
+    let (ctx, ledger) = job::context(&call, origin, gated, None);
     let slot = Arc::new(TaskSlot {
         tasks: env.tasks.clone(),
         client,
@@ -153,7 +153,7 @@ pub(crate) async fn run(
             }
             let mut call = call;
             let run = call.run(ctx);
-            let resp = jobs::settle(&env, &call, run, ledger.as_deref()).await;
+            let resp = job::settle(&env, &call, run, ledger.as_deref()).await;
             match slot.task_id() {
                 Some(task) => env.tasks.settle(&task, resp).await,
                 None => slot.done(resp),
