@@ -76,6 +76,20 @@ describe('async handlers settle through one native call (ToolCall.settle)', () =
   });
 });
 
+describe('a handler whose Promise never settles', () => {
+  test('keeps its call waiting through garbage collections: the caller times out, no reply is made up', async () => {
+    const c = await Client.connectStdio(process.execPath, ['--expose-gc', server], { lineage: 'modern' });
+    try {
+      const never = c.callTool('never', {}, { timeoutMs: 1500 });
+      never.catch(() => {});
+      for (let i = 0; i < 3; i++) assert.equal(textOf(await c.callTool('gc', {})), 'function');
+      await assert.rejects(never, (e) => e.kind === 'timeout');
+    } finally {
+      await c.close();
+    }
+  });
+});
+
 describe('stdio on the JS thread: raw frames', () => {
   test('lines split across writes, several frames in one write, and a call in flight when stdin ends', async () => {
     const child = spawn(process.execPath, [server], { stdio: ['pipe', 'pipe', 'pipe'] });

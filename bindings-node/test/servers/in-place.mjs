@@ -40,5 +40,14 @@ server.tool('rejects-rpc', {}, async () => {
   throw new McpError('bad params here', { code: -32602, data: { field: 'x' } });
 });
 server.tool('async-json', {}, async () => ({ n: 1, list: ['a', 'b'] }));
+// A Promise nothing references and that never settles; `gc` collects (node --expose-gc).
+server.tool('never', {}, () => new Promise(() => {}));
+server.tool('gc', {}, async () => {
+  for (let i = 0; i < 3; i++) {
+    globalThis.gc?.();
+    await new Promise((r) => setImmediate(r)); // napi finalizers run after the collection
+  }
+  return typeof globalThis.gc;
+});
 await server.serveStdio();
 process.stderr.write('SERVED\n');
