@@ -11,7 +11,9 @@ import {
   TransportError,
   InvalidInput,
 } from '../lib/mcpcore.js';
-import { toolbox, rustBin, spawnListening, textOf } from './helpers.mjs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { pkgDir, run, toolbox, rustBin, spawnListening, textOf } from './helpers.mjs';
 
 const LINEAGES = [
   { lineage: 'modern', version: '2026-07-28' },
@@ -203,6 +205,20 @@ describe('the Rust echo_server', () => {
     await assert.rejects(c.callTool('die'), (e) => e instanceof McpError && ['closed', 'transport', 'http', 'protocol'].includes(e.kind));
     await c.close();
     await srv.stop();
+  });
+});
+
+describe('the event loop and calls in flight', () => {
+  test('a call in flight keeps the process up until it settles; then the process ends', async () => {
+    // Nothing else keeps the event loop alive here (the child's pipes are the engine's, not
+    // libuv's): only the calls in flight do (src/settle.rs).
+    const lib = pathToFileURL(path.join(pkgDir, 'lib', 'mcpcore.js')).href;
+    const script = `import { Client } from ${JSON.stringify(lib)};
+const c = await Client.connectStdio(process.argv[1]);
+c.callTool('slow', { ms: 700 }).then((r) => { console.log('settled', r.content[0].text); return c.close(); });`;
+    const out = await run(process.execPath, ['--input-type=module', '-e', script, rustBin('fixture_server')], { timeoutMs: 20000 });
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stdout, /^settled slept/);
   });
 });
 
