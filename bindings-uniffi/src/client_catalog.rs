@@ -5,8 +5,6 @@ use crate::client::Client;
 use crate::errors::McpError;
 use crate::results::Content;
 use crate::rt;
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine as _;
 use mcpcore::protocol::completion::CompleteResult;
 use mcpcore::protocol::resources::ResourceContents as CoreContents;
 use serde_json::json;
@@ -186,9 +184,7 @@ impl Client {
                         Ok(ResourceContents::Text { uri: t.uri, mime_type: t.mime_type, text: t.text })
                     }
                     CoreContents::Blob(b) => {
-                        let data = STANDARD.decode(&b.blob).map_err(|e| {
-                            mcpcore::Error::protocol(format!("the blob of {} is not base64: {e}", b.uri))
-                        })?;
+                        let data = b.bytes()?;
                         Ok(ResourceContents::Blob { uri: b.uri, mime_type: b.mime_type, data })
                     }
                 })

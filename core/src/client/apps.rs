@@ -62,10 +62,7 @@ impl Client {
         let (mime, html, meta) = match contents {
             Some(ResourceContents::Text(t)) => (t.mime_type, t.text, t.meta),
             Some(ResourceContents::Blob(b)) => {
-                use base64::Engine as _;
-                let bytes = base64::engine::general_purpose::STANDARD
-                    .decode(b.blob.as_bytes())
-                    .map_err(|e| Error::protocol(format!("{uri}: the blob is not base64: {e}")))?;
+                let bytes = b.bytes()?;
                 let html = String::from_utf8(bytes)
                     .map_err(|_| Error::protocol(format!("{uri} is not UTF-8 HTML")))?;
                 (b.mime_type, html, b.meta)

@@ -28,7 +28,6 @@ use crate::protocol::skills::{
     LIST, MAX_BYTES,
 };
 use crate::skills::{digest, frontmatter};
-use base64::Engine as _;
 use serde_json::{json, Value};
 
 /// What the server declared of the Skills extension.
@@ -180,9 +179,7 @@ impl Client {
         })?;
         match contents {
             ResourceContents::Text(t) => Ok(t.text.into_bytes()),
-            ResourceContents::Blob(b) => base64::engine::general_purpose::STANDARD
-                .decode(b.blob.as_bytes())
-                .map_err(|e| Error::protocol(format!("{uri}: the blob is not base64: {e}"))),
+            ResourceContents::Blob(b) => b.bytes(),
         }
     }
 }

@@ -78,6 +78,17 @@ pub struct BlobResourceContents {
     pub meta: Option<Meta>,
 }
 
+impl BlobResourceContents {
+    /// The blob's bytes: `blob` is base64 (2025-11-25 schema, `BlobResourceContents.blob`,
+    /// `"format": "byte"`). Not base64: a protocol error naming the URI.
+    pub fn bytes(&self) -> crate::Result<Vec<u8>> {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD
+            .decode(self.blob.as_bytes())
+            .map_err(|e| crate::Error::protocol(format!("{}: the blob is not base64: {e}", self.uri)))
+    }
+}
+
 impl ResourceContents {
     /// The URI of the contents.
     pub fn uri(&self) -> &str {
@@ -240,4 +251,22 @@ pub struct ResourceUpdatedNotificationParams {
     /// `_meta` (modern: `io.modelcontextprotocol/subscriptionId` on a listen stream).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blob(b: &str) -> BlobResourceContents {
+        BlobResourceContents { uri: "file:///x.bin".into(), mime_type: None, blob: b.into(), meta: None }
+    }
+
+    /// A blob decodes to its bytes; one that is not base64 is a protocol error naming the URI.
+    #[test]
+    fn a_blob_is_base64_or_a_protocol_error() {
+        assert_eq!(blob("AAEC/w==").bytes().unwrap(), vec![0, 1, 2, 255]);
+        let e = blob("not base64!").bytes().unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::Protocol);
+        assert!(e.to_string().contains("file:///x.bin: the blob is not base64"), "{e}");
+    }
 }
