@@ -120,6 +120,18 @@ pub(crate) fn client_builder() -> reqwest::ClientBuilder {
     reqwest::Client::builder().tls_backend_preconfigured(default_client_config().clone())
 }
 
+/// The HTTP client of the crate's requests to an authorization server (metadata, JWKS, token,
+/// introspection and token-exchange endpoints): the default TLS configuration, at most
+/// `timeout` a request, and no redirects followed, so a credential sent to an endpoint never
+/// goes on to where a redirect points (a redirect is an error to the caller).
+pub(crate) fn authorization_client(timeout: std::time::Duration) -> reqwest::Client {
+    client_builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(timeout)
+        .build()
+        .expect("a plain reqwest client builds")
+}
+
 /// The platform verifier with `extra` roots; without roots at all, a verifier that refuses
 /// every certificate with an error saying why.
 fn platform_verifier(extra: Vec<CertificateDer<'static>>) -> Result<Arc<dyn ServerCertVerifier>> {

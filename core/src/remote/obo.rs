@@ -76,11 +76,7 @@ impl OnBehalf {
     /// Calls on behalf of callers through connections `connect` opens with the tokens
     /// `exchange` gives.
     pub fn new(exchange: TokenExchange, connect: Connect) -> Arc<OnBehalf> {
-        let http = crate::tls::client_builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(Duration::from_secs(30))
-            .build()
-            .expect("a plain reqwest client builds");
+        let http = crate::tls::authorization_client(Duration::from_secs(30));
         Arc::new(OnBehalf { exchange, connect, http, pool: Mutex::default(), closed: AtomicBool::new(false) })
     }
 

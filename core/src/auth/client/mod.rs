@@ -136,11 +136,7 @@ pub(crate) struct Tries {
 impl OAuth {
     /// A client with `config`.
     pub fn new(config: OAuthConfig) -> OAuth {
-        let http = crate::tls::client_builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(std::time::Duration::from_secs(30))
-            .build()
-            .expect("a plain reqwest client builds");
+        let http = crate::tls::authorization_client(std::time::Duration::from_secs(30));
         OAuth {
             inner: Arc::new(Inner {
                 config,

@@ -64,11 +64,7 @@ pub struct IntrospectionVerifier {
 impl IntrospectionVerifier {
     /// A verifier for `config`.
     pub fn new(config: IntrospectionConfig) -> IntrospectionVerifier {
-        let http = crate::tls::client_builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(Duration::from_secs(10))
-            .build()
-            .expect("a plain reqwest client builds");
+        let http = crate::tls::authorization_client(Duration::from_secs(10));
         IntrospectionVerifier { config, http }
     }
 

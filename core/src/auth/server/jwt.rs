@@ -65,11 +65,7 @@ impl std::fmt::Debug for JwtVerifier {
 impl JwtVerifier {
     /// A verifier for `config` (keys are fetched on first use).
     pub fn new(config: JwtConfig) -> JwtVerifier {
-        let http = crate::tls::client_builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(Duration::from_secs(10))
-            .build()
-            .expect("a plain reqwest client builds");
+        let http = crate::tls::authorization_client(Duration::from_secs(10));
         let jwks = Jwks::new(config.jwks_url.clone(), http, config.jwks_ttl, config.jwks_cooldown);
         JwtVerifier { config, jwks }
     }
