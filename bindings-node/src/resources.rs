@@ -92,12 +92,9 @@ impl Resources {
         description: Option<String>,
         ui_meta_json: Option<String>,
     ) -> napi::Result<()> {
-        let meta = match ui_meta_json {
-            Some(m) => descriptor("app _meta.ui", &m)?,
-            None => Default::default(),
-        };
         let app =
-            mcpcore::resources::App { uri, name: name.unwrap_or_default(), title, description, html, meta };
+            mcpcore::resources::App::from_host(uri, html, name, title, description, ui_meta_json.as_deref())
+                .map_err(errors::to_js)?;
         self.inner.add_app(app).map_err(errors::to_js)
     }
 

@@ -74,12 +74,8 @@ impl Resources {
         description: Option<String>,
         ui_meta: Option<&str>,
     ) -> PyResult<()> {
-        let meta = match ui_meta {
-            Some(m) => parse_as("app _meta.ui", m)?,
-            None => Default::default(),
-        };
-        let app =
-            mcpcore::resources::App { uri, name: name.unwrap_or_default(), title, description, html, meta };
+        let app = mcpcore::resources::App::from_host(uri, html, name, title, description, ui_meta)
+            .map_err(errors::to_py)?;
         self.inner.add_app(app).map_err(errors::to_py)
     }
 

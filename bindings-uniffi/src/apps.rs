@@ -45,13 +45,8 @@ impl Resources {
         description: Option<String>,
         ui_meta: Option<String>,
     ) -> Result<(), McpError> {
-        let meta = match ui_meta {
-            Some(m) => serde_json::from_str(&m)
-                .map_err(|e| mcpcore::Error::invalid_input(format!("invalid app _meta.ui: {e}")))?,
-            None => Default::default(),
-        };
         let app =
-            mcpcore::resources::App { uri, name: name.unwrap_or_default(), title, description, html, meta };
+            mcpcore::resources::App::from_host(uri, html, name, title, description, ui_meta.as_deref())?;
         Ok(self.inner.add_app(app)?)
     }
 }

@@ -32,6 +32,26 @@ impl App {
     pub fn new(uri: impl Into<String>, html: impl Into<String>) -> Self {
         App { uri: uri.into(), html: html.into(), ..App::default() }
     }
+
+    /// An app as a binding's host gives it: its `_meta.ui` as JSON text (`csp`, `permissions`,
+    /// `domain`, `prefersBorder`; MCP Apps, ext-apps `UIResourceMeta`), none for the defaults.
+    /// JSON that is not that object is [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput)
+    /// saying why, the same in every binding.
+    pub fn from_host(
+        uri: String,
+        html: String,
+        name: Option<String>,
+        title: Option<String>,
+        description: Option<String>,
+        ui_meta_json: Option<&str>,
+    ) -> crate::Result<App> {
+        let meta = match ui_meta_json {
+            Some(m) => serde_json::from_str(m)
+                .map_err(|e| crate::Error::invalid_input(format!("invalid app _meta.ui: {e}")))?,
+            None => UiResourceMeta::default(),
+        };
+        Ok(App { uri, name: name.unwrap_or_default(), title, description, html, meta })
+    }
 }
 
 impl ResourceRegistry {
@@ -86,6 +106,30 @@ impl ResourceRegistry {
 mod tests {
     use super::*;
     use crate::protocol::apps::Csp;
+
+    /// A host's `_meta.ui` JSON: an object becomes the meta; anything else is InvalidInput
+    /// saying why (the text every binding shows).
+    #[test]
+    fn from_host_reads_the_meta_json_or_says_why_not() {
+        let app = App::from_host(
+            "ui://a".into(),
+            "<p>".into(),
+            None,
+            None,
+            None,
+            Some(r#"{"domain": "a.example", "prefersBorder": true}"#),
+        )
+        .unwrap();
+        assert_eq!(app.meta.domain.as_deref(), Some("a.example"));
+        assert_eq!(app.meta.prefers_border, Some(true));
+        assert_eq!(
+            App::from_host("ui://a".into(), "<p>".into(), None, None, None, None).unwrap().meta,
+            UiResourceMeta::default()
+        );
+        let e = App::from_host("ui://a".into(), "<p>".into(), None, None, None, Some("[1]")).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::InvalidInput);
+        assert!(e.to_string().contains("invalid app _meta.ui"), "{e}");
+    }
 
     #[tokio::test]
     async fn an_app_is_html_with_its_ui_meta_on_descriptor_and_contents() {
