@@ -93,14 +93,6 @@ pub fn telemetry_outcome(is_error: bool, code: Option<i32>, message: Option<Stri
     serde_json::to_string(&mcpcore::semconv::host_outcome(is_error, error)).expect("serializable")
 }
 
-/// A result's `details` (JSON text of an object), as refusal and pending-approval results take them.
-fn details_of(json: &str) -> napi::Result<serde_json::Map<String, serde_json::Value>> {
-    match parse_json("details", json)? {
-        serde_json::Value::Object(m) => Ok(m),
-        _ => Err(errors::to_js(mcpcore::Error::invalid_input("details must be an object"))),
-    }
-}
-
 /// One page of `itemsJson` (a list) for a list tool's `limit` and `cursor`
 /// (`mcpcore::registry::paging`), as JSON `{"items": [...], "nextCursor"?}`.
 #[napi_derive::napi]
@@ -124,8 +116,8 @@ pub fn page_of(
 /// `structuredContent` `{status: "pending_approval", …details}` (`detailsJson`: an object).
 #[napi_derive::napi]
 pub fn pending_approval_result(message: String, details_json: String) -> napi::Result<String> {
-    let details = details_of(&details_json)?;
-    let r = mcpcore::protocol::CallToolResult::pending_approval(message, details);
+    let r = mcpcore::protocol::CallToolResult::pending_approval_from_host(message, &details_json)
+        .map_err(errors::to_js)?;
     Ok(serde_json::to_string(&r).expect("results serialize"))
 }
 
@@ -138,8 +130,8 @@ pub fn refusal_result(
     message: String,
     details_json: String,
 ) -> napi::Result<String> {
-    let details = details_of(&details_json)?;
-    let r = mcpcore::protocol::CallToolResult::refusal(reason, remedy, message, details);
+    let r = mcpcore::protocol::CallToolResult::refusal_from_host(reason, remedy, message, &details_json)
+        .map_err(errors::to_js)?;
     Ok(serde_json::to_string(&r).expect("results serialize"))
 }
 

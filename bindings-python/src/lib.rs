@@ -106,20 +106,13 @@ fn invalid(e: String) -> PyErr {
     errors::to_py(mcpcore::Error::invalid_input(e))
 }
 
-/// A result's `details` (JSON text of an object), as refusal and pending-approval results take them.
-fn details_of(json: &str) -> PyResult<serde_json::Map<String, serde_json::Value>> {
-    match parse_json("details", json)? {
-        serde_json::Value::Object(m) => Ok(m),
-        _ => Err(invalid("details must be an object".into())),
-    }
-}
-
 /// A refusal result (`CallToolResult::refusal`) as JSON: `isError`, `message` as text,
 /// `structuredContent` `{reason, remedy, …details}` (`details`: a JSON object).
 #[pyfunction]
 fn refusal(reason: String, remedy: String, message: String, details: &str) -> PyResult<String> {
-    let details = details_of(details)?;
-    Ok(to_json(&mcpcore::protocol::CallToolResult::refusal(reason, remedy, message, details)))
+    let r = mcpcore::protocol::CallToolResult::refusal_from_host(reason, remedy, message, details)
+        .map_err(errors::to_py)?;
+    Ok(to_json(&r))
 }
 
 /// One page of `items` (a JSON list) for a list tool's `limit` and `cursor`
@@ -145,8 +138,9 @@ fn page(
 /// `structuredContent` `{status: "pending_approval", …details}` (`details`: a JSON object).
 #[pyfunction]
 fn pending_approval(message: String, details: &str) -> PyResult<String> {
-    let details = details_of(details)?;
-    Ok(to_json(&mcpcore::protocol::CallToolResult::pending_approval(message, details)))
+    let r = mcpcore::protocol::CallToolResult::pending_approval_from_host(message, details)
+        .map_err(errors::to_py)?;
+    Ok(to_json(&r))
 }
 
 /// How an answer ends its operation by the OpenTelemetry conventions for MCP

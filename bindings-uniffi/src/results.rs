@@ -180,14 +180,6 @@ pub fn error_result(message: String) -> ToolResult {
     ToolResult::from(&CallToolResult::error(message))
 }
 
-/// A result's `details` (JSON text of an object), as refusal and pending-approval results take them.
-fn details_of(json: &str) -> Result<serde_json::Map<String, serde_json::Value>, McpError> {
-    match parse_json("details", json)? {
-        serde_json::Value::Object(m) => Ok(m),
-        _ => Err(McpError::invalid("details must be a JSON object")),
-    }
-}
-
 /// A refusal that says its cause and remedy: `isError: true`, `message` as text for the model,
 /// `structuredContent` `{"reason", "remedy", …details}` for the host (`details_json`: an object,
 /// `{}` for none). `reason` is a stable code (`scope_not_granted`, `module_off`,
@@ -199,8 +191,7 @@ pub fn refusal_result(
     message: String,
     details_json: String,
 ) -> Result<ToolResult, McpError> {
-    let details = details_of(&details_json)?;
-    Ok(ToolResult::from(&CallToolResult::refusal(reason, remedy, message, details)))
+    Ok(ToolResult::from(&CallToolResult::refusal_from_host(reason, remedy, message, &details_json)?))
 }
 
 /// An action accepted but waiting for someone's approval: not an error; `message` as text for
@@ -208,8 +199,7 @@ pub fn refusal_result(
 /// object, `{}` for none).
 #[uniffi::export(default(details_json = "{}"))]
 pub fn pending_approval_result(message: String, details_json: String) -> Result<ToolResult, McpError> {
-    let details = details_of(&details_json)?;
-    Ok(ToolResult::from(&CallToolResult::pending_approval(message, details)))
+    Ok(ToolResult::from(&CallToolResult::pending_approval_from_host(message, &details_json)?))
 }
 
 /// One page of `items_json` (a JSON list) for a tool that lists records

@@ -179,6 +179,22 @@ impl CallToolResult {
             ..Default::default()
         }
     }
+    /// [`CallToolResult::refusal`] as a binding's host asks for it: `details_json` is a JSON
+    /// object (`{}` for none); anything else is
+    /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput), the same in every binding.
+    pub fn refusal_from_host(
+        reason: impl Into<String>,
+        remedy: impl Into<String>,
+        message: impl Into<String>,
+        details_json: &str,
+    ) -> crate::Result<Self> {
+        Ok(CallToolResult::refusal(reason, remedy, message, details_object(details_json)?))
+    }
+    /// [`CallToolResult::pending_approval`] as a binding's host asks for it (`details_json` as
+    /// in [`CallToolResult::refusal_from_host`]).
+    pub fn pending_approval_from_host(message: impl Into<String>, details_json: &str) -> crate::Result<Self> {
+        Ok(CallToolResult::pending_approval(message, details_object(details_json)?))
+    }
     /// True when `isError` is set.
     pub fn is_error(&self) -> bool {
         self.is_error == Some(true)
@@ -216,9 +232,36 @@ impl Tool {
     }
 }
 
+/// The `details` of a refusal or a pending approval, from a host's JSON text: an object.
+fn details_object(json: &str) -> crate::Result<Map<String, Value>> {
+    match serde_json::from_str(json) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(_) => Err(crate::Error::invalid_input("details must be a JSON object")),
+        Err(e) => Err(crate::Error::invalid_input(format!("details are not JSON: {e}"))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A host's details: an object joins reason and remedy; anything else is InvalidInput.
+    #[test]
+    fn host_details_are_a_json_object() {
+        let r =
+            CallToolResult::refusal_from_host("module_off", "turn it on", "Refused", r#"{"module": "x"}"#)
+                .unwrap();
+        assert_eq!(
+            r.structured_content,
+            Some(serde_json::json!({"module": "x", "reason": "module_off", "remedy": "turn it on"}))
+        );
+        let p = CallToolResult::pending_approval_from_host("waits", "{}").unwrap();
+        assert_eq!(p.structured_content, Some(serde_json::json!({"status": "pending_approval"})));
+        for bad in ["[1]", "not json"] {
+            let e = CallToolResult::refusal_from_host("r", "m", "t", bad).unwrap_err();
+            assert_eq!(e.kind(), crate::ErrorKind::InvalidInput, "{bad}");
+        }
+    }
 
     #[test]
     fn a_refusal_carries_its_reason_and_remedy() {
