@@ -134,7 +134,7 @@ class RustCrate:
             rest = path[cut:]
             if rest and depth < 8:
                 target = self.reexports(module).get(rest[0])
-                if target and target[: len(module)] + target[len(module):] != module + rest[:1]:
+                if target and target != module + rest[:1]:
                     found = self.defining_file(target + rest[1:], depth + 1)
                     if found:
                         return found

@@ -13,6 +13,7 @@
 //! keeps the event loop alive only while calls are in flight, as each call's own did.
 
 use crate::handler::on_js_thread;
+use futures_util::FutureExt as _;
 use mcpcore::registry::BoxFuture;
 use napi::bindgen_prelude::{PromiseRaw, ToNapiValue};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
@@ -183,9 +184,9 @@ where
     let queue = l.queue.clone();
     let deferred = Deferred(deferred);
     let mut job: BoxFuture<'static, ()> = Box::pin(async move {
-        let out = match CatchUnwind(Box::pin(fut)).await {
+        let out = match AssertUnwindSafe(fut).catch_unwind().await {
             Ok(out) => out,
-            Err(()) => Err(napi::Error::from_reason("the call panicked (a bug in mcpcore)")),
+            Err(_) => Err(napi::Error::from_reason("the call panicked (a bug in mcpcore)")),
         };
         let outcome: Outcome = Box::new(move |env| out.and_then(|v| unsafe { T::to_napi_value(env, v) }));
         queue.push(deferred, outcome);
@@ -214,21 +215,6 @@ where
         }
     }
     Ok(PromiseRaw::new(env.raw(), promise))
-}
-
-/// A future whose panic becomes `Err(())` (the call's Promise is then rejected, not lost).
-struct CatchUnwind<F>(std::pin::Pin<Box<F>>);
-
-impl<F: Future> Future for CatchUnwind<F> {
-    type Output = Result<F::Output, ()>;
-
-    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match std::panic::catch_unwind(AssertUnwindSafe(|| self.0.as_mut().poll(cx))) {
-            Ok(Poll::Pending) => Poll::Pending,
-            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
-            Err(_) => Poll::Ready(Err(())),
-        }
-    }
 }
 
 /// [`start_here`] for a call with callbacks of its own: polled once here, the rest spawned on
