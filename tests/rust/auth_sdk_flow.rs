@@ -8,49 +8,16 @@
 
 use mcpcore_tests::auth_echo::{interop, EchoServer};
 use mcpcore_tests::fleet::python;
+use mcpcore_tests::mock_as::MockAs;
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-
-/// The authorization-code server of the OAuth interop tests (tests/interop/oauth/mock_as.mjs:
-/// PKCE, `aud` = the requested `resource`, the scope asked at /authorize), until dropped.
-struct CodeServer {
-    child: Child,
-    issuer: String,
-}
-
-impl CodeServer {
-    fn start() -> CodeServer {
-        let mut child = Command::new("node")
-            .arg(interop("oauth/mock_as.mjs"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("node runs tests/interop/oauth/mock_as.mjs");
-        let mut out = BufReader::new(child.stdout.take().unwrap());
-        let mut line = String::new();
-        out.read_line(&mut line).unwrap();
-        let issuer =
-            line.trim().strip_prefix("READY ").unwrap_or_else(|| panic!("mock AS said {line:?}")).to_owned();
-        std::thread::spawn(move || out.lines().map_while(Result::ok).for_each(drop));
-        CodeServer { child, issuer }
-    }
-}
-
-impl Drop for CodeServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use std::process::{Command, Stdio};
 
 /// Runs an official SDK's OAuth client (`program script`) against `echo_server --auth-*` in
 /// front of the authorization-code server: 401 -> our PRM -> the AS metadata -> authorization
 /// code + PKCE + resource -> the calls. The PRM advertises mcp:add, so the SDK asks for it and
 /// sees add.
 fn sdk_oauth_flow(program: &str, script: &str) {
-    let auth = CodeServer::start();
+    let auth = MockAs::start(&[]);
     let server = EchoServer::with(&format!("{}/jwks", auth.issuer), &auth.issuer);
     let out = Command::new(program)
         .arg(interop(script))

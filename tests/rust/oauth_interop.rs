@@ -19,11 +19,12 @@ use mcpcore::http::client::HttpOptions;
 use mcpcore::protocol::ProtocolVersion;
 use mcpcore::ErrorKind;
 use mcpcore_tests::bin;
+use mcpcore_tests::mock_as::MockAs;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 fn workspace() -> PathBuf {
@@ -37,54 +38,6 @@ fn python() -> String {
 
 fn interop(path: &str) -> String {
     workspace().join("tests/interop").join(path).to_string_lossy().into_owned()
-}
-
-/// The authorization server (tests/interop/oauth/mock_as.mjs) and the events it reports.
-struct MockAs {
-    child: Child,
-    issuer: String,
-    events: Arc<Mutex<Vec<Value>>>,
-}
-
-impl MockAs {
-    fn start(args: &[&str]) -> MockAs {
-        let mut child = Command::new("node")
-            .arg(interop("oauth/mock_as.mjs"))
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("node runs tests/interop/oauth/mock_as.mjs (npm ci there first)");
-        let mut out = BufReader::new(child.stdout.take().unwrap());
-        let mut line = String::new();
-        out.read_line(&mut line).unwrap();
-        let issuer =
-            line.trim().strip_prefix("READY ").unwrap_or_else(|| panic!("mock AS said {line:?}")).to_owned();
-        let events = Arc::new(Mutex::new(Vec::new()));
-        let sink = events.clone();
-        std::thread::spawn(move || {
-            for line in out.lines().map_while(Result::ok) {
-                if let Some(e) = line.strip_prefix("EVENT ").and_then(|j| serde_json::from_str(j).ok()) {
-                    sink.lock().unwrap().push(e);
-                }
-            }
-        });
-        MockAs { child, issuer, events }
-    }
-
-    fn events(&self, kind: &str) -> Vec<Value> {
-        // The reader thread may trail the HTTP response by a moment.
-        std::thread::sleep(Duration::from_millis(100));
-        self.events.lock().unwrap().iter().filter(|e| e["event"] == kind).cloned().collect()
-    }
-}
-
-impl Drop for MockAs {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// The official Python SDK's protected server (tests/interop/python/sdk_auth_server.py).

@@ -6,6 +6,7 @@ pub mod fleet;
 pub mod http;
 pub mod issuer;
 pub mod keycloak;
+pub mod mock_as;
 pub mod schema;
 pub mod tls;
 pub mod wire;
