@@ -15,7 +15,7 @@ LAYERS = [
     ("data", ["error", "future", "jsonrpc", "protocol"]),
     ("rules", ["state", "tasks", "session", "changes", "idempotency", "rates"]),
     ("context", ["context"]),
-    ("catalogs", ["registry", "resources", "prompts", "completion", "skills", "middleware", "semconv"]),
+    ("catalogs", ["registry", "resources", "prompts", "completion", "skills", "events", "middleware", "semconv"]),
     ("engine", ["engine"]),
     ("runtime", ["runtime", "host"]),
     ("shells", ["transport", "http", "client", "server", "remote", "auth", "gateway", "config", "store", "tls", "telemetry"]),

@@ -37,6 +37,7 @@ pub struct ServerBuilder {
     prompts: Option<Arc<PromptRegistry>>,
     resources: Option<Arc<ResourceRegistry>>,
     skills: Option<Arc<SkillRegistry>>,
+    events: Option<Arc<crate::events::EventRegistry>>,
     problem: Option<Error>,
 }
 
@@ -49,6 +50,7 @@ impl Server {
             prompts: None,
             resources: None,
             skills: None,
+            events: None,
             problem: None,
         }
     }
@@ -132,6 +134,13 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves the event types of `events` (the Events extension, [`crate::events`]); keep a
+    /// clone of the `Arc` to emit into it.
+    pub fn events(mut self, events: Arc<crate::events::EventRegistry>) -> Self {
+        self.events = Some(events);
+        self
+    }
+
     fn skill_registry(&mut self) -> Arc<SkillRegistry> {
         let resources = self.resources.get_or_insert_with(Default::default).clone();
         self.skills.get_or_insert_with(|| Arc::new(SkillRegistry::new(resources))).clone()
@@ -199,6 +208,9 @@ impl ServerBuilder {
         }
         if let Some(skills) = self.skills {
             server = server.with_skills(skills);
+        }
+        if let Some(events) = self.events {
+            server = server.with_events(events);
         }
         Ok(server)
     }

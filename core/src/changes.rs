@@ -24,6 +24,8 @@ pub enum Change {
     ResourceUpdated(String),
     /// The task with this id changed (Tasks extension).
     Task(String),
+    /// An occurrence of the event type with this name was emitted (Events extension).
+    Event(String),
 }
 
 type Subscriber = Arc<dyn Fn(&Change) + Send + Sync>;

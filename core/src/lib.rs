@@ -12,7 +12,7 @@
 //! | data | [`error`], [`future`], [`jsonrpc`], [`protocol`] | wire types, one parse, one error type |
 //! | rules | [`state`], [`tasks`], [`session`], [`changes`], [`idempotency`], [`rates`] | sealed `requestState`, task and session records and stores; time and entropy passed in |
 //! | context | [`context`] | what a handler sees: [`context::RequestContext`] |
-//! | catalogs | [`registry`], [`resources`], [`prompts`], [`completion`], [`middleware`], [`semconv`] | host handlers by name |
+//! | catalogs | [`registry`], [`resources`], [`prompts`], [`completion`], [`events`], [`middleware`], [`semconv`] | host handlers by name; event types and their occurrences |
 //! | engine | [`engine`] | every protocol rule and the request lifecycle ([`engine::ServerConnection`]) |
 //! | runtime | [`runtime`], [`host`] | clock, entropy, spawning, the one driver loop; the host-callback bridge of the bindings |
 //! | shells | [`transport`], [`http`], [`client`], [`server`], [`remote`], [`gateway`], [`store`], [`tls`], [`telemetry`] | move bytes; stores on a database; HTTPS |
@@ -52,6 +52,7 @@ pub mod completion;
 pub mod context;
 pub mod engine;
 pub mod error;
+pub mod events;
 pub mod future;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
@@ -147,6 +148,11 @@ struct ReadmeDoctests;
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/getting-started/rust.md")]
 mod docs_getting_started_rust {}
+
+/// The Rust samples of the documentation site: the Events extension.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/events.md")]
+mod docs_events {}
 
 /// The Rust samples of the documentation site: the Rust API in depth.
 #[cfg(doctest)]

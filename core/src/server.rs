@@ -83,6 +83,13 @@ impl Server {
         self
     }
 
+    /// Serves `events` too (the Events extension, [`crate::events`]: `events/list`,
+    /// `events/poll`, `events/stream`); emit with [`crate::events::EventRegistry::emit`].
+    pub fn with_events(mut self, events: Arc<crate::events::EventRegistry>) -> Self {
+        self.engine = Arc::new((*self.engine).clone().with_events(events));
+        self
+    }
+
     /// Serves `prompts` too (`prompts/*`, completion of prompt arguments).
     pub fn with_prompts(mut self, prompts: Arc<PromptRegistry>) -> Self {
         self.engine.config().middleware.watch(prompts.changes());

@@ -26,6 +26,8 @@ pub enum Entry<'a> {
     },
     /// A resource template, by its `uriTemplate`.
     ResourceTemplate(&'a str),
+    /// An event type (Events extension), by name.
+    Event(&'a str),
 }
 
 /// What the caller wants to do with an entry.

@@ -39,6 +39,8 @@ pub enum Job {
     /// A `subscriptions/listen` stream (2026-07-28): its messages go on its route until it
     /// ends; its final response comes back through [`ServerConnection::complete`].
     Listen(Listen),
+    /// An `events/stream` request (Events extension), run like a listen stream.
+    Events(super::EventStream),
 }
 
 /// What the connection asks its driver to do.
@@ -255,26 +257,36 @@ impl ServerConnection {
                 let id = call.id.clone();
                 self.start(id, route, batch, Job::Call(call));
             }
-            Action::Listen(l) => {
-                if batch.is_some() {
-                    return Some(Response::error(
-                        Some(l.id),
-                        ErrorData::invalid_request("Invalid Request: subscriptions/listen cannot be batched"),
-                    ));
-                }
-                if self.flights.contains_key(&l.id) {
-                    return Some(duplicate(l.id));
-                }
-                if let Some(refused) = self.over_limit(&l.id) {
-                    return Some(refused);
-                }
-                let id = l.id.clone();
-                self.start(id, route, None, Job::Listen(l));
-            }
+            Action::Listen(l) => return self.open_stream(l.id.clone(), route, batch, Job::Listen(l)),
+            Action::Events(s) => return self.open_stream(s.id.clone(), route, batch, Job::Events(s)),
             Action::Cancel(id) => self.cancel(&id),
             Action::PeerResponse(r) => self.answer(r),
             Action::Nothing => {}
         }
+        None
+    }
+
+    /// Starts a long-lived request (`subscriptions/listen`, `events/stream`); it counts as a
+    /// request in flight, and cannot be batched.
+    fn open_stream(
+        &mut self,
+        id: RequestId,
+        route: RouteId,
+        batch: Option<u64>,
+        job: Job,
+    ) -> Option<Response> {
+        if batch.is_some() {
+            let method = if matches!(job, Job::Events(_)) { "events/stream" } else { "subscriptions/listen" };
+            let e = ErrorData::invalid_request(format!("Invalid Request: {method} cannot be batched"));
+            return Some(Response::error(Some(id), e));
+        }
+        if self.flights.contains_key(&id) {
+            return Some(duplicate(id));
+        }
+        if let Some(refused) = self.over_limit(&id) {
+            return Some(refused);
+        }
+        self.start(id, route, None, job);
         None
     }
 

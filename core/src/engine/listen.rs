@@ -48,7 +48,7 @@ fn notification(method: &str, mut params: Map<String, Value>, subscription: Opti
     Message::Notification(Notification { method: method.to_owned(), params: Some(params) })
 }
 
-fn change_message(change: &Change, subscription: Option<&RequestId>) -> Message {
+fn change_message(change: &Change, subscription: Option<&RequestId>) -> Option<Message> {
     let (method, params) = match change {
         Change::ToolsListChanged => ("notifications/tools/list_changed", Map::new()),
         Change::PromptsListChanged => ("notifications/prompts/list_changed", Map::new()),
@@ -63,8 +63,10 @@ fn change_message(change: &Change, subscription: Option<&RequestId>) -> Message 
             p.insert("taskId".into(), json!(id));
             (NOTIFICATION_METHOD, p)
         }
+        // Occurrences go to their own streams (`events/stream`), not to listen streams.
+        Change::Event(_) => return None,
     };
-    notification(method, params, subscription)
+    Some(notification(method, params, subscription))
 }
 
 impl ServerEngine {
@@ -145,9 +147,9 @@ impl ServerEngine {
             Change::PromptsListChanged => f.prompts_list_changed == Some(true),
             Change::ResourcesListChanged => f.resources_list_changed == Some(true),
             Change::ResourceUpdated(uri) => f.resource_subscriptions.iter().flatten().any(|s| covers(s, uri)),
-            Change::Task(_) => false,
+            Change::Task(_) | Change::Event(_) => false,
         };
-        wanted.then(|| change_message(change, Some(&listen.id)))
+        wanted.then(|| change_message(change, Some(&listen.id))).flatten()
     }
 
     /// The graceful end of a listen stream: its result.
@@ -167,9 +169,9 @@ impl ServerEngine {
             Change::PromptsListChanged => self.prompts.is_some(),
             Change::ResourcesListChanged => self.resources.is_some(),
             Change::ResourceUpdated(uri) => session.subscriptions.iter().any(|s| covers(s, uri)),
-            Change::Task(_) => false,
+            Change::Task(_) | Change::Event(_) => false,
         };
-        wanted.then(|| change_message(change, None))
+        wanted.then(|| change_message(change, None)).flatten()
     }
 
     /// The change feeds of every catalog this engine serves.

@@ -17,9 +17,11 @@
 //! session on this connection; anything else belongs to that legacy session.
 
 mod aggregate;
+mod capabilities;
 mod catalog;
 mod chain;
 mod connection;
+mod events;
 mod ids;
 mod listen;
 mod mrtr;
@@ -33,21 +35,22 @@ use params::{call_params, parse_params};
 
 pub use aggregate::{Aggregate, ListKind};
 pub use connection::{Event, Job, JobId, RouteId, ServerConnection};
+pub use events::EventStream;
 pub use ids::{IdHasher, IdMap, PeerMap};
 pub use listen::Listen;
 pub use work::{Chained, Outcome, PendingCall, TaskOp, Work};
 
 use crate::context::{Access, Caller, Entry, Origin};
 use crate::error::{ErrorCode, ErrorData};
+use crate::events::EventRegistry;
 use crate::jsonrpc::{Message, Notification, Request, RequestId, Response};
 use crate::prompts::PromptRegistry;
-use crate::protocol::capabilities::ListChangedCapability;
-use crate::protocol::capabilities::ResourcesCapability;
+use crate::protocol::events as event_ext;
 use crate::protocol::lifecycle::{InitializeRequestParams, UnsupportedVersionData};
 use crate::protocol::logging::{LoggingLevel, SetLevelRequestParams};
 use crate::protocol::skills as skill_ext;
+use crate::protocol::ClientCapabilities;
 use crate::protocol::{meta, CacheHint, CacheScope, CallToolResult, Implementation, ProtocolVersion};
-use crate::protocol::{ClientCapabilities, ServerCapabilities};
 use crate::registry::ToolRegistry;
 use crate::resources::ResourceRegistry;
 use crate::session::LegacySession;
@@ -143,6 +146,8 @@ pub(crate) enum Action {
     CallTool(Box<PendingCall>),
     /// Open a `subscriptions/listen` stream (2026-07-28).
     Listen(Listen),
+    /// Open an `events/stream` (Events extension).
+    Events(EventStream),
     /// Cancel the in-flight request with this id (ignore if unknown).
     Cancel(RequestId),
     /// A response from the client to a server→client request.
@@ -162,6 +167,7 @@ pub struct ServerEngine {
     resources: Option<Arc<ResourceRegistry>>,
     prompts: Option<Arc<PromptRegistry>>,
     skills: Option<Arc<SkillRegistry>>,
+    events: Option<Arc<EventRegistry>>,
     supported: Vec<String>,
     /// `config.info` as JSON, serialized once: every modern result carries it in `_meta`.
     info: Value,
@@ -174,7 +180,16 @@ impl ServerEngine {
         config.versions.dedup();
         let supported = config.versions.iter().map(|v| v.as_str().to_owned()).collect();
         let info = serde_json::to_value(&config.info).expect("serializable");
-        ServerEngine { config, registry, resources: None, prompts: None, skills: None, supported, info }
+        ServerEngine {
+            config,
+            registry,
+            resources: None,
+            prompts: None,
+            skills: None,
+            events: None,
+            supported,
+            info,
+        }
     }
 
     /// The same engine with `keys` sealing `requestState` (the runtime sets a random key when
@@ -190,6 +205,7 @@ impl ServerEngine {
         engine.resources = self.resources;
         engine.prompts = self.prompts;
         engine.skills = self.skills;
+        engine.events = self.events;
         engine
     }
 
@@ -212,6 +228,17 @@ impl ServerEngine {
         self.resources.get_or_insert_with(|| skills.resources().clone());
         self.skills = Some(skills);
         self
+    }
+
+    /// Serves `events` too (the Events extension: `events/list`, `events/poll`, `events/stream`).
+    pub fn with_events(mut self, events: Arc<EventRegistry>) -> Self {
+        self.events = Some(events);
+        self
+    }
+
+    /// The event types, when served.
+    pub fn events(&self) -> Option<&Arc<EventRegistry>> {
+        self.events.as_ref()
     }
 
     /// The skills, when served.
@@ -538,90 +565,11 @@ impl ServerEngine {
             skill_ext::LIST => self.skills_list(req, version, origin),
             skill_ext::GET => self.skills_get(req, version, origin),
             skill_ext::DIRECTORY_READ => self.directory_read(req, version, origin),
+            event_ext::LIST => self.events_list(req, version, origin),
+            event_ext::POLL => self.events_poll(req, version, who.caller(), now, origin),
+            event_ext::STREAM => self.events_stream(req, version, who.caller(), now, origin),
             _ => reply_err(req.id, ErrorData::method_not_found(&req.method)),
         }
-    }
-
-    /// True when the capability `method` belongs to is served and declared (a gateway's: when
-    /// one of its upstreams offers it). `version` decides nothing yet: the gated methods exist
-    /// in every revision (completion too: 2024-11-05 has it without a capability).
-    fn advertises(&self, method: &str, _version: ProtocolVersion) -> bool {
-        let served = match method {
-            "resources/list" | "resources/templates/list" | "resources/read" => self.resources.is_some(),
-            "prompts/list" | "prompts/get" => self.prompts.is_some(),
-            // 2024-11-05 has the method but no capability for it: served there as declared.
-            "completion/complete" => self.completions(),
-            skill_ext::LIST | skill_ext::GET | skill_ext::DIRECTORY_READ => self.skills.is_some(),
-            _ => return false,
-        };
-        let Some(a) = self.config.aggregate.as_ref().filter(|_| served) else { return served };
-        let caps = a.capabilities();
-        match method {
-            "prompts/list" | "prompts/get" => caps.prompts.is_some(),
-            "completion/complete" => caps.completions.is_some() || caps.prompts.is_some(),
-            m if m.starts_with("skills/") || m == skill_ext::DIRECTORY_READ => {
-                caps.extensions.as_ref().is_some_and(|e| e.contains_key(skill_ext::EXTENSION_ID))
-            }
-            _ => caps.resources.is_some(),
-        }
-    }
-
-    fn completions(&self) -> bool {
-        self.resources.is_some() || self.prompts.is_some()
-    }
-
-    fn capabilities(&self, version: ProtocolVersion) -> ServerCapabilities {
-        if let Some(a) = &self.config.aggregate {
-            let mut caps = a.capabilities();
-            if version < ProtocolVersion::V2025_03_26 {
-                caps.completions = None;
-            }
-            if version.is_modern() {
-                caps.tasks = None;
-            } else if let Some(ext) = caps.extensions.as_mut() {
-                // A legacy session hears of the Skills extension only (the Tasks extension is
-                // 2026-07-28's; legacy tasks are `capabilities.tasks`).
-                ext.retain(|k, _| k == skill_ext::EXTENSION_ID || k == crate::protocol::apps::EXTENSION_ID);
-                if ext.is_empty() {
-                    caps.extensions = None;
-                }
-            }
-            if version < ProtocolVersion::V2025_11_25 {
-                caps.tasks = None;
-            }
-            return caps;
-        }
-        let mut caps = ServerCapabilities {
-            tools: Some(ListChangedCapability { list_changed: Some(true) }),
-            logging: Some(serde_json::Map::new()),
-            ..Default::default()
-        };
-        if self.prompts.is_some() {
-            caps.prompts = Some(ListChangedCapability { list_changed: Some(true) });
-        }
-        if self.resources.is_some() {
-            caps.resources = Some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) });
-        }
-        if self.completions() && version >= ProtocolVersion::V2025_03_26 {
-            caps.completions = Some(serde_json::Map::new());
-        }
-        let mut ext = Map::new();
-        if version.is_modern() {
-            ext.insert(crate::protocol::tasks_ext::EXTENSION_ID.into(), json!({}));
-        }
-        if self.resources.as_ref().is_some_and(|r| r.has_apps()) {
-            // MCP Apps (SEP-1865): the server serves app resources; no settings of its own.
-            ext.insert(crate::protocol::apps::EXTENSION_ID.into(), json!({}));
-        }
-        if self.skills.is_some() {
-            // Settings inline under the identifier (SEP-2133); a legacy session learns of the
-            // extension in `initialize`, whose capabilities admit other members.
-            ext.insert(skill_ext::EXTENSION_ID.into(), json!({ "directoryRead": true }));
-        }
-        if !ext.is_empty() {
-            caps.extensions = Some(ext);
-        }
-        caps
     }
 
     /// Adds the modern caching hints (`ttlMs`, `cacheScope`) to a cacheable result.

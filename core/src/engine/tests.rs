@@ -5,7 +5,7 @@
 use super::*;
 use crate::context::{InputLedger, RequestContext};
 use crate::jsonrpc::{from_value, Message};
-use crate::protocol::{CallToolResult, Tool};
+use crate::protocol::{CallToolResult, ServerCapabilities, Tool};
 use crate::registry::Arguments;
 use crate::state::StateKey;
 use futures_util::FutureExt;

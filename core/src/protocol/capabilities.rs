@@ -27,6 +27,10 @@ pub struct ServerCapabilities {
     /// 2025-11-25 legacy tasks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tasks: Option<Value>,
+    /// Events, the design sketch's top-level key that ChatGPT reads (SEP-3415 §Backward
+    /// compatibility: not part of the extension, which lives under `extensions`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events: Option<Map<String, Value>>,
     /// Extensions (2026-07-28).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extensions: Option<Map<String, Value>>,

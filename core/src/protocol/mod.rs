@@ -13,6 +13,7 @@ pub mod content;
 pub mod elicitation;
 mod elicitation_form;
 pub mod errors;
+pub mod events;
 pub mod lifecycle;
 pub mod logging;
 pub mod messages;

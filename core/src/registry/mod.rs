@@ -8,7 +8,7 @@ mod glob;
 mod handler;
 mod inline;
 pub mod paging;
-mod schema;
+pub(crate) mod schema;
 pub mod search;
 mod simple_schema;
 

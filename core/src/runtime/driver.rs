@@ -593,7 +593,7 @@ impl<O: Outbound> Core<O> {
                     ),
                 }
             }
-            Job::Listen(listen) => {
+            Job::Listen(_) | Job::Events(_) => {
                 let closing = self.closing.subscribe();
                 let sink: NotificationSink = {
                     let tx = tx.clone();
@@ -603,7 +603,11 @@ impl<O: Outbound> Core<O> {
                 };
                 JobHandle::Task(
                     tokio::spawn(async move {
-                        let response = jobs::run_listen(env, listen, sink, closing).await;
+                        let response = match work {
+                            Job::Listen(listen) => jobs::run_listen(env, listen, sink, closing).await,
+                            Job::Events(stream) => jobs::run_events(env, stream, sink, closing).await,
+                            Job::Call(_) => unreachable!("matched above"),
+                        };
                         let _ = tx.send(Input::Done { job, response });
                     })
                     .abort_handle(),

@@ -13,6 +13,11 @@ pub fn random_id() -> String {
     random_bytes::<16>().iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// A random 64-bit number: the epoch of an [`crate::events::EventRegistry`].
+pub fn random_u64() -> u64 {
+    u64::from_be_bytes(random_bytes::<8>())
+}
+
 /// A fresh random 32-byte key for sealing `requestState`.
 pub fn state_key() -> StateKey {
     StateKey::new(random_bytes::<32>().to_vec())

@@ -5,7 +5,7 @@ use super::env::{context, settle, Env};
 use super::unwind::CatchUnwind;
 use crate::changes::Change;
 use crate::context::{BoxFuture, NotificationSink, Origin, PeerLink, RequestContext};
-use crate::engine::{Action, Listen, PendingCall, TaskOp, Work};
+use crate::engine::{Action, EventStream, Listen, PendingCall, TaskOp, Work};
 use crate::error::ErrorData;
 use crate::jsonrpc::Response;
 use crate::middleware::Endpoint;
@@ -156,4 +156,62 @@ async fn task_note(env: &Env, listen: &Listen, id: &str, sink: &NotificationSink
             sink(note);
         }
     }
+}
+
+/// Runs an `events/stream` request (SEP-3415 §Push): `notifications/events/active` at its
+/// position, the occurrences it missed since its cursor (replay), then each new one as it is
+/// emitted, a heartbeat every [`crate::events::EventRegistry::heartbeat`] with the position
+/// checked up to, and `active` with `truncated: true` again when it fell so far behind that
+/// occurrences were dropped. Ends when the stream is dropped (cancelled) or `closing` turns
+/// true, gracefully with `StreamEventsResult`.
+pub(crate) async fn run_events(
+    env: Arc<Env>,
+    stream: EventStream,
+    sink: NotificationSink,
+    mut closing: watch::Receiver<bool>,
+) -> Response {
+    let Some(events) = env.engine.events().cloned() else { return env.engine.events_end(&stream) };
+    // Listening before the first read: an emit in between is read, not missed.
+    let mut wake = super::changes::ChangeListener::new([events.changes()]);
+    let read = |after| events.read(&stream.name, after, 256, stream.not_before_ms);
+    // Where a read starts: just before its first occurrence (the fresh cursor of a gap).
+    let start = |r: &crate::events::Read| match r.events.first() {
+        Some((seq, _)) => crate::events::Position { seq: seq - 1, ..r.position },
+        None => r.position,
+    };
+    let mut first = read(stream.after);
+    sink(env.engine.events_active(&stream, start(&first), first.truncated));
+    let every = events.heartbeat();
+    let mut beat = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut position;
+    loop {
+        for (seq, occurrence) in std::mem::take(&mut first.events) {
+            sink(env.engine.events_occurrence(&stream, seq, occurrence));
+        }
+        position = first.position;
+        if first.has_more {
+            first = read(Some(position));
+            continue;
+        }
+        let woke = tokio::select! {
+            change = wake.recv() => match change {
+                Some(crate::changes::Change::Event(name)) => name == stream.name,
+                Some(_) => false,
+                None => break,
+            },
+            _ = beat.tick() => {
+                sink(env.engine.events_heartbeat(&stream, position));
+                false
+            }
+            _ = async { let _ = closing.wait_for(|c| *c).await; } => break,
+        };
+        if woke {
+            first = read(Some(position));
+            if first.truncated {
+                sink(env.engine.events_active(&stream, start(&first), true));
+            }
+        }
+    }
+    env.engine.events_end(&stream)
 }

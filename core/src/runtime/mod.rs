@@ -14,6 +14,7 @@ pub mod clock;
 pub mod driver;
 pub mod entropy;
 pub(crate) mod env;
+mod events;
 pub mod fanout;
 pub(crate) mod inbox;
 pub(crate) mod jobs;

@@ -90,6 +90,9 @@ pub(crate) fn start(
                     Job::Listen(listen) => {
                         (listen.id.clone(), Box::pin(jobs::run_listen(env, listen, sink, closing)))
                     }
+                    Job::Events(stream) => {
+                        (stream.id.clone(), Box::pin(jobs::run_events(env, stream, sink, closing)))
+                    }
                 };
                 return Step::Running(Box::new(Running {
                     notifications,

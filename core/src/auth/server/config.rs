@@ -152,6 +152,8 @@ impl AuthConfig {
                 self.resource_scopes.get(*uri).or_else(|| template.and_then(|t| self.resource_scopes.get(t)))
             }
             Entry::ResourceTemplate(t) => self.resource_scopes.get(*t),
+            // No per-event-type scopes yet: the required scopes and visibility rules decide.
+            Entry::Event(_) => None,
         };
         found.map_or(&[], Vec::as_slice)
     }

@@ -39,6 +39,9 @@ pub struct VisibilityRule {
     /// Prompt names (`*` wildcards).
     #[serde(default)]
     pub prompts: Vec<String>,
+    /// Event type names (`*` wildcards; Events extension).
+    #[serde(default)]
+    pub events: Vec<String>,
     /// Shown only to callers meeting this.
     #[serde(default)]
     pub allow: Option<Condition>,
@@ -69,8 +72,8 @@ impl Visibility {
         for (i, item) in items.into_iter().enumerate() {
             let rule: VisibilityRule =
                 serde_json::from_value(item).map_err(|e| format!("visibility[{i}]: {e}"))?;
-            if rule.tools.is_empty() && rule.prompts.is_empty() {
-                return Err(format!("visibility[{i}]: name \"tools\" or \"prompts\" (patterns)"));
+            if rule.tools.is_empty() && rule.prompts.is_empty() && rule.events.is_empty() {
+                return Err(format!("visibility[{i}]: name \"tools\", \"prompts\" or \"events\" (patterns)"));
             }
             if rule.allow.is_some() == rule.deny.is_some() {
                 return Err(format!("visibility[{i}]: give exactly one of \"allow\" and \"deny\""));
@@ -92,6 +95,7 @@ impl Visibility {
             let names = match entry {
                 Entry::Tool(n) => rule.tools.iter().any(|p| crate::registry::glob(p, n)),
                 Entry::Prompt(n) => rule.prompts.iter().any(|p| crate::registry::glob(p, n)),
+                Entry::Event(n) => rule.events.iter().any(|p| crate::registry::glob(p, n)),
                 Entry::Resource { .. } | Entry::ResourceTemplate(_) => false,
             };
             match (names, &rule.allow, &rule.deny) {

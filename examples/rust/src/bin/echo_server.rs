@@ -16,7 +16,12 @@
 //! echo_server --pass-through          # one middleware that passes every request on (bench W6)
 //! echo_server --list-cache            # list pages answered from memory (ready-made middleware)
 //! OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 echo_server   # OpenTelemetry over OTLP/HTTP
+//! echo_server --events [--events-heartbeat-ms N]   # event types `echoed` and `tick` (MCP Events)
 //! ```
+//! `--events` (the Events extension, SEP-3415) declares two event types: `echoed`, one
+//! occurrence `{"text"}` per `echo` call, and `tick`, one `{"n"}` a second, replayable from a
+//! cursor for the last 60; both delivered by poll (`events/poll`) and push (`events/stream`).
+//! `--events-heartbeat-ms N` sets how often a quiet stream hears a heartbeat (default 15 s).
 //! `--synthetic-tools N` adds N generated tools (`create_invoice_for_one` … : every verb of a
 //! business API on every kind of record, each answering `"<name> done"`); `--tool-search` lists
 //! only `echo`, `add` and `search_tools`, which ranks the whole catalogue for a query (BM25) and
@@ -67,6 +72,7 @@
 //! generator (the benchmark's W2), and the flavour the server had before issue 14's refactor.
 
 use mcpcore::auth::server::{AuthConfig, JwtConfig, JwtVerifier};
+use mcpcore::events::{EventDecl, EventRegistry};
 use mcpcore::prelude::*;
 use mcpcore::server::middleware::{Idempotency, RateLimit};
 use mcpcore::store::ScaleOut;
@@ -80,7 +86,57 @@ async fn echo(
     /** The text to return. */
     text: String,
 ) -> String {
+    if let Some(events) = EVENTS.get() {
+        // `echoed` is declared with a payload schema this always meets.
+        let _ = events.emit("echoed", serde_json::json!({ "text": text }));
+    }
     text
+}
+
+/// The event types of `--events`, once declared.
+static EVENTS: std::sync::OnceLock<Arc<EventRegistry>> = std::sync::OnceLock::new();
+
+/// `--events`: the registry with `echoed` and `tick`, and the task emitting a tick a second.
+fn events(args: &[String]) -> Result<Arc<EventRegistry>, String> {
+    let mut registry = EventRegistry::new();
+    if let Some(ms) = option(args, "--events-heartbeat-ms") {
+        let ms: u64 = ms.parse().map_err(|_| format!("--events-heartbeat-ms needs a number, not {ms:?}"))?;
+        registry = registry.with_heartbeat(std::time::Duration::from_millis(ms));
+    }
+    let text = serde_json::json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]});
+    let n =
+        serde_json::json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+    let no_arguments = serde_json::json!({"type": "object", "properties": {}, "additionalProperties": false});
+    registry
+        .declare(
+            EventDecl::new("echoed", "Each text the echo tool returned.")
+                .input_schema(no_arguments.clone())
+                .payload_schema(text)
+                .poll_interval_ms(1_000),
+        )
+        .map_err(|e| e.to_string())?;
+    registry
+        .declare(
+            EventDecl::new("tick", "One a second, counting up from 1; replayable for the last 60.")
+                .input_schema(no_arguments)
+                .payload_schema(n)
+                .retain(60)
+                .poll_interval_ms(1_000),
+        )
+        .map_err(|e| e.to_string())?;
+    let registry = Arc::new(registry);
+    let ticking = Arc::downgrade(&registry);
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(std::time::Duration::from_secs(1));
+        every.tick().await;
+        for n in 1u64.. {
+            every.tick().await;
+            let Some(events) = ticking.upgrade() else { break };
+            let _ = events.emit("tick", serde_json::json!({ "n": n }));
+        }
+    });
+    let _ = EVENTS.set(registry.clone());
+    Ok(registry)
 }
 
 /// The result of `add`.
@@ -427,6 +483,15 @@ async fn run(args: &[String], http: Option<String>, auth: Option<AuthConfig>) ->
         .tool(add);
     if args.iter().any(|a| a == "--apps") {
         builder = builder.app(echo_view(), show_echo);
+    }
+    if args.iter().any(|a| a == "--events") {
+        match events(args) {
+            Ok(registry) => builder = builder.events(registry),
+            Err(e) => {
+                eprintln!("echo_server: {e}");
+                return ExitCode::from(2);
+            }
+        }
     }
     let synthetic = option(args, "--synthetic-tools").map(|n| n.parse::<usize>());
     match synthetic {

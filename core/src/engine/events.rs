@@ -1,0 +1,283 @@
+//! The Events extension's methods (SEP-3415, `seps/0000-events-extension.md` rev. 5eb6862,
+//! §Methods): `events/list`, `events/poll` and `events/stream`, on both lineages (the SEP
+//! defines the extension for 2026-07-28; a legacy session gets the same methods, as ChatGPT's
+//! dialect serves them, without `resultType`). Poll keeps no state: its cursor is the whole
+//! position, sealed ([`crate::events::cursor`]). A stream is a long-lived request answered by
+//! the runtime ([`EventStream`]): `notifications/events/active`, then each occurrence, with
+//! heartbeats while quiet.
+
+use super::{parse_params, reply_err, Action, ServerEngine};
+use crate::context::{Access, Caller, Entry, Origin};
+use crate::error::{ErrorCode, ErrorData};
+use crate::events::{cursor, millis, DeclaredEvent, Position};
+use crate::jsonrpc::{Message, Notification, Request, RequestId, Response};
+use crate::protocol::events::{
+    self as ext, DeliveryMode, Dialect, EventOccurrence, EventsErrorKind, PollParams,
+};
+use crate::protocol::meta::SUBSCRIPTION_ID;
+use crate::protocol::ProtocolVersion;
+use serde_json::{json, Map, Value};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+/// Occurrences a poll answers when it names no `maxEvents`; also the most it answers.
+const POLL_PAGE: usize = 100;
+
+/// An open `events/stream` request: what it reads and from where.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventStream {
+    /// The request's id: the stream's subscription id.
+    pub id: RequestId,
+    /// The revision it speaks.
+    pub version: ProtocolVersion,
+    /// The event type.
+    pub name: String,
+    /// Where it resumes; `None` starts from now.
+    pub after: Option<Position>,
+    /// Replay nothing older than this (milliseconds since the Unix epoch).
+    pub not_before_ms: Option<u64>,
+    /// The error codes and final result its client expects.
+    pub dialect: Dialect,
+}
+
+/// The dialect of a request: the SEP's when its client declared the extension under
+/// `extensions`, the design sketch's otherwise (see [`Dialect`]).
+pub(super) fn dialect(caller: &Caller) -> Dialect {
+    let declared =
+        caller.client_capabilities.extensions.as_ref().is_some_and(|e| e.contains_key(ext::EXTENSION_ID));
+    if declared {
+        Dialect::Sep
+    } else {
+        Dialect::Sketch
+    }
+}
+
+fn error(kind: EventsErrorKind, dialect: Dialect, message: String, data: Value) -> ErrorData {
+    ErrorData::new(ErrorCode(kind.code(dialect)), message).with_data(data)
+}
+
+/// A stream's notification, tagged with its subscription id (SEP-3415 §Push).
+fn note(method: &str, mut params: Map<String, Value>, id: &RequestId) -> Message {
+    params.insert("_meta".into(), json!({ SUBSCRIPTION_ID: id.to_value() }));
+    Message::Notification(Notification { method: method.to_owned(), params: Some(params) })
+}
+
+impl ServerEngine {
+    pub(super) fn events_list(&self, req: Request, version: ProtocolVersion, origin: &Origin) -> Action {
+        let events = self.events.as_ref().expect("checked by the caller");
+        let page = super::catalog::cursor(&req)
+            .and_then(|c| events.page_where(c, self.config.page_size, |t| allowed(origin, t, Access::List)));
+        let (entries, next) = match page {
+            Ok(p) => p,
+            Err(e) => return reply_err(req.id, e),
+        };
+        let mut result = json!({ "events": entries });
+        if let Some(n) = next {
+            result["nextCursor"] = json!(n);
+        }
+        self.reply_ok(req.id, version, result)
+    }
+
+    /// The type a poll or stream names, checked: known and usable by the caller (else
+    /// NotFound, as if it did not exist), offering `mode` (else Unsupported), arguments valid
+    /// (else `-32602`); and the position its cursor stands for.
+    fn event_request(
+        &self,
+        req: &Request,
+        mode: DeliveryMode,
+        dialect: Dialect,
+        origin: &Origin,
+    ) -> Result<(PollParams, Arc<DeclaredEvent>, Option<Position>), ErrorData> {
+        let events = self.events.as_ref().expect("checked by the caller");
+        let params: PollParams = parse_params(req)?;
+        let name = params.name.as_str();
+        let Some(declared) = events.get(name).filter(|t| allowed(origin, t, Access::Use)) else {
+            let why = format!("No event type named {name} is offered");
+            return Err(error(
+                EventsErrorKind::NotFound,
+                dialect,
+                why,
+                json!({ "kind": "event", "name": name }),
+            ));
+        };
+        if !declared.offers(mode) {
+            let why = format!("Event type {name} is not delivered by {}", mode.as_str());
+            let data = json!({ "feature": "deliveryMode", "value": mode.as_str() });
+            return Err(error(EventsErrorKind::Unsupported, dialect, why, data));
+        }
+        declared.validate_arguments(&crate::events::arguments(&params.arguments))?;
+        let after = match params.cursor.as_deref() {
+            None => None,
+            Some(c) => Some(cursor::open(&self.config.state_keys, name, c)?),
+        };
+        Ok((params, declared, after))
+    }
+
+    pub(super) fn events_poll(
+        &self,
+        req: Request,
+        version: ProtocolVersion,
+        caller: &Caller,
+        now: SystemTime,
+        origin: &Origin,
+    ) -> Action {
+        let (params, declared, after) =
+            match self.event_request(&req, DeliveryMode::Poll, dialect(caller), origin) {
+                Ok(x) => x,
+                Err(e) => return reply_err(req.id, e),
+            };
+        let events = self.events.as_ref().expect("checked by the caller");
+        let max = params.max_events.unwrap_or(POLL_PAGE).min(POLL_PAGE);
+        let floor = after.and(params.max_age_ms).map(|age| millis(now).saturating_sub(age));
+        let read = events.read(&params.name, after, max, floor);
+        let occurrences: Vec<EventOccurrence> = read.events.into_iter().map(|(_, o)| o).collect();
+        let result = json!({
+            "events": occurrences,
+            "cursor": cursor::seal(&self.config.state_keys, &params.name, read.position),
+            "truncated": read.truncated,
+            "hasMore": read.has_more,
+            "nextPollMs": declared.decl().poll_interval_ms,
+        });
+        self.reply_ok(req.id, version, result)
+    }
+
+    pub(super) fn events_stream(
+        &self,
+        req: Request,
+        version: ProtocolVersion,
+        caller: &Caller,
+        now: SystemTime,
+        origin: &Origin,
+    ) -> Action {
+        let dialect = dialect(caller);
+        let (params, _, after) = match self.event_request(&req, DeliveryMode::Push, dialect, origin) {
+            Ok(x) => x,
+            Err(e) => return reply_err(req.id, e),
+        };
+        let not_before_ms = after.and(params.max_age_ms).map(|age| millis(now).saturating_sub(age));
+        Action::Events(EventStream { id: req.id, version, name: params.name, after, not_before_ms, dialect })
+    }
+
+    /// `notifications/events/active`: the stream is open at `position` (again after a gap,
+    /// with `truncated: true`).
+    pub fn events_active(&self, stream: &EventStream, position: Position, truncated: bool) -> Message {
+        let mut p = Map::new();
+        p.insert("cursor".into(), json!(cursor::seal(&self.config.state_keys, &stream.name, position)));
+        p.insert("truncated".into(), json!(truncated));
+        note(ext::ACTIVE, p, &stream.id)
+    }
+
+    /// `notifications/events/event`: one occurrence, with the position after it.
+    pub fn events_occurrence(
+        &self,
+        stream: &EventStream,
+        seq: u64,
+        mut occurrence: EventOccurrence,
+    ) -> Message {
+        let position = Position { epoch: self.events_epoch(), seq };
+        occurrence.cursor = Some(cursor::seal(&self.config.state_keys, &stream.name, position));
+        let Ok(Value::Object(params)) = serde_json::to_value(occurrence) else { unreachable!("an object") };
+        note(ext::EVENT, params, &stream.id)
+    }
+
+    /// `notifications/events/heartbeat`: the stream is alive and has checked up to `position`.
+    pub fn events_heartbeat(&self, stream: &EventStream, position: Position) -> Message {
+        let mut p = Map::new();
+        p.insert("cursor".into(), json!(cursor::seal(&self.config.state_keys, &stream.name, position)));
+        note(ext::HEARTBEAT, p, &stream.id)
+    }
+
+    /// The graceful end of a stream the server closes (it shuts down): `StreamEventsResult`,
+    /// `{_meta}` (the design sketch's, which the conformance suite checks), with `resultType`
+    /// for a client of the SEP's dialect.
+    pub fn events_end(&self, stream: &EventStream) -> Response {
+        let mut result = json!({ "_meta": { SUBSCRIPTION_ID: stream.id.to_value() } });
+        if stream.dialect == Dialect::Sep && stream.version.is_modern() {
+            result["resultType"] = json!("complete");
+        }
+        Response::result(stream.id.clone(), result)
+    }
+
+    fn events_epoch(&self) -> u64 {
+        self.events.as_ref().map_or(0, |e| e.epoch())
+    }
+}
+
+/// Whether `origin` may list or use event type `t`.
+fn allowed(origin: &Origin, t: &DeclaredEvent, access: Access) -> bool {
+    !origin.has_view() || origin.allows(&Entry::Event(&t.event().name), access)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::{CatalogFilter, CatalogView, Identity};
+    use crate::engine::{Event, Job, RouteId, ServerConfig, ServerConnection};
+    use crate::events::{EventDecl, EventRegistry};
+    use crate::registry::ToolRegistry;
+    use crate::state::StateKey;
+    use std::time::{Duration, UNIX_EPOCH};
+
+    /// Hides event types starting with `secret` from every caller.
+    struct NoSecrets;
+    impl CatalogFilter for NoSecrets {
+        fn allows(&self, _: Option<&Identity>, entry: &Entry<'_>, _: Access) -> bool {
+            !matches!(entry, Entry::Event(n) if n.starts_with("secret"))
+        }
+    }
+
+    fn answer(conn: &mut ServerConnection, origin: &Origin, method: &str, params: Value) -> Vec<Event> {
+        let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}});
+        let mut params = params;
+        params["_meta"] = meta;
+        let frame = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let now = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+        conn.handle(crate::jsonrpc::parse(frame.to_string().as_bytes()), RouteId(1), origin, now);
+        std::iter::from_fn(|| conn.poll_event()).collect()
+    }
+
+    fn reply(events: &[Event]) -> Value {
+        events
+            .iter()
+            .find_map(|e| match e {
+                Event::Send { message, .. } => Some(serde_json::to_value(message).unwrap()),
+                _ => None,
+            })
+            .expect("a reply")
+    }
+
+    #[test]
+    fn a_caller_sees_and_uses_only_the_event_types_its_view_allows() {
+        let events = EventRegistry::with_epoch(3);
+        events.declare(EventDecl::new("public", "p")).unwrap();
+        events.declare(EventDecl::new("secret.audit", "s")).unwrap();
+        let mut config = ServerConfig::new("t", "1");
+        config.state_keys = StateKey::new(vec![5u8; 32]).into();
+        let engine = ServerEngine::new(config, Arc::new(ToolRegistry::new())).with_events(Arc::new(events));
+        let mut conn = ServerConnection::new(Arc::new(engine));
+        let mut origin = Origin::default();
+        origin.extensions.insert(CatalogView(Arc::new(NoSecrets)));
+        let list = reply(&answer(&mut conn, &origin, "events/list", json!({})));
+        assert_eq!(list["result"]["events"].as_array().unwrap().len(), 1, "{list}");
+        assert_eq!(list["result"]["events"][0]["name"], "public");
+        // A hidden type is unknown to poll and stream, exactly like one that does not exist.
+        for method in ["events/poll", "events/stream"] {
+            let r =
+                reply(&answer(&mut conn, &origin, method, json!({"name": "secret.audit", "arguments": {}})));
+            assert_eq!(r["error"]["code"], -32011, "{method}: {r}");
+        }
+        // Without a view both are there, and a stream starts as a job of its own.
+        let open = Origin::default();
+        let list = reply(&answer(&mut conn, &open, "events/list", json!({})));
+        assert_eq!(list["result"]["events"].as_array().unwrap().len(), 2);
+        let started =
+            answer(&mut conn, &open, "events/stream", json!({"name": "secret.audit", "arguments": {}}));
+        assert!(
+            started
+                .iter()
+                .any(|e| matches!(e, Event::Start { work: Job::Events(s), .. } if s.name == "secret.audit")),
+            "{started:?}"
+        );
+    }
+}

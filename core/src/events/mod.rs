@@ -1,0 +1,309 @@
+//! Event types and their recent occurrences (the Events extension, SEP-3415): what
+//! `events/list` lists, what `events/poll` and `events/stream` read, what a host emits into.
+//!
+//! Pure bookkeeping: emitting takes the time from the caller ([`EventRegistry::emit_at`]; the
+//! runtime's [`EventRegistry::emit`] reads the clock), and each emit is announced on the
+//! registry's [`ChangeFeed`] as [`Change::Event`] so that open streams wake up. Every type keeps
+//! its last occurrences in order ([`EventDecl::retain`]): a poll or a stream resumes from a
+//! position within them, and learns it missed some (`truncated`) when its position fell out.
+//! A position is `(epoch, seq)`: `epoch` names this registry (a process), `seq` counts a type's
+//! occurrences from 1; [`cursor`] seals it for the wire.
+
+pub mod cursor;
+mod log;
+#[cfg(test)]
+mod tests;
+
+use crate::changes::{Change, ChangeFeed};
+use crate::error::{Error, ErrorData, Result};
+use crate::protocol::events::{DeliveryMode, EventOccurrence, EventType, MAX_OCCURRENCE_BYTES};
+use crate::registry::schema::CompiledSchema;
+use log::Log;
+pub use log::{Position, Read};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, SystemTime};
+
+/// Occurrences a type keeps for replay unless told otherwise.
+pub const DEFAULT_RETAIN: usize = 256;
+/// `nextPollMs` a type answers unless told otherwise.
+pub const DEFAULT_POLL_INTERVAL_MS: u64 = 5_000;
+/// How often a quiet stream hears a heartbeat unless told otherwise (SEP-3415 §Push: "at least
+/// every 30 seconds").
+pub const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(15);
+
+/// An event type as a host declares it: its descriptor and how it is kept.
+#[derive(Debug, Clone)]
+pub struct EventDecl {
+    /// What `events/list` shows.
+    pub event: EventType,
+    /// Occurrences kept for replay (at least 1).
+    pub retain: usize,
+    /// The `nextPollMs` of its poll results.
+    pub poll_interval_ms: u64,
+}
+
+impl EventDecl {
+    /// A type named `name` delivered by poll and push, taking any arguments and any object
+    /// payload; refine it with the builder methods.
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        let object = serde_json::json!({ "type": "object" });
+        EventDecl {
+            event: EventType {
+                name: name.into(),
+                description: Some(description.into()),
+                delivery: vec![DeliveryMode::Poll, DeliveryMode::Push],
+                input_schema: object.clone(),
+                payload_schema: object,
+                meta: None,
+            },
+            retain: DEFAULT_RETAIN,
+            poll_interval_ms: DEFAULT_POLL_INTERVAL_MS,
+        }
+    }
+
+    /// The delivery modes it offers.
+    pub fn delivery(mut self, modes: impl IntoIterator<Item = DeliveryMode>) -> Self {
+        self.event.delivery = modes.into_iter().collect();
+        self
+    }
+
+    /// The JSON Schema of a subscription's arguments.
+    pub fn input_schema(mut self, schema: Value) -> Self {
+        self.event.input_schema = schema;
+        self
+    }
+
+    /// The JSON Schema of an occurrence's `data`, checked at emit.
+    pub fn payload_schema(mut self, schema: Value) -> Self {
+        self.event.payload_schema = schema;
+        self
+    }
+
+    /// How many occurrences are kept for replay.
+    pub fn retain(mut self, n: usize) -> Self {
+        self.retain = n;
+        self
+    }
+
+    /// The `nextPollMs` its poll results suggest.
+    pub fn poll_interval_ms(mut self, ms: u64) -> Self {
+        self.poll_interval_ms = ms;
+        self
+    }
+}
+
+/// A declared type with its compiled schemas.
+#[derive(Debug)]
+pub struct DeclaredEvent {
+    decl: EventDecl,
+    input: CompiledSchema,
+    payload: CompiledSchema,
+}
+
+impl DeclaredEvent {
+    /// The descriptor `events/list` shows.
+    pub fn event(&self) -> &EventType {
+        &self.decl.event
+    }
+
+    /// The declaration.
+    pub fn decl(&self) -> &EventDecl {
+        &self.decl
+    }
+
+    /// True when the type offers `mode`.
+    pub fn offers(&self, mode: DeliveryMode) -> bool {
+        self.decl.event.delivery.contains(&mode)
+    }
+
+    /// Checks subscription arguments against `inputSchema`: `-32602` with the failing fields.
+    pub fn validate_arguments(&self, arguments: &Value) -> std::result::Result<(), ErrorData> {
+        let errors = self.input.errors(arguments);
+        if errors.is_empty() {
+            return Ok(());
+        }
+        let name = &self.decl.event.name;
+        let e = crate::registry::schema::invalid_arguments(name, errors.clone());
+        Err(ErrorData::invalid_params(e.message.replacen("for tool", "for event type", 1))
+            .with_data(serde_json::json!({ "name": name, "errors": errors })))
+    }
+}
+
+/// The event types a server offers and their recent occurrences; cheap to share (`Arc`).
+#[derive(Debug)]
+pub struct EventRegistry {
+    epoch: u64,
+    types: RwLock<BTreeMap<String, Arc<DeclaredEvent>>>,
+    logs: Mutex<BTreeMap<String, Log>>,
+    changes: ChangeFeed,
+    heartbeat: Duration,
+}
+
+impl EventRegistry {
+    /// An empty registry whose positions carry `epoch` (a number that differs between
+    /// processes: the runtime's [`EventRegistry::new`] draws one at random).
+    pub fn with_epoch(epoch: u64) -> Self {
+        EventRegistry {
+            epoch,
+            types: RwLock::default(),
+            logs: Mutex::default(),
+            changes: ChangeFeed::default(),
+            heartbeat: DEFAULT_HEARTBEAT,
+        }
+    }
+
+    /// The same registry with streams hearing a heartbeat every `every` (at most 30 s).
+    pub fn with_heartbeat(mut self, every: Duration) -> Self {
+        self.heartbeat = every.clamp(Duration::from_millis(10), Duration::from_secs(30));
+        self
+    }
+
+    /// How often a quiet stream hears a heartbeat.
+    pub fn heartbeat(&self) -> Duration {
+        self.heartbeat
+    }
+
+    /// This registry's epoch.
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// Declares (or replaces) an event type. Errors: an empty name or delivery list, a
+    /// schema that does not compile, `retain` of 0.
+    pub fn declare(&self, decl: EventDecl) -> Result<()> {
+        let name = decl.event.name.clone();
+        if name.is_empty() {
+            return Err(Error::invalid_input("an event type needs a name"));
+        }
+        if decl.event.delivery.is_empty() {
+            return Err(Error::invalid_input(format!("event type {name}: name at least one delivery mode")));
+        }
+        if decl.retain == 0 {
+            return Err(Error::invalid_input(format!("event type {name}: retain at least 1 occurrence")));
+        }
+        let compile = |what: &str, schema: &Value| {
+            CompiledSchema::compile(schema)
+                .map_err(|e| Error::invalid_input(format!("event type {name}: invalid {what}: {e}")))
+        };
+        let input = compile("inputSchema", &decl.event.input_schema)?;
+        let payload = compile("payloadSchema", &decl.event.payload_schema)?;
+        let retain = decl.retain;
+        self.types
+            .write()
+            .expect("lock")
+            .insert(name.clone(), Arc::new(DeclaredEvent { decl, input, payload }));
+        self.logs.lock().expect("lock").entry(name).or_default().retain(retain);
+        Ok(())
+    }
+
+    /// Removes an event type and its occurrences; true when it was declared.
+    pub fn remove(&self, name: &str) -> bool {
+        self.logs.lock().expect("lock").remove(name);
+        self.types.write().expect("lock").remove(name).is_some()
+    }
+
+    /// The type named `name`.
+    pub fn get(&self, name: &str) -> Option<Arc<DeclaredEvent>> {
+        self.types.read().expect("lock").get(name).cloned()
+    }
+
+    /// Number of declared types.
+    pub fn len(&self) -> usize {
+        self.types.read().expect("lock").len()
+    }
+
+    /// True when no type is declared.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// One page of descriptors of the types `keep` admits (cursors as in `tools/list`).
+    pub fn page_where(
+        &self,
+        cursor: Option<&str>,
+        size: usize,
+        keep: impl Fn(&DeclaredEvent) -> bool,
+    ) -> std::result::Result<(Vec<EventType>, Option<String>), ErrorData> {
+        crate::registry::page_of(
+            &self.types.read().expect("lock"),
+            cursor,
+            size,
+            |t| keep(t),
+            |t| t.decl.event.clone(),
+        )
+    }
+
+    /// Records an occurrence of `name` with payload `data` at `now`, announces it, and returns
+    /// it. Errors: an unknown type, `data` that is not an object or fails the type's
+    /// `payloadSchema`, more than 256 KiB serialized.
+    pub fn emit_at(&self, name: &str, data: Value, now: SystemTime) -> Result<EventOccurrence> {
+        let Some(declared) = self.get(name) else {
+            return Err(Error::invalid_input(format!("no event type named {name} is declared")));
+        };
+        if !data.is_object() {
+            return Err(Error::invalid_input(format!("event type {name}: data must be a JSON object")));
+        }
+        let errors = declared.payload.errors(&data);
+        if !errors.is_empty() {
+            return Err(Error::invalid_input(format!(
+                "event type {name}: data fails its payloadSchema: {}",
+                Value::Array(errors)
+            )));
+        }
+        let occurrence = {
+            let mut logs = self.logs.lock().expect("lock");
+            let log = logs.entry(name.to_owned()).or_default();
+            let seq = log.next_seq();
+            let occurrence = EventOccurrence {
+                event_id: format!("evt_{:016x}_{seq}", self.epoch),
+                name: name.to_owned(),
+                timestamp: crate::tasks::clock::iso8601(now),
+                data,
+                cursor: None,
+                meta: None,
+            };
+            let size = serde_json::to_vec(&occurrence).map(|v| v.len()).unwrap_or(usize::MAX);
+            if size > MAX_OCCURRENCE_BYTES {
+                return Err(Error::invalid_input(format!(
+                    "event type {name}: an occurrence is at most {MAX_OCCURRENCE_BYTES} bytes serialized ({size} given)"
+                )));
+            }
+            log.push(occurrence.clone(), millis(now), declared.decl.retain);
+            occurrence
+        };
+        self.changes.send(Change::Event(name.to_owned()));
+        Ok(occurrence)
+    }
+
+    /// The newest position of `name` (nothing delivered yet: seq 0).
+    pub fn head(&self, name: &str) -> Position {
+        let seq = self.logs.lock().expect("lock").get(name).map_or(0, Log::last_seq);
+        Position { epoch: self.epoch, seq }
+    }
+
+    /// Occurrences of `name` after `after` (`None`: none, from now on), at most `max`, none
+    /// older than `not_before_ms` (milliseconds since the Unix epoch).
+    pub fn read(&self, name: &str, after: Option<Position>, max: usize, not_before_ms: Option<u64>) -> Read {
+        let logs = self.logs.lock().expect("lock");
+        let empty = Log::default();
+        let log = logs.get(name).unwrap_or(&empty);
+        log.read(self.epoch, after, max, not_before_ms)
+    }
+
+    /// The feed announcing each emit ([`Change::Event`]).
+    pub fn changes(&self) -> &ChangeFeed {
+        &self.changes
+    }
+}
+
+/// Milliseconds since the Unix epoch (0 before it).
+pub(crate) fn millis(t: SystemTime) -> u64 {
+    t.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The arguments object of a request (absent: `{}`).
+pub(crate) fn arguments(args: &Option<Map<String, Value>>) -> Value {
+    Value::Object(args.clone().unwrap_or_default())
+}

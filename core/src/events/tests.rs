@@ -1,0 +1,117 @@
+use super::*;
+use crate::state::{StateKey, StateKeys};
+use serde_json::json;
+use std::time::{Duration, UNIX_EPOCH};
+
+fn at(s: u64) -> SystemTime {
+    UNIX_EPOCH + Duration::from_secs(1_800_000_000 + s)
+}
+
+fn registry() -> EventRegistry {
+    let r = EventRegistry::with_epoch(7);
+    r.declare(EventDecl::new("tick", "A tick").retain(3).payload_schema(
+        json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}),
+    ))
+    .unwrap();
+    r
+}
+
+fn seqs(read: &Read) -> Vec<u64> {
+    read.events.iter().map(|(s, _)| *s).collect()
+}
+
+#[test]
+fn a_null_position_starts_from_now() {
+    let r = registry();
+    r.emit_at("tick", json!({"n": 1}), at(0)).unwrap();
+    let read = r.read("tick", None, 10, None);
+    assert!(read.events.is_empty());
+    assert_eq!(read.position, Position { epoch: 7, seq: 1 });
+    assert!(!read.truncated && !read.has_more);
+}
+
+#[test]
+fn reads_resume_page_and_report_what_retention_dropped() {
+    let r = registry();
+    let start = r.head("tick");
+    for n in 1..=2 {
+        r.emit_at("tick", json!({"n": n}), at(n)).unwrap();
+    }
+    let first = r.read("tick", Some(start), 1, None);
+    assert_eq!(seqs(&first), [1]);
+    assert!(first.has_more && !first.truncated);
+    assert_eq!(first.position.seq, 1);
+    let second = r.read("tick", Some(first.position), 10, None);
+    assert_eq!(seqs(&second), [2]);
+    assert!(!second.has_more);
+    assert_eq!(second.events[0].1.event_id, "evt_0000000000000007_2");
+    assert_eq!(second.events[0].1.timestamp, "2027-01-15T08:00:02.000Z");
+    // Five more: the log keeps 3, so a reader at 2 missed 3 and 4.
+    for n in 3..=7 {
+        r.emit_at("tick", json!({"n": n}), at(n)).unwrap();
+    }
+    let late = r.read("tick", Some(second.position), 10, None);
+    assert_eq!(seqs(&late), [5, 6, 7]);
+    assert!(late.truncated);
+    // Another process's position: everything kept, truncated.
+    let foreign = r.read("tick", Some(Position { epoch: 8, seq: 6 }), 10, None);
+    assert_eq!(seqs(&foreign), [5, 6, 7]);
+    assert!(foreign.truncated);
+}
+
+#[test]
+fn max_age_skips_old_occurrences_and_says_so() {
+    let r = registry();
+    let start = r.head("tick");
+    r.emit_at("tick", json!({"n": 1}), at(0)).unwrap();
+    r.emit_at("tick", json!({"n": 2}), at(100)).unwrap();
+    let floor = millis(at(50));
+    let read = r.read("tick", Some(start), 10, Some(floor));
+    assert_eq!(seqs(&read), [2]);
+    assert!(read.truncated);
+    assert_eq!(read.position.seq, 2);
+}
+
+#[test]
+fn emit_refuses_unknown_types_bad_payloads_and_oversized_ones() {
+    let r = registry();
+    assert!(r.emit_at("nope", json!({}), at(0)).is_err());
+    assert!(r.emit_at("tick", json!([1]), at(0)).is_err());
+    let e = r.emit_at("tick", json!({"n": "one"}), at(0)).unwrap_err();
+    assert!(e.to_string().contains("payloadSchema"), "{e}");
+    r.declare(EventDecl::new("big", "Big")).unwrap();
+    let e = r.emit_at("big", json!({"s": "x".repeat(300 * 1024)}), at(0)).unwrap_err();
+    assert!(e.to_string().contains("at most 262144 bytes"), "{e}");
+    // Nothing was recorded by the refusals.
+    assert_eq!(r.head("tick").seq, 0);
+    assert_eq!(r.head("big").seq, 0);
+}
+
+#[test]
+fn declarations_are_checked() {
+    let r = EventRegistry::with_epoch(1);
+    assert!(r.declare(EventDecl::new("", "x")).is_err());
+    assert!(r.declare(EventDecl::new("a", "x").delivery([])).is_err());
+    assert!(r.declare(EventDecl::new("a", "x").retain(0)).is_err());
+    assert!(r.declare(EventDecl::new("a", "x").input_schema(json!({"type": 5}))).is_err());
+    assert!(r.is_empty());
+}
+
+#[test]
+fn cursors_are_sealed_per_type() {
+    let keys = StateKeys::from(StateKey::new(vec![9u8; 32]));
+    let p = Position { epoch: 7, seq: 42 };
+    let c = cursor::seal(&keys, "tick", p);
+    assert_eq!(cursor::open(&keys, "tick", &c).unwrap(), p);
+    assert!(cursor::open(&keys, "other", &c).is_err(), "bound to its type");
+    let forged = c.replacen(".42.", ".43.", 1);
+    assert!(cursor::open(&keys, "tick", &forged).is_err(), "tamper-evident");
+    let other = StateKeys::from(StateKey::new(vec![1u8; 32]));
+    assert!(cursor::open(&other, "tick", &c).is_err(), "another server's");
+    // A rotation keeps old cursors open.
+    let rotated = StateKeys::new([StateKey::new(vec![1u8; 32]), StateKey::new(vec![9u8; 32])]);
+    assert_eq!(cursor::open(&rotated, "tick", &c).unwrap(), p);
+    for junk in ["", "x", "7.1", "zz.1.AAAA", "7.-1.AAAA"] {
+        assert!(cursor::open(&keys, "tick", junk).is_err(), "{junk:?}");
+    }
+}

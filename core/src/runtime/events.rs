@@ -1,0 +1,25 @@
+//! The clock and entropy an [`EventRegistry`] takes from the runtime: a random epoch per
+//! registry (a process), and the time of each emit.
+
+use crate::events::EventRegistry;
+use crate::protocol::events::EventOccurrence;
+use serde_json::Value;
+
+impl EventRegistry {
+    /// An empty registry with a random epoch: cursors of another process (a restart) read as
+    /// a gap (`truncated: true`), never as a position here.
+    pub fn new() -> Self {
+        EventRegistry::with_epoch(super::entropy::random_u64())
+    }
+
+    /// Records an occurrence of `name` now (see [`EventRegistry::emit_at`]).
+    pub fn emit(&self, name: &str, data: Value) -> crate::Result<EventOccurrence> {
+        self.emit_at(name, data, std::time::SystemTime::now())
+    }
+}
+
+impl Default for EventRegistry {
+    fn default() -> Self {
+        EventRegistry::new()
+    }
+}
