@@ -11,6 +11,7 @@ mod awaitable;
 mod client;
 mod client_input;
 mod errors;
+mod events;
 mod gateway;
 mod gil;
 mod handler;
@@ -57,6 +58,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<resources::Resources>()?;
     m.add_class::<prompts::Prompts>()?;
     m.add_class::<skills::Skills>()?;
+    m.add_class::<events::Events>()?;
     m.add_class::<middleware::Middleware>()?;
     m.add_function(wrap_pyfunction!(gil::engine_work_in_python, m)?)?;
     m.add_function(wrap_pyfunction!(tool_result, m)?)?;

@@ -36,9 +36,9 @@ impl Server {
 impl Server {
     /// A server named `name`/`version` serving `registry` (both lineages, every revision), and
     /// `resources`, `prompts` and `skills` when given (with completion; their capabilities are
-    /// declared; `skills` must be over `resources`).
+    /// declared; `skills` must be over `resources`), and the event types of `events`.
     #[new]
-    #[pyo3(signature = (registry, name, version, instructions=None, resources=None, prompts=None, skills=None, tool_search=None, middleware=None))]
+    #[pyo3(signature = (registry, name, version, instructions=None, resources=None, prompts=None, skills=None, tool_search=None, middleware=None, events=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         registry: &Registry,
@@ -50,6 +50,7 @@ impl Server {
         skills: Option<&crate::skills::Skills>,
         tool_search: Option<&crate::registry::ToolSearch>,
         middleware: Option<&crate::middleware::Middleware>,
+        events: Option<&crate::events::Events>,
     ) -> Self {
         let mut config = ServerConfig::new(name, version);
         config.instructions = instructions;
@@ -70,6 +71,9 @@ impl Server {
         }
         if let Some(s) = skills {
             inner = inner.with_skills(s.inner.clone());
+        }
+        if let Some(e) = events {
+            inner = inner.with_events(e.inner.clone());
         }
         Server { inner, loop_slots }
     }

@@ -9,6 +9,11 @@
     python echo_server.py --tool-search --synthetic-tools 1000  # 1,000 more tools, found by search_tools
     python echo_server.py --rate-limit 5        # each client: 5 requests a second (ready-made middleware)
     python echo_server.py --idempotency         # append(text, idempotency_key), once per key
+    python echo_server.py --events [--events-heartbeat-ms N]  # event types echoed and tick (MCP Events)
+
+``--events`` (the Events extension, SEP-3415) declares ``echoed``, one occurrence ``{"text"}``
+per ``echo`` call, and ``tick``, one ``{"n"}`` a second, the last 60 kept for replay; both are
+delivered by poll and push.
 
 Behind a load balancer with several instances (no sticky routing): ``--store redis://...`` keeps
 legacy sessions in Redis, so any instance serves any message of any session; it needs the
@@ -26,6 +31,8 @@ from ``tools/list`` for tokens without it.
 import argparse
 import inspect
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, TypedDict
 
@@ -44,7 +51,44 @@ class Sum(TypedDict):
 @server.tool(inline=True)
 def echo(text: str) -> str:
     """Returns the text unchanged."""
+    if EVENTS:
+        server.emit_nowait("echoed", {"text": text})
     return text
+
+
+EVENTS = False
+
+
+class Echoed(TypedDict):
+    """Each text the echo tool returned."""
+
+    text: str
+
+
+class Tick(TypedDict):
+    """One a second, counting up from 1; replayable for the last 60."""
+
+    n: int
+
+
+def add_events(heartbeat_ms: Optional[int]) -> None:
+    """``--events``: the event types ``echoed`` and ``tick``, and a thread emitting a tick a second."""
+    global EVENTS
+    no_arguments = {"type": "object", "properties": {}, "additionalProperties": False}
+    server.event("echoed", arguments=no_arguments, poll_interval_ms=1000)(Echoed)
+    server.event("tick", arguments=no_arguments, retain=60, poll_interval_ms=1000)(Tick)
+    if heartbeat_ms is not None:
+        server.event_heartbeat(heartbeat_ms / 1000)
+    EVENTS = True
+
+    def ticking() -> None:
+        n = 0
+        while True:
+            time.sleep(1)
+            n += 1
+            server.emit_nowait("tick", Tick(n=n))
+
+    threading.Thread(target=ticking, name="tick", daemon=True).start()
 
 
 @server.tool(inline=True)
@@ -158,7 +202,12 @@ if __name__ == "__main__":
                         help="each client: at most N requests a second (bursts of N)")
     parser.add_argument("--idempotency", action="store_true",
                         help="also serve append(text, idempotency_key), acting once per key")
+    parser.add_argument("--events", action="store_true", help="declare the event types echoed and tick")
+    parser.add_argument("--events-heartbeat-ms", metavar="N", type=int,
+                        help="how often a quiet event stream hears a heartbeat (default 15000)")
     args = parser.parse_args()
+    if args.events:
+        add_events(args.events_heartbeat_ms)
     if args.idempotency:
         add_append(args.store)
     if args.rate_limit is not None:

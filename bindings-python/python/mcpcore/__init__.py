@@ -163,6 +163,7 @@ def refresh_logging() -> None:
 from ._context import Context  # noqa: E402  (re-exported)
 from ._registry import HttpServing, Registry  # noqa: E402
 from ._results import apps_meta, page, pending_approval, refusal  # noqa: E402
+from ._server_events import _ServerEvents  # noqa: E402
 from ._server_features import _ServerFeatures  # noqa: E402
 
 
@@ -176,7 +177,7 @@ def _add_middleware(chain: _native.Middleware, middleware: Any, owner: Any) -> N
         owner._loop_middleware = True  # a Python middleware runs on the loop
 
 
-class Server(_ServerFeatures):
+class Server(_ServerFeatures, _ServerEvents):
     """An MCP server: both lineages, on stdio or HTTP, serving a :class:`Registry` of tools,
     and the resources, prompts and completions registered with its decorators."""
 
@@ -223,6 +224,7 @@ class Server(_ServerFeatures):
         self._prompts = _native.Prompts()
         self._templates: Dict[str, str] = {}  # uriTemplate -> template name
         self._skills: Optional[_native.Skills] = None
+        self._events: Optional[_native.Events] = None
         self._tool_search: Optional[_native.ToolSearch] = None
         self._middleware = _native.Middleware()
         self._telemetry = telemetry
@@ -240,6 +242,7 @@ class Server(_ServerFeatures):
         resources = None if self._resources.is_empty() else self._resources
         prompts = None if self._prompts.is_empty() else self._prompts
         skills = None if self._skills is None or self._skills.is_empty() else self._skills
+        events = None if self._events is None or self._events.is_empty() else self._events
         from . import _telemetry  # imported when serving starts, not with the package
 
         if not self._telemetry_on and _telemetry.wanted(self._telemetry):
@@ -260,6 +263,7 @@ class Server(_ServerFeatures):
             skills,
             self._tool_search,
             middleware,
+            events,
         )
 
     def middleware(self, fn: F) -> F:

@@ -22,6 +22,7 @@ use log::Log;
 pub use log::{Position, Read};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime};
 
@@ -61,6 +62,48 @@ impl EventDecl {
             retain: DEFAULT_RETAIN,
             poll_interval_ms: DEFAULT_POLL_INTERVAL_MS,
         }
+    }
+
+    /// A declaration from the JSON a binding passes: `name`, and optionally `description`,
+    /// `delivery` (default poll and push), `inputSchema`, `payloadSchema` (default: any
+    /// object), `_meta`, `retain` and `pollIntervalMs`. Errors name the member that does not fit.
+    pub fn from_json(value: Value) -> Result<Self> {
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "camelCase", deny_unknown_fields)]
+        struct Json {
+            name: String,
+            #[serde(default)]
+            description: Option<String>,
+            #[serde(default)]
+            delivery: Option<Vec<DeliveryMode>>,
+            #[serde(default)]
+            input_schema: Option<Value>,
+            #[serde(default)]
+            payload_schema: Option<Value>,
+            #[serde(rename = "_meta", default)]
+            meta: Option<Map<String, Value>>,
+            #[serde(default)]
+            retain: Option<usize>,
+            #[serde(default)]
+            poll_interval_ms: Option<u64>,
+        }
+        let j: Json = serde_json::from_value(value)
+            .map_err(|e| Error::invalid_input(format!("invalid event type declaration: {e}")))?;
+        let mut decl = EventDecl::new(j.name, String::new());
+        decl.event.description = j.description;
+        decl.event.meta = j.meta;
+        if let Some(d) = j.delivery {
+            decl.event.delivery = d;
+        }
+        if let Some(s) = j.input_schema {
+            decl.event.input_schema = s;
+        }
+        if let Some(s) = j.payload_schema {
+            decl.event.payload_schema = s;
+        }
+        decl.retain = j.retain.unwrap_or(DEFAULT_RETAIN);
+        decl.poll_interval_ms = j.poll_interval_ms.unwrap_or(DEFAULT_POLL_INTERVAL_MS);
+        Ok(decl)
     }
 
     /// The delivery modes it offers.
@@ -138,7 +181,8 @@ pub struct EventRegistry {
     types: RwLock<BTreeMap<String, Arc<DeclaredEvent>>>,
     logs: Mutex<BTreeMap<String, Log>>,
     changes: ChangeFeed,
-    heartbeat: Duration,
+    /// Milliseconds between heartbeats.
+    heartbeat_ms: AtomicU64,
 }
 
 impl EventRegistry {
@@ -150,19 +194,27 @@ impl EventRegistry {
             types: RwLock::default(),
             logs: Mutex::default(),
             changes: ChangeFeed::default(),
-            heartbeat: DEFAULT_HEARTBEAT,
+            heartbeat_ms: AtomicU64::new(DEFAULT_HEARTBEAT.as_millis() as u64),
         }
     }
 
-    /// The same registry with streams hearing a heartbeat every `every` (at most 30 s).
-    pub fn with_heartbeat(mut self, every: Duration) -> Self {
-        self.heartbeat = every.clamp(Duration::from_millis(10), Duration::from_secs(30));
+    /// The same registry with streams hearing a heartbeat every `every` (see
+    /// [`EventRegistry::set_heartbeat`]).
+    pub fn with_heartbeat(self, every: Duration) -> Self {
+        self.set_heartbeat(every);
         self
+    }
+
+    /// Streams opened from now on hear a heartbeat every `every` (between 10 ms and 30 s:
+    /// SEP-3415 §Push asks for one at least every 30 seconds).
+    pub fn set_heartbeat(&self, every: Duration) {
+        let every = every.clamp(Duration::from_millis(10), Duration::from_secs(30));
+        self.heartbeat_ms.store(every.as_millis() as u64, Ordering::Relaxed);
     }
 
     /// How often a quiet stream hears a heartbeat.
     pub fn heartbeat(&self) -> Duration {
-        self.heartbeat
+        Duration::from_millis(self.heartbeat_ms.load(Ordering::Relaxed))
     }
 
     /// This registry's epoch.

@@ -98,6 +98,20 @@ fn declarations_are_checked() {
 }
 
 #[test]
+fn a_declaration_reads_from_the_json_a_binding_passes() {
+    let d =
+        EventDecl::from_json(json!({"name": "a", "delivery": ["push"], "retain": 3, "pollIntervalMs": 10,
+        "payloadSchema": {"type": "object"}}))
+        .unwrap();
+    assert_eq!((d.event.delivery.clone(), d.retain, d.poll_interval_ms), (vec![DeliveryMode::Push], 3, 10));
+    assert_eq!(d.event.description, None);
+    let e = EventDecl::from_json(json!({"name": "a", "delivery": ["fax"]})).unwrap_err();
+    assert!(e.to_string().contains("fax"), "{e}");
+    let e = EventDecl::from_json(json!({"name": "a", "retian": 3})).unwrap_err();
+    assert!(e.to_string().contains("retian"), "{e}");
+}
+
+#[test]
 fn cursors_are_sealed_per_type() {
     let keys = StateKeys::from(StateKey::new(vec![9u8; 32]));
     let p = Position { epoch: 7, seq: 42 };

@@ -1,0 +1,53 @@
+//! `Events`: the core's `EventRegistry` (the Events extension, SEP-3415; see
+//! `mcpcore.Server.event`, `Server.emit`). Declarations and occurrences cross as JSON; every
+//! rule (schemas, retention, the 256 KiB bound) is the core's.
+
+use crate::{errors, to_json};
+use mcpcore::events::{EventDecl, EventRegistry};
+use pyo3::prelude::*;
+use std::sync::Arc;
+
+/// Event types and their recent occurrences.
+#[pyclass(module = "mcpcore._native", frozen)]
+pub struct Events {
+    pub(crate) inner: Arc<EventRegistry>,
+}
+
+#[pymethods]
+impl Events {
+    /// No event types yet.
+    #[new]
+    fn new() -> Self {
+        Events { inner: Arc::new(EventRegistry::new()) }
+    }
+
+    /// Streams opened from now on hear a heartbeat every `ms` milliseconds (10 ms to 30 s).
+    fn set_heartbeat(&self, ms: u64) {
+        self.inner.set_heartbeat(std::time::Duration::from_millis(ms));
+    }
+
+    /// Declares (or replaces) the event type described by the JSON `decl`.
+    fn declare(&self, decl: &str) -> PyResult<()> {
+        let value = serde_json::from_str(decl)
+            .map_err(|e| errors::to_py(mcpcore::Error::invalid_input(e.to_string())))?;
+        let decl = EventDecl::from_json(value).map_err(errors::to_py)?;
+        self.inner.declare(decl).map_err(errors::to_py)
+    }
+
+    /// Records an occurrence of `name` with the JSON payload `data`; returns it as JSON.
+    fn emit(&self, name: &str, data: &str) -> PyResult<String> {
+        let data = serde_json::from_str(data)
+            .map_err(|e| errors::to_py(mcpcore::Error::invalid_input(e.to_string())))?;
+        self.inner.emit(name, data).map(|o| to_json(&o)).map_err(errors::to_py)
+    }
+
+    /// Stops offering `name`; False when it was not declared.
+    fn remove(&self, name: &str) -> bool {
+        self.inner.remove(name)
+    }
+
+    /// True when no event type is declared.
+    fn is_empty(&self) -> bool {
+        self.inner.is_empty()
+    }
+}

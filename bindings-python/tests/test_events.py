@@ -1,0 +1,173 @@
+"""MCP Events (SEP-3415) served from Python: event types declared with ``@server.event`` (a
+TypedDict payload) and ``add_event``, occurrences emitted with ``await server.emit``; read by the
+mcpcore client over real HTTP (``events/list``, ``events/poll`` with its cursor) and a raw SSE
+``events/stream``; and the example ``echo_server.py --events`` as a child process on stdio, on
+both lineages. Bad declarations and emits raise ``InvalidInput`` and record nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any, Dict, List, TypedDict
+from urllib.parse import urlsplit
+
+import pytest
+
+from mcpcore import Client, InvalidInput, McpError, Server
+
+from conftest import EXAMPLES, LINEAGES, PY, bounded, run_async
+
+
+class Deploy(TypedDict):
+    """A service was deployed."""
+
+    service: str
+    version: int
+
+
+def make_server() -> Server:
+    server = Server("events", "1.0")
+    server.event("deploy", arguments={"type": "object", "properties": {"service": {"type": "string"}}},
+                 retain=3)(Deploy)
+    server.add_event("pushed", "Push only", delivery=["push"])
+    server.event_heartbeat(0.05)
+    return server
+
+
+def datas(result: Dict[str, Any]) -> List[Any]:
+    return [e["data"] for e in result["events"]]
+
+
+@run_async
+async def test_declared_types_are_listed_polled_from_a_cursor_and_errors_keep_their_codes() -> None:
+    server = make_server()
+    serving = await server.serve_http()
+    try:
+        async with await bounded(Client.connect_http(serving.url)) as c:
+            caps = c.server_capabilities
+            assert caps["extensions"]["io.modelcontextprotocol/events"] == {}
+            assert caps["events"] == {}
+            listed = (await c.request("events/list"))["events"]
+            deploy = next(e for e in listed if e["name"] == "deploy")
+            assert deploy["description"] == "A service was deployed."
+            assert deploy["payloadSchema"]["required"] == ["service", "version"]
+            assert deploy["delivery"] == ["poll", "push"]
+            first = await c.request("events/poll", {"name": "deploy", "arguments": {}, "cursor": None})
+            assert first["events"] == [] and first["truncated"] is False
+            emitted = await server.emit("deploy", Deploy(service="api", version=7))
+            assert emitted["eventId"].startswith("evt_") and emitted["data"] == {"service": "api", "version": 7}
+            second = await c.request("events/poll", {"name": "deploy", "arguments": {}, "cursor": first["cursor"]})
+            assert datas(second) == [{"service": "api", "version": 7}]
+            assert second["events"][0]["eventId"] == emitted["eventId"]
+            # Retention 3: a reader 5 behind gets the last 3 and truncated.
+            for v in range(8, 13):
+                server.emit_nowait("deploy", {"service": "api", "version": v})
+            late = await c.request("events/poll", {"name": "deploy", "arguments": {}, "cursor": second["cursor"]})
+            assert [d["version"] for d in datas(late)] == [10, 11, 12] and late["truncated"] is True
+            # The codes survive into Python.
+            with pytest.raises(McpError) as e:
+                await c.request("events/poll", {"name": "nope", "arguments": {}})
+            assert e.value.code == -32011 and e.value.data == {"kind": "event", "name": "nope"}
+            with pytest.raises(McpError) as e:
+                await c.request("events/poll", {"name": "pushed", "arguments": {}})
+            assert e.value.code == -32014
+            with pytest.raises(McpError) as e:
+                await c.request("events/poll", {"name": "deploy", "arguments": {}, "cursor": "forged"})
+            assert e.value.code == -32602
+            # Bad emits raise and record nothing.
+            with pytest.raises(InvalidInput, match="payloadSchema"):
+                await server.emit("deploy", {"service": "api"})
+            with pytest.raises(InvalidInput, match="no event type named"):
+                await server.emit("nope", {})
+            with pytest.raises(InvalidInput, match="at most 262144 bytes"):
+                await server.emit("pushed", {"blob": "x" * 300_000})
+            again = await c.request("events/poll", {"name": "deploy", "arguments": {}, "cursor": late["cursor"]})
+            assert again["events"] == []
+    finally:
+        await serving.shutdown()
+
+
+def test_declarations_are_checked() -> None:
+    server = Server("bad", "1.0")
+    with pytest.raises(InvalidInput, match="fax"):
+        server.add_event("a", delivery=["fax"])
+    with pytest.raises(InvalidInput, match="retain"):
+        server.add_event("a", retain=0)
+    assert not server.remove_event("a")
+
+
+async def open_stream(url: str, body: Dict[str, Any]) -> "tuple[asyncio.StreamReader, asyncio.StreamWriter]":
+    """POSTs ``body`` to ``url`` and returns the connection after the response headers."""
+    parts = urlsplit(url)
+    reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
+    data = json.dumps(body).encode()
+    writer.write((f"POST {parts.path} HTTP/1.1\r\nHost: {parts.netloc}\r\nContent-Type: application/json\r\n"
+                  f"Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+                  f"Mcp-Method: events/stream\r\nContent-Length: {len(data)}\r\n\r\n").encode() + data)
+    await writer.drain()
+    head = await bounded(reader.readuntil(b"\r\n\r\n"))
+    assert head.startswith(b"HTTP/1.1 200"), head
+    assert b"text/event-stream" in head.lower(), head
+    return reader, writer
+
+
+async def next_note(reader: asyncio.StreamReader) -> Dict[str, Any]:
+    while True:
+        line = (await bounded(reader.readline())).decode().strip()
+        if line.startswith("data:"):
+            return dict(json.loads(line[5:]))
+
+
+@run_async
+async def test_an_emit_reaches_an_open_stream_over_http() -> None:
+    server = make_server()
+    serving = await server.serve_http()
+    try:
+        meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}}
+        body = {"jsonrpc": "2.0", "id": "s1", "method": "events/stream",
+                "params": {"name": "deploy", "arguments": {}, "_meta": meta}}
+        reader, writer = await open_stream(serving.url, body)
+        active = await next_note(reader)
+        assert active["method"] == "notifications/events/active"
+        assert active["params"]["_meta"] == {"io.modelcontextprotocol/subscriptionId": "s1"}
+        await server.emit("deploy", {"service": "web", "version": 1})
+        note = await next_note(reader)
+        while note["method"] != "notifications/events/event":
+            note = await next_note(reader)
+        assert note["params"]["data"] == {"service": "web", "version": 1}
+        assert note["params"]["cursor"]
+        beat = await next_note(reader)
+        assert beat["method"] == "notifications/events/heartbeat"
+        assert beat["params"]["cursor"] == note["params"]["cursor"]
+        writer.close()
+    finally:
+        await serving.shutdown()
+
+
+@pytest.mark.parametrize("lineage,version", LINEAGES)
+def test_the_example_server_emits_echoed_and_tick(lineage: str, version: str) -> None:
+    @run_async
+    async def go() -> None:
+        async with await Client.connect_stdio(PY, [str(EXAMPLES / "echo_server.py"), "--events"],
+                                              lineage=lineage) as c:
+            assert c.protocol_version == version
+            start = await c.request("events/poll", {"name": "echoed", "arguments": {}})
+            await c.call_tool("echo", {"text": "hi"})
+            got = await c.request("events/poll", {"name": "echoed", "arguments": {}, "cursor": start["cursor"]})
+            assert datas(got) == [{"text": "hi"}]
+            assert got["nextPollMs"] == 1000
+            ticks = await c.request("events/poll", {"name": "tick", "arguments": {}})
+            for _ in range(30):
+                await asyncio.sleep(0.1)
+                later = await c.request("events/poll", {"name": "tick", "arguments": {}, "cursor": ticks["cursor"]})
+                if later["events"]:
+                    assert all(isinstance(d["n"], int) for d in datas(later))
+                    break
+            else:
+                raise AssertionError("no tick in 3 s")
+            with pytest.raises(McpError) as e:
+                await c.request("events/poll", {"name": "tick", "arguments": {"x": 1}})
+            assert e.value.code == -32602
+
+    go()
