@@ -129,6 +129,20 @@ export declare class Client {
   close(): Promise<void>
 }
 
+/** Event types and their recent occurrences. */
+export declare class Events {
+  /** No event types yet. */
+  constructor()
+  /** Declares (or replaces) the event type described by the JSON `decl`. */
+  declare(decl: string): void
+  /** Records an occurrence of `name` with the JSON payload `data`; returns it as JSON. */
+  emit(name: string, data: string): string
+  /** Streams opened from now on hear a heartbeat every `ms` milliseconds (10 ms to 30 s). */
+  setHeartbeat(ms: number): void
+  /** Stops offering `name`; false when it was not declared. */
+  remove(name: string): boolean
+}
+
 /** One request being served (see `Mount.start`). */
 export declare class Exchange {
   /** The answer's head and body; rejects when the request was aborted (or asked twice). */
@@ -358,6 +372,8 @@ export declare class Server {
    * `Resources` they were made over, which this server must serve). Call before serving.
    */
   withSkills(skills: Skills): void
+  /** Serves the event types of `events` too (the Events extension). Call before serving. */
+  withEvents(events: Events): void
   /**
    * Serves `prompts` too (`prompts/*`, completion; the capability is declared). Call before
    * serving.

@@ -836,6 +836,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.Client = nativeBinding.Client
+module.exports.Events = nativeBinding.Events
 module.exports.Exchange = nativeBinding.Exchange
 module.exports.Gateway = nativeBinding.Gateway
 module.exports.HttpServing = nativeBinding.HttpServing

@@ -572,6 +572,15 @@ export class Server {
   use(middleware: import('./middleware').Middleware): this;
   /** Stops serving the skill whose SKILL.md is at `uri`. */
   removeSkill(uri: string): boolean;
+  /** Declares the event type `name` (Events extension, SEP-3415): listed, polled, streamed. */
+  event(name: string, spec?: import('./events').EventSpec): void;
+  /** Records an occurrence now and delivers it to every open stream; throws for an undeclared
+   * type, data failing its payload schema, or more than 256 KiB (nothing recorded then). */
+  emit<T extends { [key: string]: unknown }>(name: string, data: T): import('./events').EventOccurrence<T>;
+  /** Streams opened from now on hear a heartbeat every `ms` while quiet (default 15000). */
+  eventHeartbeat(ms: number): void;
+  /** Stops offering the event type `name`; false when it was not declared. */
+  removeEvent(name: string): boolean;
   /** Registers a prompt. Register before serving. */
   prompt(name: string, spec: PromptSpec, handler: PromptHandler): Prompt;
   prompt(name: string, handler: PromptHandler): Prompt;
@@ -734,3 +743,4 @@ export const version: string;
 export * from './middleware';
 export * from './client';
 export * from './auth';
+export * from './events';

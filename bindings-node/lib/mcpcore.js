@@ -347,6 +347,50 @@ class Server {
     this._native.withToolSearch(this._search);
   }
 
+  /**
+   * Declares the event type `name` (the Events extension, SEP-3415): clients list it
+   * (`events/list`), poll it (`events/poll`) and stream it (`events/stream`). `spec`:
+   * `description`, `payload` (the JSON Schema of an occurrence's data; default any object),
+   * `arguments` (the schema of a subscription's arguments), `delivery` (default
+   * `['poll', 'push']`), `retain` (occurrences kept for replay, default 256),
+   * `pollIntervalMs` (the `nextPollMs` polls suggest, default 5000). Throws (kind
+   * `invalid_input`) for a schema that does not compile or an unknown delivery mode.
+   */
+  event(name, spec = {}) {
+    const { description, payload, arguments: args, delivery, retain, pollIntervalMs, _meta } = spec;
+    const decl = { name, description, payloadSchema: payload, inputSchema: args, delivery, retain, pollIntervalMs, _meta };
+    nativeSync(() => this._events().declare(JSON.stringify(decl)));
+  }
+
+  /**
+   * Records an occurrence of the event type `name` with `data` and delivers it to every open
+   * stream, at once; returns it (`eventId`, `timestamp`, `data`…). Throws (kind
+   * `invalid_input`) for an undeclared type, data failing its payload schema, or an occurrence
+   * over 256 KiB; nothing is recorded then.
+   */
+  emit(name, data) {
+    return JSON.parse(nativeSync(() => this._events().emit(name, JSON.stringify(data))));
+  }
+
+  /** Streams opened from now on hear a heartbeat every `ms` while quiet (default 15000). */
+  eventHeartbeat(ms) {
+    this._events().setHeartbeat(Math.max(0, Math.round(ms)));
+  }
+
+  /** Stops offering the event type `name`; false when it was not declared. */
+  removeEvent(name) {
+    return this._ev?.remove(name) ?? false;
+  }
+
+  /** @internal The native Events, created (and served) on first use. */
+  _events() {
+    if (!this._ev) {
+      this._ev = new native.Events();
+      this._native.withEvents(this._ev);
+    }
+    return this._ev;
+  }
+
   /** Stops serving the skill whose SKILL.md is at `uri`; false when there was none. */
   removeSkill(uri) {
     return this._sk?.remove(uri) ?? false;

@@ -8,6 +8,7 @@
 mod auth;
 mod client;
 mod errors;
+mod events;
 mod gateway;
 mod handler;
 mod local;

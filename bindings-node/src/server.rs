@@ -147,6 +147,12 @@ impl Server {
         self.inner = self.inner.clone().with_skills(skills.inner.clone());
     }
 
+    /// Serves the event types of `events` too (the Events extension). Call before serving.
+    #[napi]
+    pub fn with_events(&mut self, events: &crate::events::Events) {
+        self.inner = self.inner.clone().with_events(events.inner.clone());
+    }
+
     /// Serves `prompts` too (`prompts/*`, completion; the capability is declared). Call before
     /// serving.
     #[napi]

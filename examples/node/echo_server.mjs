@@ -10,6 +10,11 @@
 //   node echo_server.mjs --tool-search --synthetic-tools 1000  # 1,000 more tools, found by search_tools
 //   node echo_server.mjs --rate-limit 5         # each client: 5 requests a second (ready-made middleware)
 //   node echo_server.mjs --idempotency          # append(text, idempotency_key), once per key
+//   node echo_server.mjs --events [--events-heartbeat-ms N]  # event types echoed and tick (MCP Events)
+//
+// `--events` (the Events extension, SEP-3415) declares `echoed`, one occurrence `{text}` per
+// `echo` call, and `tick`, one `{n}` a second, the last 60 kept for replay; both are delivered
+// by poll and push.
 //
 // Behind a load balancer with several instances (no sticky routing): `--store redis://…` keeps
 // legacy sessions in Redis, so any instance serves any message of any session; it needs the
@@ -45,6 +50,8 @@ try {
       'synthetic-tools': { type: 'string' },
       'rate-limit': { type: 'string' },
       idempotency: { type: 'boolean' },
+      events: { type: 'boolean' },
+      'events-heartbeat-ms': { type: 'string' },
     },
   }));
 } catch (e) {
@@ -59,8 +66,32 @@ server.tool(
     description: 'Returns the text unchanged.',
     inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
   },
-  ({ text }) => text
+  ({ text }) => {
+    if (values.events) server.emit('echoed', { text });
+    return text;
+  }
 );
+
+if (values.events) {
+  const noArguments = { type: 'object', properties: {}, additionalProperties: false };
+  server.event('echoed', {
+    description: 'Each text the echo tool returned.',
+    arguments: noArguments,
+    payload: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    pollIntervalMs: 1000,
+  });
+  server.event('tick', {
+    description: 'One a second, counting up from 1; replayable for the last 60.',
+    arguments: noArguments,
+    payload: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+    retain: 60,
+    pollIntervalMs: 1000,
+  });
+  if (values['events-heartbeat-ms'] !== undefined) server.eventHeartbeat(Number(values['events-heartbeat-ms']));
+  let n = 0;
+  // unref: the ticker alone does not keep the process up (stdio or HTTP serving does).
+  setInterval(() => server.emit('tick', { n: ++n }), 1000).unref();
+}
 
 server.tool(
   'add',

@@ -212,6 +212,14 @@ void (async (c: Client) => {
   const manifest = entries[0].resources === 'dynamic' ? [] : entries[0].resources.map((r) => r.digest);
   void [text, bytes, manifest, c.skillsSupport()?.directoryRead];
 });
+// Events (SEP-3415): a declaration and an emit, typed.
+import { type EventOccurrence, type EventSpec } from 'mcpcore';
+const eventSpec: EventSpec = { description: 'd', payload: { type: 'object' }, delivery: ['poll', 'push'], retain: 10 };
+skillServer.event('deploy', eventSpec);
+const occurred: EventOccurrence<{ service: string }> = skillServer.emit('deploy', { service: 'api' });
+void [occurred.eventId, occurred.data.service];
+// @ts-expect-error: delivery modes are checked
+void ({ delivery: ['fax'] } satisfies EventSpec);
 // MCP Apps: an app and a tool bound to it, typed.
 import { appsMeta, type AppView } from 'mcpcore';
 const appServer = new Server({ name: 'apps' });

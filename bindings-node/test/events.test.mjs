@@ -1,0 +1,142 @@
+// MCP Events (SEP-3415) served from Node: event types declared with `server.event`, occurrences
+// emitted with `server.emit`; read by the mcpcore Node client over real HTTP (`events/list`,
+// `events/poll` from a cursor), a raw `events/stream` over fetch (SSE), and the example
+// `echo_server.mjs --events` as a child process on stdio, on both lineages. Bad declarations and
+// emits throw (kind `invalid_input`) and record nothing; error codes reach `McpError.code`.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { Client, Server } from '../lib/mcpcore.js';
+import { examples } from './helpers.mjs';
+
+function makeServer() {
+  const server = new Server({ name: 'events', version: '1.0' });
+  server.event('deploy', {
+    description: 'A service was deployed.',
+    payload: { type: 'object', properties: { service: { type: 'string' }, version: { type: 'integer' } }, required: ['service', 'version'] },
+    retain: 3,
+  });
+  server.event('pushed', { description: 'Push only', delivery: ['push'] });
+  server.eventHeartbeat(50);
+  return server;
+}
+
+const datas = (r) => r.events.map((e) => e.data);
+
+test('declared types are listed, polled from a cursor, and errors keep their codes', async () => {
+  const server = makeServer();
+  const serving = await server.serveHttp({ port: 0 });
+  const c = await Client.connectHttp(serving.url);
+  try {
+    assert.deepEqual(c.serverCapabilities.extensions['io.modelcontextprotocol/events'], {});
+    assert.deepEqual(c.serverCapabilities.events, {});
+    const listed = (await c.request('events/list')).events;
+    assert.deepEqual(listed.map((e) => e.name), ['deploy', 'pushed']);
+    assert.deepEqual(listed[0].delivery, ['poll', 'push']);
+    const first = await c.request('events/poll', { name: 'deploy', arguments: {}, cursor: null });
+    assert.deepEqual(first.events, []);
+    const emitted = server.emit('deploy', { service: 'api', version: 7 });
+    assert.match(emitted.eventId, /^evt_/);
+    const second = await c.request('events/poll', { name: 'deploy', arguments: {}, cursor: first.cursor });
+    assert.deepEqual(datas(second), [{ service: 'api', version: 7 }]);
+    assert.equal(second.events[0].eventId, emitted.eventId);
+    for (let v = 8; v <= 12; v++) server.emit('deploy', { service: 'api', version: v });
+    const late = await c.request('events/poll', { name: 'deploy', arguments: {}, cursor: second.cursor });
+    assert.deepEqual(datas(late).map((d) => d.version), [10, 11, 12]);
+    assert.equal(late.truncated, true);
+    await assert.rejects(c.request('events/poll', { name: 'nope', arguments: {} }), (e) => e.code === -32011 && e.data.kind === 'event');
+    await assert.rejects(c.request('events/poll', { name: 'pushed', arguments: {} }), (e) => e.code === -32014);
+    await assert.rejects(c.request('events/poll', { name: 'deploy', arguments: {}, cursor: 'forged' }), (e) => e.code === -32602);
+    assert.throws(() => server.emit('deploy', { service: 'api' }), (e) => e.kind === 'invalid_input' && /payloadSchema/.test(e.message));
+    assert.throws(() => server.emit('nope', {}), (e) => e.kind === 'invalid_input');
+    assert.throws(() => server.emit('pushed', { blob: 'x'.repeat(300_000) }), /at most 262144 bytes/);
+    const again = await c.request('events/poll', { name: 'deploy', arguments: {}, cursor: late.cursor });
+    assert.deepEqual(again.events, [], 'the refused emits recorded nothing');
+  } finally {
+    await c.close();
+    await serving.shutdown();
+  }
+});
+
+test('declarations are checked', () => {
+  const server = new Server({ name: 'bad', version: '1.0' });
+  assert.throws(() => server.event('a', { delivery: ['fax'] }), (e) => e.kind === 'invalid_input' && /fax/.test(e.message));
+  assert.throws(() => server.event('a', { retain: 0 }), /retain/);
+  assert.equal(server.removeEvent('a'), false);
+});
+
+test('an emit reaches an open stream over HTTP', async () => {
+  const server = makeServer();
+  const serving = await server.serveHttp({ port: 0 });
+  const abort = new AbortController();
+  try {
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+    const resp = await fetch(serving.url, {
+      method: 'POST',
+      signal: abort.signal,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'events/stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'events/stream', params: { name: 'deploy', arguments: {}, _meta: meta } }),
+    });
+    assert.equal(resp.status, 200);
+    assert.match(resp.headers.get('content-type'), /^text\/event-stream/);
+    const reader = resp.body.getReader();
+    const decoder = new TextDecoder();
+    let buffered = '';
+    const notes = [];
+    const next = async () => {
+      for (;;) {
+        const i = buffered.indexOf('\n\n');
+        if (i >= 0) {
+          const block = buffered.slice(0, i);
+          buffered = buffered.slice(i + 2);
+          const data = block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('');
+          if (data) return JSON.parse(data);
+          continue;
+        }
+        const { value, done } = await reader.read();
+        assert.ok(!done, 'the stream ended');
+        buffered += decoder.decode(value, { stream: true });
+      }
+    };
+    const active = await next();
+    assert.equal(active.method, 'notifications/events/active');
+    assert.deepEqual(active.params._meta, { 'io.modelcontextprotocol/subscriptionId': 5 });
+    server.emit('deploy', { service: 'web', version: 1 });
+    let note;
+    do note = await next(); while (note.method !== 'notifications/events/event');
+    assert.deepEqual(note.params.data, { service: 'web', version: 1 });
+    const beat = await next();
+    assert.equal(beat.method, 'notifications/events/heartbeat');
+    assert.equal(beat.params.cursor, note.params.cursor);
+    notes.push(active, note, beat);
+  } finally {
+    abort.abort();
+    await serving.shutdown();
+  }
+});
+
+for (const protocolVersion of ['2026-07-28', '2025-11-25']) {
+  test(`the example server emits echoed and tick (${protocolVersion})`, async () => {
+    const c = await Client.connectStdio(process.execPath, [path.join(examples, 'echo_server.mjs'), '--events'], { protocolVersion });
+    try {
+      assert.equal(c.protocolVersion, protocolVersion);
+      const start = await c.request('events/poll', { name: 'echoed', arguments: {} });
+      await c.callTool('echo', { text: 'hi' });
+      const got = await c.request('events/poll', { name: 'echoed', arguments: {}, cursor: start.cursor });
+      assert.deepEqual(datas(got), [{ text: 'hi' }]);
+      assert.equal(got.nextPollMs, 1000);
+      const ticks = await c.request('events/poll', { name: 'tick', arguments: {} });
+      let later;
+      for (let i = 0; i < 30; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        later = await c.request('events/poll', { name: 'tick', arguments: {}, cursor: ticks.cursor });
+        if (later.events.length) break;
+      }
+      assert.ok(later.events.length > 0, 'a tick within 3 s');
+      assert.ok(datas(later).every((d) => Number.isInteger(d.n)));
+      await assert.rejects(c.request('events/poll', { name: 'tick', arguments: { x: 1 } }), (e) => e.code === -32602);
+    } finally {
+      await c.close();
+    }
+  });
+}
