@@ -12,6 +12,7 @@
 
 mod fed;
 pub mod middleware;
+pub mod webhooks;
 
 pub use fed::FedStdio;
 
@@ -86,7 +87,21 @@ impl Server {
     /// Serves `events` too (the Events extension, [`crate::events`]: `events/list`,
     /// `events/poll`, `events/stream`); emit with [`crate::events::EventRegistry::emit`].
     pub fn with_events(mut self, events: Arc<crate::events::EventRegistry>) -> Self {
+        if events.webhooks().is_none() {
+            // Types offering webhooks are delivered under the default (production) policy.
+            events.set_webhooks(webhooks::Webhooks::new(&events, webhooks::WebhookPolicy::default()));
+        }
         self.engine = Arc::new((*self.engine).clone().with_events(events));
+        self
+    }
+
+    /// Delivers webhook subscriptions of the served events under `policy` (instead of the
+    /// default, production one; [`webhooks::WebhookPolicy::development`] accepts loopback
+    /// callbacks). Call after [`Server::with_events`]; subscriptions made before are dropped.
+    pub fn with_webhook_policy(self, policy: webhooks::WebhookPolicy) -> Self {
+        if let Some(events) = self.engine.events() {
+            events.set_webhooks(webhooks::Webhooks::new(events, policy));
+        }
         self
     }
 

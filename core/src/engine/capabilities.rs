@@ -19,7 +19,11 @@ impl ServerEngine {
             // 2024-11-05 has the method but no capability for it: served there as declared.
             "completion/complete" => self.completions(),
             skill_ext::LIST | skill_ext::GET | skill_ext::DIRECTORY_READ => self.skills.is_some(),
-            event_ext::LIST | event_ext::POLL | event_ext::STREAM => self.events.is_some(),
+            event_ext::LIST
+            | event_ext::POLL
+            | event_ext::STREAM
+            | event_ext::SUBSCRIBE
+            | event_ext::UNSUBSCRIBE => self.events.is_some(),
             _ => return false,
         };
         let Some(a) = self.config.aggregate.as_ref().filter(|_| served) else { return served };

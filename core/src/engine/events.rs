@@ -6,9 +6,10 @@
 //! the runtime ([`EventStream`]): `notifications/events/active`, then each occurrence, with
 //! heartbeats while quiet.
 
-use super::{parse_params, reply_err, Action, ServerEngine};
+use super::{parse_params, reply_err, Action, PendingCall, ServerEngine, WebhookOp, Work};
 use crate::context::{Access, Caller, Entry, Origin};
 use crate::error::{ErrorCode, ErrorData};
+use crate::events::webhook::{self, Granted, Subscribe, SubscriptionKey, Ttl, WebhookError};
 use crate::events::{cursor, millis, DeclaredEvent, Position};
 use crate::jsonrpc::{Message, Notification, Request, RequestId, Response};
 use crate::protocol::events::{
@@ -158,6 +159,147 @@ impl ServerEngine {
         Action::Events(EventStream { id: req.id, version, name: params.name, after, not_before_ms, dialect })
     }
 
+    /// `events/subscribe` (SEP-3415 §Webhook delivery): checked here (the type, its modes, the
+    /// arguments, the callback's form, the secret's), run by the hub
+    /// ([`crate::events::webhook::WebhookHub`]).
+    pub(super) fn events_subscribe(
+        &self,
+        req: Request,
+        version: ProtocolVersion,
+        caller: &Arc<Caller>,
+        now: SystemTime,
+        origin: &Origin,
+    ) -> Action {
+        let dialect = dialect(caller);
+        let (params, _, after) = match self.event_request(&req, DeliveryMode::Webhook, dialect, origin) {
+            Ok(x) => x,
+            Err(e) => return reply_err(req.id, e),
+        };
+        let delivery = req.params.as_ref().and_then(|p| p.get("delivery"));
+        let (url, secret) = match callback(delivery, dialect, true) {
+            Ok(x) => x,
+            Err(e) => return reply_err(req.id, e),
+        };
+        let ttl = match req.params.as_ref().and_then(|p| p.get("ttlMs")) {
+            None => Ttl::Default,
+            Some(Value::Null) => Ttl::Forever,
+            Some(v) => match v.as_u64() {
+                Some(ms) => Ttl::Millis(ms),
+                None => {
+                    return reply_err(
+                        req.id,
+                        ErrorData::invalid_params(
+                            "Invalid params: ttlMs must be a non-negative integer or null",
+                        ),
+                    )
+                }
+            },
+        };
+        let key = SubscriptionKey {
+            principal: origin.owner().unwrap_or_default(),
+            url,
+            name: params.name.clone(),
+            arguments: crate::events::arguments(&params.arguments),
+        };
+        let not_before_ms = after.and(params.max_age_ms).map(|age| millis(now).saturating_sub(age));
+        let keys = self.config.state_keys.clone();
+        let op = WebhookOp::Subscribe(Subscribe {
+            key,
+            secret: secret.unwrap_or_default(),
+            after,
+            not_before_ms,
+            ttl,
+            keys,
+        });
+        self.webhook_call(req, version, caller, op)
+    }
+
+    /// `events/unsubscribe`: by key (principal, url, name, arguments); never by id.
+    pub(super) fn events_unsubscribe(
+        &self,
+        req: Request,
+        version: ProtocolVersion,
+        caller: &Arc<Caller>,
+        origin: &Origin,
+    ) -> Action {
+        let dialect = dialect(caller);
+        let params: PollParams = match parse_params(&req) {
+            Ok(p) => p,
+            Err(e) => return reply_err(req.id, e),
+        };
+        let delivery = req.params.as_ref().and_then(|p| p.get("delivery"));
+        let url = match callback(delivery, dialect, false) {
+            Ok((url, _)) => url,
+            Err(e) => return reply_err(req.id, e),
+        };
+        let key = SubscriptionKey {
+            principal: origin.owner().unwrap_or_default(),
+            url,
+            name: params.name.clone(),
+            arguments: crate::events::arguments(&params.arguments),
+        };
+        self.webhook_call(req, version, caller, WebhookOp::Unsubscribe(key))
+    }
+
+    fn webhook_call(
+        &self,
+        req: Request,
+        version: ProtocolVersion,
+        caller: &Arc<Caller>,
+        op: WebhookOp,
+    ) -> Action {
+        Action::CallTool(Box::new(PendingCall {
+            id: req.id,
+            version,
+            caller: caller.clone(),
+            work: Work::Webhook(op),
+            progress_token: None,
+            log_level: None,
+            input: None,
+            binding: None,
+            task: None,
+        }))
+    }
+
+    /// The response to a webhook method, from what the hub answered (`None`: no hub is set,
+    /// so the server does not deliver webhooks).
+    pub fn webhook_reply(
+        &self,
+        call: &PendingCall,
+        outcome: Option<Result<Option<Granted>, WebhookError>>,
+    ) -> Response {
+        let dialect = dialect(&call.caller);
+        let id = call.id.clone();
+        let name = match &call.work {
+            Work::Webhook(WebhookOp::Subscribe(s)) => s.key.name.clone(),
+            Work::Webhook(WebhookOp::Unsubscribe(k)) => k.name.clone(),
+            _ => {
+                return Response::error(Some(id), ErrorData::internal("Internal error: not a webhook method"))
+            }
+        };
+        match outcome {
+            None => {
+                let why = "This server does not deliver webhooks".to_owned();
+                let data = json!({ "feature": "deliveryMode", "value": "webhook" });
+                Response::error(Some(id), error(EventsErrorKind::Unsupported, dialect, why, data))
+            }
+            Some(Err(WebhookError::Rpc(e))) => Response::error(Some(id), e),
+            Some(Err(WebhookError::Events(kind, message, data))) => {
+                Response::error(Some(id), error(kind, dialect, message, data))
+            }
+            Some(Ok(None)) => self.ok(id, call.version, json!({})),
+            Some(Ok(Some(g))) => {
+                let body = json!({
+                    "id": g.id,
+                    "refreshBefore": g.refresh_before.map(crate::tasks::clock::iso8601),
+                    "cursor": cursor::seal(&self.config.state_keys, &name, g.position),
+                    "truncated": g.truncated,
+                });
+                self.ok(id, call.version, body)
+            }
+        }
+    }
+
     /// `notifications/events/active`: the stream is open at `position` (again after a gap,
     /// with `truncated: true`).
     pub fn events_active(&self, stream: &EventStream, position: Position, truncated: bool) -> Message {
@@ -201,6 +343,43 @@ impl ServerEngine {
     fn events_epoch(&self) -> u64 {
         self.events.as_ref().map_or(0, |e| e.epoch())
     }
+}
+
+/// The `delivery` of a subscribe (`url` and `secret`) or an unsubscribe (`url`): an absolute
+/// `https` or `http` URL (the hub decides whether `http` is allowed), a `whsec_` secret of 24 to
+/// 64 bytes; a `mode` other than `webhook` is Unsupported.
+fn callback(
+    delivery: Option<&Value>,
+    dialect: Dialect,
+    with_secret: bool,
+) -> Result<(String, Option<Vec<u8>>), ErrorData> {
+    let invalid = |why: &str| ErrorData::invalid_params(format!("Invalid params: {why}"));
+    let Some(d) = delivery.and_then(Value::as_object) else {
+        return Err(invalid("delivery must be an object with the callback url"));
+    };
+    if let Some(mode) = d.get("mode").filter(|m| m.as_str() != Some("webhook")) {
+        let why = format!("events/subscribe delivers to webhooks only, not {mode}");
+        let data = json!({ "feature": "deliveryMode", "value": mode });
+        return Err(error(EventsErrorKind::Unsupported, dialect, why, data));
+    }
+    let Some(url) = d.get("url").and_then(Value::as_str) else {
+        return Err(invalid("delivery.url must be a string"));
+    };
+    let parsed = reqwest::Url::parse(url).map_err(|e| invalid(&format!("delivery.url is not a URL: {e}")))?;
+    if !matches!(parsed.scheme(), "https" | "http")
+        || parsed.host_str().is_none()
+        || !parsed.username().is_empty()
+    {
+        return Err(invalid("delivery.url must be an https URL with a host and no credentials"));
+    }
+    if !with_secret {
+        return Ok((url.to_owned(), None));
+    }
+    let secret =
+        d.get("secret").and_then(Value::as_str).and_then(webhook::parse_secret).ok_or_else(|| {
+            invalid("delivery.secret must be whsec_ followed by the base64 of 24 to 64 random bytes")
+        })?;
+    Ok((url.to_owned(), Some(secret)))
 }
 
 /// Whether `origin` may list or use event type `t`.

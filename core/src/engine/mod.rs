@@ -38,7 +38,7 @@ pub use connection::{Event, Job, JobId, RouteId, ServerConnection};
 pub use events::EventStream;
 pub use ids::{IdHasher, IdMap, PeerMap};
 pub use listen::Listen;
-pub use work::{Chained, Outcome, PendingCall, TaskOp, Work};
+pub use work::{Chained, Outcome, PendingCall, TaskOp, WebhookOp, Work};
 
 use crate::context::{Access, Caller, Entry, Origin};
 use crate::error::{ErrorCode, ErrorData};
@@ -426,6 +426,8 @@ impl ServerEngine {
         let caller = Caller { version, client_info, client_capabilities: caps };
         match req.method.as_str() {
             "subscriptions/listen" => self.listen(req, version, &caller.client_capabilities, origin),
+            // A stream is a long-lived job, as a listen stream: not a request middleware answers.
+            event_ext::STREAM => self.common(req, version, level, Who::Modern(Arc::new(caller)), now, origin),
             _ if self.chains() => self.chained(req, version, level, Who::Modern(Arc::new(caller))),
             _ => self.modern_methods(req, version, level, Arc::new(caller), now, origin),
         }
@@ -511,7 +513,7 @@ impl ServerEngine {
         now: SystemTime,
         origin: &Origin,
     ) -> Action {
-        if self.chains() {
+        if self.chains() && req.method != event_ext::STREAM {
             return self.chained(req, version, log_level, Who::Legacy(caller));
         }
         self.legacy_methods(req, version, log_level, caller, now, origin)
@@ -568,6 +570,8 @@ impl ServerEngine {
             event_ext::LIST => self.events_list(req, version, origin),
             event_ext::POLL => self.events_poll(req, version, who.caller(), now, origin),
             event_ext::STREAM => self.events_stream(req, version, who.caller(), now, origin),
+            event_ext::SUBSCRIBE => self.events_subscribe(req, version, who.caller(), now, origin),
+            event_ext::UNSUBSCRIBE => self.events_unsubscribe(req, version, who.caller(), origin),
             _ => reply_err(req.id, ErrorData::method_not_found(&req.method)),
         }
     }

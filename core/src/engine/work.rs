@@ -53,6 +53,9 @@ pub enum Work {
     /// `tasks/get`, `tasks/update`, `tasks/cancel` (Tasks extension): store work, run by the
     /// runtime and answered with [`ServerEngine::task_reply`].
     Task(TaskOp),
+    /// `events/subscribe`, `events/unsubscribe` (Events extension): hub work, run by the
+    /// runtime and answered with [`ServerEngine::webhook_reply`].
+    Webhook(WebhookOp),
     /// A request for the server's middleware chain (runtime work: its innermost step is
     /// [`ServerEngine::dispatch`]).
     Chain(Box<Chained>),
@@ -66,9 +69,19 @@ impl std::fmt::Debug for Work {
             Work::Resource { request, .. } => write!(f, "Resource({})", request.uri),
             Work::Complete { request, .. } => write!(f, "Complete({})", request.argument),
             Work::Task(op) => write!(f, "Task({op:?})"),
+            Work::Webhook(op) => write!(f, "Webhook({op:?})"),
             Work::Chain(c) => write!(f, "Chain({})", c.request.method),
         }
     }
+}
+
+/// A webhook subscription method, checked by the engine.
+#[derive(Debug, Clone)]
+pub enum WebhookOp {
+    /// `events/subscribe`.
+    Subscribe(crate::events::webhook::Subscribe),
+    /// `events/unsubscribe`.
+    Unsubscribe(crate::events::webhook::SubscriptionKey),
 }
 
 /// What host code produced.
@@ -156,6 +169,9 @@ impl PendingCall {
             },
             Work::Task(_) => {
                 Box::pin(async { Err(Error::protocol("a task method is store work, not host code")) })
+            }
+            Work::Webhook(_) => {
+                Box::pin(async { Err(Error::protocol("a webhook method is hub work, not host code")) })
             }
             Work::Chain(_) => {
                 Box::pin(async { Err(Error::protocol("a chained request is the runtime's, not host code")) })

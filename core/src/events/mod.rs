@@ -13,6 +13,7 @@ pub mod cursor;
 mod log;
 #[cfg(test)]
 mod tests;
+pub mod webhook;
 
 use crate::changes::{Change, ChangeFeed};
 use crate::error::{Error, ErrorData, Result};
@@ -183,6 +184,7 @@ pub struct EventRegistry {
     changes: ChangeFeed,
     /// Milliseconds between heartbeats.
     heartbeat_ms: AtomicU64,
+    webhooks: RwLock<Option<Arc<dyn webhook::WebhookHub>>>,
 }
 
 impl EventRegistry {
@@ -195,6 +197,7 @@ impl EventRegistry {
             logs: Mutex::default(),
             changes: ChangeFeed::default(),
             heartbeat_ms: AtomicU64::new(DEFAULT_HEARTBEAT.as_millis() as u64),
+            webhooks: RwLock::default(),
         }
     }
 
@@ -210,6 +213,16 @@ impl EventRegistry {
     pub fn set_heartbeat(&self, every: Duration) {
         let every = every.clamp(Duration::from_millis(10), Duration::from_secs(30));
         self.heartbeat_ms.store(every.as_millis() as u64, Ordering::Relaxed);
+    }
+
+    /// Delivers webhook subscriptions through `hub` (replacing any before).
+    pub fn set_webhooks(&self, hub: Arc<dyn webhook::WebhookHub>) {
+        *self.webhooks.write().expect("lock") = Some(hub);
+    }
+
+    /// The hub delivering webhook subscriptions, when one is set.
+    pub fn webhooks(&self) -> Option<Arc<dyn webhook::WebhookHub>> {
+        self.webhooks.read().expect("lock").clone()
     }
 
     /// How often a quiet stream hears a heartbeat.

@@ -112,6 +112,40 @@ fn a_declaration_reads_from_the_json_a_binding_passes() {
 }
 
 #[test]
+fn webhook_signatures_follow_standard_webhooks() {
+    use webhook::{parse_secret, sign, verify};
+    // The Standard Webhooks specification's example (spec/standard-webhooks.md).
+    let secret = parse_secret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw").unwrap();
+    let body = br#"{"test": 2432232314}"#;
+    let sig = sign(&secret, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, body);
+    assert_eq!(sig, "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
+    assert!(verify(&secret, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, body, &format!("v1,bad {sig}")));
+    assert!(!verify(&secret, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265331, body, &sig));
+    // Secrets: the prefix, base64, 24 to 64 bytes.
+    assert!(parse_secret("MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw").is_none());
+    assert!(parse_secret("whsec_AAAAAAAAAAA=").is_none(), "8 bytes");
+    assert!(parse_secret("whsec_!!").is_none());
+}
+
+#[test]
+fn subscription_ids_are_stable_over_the_key() {
+    let key = |url: &str, args: serde_json::Value| webhook::SubscriptionKey {
+        principal: "alice".into(),
+        url: url.into(),
+        name: "tick".into(),
+        arguments: args,
+    };
+    let a = key("https://a.example/h", json!({"x": 1, "y": 2}));
+    assert_eq!(
+        a.id(),
+        key("https://a.example/h", json!({"y": 2, "x": 1})).id(),
+        "member order does not matter"
+    );
+    assert_ne!(a.id(), key("https://b.example/h", json!({"x": 1, "y": 2})).id());
+    assert!(a.id().starts_with("sub_") && a.id().len() == 36);
+}
+
+#[test]
 fn cursors_are_sealed_per_type() {
     let keys = StateKeys::from(StateKey::new(vec![9u8; 32]));
     let p = Position { epoch: 7, seq: 42 };

@@ -5,7 +5,7 @@ use super::env::{context, settle, Env};
 use super::unwind::CatchUnwind;
 use crate::changes::Change;
 use crate::context::{BoxFuture, NotificationSink, Origin, PeerLink, RequestContext};
-use crate::engine::{Action, EventStream, Listen, PendingCall, TaskOp, Work};
+use crate::engine::{Action, EventStream, Listen, PendingCall, TaskOp, WebhookOp, Work};
 use crate::error::ErrorData;
 use crate::jsonrpc::Response;
 use crate::middleware::Endpoint;
@@ -34,6 +34,15 @@ pub(crate) async fn run_call(
             other => other,
         };
         return env.engine.task_reply(&call, outcome);
+    }
+    if let Work::Webhook(op) = &call.work {
+        let hub = env.engine.events().and_then(|e| e.webhooks());
+        let outcome = match (hub, op.clone()) {
+            (None, _) => None,
+            (Some(hub), WebhookOp::Subscribe(s)) => Some(hub.subscribe(s).await.map(Some)),
+            (Some(hub), WebhookOp::Unsubscribe(k)) => Some(hub.unsubscribe(k).await.map(|()| None)),
+        };
+        return env.engine.webhook_reply(&call, outcome);
     }
     if let Some(claim) = call.binding.as_ref().and_then(|b| b.claim.as_ref()) {
         if env.engine.config().state_single_use {

@@ -16,12 +16,16 @@
 //! echo_server --pass-through          # one middleware that passes every request on (bench W6)
 //! echo_server --list-cache            # list pages answered from memory (ready-made middleware)
 //! OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 echo_server   # OpenTelemetry over OTLP/HTTP
-//! echo_server --events [--events-heartbeat-ms N]   # event types `echoed` and `tick` (MCP Events)
+//! echo_server --events [--events-heartbeat-ms N] [--events-allow-http-loopback]   # MCP Events
 //! ```
 //! `--events` (the Events extension, SEP-3415) declares two event types: `echoed`, one
-//! occurrence `{"text"}` per `echo` call, and `tick`, one `{"n"}` a second, replayable from a
-//! cursor for the last 60; both delivered by poll (`events/poll`) and push (`events/stream`).
-//! `--events-heartbeat-ms N` sets how often a quiet stream hears a heartbeat (default 15 s).
+//! occurrence `{"text"}` per `echo` call, delivered by poll (`events/poll`), push
+//! (`events/stream`) and signed webhooks (`events/subscribe`); and `tick`, one `{"n"}` a second,
+//! replayable from a cursor for the last 60, by poll and push. `--events-heartbeat-ms N` sets
+//! how often a quiet stream hears a heartbeat (default 15 s). `--events-allow-http-loopback`
+//! (development only) accepts `http` webhook callbacks on loopback addresses and subscribers
+//! without a token; without it a callback must be `https` to a public address and a subscriber
+//! authenticated.
 //! `--synthetic-tools N` adds N generated tools (`create_invoice_for_one` … : every verb of a
 //! business API on every kind of record, each answering `"<name> done"`); `--tool-search` lists
 //! only `echo`, `add` and `search_tools`, which ranks the whole catalogue for a query (BM25) and
@@ -73,6 +77,7 @@
 
 use mcpcore::auth::server::{AuthConfig, JwtConfig, JwtVerifier};
 use mcpcore::events::{EventDecl, EventRegistry};
+use mcpcore::protocol::events::DeliveryMode;
 use mcpcore::prelude::*;
 use mcpcore::server::middleware::{Idempotency, RateLimit};
 use mcpcore::store::ScaleOut;
@@ -110,6 +115,7 @@ fn events(args: &[String]) -> Result<Arc<EventRegistry>, String> {
     registry
         .declare(
             EventDecl::new("echoed", "Each text the echo tool returned.")
+                .delivery([DeliveryMode::Poll, DeliveryMode::Push, DeliveryMode::Webhook])
                 .input_schema(no_arguments.clone())
                 .payload_schema(text)
                 .poll_interval_ms(1_000),
@@ -125,6 +131,11 @@ fn events(args: &[String]) -> Result<Arc<EventRegistry>, String> {
         )
         .map_err(|e| e.to_string())?;
     let registry = Arc::new(registry);
+    if args.iter().any(|a| a == "--events-allow-http-loopback") {
+        // Development only: loopback http callbacks, subscribers without a token.
+        let policy = mcpcore::server::webhooks::WebhookPolicy::development();
+        registry.set_webhooks(mcpcore::server::webhooks::Webhooks::new(&registry, policy));
+    }
     let ticking = Arc::downgrade(&registry);
     tokio::spawn(async move {
         let mut every = tokio::time::interval(std::time::Duration::from_secs(1));

@@ -1,0 +1,318 @@
+//! Webhook delivery of MCP Events (SEP-3415 §Webhook delivery; issue 48) over real HTTP on
+//! 127.0.0.1: a receiver (axum) that answers verification challenges and records every POST;
+//! our server subscribing it, verifying it, delivering signed occurrences in order (each
+//! signature checked here with HMAC-SHA256 computed independently), re-signing after a refresh
+//! with a new secret, retrying a 503 with fresh timestamps, not retrying a 410, stopping at
+//! unsubscribe; and every refusal with its code: a bad secret or URL, a private address, a
+//! callback that fails its challenge, a type without webhooks, an anonymous caller under the
+//! production policy.
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::post;
+use axum::Router;
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
+use hmac::{Hmac, KeyInit, Mac};
+use mcpcore::events::{EventDecl, EventRegistry};
+use mcpcore::http::server::{HttpServerConfig, HttpServing};
+use mcpcore::protocol::events::DeliveryMode;
+use mcpcore::server::webhooks::WebhookPolicy;
+use mcpcore::server::Server;
+use mcpcore_tests::http::{fixture_registry, modern, send, Raw};
+use serde_json::{json, Value};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// One POST the receiver got.
+#[derive(Debug, Clone)]
+struct Got {
+    path: String,
+    id: String,
+    timestamp: u64,
+    signature: String,
+    subscription: String,
+    body: Vec<u8>,
+}
+
+impl Got {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap()
+    }
+
+    /// True when the signature is HMAC-SHA256 over "id.timestamp.body" with `secret`.
+    fn signed_with(&self, secret: &[u8]) -> bool {
+        let mut mac = Hmac::<sha2::Sha256>::new_from_slice(secret).unwrap();
+        mac.update(format!("{}.{}.", self.id, self.timestamp).as_bytes());
+        mac.update(&self.body);
+        let expected = format!("v1,{}", STANDARD.encode(mac.finalize().into_bytes()));
+        self.signature.split(' ').any(|s| s == expected)
+    }
+}
+
+#[derive(Default)]
+struct Receiver {
+    got: Mutex<Vec<Got>>,
+}
+
+async fn hook(
+    State(r): State<Arc<Receiver>>,
+    Path(path): Path<String>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> (StatusCode, String) {
+    let h = |k: &str| headers.get(k).and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+    let got = Got {
+        path: path.clone(),
+        id: h("webhook-id"),
+        timestamp: h("webhook-timestamp").parse().unwrap_or(0),
+        signature: h("webhook-signature"),
+        subscription: h("x-mcp-subscription-id"),
+        body: body.to_vec(),
+    };
+    let v: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let attempts = {
+        let mut all = r.got.lock().unwrap();
+        all.push(got.clone());
+        all.iter().filter(|g| g.id == got.id && g.path == got.path).count()
+    };
+    if v["type"] == "verification" {
+        let challenge = if path == "bad" { json!("wrong") } else { v["challenge"].clone() };
+        return (StatusCode::OK, json!({ "challenge": challenge }).to_string());
+    }
+    match path.as_str() {
+        "flaky" if attempts <= 2 => (StatusCode::SERVICE_UNAVAILABLE, "later".into()),
+        "gone" => (StatusCode::GONE, "gone".into()),
+        _ => (StatusCode::NO_CONTENT, String::new()),
+    }
+}
+
+async fn receiver() -> (Arc<Receiver>, String) {
+    let r = Arc::new(Receiver::default());
+    let app = Router::new().route("/{path}", post(hook)).with_state(r.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (r, base)
+}
+
+fn events() -> Arc<EventRegistry> {
+    let r = EventRegistry::new();
+    let all = [DeliveryMode::Poll, DeliveryMode::Push, DeliveryMode::Webhook];
+    r.declare(EventDecl::new("tick", "Counts").delivery(all)).unwrap();
+    r.declare(EventDecl::new("nohook", "Poll only").delivery([DeliveryMode::Poll])).unwrap();
+    Arc::new(r)
+}
+
+async fn serve(events: &Arc<EventRegistry>, policy: WebhookPolicy) -> (HttpServing, Raw) {
+    let config = mcpcore::engine::ServerConfig::new("hooks", "1.0.0");
+    let server = Server::new(config, Arc::new(fixture_registry()))
+        .with_events(events.clone())
+        .with_webhook_policy(policy);
+    let serving =
+        server.serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default()).await.unwrap();
+    let raw = Raw::new(&serving.url());
+    (serving, raw)
+}
+
+fn secret(byte: u8) -> (String, Vec<u8>) {
+    let bytes = vec![byte; 32];
+    (format!("whsec_{}", STANDARD.encode(&bytes)), bytes)
+}
+
+async fn call(raw: &Raw, method: &str, params: Value) -> Value {
+    send(raw.post_modern(&modern(1, method, params))).await.json
+}
+
+fn subscribe(url: &str, secret: &str) -> Value {
+    json!({"name": "tick", "arguments": {}, "delivery": {"mode": "webhook", "url": url, "secret": secret}, "ttlMs": 60000})
+}
+
+/// Waits (bounded) until `f` holds of what the receiver got.
+async fn until(r: &Receiver, f: impl Fn(&[Got]) -> bool) -> Vec<Got> {
+    for _ in 0..500 {
+        let got = r.got.lock().unwrap().clone();
+        if f(&got) {
+            return got;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("the receiver did not get what was expected: {:?}", r.got.lock().unwrap());
+}
+
+fn policy() -> WebhookPolicy {
+    WebhookPolicy { backoff: Duration::from_millis(50), ..WebhookPolicy::development() }
+}
+
+#[tokio::test]
+async fn a_subscription_is_verified_then_delivered_signed_in_order_and_ends_at_unsubscribe() {
+    let (r, base) = receiver().await;
+    let events = events();
+    let (_serving, raw) = serve(&events, policy()).await;
+    let (s1, k1) = secret(1);
+    let url = format!("{base}/ok");
+    let sub = call(&raw, "events/subscribe", subscribe(&url, &s1)).await;
+    let result = &sub["result"];
+    let id = result["id"].as_str().unwrap_or_else(|| panic!("{sub}")).to_owned();
+    assert!(id.starts_with("sub_"), "{sub}");
+    assert!(result["refreshBefore"].as_str().unwrap().ends_with('Z'), "{sub}");
+    assert!(result["cursor"].is_string() && result["truncated"] == false, "{sub}");
+    // The challenge came first, signed with the secret, naming the subscription.
+    let got = r.got.lock().unwrap().clone();
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0].json()["type"], "verification");
+    assert!(got[0].id.starts_with("msg_verification_"));
+    assert!(got[0].signed_with(&k1));
+    assert_eq!(got[0].subscription, id);
+
+    let a = events.emit("tick", json!({"n": 1})).unwrap();
+    let b = events.emit("tick", json!({"n": 2})).unwrap();
+    let got = until(&r, |g| g.len() >= 3).await;
+    assert_eq!(got[1].id, a.event_id, "webhook-id is the eventId");
+    assert_eq!(got[2].id, b.event_id);
+    for g in &got[1..3] {
+        assert!(g.signed_with(&k1), "{g:?}");
+        assert_eq!(g.subscription, id);
+        let body = g.json();
+        assert_eq!(body["name"], "tick");
+        assert!(body["cursor"].is_string(), "{body}");
+        let age = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs()
+            - g.timestamp;
+        assert!(age < 60, "a fresh timestamp");
+    }
+    assert_eq!(
+        (got[1].json()["data"]["n"].clone(), got[2].json()["data"]["n"].clone()),
+        (json!(1), json!(2))
+    );
+
+    // A refresh with a new secret: the same id, no new challenge, deliveries signed anew.
+    let (s2, k2) = secret(2);
+    let again = call(&raw, "events/subscribe", subscribe(&url, &s2)).await;
+    assert_eq!(again["result"]["id"], id, "{again}");
+    events.emit("tick", json!({"n": 3})).unwrap();
+    let got = until(&r, |g| g.len() >= 4).await;
+    assert!(got[3].signed_with(&k2) && !got[3].signed_with(&k1));
+    // Another URL is another subscription; an id passed in is not an address.
+    let other = call(&raw, "events/subscribe", subscribe(&format!("{base}/other"), &s1)).await;
+    assert_ne!(other["result"]["id"], id, "{other}");
+
+    // Unsubscribe by key: nothing more reaches /ok; a second time it is unknown.
+    let key = json!({"name": "tick", "arguments": {}, "delivery": {"mode": "webhook", "url": url}});
+    let done = call(&raw, "events/unsubscribe", key.clone()).await;
+    assert_eq!(done["result"]["resultType"], "complete", "{done}");
+    events.emit("tick", json!({"n": 4})).unwrap();
+    until(&r, |g| g.iter().any(|x| x.path == "other" && x.json()["data"]["n"] == 4)).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let to_ok = r.got.lock().unwrap().iter().filter(|g| g.path == "ok").count();
+    assert_eq!(to_ok, 4, "no delivery to /ok after unsubscribe");
+    let twice = call(&raw, "events/unsubscribe", key).await;
+    assert_eq!(twice["error"]["code"], -32011, "{twice}");
+}
+
+#[tokio::test]
+async fn failures_are_retried_with_fresh_signatures_and_410_is_not() {
+    let (r, base) = receiver().await;
+    let events = events();
+    let (_serving, raw) = serve(&events, policy()).await;
+    let (s, k) = secret(3);
+    for path in ["flaky", "gone"] {
+        let sub = call(&raw, "events/subscribe", subscribe(&format!("{base}/{path}"), &s)).await;
+        assert!(sub["result"]["id"].is_string(), "{sub}");
+    }
+    let e = events.emit("tick", json!({"n": 1})).unwrap();
+    let got = until(&r, |g| g.iter().filter(|x| x.path == "flaky" && x.id == e.event_id).count() >= 3).await;
+    let flaky: Vec<&Got> = got.iter().filter(|x| x.path == "flaky" && x.id == e.event_id).collect();
+    assert!(flaky.iter().all(|g| g.signed_with(&k)));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let got = r.got.lock().unwrap().clone();
+    assert_eq!(
+        got.iter().filter(|x| x.path == "flaky" && x.id == e.event_id).count(),
+        3,
+        "delivered on the third attempt, then no more"
+    );
+    assert_eq!(
+        got.iter().filter(|x| x.path == "gone" && x.id == e.event_id).count(),
+        1,
+        "410 is not retried"
+    );
+}
+
+#[tokio::test]
+async fn bad_subscriptions_are_refused_with_their_codes_and_change_nothing() {
+    let (r, base) = receiver().await;
+    let events = events();
+    let (_serving, raw) = serve(&events, policy()).await;
+    let (s, _) = secret(4);
+    let code = |v: &Value| v["error"]["code"].as_i64();
+    let ok = format!("{base}/ok");
+    let cases = [
+        (json!({"name": "tick", "arguments": {}, "delivery": {"url": ok}}), -32602, "no secret"),
+        (
+            json!({"name": "tick", "arguments": {}, "delivery": {"url": ok, "secret": "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"}}),
+            -32602,
+            "no whsec_ prefix",
+        ),
+        (
+            json!({"name": "tick", "arguments": {}, "delivery": {"url": ok, "secret": "whsec_AAAAAAAAAAA="}}),
+            -32602,
+            "8 bytes",
+        ),
+        (
+            json!({"name": "tick", "arguments": {}, "delivery": {"url": "http://10.0.0.1/h", "secret": s}}),
+            -32602,
+            "a private address",
+        ),
+        (
+            json!({"name": "tick", "arguments": {}, "delivery": {"url": "not a url", "secret": s}}),
+            -32602,
+            "not a URL",
+        ),
+        (
+            json!({"name": "tick", "arguments": {}, "delivery": {"mode": "push", "url": ok, "secret": s}}),
+            -32014,
+            "another mode",
+        ),
+        (
+            json!({"name": "nohook", "arguments": {}, "delivery": {"url": ok, "secret": s}}),
+            -32014,
+            "a type without webhooks",
+        ),
+        (
+            json!({"name": "nope", "arguments": {}, "delivery": {"url": ok, "secret": s}}),
+            -32011,
+            "an unknown type",
+        ),
+    ];
+    for (params, expected, why) in cases {
+        let v = call(&raw, "events/subscribe", params).await;
+        assert_eq!(code(&v), Some(expected), "{why}: {v}");
+    }
+    assert!(r.got.lock().unwrap().is_empty(), "nothing was posted for a refused subscribe");
+    // A callback that answers the challenge wrongly: -32015, reason named, its answer not echoed.
+    let bad = call(&raw, "events/subscribe", subscribe(&format!("{base}/bad"), &s)).await;
+    assert_eq!(code(&bad), Some(-32015), "{bad}");
+    assert_eq!(bad["error"]["data"], json!({"reason": "challenge_failed"}));
+    assert!(!bad.to_string().contains("wrong"));
+    events.emit("tick", json!({"n": 1})).unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(r.got.lock().unwrap().iter().filter(|g| g.path == "bad").count(), 1, "only the challenge");
+    // Nobody listening there: connection_refused.
+    let closed = call(&raw, "events/subscribe", subscribe("http://127.0.0.1:9/h", &s)).await;
+    assert_eq!(code(&closed), Some(-32015), "{closed}");
+    assert_eq!(closed["error"]["data"]["reason"], "connection_refused");
+}
+
+#[tokio::test]
+async fn the_production_policy_wants_a_principal_and_a_public_https_callback() {
+    let (r, base) = receiver().await;
+    let events = events();
+    let (_serving, raw) = serve(&events, WebhookPolicy::default()).await;
+    let (s, _) = secret(5);
+    let v = call(&raw, "events/subscribe", subscribe(&format!("{base}/ok"), &s)).await;
+    assert_eq!(v["error"]["code"], -32012, "anonymous: Forbidden: {v}");
+    let dev = WebhookPolicy { allow_anonymous: true, ..WebhookPolicy::default() };
+    let (_serving2, raw2) = serve(&events, dev).await;
+    let v = call(&raw2, "events/subscribe", subscribe(&format!("{base}/ok"), &s)).await;
+    assert_eq!(v["error"]["code"], -32602, "loopback without the development option: {v}");
+    assert!(r.got.lock().unwrap().is_empty());
+}
