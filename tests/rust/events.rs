@@ -288,3 +288,32 @@ async fn the_example_server_streams_echoed_over_stdio_until_cancelled() {
     let m = next(&mut lines).await;
     assert_eq!(m["id"], 3, "a frame of the cancelled stream: {m}");
 }
+
+#[tokio::test]
+async fn a_stream_opens_behind_middleware_and_polls_pass_through_it() {
+    let events = registry();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let log = seen.clone();
+    let chain = mcpcore::middleware::from_fn(move |req, _ctx, next: mcpcore::middleware::Next| {
+        log.lock().unwrap().push(req.method.clone());
+        next.run(req)
+    });
+    let mut config = mcpcore::engine::ServerConfig::new("events", "1.0.0");
+    config.middleware = mcpcore::middleware::Chain::new(vec![chain]);
+    let server = Server::new(config, Arc::new(fixture_registry())).with_events(events.clone());
+    let serving =
+        server.serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default()).await.unwrap();
+    let raw = Raw::new(&serving.url());
+    let first = poll(&raw, json!({"name": "tick", "arguments": {}})).await;
+    assert!(first["cursor"].is_string());
+    let body = modern(7, "events/stream", json!({"name": "tick", "arguments": {}}));
+    let mut resp = open(raw.post_modern(&body)).await;
+    events.emit("tick", json!({"n": 1})).unwrap();
+    let text = read_until(&mut resp, |t| t.contains("\"n\":1")).await;
+    assert!(text.contains("notifications/events/active"), "{text}");
+    assert_eq!(
+        *seen.lock().unwrap(),
+        ["events/poll"],
+        "the poll went through the chain; the stream is a job of its own"
+    );
+}

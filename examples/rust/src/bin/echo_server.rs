@@ -77,8 +77,8 @@
 
 use mcpcore::auth::server::{AuthConfig, JwtConfig, JwtVerifier};
 use mcpcore::events::{EventDecl, EventRegistry};
-use mcpcore::protocol::events::DeliveryMode;
 use mcpcore::prelude::*;
+use mcpcore::protocol::events::DeliveryMode;
 use mcpcore::server::middleware::{Idempotency, RateLimit};
 use mcpcore::store::ScaleOut;
 use mcpcore::tls::ServerTls;
