@@ -139,6 +139,12 @@ export declare class Events {
   emit(name: string, data: string): string
   /** Streams opened from now on hear a heartbeat every `ms` milliseconds (10 ms to 30 s). */
   setHeartbeat(ms: number): void
+  /**
+   * Delivers webhook subscriptions under the default policy, or with the development
+   * options on (loopback `http` callbacks; subscribers without a token). Drops existing
+   * subscriptions.
+   */
+  setWebhookPolicy(allowHttpLoopback: boolean, allowAnonymous: boolean): void
   /** Stops offering `name`; false when it was not declared. */
   remove(name: string): boolean
 }

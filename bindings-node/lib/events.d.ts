@@ -1,8 +1,8 @@
 // The Events extension's types (SEP-3415; docs/events.md): what `Server.event` declares and
 // `Server.emit` returns.
 
-/** How an event type can be delivered: `events/poll` or `events/stream`. */
-export type DeliveryMode = 'poll' | 'push';
+/** How an event type can be delivered: `events/poll`, `events/stream`, `events/subscribe`. */
+export type DeliveryMode = 'poll' | 'push' | 'webhook';
 
 /** An event type as `Server.event` declares it. */
 export interface EventSpec {

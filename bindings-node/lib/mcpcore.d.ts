@@ -579,6 +579,9 @@ export class Server {
   emit<T extends { [key: string]: unknown }>(name: string, data: T): import('./events').EventOccurrence<T>;
   /** Streams opened from now on hear a heartbeat every `ms` while quiet (default 15000). */
   eventHeartbeat(ms: number): void;
+  /** How webhook subscriptions are accepted: by default `https` callbacks to public addresses
+   * from authenticated subscribers; the options are for development only. */
+  webhookPolicy(options?: { allowHttpLoopback?: boolean; allowAnonymous?: boolean }): void;
   /** Stops offering the event type `name`; false when it was not declared. */
   removeEvent(name: string): boolean;
   /** Registers a prompt. Register before serving. */

@@ -377,6 +377,17 @@ class Server {
     this._events().setHeartbeat(Math.max(0, Math.round(ms)));
   }
 
+  /**
+   * How webhook subscriptions (`events/subscribe`, for types declared with `'webhook'` in
+   * `delivery`) are accepted. By default a callback must be `https` to a public address and the
+   * subscriber authenticated. Development only: `allowHttpLoopback` accepts `http` callbacks on
+   * loopback addresses, `allowAnonymous` subscribers without a token (they share one
+   * principal). Existing subscriptions are dropped.
+   */
+  webhookPolicy({ allowHttpLoopback = false, allowAnonymous = false } = {}) {
+    this._events().setWebhookPolicy(Boolean(allowHttpLoopback), Boolean(allowAnonymous));
+  }
+
   /** Stops offering the event type `name`; false when it was not declared. */
   removeEvent(name) {
     return this._ev?.remove(name) ?? false;

@@ -4,6 +4,7 @@
 
 use crate::errors;
 use mcpcore::events::{EventDecl, EventRegistry};
+use mcpcore::server::webhooks::{WebhookPolicy, Webhooks};
 use napi_derive::napi;
 use std::sync::Arc;
 
@@ -44,6 +45,15 @@ impl Events {
     #[napi]
     pub fn set_heartbeat(&self, ms: u32) {
         self.inner.set_heartbeat(std::time::Duration::from_millis(u64::from(ms)));
+    }
+
+    /// Delivers webhook subscriptions under the default policy, or with the development
+    /// options on (loopback `http` callbacks; subscribers without a token). Drops existing
+    /// subscriptions.
+    #[napi]
+    pub fn set_webhook_policy(&self, allow_http_loopback: bool, allow_anonymous: bool) {
+        let policy = WebhookPolicy::with_options(allow_http_loopback, allow_anonymous);
+        self.inner.set_webhooks(Webhooks::new(&self.inner, policy));
     }
 
     /// Stops offering `name`; false when it was not declared.

@@ -140,3 +140,68 @@ for (const protocolVersion of ['2026-07-28', '2025-11-25']) {
     }
   });
 }
+
+// A webhook endpoint on 127.0.0.1 checking every delivery with the Standard Webhooks reference
+// library (npm `standardwebhooks`) and answering the verification challenge.
+async function receiver(secret) {
+  const { Webhook } = await import('standardwebhooks');
+  const http = await import('node:http');
+  const hook = new Webhook(secret);
+  const got = [];
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString();
+      const payload = hook.verify(body, req.headers); // throws on a bad signature or an old timestamp
+      got.push({ payload, headers: req.headers });
+      const answer = payload.type === 'verification' ? JSON.stringify({ challenge: payload.challenge }) : '';
+      res.writeHead(200, { 'content-type': 'application/json' }).end(answer);
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { got, url: `http://127.0.0.1:${server.address().port}/hook`, close: () => server.close() };
+}
+
+const SECRET = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
+
+for (const protocolVersion of ['2026-07-28', '2025-11-25']) {
+  test(`the example delivers echoed to a webhook the reference library verifies (${protocolVersion})`, async () => {
+    const r = await receiver(SECRET);
+    const args = [path.join(examples, 'echo_server.mjs'), '--events', '--events-allow-http-loopback'];
+    const c = await Client.connectStdio(process.execPath, args, { protocolVersion });
+    try {
+      const sub = await c.request('events/subscribe', { name: 'echoed', arguments: {}, delivery: { mode: 'webhook', url: r.url, secret: SECRET } });
+      assert.match(sub.id, /^sub_/);
+      assert.equal(r.got[0].payload.type, 'verification');
+      await c.callTool('echo', { text: 'to the hook' });
+      for (let i = 0; i < 100 && r.got.length < 2; i++) await new Promise((ok) => setTimeout(ok, 50));
+      const { payload, headers } = r.got[1];
+      assert.deepEqual([payload.name, payload.data], ['echoed', { text: 'to the hook' }]);
+      assert.equal(headers['webhook-id'], payload.eventId);
+      assert.equal(headers['x-mcp-subscription-id'], sub.id);
+      await c.request('events/unsubscribe', { name: 'echoed', arguments: {}, delivery: { url: r.url } });
+      await c.callTool('echo', { text: 'nobody' });
+      await new Promise((ok) => setTimeout(ok, 300));
+      assert.equal(r.got.length, 2, 'nothing after unsubscribe');
+      await assert.rejects(c.request('events/subscribe', { name: 'tick', arguments: {}, delivery: { url: r.url, secret: SECRET } }), (e) => e.code === -32014);
+    } finally {
+      await c.close();
+      r.close();
+    }
+  });
+}
+
+test('webhooks need a principal by default', async () => {
+  const server = new Server({ name: 'strict', version: '1.0' });
+  server.event('deploy', { delivery: ['webhook'] });
+  const serving = await server.serveHttp({ port: 0 });
+  const c = await Client.connectHttp(serving.url);
+  try {
+    const params = { name: 'deploy', arguments: {}, delivery: { url: 'https://example.com/h', secret: SECRET } };
+    await assert.rejects(c.request('events/subscribe', params), (e) => e.code === -32012);
+  } finally {
+    await c.close();
+    await serving.shutdown();
+  }
+});

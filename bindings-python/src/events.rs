@@ -4,6 +4,7 @@
 
 use crate::{errors, to_json};
 use mcpcore::events::{EventDecl, EventRegistry};
+use mcpcore::server::webhooks::{WebhookPolicy, Webhooks};
 use pyo3::prelude::*;
 use std::sync::Arc;
 
@@ -39,6 +40,14 @@ impl Events {
         let data = serde_json::from_str(data)
             .map_err(|e| errors::to_py(mcpcore::Error::invalid_input(e.to_string())))?;
         self.inner.emit(name, data).map(|o| to_json(&o)).map_err(errors::to_py)
+    }
+
+    /// Delivers webhook subscriptions under the default policy, or with the development
+    /// options on (loopback `http` callbacks; subscribers without a token). Drops existing
+    /// subscriptions.
+    fn set_webhook_policy(&self, allow_http_loopback: bool, allow_anonymous: bool) {
+        let policy = WebhookPolicy::with_options(allow_http_loopback, allow_anonymous);
+        self.inner.set_webhooks(Webhooks::new(&self.inner, policy));
     }
 
     /// Stops offering `name`; False when it was not declared.

@@ -171,3 +171,101 @@ def test_the_example_server_emits_echoed_and_tick(lineage: str, version: str) ->
             assert e.value.code == -32602
 
     go()
+
+
+class _Receiver:
+    """A webhook endpoint on 127.0.0.1 (the standard library's HTTP server in a thread) that
+    checks every delivery with the Standard Webhooks reference library and answers the
+    verification challenge."""
+
+    def __init__(self, secret: str) -> None:
+        import http.server
+        import threading
+
+        from standardwebhooks import Webhook
+
+        self.verified: List[Dict[str, Any]] = []
+        self.headers: List[Dict[str, str]] = []
+        hook = Webhook(secret)
+        receiver = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
+                body = self.rfile.read(int(self.headers["content-length"]))
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                payload = hook.verify(body, headers)  # raises on a bad signature or an old timestamp
+                receiver.verified.append(payload)
+                receiver.headers.append(headers)
+                answer = json.dumps({"challenge": payload["challenge"]}) if payload.get("type") == "verification" else ""
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer.encode())
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+
+
+SECRET = "whsec_" + __import__("base64").b64encode(b"k" * 32).decode()
+
+
+@pytest.mark.parametrize("lineage,version", LINEAGES)
+def test_the_example_delivers_echoed_to_a_webhook_the_reference_library_verifies(lineage: str, version: str) -> None:
+    receiver = _Receiver(SECRET)
+
+    @run_async
+    async def go() -> None:
+        args = [str(EXAMPLES / "echo_server.py"), "--events", "--events-allow-http-loopback"]
+        async with await Client.connect_stdio(PY, args, lineage=lineage) as c:
+            sub = await c.request("events/subscribe", {
+                "name": "echoed", "arguments": {},
+                "delivery": {"mode": "webhook", "url": receiver.url, "secret": SECRET}})
+            assert sub["id"].startswith("sub_") and sub["truncated"] is False
+            assert receiver.verified[0]["type"] == "verification"
+            await c.call_tool("echo", {"text": "to the hook"})
+            for _ in range(100):
+                if len(receiver.verified) >= 2:
+                    break
+                await asyncio.sleep(0.05)
+            event = receiver.verified[1]
+            assert event["name"] == "echoed" and event["data"] == {"text": "to the hook"}
+            assert receiver.headers[1]["webhook-id"] == event["eventId"]
+            assert receiver.headers[1]["x-mcp-subscription-id"] == sub["id"]
+            # Unsubscribed: the next echo reaches nobody.
+            await c.request("events/unsubscribe", {"name": "echoed", "arguments": {},
+                                                   "delivery": {"url": receiver.url}})
+            await c.call_tool("echo", {"text": "nobody"})
+            await asyncio.sleep(0.3)
+            assert len(receiver.verified) == 2
+            with pytest.raises(McpError) as e:
+                await c.request("events/subscribe", {"name": "tick", "arguments": {},
+                                                     "delivery": {"url": receiver.url, "secret": SECRET}})
+            assert e.value.code == -32014, "tick is not delivered by webhook"
+
+    try:
+        go()
+    finally:
+        receiver.close()
+
+
+@run_async
+async def test_webhooks_need_a_principal_and_https_by_default() -> None:
+    server = Server("strict", "1.0")
+    server.add_event("deploy", delivery=["webhook"])
+    serving = await server.serve_http()
+    try:
+        async with await bounded(Client.connect_http(serving.url)) as c:
+            with pytest.raises(McpError) as e:
+                await c.request("events/subscribe", {"name": "deploy", "arguments": {},
+                                                     "delivery": {"url": "https://example.com/h", "secret": SECRET}})
+            assert e.value.code == -32012
+    finally:
+        await serving.shutdown()

@@ -10,11 +10,12 @@
 //   node echo_server.mjs --tool-search --synthetic-tools 1000  # 1,000 more tools, found by search_tools
 //   node echo_server.mjs --rate-limit 5         # each client: 5 requests a second (ready-made middleware)
 //   node echo_server.mjs --idempotency          # append(text, idempotency_key), once per key
-//   node echo_server.mjs --events [--events-heartbeat-ms N]  # event types echoed and tick (MCP Events)
+//   node echo_server.mjs --events [--events-heartbeat-ms N] [--events-allow-http-loopback]  # MCP Events
 //
 // `--events` (the Events extension, SEP-3415) declares `echoed`, one occurrence `{text}` per
-// `echo` call, and `tick`, one `{n}` a second, the last 60 kept for replay; both are delivered
-// by poll and push.
+// `echo` call, delivered by poll, push and signed webhooks, and `tick`, one `{n}` a second, the
+// last 60 kept for replay, by poll and push. `--events-allow-http-loopback` (development only)
+// accepts `http` webhook callbacks on loopback addresses and subscribers without a token.
 //
 // Behind a load balancer with several instances (no sticky routing): `--store redis://…` keeps
 // legacy sessions in Redis, so any instance serves any message of any session; it needs the
@@ -52,6 +53,7 @@ try {
       idempotency: { type: 'boolean' },
       events: { type: 'boolean' },
       'events-heartbeat-ms': { type: 'string' },
+      'events-allow-http-loopback': { type: 'boolean' },
     },
   }));
 } catch (e) {
@@ -78,8 +80,10 @@ if (values.events) {
     description: 'Each text the echo tool returned.',
     arguments: noArguments,
     payload: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    delivery: ['poll', 'push', 'webhook'],
     pollIntervalMs: 1000,
   });
+  if (values['events-allow-http-loopback']) server.webhookPolicy({ allowHttpLoopback: true, allowAnonymous: true });
   server.event('tick', {
     description: 'One a second, counting up from 1; replayable for the last 60.',
     arguments: noArguments,

@@ -9,11 +9,13 @@
     python echo_server.py --tool-search --synthetic-tools 1000  # 1,000 more tools, found by search_tools
     python echo_server.py --rate-limit 5        # each client: 5 requests a second (ready-made middleware)
     python echo_server.py --idempotency         # append(text, idempotency_key), once per key
-    python echo_server.py --events [--events-heartbeat-ms N]  # event types echoed and tick (MCP Events)
+    python echo_server.py --events [--events-heartbeat-ms N] [--events-allow-http-loopback]  # MCP Events
 
 ``--events`` (the Events extension, SEP-3415) declares ``echoed``, one occurrence ``{"text"}``
-per ``echo`` call, and ``tick``, one ``{"n"}`` a second, the last 60 kept for replay; both are
-delivered by poll and push.
+per ``echo`` call, delivered by poll, push and signed webhooks, and ``tick``, one ``{"n"}`` a
+second, the last 60 kept for replay, by poll and push. ``--events-allow-http-loopback``
+(development only) accepts ``http`` webhook callbacks on loopback addresses and subscribers
+without a token.
 
 Behind a load balancer with several instances (no sticky routing): ``--store redis://...`` keeps
 legacy sessions in Redis, so any instance serves any message of any session; it needs the
@@ -71,11 +73,14 @@ class Tick(TypedDict):
     n: int
 
 
-def add_events(heartbeat_ms: Optional[int]) -> None:
+def add_events(heartbeat_ms: Optional[int], allow_http_loopback: bool) -> None:
     """``--events``: the event types ``echoed`` and ``tick``, and a thread emitting a tick a second."""
     global EVENTS
     no_arguments = {"type": "object", "properties": {}, "additionalProperties": False}
-    server.event("echoed", arguments=no_arguments, poll_interval_ms=1000)(Echoed)
+    server.event("echoed", arguments=no_arguments, poll_interval_ms=1000,
+                 delivery=("poll", "push", "webhook"))(Echoed)
+    if allow_http_loopback:
+        server.webhook_policy(allow_http_loopback=True, allow_anonymous=True)
     server.event("tick", arguments=no_arguments, retain=60, poll_interval_ms=1000)(Tick)
     if heartbeat_ms is not None:
         server.event_heartbeat(heartbeat_ms / 1000)
@@ -205,9 +210,11 @@ if __name__ == "__main__":
     parser.add_argument("--events", action="store_true", help="declare the event types echoed and tick")
     parser.add_argument("--events-heartbeat-ms", metavar="N", type=int,
                         help="how often a quiet event stream hears a heartbeat (default 15000)")
+    parser.add_argument("--events-allow-http-loopback", action="store_true",
+                        help="development only: http webhook callbacks on loopback, subscribers without a token")
     args = parser.parse_args()
     if args.events:
-        add_events(args.events_heartbeat_ms)
+        add_events(args.events_heartbeat_ms, args.events_allow_http_loopback)
     if args.idempotency:
         add_append(args.store)
     if args.rate_limit is not None:

@@ -14,7 +14,8 @@ from ._schema import type_schema
 
 T = TypeVar("T")
 
-#: How an event type can be delivered: ``"poll"`` (``events/poll``), ``"push"`` (``events/stream``).
+#: How an event type can be delivered: ``"poll"`` (``events/poll``), ``"push"`` (``events/stream``),
+#: ``"webhook"`` (``events/subscribe``; not in the default).
 DELIVERY = ("poll", "push")
 
 
@@ -112,6 +113,14 @@ class _ServerEvents:
         """Streams opened from now on hear ``notifications/events/heartbeat`` every ``seconds``
         while quiet (default 15; between 0.01 and 30)."""
         self._event_set().set_heartbeat(max(0, int(seconds * 1000)))
+
+    def webhook_policy(self, *, allow_http_loopback: bool = False, allow_anonymous: bool = False) -> None:
+        """How webhook subscriptions (``events/subscribe``, for types declared with ``"webhook"``
+        in ``delivery``) are accepted. By default a callback must be ``https`` to a public
+        address and the subscriber authenticated. **Development only:** ``allow_http_loopback``
+        accepts ``http`` callbacks on loopback addresses, ``allow_anonymous`` subscribers
+        without a token (they share one principal). Existing subscriptions are dropped."""
+        self._event_set().set_webhook_policy(allow_http_loopback, allow_anonymous)
 
     def remove_event(self, name: str) -> bool:
         """Stops offering ``name`` (its kept occurrences go too); False when it was not declared."""

@@ -53,6 +53,20 @@ pub struct WebhookPolicy {
     pub max_per_principal: usize,
 }
 
+impl WebhookPolicy {
+    /// The default policy, or the development one when either development option is on, with
+    /// exactly those options: what the bindings' `allow_http_loopback` / `allow_anonymous`
+    /// settings make.
+    pub fn with_options(allow_http_loopback: bool, allow_anonymous: bool) -> Self {
+        let base = if allow_http_loopback || allow_anonymous {
+            WebhookPolicy::development()
+        } else {
+            WebhookPolicy::default()
+        };
+        WebhookPolicy { allow_http_loopback, allow_anonymous, ..base }
+    }
+}
+
 impl Default for WebhookPolicy {
     fn default() -> Self {
         WebhookPolicy {
