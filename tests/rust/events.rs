@@ -317,3 +317,85 @@ async fn a_stream_opens_behind_middleware_and_polls_pass_through_it() {
         "the poll went through the chain; the stream is a job of its own"
     );
 }
+
+/// Our client against our server, on every transport and lineage: list, poll, the poller's
+/// waits, a stream's items and cursor, resuming from it.
+async fn client_round(client: &mcpcore::client::Client, emit: &(dyn Fn(i64) + Sync)) {
+    use mcpcore::client::StreamItem;
+    assert!(client.events_support().is_some());
+    let types = client.list_events().await.unwrap();
+    assert!(types.iter().any(|t| t.name == "tick"), "{types:?}");
+    let first = client.poll_events("tick", json!({}), None, None).await.unwrap();
+    assert!(first.events.is_empty() && first.cursor.is_some());
+    emit(1);
+    let got = client.poll_events("tick", json!({}), first.cursor.clone(), None).await.unwrap();
+    assert_eq!(got.events.len(), 1, "{got:?}");
+    let mut stream = client.stream_events("tick", json!({}), got.cursor.clone()).await.unwrap();
+    assert_eq!(
+        stream.next().await,
+        Some(StreamItem::Active { cursor: got.cursor.clone(), truncated: false })
+    );
+    emit(2);
+    let item = loop {
+        match stream.next().await.expect("open") {
+            StreamItem::Event(o) => break o,
+            StreamItem::Heartbeat { .. } => continue,
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(item.data, json!({"n": 2}));
+    assert_eq!(stream.cursor(), item.cursor.as_deref());
+    let resume = stream.cursor().map(str::to_owned);
+    drop(stream);
+    emit(3);
+    let mut again = client.stream_events("tick", json!({}), resume).await.unwrap();
+    assert!(matches!(again.next().await, Some(StreamItem::Active { truncated: false, .. })));
+    let replayed = loop {
+        if let Some(StreamItem::Event(o)) = again.next().await {
+            break o;
+        }
+    };
+    assert_eq!(replayed.data, json!({"n": 3}), "resumed from the cursor: 3 replayed, 2 not again");
+    let e = client.stream_events("nope", json!({}), None).await.unwrap_err();
+    assert_eq!(e.code().0, -32011, "{e:?}");
+}
+
+#[tokio::test]
+async fn our_client_lists_polls_and_streams_over_http_on_both_lineages() {
+    use mcpcore::client::{Client, ClientOptions};
+    use mcpcore::protocol::ProtocolVersion;
+    let events = registry();
+    let (_serving, raw) = serve(&events).await;
+    for version in [ProtocolVersion::V2026_07_28, ProtocolVersion::V2025_11_25] {
+        let options = ClientOptions { version: Some(version), ..Default::default() };
+        let client = Client::connect_http(&raw.url, mcpcore::http::client::HttpOptions::default(), options)
+            .await
+            .unwrap();
+        let e = events.clone();
+        client_round(&client, &move |n| {
+            e.emit("tick", json!({ "n": n })).unwrap();
+        })
+        .await;
+    }
+}
+
+#[tokio::test]
+async fn our_client_polls_at_the_pace_the_server_asks_with_a_floor() {
+    use mcpcore::client::{Client, ClientOptions, POLL_FLOOR};
+    let events = registry();
+    let (_serving, raw) = serve(&events).await;
+    let client = Client::connect_http(&raw.url, Default::default(), ClientOptions::default()).await.unwrap();
+    let mut poller = client.poller("tick", json!({}), None);
+    poller.next().await.unwrap();
+    for n in 0..3 {
+        events.emit("tick", json!({ "n": n })).unwrap();
+    }
+    let start = std::time::Instant::now();
+    let r = poller.next().await.unwrap();
+    assert!(
+        start.elapsed() >= POLL_FLOOR,
+        "waited at least the floor (the server asked 5 s: {:?})",
+        start.elapsed()
+    );
+    assert_eq!(r.events.len(), 3);
+}

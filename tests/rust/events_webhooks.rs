@@ -316,3 +316,24 @@ async fn the_production_policy_wants_a_principal_and_a_public_https_callback() {
     assert_eq!(v["error"]["code"], -32602, "loopback without the development option: {v}");
     assert!(r.got.lock().unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn our_client_subscribes_refreshes_and_unsubscribes_a_webhook() {
+    use mcpcore::client::{Client, ClientOptions};
+    let (r, base) = receiver().await;
+    let events = events();
+    let (_serving, raw) = serve(&events, policy()).await;
+    let client = Client::connect_http(&raw.url, Default::default(), ClientOptions::default()).await.unwrap();
+    let (s, k) = secret(6);
+    let url = format!("{base}/ok");
+    let granted = client.subscribe_webhook("tick", json!({}), &url, &s, Some(5_000)).await.unwrap();
+    assert!(granted.id.starts_with("sub_") && granted.refresh_before.is_some() && !granted.truncated);
+    let again = client.subscribe_webhook("tick", json!({}), &url, &s, None).await.unwrap();
+    assert_eq!(again.id, granted.id);
+    events.emit("tick", json!({"n": 9})).unwrap();
+    let got = until(&r, |g| g.len() >= 2).await;
+    assert!(got[1].signed_with(&k) && got[1].json()["data"]["n"] == 9);
+    client.unsubscribe_webhook("tick", json!({}), &url).await.unwrap();
+    let e = client.unsubscribe_webhook("tick", json!({}), &url).await.unwrap_err();
+    assert_eq!(e.code().0, -32011, "{e:?}");
+}

@@ -32,6 +32,15 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 
+/// The message that says a long-lived request's stream is open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Opening {
+    /// `notifications/subscriptions/acknowledged` (consumed).
+    Listen,
+    /// `notifications/events/active` (kept as the stream's first item).
+    Events,
+}
+
 /// Why a [`Subscription`] ended.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SubscriptionEnd {
@@ -75,10 +84,25 @@ impl Client {
                 "subscriptions/listen needs the modern lineage; legacy sessions use subscribe_resource and on_notification",
             )
         })?;
-        let id = RequestId::Number(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
         let mut params = Map::new();
         params.insert("notifications".into(), serde_json::to_value(&filter).expect("serializable"));
-        let params = self.with_meta(params, version);
+        self.open_stream("subscriptions/listen", params, version, Opening::Listen, keep).await
+    }
+
+    /// Sends the long-lived request `method` and waits (up to the request timeout) for the
+    /// message that says the stream is open: a listen stream's acknowledgement, or an events
+    /// stream's `notifications/events/active` (kept as its first item).
+    pub(crate) async fn open_stream(
+        &self,
+        method: &str,
+        params: Map<String, serde_json::Value>,
+        version: crate::protocol::ProtocolVersion,
+        opening: Opening,
+        keep: bool,
+    ) -> Result<Subscription> {
+        let id = RequestId::Number(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
+        // A legacy session's requests carry no per-request `_meta` (events/stream serves both).
+        let params = if version.is_modern() { self.with_meta(params, version) } else { params };
         let (tx, rx) = mpsc::unbounded_channel();
         self.inner.shared.add_listen(id.clone(), tx);
         let done = match self.inner.shared.add_pending(id.clone()) {
@@ -99,7 +123,7 @@ impl Client {
             early: VecDeque::new(),
             ended: None,
         };
-        let req = Request { id, method: "subscriptions/listen".into(), params: Some(params) };
+        let req = Request { id, method: method.into(), params: Some(params) };
         if self.inner.tx.send(OutFrame::One(Message::Request(req))).is_err() {
             sub.ended = Some(SubscriptionEnd::Failed("connection closed".into()));
             return Err(Error::closed(
@@ -111,8 +135,15 @@ impl Client {
             loop {
                 tokio::select! {
                     m = sub.rx.recv() => match m {
-                        Some(ListenMsg::Ack(f)) => return Ok(f),
-                        Some(ListenMsg::Event(e)) => sub.early.push_back(e),
+                        Some(ListenMsg::Ack(f)) if opening == Opening::Listen => return Ok(f),
+                        Some(ListenMsg::Ack(_)) => {}
+                        Some(ListenMsg::Event(e)) => {
+                            let opened = opening == Opening::Events && e.method() == crate::protocol::events::ACTIVE;
+                            sub.early.push_back(e);
+                            if opened {
+                                return Ok(SubscriptionFilter::default());
+                            }
+                        }
                         Some(ListenMsg::Cancelled(r)) => {
                             return Err(Error::protocol(format!("the server cancelled the subscription before acknowledging it: {}", r.unwrap_or_default())))
                         }
@@ -138,9 +169,7 @@ impl Client {
                 sub.cleanup(false);
                 Err(e)
             }
-            Err(_) => {
-                Err(Error::timeout(format!("subscriptions/listen was not acknowledged within {timeout:?}")))
-            }
+            Err(_) => Err(Error::timeout(format!("{method} was not acknowledged within {timeout:?}"))),
         }
     }
 }

@@ -16,6 +16,7 @@ mod apps;
 mod cache;
 mod card;
 mod connect;
+mod event_types;
 mod events;
 mod host_input;
 mod input;
@@ -33,6 +34,7 @@ mod utilities;
 
 pub use apps::AppView;
 pub use card::server_card;
+pub use event_types::{EventPoller, EventStream, EventsSupport, StreamItem, POLL_FLOOR};
 pub use events::{NotificationKinds, ServerEvent};
 pub use host_input::HostInput;
 pub use input::{BoxFuture, InputHandler, InputKinds};

@@ -165,3 +165,55 @@ impl EventsErrorKind {
         }
     }
 }
+
+/// The result of `events/list`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListEventsResult {
+    /// The event types of this page.
+    pub events: Vec<EventType>,
+    /// The next page's cursor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+/// The result of `events/poll`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PollResult {
+    /// The occurrences after the cursor, oldest first.
+    #[serde(default)]
+    pub events: Vec<EventOccurrence>,
+    /// Where the next poll starts; `None` for a type without replay (poll with `null` again).
+    #[serde(default)]
+    pub cursor: Option<String>,
+    /// Occurrences between the cursor and these were dropped.
+    #[serde(default)]
+    pub truncated: bool,
+    /// More wait: poll again at once.
+    #[serde(default)]
+    pub has_more: bool,
+    /// When to poll next, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_poll_ms: Option<u64>,
+    /// The design sketch's older name, in seconds (read when `nextPollMs` is absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_poll_seconds: Option<f64>,
+}
+
+/// The result of `events/subscribe`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubscribeResult {
+    /// The subscription's id (its deliveries' `X-MCP-Subscription-Id`).
+    pub id: String,
+    /// When to refresh by (ISO 8601); `None`: no expiry.
+    #[serde(default)]
+    pub refresh_before: Option<String>,
+    /// A safe watermark: delivery has reached it.
+    #[serde(default)]
+    pub cursor: Option<String>,
+    /// Delivery starts later than the cursor asked.
+    #[serde(default)]
+    pub truncated: bool,
+}
