@@ -82,7 +82,7 @@ step "core layering: every import goes to the same layer or one above, and no mo
 python3 scripts/check_layers.py
 
 step "no loops between files (Rust crates, the Python package, Node lib/): at most the 1 known, issue 51"
-python3 scripts/check_loops.py --max 1
+python3 scripts/check_loops.py --max 0
 
 step "no hand-written source file over 800 lines (generated ones exempt), issue 51"
 python3 scripts/check_file_sizes.py

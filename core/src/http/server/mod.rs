@@ -38,7 +38,6 @@ mod auth;
 mod budget;
 pub mod card;
 mod conns;
-mod fleet;
 mod guard;
 mod inproc;
 mod legacy;

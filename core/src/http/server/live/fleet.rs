@@ -5,9 +5,9 @@
 //! and the client's answers to this instance's requests, POSTed elsewhere, reach the waiting
 //! handler ([`spawn_answers_listener`]).
 
-use super::listen::Connection;
-use super::live::{backlog, LiveSession, NoStream, OpenStream};
-use super::replay;
+use super::super::listen::Connection;
+use super::super::replay;
+use super::{backlog, LiveSession, NoStream, OpenStream};
 use crate::changes::Change;
 use crate::context::Origin;
 use crate::jsonrpc::{Inbound, Message, RequestId};

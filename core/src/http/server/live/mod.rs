@@ -3,7 +3,8 @@
 //! GET stream, or the 2024-11-05 SSE stream). The session's record lives in the configured
 //! [`SessionStore`]; this process keeps only what cannot be stored.
 
-use super::fleet::{spawn_answers_listener, spawn_change_follower, spawn_publisher, Publish, Shared};
+mod fleet;
+
 use super::listen::Connection;
 use super::replay::{self, ReplayLog};
 use super::{ResponseMode, State};
@@ -15,6 +16,7 @@ use crate::runtime::queue::{self, QueueRx, QueueTx, Refused};
 use crate::runtime::{Driver, DriverHandle, Outbound};
 use crate::session::{LegacySession, SessionKind, SessionRecord, SessionStore, Topic};
 use axum::http::StatusCode;
+use fleet::{spawn_answers_listener, spawn_change_follower, spawn_publisher, Publish, Shared};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -115,7 +117,7 @@ pub(crate) struct LiveSession {
     next_route: AtomicU64,
     in_flight: Arc<AtomicUsize>,
     last_used: Mutex<SystemTime>,
-    pub(super) shared: Option<Shared>,
+    shared: Option<Shared>,
     /// The session state as this process last knew it (from its driver or the store).
     pub(super) state: Arc<Mutex<Option<LegacySession>>>,
     /// [`HttpServerConfig::max_backlog`](super::HttpServerConfig::max_backlog).
@@ -237,7 +239,7 @@ impl LiveSession {
             routes.stream = Some(OpenStream { tx, token: String::new() });
             return Ok(rx);
         };
-        super::fleet::open_stream(self, shared, connection, resume, prime && ids).await
+        fleet::open_stream(self, shared, connection, resume, prime && ids).await
     }
 
     /// The transport is going away: in-flight calls get the grace period.
