@@ -9,6 +9,7 @@
 mod auth;
 mod awaitable;
 mod client;
+mod client_events;
 mod client_input;
 mod errors;
 mod events;
@@ -59,6 +60,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<prompts::Prompts>()?;
     m.add_class::<skills::Skills>()?;
     m.add_class::<events::Events>()?;
+    m.add_class::<client_events::ClientEvents>()?;
+    m.add_class::<client_events::Poller>()?;
+    m.add_class::<client_events::EventStream>()?;
     m.add_class::<middleware::Middleware>()?;
     m.add_function(wrap_pyfunction!(gil::engine_work_in_python, m)?)?;
     m.add_function(wrap_pyfunction!(tool_result, m)?)?;

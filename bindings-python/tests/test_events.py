@@ -269,3 +269,80 @@ async def test_webhooks_need_a_principal_and_https_by_default() -> None:
             assert e.value.code == -32012
     finally:
         await serving.shutdown()
+
+
+@run_async
+async def test_the_python_client_lists_polls_and_streams_with_resume() -> None:
+    server = make_server()
+    serving = await server.serve_http()
+    try:
+        for lineage in ("modern", "legacy"):
+            async with await bounded(Client.connect_http(serving.url, lineage=lineage)) as c:
+                assert c.events_support() == {"listChanged": False}
+                assert [t["name"] for t in await c.list_events()] == ["deploy", "pushed"]
+                first = await c.poll_events("deploy")
+                assert first["events"] == [] and first["cursor"]
+                await server.emit("deploy", {"service": "a", "version": 1})
+                got = await c.poll_events("deploy", {}, first["cursor"], max_events=10)
+                assert datas(got) == [{"service": "a", "version": 1}]
+                async with await c.stream_events("deploy", cursor=got["cursor"]) as stream:
+                    active = await stream.next()
+                    assert active == {"type": "active", "cursor": got["cursor"], "truncated": False}
+                    await server.emit("deploy", {"service": "a", "version": 2})
+                    async for item in stream:
+                        if item["type"] == "event":
+                            assert item["data"] == {"service": "a", "version": 2}
+                            assert stream.cursor == item["cursor"]
+                            break
+                    resume = stream.cursor
+                await server.emit("deploy", {"service": "a", "version": 3})
+                async with await c.stream_events("deploy", cursor=resume) as again:
+                    items = [await again.next(), await again.next()]
+                    assert items[0]["type"] == "active" and items[1]["data"]["version"] == 3
+                with pytest.raises(McpError) as e:
+                    await c.stream_events("nope")
+                assert e.value.code == -32011
+                # The poller: the first answer at once, the next after the server's pace (>= 1 s floor).
+                poller = c.poller("deploy", cursor=resume)
+                batch = await poller.__anext__()
+                assert [d["version"] for d in datas(batch)] == [3]
+                loop = asyncio.get_running_loop()
+                start = loop.time()
+                await server.emit("deploy", {"service": "a", "version": 4})
+                batch = await poller.__anext__()
+                assert loop.time() - start >= 1.0 and [d["version"] for d in datas(batch)] == [4]
+                await poller.aclose()
+    finally:
+        await serving.shutdown()
+
+
+def test_the_python_client_subscribes_a_webhook() -> None:
+    receiver = _Receiver(SECRET)
+
+    @run_async
+    async def go() -> None:
+        server = Server("hooks", "1.0")
+        server.add_event("deploy", delivery=["webhook"])
+        server.webhook_policy(allow_http_loopback=True, allow_anonymous=True)
+        serving = await server.serve_http()
+        try:
+            async with await bounded(Client.connect_http(serving.url)) as c:
+                granted = await c.subscribe_webhook("deploy", receiver.url, SECRET, ttl=60)
+                assert granted["id"].startswith("sub_") and granted["refreshBefore"]
+                await server.emit("deploy", {"ok": True})
+                for _ in range(100):
+                    if len(receiver.verified) >= 2:
+                        break
+                    await asyncio.sleep(0.05)
+                assert receiver.verified[1]["data"] == {"ok": True}
+                await c.unsubscribe_webhook("deploy", receiver.url)
+                with pytest.raises(McpError) as e:
+                    await c.unsubscribe_webhook("deploy", receiver.url)
+                assert e.value.code == -32011
+        finally:
+            await serving.shutdown()
+
+    try:
+        go()
+    finally:
+        receiver.close()

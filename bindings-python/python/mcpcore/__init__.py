@@ -55,6 +55,7 @@ from typing import (
 from . import _native
 from ._auth import MemoryTokenStore, OAuth, TokenStore
 from ._client import Client, Task
+from ._client_events import EventStream
 from ._server_auth import Auth, Identity, TokenRefused
 from ._features import CompletionSource
 from .content import Audio, EmbeddedResource, Image, Message, Text
@@ -84,6 +85,7 @@ __all__ = [
     "Server",
     "Gateway",
     "Client",
+    "EventStream",
     "Task",
     "Registry",
     "HttpServing",

@@ -23,6 +23,7 @@ from typing import (
 
 from . import _convert, _native
 from ._auth import OAuth
+from ._client_events import _ClientEvents
 from .types import CallToolResult, Root, Tool
 
 __all__ = ["Client", "Task", "ElicitationHandler", "SamplingHandler", "RootsSource"]
@@ -152,7 +153,7 @@ class Task:
         await self._native.cancel()
 
 
-class Client:
+class Client(_ClientEvents):
     """A connection to an MCP server, with automatic lineage negotiation. Use
     :meth:`connect_stdio` or :meth:`connect_http`; ``async with`` closes it.
 

@@ -189,6 +189,27 @@ pub enum StreamItem {
     Terminated(ErrorData),
 }
 
+impl StreamItem {
+    /// The item as the bindings hand it over: `{"type": "active"|"event"|"heartbeat"|"error"|
+    /// "terminated", …}` with the notification's members (`cursor`, `truncated`; the
+    /// occurrence's; `error`).
+    pub fn to_json(&self) -> Value {
+        match self {
+            StreamItem::Active { cursor, truncated } => {
+                json!({ "type": "active", "cursor": cursor, "truncated": truncated })
+            }
+            StreamItem::Heartbeat { cursor } => json!({ "type": "heartbeat", "cursor": cursor }),
+            StreamItem::Event(o) => {
+                let mut v = serde_json::to_value(o).expect("serializable");
+                v["type"] = json!("event");
+                v
+            }
+            StreamItem::Error(e) => json!({ "type": "error", "error": e }),
+            StreamItem::Terminated(e) => json!({ "type": "terminated", "error": e }),
+        }
+    }
+}
+
 /// An open `events/stream` (see [`Client::stream_events`]). Ends when dropped.
 #[derive(Debug)]
 pub struct EventStream {
