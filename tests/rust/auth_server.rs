@@ -223,7 +223,9 @@ async fn rotated_keys_are_fetched_on_an_unknown_kid_at_most_once_per_cooldown() 
     let mut handle = None;
     let (_serving, url) = serve(|url| {
         let mut jwt = JwtConfig::new(issuer.jwks(), issuer.url.clone(), url);
-        jwt.jwks_cooldown = Duration::from_millis(800);
+        // Long enough that the three requests before the first sleep fit in it on a loaded
+        // machine (800 ms did not, once, with a full build beside it).
+        jwt.jwks_cooldown = Duration::from_millis(3_000);
         let verifier = Arc::new(JwtVerifier::new(jwt));
         handle = Some(verifier.clone());
         AuthConfig::new(verifier, url, [issuer.url.clone()])
@@ -292,7 +294,7 @@ async fn a_key_replaced_under_the_same_kid_is_refetched_at_most_once_per_cooldow
     // Within the cooldown of the first fetch: refused, nothing fetched.
     assert_invalid(&status(new.clone()).await, &url, "signature does not verify");
     assert_eq!(verifier.jwks_fetches(), 1, "no refetch within the cooldown");
-    tokio::time::sleep(Duration::from_millis(900)).await;
+    tokio::time::sleep(Duration::from_millis(3_100)).await;
     // After it: one refetch, and the new key verifies; then without fetching again.
     assert_eq!(status(new.clone()).await.status, 200, "the replaced key is fetched");
     assert_eq!(verifier.jwks_fetches(), 2);
@@ -304,7 +306,7 @@ async fn a_key_replaced_under_the_same_kid_is_refetched_at_most_once_per_cooldow
     assert_invalid(&status(forged.clone()).await, &url, "signature does not verify");
     assert_eq!(verifier.jwks_fetches(), 2);
     // ...and once after it, however many arrive.
-    tokio::time::sleep(Duration::from_millis(900)).await;
+    tokio::time::sleep(Duration::from_millis(3_100)).await;
     for _ in 0..5 {
         assert_invalid(&status(forged.clone()).await, &url, "signature does not verify");
     }
