@@ -127,6 +127,23 @@ export declare class Client {
    * negotiation settled stays readable.
    */
   close(): Promise<void>
+  /**
+   * The server's Events extension settings as JSON (`{"listChanged": bool}`), or null when
+   * it declared none.
+   */
+  eventsSupport(): string | null
+  /** One page of `events/list` after `cursor`; resolves to the result JSON. */
+  listEventsPage(cursor?: string | undefined | null): Promise<string>
+  /** One `events/poll`; resolves to the result JSON. */
+  pollEvents(name: string, arguments: string, cursor?: string | undefined | null, maxEvents?: number | undefined | null): Promise<string>
+  /** A poller of `name` from `cursor`, waiting between polls as the server asks. */
+  poller(name: string, arguments: string, cursor?: string | undefined | null): Poller
+  /** Opens an `events/stream`; resolves to an `EventStream` once it is active. */
+  streamEvents(name: string, arguments: string, cursor?: string | undefined | null): Promise<EventStream>
+  /** `events/subscribe` to a webhook; resolves to the result JSON. */
+  subscribeWebhook(name: string, arguments: string, url: string, secret: string, ttlMs?: number | undefined | null): Promise<string>
+  /** `events/unsubscribe` of a webhook, by its key. */
+  unsubscribeWebhook(name: string, arguments: string, url: string): Promise<void>
 }
 
 /** Event types and their recent occurrences. */
@@ -147,6 +164,16 @@ export declare class Events {
   setWebhookPolicy(allowHttpLoopback: boolean, allowAnonymous: boolean): void
   /** Stops offering `name`; false when it was not declared. */
   remove(name: string): boolean
+}
+
+/** An open `events/stream`. */
+export declare class EventStream {
+  /** The next item as JSON (`{"type": ...}`), or null once the stream ended. */
+  next(): Promise<string | null>
+  /** Where the stream stands (open a new one from here to miss nothing). */
+  get cursor(): string | null
+  /** Ends the stream. */
+  close(): Promise<void>
 }
 
 /** One request being served (see `Mount.start`). */
@@ -262,6 +289,12 @@ export declare class OAuth {
   tokens(url: string): Promise<string | null>
   /** Forgets the tokens for the server at `url` (here and in the store). */
   forget(url: string): Promise<void>
+}
+
+/** Polls one event type on and on. */
+export declare class Poller {
+  /** Waits as the last answer asked, polls; resolves to the result JSON. */
+  next(): Promise<string>
 }
 
 /** The prompts of a server, each rendered by a JS callback. */

@@ -149,6 +149,20 @@ export class Client {
   callTool(name: string, args?: { [key: string]: unknown }, options?: CallOptions & { task?: false }): Promise<CallToolResult>;
   callTool(name: string, args: { [key: string]: unknown } | undefined, options: CallOptions & { task: true; ttlMs?: number }): Promise<Task>;
   request(method: string, params?: { [key: string]: unknown }): Promise<any>;
+  /** The server's Events extension settings, or null when it declared none (SEP-3415). */
+  eventsSupport(): { listChanged: boolean } | null;
+  /** Every event type the server lists. */
+  listEvents(): Promise<import('./events').EventType[]>;
+  /** One `events/poll` (`cursor` null: from now). */
+  pollEvents(name: string, options?: { arguments?: { [key: string]: unknown }; cursor?: string | null; maxEvents?: number }): Promise<import('./events').PollResult>;
+  /** Polls on and on at the server's pace (at least a second apart; at once after `hasMore`). */
+  poller(name: string, options?: { arguments?: { [key: string]: unknown }; cursor?: string | null }): AsyncGenerator<import('./events').PollResult, never, void>;
+  /** Opens an `events/stream`; resolves once it is active (its first item). */
+  streamEvents(name: string, options?: { arguments?: { [key: string]: unknown }; cursor?: string | null }): Promise<import('./events').EventStream>;
+  /** Creates or refreshes a webhook subscription (`secret`: `whsec_` + base64 of 24–64 bytes). */
+  subscribeWebhook(name: string, url: string, secret: string, options?: { arguments?: { [key: string]: unknown }; ttlMs?: number }): Promise<import('./events').WebhookGrant>;
+  /** Ends a webhook subscription, by its key. */
+  unsubscribeWebhook(name: string, url: string, options?: { arguments?: { [key: string]: unknown } }): Promise<void>;
   ping(): Promise<void>;
   setLogLevel(level: LogLevel): Promise<void>;
   /** Replaces the roots given as a list at connect and tells the server. */

@@ -397,4 +397,8 @@ async function collect(iterable) {
   return out;
 }
 
-module.exports = { Client, Task };
+const clientEvents = require('./client-events');
+
+Object.assign(Client.prototype, clientEvents.methods);
+
+module.exports = { Client, Task, EventStream: clientEvents.EventStream };

@@ -4,6 +4,16 @@
 /** How an event type can be delivered: `events/poll`, `events/stream`, `events/subscribe`. */
 export type DeliveryMode = 'poll' | 'push' | 'webhook';
 
+/** An event type as `events/list` shows it. */
+export interface EventType {
+  name: string;
+  description?: string;
+  delivery: DeliveryMode[];
+  inputSchema: { [key: string]: unknown };
+  payloadSchema: { [key: string]: unknown };
+  _meta?: { [key: string]: unknown };
+}
+
 /** An event type as `Server.event` declares it. */
 export interface EventSpec {
   /** What it reports, for a model or a person choosing subscriptions. */
@@ -30,4 +40,42 @@ export interface EventOccurrence<T = { [key: string]: unknown }> {
   /** When it happened (ISO 8601, UTC). */
   timestamp: string;
   data: T;
+}
+
+/** An `events/poll` result. */
+export interface PollResult {
+  events: Array<EventOccurrence & { cursor?: string }>;
+  /** Where the next poll starts; null for a type without replay. */
+  cursor: string | null;
+  truncated: boolean;
+  hasMore: boolean;
+  nextPollMs?: number;
+}
+
+/** What an events stream delivers. */
+export type StreamItem =
+  | { type: 'active'; cursor: string | null; truncated: boolean }
+  | ({ type: 'event'; cursor?: string } & EventOccurrence)
+  | { type: 'heartbeat'; cursor: string | null }
+  | { type: 'error' | 'terminated'; error: { code: number; message: string; data?: unknown } };
+
+/** An open `events/stream` (`Client.streamEvents`). */
+export class EventStream implements AsyncIterable<StreamItem> {
+  private constructor();
+  /** Where the stream stands: open a new one from here to miss nothing. */
+  readonly cursor: string | null;
+  /** The next item, or null once the stream ended. */
+  next(): Promise<StreamItem | null>;
+  [Symbol.asyncIterator](): AsyncIterator<StreamItem>;
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** What `events/subscribe` granted. */
+export interface WebhookGrant {
+  id: string;
+  /** ISO 8601; null: no expiry. */
+  refreshBefore: string | null;
+  cursor: string | null;
+  truncated: boolean;
 }

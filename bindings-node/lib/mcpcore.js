@@ -13,7 +13,7 @@ const features = require('./features');
 const middlewares = require('./middleware');
 const { OAuth, MemoryTokenStore } = require('./auth');
 const { TokenRefused, serverAuth } = require('./server-auth');
-const { Client, Task } = require('./client');
+const { Client, Task, EventStream } = require('./client');
 const stdio = require('./stdio');
 
 const { native: awaitNative, nativeSync, InvalidInput, makeError } = errors;
@@ -652,6 +652,7 @@ exports.Server = Server;
 exports.Gateway = Gateway;
 exports.Client = Client;
 exports.Task = Task;
+exports.EventStream = EventStream;
 exports.Registry = Registry;
 exports.HttpServing = HttpServing;
 exports.appsMeta = appsMeta;

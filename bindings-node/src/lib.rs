@@ -7,6 +7,7 @@
 
 mod auth;
 mod client;
+mod client_events;
 mod errors;
 mod events;
 mod gateway;

@@ -205,3 +205,74 @@ test('webhooks need a principal by default', async () => {
     await serving.shutdown();
   }
 });
+
+test('the Node client lists, polls and streams with resume, on both lineages', async () => {
+  const server = makeServer();
+  const serving = await server.serveHttp({ port: 0 });
+  try {
+    for (const lineage of ['modern', 'legacy']) {
+      const c = await Client.connectHttp(serving.url, { lineage });
+      try {
+        assert.deepEqual(c.eventsSupport(), { listChanged: false });
+        assert.deepEqual((await c.listEvents()).map((t) => t.name), ['deploy', 'pushed']);
+        const first = await c.pollEvents('deploy');
+        assert.deepEqual(first.events, []);
+        server.emit('deploy', { service: 'a', version: 1 });
+        const got = await c.pollEvents('deploy', { cursor: first.cursor, maxEvents: 10 });
+        assert.deepEqual(datas(got), [{ service: 'a', version: 1 }]);
+        const stream = await c.streamEvents('deploy', { cursor: got.cursor });
+        assert.deepEqual(await stream.next(), { type: 'active', cursor: got.cursor, truncated: false });
+        server.emit('deploy', { service: 'a', version: 2 });
+        for await (const item of stream) {
+          if (item.type !== 'event') continue;
+          assert.deepEqual(item.data, { service: 'a', version: 2 });
+          assert.equal(stream.cursor, item.cursor);
+          break;
+        }
+        const resume = stream.cursor;
+        await stream.close();
+        server.emit('deploy', { service: 'a', version: 3 });
+        const again = await c.streamEvents('deploy', { cursor: resume });
+        assert.equal((await again.next()).type, 'active');
+        assert.equal((await again.next()).data.version, 3);
+        await again.close();
+        await assert.rejects(c.streamEvents('nope'), (e) => e.code === -32011);
+        const poller = c.poller('deploy', { cursor: resume });
+        assert.deepEqual(datas((await poller.next()).value).map((d) => d.version), [3]);
+        const start = Date.now();
+        server.emit('deploy', { service: 'a', version: 4 });
+        const later = (await poller.next()).value;
+        assert.ok(Date.now() - start >= 990, 'the one-second floor');
+        assert.deepEqual(datas(later).map((d) => d.version), [4]);
+        await poller.return();
+      } finally {
+        await c.close();
+      }
+    }
+  } finally {
+    await serving.shutdown();
+  }
+});
+
+test('the Node client subscribes a webhook the reference library verifies', async () => {
+  const r = await receiver(SECRET);
+  const server = new Server({ name: 'hooks', version: '1.0' });
+  server.event('deploy', { delivery: ['webhook'] });
+  server.webhookPolicy({ allowHttpLoopback: true, allowAnonymous: true });
+  const serving = await server.serveHttp({ port: 0 });
+  const c = await Client.connectHttp(serving.url);
+  try {
+    const granted = await c.subscribeWebhook('deploy', r.url, SECRET, { ttlMs: 60000 });
+    assert.match(granted.id, /^sub_/);
+    assert.ok(granted.refreshBefore);
+    server.emit('deploy', { ok: true });
+    for (let i = 0; i < 100 && r.got.length < 2; i++) await new Promise((ok) => setTimeout(ok, 50));
+    assert.deepEqual(r.got[1].payload.data, { ok: true });
+    await c.unsubscribeWebhook('deploy', r.url);
+    await assert.rejects(c.unsubscribeWebhook('deploy', r.url), (e) => e.code === -32011);
+  } finally {
+    await c.close();
+    await serving.shutdown();
+    r.close();
+  }
+});

@@ -220,6 +220,16 @@ const occurred: EventOccurrence<{ service: string }> = skillServer.emit('deploy'
 void [occurred.eventId, occurred.data.service];
 // @ts-expect-error: delivery modes are checked
 void ({ delivery: ['fax'] } satisfies EventSpec);
+import { type EventStream, type StreamItem } from 'mcpcore';
+void (async (c: Client) => {
+  const stream: EventStream = await c.streamEvents('deploy', { cursor: null });
+  for await (const item of stream) {
+    const i: StreamItem = item;
+    if (i.type === 'event') void [i.eventId, i.data];
+  }
+  const polled = await c.pollEvents('deploy', { maxEvents: 5 });
+  void [polled.cursor, polled.hasMore, stream.cursor, (await c.subscribeWebhook('deploy', 'https://x.example/h', 'whsec_x')).refreshBefore];
+});
 // MCP Apps: an app and a tool bound to it, typed.
 import { appsMeta, type AppView } from 'mcpcore';
 const appServer = new Server({ name: 'apps' });
