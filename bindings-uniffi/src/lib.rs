@@ -34,6 +34,7 @@ mod client;
 mod client_catalog;
 mod client_session;
 mod errors;
+mod events;
 mod gateway;
 mod handler;
 mod host;
@@ -61,6 +62,7 @@ pub use client_session::{
     TaskInfo, ToolsPage,
 };
 pub use errors::McpError;
+pub use events::{DeliveryMode, EventOccurrence, EventStream, Events, PollResult, StreamItem, WebhookGrant};
 pub use gateway::{Gateway, UpstreamState, UpstreamStatus};
 pub use handler::{ToolCall, ToolHandler};
 pub use host::{bytes_result, error_kinds, host_result, raise_example, tool_result_json, value_result};

@@ -62,6 +62,13 @@ impl Server {
         Arc::new(Server { inner })
     }
 
+    /// This server serving the event types of `events` (the Events extension: `events/list`,
+    /// `events/poll`, `events/stream`, and webhooks for types that offer them). Configure
+    /// before serving; declare and emit through `events` at any time.
+    pub fn with_events(&self, events: Arc<crate::events::Events>) -> Arc<Self> {
+        Arc::new(Server { inner: self.inner.clone().with_events(events.inner.clone()) })
+    }
+
     /// This server in tool search mode: `tools/list` shows only the `pinned` tools and
     /// `search_tools`, which ranks every tool for a query (BM25 over names, descriptions and
     /// argument names; `regex: true` for a regular expression); every tool stays callable by

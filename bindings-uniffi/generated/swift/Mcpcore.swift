@@ -1124,6 +1124,38 @@ public protocol ClientProtocol: AnyObject, Sendable {
     func unsubscribeResource(uri: String) async throws 
     
     /**
+     * True when the server declared the Events extension (then the `events/` methods may be sent).
+     */
+    func eventsSupported() throws  -> Bool
+    
+    /**
+     * Every event type the server lists, each as its JSON text.
+     */
+    func listEvents() async throws  -> [String]
+    
+    /**
+     * One `events/poll` of `name` with `arguments_json` from `cursor` (null: from now).
+     */
+    func pollEvents(name: String, argumentsJson: String, cursor: String?, maxEvents: UInt32?) async throws  -> PollResult
+    
+    /**
+     * Opens an `events/stream` of `name` from `cursor` (null: from now); returns it once the
+     * server says it is active (its first item).
+     */
+    func streamEvents(name: String, argumentsJson: String, cursor: String?) async throws  -> EventStream
+    
+    /**
+     * Creates or refreshes the webhook subscription of `name` to `url`, signed with `secret`
+     * (`whsec_` and the base64 of 24 to 64 random bytes), for `ttl_ms` (null: the server's).
+     */
+    func subscribeWebhook(name: String, argumentsJson: String, url: String, secret: String, ttlMs: UInt64?) async throws  -> WebhookGrant
+    
+    /**
+     * Ends the webhook subscription of `name` with `arguments_json` to `url`.
+     */
+    func unsubscribeWebhook(name: String, argumentsJson: String, url: String) async throws 
+    
+    /**
      * The entry of the skill whose `SKILL.md` is at `uri` (unknown: `Rpc` with code -32602).
      */
     func getSkill(uri: String) async throws  -> Skill
@@ -1830,6 +1862,115 @@ open func unsubscribeResource(uri: String)async throws   {
 }
     
     /**
+     * True when the server declared the Events extension (then the `events/` methods may be sent).
+     */
+open func eventsSupported()throws  -> Bool  {
+    return try  FfiConverterBool.lift(try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_client_events_supported(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Every event type the server lists, each as its JSON text.
+     */
+open func listEvents()async throws  -> [String]  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_list_events(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterSequenceString.lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * One `events/poll` of `name` with `arguments_json` from `cursor` (null: from now).
+     */
+open func pollEvents(name: String, argumentsJson: String, cursor: String? = nil, maxEvents: UInt32? = nil)async throws  -> PollResult  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_poll_events(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(name),FfiConverterString.lower(argumentsJson),FfiConverterOptionString.lower(cursor),FfiConverterOptionUInt32.lower(maxEvents)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypePollResult_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Opens an `events/stream` of `name` from `cursor` (null: from now); returns it once the
+     * server says it is active (its first item).
+     */
+open func streamEvents(name: String, argumentsJson: String, cursor: String? = nil)async throws  -> EventStream  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_stream_events(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(name),FfiConverterString.lower(argumentsJson),FfiConverterOptionString.lower(cursor)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_u64,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_u64,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_u64,
+            liftFunc: FfiConverterTypeEventStream_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Creates or refreshes the webhook subscription of `name` to `url`, signed with `secret`
+     * (`whsec_` and the base64 of 24 to 64 random bytes), for `ttl_ms` (null: the server's).
+     */
+open func subscribeWebhook(name: String, argumentsJson: String, url: String, secret: String, ttlMs: UInt64? = nil)async throws  -> WebhookGrant  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_subscribe_webhook(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(name),FfiConverterString.lower(argumentsJson),FfiConverterString.lower(url),FfiConverterString.lower(secret),FfiConverterOptionUInt64.lower(ttlMs)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeWebhookGrant_lift,
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
+     * Ends the webhook subscription of `name` with `arguments_json` to `url`.
+     */
+open func unsubscribeWebhook(name: String, argumentsJson: String, url: String)async throws   {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_client_unsubscribe_webhook(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(name),FfiConverterString.lower(argumentsJson),FfiConverterString.lower(url)
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_void,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_void,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: FfiConverterTypeMcpError_lift
+        )
+}
+    
+    /**
      * The entry of the skill whose `SKILL.md` is at `uri` (unknown: `Rpc` with code -32602).
      */
 open func getSkill(uri: String)async throws  -> Skill  {
@@ -2397,6 +2538,417 @@ public func FfiConverterTypeClientInput_lift(_ handle: UInt64) throws -> ClientI
 #endif
 public func FfiConverterTypeClientInput_lower(_ value: ClientInput) -> UInt64 {
     return FfiConverterTypeClientInput.lower(value)
+}
+
+
+
+
+
+
+/**
+ * An open `events/stream`.
+ */
+public protocol EventStreamProtocol: AnyObject, Sendable {
+    
+    /**
+     * Where the stream stands: open a new one from here to miss nothing.
+     */
+    func cursor()  -> String?
+    
+    /**
+     * Ends the stream (`close()`, from `AutoCloseable`, also frees the object).
+     */
+    func end() async 
+    
+    /**
+     * The next item, or null once the stream ended.
+     */
+    func next() async  -> StreamItem?
+    
+}
+/**
+ * An open `events/stream`.
+ */
+open class EventStream: EventStreamProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpcore_uniffi_fn_clone_eventstream(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpcore_uniffi_fn_free_eventstream(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Where the stream stands: open a new one from here to miss nothing.
+     */
+open func cursor() -> String?  {
+    return try!  FfiConverterOptionString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_eventstream_cursor(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Ends the stream (`close()`, from `AutoCloseable`, also frees the object).
+     */
+open func end()async   {
+    return
+        try!  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_eventstream_end(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_void,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_void,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: nil
+            
+        )
+}
+    
+    /**
+     * The next item, or null once the stream ended.
+     */
+open func next()async  -> StreamItem?  {
+    return
+        try!  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_mcpcore_uniffi_fn_method_eventstream_next(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_mcpcore_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_mcpcore_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_mcpcore_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterOptionTypeStreamItem.lift,
+            errorHandler: nil
+            
+        )
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeEventStream: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = EventStream
+
+    public static func lift(_ handle: UInt64) throws -> EventStream {
+        return EventStream(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: EventStream) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> EventStream {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: EventStream, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeEventStream_lift(_ handle: UInt64) throws -> EventStream {
+    return try FfiConverterTypeEventStream.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeEventStream_lower(_ value: EventStream) -> UInt64 {
+    return FfiConverterTypeEventStream.lower(value)
+}
+
+
+
+
+
+
+/**
+ * Event types and their recent occurrences, for a server.
+ */
+public protocol EventsProtocol: AnyObject, Sendable {
+    
+    /**
+     * Declares (or replaces) the event type `name`: its `delivery` modes, the JSON Schema text
+     * of its subscription arguments and of its payload (null: any object), how many
+     * occurrences are kept for replay and the `nextPollMs` its polls suggest. Throws
+     * `InvalidInput` for a schema that does not compile.
+     */
+    func declare(name: String, description: String, delivery: [DeliveryMode], inputSchemaJson: String?, payloadSchemaJson: String?, retain: UInt32, pollIntervalMs: UInt64) throws 
+    
+    /**
+     * Records an occurrence of `name` with the JSON payload `data_json` and delivers it to
+     * every open stream and webhook; returns it. Throws `InvalidInput` for an undeclared type,
+     * data failing its payload schema, or more than 256 KiB (nothing recorded then).
+     */
+    func emit(name: String, dataJson: String) throws  -> EventOccurrence
+    
+    /**
+     * Stops offering `name`; false when it was not declared.
+     */
+    func remove(name: String)  -> Bool
+    
+    /**
+     * Streams opened from now on hear a heartbeat every `ms` while quiet (10 ms to 30 s).
+     */
+    func setHeartbeatMs(ms: UInt64) 
+    
+    /**
+     * How webhook subscriptions are accepted: by default `https` callbacks to public addresses
+     * from authenticated subscribers. Development only: `allow_http_loopback` accepts `http`
+     * callbacks on loopback addresses, `allow_anonymous` subscribers without a token.
+     */
+    func setWebhookPolicy(allowHttpLoopback: Bool, allowAnonymous: Bool) 
+    
+}
+/**
+ * Event types and their recent occurrences, for a server.
+ */
+open class Events: EventsProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpcore_uniffi_fn_clone_events(self.handle, $0) }
+    }
+    /**
+     * No event types yet.
+     */
+public convenience init() {
+    let handle =
+        try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_constructor_events_new(uniffiCallStatus
+    )
+}
+    self.init(unsafeFromHandle: handle)
+}
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpcore_uniffi_fn_free_events(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Declares (or replaces) the event type `name`: its `delivery` modes, the JSON Schema text
+     * of its subscription arguments and of its payload (null: any object), how many
+     * occurrences are kept for replay and the `nextPollMs` its polls suggest. Throws
+     * `InvalidInput` for a schema that does not compile.
+     */
+open func declare(name: String, description: String, delivery: [DeliveryMode], inputSchemaJson: String? = nil, payloadSchemaJson: String? = nil, retain: UInt32 = UInt32(256), pollIntervalMs: UInt64 = UInt64(5000))throws   {try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_events_declare(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(name),
+        FfiConverterString.lower(description),
+        FfiConverterSequenceTypeDeliveryMode.lower(delivery),
+        FfiConverterOptionString.lower(inputSchemaJson),
+        FfiConverterOptionString.lower(payloadSchemaJson),
+        FfiConverterUInt32.lower(retain),
+        FfiConverterUInt64.lower(pollIntervalMs),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Records an occurrence of `name` with the JSON payload `data_json` and delivers it to
+     * every open stream and webhook; returns it. Throws `InvalidInput` for an undeclared type,
+     * data failing its payload schema, or more than 256 KiB (nothing recorded then).
+     */
+open func emit(name: String, dataJson: String)throws  -> EventOccurrence  {
+    return try  FfiConverterTypeEventOccurrence_lift(try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_events_emit(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(name),
+        FfiConverterString.lower(dataJson),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Stops offering `name`; false when it was not declared.
+     */
+open func remove(name: String) -> Bool  {
+    return try!  FfiConverterBool.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_events_remove(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(name),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Streams opened from now on hear a heartbeat every `ms` while quiet (10 ms to 30 s).
+     */
+open func setHeartbeatMs(ms: UInt64)  {try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_events_set_heartbeat_ms(
+            self.uniffiCloneHandle(),
+        FfiConverterUInt64.lower(ms),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * How webhook subscriptions are accepted: by default `https` callbacks to public addresses
+     * from authenticated subscribers. Development only: `allow_http_loopback` accepts `http`
+     * callbacks on loopback addresses, `allow_anonymous` subscribers without a token.
+     */
+open func setWebhookPolicy(allowHttpLoopback: Bool, allowAnonymous: Bool)  {try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_events_set_webhook_policy(
+            self.uniffiCloneHandle(),
+        FfiConverterBool.lower(allowHttpLoopback),
+        FfiConverterBool.lower(allowAnonymous),uniffiCallStatus
+    )
+}
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeEvents: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = Events
+
+    public static func lift(_ handle: UInt64) throws -> Events {
+        return Events(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: Events) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Events {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: Events, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeEvents_lift(_ handle: UInt64) throws -> Events {
+    return try FfiConverterTypeEvents.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeEvents_lower(_ value: Events) -> UInt64 {
+    return FfiConverterTypeEvents.lower(value)
 }
 
 
@@ -6191,6 +6743,13 @@ public protocol ServerProtocol: AnyObject, Sendable {
     func serveStdio() async throws 
     
     /**
+     * This server serving the event types of `events` (the Events extension: `events/list`,
+     * `events/poll`, `events/stream`, and webhooks for types that offer them). Configure
+     * before serving; declare and emit through `events` at any time.
+     */
+    func withEvents(events: Events)  -> Server
+    
+    /**
      * This server with idempotent writes (ready-made middleware): tool calls carrying
      * `idempotency_key` act once per client, tool and key; keys kept `ttl_ms`, a running
      * call's claim lapsing after `lease_ms`; in the Redis at `store` (shared by instances) or
@@ -6370,6 +6929,21 @@ open func serveStdio()async throws   {
             liftFunc: { $0 },
             errorHandler: FfiConverterTypeMcpError_lift
         )
+}
+    
+    /**
+     * This server serving the event types of `events` (the Events extension: `events/list`,
+     * `events/poll`, `events/stream`, and webhooks for types that offer them). Configure
+     * before serving; declare and emit through `events` at any time.
+     */
+open func withEvents(events: Events) -> Server  {
+    return try!  FfiConverterTypeServer_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_server_with_events(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeEvents_lower(events),uniffiCallStatus
+    )
+})
 }
     
     /**
@@ -9124,6 +9698,105 @@ public func FfiConverterTypeElicitRequest_lower(_ value: ElicitRequest) -> RustB
 
 
 /**
+ * Something that happened.
+ */
+public struct EventOccurrence: Equatable, Hashable {
+    /**
+     * Stable id, for de-duplication (`evt_…`).
+     */
+    public var eventId: String
+    /**
+     * The event type.
+     */
+    public var name: String
+    /**
+     * When it happened (ISO 8601, UTC).
+     */
+    public var timestamp: String
+    /**
+     * The payload as JSON text.
+     */
+    public var dataJson: String
+    /**
+     * The position after it (streams), when given.
+     */
+    public var cursor: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Stable id, for de-duplication (`evt_…`).
+         */eventId: String, 
+        /**
+         * The event type.
+         */name: String, 
+        /**
+         * When it happened (ISO 8601, UTC).
+         */timestamp: String, 
+        /**
+         * The payload as JSON text.
+         */dataJson: String, 
+        /**
+         * The position after it (streams), when given.
+         */cursor: String?) {
+        self.eventId = eventId
+        self.name = name
+        self.timestamp = timestamp
+        self.dataJson = dataJson
+        self.cursor = cursor
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension EventOccurrence: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeEventOccurrence: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> EventOccurrence {
+        return
+            try EventOccurrence(
+                eventId: FfiConverterString.read(from: &buf), 
+                name: FfiConverterString.read(from: &buf), 
+                timestamp: FfiConverterString.read(from: &buf), 
+                dataJson: FfiConverterString.read(from: &buf), 
+                cursor: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: EventOccurrence, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.eventId, into: &buf)
+        FfiConverterString.write(value.name, into: &buf)
+        FfiConverterString.write(value.timestamp, into: &buf)
+        FfiConverterString.write(value.dataJson, into: &buf)
+        FfiConverterOptionString.write(value.cursor, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeEventOccurrence_lift(_ buf: RustBuffer) throws -> EventOccurrence {
+    return try FfiConverterTypeEventOccurrence.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeEventOccurrence_lower(_ value: EventOccurrence) -> RustBuffer {
+    return FfiConverterTypeEventOccurrence.lower(value)
+}
+
+
+/**
  * Which requests for input a [`ClientInput`] answers (the client declares those capabilities
  * and no others).
  */
@@ -9500,6 +10173,105 @@ public func FfiConverterTypeOAuthOptions_lift(_ buf: RustBuffer) throws -> OAuth
 #endif
 public func FfiConverterTypeOAuthOptions_lower(_ value: OAuthOptions) -> RustBuffer {
     return FfiConverterTypeOAuthOptions.lower(value)
+}
+
+
+/**
+ * An `events/poll` result.
+ */
+public struct PollResult: Equatable, Hashable {
+    /**
+     * The occurrences after the cursor, oldest first.
+     */
+    public var events: [EventOccurrence]
+    /**
+     * Where the next poll starts.
+     */
+    public var cursor: String?
+    /**
+     * Occurrences between the cursor and these were dropped.
+     */
+    public var truncated: Bool
+    /**
+     * More wait: poll again at once.
+     */
+    public var hasMore: Bool
+    /**
+     * When to poll next, in milliseconds.
+     */
+    public var nextPollMs: UInt64?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The occurrences after the cursor, oldest first.
+         */events: [EventOccurrence], 
+        /**
+         * Where the next poll starts.
+         */cursor: String?, 
+        /**
+         * Occurrences between the cursor and these were dropped.
+         */truncated: Bool, 
+        /**
+         * More wait: poll again at once.
+         */hasMore: Bool, 
+        /**
+         * When to poll next, in milliseconds.
+         */nextPollMs: UInt64?) {
+        self.events = events
+        self.cursor = cursor
+        self.truncated = truncated
+        self.hasMore = hasMore
+        self.nextPollMs = nextPollMs
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension PollResult: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypePollResult: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> PollResult {
+        return
+            try PollResult(
+                events: FfiConverterSequenceTypeEventOccurrence.read(from: &buf), 
+                cursor: FfiConverterOptionString.read(from: &buf), 
+                truncated: FfiConverterBool.read(from: &buf), 
+                hasMore: FfiConverterBool.read(from: &buf), 
+                nextPollMs: FfiConverterOptionUInt64.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: PollResult, into buf: inout [UInt8]) {
+        FfiConverterSequenceTypeEventOccurrence.write(value.events, into: &buf)
+        FfiConverterOptionString.write(value.cursor, into: &buf)
+        FfiConverterBool.write(value.truncated, into: &buf)
+        FfiConverterBool.write(value.hasMore, into: &buf)
+        FfiConverterOptionUInt64.write(value.nextPollMs, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePollResult_lift(_ buf: RustBuffer) throws -> PollResult {
+    return try FfiConverterTypePollResult.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePollResult_lower(_ value: PollResult) -> RustBuffer {
+    return FfiConverterTypePollResult.lower(value)
 }
 
 
@@ -11691,6 +12463,95 @@ public func FfiConverterTypeUpstreamStatus_lower(_ value: UpstreamStatus) -> Rus
 
 
 /**
+ * What `events/subscribe` granted.
+ */
+public struct WebhookGrant: Equatable, Hashable {
+    /**
+     * The subscription's id (its deliveries' `X-MCP-Subscription-Id`).
+     */
+    public var id: String
+    /**
+     * When to subscribe again by (ISO 8601); null: no expiry.
+     */
+    public var refreshBefore: String?
+    /**
+     * A safe watermark.
+     */
+    public var cursor: String?
+    /**
+     * Delivery starts later than the cursor asked.
+     */
+    public var truncated: Bool
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The subscription's id (its deliveries' `X-MCP-Subscription-Id`).
+         */id: String, 
+        /**
+         * When to subscribe again by (ISO 8601); null: no expiry.
+         */refreshBefore: String?, 
+        /**
+         * A safe watermark.
+         */cursor: String?, 
+        /**
+         * Delivery starts later than the cursor asked.
+         */truncated: Bool) {
+        self.id = id
+        self.refreshBefore = refreshBefore
+        self.cursor = cursor
+        self.truncated = truncated
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension WebhookGrant: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeWebhookGrant: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> WebhookGrant {
+        return
+            try WebhookGrant(
+                id: FfiConverterString.read(from: &buf), 
+                refreshBefore: FfiConverterOptionString.read(from: &buf), 
+                cursor: FfiConverterOptionString.read(from: &buf), 
+                truncated: FfiConverterBool.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: WebhookGrant, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.id, into: &buf)
+        FfiConverterOptionString.write(value.refreshBefore, into: &buf)
+        FfiConverterOptionString.write(value.cursor, into: &buf)
+        FfiConverterBool.write(value.truncated, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeWebhookGrant_lift(_ buf: RustBuffer) throws -> WebhookGrant {
+    return try FfiConverterTypeWebhookGrant.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeWebhookGrant_lower(_ value: WebhookGrant) -> RustBuffer {
+    return FfiConverterTypeWebhookGrant.lower(value)
+}
+
+
+/**
  * What to do when a tool name is already taken.
  */
 
@@ -11898,6 +12759,91 @@ public func FfiConverterTypeContent_lift(_ buf: RustBuffer) throws -> Content {
 #endif
 public func FfiConverterTypeContent_lower(_ value: Content) -> RustBuffer {
     return FfiConverterTypeContent.lower(value)
+}
+
+
+
+/**
+ * How an event type can be delivered.
+ */
+
+public enum DeliveryMode: Equatable, Hashable {
+    
+    /**
+     * `events/poll`.
+     */
+    case poll
+    /**
+     * `events/stream`.
+     */
+    case push
+    /**
+     * `events/subscribe` (signed webhooks).
+     */
+    case webhook
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension DeliveryMode: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeDeliveryMode: FfiConverterRustBuffer {
+    typealias SwiftType = DeliveryMode
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> DeliveryMode {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .poll
+        
+        case 2: return .push
+        
+        case 3: return .webhook
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: DeliveryMode, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .poll:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .push:
+            writeInt(&buf, Int32(2))
+        
+        
+        case .webhook:
+            writeInt(&buf, Int32(3))
+        
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeDeliveryMode_lift(_ buf: RustBuffer) throws -> DeliveryMode {
+    return try FfiConverterTypeDeliveryMode.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeDeliveryMode_lower(_ value: DeliveryMode) -> RustBuffer {
+    return FfiConverterTypeDeliveryMode.lower(value)
 }
 
 
@@ -13111,6 +14057,153 @@ public func FfiConverterTypeServerNotification_lower(_ value: ServerNotification
 
 
 /**
+ * What an events stream delivers.
+ */
+
+public enum StreamItem: Equatable, Hashable {
+    
+    /**
+     * The stream is open at `cursor` (again after a gap, `truncated`).
+     */
+    case active(
+        /**
+         * Where it stands.
+         */cursor: String?, 
+        /**
+         * Occurrences were dropped.
+         */truncated: Bool
+    )
+    /**
+     * One occurrence.
+     */
+    case event(
+        /**
+         * The occurrence.
+         */occurrence: EventOccurrence
+    )
+    /**
+     * Alive, checked up to `cursor`.
+     */
+    case heartbeat(
+        /**
+         * Where it stands.
+         */cursor: String?
+    )
+    /**
+     * A transient error; the stream goes on.
+     */
+    case error(
+        /**
+         * The JSON-RPC code.
+         */code: Int32, 
+        /**
+         * The message.
+         */message: String
+    )
+    /**
+     * The subscription ended.
+     */
+    case terminated(
+        /**
+         * The JSON-RPC code.
+         */code: Int32, 
+        /**
+         * The message.
+         */message: String
+    )
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension StreamItem: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeStreamItem: FfiConverterRustBuffer {
+    typealias SwiftType = StreamItem
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> StreamItem {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .active(cursor: try FfiConverterOptionString.read(from: &buf), truncated: try FfiConverterBool.read(from: &buf)
+        )
+        
+        case 2: return .event(occurrence: try FfiConverterTypeEventOccurrence.read(from: &buf)
+        )
+        
+        case 3: return .heartbeat(cursor: try FfiConverterOptionString.read(from: &buf)
+        )
+        
+        case 4: return .error(code: try FfiConverterInt32.read(from: &buf), message: try FfiConverterString.read(from: &buf)
+        )
+        
+        case 5: return .terminated(code: try FfiConverterInt32.read(from: &buf), message: try FfiConverterString.read(from: &buf)
+        )
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: StreamItem, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case let .active(cursor,truncated):
+            writeInt(&buf, Int32(1))
+            FfiConverterOptionString.write(cursor, into: &buf)
+            FfiConverterBool.write(truncated, into: &buf)
+            
+        
+        case let .event(occurrence):
+            writeInt(&buf, Int32(2))
+            FfiConverterTypeEventOccurrence.write(occurrence, into: &buf)
+            
+        
+        case let .heartbeat(cursor):
+            writeInt(&buf, Int32(3))
+            FfiConverterOptionString.write(cursor, into: &buf)
+            
+        
+        case let .error(code,message):
+            writeInt(&buf, Int32(4))
+            FfiConverterInt32.write(code, into: &buf)
+            FfiConverterString.write(message, into: &buf)
+            
+        
+        case let .terminated(code,message):
+            writeInt(&buf, Int32(5))
+            FfiConverterInt32.write(code, into: &buf)
+            FfiConverterString.write(message, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeStreamItem_lift(_ buf: RustBuffer) throws -> StreamItem {
+    return try FfiConverterTypeStreamItem.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeStreamItem_lower(_ value: StreamItem) -> RustBuffer {
+    return FfiConverterTypeStreamItem.lower(value)
+}
+
+
+
+/**
  * Why the host's [`TokenVerifier`] refuses a token. Any other exception thrown by the
  * verifier counts as `Unavailable`.
  */
@@ -14001,6 +15094,30 @@ fileprivate struct FfiConverterOptionTypeOAuthGrant: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionTypeStreamItem: FfiConverterRustBuffer {
+    typealias SwiftType = StreamItem?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeStreamItem.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeStreamItem.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionSequenceString: FfiConverterRustBuffer {
     typealias SwiftType = [String]?
 
@@ -14138,6 +15255,31 @@ fileprivate struct FfiConverterSequenceString: FfiConverterRustBuffer {
         seq.reserveCapacity(Int(len))
         for _ in 0 ..< len {
             seq.append(try FfiConverterString.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeEventOccurrence: FfiConverterRustBuffer {
+    typealias SwiftType = [EventOccurrence]
+
+    public static func write(_ value: [EventOccurrence], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeEventOccurrence.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [EventOccurrence] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [EventOccurrence]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeEventOccurrence.read(from: &buf))
         }
         return seq
     }
@@ -14413,6 +15555,31 @@ fileprivate struct FfiConverterSequenceTypeContent: FfiConverterRustBuffer {
         seq.reserveCapacity(Int(len))
         for _ in 0 ..< len {
             seq.append(try FfiConverterTypeContent.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeDeliveryMode: FfiConverterRustBuffer {
+    typealias SwiftType = [DeliveryMode]
+
+    public static func write(_ value: [DeliveryMode], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeDeliveryMode.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [DeliveryMode] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [DeliveryMode]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeDeliveryMode.read(from: &buf))
         }
         return seq
     }
@@ -15163,6 +16330,24 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_client_unsubscribe_resource() != 65268) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_events_supported() != 54403) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_list_events() != 17620) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_poll_events() != 53838) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_stream_events() != 7079) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_subscribe_webhook() != 39872) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_client_unsubscribe_webhook() != 50663) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpcore_uniffi_checksum_method_client_get_skill() != 57120) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -15203,6 +16388,30 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_task_status() != 62079) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_eventstream_cursor() != 51864) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_eventstream_end() != 32671) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_eventstream_next() != 31391) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_events_declare() != 34699) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_events_emit() != 3365) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_events_remove() != 12304) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_events_set_heartbeat_ms() != 9957) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_method_events_set_webhook_policy() != 52143) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_gateway_server() != 32475) {
@@ -15370,6 +16579,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio() != 16339) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpcore_uniffi_checksum_method_server_with_events() != 6614) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpcore_uniffi_checksum_method_server_with_idempotency() != 24541) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -15425,6 +16637,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_constructor_client_connect_stdio() != 59270) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_constructor_events_new() != 34998) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_constructor_gateway_start() != 17661) {

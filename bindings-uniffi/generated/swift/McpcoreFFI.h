@@ -889,6 +889,36 @@ uint64_t uniffi_mcpcore_uniffi_fn_method_client_subscribe_resource(uint64_t ptr,
 uint64_t uniffi_mcpcore_uniffi_fn_method_client_unsubscribe_resource(uint64_t ptr, RustBuffer uri
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_EVENTS_SUPPORTED
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_EVENTS_SUPPORTED
+int8_t uniffi_mcpcore_uniffi_fn_method_client_events_supported(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_LIST_EVENTS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_LIST_EVENTS
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_list_events(uint64_t ptr
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_POLL_EVENTS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_POLL_EVENTS
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_poll_events(uint64_t ptr, RustBuffer name, RustBuffer arguments_json, RustBuffer cursor, RustBuffer max_events
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_STREAM_EVENTS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_STREAM_EVENTS
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_stream_events(uint64_t ptr, RustBuffer name, RustBuffer arguments_json, RustBuffer cursor
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_SUBSCRIBE_WEBHOOK
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_SUBSCRIBE_WEBHOOK
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_subscribe_webhook(uint64_t ptr, RustBuffer name, RustBuffer arguments_json, RustBuffer url, RustBuffer secret, RustBuffer ttl_ms
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_UNSUBSCRIBE_WEBHOOK
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_UNSUBSCRIBE_WEBHOOK
+uint64_t uniffi_mcpcore_uniffi_fn_method_client_unsubscribe_webhook(uint64_t ptr, RustBuffer name, RustBuffer arguments_json, RustBuffer url
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_GET_SKILL
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_CLIENT_GET_SKILL
 uint64_t uniffi_mcpcore_uniffi_fn_method_client_get_skill(uint64_t ptr, RustBuffer uri
@@ -1022,6 +1052,72 @@ uint64_t uniffi_mcpcore_uniffi_fn_method_task_result(uint64_t ptr
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TASK_STATUS
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_TASK_STATUS
 uint64_t uniffi_mcpcore_uniffi_fn_method_task_status(uint64_t ptr
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_EVENTSTREAM
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_EVENTSTREAM
+uint64_t uniffi_mcpcore_uniffi_fn_clone_eventstream(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_EVENTSTREAM
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_EVENTSTREAM
+void uniffi_mcpcore_uniffi_fn_free_eventstream(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_EVENTSTREAM_CURSOR
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_EVENTSTREAM_CURSOR
+RustBuffer uniffi_mcpcore_uniffi_fn_method_eventstream_cursor(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_EVENTSTREAM_END
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_EVENTSTREAM_END
+uint64_t uniffi_mcpcore_uniffi_fn_method_eventstream_end(uint64_t ptr
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_EVENTSTREAM_NEXT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_EVENTSTREAM_NEXT
+uint64_t uniffi_mcpcore_uniffi_fn_method_eventstream_next(uint64_t ptr
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_EVENTS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_EVENTS
+uint64_t uniffi_mcpcore_uniffi_fn_clone_events(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_EVENTS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_EVENTS
+void uniffi_mcpcore_uniffi_fn_free_events(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CONSTRUCTOR_EVENTS_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CONSTRUCTOR_EVENTS_NEW
+uint64_t uniffi_mcpcore_uniffi_fn_constructor_events_new(RustCallStatus *_Nonnull out_status
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_EVENTS_DECLARE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_EVENTS_DECLARE
+void uniffi_mcpcore_uniffi_fn_method_events_declare(uint64_t ptr, RustBuffer name, RustBuffer description, RustBuffer delivery, RustBuffer input_schema_json, RustBuffer payload_schema_json, uint32_t retain, uint64_t poll_interval_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_EVENTS_EMIT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_EVENTS_EMIT
+RustBuffer uniffi_mcpcore_uniffi_fn_method_events_emit(uint64_t ptr, RustBuffer name, RustBuffer data_json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_EVENTS_REMOVE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_EVENTS_REMOVE
+int8_t uniffi_mcpcore_uniffi_fn_method_events_remove(uint64_t ptr, RustBuffer name, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_EVENTS_SET_HEARTBEAT_MS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_EVENTS_SET_HEARTBEAT_MS
+void uniffi_mcpcore_uniffi_fn_method_events_set_heartbeat_ms(uint64_t ptr, uint64_t ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_EVENTS_SET_WEBHOOK_POLICY
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_EVENTS_SET_WEBHOOK_POLICY
+void uniffi_mcpcore_uniffi_fn_method_events_set_webhook_policy(uint64_t ptr, int8_t allow_http_loopback, int8_t allow_anonymous, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_GATEWAY
@@ -1418,6 +1514,11 @@ uint64_t uniffi_mcpcore_uniffi_fn_method_server_serve_http(uint64_t ptr, RustBuf
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_SERVE_STDIO
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_SERVE_STDIO
 uint64_t uniffi_mcpcore_uniffi_fn_method_server_serve_stdio(uint64_t ptr
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_WITH_EVENTS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_WITH_EVENTS
+uint64_t uniffi_mcpcore_uniffi_fn_method_server_with_events(uint64_t ptr, uint64_t events, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_SERVER_WITH_IDEMPOTENCY
@@ -2318,6 +2419,42 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_client_unsubscribe_resource(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_EVENTS_SUPPORTED
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_EVENTS_SUPPORTED
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_events_supported(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_LIST_EVENTS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_LIST_EVENTS
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_list_events(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_POLL_EVENTS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_POLL_EVENTS
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_poll_events(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_STREAM_EVENTS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_STREAM_EVENTS
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_stream_events(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_SUBSCRIBE_WEBHOOK
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_SUBSCRIBE_WEBHOOK
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_subscribe_webhook(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_UNSUBSCRIBE_WEBHOOK
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_UNSUBSCRIBE_WEBHOOK
+uint16_t uniffi_mcpcore_uniffi_checksum_method_client_unsubscribe_webhook(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_GET_SKILL
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_CLIENT_GET_SKILL
 uint16_t uniffi_mcpcore_uniffi_checksum_method_client_get_skill(void
@@ -2399,6 +2536,54 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_task_result(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TASK_STATUS
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_TASK_STATUS
 uint16_t uniffi_mcpcore_uniffi_checksum_method_task_status(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_EVENTSTREAM_CURSOR
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_EVENTSTREAM_CURSOR
+uint16_t uniffi_mcpcore_uniffi_checksum_method_eventstream_cursor(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_EVENTSTREAM_END
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_EVENTSTREAM_END
+uint16_t uniffi_mcpcore_uniffi_checksum_method_eventstream_end(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_EVENTSTREAM_NEXT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_EVENTSTREAM_NEXT
+uint16_t uniffi_mcpcore_uniffi_checksum_method_eventstream_next(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_EVENTS_DECLARE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_EVENTS_DECLARE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_events_declare(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_EVENTS_EMIT
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_EVENTS_EMIT
+uint16_t uniffi_mcpcore_uniffi_checksum_method_events_emit(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_EVENTS_REMOVE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_EVENTS_REMOVE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_events_remove(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_EVENTS_SET_HEARTBEAT_MS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_EVENTS_SET_HEARTBEAT_MS
+uint16_t uniffi_mcpcore_uniffi_checksum_method_events_set_heartbeat_ms(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_EVENTS_SET_WEBHOOK_POLICY
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_EVENTS_SET_WEBHOOK_POLICY
+uint16_t uniffi_mcpcore_uniffi_checksum_method_events_set_webhook_policy(void
     
 );
 #endif
@@ -2732,6 +2917,12 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_WITH_EVENTS
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_WITH_EVENTS
+uint16_t uniffi_mcpcore_uniffi_checksum_method_server_with_events(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_WITH_IDEMPOTENCY
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_SERVER_WITH_IDEMPOTENCY
 uint16_t uniffi_mcpcore_uniffi_checksum_method_server_with_idempotency(void
@@ -2843,6 +3034,12 @@ uint16_t uniffi_mcpcore_uniffi_checksum_constructor_client_connect_http(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_CLIENT_CONNECT_STDIO
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_CLIENT_CONNECT_STDIO
 uint16_t uniffi_mcpcore_uniffi_checksum_constructor_client_connect_stdio(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_EVENTS_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_EVENTS_NEW
+uint16_t uniffi_mcpcore_uniffi_checksum_constructor_events_new(void
     
 );
 #endif

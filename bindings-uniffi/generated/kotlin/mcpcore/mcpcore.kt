@@ -1130,6 +1130,18 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_client_unsubscribe_resource(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_events_supported(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_list_events(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_poll_events(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_stream_events(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_subscribe_webhook(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_client_unsubscribe_webhook(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_client_get_skill(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_client_list_skills(
@@ -1157,6 +1169,22 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_mcpcore_uniffi_checksum_method_task_result(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_task_status(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_eventstream_cursor(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_eventstream_end(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_eventstream_next(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_events_declare(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_events_emit(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_events_remove(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_events_set_heartbeat_ms(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_events_set_webhook_policy(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_gateway_server(
     ): Int
@@ -1268,6 +1296,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio(
     ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_method_server_with_events(
+    ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_server_with_idempotency(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_method_server_with_list_cache(
@@ -1305,6 +1335,8 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_mcpcore_uniffi_checksum_constructor_client_connect_http(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_constructor_client_connect_stdio(
+    ): Int
+    external fun uniffi_mcpcore_uniffi_checksum_constructor_events_new(
     ): Int
     external fun uniffi_mcpcore_uniffi_checksum_constructor_gateway_start(
     ): Int
@@ -1512,6 +1544,18 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_client_unsubscribe_resource(`ptr`: Long,`uri`: RustBuffer.ByValue,
     ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_events_supported(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Byte
+    external fun uniffi_mcpcore_uniffi_fn_method_client_list_events(`ptr`: Long,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_poll_events(`ptr`: Long,`name`: RustBuffer.ByValue,`argumentsJson`: RustBuffer.ByValue,`cursor`: RustBuffer.ByValue,`maxEvents`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_stream_events(`ptr`: Long,`name`: RustBuffer.ByValue,`argumentsJson`: RustBuffer.ByValue,`cursor`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_subscribe_webhook(`ptr`: Long,`name`: RustBuffer.ByValue,`argumentsJson`: RustBuffer.ByValue,`url`: RustBuffer.ByValue,`secret`: RustBuffer.ByValue,`ttlMs`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_client_unsubscribe_webhook(`ptr`: Long,`name`: RustBuffer.ByValue,`argumentsJson`: RustBuffer.ByValue,`url`: RustBuffer.ByValue,
+    ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_client_get_skill(`ptr`: Long,`uri`: RustBuffer.ByValue,
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_client_list_skills(`ptr`: Long,
@@ -1566,6 +1610,32 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_task_status(`ptr`: Long,
     ): Long
+    external fun uniffi_mcpcore_uniffi_fn_clone_eventstream(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_free_eventstream(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_method_eventstream_cursor(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_method_eventstream_end(`ptr`: Long,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_eventstream_next(`ptr`: Long,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_clone_events(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_free_events(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_constructor_events_new(uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_events_declare(`ptr`: Long,`name`: RustBuffer.ByValue,`description`: RustBuffer.ByValue,`delivery`: RustBuffer.ByValue,`inputSchemaJson`: RustBuffer.ByValue,`payloadSchemaJson`: RustBuffer.ByValue,`retain`: Int,`pollIntervalMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_method_events_emit(`ptr`: Long,`name`: RustBuffer.ByValue,`dataJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mcpcore_uniffi_fn_method_events_remove(`ptr`: Long,`name`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Byte
+    external fun uniffi_mcpcore_uniffi_fn_method_events_set_heartbeat_ms(`ptr`: Long,`ms`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mcpcore_uniffi_fn_method_events_set_webhook_policy(`ptr`: Long,`allowHttpLoopback`: Byte,`allowAnonymous`: Byte,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
     external fun uniffi_mcpcore_uniffi_fn_clone_gateway(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_free_gateway(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1723,6 +1793,8 @@ internal object UniffiLib {
     external fun uniffi_mcpcore_uniffi_fn_method_server_serve_http(`ptr`: Long,`host`: RustBuffer.ByValue,`port`: Short,`path`: RustBuffer.ByValue,`options`: RustBuffer.ByValue,`auth`: RustBuffer.ByValue,
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_server_serve_stdio(`ptr`: Long,
+    ): Long
+    external fun uniffi_mcpcore_uniffi_fn_method_server_with_events(`ptr`: Long,`events`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mcpcore_uniffi_fn_method_server_with_idempotency(`ptr`: Long,`ttlMs`: Long,`leaseMs`: Long,`store`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
@@ -2140,6 +2212,24 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_unsubscribe_resource() and 0xFFFF) != 65268) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_events_supported() and 0xFFFF) != 54403) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_list_events() and 0xFFFF) != 17620) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_poll_events() and 0xFFFF) != 53838) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_stream_events() and 0xFFFF) != 7079) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_subscribe_webhook() and 0xFFFF) != 39872) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_unsubscribe_webhook() and 0xFFFF) != 50663) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_client_get_skill() and 0xFFFF) != 57120) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -2180,6 +2270,30 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_task_status() and 0xFFFF) != 62079) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_eventstream_cursor() and 0xFFFF) != 51864) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_eventstream_end() and 0xFFFF) != 32671) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_eventstream_next() and 0xFFFF) != 31391) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_events_declare() and 0xFFFF) != 34699) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_events_emit() and 0xFFFF) != 3365) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_events_remove() and 0xFFFF) != 12304) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_events_set_heartbeat_ms() and 0xFFFF) != 9957) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_events_set_webhook_policy() and 0xFFFF) != 52143) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_gateway_server() and 0xFFFF) != 32475) {
@@ -2347,6 +2461,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_serve_stdio() and 0xFFFF) != 16339) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_with_events() and 0xFFFF) != 6614) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_server_with_idempotency() and 0xFFFF) != 24541) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -2402,6 +2519,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_client_connect_stdio() and 0xFFFF) != 59270) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_events_new() and 0xFFFF) != 34998) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_constructor_gateway_start() and 0xFFFF) != 17661) {
@@ -3673,6 +3793,38 @@ public interface ClientInterface {
     suspend fun `unsubscribeResource`(`uri`: kotlin.String)
     
     /**
+     * True when the server declared the Events extension (then the `events/` methods may be sent).
+     */
+    fun `eventsSupported`(): kotlin.Boolean
+    
+    /**
+     * Every event type the server lists, each as its JSON text.
+     */
+    suspend fun `listEvents`(): List<kotlin.String>
+    
+    /**
+     * One `events/poll` of `name` with `arguments_json` from `cursor` (null: from now).
+     */
+    suspend fun `pollEvents`(`name`: kotlin.String, `argumentsJson`: kotlin.String, `cursor`: kotlin.String? = null, `maxEvents`: kotlin.UInt? = null): PollResult
+    
+    /**
+     * Opens an `events/stream` of `name` from `cursor` (null: from now); returns it once the
+     * server says it is active (its first item).
+     */
+    suspend fun `streamEvents`(`name`: kotlin.String, `argumentsJson`: kotlin.String, `cursor`: kotlin.String? = null): EventStream
+    
+    /**
+     * Creates or refreshes the webhook subscription of `name` to `url`, signed with `secret`
+     * (`whsec_` and the base64 of 24 to 64 random bytes), for `ttl_ms` (null: the server's).
+     */
+    suspend fun `subscribeWebhook`(`name`: kotlin.String, `argumentsJson`: kotlin.String, `url`: kotlin.String, `secret`: kotlin.String, `ttlMs`: kotlin.ULong? = null): WebhookGrant
+    
+    /**
+     * Ends the webhook subscription of `name` with `arguments_json` to `url`.
+     */
+    suspend fun `unsubscribeWebhook`(`name`: kotlin.String, `argumentsJson`: kotlin.String, `url`: kotlin.String)
+    
+    /**
      * The entry of the skill whose `SKILL.md` is at `uri` (unknown: `Rpc` with code -32602).
      */
     suspend fun `getSkill`(`uri`: kotlin.String): Skill
@@ -4589,6 +4741,161 @@ open class Client: Disposable, AutoCloseable, ClientInterface
 
     
     /**
+     * True when the server declared the Events extension (then the `events/` methods may be sent).
+     */
+    @Throws(McpException::class)override fun `eventsSupported`(): kotlin.Boolean {
+            return FfiConverterBoolean.lift(
+    callWithHandle {
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_events_supported(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Every event type the server lists, each as its JSON text.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `listEvents`() : List<kotlin.String> {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_list_events(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterSequenceString.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * One `events/poll` of `name` with `arguments_json` from `cursor` (null: from now).
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `pollEvents`(`name`: kotlin.String, `argumentsJson`: kotlin.String, `cursor`: kotlin.String?, `maxEvents`: kotlin.UInt?) : PollResult {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_poll_events(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`name`),
+        FfiConverterString.lower(`argumentsJson`),
+        FfiConverterOptionalString.lower(`cursor`),
+        FfiConverterOptionalUInt.lower(`maxEvents`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypePollResult.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Opens an `events/stream` of `name` from `cursor` (null: from now); returns it once the
+     * server says it is active (its first item).
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `streamEvents`(`name`: kotlin.String, `argumentsJson`: kotlin.String, `cursor`: kotlin.String?) : EventStream {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_stream_events(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`name`),
+        FfiConverterString.lower(`argumentsJson`),
+        FfiConverterOptionalString.lower(`cursor`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_u64(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_u64(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_u64(future) },
+        // lift function
+        { FfiConverterTypeEventStream.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Creates or refreshes the webhook subscription of `name` to `url`, signed with `secret`
+     * (`whsec_` and the base64 of 24 to 64 random bytes), for `ttl_ms` (null: the server's).
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `subscribeWebhook`(`name`: kotlin.String, `argumentsJson`: kotlin.String, `url`: kotlin.String, `secret`: kotlin.String, `ttlMs`: kotlin.ULong?) : WebhookGrant {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_subscribe_webhook(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`name`),
+        FfiConverterString.lower(`argumentsJson`),
+        FfiConverterString.lower(`url`),
+        FfiConverterString.lower(`secret`),
+        FfiConverterOptionalULong.lower(`ttlMs`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeWebhookGrant.lift(it) },
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Ends the webhook subscription of `name` with `arguments_json` to `url`.
+     */
+    @Throws(McpException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `unsubscribeWebhook`(`name`: kotlin.String, `argumentsJson`: kotlin.String, `url`: kotlin.String) {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_client_unsubscribe_webhook(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`name`),
+        FfiConverterString.lower(`argumentsJson`),
+        FfiConverterString.lower(`url`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_void(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_void(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_void(future) },
+        // lift function
+        { },
+        
+        // Error FFI converter
+        McpException.ErrorHandler,
+    )
+    }
+
+    
+    /**
      * The entry of the skill whose `SKILL.md` is at `uri` (unknown: `Rpc` with code -32602).
      */
     @Throws(McpException::class)
@@ -5332,6 +5639,718 @@ public object FfiConverterTypeClientInput: FfiConverter<ClientInput, Long> {
     override fun allocationSize(value: ClientInput) = 8UL
 
     override fun write(value: ClientInput, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * An open `events/stream`.
+ */
+public interface EventStreamInterface {
+    
+    /**
+     * Where the stream stands: open a new one from here to miss nothing.
+     */
+    fun `cursor`(): kotlin.String?
+    
+    /**
+     * Ends the stream (`close()`, from `AutoCloseable`, also frees the object).
+     */
+    suspend fun `end`()
+    
+    /**
+     * The next item, or null once the stream ended.
+     */
+    suspend fun `next`(): StreamItem?
+    
+    companion object
+}
+
+/**
+ * An open `events/stream`.
+ */
+open class EventStream: Disposable, AutoCloseable, EventStreamInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mcpcore_uniffi_fn_free_eventstream(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_clone_eventstream(handle, status)
+        }
+    }
+
+    
+    /**
+     * Where the stream stands: open a new one from here to miss nothing.
+     */override fun `cursor`(): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_eventstream_cursor(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Ends the stream (`close()`, from `AutoCloseable`, also frees the object).
+     */
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `end`() {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_eventstream_end(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_void(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_void(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_void(future) },
+        // lift function
+        { },
+        
+        // Error FFI converter
+        UniffiNullRustCallStatusErrorHandler,
+    )
+    }
+
+    
+    /**
+     * The next item, or null once the stream ended.
+     */
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `next`() : StreamItem? {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_method_eventstream_next(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_mcpcore_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_mcpcore_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterOptionalTypeStreamItem.lift(it) },
+        // Error FFI converter
+        UniffiNullRustCallStatusErrorHandler,
+    )
+    }
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeEventStream: FfiConverter<EventStream, Long> {
+    override fun lower(value: EventStream): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): EventStream {
+        return EventStream(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): EventStream {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: EventStream) = 8UL
+
+    override fun write(value: EventStream, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * Event types and their recent occurrences, for a server.
+ */
+public interface EventsInterface {
+    
+    /**
+     * Declares (or replaces) the event type `name`: its `delivery` modes, the JSON Schema text
+     * of its subscription arguments and of its payload (null: any object), how many
+     * occurrences are kept for replay and the `nextPollMs` its polls suggest. Throws
+     * `InvalidInput` for a schema that does not compile.
+     */
+    fun `declare`(`name`: kotlin.String, `description`: kotlin.String, `delivery`: List<DeliveryMode>, `inputSchemaJson`: kotlin.String? = null, `payloadSchemaJson`: kotlin.String? = null, `retain`: kotlin.UInt = 256u, `pollIntervalMs`: kotlin.ULong = 5000uL)
+    
+    /**
+     * Records an occurrence of `name` with the JSON payload `data_json` and delivers it to
+     * every open stream and webhook; returns it. Throws `InvalidInput` for an undeclared type,
+     * data failing its payload schema, or more than 256 KiB (nothing recorded then).
+     */
+    fun `emit`(`name`: kotlin.String, `dataJson`: kotlin.String): EventOccurrence
+    
+    /**
+     * Stops offering `name`; false when it was not declared.
+     */
+    fun `remove`(`name`: kotlin.String): kotlin.Boolean
+    
+    /**
+     * Streams opened from now on hear a heartbeat every `ms` while quiet (10 ms to 30 s).
+     */
+    fun `setHeartbeatMs`(`ms`: kotlin.ULong)
+    
+    /**
+     * How webhook subscriptions are accepted: by default `https` callbacks to public addresses
+     * from authenticated subscribers. Development only: `allow_http_loopback` accepts `http`
+     * callbacks on loopback addresses, `allow_anonymous` subscribers without a token.
+     */
+    fun `setWebhookPolicy`(`allowHttpLoopback`: kotlin.Boolean, `allowAnonymous`: kotlin.Boolean)
+    
+    companion object
+}
+
+/**
+ * Event types and their recent occurrences, for a server.
+ */
+open class Events: Disposable, AutoCloseable, EventsInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+    /**
+     * No event types yet.
+     */
+    constructor() :
+        this(UniffiWithHandle, 
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_constructor_events_new(
+    
+        _status)
+}
+    )
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mcpcore_uniffi_fn_free_events(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mcpcore_uniffi_fn_clone_events(handle, status)
+        }
+    }
+
+    
+    /**
+     * Declares (or replaces) the event type `name`: its `delivery` modes, the JSON Schema text
+     * of its subscription arguments and of its payload (null: any object), how many
+     * occurrences are kept for replay and the `nextPollMs` its polls suggest. Throws
+     * `InvalidInput` for a schema that does not compile.
+     */
+    @Throws(McpException::class)override fun `declare`(`name`: kotlin.String, `description`: kotlin.String, `delivery`: List<DeliveryMode>, `inputSchemaJson`: kotlin.String?, `payloadSchemaJson`: kotlin.String?, `retain`: kotlin.UInt, `pollIntervalMs`: kotlin.ULong)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_events_declare(
+        it,
+        
+        FfiConverterString.lower(`name`),
+        FfiConverterString.lower(`description`),
+        FfiConverterSequenceTypeDeliveryMode.lower(`delivery`),
+        FfiConverterOptionalString.lower(`inputSchemaJson`),
+        FfiConverterOptionalString.lower(`payloadSchemaJson`),
+        FfiConverterUInt.lower(`retain`),
+        FfiConverterULong.lower(`pollIntervalMs`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * Records an occurrence of `name` with the JSON payload `data_json` and delivers it to
+     * every open stream and webhook; returns it. Throws `InvalidInput` for an undeclared type,
+     * data failing its payload schema, or more than 256 KiB (nothing recorded then).
+     */
+    @Throws(McpException::class)override fun `emit`(`name`: kotlin.String, `dataJson`: kotlin.String): EventOccurrence {
+            return FfiConverterTypeEventOccurrence.lift(
+    callWithHandle {
+    uniffiRustCallWithError(McpException) { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_events_emit(
+        it,
+        
+        FfiConverterString.lower(`name`),
+        FfiConverterString.lower(`dataJson`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Stops offering `name`; false when it was not declared.
+     */override fun `remove`(`name`: kotlin.String): kotlin.Boolean {
+            return FfiConverterBoolean.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_events_remove(
+        it,
+        
+        FfiConverterString.lower(`name`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Streams opened from now on hear a heartbeat every `ms` while quiet (10 ms to 30 s).
+     */override fun `setHeartbeatMs`(`ms`: kotlin.ULong)
+        = 
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_events_set_heartbeat_ms(
+        it,
+        
+        FfiConverterULong.lower(`ms`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * How webhook subscriptions are accepted: by default `https` callbacks to public addresses
+     * from authenticated subscribers. Development only: `allow_http_loopback` accepts `http`
+     * callbacks on loopback addresses, `allow_anonymous` subscribers without a token.
+     */override fun `setWebhookPolicy`(`allowHttpLoopback`: kotlin.Boolean, `allowAnonymous`: kotlin.Boolean)
+        = 
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_events_set_webhook_policy(
+        it,
+        
+        FfiConverterBoolean.lower(`allowHttpLoopback`),
+        FfiConverterBoolean.lower(`allowAnonymous`),_status)
+}
+    }
+    
+    
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeEvents: FfiConverter<Events, Long> {
+    override fun lower(value: Events): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): Events {
+        return Events(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): Events {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: Events) = 8UL
+
+    override fun write(value: Events, buf: ByteBuffer) {
         buf.putLong(lower(value))
     }
 }
@@ -11260,6 +12279,13 @@ public interface ServerInterface {
     suspend fun `serveStdio`()
     
     /**
+     * This server serving the event types of `events` (the Events extension: `events/list`,
+     * `events/poll`, `events/stream`, and webhooks for types that offer them). Configure
+     * before serving; declare and emit through `events` at any time.
+     */
+    fun `withEvents`(`events`: Events): Server
+    
+    /**
      * This server with idempotent writes (ready-made middleware): tool calls carrying
      * `idempotency_key` act once per client, tool and key; keys kept `ttl_ms`, a running
      * call's claim lapsing after `lease_ms`; in the Redis at `store` (shared by instances) or
@@ -11506,6 +12532,25 @@ open class Server: Disposable, AutoCloseable, ServerInterface
         McpException.ErrorHandler,
     )
     }
+
+    
+    /**
+     * This server serving the event types of `events` (the Events extension: `events/list`,
+     * `events/poll`, `events/stream`, and webhooks for types that offer them). Configure
+     * before serving; declare and emit through `events` at any time.
+     */override fun `withEvents`(`events`: Events): Server {
+            return FfiConverterTypeServer.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_mcpcore_uniffi_fn_method_server_with_events(
+        it,
+        
+        FfiConverterTypeEvents.lower(`events`),_status)
+}
+    }
+    )
+    }
+    
 
     
     /**
@@ -15112,6 +16157,77 @@ public object FfiConverterTypeElicitRequest: FfiConverterRustBuffer<ElicitReques
 
 
 /**
+ * Something that happened.
+ */
+data class EventOccurrence (
+    /**
+     * Stable id, for de-duplication (`evt_…`).
+     */
+    var `eventId`: kotlin.String
+    , 
+    /**
+     * The event type.
+     */
+    var `name`: kotlin.String
+    , 
+    /**
+     * When it happened (ISO 8601, UTC).
+     */
+    var `timestamp`: kotlin.String
+    , 
+    /**
+     * The payload as JSON text.
+     */
+    var `dataJson`: kotlin.String
+    , 
+    /**
+     * The position after it (streams), when given.
+     */
+    var `cursor`: kotlin.String?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeEventOccurrence: FfiConverterRustBuffer<EventOccurrence> {
+    override fun read(buf: ByteBuffer): EventOccurrence {
+        return EventOccurrence(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterOptionalString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: EventOccurrence) = (
+            FfiConverterString.allocationSize(value.`eventId`) +
+            FfiConverterString.allocationSize(value.`name`) +
+            FfiConverterString.allocationSize(value.`timestamp`) +
+            FfiConverterString.allocationSize(value.`dataJson`) +
+            FfiConverterOptionalString.allocationSize(value.`cursor`)
+    )
+
+    override fun write(value: EventOccurrence, buf: ByteBuffer) {
+            FfiConverterString.write(value.`eventId`, buf)
+            FfiConverterString.write(value.`name`, buf)
+            FfiConverterString.write(value.`timestamp`, buf)
+            FfiConverterString.write(value.`dataJson`, buf)
+            FfiConverterOptionalString.write(value.`cursor`, buf)
+    }
+}
+
+
+
+/**
  * Which requests for input a [`ClientInput`] answers (the client declares those capabilities
  * and no others).
  */
@@ -15385,6 +16501,77 @@ public object FfiConverterTypeOAuthOptions: FfiConverterRustBuffer<OAuthOptions>
             FfiConverterOptionalBoolean.write(value.`dpop`, buf)
             FfiConverterOptionalUInt.write(value.`maxAuthorizations`, buf)
             FfiConverterOptionalString.write(value.`storePath`, buf)
+    }
+}
+
+
+
+/**
+ * An `events/poll` result.
+ */
+data class PollResult (
+    /**
+     * The occurrences after the cursor, oldest first.
+     */
+    var `events`: List<EventOccurrence>
+    , 
+    /**
+     * Where the next poll starts.
+     */
+    var `cursor`: kotlin.String?
+    , 
+    /**
+     * Occurrences between the cursor and these were dropped.
+     */
+    var `truncated`: kotlin.Boolean
+    , 
+    /**
+     * More wait: poll again at once.
+     */
+    var `hasMore`: kotlin.Boolean
+    , 
+    /**
+     * When to poll next, in milliseconds.
+     */
+    var `nextPollMs`: kotlin.ULong?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypePollResult: FfiConverterRustBuffer<PollResult> {
+    override fun read(buf: ByteBuffer): PollResult {
+        return PollResult(
+            FfiConverterSequenceTypeEventOccurrence.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterBoolean.read(buf),
+            FfiConverterBoolean.read(buf),
+            FfiConverterOptionalULong.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: PollResult) = (
+            FfiConverterSequenceTypeEventOccurrence.allocationSize(value.`events`) +
+            FfiConverterOptionalString.allocationSize(value.`cursor`) +
+            FfiConverterBoolean.allocationSize(value.`truncated`) +
+            FfiConverterBoolean.allocationSize(value.`hasMore`) +
+            FfiConverterOptionalULong.allocationSize(value.`nextPollMs`)
+    )
+
+    override fun write(value: PollResult, buf: ByteBuffer) {
+            FfiConverterSequenceTypeEventOccurrence.write(value.`events`, buf)
+            FfiConverterOptionalString.write(value.`cursor`, buf)
+            FfiConverterBoolean.write(value.`truncated`, buf)
+            FfiConverterBoolean.write(value.`hasMore`, buf)
+            FfiConverterOptionalULong.write(value.`nextPollMs`, buf)
     }
 }
 
@@ -16942,6 +18129,69 @@ public object FfiConverterTypeUpstreamStatus: FfiConverterRustBuffer<UpstreamSta
 
 
 /**
+ * What `events/subscribe` granted.
+ */
+data class WebhookGrant (
+    /**
+     * The subscription's id (its deliveries' `X-MCP-Subscription-Id`).
+     */
+    var `id`: kotlin.String
+    , 
+    /**
+     * When to subscribe again by (ISO 8601); null: no expiry.
+     */
+    var `refreshBefore`: kotlin.String?
+    , 
+    /**
+     * A safe watermark.
+     */
+    var `cursor`: kotlin.String?
+    , 
+    /**
+     * Delivery starts later than the cursor asked.
+     */
+    var `truncated`: kotlin.Boolean
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeWebhookGrant: FfiConverterRustBuffer<WebhookGrant> {
+    override fun read(buf: ByteBuffer): WebhookGrant {
+        return WebhookGrant(
+            FfiConverterString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterBoolean.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: WebhookGrant) = (
+            FfiConverterString.allocationSize(value.`id`) +
+            FfiConverterOptionalString.allocationSize(value.`refreshBefore`) +
+            FfiConverterOptionalString.allocationSize(value.`cursor`) +
+            FfiConverterBoolean.allocationSize(value.`truncated`)
+    )
+
+    override fun write(value: WebhookGrant, buf: ByteBuffer) {
+            FfiConverterString.write(value.`id`, buf)
+            FfiConverterOptionalString.write(value.`refreshBefore`, buf)
+            FfiConverterOptionalString.write(value.`cursor`, buf)
+            FfiConverterBoolean.write(value.`truncated`, buf)
+    }
+}
+
+
+
+/**
  * What to do when a tool name is already taken.
  */
 
@@ -17153,6 +18403,53 @@ public object FfiConverterTypeContent : FfiConverterRustBuffer<Content>{
                 Unit
             }
         }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
+    }
+}
+
+
+
+
+
+/**
+ * How an event type can be delivered.
+ */
+
+enum class DeliveryMode {
+    
+    /**
+     * `events/poll`.
+     */
+    POLL,
+    /**
+     * `events/stream`.
+     */
+    PUSH,
+    /**
+     * `events/subscribe` (signed webhooks).
+     */
+    WEBHOOK;
+
+    
+
+
+    companion object
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeDeliveryMode: FfiConverterRustBuffer<DeliveryMode> {
+    override fun read(buf: ByteBuffer) = try {
+        DeliveryMode.values()[buf.getInt() - 1]
+    } catch (e: IndexOutOfBoundsException) {
+        throw RuntimeException("invalid enum value, something is very wrong!!", e)
+    }
+
+    override fun allocationSize(value: DeliveryMode) = 4UL
+
+    override fun write(value: DeliveryMode, buf: ByteBuffer) {
+        buf.putInt(value.ordinal + 1)
     }
 }
 
@@ -18533,6 +19830,215 @@ public object FfiConverterTypeServerNotification : FfiConverterRustBuffer<Server
 
 
 
+/**
+ * What an events stream delivers.
+ */
+sealed class StreamItem {
+    
+    /**
+     * The stream is open at `cursor` (again after a gap, `truncated`).
+     */
+    data class Active(
+        /**
+         * Where it stands.
+         */
+        val `cursor`: kotlin.String?, 
+        /**
+         * Occurrences were dropped.
+         */
+        val `truncated`: kotlin.Boolean) : StreamItem()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * One occurrence.
+     */
+    data class Event(
+        /**
+         * The occurrence.
+         */
+        val `occurrence`: mcpcore.EventOccurrence) : StreamItem()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * Alive, checked up to `cursor`.
+     */
+    data class Heartbeat(
+        /**
+         * Where it stands.
+         */
+        val `cursor`: kotlin.String?) : StreamItem()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * A transient error; the stream goes on.
+     */
+    data class Error(
+        /**
+         * The JSON-RPC code.
+         */
+        val `code`: kotlin.Int, 
+        /**
+         * The message.
+         */
+        val `message`: kotlin.String) : StreamItem()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * The subscription ended.
+     */
+    data class Terminated(
+        /**
+         * The JSON-RPC code.
+         */
+        val `code`: kotlin.Int, 
+        /**
+         * The message.
+         */
+        val `message`: kotlin.String) : StreamItem()
+        
+    {
+        
+
+        companion object
+    }
+    
+
+    
+
+    
+    
+
+
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeStreamItem : FfiConverterRustBuffer<StreamItem>{
+    override fun read(buf: ByteBuffer): StreamItem {
+        return when(buf.getInt()) {
+            1 -> StreamItem.Active(
+                FfiConverterOptionalString.read(buf),
+                FfiConverterBoolean.read(buf),
+                )
+            2 -> StreamItem.Event(
+                FfiConverterTypeEventOccurrence.read(buf),
+                )
+            3 -> StreamItem.Heartbeat(
+                FfiConverterOptionalString.read(buf),
+                )
+            4 -> StreamItem.Error(
+                FfiConverterInt.read(buf),
+                FfiConverterString.read(buf),
+                )
+            5 -> StreamItem.Terminated(
+                FfiConverterInt.read(buf),
+                FfiConverterString.read(buf),
+                )
+            else -> throw RuntimeException("invalid enum value, something is very wrong!!")
+        }
+    }
+
+    override fun allocationSize(value: StreamItem): ULong = when(value) {
+        is StreamItem.Active -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterOptionalString.allocationSize(value.`cursor`)
+                + FfiConverterBoolean.allocationSize(value.`truncated`)
+            )
+        }
+        is StreamItem.Event -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterTypeEventOccurrence.allocationSize(value.`occurrence`)
+            )
+        }
+        is StreamItem.Heartbeat -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterOptionalString.allocationSize(value.`cursor`)
+            )
+        }
+        is StreamItem.Error -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterInt.allocationSize(value.`code`)
+                + FfiConverterString.allocationSize(value.`message`)
+            )
+        }
+        is StreamItem.Terminated -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterInt.allocationSize(value.`code`)
+                + FfiConverterString.allocationSize(value.`message`)
+            )
+        }
+    }
+
+    override fun write(value: StreamItem, buf: ByteBuffer) {
+        when(value) {
+            is StreamItem.Active -> {
+                buf.putInt(1)
+                FfiConverterOptionalString.write(value.`cursor`, buf)
+                FfiConverterBoolean.write(value.`truncated`, buf)
+                Unit
+            }
+            is StreamItem.Event -> {
+                buf.putInt(2)
+                FfiConverterTypeEventOccurrence.write(value.`occurrence`, buf)
+                Unit
+            }
+            is StreamItem.Heartbeat -> {
+                buf.putInt(3)
+                FfiConverterOptionalString.write(value.`cursor`, buf)
+                Unit
+            }
+            is StreamItem.Error -> {
+                buf.putInt(4)
+                FfiConverterInt.write(value.`code`, buf)
+                FfiConverterString.write(value.`message`, buf)
+                Unit
+            }
+            is StreamItem.Terminated -> {
+                buf.putInt(5)
+                FfiConverterInt.write(value.`code`, buf)
+                FfiConverterString.write(value.`message`, buf)
+                Unit
+            }
+        }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
+    }
+}
+
+
+
+
+
 
 
 /**
@@ -19618,6 +21124,38 @@ public object FfiConverterOptionalTypeOAuthGrant: FfiConverterRustBuffer<OAuthGr
 /**
  * @suppress
  */
+public object FfiConverterOptionalTypeStreamItem: FfiConverterRustBuffer<StreamItem?> {
+    override fun read(buf: ByteBuffer): StreamItem? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeStreamItem.read(buf)
+    }
+
+    override fun allocationSize(value: StreamItem?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeStreamItem.allocationSize(value)
+        }
+    }
+
+    override fun write(value: StreamItem?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeStreamItem.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
 public object FfiConverterOptionalSequenceString: FfiConverterRustBuffer<List<kotlin.String>?> {
     override fun read(buf: ByteBuffer): List<kotlin.String>? {
         if (buf.get().toInt() == 0) {
@@ -19796,6 +21334,34 @@ public object FfiConverterSequenceString: FfiConverterRustBuffer<List<kotlin.Str
         buf.putInt(value.size)
         value.iterator().forEach {
             FfiConverterString.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterSequenceTypeEventOccurrence: FfiConverterRustBuffer<List<EventOccurrence>> {
+    override fun read(buf: ByteBuffer): List<EventOccurrence> {
+        val len = buf.getInt()
+        return List<EventOccurrence>(len) {
+            FfiConverterTypeEventOccurrence.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<EventOccurrence>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypeEventOccurrence.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<EventOccurrence>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypeEventOccurrence.write(it, buf)
         }
     }
 }
@@ -20104,6 +21670,34 @@ public object FfiConverterSequenceTypeContent: FfiConverterRustBuffer<List<Conte
         buf.putInt(value.size)
         value.iterator().forEach {
             FfiConverterTypeContent.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterSequenceTypeDeliveryMode: FfiConverterRustBuffer<List<DeliveryMode>> {
+    override fun read(buf: ByteBuffer): List<DeliveryMode> {
+        val len = buf.getInt()
+        return List<DeliveryMode>(len) {
+            FfiConverterTypeDeliveryMode.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<DeliveryMode>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypeDeliveryMode.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<DeliveryMode>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypeDeliveryMode.write(it, buf)
         }
     }
 }
