@@ -83,6 +83,7 @@ impl Events {
     /// occurrences are kept for replay and the `nextPollMs` its polls suggest. Throws
     /// `InvalidInput` for a schema that does not compile.
     #[uniffi::method(default(input_schema_json = None, payload_schema_json = None, retain = 256, poll_interval_ms = 5000))]
+    #[allow(clippy::too_many_arguments)] // the foreign signature: named arguments with defaults
     pub fn declare(
         &self,
         name: String,
