@@ -166,6 +166,7 @@ fn every_subcommand_has_help_and_completions_exist() {
         "prompts",
         "get",
         "ping",
+        "events",
         "serve",
         "gateway",
         "completions",
@@ -431,4 +432,41 @@ fn a_closed_stdout_ends_the_cli_quietly() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(out.status.code(), Some(0), "{err}");
+}
+
+#[test]
+fn events_are_listed_polled_and_streamed_from_the_command_line() {
+    let server = bin("echo_server");
+    let (code, out, err) = run(&["events", "list", "--", &server, "--events"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let names: Vec<&str> =
+        v["events"].as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["echoed", "tick"]);
+    // A stream prints one JSON line per item as it comes: active, then two ticks, then stops.
+    let (code, out, err) =
+        run(&["events", "stream", "tick", "--count", "2", "--json", "--", &server, "--events"]);
+    assert_eq!(code, 0, "{err}");
+    let items: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(items[0]["type"], "active", "{out}");
+    let ticks: Vec<i64> =
+        items.iter().filter(|i| i["type"] == "event").map(|i| i["data"]["n"].as_i64().unwrap()).collect();
+    assert_eq!(ticks, [1, 2], "{out}");
+    // A poll from now answers no occurrence and a cursor; a poll with --follow waits for them.
+    let (code, out, _) = run(&["events", "poll", "tick", "--json", "--", &server, "--events"]);
+    assert_eq!(code, 0);
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert!(r["events"].as_array().unwrap().is_empty() && r["cursor"].is_string(), "{out}");
+    let (code, out, err) =
+        run(&["events", "poll", "tick", "--follow", "--count", "1", "--json", "--", &server, "--events"]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(lines.iter().any(|l| !l["events"].as_array().unwrap().is_empty()), "{out}");
+    // Errors keep their code: an unknown type, and arguments the type does not take.
+    let (code, _, err) = run(&["events", "poll", "nope", "--", &server, "--events"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("JSON-RPC code -32011"), "{err}");
+    let (code, _, err) = run(&["events", "stream", "tick", "x=1", "--", &server, "--events"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("-32602"), "{err}");
 }

@@ -18,9 +18,9 @@ use std::sync::{Arc, Mutex};
 pub(crate) struct ListArgs {
     /// The server's URL (http:// or https://), or give a stdio server after `--`.
     #[arg(value_name = "URL")]
-    url: Option<String>,
+    pub(crate) url: Option<String>,
     #[command(flatten)]
-    conn: Conn,
+    pub(crate) conn: Conn,
 }
 
 /// `call`.
@@ -70,7 +70,7 @@ pub(crate) enum Listing {
 }
 
 /// Takes the URL out of positional arguments (the first http://, https:// or Unix socket one).
-fn split_url(mut args: Vec<String>) -> (Vec<String>, Option<String>) {
+pub(crate) fn split_url(mut args: Vec<String>) -> (Vec<String>, Option<String>) {
     match args.iter().position(|a| crate::connect::is_endpoint(a)) {
         Some(i) => {
             let url = args.remove(i);
@@ -81,14 +81,21 @@ fn split_url(mut args: Vec<String>) -> (Vec<String>, Option<String>) {
 }
 
 /// The outcome of a job: what to print and the exit code.
-struct Done {
-    json: Value,
-    text: String,
-    code: u8,
+pub(crate) struct Done {
+    pub(crate) json: Value,
+    pub(crate) text: String,
+    pub(crate) code: u8,
+}
+
+impl Done {
+    /// A job that printed its own output as it went (a stream): nothing more to print.
+    pub(crate) fn printed() -> Done {
+        Done { json: Value::Null, text: String::new(), code: 0 }
+    }
 }
 
 /// Connects, runs `job`, prints its outcome, closes; signals and errors as the module says.
-async fn session<F, Fut>(conn: Conn, url: Option<String>, job: F) -> ExitCode
+pub(crate) async fn session<F, Fut>(conn: Conn, url: Option<String>, job: F) -> ExitCode
 where
     F: FnOnce(Client) -> Fut,
     Fut: std::future::Future<Output = Result<Done, Error>>,
@@ -103,7 +110,9 @@ where
     let json = connection.json;
     match run(connection, job).await {
         Ok((done, _)) if json => {
-            output::json(&done.json);
+            if !done.json.is_null() {
+                output::json(&done.json);
+            }
             ExitCode::from(done.code)
         }
         Ok((done, _)) => {
@@ -150,7 +159,7 @@ where
     outcome.map(|d| (d, ())).map_err(Stop::Failed)
 }
 
-fn server_info(client: &Client) -> (Value, String) {
+pub(crate) fn server_info(client: &Client) -> (Value, String) {
     let n = client.negotiated();
     let info = serde_json::to_value(&n.server_info).unwrap_or(Value::Null);
     (info, n.version.to_string())

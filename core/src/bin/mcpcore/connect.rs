@@ -126,6 +126,11 @@ pub(crate) fn is_endpoint(arg: &str) -> bool {
 
 impl Conn {
     /// Reads the options with `url` (a positional argument, if any) as the server.
+    /// True when the output is JSON (`--json`, or not `--human` and stdout is not a terminal).
+    pub(crate) fn wants_json(&self) -> bool {
+        self.json || (!self.human && !std::io::stdout().is_terminal())
+    }
+
     pub(crate) fn resolve(self, url: Option<String>) -> Result<Connection, String> {
         if let Some(u) = &url {
             if !is_endpoint(u) {

@@ -18,6 +18,7 @@ mod conformance_server;
 mod conformance_skills;
 mod conformance_tasks;
 mod connect;
+mod events_cmd;
 mod gateway;
 mod interactive;
 mod output;
@@ -42,6 +43,7 @@ Examples:
   mcpcore call add a=2 b=40 http://127.0.0.1:8080/mcp
   mcpcore call echo '{\"text\": \"hi\"}' --lineage legacy -- ./echo_server
   mcpcore serve --listen 127.0.0.1:8080 -- python my_server.py
+  mcpcore events stream tick -- ./echo_server --events
   mcpcore completions bash > /etc/bash_completion.d/mcpcore
 
 Output is text on a terminal and JSON otherwise (--json / --human choose).
@@ -72,6 +74,12 @@ enum Command {
     Get(commands::GetArgs),
     /// Check that a server answers.
     Ping(commands::ListArgs),
+    /// The event types of a server (MCP Events): list them, poll one, or stream one.
+    Events {
+        /// What to do.
+        #[command(subcommand)]
+        command: events_cmd::EventsCommand,
+    },
     /// Serve a config, or a stdio server command, as one server on stdio or HTTP.
     Serve(serve::ServeArgs),
     /// Serve every server of an mcpServers config as one (stdio, or HTTP at /mcp).
@@ -156,6 +164,7 @@ fn main() -> ExitCode {
             Command::Call(a) => commands::call(a).await,
             Command::Read(a) => commands::read(a).await,
             Command::Get(a) => commands::get(a).await,
+            Command::Events { command } => events_cmd::main(command).await,
             Command::Serve(a) => serve::main(a).await,
             Command::Gateway(a) => gateway::main(a).await,
             Command::ConformanceServer(a) => conformance_server::main(a).await,
