@@ -25,6 +25,10 @@ pub(super) struct Callback {
     client: reqwest::Client,
 }
 
+/// The HTTP clients of a hub, one per (host, checked address): subscriptions to one endpoint
+/// share its connections (and its memory: a client per subscription cost about 6 KB each).
+pub(super) type Clients = std::sync::Mutex<std::collections::HashMap<(String, SocketAddr), reqwest::Client>>;
+
 fn invalid(why: String) -> WebhookError {
     WebhookError::Rpc(crate::ErrorData::invalid_params(format!("Invalid params: {why}")))
 }
@@ -64,7 +68,11 @@ pub(super) fn public(ip: IpAddr) -> bool {
 impl Callback {
     /// Checks `url` under `policy`: `https` to public addresses, or (development) `http` or
     /// `https` to loopback ones; every address the host resolves to must pass.
-    pub(super) async fn check(url: &str, policy: &WebhookPolicy) -> Result<Callback, WebhookError> {
+    pub(super) async fn check(
+        url: &str,
+        policy: &WebhookPolicy,
+        clients: &Clients,
+    ) -> Result<Callback, WebhookError> {
         let url = reqwest::Url::parse(url).map_err(|e| invalid(format!("delivery.url: {e}")))?;
         let host = url.host_str().ok_or_else(|| invalid("delivery.url needs a host".into()))?.to_owned();
         let port = url.port_or_known_default().unwrap_or(443);
@@ -90,12 +98,22 @@ impl Callback {
         if url.scheme() != "https" && !(policy.allow_http_loopback && addrs.iter().all(loopback)) {
             return Err(invalid("delivery.url must be https".into()));
         }
-        let client = crate::tls::client_builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(policy.timeout)
-            .resolve(bare, addrs[0])
-            .build()
-            .map_err(|e| WebhookError::Rpc(crate::ErrorData::internal(format!("Internal error: {e}"))))?;
+        let key = (bare.to_owned(), addrs[0]);
+        let cached = clients.lock().expect("lock").get(&key).cloned();
+        let client = match cached {
+            Some(c) => c,
+            None => {
+                let c = crate::tls::client_builder()
+                    .redirect(reqwest::redirect::Policy::none())
+                    .timeout(policy.timeout)
+                    .resolve(bare, addrs[0])
+                    .build()
+                    .map_err(|e| {
+                        WebhookError::Rpc(crate::ErrorData::internal(format!("Internal error: {e}")))
+                    })?;
+                clients.lock().expect("lock").entry(key).or_insert(c).clone()
+            }
+        };
         Ok(Callback { url, client })
     }
 }

@@ -133,6 +133,7 @@ struct Inner {
     subs: Mutex<HashMap<String, Arc<Sub>>>,
     /// Callbacks verified, by (principal, url).
     verified: Mutex<HashMap<(String, String), ()>>,
+    clients: deliver::Clients,
 }
 
 /// What a subscribe needs of the hub, cheap to clone into its future.
@@ -224,7 +225,7 @@ impl Core {
             return Ok(Granted { id, refresh_before: expires, position: st.position, truncated: false });
         }
         self.check_room(&req.key.principal)?;
-        let callback = deliver::Callback::check(&req.key.url, &self.policy).await?;
+        let callback = deliver::Callback::check(&req.key.url, &self.policy, &self.inner.clients).await?;
         let verified_key = (req.key.principal.clone(), req.key.url.clone());
         if !self.inner.verified.lock().expect("lock").contains_key(&verified_key) {
             deliver::verify(&callback, &req.secret, &id, &self.stats).await?;

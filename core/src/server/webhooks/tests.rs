@@ -35,12 +35,17 @@ async fn callbacks_must_be_https_to_public_addresses_unless_development_allows_l
         "https://[::1]:9/h",
         "https://localhost:9/h",
     ] {
-        assert!(deliver::Callback::check(refused, &production).await.is_err(), "{refused}");
+        assert!(
+            deliver::Callback::check(refused, &production, &Default::default()).await.is_err(),
+            "{refused}"
+        );
     }
     let development = WebhookPolicy::development();
-    assert!(deliver::Callback::check("http://127.0.0.1:9/h", &development).await.is_ok());
+    assert!(deliver::Callback::check("http://127.0.0.1:9/h", &development, &Default::default())
+        .await
+        .is_ok());
     assert!(
-        deliver::Callback::check("http://10.0.0.1/h", &development).await.is_err(),
+        deliver::Callback::check("http://10.0.0.1/h", &development, &Default::default()).await.is_err(),
         "private, not loopback"
     );
 }
