@@ -337,3 +337,48 @@ async fn our_client_subscribes_refreshes_and_unsubscribes_a_webhook() {
     let e = client.unsubscribe_webhook("tick", json!({}), &url).await.unwrap_err();
     assert_eq!(e.code().0, -32011, "{e:?}");
 }
+
+#[tokio::test]
+async fn our_receiver_takes_our_servers_deliveries_once_and_refuses_a_forgery() {
+    use mcpcore::client::{Client, ClientOptions};
+    use mcpcore::events::receiver::{Delivery, Receiver};
+    let (s, _) = secret(7);
+    let taken: Arc<Mutex<Vec<Delivery>>> = Arc::default();
+    let log = taken.clone();
+    let receiver = Arc::new(Receiver::new(&s).unwrap());
+    let app = Router::new().nest(
+        "/hooks/mcp",
+        mcpcore::server::webhooks::receiver_router(receiver, move |r| {
+            assert_eq!(r.subscription_id.as_deref().map(|s| s.starts_with("sub_")), Some(true));
+            log.lock().unwrap().push(r.delivery);
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hooks/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let events = events();
+    let (_serving, raw) = serve(&events, policy()).await;
+    let client = Client::connect_http(&raw.url, Default::default(), ClientOptions::default()).await.unwrap();
+    client.subscribe_webhook("tick", json!({}), &url, &s, None).await.unwrap();
+    events.emit("tick", json!({"n": 1})).unwrap();
+    for _ in 0..200 {
+        if !taken.lock().unwrap().is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let got = taken.lock().unwrap().clone();
+    assert!(matches!(&got[..], [Delivery::Event(o)] if o.data == json!({"n": 1})), "{got:?}");
+    // A forged POST is refused, and a replay of nothing signed is not taken.
+    let forged = reqwest::Client::new()
+        .post(&url)
+        .header("webhook-id", "evt_x")
+        .header("webhook-timestamp", "1")
+        .header("webhook-signature", "v1,AAAA")
+        .body(r#"{"eventId":"evt_x","name":"tick","timestamp":"t","data":{}}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(forged.status(), 401);
+    assert_eq!(taken.lock().unwrap().len(), 1);
+}

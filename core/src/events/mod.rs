@@ -11,6 +11,7 @@
 
 pub mod cursor;
 mod log;
+pub mod receiver;
 #[cfg(test)]
 mod tests;
 pub mod webhook;

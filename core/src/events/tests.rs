@@ -163,3 +163,62 @@ fn cursors_are_sealed_per_type() {
         assert!(cursor::open(&keys, "tick", junk).is_err(), "{junk:?}");
     }
 }
+
+mod receiving {
+    use super::*;
+    use crate::events::receiver::{Delivery, Receiver};
+    use crate::events::webhook::sign;
+    use std::collections::HashMap;
+
+    const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+    fn post(id: &str, ts: u64, body: &str, secret: &str) -> HashMap<String, String> {
+        let key = webhook::parse_secret(secret).unwrap();
+        HashMap::from([
+            ("webhook-id".to_owned(), id.to_owned()),
+            ("webhook-timestamp".to_owned(), ts.to_string()),
+            ("webhook-signature".to_owned(), sign(&key, id, ts, body.as_bytes())),
+            ("x-mcp-subscription-id".to_owned(), "sub_1".to_owned()),
+        ])
+    }
+
+    #[test]
+    fn a_receiver_answers_challenges_takes_events_once_and_refuses_forgeries() {
+        let r = Receiver::new(SECRET).unwrap();
+        let now = at(0);
+        let ts = now.duration_since(UNIX_EPOCH).unwrap().as_secs();
+        let get = |h: &HashMap<String, String>| {
+            let h = h.clone();
+            move |k: &str| h.get(k).cloned()
+        };
+        let challenge = r#"{"type":"verification","challenge":"abc"}"#;
+        let got = r
+            .receive(get(&post("msg_verification_1", ts, challenge, SECRET)), challenge.as_bytes(), now)
+            .unwrap();
+        assert_eq!((got.delivery, got.body), (Delivery::Verification, br#"{"challenge":"abc"}"#.to_vec()));
+        let event = r#"{"eventId":"evt_1","name":"tick","timestamp":"2027-01-15T08:00:00Z","data":{"n":1}}"#;
+        let h = post("evt_1", ts, event, SECRET);
+        let got = r.receive(get(&h), event.as_bytes(), now).unwrap();
+        assert!(matches!(&got.delivery, Delivery::Event(o) if o.data == json!({"n": 1})), "{got:?}");
+        assert_eq!(got.subscription_id.as_deref(), Some("sub_1"));
+        // The same delivery again (a retry): acknowledged, not handed over.
+        assert_eq!(r.receive(get(&h), event.as_bytes(), now).unwrap().delivery, Delivery::Duplicate);
+        // A tampered body, a foreign secret, an old timestamp, missing headers.
+        let tampered = event.replace("\"n\":1", "\"n\":2");
+        assert_eq!(r.receive(get(&h), tampered.as_bytes(), now).unwrap_err().status, 401);
+        let other = "whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+        let h2 = post("evt_2", ts, event, other);
+        assert_eq!(r.receive(get(&h2), event.as_bytes(), now).unwrap_err().status, 401);
+        let old = post("evt_3", ts - 301, event, SECRET);
+        assert_eq!(r.receive(get(&old), event.as_bytes(), now).unwrap_err().status, 401);
+        assert_eq!(r.receive(|_: &str| None, event.as_bytes(), now).unwrap_err().status, 400);
+        // A rotated secret is accepted once added.
+        let r = r.also_accept(other).unwrap();
+        assert!(matches!(r.receive(get(&h2), event.as_bytes(), now).unwrap().delivery, Delivery::Event(_)));
+        // Envelopes.
+        let gap = r#"{"type":"gap","cursor":"c9"}"#;
+        let got = r.receive(get(&post("msg_gap_1", ts, gap, SECRET)), gap.as_bytes(), now).unwrap();
+        assert_eq!(got.delivery, Delivery::Gap { cursor: Some("c9".into()) });
+        assert!(Receiver::new("nope").is_err());
+    }
+}

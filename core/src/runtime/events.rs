@@ -23,3 +23,14 @@ impl Default for EventRegistry {
         EventRegistry::new()
     }
 }
+
+impl crate::events::receiver::Receiver {
+    /// [`Receiver::receive`](crate::events::receiver::Receiver::receive) now.
+    pub fn receive_now(
+        &self,
+        header: impl Fn(&str) -> Option<String>,
+        body: &[u8],
+    ) -> Result<crate::events::receiver::Received, crate::events::receiver::Refused> {
+        self.receive(header, body, std::time::SystemTime::now())
+    }
+}

@@ -8,8 +8,11 @@
 //! TTL runs out or the client unsubscribes. Subscriptions live in this process's memory.
 
 mod deliver;
+mod receive;
 #[cfg(test)]
 mod tests;
+
+pub use receive::receiver_router;
 
 use crate::changes::{Change, Subscription};
 use crate::events::webhook::{Granted, Subscribe, SubscriptionKey, Ttl, WebhookError, WebhookHub};
