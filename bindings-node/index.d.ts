@@ -588,6 +588,14 @@ export declare class ToolCall {
 /** A registry's tool search mode (see `Registry.toolSearch`). */
 export declare class ToolSearch {}
 
+/** Checks webhook deliveries for a subscriber (`WebhookReceiver` in the JS API). */
+export declare class WebhookReceiver {
+  /** A receiver for deliveries signed with any of `secrets` (the newest first). */
+  constructor(secrets: Array<string>)
+  /** Checks one POST: `headers` with lower-case names, the raw `body`. */
+  receive(headers: Record<string, string>, body: Buffer): ReceivedDelivery
+}
+
 /** The engine's error kinds (`mcpcore::ErrorKind::as_str`), for the error mapping test. */
 export declare function errorKinds(): Array<string>
 
@@ -672,6 +680,21 @@ export declare function pendingApprovalResult(message: string, detailsJson: stri
 
 /** Throws the engine's example error of `kind`, as every binding maps it. */
 export declare function raiseExample(kind: string): void
+
+/**
+ * What one POST got: the status and body to answer with, the delivery as JSON (null when
+ * refused) and the subscription id.
+ */
+export interface ReceivedDelivery {
+  /** The HTTP status to answer with. */
+  status: number
+  /** The body to answer with (a verification's challenge; the reason when refused). */
+  body: string
+  /** The delivery as JSON, or null when refused. */
+  delivery?: string
+  /** `X-MCP-Subscription-Id`. */
+  subscriptionId?: string
+}
 
 /**
  * A refusal result (`CallToolResult::refusal`) as JSON: `isError`, `message` as text,

@@ -856,6 +856,7 @@ module.exports.StdioConnection = nativeBinding.StdioConnection
 module.exports.Task = nativeBinding.Task
 module.exports.ToolCall = nativeBinding.ToolCall
 module.exports.ToolSearch = nativeBinding.ToolSearch
+module.exports.WebhookReceiver = nativeBinding.WebhookReceiver
 module.exports.errorKinds = nativeBinding.errorKinds
 module.exports.flushLogHandler = nativeBinding.flushLogHandler
 module.exports.hostResult = nativeBinding.hostResult

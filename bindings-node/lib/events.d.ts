@@ -79,3 +79,30 @@ export interface WebhookGrant {
   cursor: string | null;
   truncated: boolean;
 }
+
+/** What `WebhookReceiver.receive` found in one POST. */
+export interface ReceivedDelivery {
+  /** The HTTP status to answer with. */
+  status: number;
+  /** The body to answer with (a verification's challenge). */
+  body: string;
+  /** Null when refused (401: signature or timestamp; 400: malformed). */
+  delivery:
+    | ({ type: 'event' } & EventOccurrence)
+    | { type: 'gap'; cursor: string | null }
+    | { type: 'terminated'; error: { code: number; message: string; data?: unknown } }
+    | { type: 'verification' | 'duplicate' }
+    | null;
+  subscriptionId: string | null;
+}
+
+/** The receiving end of webhook deliveries: signature and timestamp checked, the challenge
+ * answered, retries dropped. */
+export class WebhookReceiver {
+  constructor(secret: string, ...alsoAccept: string[]);
+  receive(headers: Record<string, string | string[] | undefined>, body: Uint8Array | string): ReceivedDelivery;
+  /** A `(req, res)` handler for `node:http` or Express (before any body parser). */
+  nodeHandler(
+    onDelivery: (delivery: Exclude<ReceivedDelivery['delivery'], null>, subscriptionId: string | null) => void | Promise<void>
+  ): (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void;
+}

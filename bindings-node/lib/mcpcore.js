@@ -653,6 +653,7 @@ exports.Gateway = Gateway;
 exports.Client = Client;
 exports.Task = Task;
 exports.EventStream = EventStream;
+exports.WebhookReceiver = require('./webhooks').WebhookReceiver;
 exports.Registry = Registry;
 exports.HttpServing = HttpServing;
 exports.appsMeta = appsMeta;

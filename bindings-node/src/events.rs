@@ -62,3 +62,59 @@ impl Events {
         self.inner.remove(&name)
     }
 }
+
+/// Checks webhook deliveries for a subscriber (`WebhookReceiver` in the JS API).
+#[napi]
+pub struct WebhookReceiver {
+    inner: mcpcore::events::receiver::Receiver,
+}
+
+/// What one POST got: the status and body to answer with, the delivery as JSON (null when
+/// refused) and the subscription id.
+#[napi(object)]
+pub struct ReceivedDelivery {
+    /// The HTTP status to answer with.
+    pub status: u16,
+    /// The body to answer with (a verification's challenge; the reason when refused).
+    pub body: String,
+    /// The delivery as JSON, or null when refused.
+    pub delivery: Option<String>,
+    /// `X-MCP-Subscription-Id`.
+    pub subscription_id: Option<String>,
+}
+
+#[napi]
+impl WebhookReceiver {
+    /// A receiver for deliveries signed with any of `secrets` (the newest first).
+    #[napi(constructor)]
+    pub fn new(secrets: Vec<String>) -> napi::Result<Self> {
+        let mut it = secrets.iter();
+        let first =
+            it.next().ok_or_else(|| errors::to_js(mcpcore::Error::invalid_input("give a webhook secret")))?;
+        let mut r = mcpcore::events::receiver::Receiver::new(first).map_err(errors::to_js)?;
+        for s in it {
+            r = r.also_accept(s).map_err(errors::to_js)?;
+        }
+        Ok(WebhookReceiver { inner: r })
+    }
+
+    /// Checks one POST: `headers` with lower-case names, the raw `body`.
+    #[napi]
+    pub fn receive(
+        &self,
+        headers: std::collections::HashMap<String, String>,
+        body: napi::bindgen_prelude::Buffer,
+    ) -> ReceivedDelivery {
+        match self.inner.receive_now(|k| headers.get(k).cloned(), &body) {
+            Ok(r) => ReceivedDelivery {
+                status: r.status,
+                body: String::from_utf8_lossy(&r.body).into_owned(),
+                delivery: Some(r.delivery.to_json().to_string()),
+                subscription_id: r.subscription_id,
+            },
+            Err(e) => {
+                ReceivedDelivery { status: e.status, body: e.reason, delivery: None, subscription_id: None }
+            }
+        }
+    }
+}

@@ -276,3 +276,32 @@ test('the Node client subscribes a webhook the reference library verifies', asyn
     r.close();
   }
 });
+
+test('a WebhookReceiver mounted in node:http takes our server\'s deliveries once and refuses a forgery', async () => {
+  const { WebhookReceiver } = await import('../lib/mcpcore.js');
+  const http = await import('node:http');
+  const receiver = new WebhookReceiver(SECRET);
+  const taken = [];
+  const hook = http.createServer(receiver.nodeHandler(async (delivery, subscriptionId) => taken.push({ delivery, subscriptionId })));
+  await new Promise((r) => hook.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${hook.address().port}/hooks`;
+  const server = new Server({ name: 'hooks', version: '1.0' });
+  server.event('deploy', { delivery: ['webhook'] });
+  server.webhookPolicy({ allowHttpLoopback: true, allowAnonymous: true });
+  const serving = await server.serveHttp({ port: 0 });
+  const c = await Client.connectHttp(serving.url);
+  try {
+    const granted = await c.subscribeWebhook('deploy', url, SECRET);
+    server.emit('deploy', { v: 1 });
+    for (let i = 0; i < 100 && taken.length < 1; i++) await new Promise((ok) => setTimeout(ok, 50));
+    assert.equal(taken.length, 1);
+    assert.deepEqual([taken[0].delivery.type, taken[0].delivery.data, taken[0].subscriptionId], ['event', { v: 1 }, granted.id]);
+    const forged = receiver.receive({ 'webhook-id': 'x', 'webhook-timestamp': '1', 'webhook-signature': 'v1,AAAA' }, '{}');
+    assert.deepEqual([forged.status, forged.delivery], [401, null]);
+    assert.throws(() => new WebhookReceiver('nope'), (e) => e.kind === 'invalid_input');
+  } finally {
+    await c.close();
+    await serving.shutdown();
+    hook.close();
+  }
+});

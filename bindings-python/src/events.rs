@@ -60,3 +60,42 @@ impl Events {
         self.inner.is_empty()
     }
 }
+
+/// Checks webhook deliveries for a subscriber (`mcpcore.WebhookReceiver`).
+#[pyclass(module = "mcpcore._native", frozen)]
+pub struct WebhookReceiver {
+    inner: mcpcore::events::receiver::Receiver,
+}
+
+#[pymethods]
+impl WebhookReceiver {
+    /// A receiver for deliveries signed with any of `secrets` (the newest first).
+    #[new]
+    fn new(secrets: Vec<String>) -> PyResult<Self> {
+        let mut it = secrets.iter();
+        let first =
+            it.next().ok_or_else(|| errors::to_py(mcpcore::Error::invalid_input("give a webhook secret")))?;
+        let mut r = mcpcore::events::receiver::Receiver::new(first).map_err(errors::to_py)?;
+        for s in it {
+            r = r.also_accept(s).map_err(errors::to_py)?;
+        }
+        Ok(WebhookReceiver { inner: r })
+    }
+
+    /// Checks one POST (`headers` with lower-case names, the raw `body`): the status and body
+    /// to answer with, the delivery as JSON (None when refused) and the subscription id.
+    fn receive<'py>(
+        &self,
+        py: Python<'py>,
+        headers: std::collections::HashMap<String, String>,
+        body: &[u8],
+    ) -> (u16, Bound<'py, pyo3::types::PyBytes>, Option<String>, Option<String>) {
+        match self.inner.receive_now(|k| headers.get(k).cloned(), body) {
+            Ok(r) => {
+                let answer = pyo3::types::PyBytes::new(py, &r.body);
+                (r.status, answer, Some(r.delivery.to_json().to_string()), r.subscription_id)
+            }
+            Err(e) => (e.status, pyo3::types::PyBytes::new(py, e.reason.as_bytes()), None, None),
+        }
+    }
+}

@@ -60,6 +60,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<prompts::Prompts>()?;
     m.add_class::<skills::Skills>()?;
     m.add_class::<events::Events>()?;
+    m.add_class::<events::WebhookReceiver>()?;
     m.add_class::<client_events::ClientEvents>()?;
     m.add_class::<client_events::Poller>()?;
     m.add_class::<client_events::EventStream>()?;

@@ -346,3 +346,49 @@ def test_the_python_client_subscribes_a_webhook() -> None:
         go()
     finally:
         receiver.close()
+
+
+@run_async
+async def test_a_webhook_receiver_mounted_as_asgi_takes_our_servers_deliveries() -> None:
+    import socket
+
+    import uvicorn
+
+    from mcpcore import WebhookReceiver
+
+    taken: List[Any] = []
+
+    async def on_delivery(delivery: Dict[str, Any], subscription: Any) -> None:
+        taken.append((delivery, subscription))
+
+    receiver = WebhookReceiver(SECRET)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    hook = uvicorn.Server(uvicorn.Config(receiver.asgi_app(on_delivery), log_level="warning", lifespan="off"))
+    serving_hook = asyncio.create_task(hook.serve(sockets=[sock]))
+    server = Server("hooks", "1.0")
+    server.add_event("deploy", delivery=["webhook"])
+    server.webhook_policy(allow_http_loopback=True, allow_anonymous=True)
+    serving = await server.serve_http()
+    try:
+        while not hook.started:
+            await asyncio.sleep(0.01)
+        async with await bounded(Client.connect_http(serving.url)) as c:
+            granted = await c.subscribe_webhook("deploy", f"http://127.0.0.1:{port}/", SECRET)
+            await server.emit("deploy", {"v": 1})
+            for _ in range(100):
+                if taken:
+                    break
+                await asyncio.sleep(0.05)
+            (delivery, subscription), = taken
+            assert delivery["type"] == "event" and delivery["data"] == {"v": 1}
+            assert subscription == granted["id"]
+        # A forgery is refused by receive() itself.
+        status, _, refused, _ = receiver.receive({"webhook-id": "x", "webhook-timestamp": "1",
+                                                  "webhook-signature": "v1,AAAA"}, b"{}")
+        assert (status, refused) == (401, None)
+    finally:
+        await serving.shutdown()
+        hook.should_exit = True
+        await serving_hook

@@ -56,6 +56,7 @@ from . import _native
 from ._auth import MemoryTokenStore, OAuth, TokenStore
 from ._client import Client, Task
 from ._client_events import EventStream
+from ._webhooks import WebhookReceiver
 from ._server_auth import Auth, Identity, TokenRefused
 from ._features import CompletionSource
 from .content import Audio, EmbeddedResource, Image, Message, Text
@@ -86,6 +87,7 @@ __all__ = [
     "Gateway",
     "Client",
     "EventStream",
+    "WebhookReceiver",
     "Task",
     "Registry",
     "HttpServing",

@@ -4,7 +4,7 @@ from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple, final
 
 __all__ = [
     "engine_work_in_python",
-    "Registry", "Server", "HttpServing", "Gateway", "Mount", "MountResponse", "Client", "ClientInput", "Task", "OAuth", "ServerAuth", "ToolCall", "Resources", "Prompts", "Skills", "Events", "ClientEvents", "Poller", "EventStream", "ToolSearch", "Middleware", "__version__",
+    "Registry", "Server", "HttpServing", "Gateway", "Mount", "MountResponse", "Client", "ClientInput", "Task", "OAuth", "ServerAuth", "ToolCall", "Resources", "Prompts", "Skills", "Events", "WebhookReceiver", "ClientEvents", "Poller", "EventStream", "ToolSearch", "Middleware", "__version__",
     "tool_result", "refusal", "pending_approval", "page", "telemetry_outcome", "inline_refs", "reset_logging", "resource_contents", "prompt_result", "completion", "error_kinds", "raise_example",
 ]
 
@@ -131,6 +131,11 @@ class Events:
     def emit(self, name: str, data: str) -> str: ...
     def remove(self, name: str) -> bool: ...
     def is_empty(self) -> bool: ...
+
+@final
+class WebhookReceiver:
+    def __new__(cls, secrets: List[str]) -> "WebhookReceiver": ...
+    def receive(self, headers: Dict[str, str], body: bytes) -> Tuple[int, bytes, Optional[str], Optional[str]]: ...
 
 @final
 class ClientEvents:
