@@ -399,3 +399,59 @@ async fn our_client_polls_at_the_pace_the_server_asks_with_a_floor() {
     );
     assert_eq!(r.events.len(), 3);
 }
+
+#[tokio::test]
+async fn a_gateway_relays_an_upstreams_events_under_its_prefix() {
+    use mcpcore::client::{Client, ClientOptions, StreamItem};
+    use mcpcore::gateway::{Gateway, GatewayConfig};
+    let config = GatewayConfig::from_value(json!({"mcpServers": {
+        "echo": {"command": mcpcore_tests::bin("echo_server"), "args": ["--events"]},
+    }}))
+    .unwrap();
+    let gateway = Gateway::start(&config).await.unwrap();
+    let serving = gateway
+        .server()
+        .serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default())
+        .await
+        .unwrap();
+    for lineage in [mcpcore::protocol::Lineage::Modern, mcpcore::protocol::Lineage::Legacy] {
+        let options = ClientOptions { lineage: Some(lineage), ..Default::default() };
+        let client = Client::connect_http(&serving.url(), Default::default(), options).await.unwrap();
+        assert!(
+            client.events_support().is_some(),
+            "the gateway declares the extension once an upstream has events"
+        );
+        let names: Vec<String> = client.list_events().await.unwrap().into_iter().map(|t| t.name).collect();
+        assert_eq!(names, ["echo__echoed", "echo__tick"]);
+        // The upstream's ticks, relayed: streamed at the gateway under the prefixed name.
+        let mut stream = client.stream_events("echo__tick", json!({}), None).await.unwrap();
+        let tick = loop {
+            match stream.next().await.expect("open") {
+                StreamItem::Event(o) => break o,
+                _ => continue,
+            }
+        };
+        assert_eq!(tick.name, "echo__tick");
+        assert!(tick.data["n"].is_i64(), "{tick:?}");
+        drop(stream);
+        // An echo through the gateway reaches the upstream, whose `echoed` comes back relayed.
+        let start = client.poll_events("echo__echoed", json!({}), None, None).await.unwrap();
+        client.call_tool("echo__echo", json!({"text": "via the gateway"})).await.unwrap();
+        let mut got = Vec::new();
+        for _ in 0..50 {
+            got = client
+                .poll_events("echo__echoed", json!({}), start.cursor.clone(), None)
+                .await
+                .unwrap()
+                .events;
+            if !got.is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert_eq!(got.len(), 1, "one echo, one relayed occurrence");
+        assert_eq!(got[0].data, json!({"text": "via the gateway"}));
+        client.close().await;
+    }
+    gateway.shutdown().await;
+}

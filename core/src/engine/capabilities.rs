@@ -34,11 +34,15 @@ impl ServerEngine {
             m if m.starts_with("skills/") || m == skill_ext::DIRECTORY_READ => {
                 caps.extensions.as_ref().is_some_and(|e| e.contains_key(skill_ext::EXTENSION_ID))
             }
-            m if m.starts_with("events/") => {
-                caps.extensions.as_ref().is_some_and(|e| e.contains_key(event_ext::EXTENSION_ID))
-            }
+            // A gateway's events are its own registry's (the upstreams' types relayed into it).
+            m if m.starts_with("events/") => self.aggregate_events(),
             _ => caps.resources.is_some(),
         }
+    }
+
+    /// True when a gateway relays some event type (its registry is not empty).
+    fn aggregate_events(&self) -> bool {
+        self.events.as_ref().is_some_and(|e| !e.is_empty())
     }
 
     pub(super) fn completions(&self) -> bool {
@@ -60,6 +64,12 @@ impl ServerEngine {
                 if ext.is_empty() {
                     caps.extensions = None;
                 }
+            }
+            if self.aggregate_events() {
+                caps.extensions
+                    .get_or_insert_with(Map::new)
+                    .insert(event_ext::EXTENSION_ID.into(), json!({}));
+                caps.events = Some(Map::new());
             }
             if version < ProtocolVersion::V2025_11_25 {
                 caps.tasks = None;

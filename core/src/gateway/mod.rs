@@ -26,6 +26,7 @@
 //! ```
 
 mod config;
+mod events;
 mod supervise;
 
 pub use config::{GatewayConfig, Start, Upstream, UpstreamOAuth, UpstreamTransport};
@@ -67,6 +68,8 @@ pub(crate) struct Inner {
     mounted: Mutex<BTreeMap<String, Registrations>>,
     /// Each configured upstream's state.
     status: Mutex<BTreeMap<String, UpstreamStatus>>,
+    /// The upstreams' event types, relayed (Events extension).
+    events: events::EventRelay,
     /// The tasks watching the upstreams (aborted at shutdown).
     supervisors: Mutex<Vec<tokio::task::JoinHandle<()>>>,
 }
@@ -110,6 +113,7 @@ impl Gateway {
             telemetry: config.telemetry,
             remote,
             mounted: Mutex::default(),
+            events: events::EventRelay::new(),
             status: Mutex::new(
                 config.upstreams.iter().map(|u| (u.name.clone(), UpstreamStatus::starting())).collect(),
             ),
@@ -187,6 +191,7 @@ impl Gateway {
             .with_resources(self.inner.resources.clone())
             .with_prompts(self.inner.prompts.clone())
             .with_skills(self.inner.skills.clone())
+            .with_events(self.inner.events.registry().clone())
     }
 
     /// The aggregate tool registry (local tools may be added beside the upstreams' ones).
@@ -244,6 +249,7 @@ impl Gateway {
 impl Inner {
     /// Mounts `upstream` over `client` (a first connection) or reconnects it (a restart).
     async fn mount(&self, upstream: &Upstream, client: Client) -> Result<()> {
+        let events_client = client.clone();
         if self.remote.servers().contains(&upstream.name) {
             self.remote.reconnect(&upstream.name, client).await?;
         } else {
@@ -254,6 +260,7 @@ impl Inner {
             };
             self.mounted.lock().expect("lock").insert(upstream.name.clone(), done);
         }
+        self.events.mount(&upstream.name, &upstream.mount.prefix, &events_client).await;
         Ok(())
     }
 
