@@ -324,6 +324,19 @@ impl Core {
     }
 }
 
+impl Drop for Webhooks {
+    /// A hub replaced ([`EventRegistry::set_webhooks`]) or gone takes its deliveries with it.
+    fn drop(&mut self) {
+        if let Ok(mut subs) = self.core.inner.subs.lock() {
+            for (_, sub) in subs.drain() {
+                if let Some(task) = sub.state.lock().ok().and_then(|mut s| s.task.take()) {
+                    task.abort();
+                }
+            }
+        }
+    }
+}
+
 impl WebhookHub for Webhooks {
     fn subscribe(&self, request: Subscribe) -> BoxFuture<'static, Result<Granted, WebhookError>> {
         Box::pin(self.core.clone().subscribe_now(request))
