@@ -168,6 +168,9 @@ pub struct Client {
     last: Mutex<Option<Negotiated>>,
     /// Calls that can be cancelled, by the id the wrapper gave them.
     cancels: Arc<Mutex<HashMap<u32, Cancel>>>,
+    /// A log handler is set (`on_log`): calls then settle after the log messages sent before
+    /// their result (see `call_tool`).
+    logs: std::sync::atomic::AtomicBool,
 }
 
 /// A cancellable call: running (cancel by sending), or cancelled before its body ran.
@@ -178,7 +181,12 @@ enum Cancel {
 
 impl Client {
     fn wrap(c: mcpcore::client::Client) -> Client {
-        Client { inner: Mutex::new(Some(c)), last: Mutex::new(None), cancels: Arc::default() }
+        Client {
+            inner: Mutex::new(Some(c)),
+            last: Mutex::new(None),
+            cancels: Arc::default(),
+            logs: std::sync::atomic::AtomicBool::new(false),
+        }
     }
 
     /// What negotiation settled, live or as it was at `close`.
@@ -310,7 +318,13 @@ impl Client {
     ) -> napi::Result<PromiseRaw<'env, String>> {
         let cancels = self.cancels.clone();
         let client = self.inner();
-        let has_progress = progress.is_some();
+        // Progress and log messages reach JS through thread-safe functions of their own; libuv
+        // runs the ones woken in one turn in the order they were made, so a call whose messages
+        // a callback takes settles through a deferred made now (after those functions), not
+        // through the thread's settle function (made earlier), or its Promise could resolve
+        // before the messages sent ahead of its result were handed over.
+        let logs = log_level.is_some() || self.logs.load(std::sync::atomic::Ordering::Relaxed);
+        let has_progress = progress.is_some() || logs;
         let outcome = async move {
             // Registered at once: `cancel` runs synchronously on this thread, after this call.
             let cancelled = match call_id {
@@ -367,6 +381,7 @@ impl Client {
         ts_args_type = "handler: (level: string, logger: string | null | undefined, dataJson: string) => void"
     )]
     pub fn on_log(&self, handler: LogCallback) -> napi::Result<()> {
+        self.logs.store(true, std::sync::atomic::Ordering::Relaxed);
         self.inner()?.on_log(move |m| {
             let args = FnArgs::from((m.level.as_str().to_owned(), m.logger, m.data.to_string()));
             handler.call(args, ThreadsafeFunctionCallMode::NonBlocking);

@@ -362,6 +362,28 @@ describe('logging', () => {
     }
   });
 
+  test('log messages sent before a result reach onLog before the call resolves', async () => {
+    // The thread's settle function is made by the first call, before onLog's function: the
+    // order libuv runs them in must not let a result overtake its log messages.
+    for (const lineage of ['modern', 'legacy']) {
+      const serving = await chatty().serveHttp({ port: 0 });
+      const c = await Client.connectHttp(serving.url, { lineage });
+      try {
+        await c.callTool('chatty', {});
+        const seen = [];
+        c.onLog((m) => seen.push(m.level));
+        if (lineage === 'legacy') await c.setLogLevel('info');
+        for (let i = 1; i <= 20; i++) {
+          await c.callTool('chatty', {}, lineage === 'modern' ? { logLevel: 'info' } : {});
+          assert.equal(seen.length, 2 * i, `${lineage}: call ${i} resolved before its log messages`);
+        }
+      } finally {
+        await c.close();
+        await serving.shutdown();
+      }
+    }
+  });
+
   test('modern requests get logs only with logLevel', async () => {
     const serving = await chatty().serveHttp({ port: 0 });
     const c = await Client.connectHttp(serving.url, { lineage: 'modern' });
