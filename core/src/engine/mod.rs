@@ -111,10 +111,6 @@ pub struct ServerConfig {
     /// Host code around every dispatched request ([`crate::middleware`]), outermost first
     /// (default: none; requests are then dispatched directly, at no cost).
     pub middleware: crate::middleware::Chain,
-    /// Settings of extensions the host implements itself, declared under
-    /// `capabilities.extensions` on both lineages beside those the engine declares (which keep
-    /// their own settings); e.g. `{"com.example/feature": {...}}` (default: none).
-    pub extensions: Map<String, Value>,
 }
 
 impl ServerConfig {
@@ -137,7 +133,6 @@ impl ServerConfig {
             aggregate: None,
             tool_search: None,
             middleware: crate::middleware::Chain::default(),
-            extensions: Map::new(),
         }
     }
 }

@@ -188,17 +188,6 @@ fn register_pending(tools: &ToolRegistry) -> mcpcore::Result<()> {
         },
     )?;
     tools.register(
-        no_args(
-            "test_legacy_extension_capabilities",
-            "Report SDK-visible client extension capabilities for legacy conformance",
-        ),
-        |_: Arguments, ctx: ToolContext| async move {
-            // What the engine read of the client's capabilities (initialize, or the request's _meta).
-            let extensions = ctx.client_capabilities().and_then(|c| c.extensions.clone());
-            Ok(CallToolResult::text(json!({ "extensions": extensions }).to_string()))
-        },
-    )?;
-    tools.register(
         no_args("test_tool_fast", "Returns immediately. Used to check that the server still serves."),
         |_: Arguments, _: ToolContext| async move { Ok(CallToolResult::text("Fast response")) },
     )?;
@@ -231,17 +220,7 @@ fn server(scale: &ScaleOut) -> mcpcore::Result<Server> {
     let resources = Arc::new(super::conformance_catalog::resources()?);
     super::conformance_catalog::register_triggers(&tools, &prompts, &resources, scale.has_store())?;
     let skills = super::conformance_skills::skills(resources.clone())?;
-    let mut config = ServerConfig::new("mcpcore-conformance", env!("CARGO_PKG_VERSION"));
-    // The legacy-extensions fixture (conformance `server-legacy-extensions`, spec PR #3364):
-    // extension settings a 2025-11-25 client must read back unchanged from `initialize`.
-    let Value::Object(extensions) = json!({
-        "io.modelcontextprotocol/ui": {},
-        "com.example/conformance": {"nested": {"enabled": true, "limit": 3}, "values": [null, "b", 4]},
-        "com.example/empty": {}
-    }) else {
-        unreachable!("an object")
-    };
-    config.extensions = extensions;
+    let config = ServerConfig::new("mcpcore-conformance", env!("CARGO_PKG_VERSION"));
     // With --store: requestState keys, tasks, single-use claims and changes shared.
     let server = Server::new(config, tools).with_resources(resources).with_prompts(prompts);
     Ok(server.with_skills(skills).with_scale_out(scale))
