@@ -88,14 +88,8 @@ impl WebhookReceiver {
     /// A receiver for deliveries signed with any of `secrets` (the newest first).
     #[napi(constructor)]
     pub fn new(secrets: Vec<String>) -> napi::Result<Self> {
-        let mut it = secrets.iter();
-        let first =
-            it.next().ok_or_else(|| errors::to_js(mcpcore::Error::invalid_input("give a webhook secret")))?;
-        let mut r = mcpcore::events::receiver::Receiver::new(first).map_err(errors::to_js)?;
-        for s in it {
-            r = r.also_accept(s).map_err(errors::to_js)?;
-        }
-        Ok(WebhookReceiver { inner: r })
+        let inner = mcpcore::events::receiver::Receiver::with_secrets(&secrets).map_err(errors::to_js)?;
+        Ok(WebhookReceiver { inner })
     }
 
     /// Checks one POST: `headers` with lower-case names, the raw `body`.

@@ -72,14 +72,8 @@ impl WebhookReceiver {
     /// A receiver for deliveries signed with any of `secrets` (the newest first).
     #[new]
     fn new(secrets: Vec<String>) -> PyResult<Self> {
-        let mut it = secrets.iter();
-        let first =
-            it.next().ok_or_else(|| errors::to_py(mcpcore::Error::invalid_input("give a webhook secret")))?;
-        let mut r = mcpcore::events::receiver::Receiver::new(first).map_err(errors::to_py)?;
-        for s in it {
-            r = r.also_accept(s).map_err(errors::to_py)?;
-        }
-        Ok(WebhookReceiver { inner: r })
+        let inner = mcpcore::events::receiver::Receiver::with_secrets(&secrets).map_err(errors::to_py)?;
+        Ok(WebhookReceiver { inner })
     }
 
     /// Checks one POST (`headers` with lower-case names, the raw `body`): the status and body

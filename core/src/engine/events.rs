@@ -41,6 +41,16 @@ pub struct EventStream {
     pub dialect: Dialect,
 }
 
+/// A poll, stream or subscribe request the engine checked (see `ServerEngine::event_request`).
+struct Checked {
+    params: PollParams,
+    declared: Arc<DeclaredEvent>,
+    /// Where its cursor stands; `None`: from now.
+    after: Option<Position>,
+    /// The oldest time (ms) a replay reaches (`maxAgeMs`).
+    not_before_ms: Option<u64>,
+}
+
 /// The dialect of a request: the SEP's when its client declared the extension under
 /// `extensions`, the design sketch's otherwise (see [`Dialect`]).
 pub(super) fn dialect(caller: &Caller) -> Dialect {
@@ -81,14 +91,16 @@ impl ServerEngine {
 
     /// The type a poll or stream names, checked: known and usable by the caller (else
     /// NotFound, as if it did not exist), offering `mode` (else Unsupported), arguments valid
-    /// (else `-32602`); and the position its cursor stands for.
+    /// (else `-32602`); the position its cursor stands for, and the oldest time (ms) a replay
+    /// from it reaches (`maxAgeMs`).
     fn event_request(
         &self,
         req: &Request,
         mode: DeliveryMode,
         dialect: Dialect,
         origin: &Origin,
-    ) -> Result<(PollParams, Arc<DeclaredEvent>, Option<Position>), ErrorData> {
+        now: SystemTime,
+    ) -> Result<Checked, ErrorData> {
         let events = self.events.as_ref().expect("checked by the caller");
         let params: PollParams = parse_params(req)?;
         let name = params.name.as_str();
@@ -111,7 +123,9 @@ impl ServerEngine {
             None => None,
             Some(c) => Some(cursor::open(&self.config.state_keys, name, c)?),
         };
-        Ok((params, declared, after))
+        // `maxAgeMs` bounds a replay only: a null cursor starts from now anyway.
+        let not_before_ms = after.and(params.max_age_ms).map(|age| millis(now).saturating_sub(age));
+        Ok(Checked { params, declared, after, not_before_ms })
     }
 
     pub(super) fn events_poll(
@@ -122,14 +136,13 @@ impl ServerEngine {
         now: SystemTime,
         origin: &Origin,
     ) -> Action {
-        let (params, declared, after) =
-            match self.event_request(&req, DeliveryMode::Poll, dialect(caller), origin) {
+        let Checked { params, declared, after, not_before_ms: floor } =
+            match self.event_request(&req, DeliveryMode::Poll, dialect(caller), origin, now) {
                 Ok(x) => x,
                 Err(e) => return reply_err(req.id, e),
             };
         let events = self.events.as_ref().expect("checked by the caller");
         let max = params.max_events.unwrap_or(POLL_PAGE).min(POLL_PAGE);
-        let floor = after.and(params.max_age_ms).map(|age| millis(now).saturating_sub(age));
         let read = events.read(&params.name, after, max, floor);
         let occurrences: Vec<EventOccurrence> = read.events.into_iter().map(|(_, o)| o).collect();
         let result = json!({
@@ -151,11 +164,11 @@ impl ServerEngine {
         origin: &Origin,
     ) -> Action {
         let dialect = dialect(caller);
-        let (params, _, after) = match self.event_request(&req, DeliveryMode::Push, dialect, origin) {
-            Ok(x) => x,
-            Err(e) => return reply_err(req.id, e),
-        };
-        let not_before_ms = after.and(params.max_age_ms).map(|age| millis(now).saturating_sub(age));
+        let Checked { params, after, not_before_ms, .. } =
+            match self.event_request(&req, DeliveryMode::Push, dialect, origin, now) {
+                Ok(x) => x,
+                Err(e) => return reply_err(req.id, e),
+            };
         Action::Events(EventStream { id: req.id, version, name: params.name, after, not_before_ms, dialect })
     }
 
@@ -171,10 +184,11 @@ impl ServerEngine {
         origin: &Origin,
     ) -> Action {
         let dialect = dialect(caller);
-        let (params, _, after) = match self.event_request(&req, DeliveryMode::Webhook, dialect, origin) {
-            Ok(x) => x,
-            Err(e) => return reply_err(req.id, e),
-        };
+        let Checked { params, after, not_before_ms, .. } =
+            match self.event_request(&req, DeliveryMode::Webhook, dialect, origin, now) {
+                Ok(x) => x,
+                Err(e) => return reply_err(req.id, e),
+            };
         let delivery = req.params.as_ref().and_then(|p| p.get("delivery"));
         let (url, secret) = match callback(delivery, dialect, true) {
             Ok(x) => x,
@@ -201,7 +215,6 @@ impl ServerEngine {
             name: params.name.clone(),
             arguments: crate::events::arguments(&params.arguments),
         };
-        let not_before_ms = after.and(params.max_age_ms).map(|age| millis(now).saturating_sub(age));
         let keys = self.config.state_keys.clone();
         let op = WebhookOp::Subscribe(Subscribe {
             key,

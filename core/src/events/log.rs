@@ -26,6 +26,17 @@ pub struct Read {
     pub has_more: bool,
 }
 
+impl Read {
+    /// Where this read starts: just before its first occurrence (a gap's fresh cursor), or
+    /// where it ended when it found none.
+    pub fn start(&self) -> Position {
+        match self.events.first() {
+            Some((seq, _)) => Position { seq: seq - 1, ..self.position },
+            None => self.position,
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 pub(super) struct Log {
     /// The last sequence number given (0: none yet).

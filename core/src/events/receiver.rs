@@ -74,18 +74,22 @@ pub struct Receiver {
 impl Receiver {
     /// A receiver for deliveries signed with `secret` (`whsec_` and base64 of 24 to 64 bytes).
     pub fn new(secret: &str) -> Result<Self> {
-        let key = parse_secret(secret).ok_or_else(|| {
-            Error::invalid_input("a webhook secret is whsec_ and the base64 of 24 to 64 bytes")
-        })?;
-        Ok(Receiver { secrets: vec![key], tolerance: Duration::from_secs(300), seen: Mutex::default() })
+        Receiver::with_secrets([secret])
+    }
+
+    /// A receiver for deliveries signed with any of `secrets` (at least one; more while a
+    /// refresh rotates the secret): what the bindings build.
+    pub fn with_secrets<S: AsRef<str>>(secrets: impl IntoIterator<Item = S>) -> Result<Self> {
+        let secrets = secrets.into_iter().map(|s| key(s.as_ref())).collect::<Result<Vec<_>>>()?;
+        if secrets.is_empty() {
+            return Err(Error::invalid_input("give a webhook secret"));
+        }
+        Ok(Receiver { secrets, tolerance: Duration::from_secs(300), seen: Mutex::default() })
     }
 
     /// Also accepts deliveries signed with `secret` (while a refresh rotates the secret).
     pub fn also_accept(mut self, secret: &str) -> Result<Self> {
-        let key = parse_secret(secret).ok_or_else(|| {
-            Error::invalid_input("a webhook secret is whsec_ and the base64 of 24 to 64 bytes")
-        })?;
-        self.secrets.push(key);
+        self.secrets.push(key(secret)?);
         Ok(self)
     }
 
@@ -159,6 +163,12 @@ impl Receiver {
         }
         true
     }
+}
+
+/// The bytes of a `whsec_` secret, or the error naming the rule.
+fn key(secret: &str) -> Result<Vec<u8>> {
+    parse_secret(secret)
+        .ok_or_else(|| Error::invalid_input("a webhook secret is whsec_ and the base64 of 24 to 64 bytes"))
 }
 
 impl Delivery {

@@ -121,10 +121,15 @@ pub fn parse_secret(secret: &str) -> Option<Vec<u8>> {
 /// `"{id}.{timestamp}."` followed by the raw body, keyed with the secret's bytes (Standard
 /// Webhooks, "Signature scheme").
 pub fn sign(secret: &[u8], id: &str, timestamp: u64, body: &[u8]) -> String {
+    format!("v1,{}", STANDARD.encode(mac(secret, id, timestamp, body).finalize().into_bytes()))
+}
+
+/// The HMAC-SHA256 of `"{id}.{timestamp}."` and the body, keyed with the secret's bytes.
+fn mac(secret: &[u8], id: &str, timestamp: u64, body: &[u8]) -> Hmac<Sha256> {
     let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes keys of any length");
     mac.update(format!("{id}.{timestamp}.").as_bytes());
     mac.update(body);
-    format!("v1,{}", STANDARD.encode(mac.finalize().into_bytes()))
+    mac
 }
 
 /// True when one of the space-separated `v1,` signatures in `header` is [`sign`]'s for this
@@ -132,9 +137,6 @@ pub fn sign(secret: &[u8], id: &str, timestamp: u64, body: &[u8]) -> String {
 pub fn verify(secret: &[u8], id: &str, timestamp: u64, body: &[u8], header: &str) -> bool {
     header.split(' ').filter_map(|s| s.strip_prefix("v1,")).any(|sig| {
         let Ok(sig) = STANDARD.decode(sig) else { return false };
-        let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes keys of any length");
-        mac.update(format!("{id}.{timestamp}.").as_bytes());
-        mac.update(body);
-        mac.verify_slice(&sig).is_ok()
+        mac(secret, id, timestamp, body).verify_slice(&sig).is_ok()
     })
 }

@@ -183,13 +183,8 @@ pub(crate) async fn run_events(
     // Listening before the first read: an emit in between is read, not missed.
     let mut wake = super::changes::ChangeListener::new([events.changes()]);
     let read = |after| events.read(&stream.name, after, 256, stream.not_before_ms);
-    // Where a read starts: just before its first occurrence (the fresh cursor of a gap).
-    let start = |r: &crate::events::Read| match r.events.first() {
-        Some((seq, _)) => crate::events::Position { seq: seq - 1, ..r.position },
-        None => r.position,
-    };
     let mut first = read(stream.after);
-    sink(env.engine.events_active(&stream, start(&first), first.truncated));
+    sink(env.engine.events_active(&stream, first.start(), first.truncated));
     let every = events.heartbeat();
     let mut beat = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
     beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -218,7 +213,7 @@ pub(crate) async fn run_events(
         if woke {
             first = read(Some(position));
             if first.truncated {
-                sink(env.engine.events_active(&stream, start(&first), true));
+                sink(env.engine.events_active(&stream, first.start(), true));
             }
         }
     }

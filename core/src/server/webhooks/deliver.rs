@@ -268,12 +268,8 @@ pub(super) async fn run(
         };
         let seal = |p: Position| cursor::seal(&keys, &sub.key.name, p);
         if read.truncated {
-            let start = match read.events.first() {
-                Some((seq, _)) => Position { seq: seq - 1, ..read.position },
-                None => read.position,
-            };
-            let body =
-                serde_json::to_vec(&json!({ "type": "gap", "cursor": seal(start) })).expect("serializable");
+            let body = serde_json::to_vec(&json!({ "type": "gap", "cursor": seal(read.start()) }))
+                .expect("serializable");
             let msg_id = format!("msg_gap_{}", crate::runtime::entropy::random_id());
             deliver(&sub, &msg_id, &body, &policy, &stats).await;
         }

@@ -238,11 +238,7 @@ impl Core {
             None => (registry.head(&req.key.name), false),
             Some(p) => {
                 let read = registry.read(&req.key.name, Some(p), 1, req.not_before_ms);
-                let start = match read.events.first() {
-                    Some((seq, _)) => Position { seq: seq - 1, ..read.position },
-                    None => read.position,
-                };
-                (start, read.truncated)
+                (read.start(), read.truncated)
             }
         };
         let sub = Arc::new(Sub {
