@@ -396,3 +396,97 @@ async fn modern_listen_over_http_streams_until_closed() {
     let r = w.call("tools/list", json!({})).await;
     assert!(r["result"]["tools"].is_array());
 }
+
+/// The legacy-extensions fixture (conformance `server-legacy-extensions`, spec PR #3364): under
+/// `--legacy-extensions`, a 2025-11-25 session reads the server's extension settings unchanged
+/// in `initialize`, and the echo tool reports the client's own unchanged (as the engine read
+/// them); without it, neither the settings nor the tool are there.
+#[tokio::test]
+async fn legacy_extension_settings_survive_both_ways() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let mut child = tokio::process::Command::new(mcpcore_tests::bin("mcpcore"))
+        .args(["conformance-server", "--stdio", "--legacy-extensions"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let client = json!({
+        "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]},
+        "com.example/conformance": {"nested": {"enabled": false, "limit": 0}, "values": ["a", 2, null]},
+        "com.example/empty": {}
+    });
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+        "capabilities": {"extensions": client}, "clientInfo": {"name": "legacy-extension-conformance", "version": "1.0.0"}}});
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "test_legacy_extension_capabilities", "arguments": {}}});
+    for m in [init, json!({"jsonrpc": "2.0", "method": "notifications/initialized"}), call] {
+        stdin.write_all(format!("{m}\n").as_bytes()).await.unwrap();
+    }
+    let mut next = async || -> Value {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(10), lines.next_line())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        serde_json::from_str(&line).unwrap()
+    };
+    let r = next().await;
+    assert_eq!(r["result"]["protocolVersion"], "2025-11-25", "{r}");
+    let ext = &r["result"]["capabilities"]["extensions"];
+    assert_eq!(ext["io.modelcontextprotocol/ui"], json!({}), "{r}");
+    assert_eq!(
+        ext["com.example/conformance"],
+        json!({"nested": {"enabled": true, "limit": 3}, "values": [null, "b", 4]})
+    );
+    assert_eq!(ext["com.example/empty"], json!({}));
+    let r = next().await;
+    let text = r["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("{r}"));
+    let echoed: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(echoed, json!({"extensions": client}));
+}
+
+/// Without `--legacy-extensions` the conformance server advertises no `com.example/*` settings
+/// on either lineage (its 2026-07-28 `server/discover` must stay valid for that schema), and
+/// the fixture's tool is absent.
+#[tokio::test]
+async fn legacy_extension_fixture_is_opt_in() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let mut child = tokio::process::Command::new(mcpcore_tests::bin("mcpcore"))
+        .args(["conformance-server", "--stdio"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}}}});
+    let init = json!({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+        "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "test_legacy_extension_capabilities", "arguments": {}}});
+    for m in [discover, init, json!({"jsonrpc": "2.0", "method": "notifications/initialized"}), call] {
+        stdin.write_all(format!("{m}\n").as_bytes()).await.unwrap();
+    }
+    for _ in 0..3 {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(10), lines.next_line())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        let r: Value = serde_json::from_str(&line).unwrap();
+        match r["id"].as_u64() {
+            Some(1) | Some(2) => {
+                let ext = r["result"]["capabilities"]["extensions"].as_object();
+                assert!(ext.is_some_and(|e| e.keys().all(|k| !k.starts_with("com.example/"))), "{r}");
+            }
+            _ => assert!(r["error"].is_object() || r["result"]["isError"] == json!(true), "{r}"),
+        }
+    }
+}

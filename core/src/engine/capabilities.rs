@@ -108,6 +108,10 @@ impl ServerEngine {
             ext.insert(event_ext::EXTENSION_ID.into(), json!({}));
             caps.events = Some(Map::new());
         }
+        for (k, v) in &self.config.extensions {
+            // The host's own extensions; the engine's keep their settings.
+            ext.entry(k.clone()).or_insert_with(|| v.clone());
+        }
         if !ext.is_empty() {
             caps.extensions = Some(ext);
         }

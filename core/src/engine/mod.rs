@@ -111,6 +111,13 @@ pub struct ServerConfig {
     /// Host code around every dispatched request ([`crate::middleware`]), outermost first
     /// (default: none; requests are then dispatched directly, at no cost).
     pub middleware: crate::middleware::Chain,
+    /// Settings of extensions the host implements itself, declared under
+    /// `capabilities.extensions` on both lineages beside those the engine declares (which keep
+    /// their own settings); e.g. `{"com.example/feature": {...}}` (default: none). Each value is
+    /// an object; for 2026-07-28 clients it must also be a `JSONObject` of that revision's
+    /// schema (schema.ts `ServerCapabilities.extensions`: no `null`, no fractional numbers),
+    /// which 2025-11-25 does not require (SEP-2133, spec PR #3364).
+    pub extensions: Map<String, Value>,
 }
 
 impl ServerConfig {
@@ -133,6 +140,7 @@ impl ServerConfig {
             aggregate: None,
             tool_search: None,
             middleware: crate::middleware::Chain::default(),
+            extensions: Map::new(),
         }
     }
 }

@@ -47,9 +47,17 @@ fn options(scenario: &str) -> ClientOptions {
     if scenario.starts_with("elicitation") || scenario.starts_with("sep-2322") {
         o.input = Some(Arc::new(AcceptDefaults));
     }
+    if scenario == "legacy-extensions" {
+        o.capabilities.extensions = Some(object(crate::conformance_server::LEGACY_CLIENT_EXTENSIONS));
+    }
     o.version =
         std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").ok().and_then(|v| ProtocolVersion::parse(&v));
     o
+}
+
+/// A JSON object written in the source.
+fn object(text: &str) -> Map<String, Value> {
+    serde_json::from_str(text).expect("a JSON object")
 }
 
 fn context() -> Value {
@@ -99,6 +107,14 @@ async fn scenario_body(client: &Client, scenario: &str) -> mcpcore::Result<()> {
             if r.is_error() {
                 return Err(Error::tool(format!("add_numbers failed: {:?}", r.first_text())));
             }
+            Ok(())
+        }
+        // The legacy-extensions fixture (conformance docs/sdk-integration.md, spec PR #3364):
+        // the server's extension settings, as this client read them from `initialize`, go back
+        // to the server's echo tool.
+        "legacy-extensions" => {
+            let extensions = client.negotiated().capabilities.extensions.unwrap_or_default();
+            client.call_tool("test_legacy_extension_capabilities", json!({ "extensions": extensions })).await?;
             Ok(())
         }
         "sse-retry" => {

@@ -213,20 +213,56 @@ fn register_pending(tools: &ToolRegistry) -> mcpcore::Result<()> {
     Ok(())
 }
 
-/// The fixture server: tools, resources, prompts and skills.
-fn server(scale: &ScaleOut) -> mcpcore::Result<Server> {
+/// The server's map of the legacy-extensions fixture (conformance `server-legacy-extensions`,
+/// docs/sdk-integration.md; spec PR #3364): settings a 2025-11-25 client must read back
+/// unchanged from `initialize`. Its `null` is not a 2026-07-28 `JSONObject` value, so the map
+/// is advertised only under `--legacy-extensions`.
+pub(crate) const LEGACY_SERVER_EXTENSIONS: &str = r#"{
+    "io.modelcontextprotocol/ui": {},
+    "com.example/conformance": {"nested": {"enabled": true, "limit": 3}, "values": [null, "b", 4]},
+    "com.example/empty": {}
+}"#;
+/// The client's map of the same fixture (`legacy-extensions`), declared by `conformance-client`.
+pub(crate) const LEGACY_CLIENT_EXTENSIONS: &str = r#"{
+    "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]},
+    "com.example/conformance": {"nested": {"enabled": false, "limit": 0}, "values": ["a", 2, null]},
+    "com.example/empty": {}
+}"#;
+
+/// The legacy-extensions fixture's tool: the client's extension settings as the engine read
+/// them (from `initialize`, or a 2026-07-28 request's `_meta`), as JSON text.
+fn register_legacy_extensions(tools: &ToolRegistry) -> mcpcore::Result<()> {
+    tools.register(
+        no_args(
+            "test_legacy_extension_capabilities",
+            "Reports the client's extension capabilities as the server read them (legacy-extensions fixture).",
+        ),
+        |_: Arguments, ctx: ToolContext| async move {
+            let extensions = ctx.client_capabilities().and_then(|c| c.extensions.clone());
+            Ok(CallToolResult::text(json!({ "extensions": extensions }).to_string()))
+        },
+    )
+}
+
+/// The fixture server: tools, resources, prompts and skills; with `legacy_extensions`, the
+/// legacy-extensions fixture's map and tool.
+fn server(scale: &ScaleOut, legacy_extensions: bool) -> mcpcore::Result<Server> {
     let tools = Arc::new(registry()?);
     let prompts = Arc::new(super::conformance_catalog::prompts()?);
     let resources = Arc::new(super::conformance_catalog::resources()?);
     super::conformance_catalog::register_triggers(&tools, &prompts, &resources, scale.has_store())?;
     let skills = super::conformance_skills::skills(resources.clone())?;
-    let config = ServerConfig::new("mcpcore-conformance", env!("CARGO_PKG_VERSION"));
+    let mut config = ServerConfig::new("mcpcore-conformance", env!("CARGO_PKG_VERSION"));
+    if legacy_extensions {
+        config.extensions = serde_json::from_str(LEGACY_SERVER_EXTENSIONS).expect("a JSON object");
+        register_legacy_extensions(&tools)?;
+    }
     // With --store: requestState keys, tasks, single-use claims and changes shared.
     let server = Server::new(config, tools).with_resources(resources).with_prompts(prompts);
     Ok(server.with_skills(skills).with_scale_out(scale))
 }
 
-/// `conformance-server (--listen IP:PORT [--store URL] [--allowed-host NAME[:PORT]]... [--limit NAME=VALUE]... | --stdio)`.
+/// `conformance-server (--listen IP:PORT [--store URL] [--allowed-host NAME[:PORT]]... [--limit NAME=VALUE]... | --stdio) [--legacy-extensions]`.
 #[derive(clap::Args)]
 pub(crate) struct Args {
     /// Serve Streamable HTTP at http://IP:PORT/mcp.
@@ -247,6 +283,11 @@ pub(crate) struct Args {
     /// repeatable).
     #[arg(long = "limit", value_name = "NAME=VALUE")]
     limits: Vec<String>,
+    /// Advertise the legacy-extensions fixture's extension settings and serve its echo tool
+    /// (conformance `server-legacy-extensions`, a 2025-11-25 scenario: the map holds a `null`,
+    /// which a 2026-07-28 `server/discover` may not carry).
+    #[arg(long)]
+    legacy_extensions: bool,
 }
 
 /// Serves the fixture until Ctrl-C.
@@ -258,7 +299,7 @@ pub(crate) async fn main(args: Args) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let server = match server(&scale) {
+    let server = match server(&scale, args.legacy_extensions) {
         Ok(s) => s,
         Err(e) => {
             crate::report(&e);
