@@ -126,7 +126,8 @@ fn pump(conn: &mut ServerConnection, now: SystemTime) {
                     conn.complete(job, resp);
                 }
             }
-            Event::Start { job, work: Job::Listen(_), .. } => conn.forget(job),
+            // Long-lived streams (subscriptions/listen, events/stream) run on a runtime.
+            Event::Start { job, work: Job::Listen(_) | Job::Events(_), .. } => conn.forget(job),
             Event::Answer { .. } | Event::Abort { .. } | Event::Unmatched(_) | Event::RouteDone(_) => {}
         }
     }
