@@ -495,6 +495,25 @@ export declare class StdioConnection {
   done(): Promise<void>
 }
 
+/**
+ * The stdout of a spawned server, for the JS thread to read: take the descriptor once, then
+ * give every chunk to `push` and the end (or an error) to `end`.
+ */
+export declare class StdoutFeed {
+  /** The descriptor of the child's stdout, once (the reader owns and closes it); -1 after. */
+  takeFd(): number
+  /**
+   * The next bytes read: the frames they complete are dispatched now, and the calls they
+   * answer settle before this returns.
+   */
+  push(chunk: Buffer): void
+  /**
+   * The stream ended (end of file, or a read error): the connection closes with the
+   * process's exit reason.
+   */
+  end(): void
+}
+
 /** A task the server runs for a tool call (see `Task` in lib/mcpcore.d.ts). */
 export declare class Task {
   /** The task id; null when the server answered at once instead of creating a task. */
@@ -828,6 +847,11 @@ export interface StdioConnectOptions {
   probeTimeoutMs?: number
   /** Answers to the server's requests for input (the wrapper's envelope callbacks). */
   input?: InputCallbacks
+  /**
+   * Reads the child's stdout on the JS thread (the wrapper's `lib/stdout-feed.js`); without
+   * it a runtime thread reads it.
+   */
+  attach?: (feed: StdoutFeed) => void
 }
 
 /**

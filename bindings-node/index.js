@@ -853,6 +853,7 @@ module.exports.Server = nativeBinding.Server
 module.exports.ServerAuth = nativeBinding.ServerAuth
 module.exports.Skills = nativeBinding.Skills
 module.exports.StdioConnection = nativeBinding.StdioConnection
+module.exports.StdoutFeed = nativeBinding.StdoutFeed
 module.exports.Task = nativeBinding.Task
 module.exports.ToolCall = nativeBinding.ToolCall
 module.exports.ToolSearch = nativeBinding.ToolSearch

@@ -8,6 +8,7 @@ const native = require('./native');
 const errors = require('./errors');
 const { nativeCallback } = require('./tools');
 const { OAuth } = require('./auth');
+const { attachStdout } = require('./stdout-feed');
 
 const { native: awaitNative, nativeSync, makeError } = errors;
 
@@ -91,7 +92,9 @@ class Client {
     if (!Array.isArray(args)) [args, options] = [[], args ?? {}];
     const argv = Array.isArray(command) ? [...command, ...args] : [command, ...args];
     if (argv.length === 0 || typeof argv[0] !== 'string') throw makeError('invalid_input', 'connectStdio: no command', { code: -32602 });
-    return new Client(await awaitNative(native.Client.connectStdio(argv[0], argv.slice(1), nativeOptions(options))));
+    // The child's stdout is read on this thread (libuv), except on Windows.
+    const opts = process.platform === 'win32' ? nativeOptions(options) : { ...nativeOptions(options), attach: attachStdout };
+    return new Client(await awaitNative(native.Client.connectStdio(argv[0], argv.slice(1), opts)));
   }
 
   /**

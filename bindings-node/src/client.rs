@@ -41,6 +41,10 @@ pub struct StdioConnectOptions {
     pub probe_timeout_ms: Option<f64>,
     /// Answers to the server's requests for input (the wrapper's envelope callbacks).
     pub input: Option<InputCallbacks>,
+    /// Reads the child's stdout on the JS thread (the wrapper's `lib/stdout-feed.js`); without
+    /// it a runtime thread reads it.
+    #[napi(ts_type = "(feed: StdoutFeed) => void")]
+    pub attach: Option<crate::stdout_feed::AttachFn>,
 }
 
 /// The host's answers to a server's requests for input: envelope callbacks (see `handler`)
@@ -226,7 +230,15 @@ impl Client {
         cmd.env = o.env.unwrap_or_default().into_iter().collect();
         cmd.cwd = o.cwd.map(Into::into);
         cmd.inherit_stderr = o.inherit_stderr.unwrap_or(false);
-        let c = mcpcore::client::Client::connect_stdio(cmd, opts).await.map_err(errors::to_js)?;
+        let c = match o.attach {
+            #[cfg(unix)]
+            Some(attach) => {
+                let spawn = crate::stdout_feed::spawner(Arc::new(attach));
+                mcpcore::client::Client::connect_stdio_with(cmd, opts, spawn).await
+            }
+            _ => mcpcore::client::Client::connect_stdio(cmd, opts).await,
+        }
+        .map_err(errors::to_js)?;
         Ok(Client::wrap(c))
     }
 

@@ -23,6 +23,7 @@ mod server_auth;
 mod settle;
 mod skills;
 mod stdio;
+mod stdout_feed;
 
 pub use client::{Client, Task};
 pub use handler::ToolCall;

@@ -43,14 +43,17 @@ struct Queue {
 }
 
 impl Queue {
-    /// Queues a call's outcome; the first of a batch asks the JS thread to settle.
+    /// Queues a call's outcome; the first of a batch asks the JS thread to settle, unless this
+    /// is that JS thread feeding a child's stdout ([`feeding`] settles when it is done).
     fn push(&self, deferred: Deferred, outcome: Outcome) {
         let first = {
             let mut done = self.done.lock().unwrap_or_else(|p| p.into_inner());
             done.push((deferred, outcome));
             done.len() == 1
         };
-        if first {
+        let settles_here = FEEDING.with(Cell::get)
+            && LOCAL.with(|l| l.borrow().as_ref().is_some_and(|l| std::ptr::eq(&*l.queue, self)));
+        if first && !settles_here {
             // Closing: the environment is being torn down; nobody awaits the Promise.
             let _ = self.settle.call((), ThreadsafeFunctionCallMode::NonBlocking);
         }
@@ -66,6 +69,11 @@ struct Local {
 thread_local! {
     /// This JS thread's queue (one Node environment per thread), made on its first call.
     static LOCAL: RefCell<Option<Rc<Local>>> = const { RefCell::new(None) };
+    /// This JS thread is feeding a child's stdout ([`feeding`]): a parked call woken now is
+    /// polled here when the chunk is dispatched, not spawned on the runtime.
+    static FEEDING: Cell<bool> = const { Cell::new(false) };
+    /// The parked calls woken while feeding, to poll here.
+    static WOKEN: RefCell<Vec<(Arc<Parked>, BoxFuture<'static, ()>)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// This JS thread's [`Local`], made on first use.
@@ -138,9 +146,78 @@ impl Wake for Parked {
             State::First { .. } => *st = State::First { woken: true },
             State::Waiting(fut) => {
                 drop(st);
-                self.runtime.spawn(fut);
+                if FEEDING.with(Cell::get) {
+                    WOKEN.with(|w| w.borrow_mut().push((self.clone(), fut)));
+                } else {
+                    self.runtime.spawn(fut);
+                }
             }
             State::Gone => {}
+        }
+    }
+}
+
+/// Runs `dispatch` (a chunk of a child's stdout handed to the client, on the JS thread), then
+/// polls here the calls it woke (their answers arrived in it) and settles their Promises at
+/// once: no runtime thread wakes for them, and no turn of the event loop passes (issue 47 step
+/// 2, bench/NOTES.md "A client reads its child's stdout on the JS thread"). A call still
+/// waiting after that is parked again.
+pub(crate) fn feeding(env: &Env, dispatch: impl FnOnce()) {
+    /// Clears the flag when dropped (also when a panic unwinds).
+    struct Feeding;
+    impl Drop for Feeding {
+        fn drop(&mut self) {
+            FEEDING.with(|f| f.set(false));
+        }
+    }
+    let _feeding = Feeding;
+    FEEDING.with(|f| f.set(true));
+    on_js_thread(env, dispatch);
+    // Bounded: each round polls the calls the one before woke; a call keeps waking itself only
+    // through the runtime past this many rounds.
+    for _ in 0..64 {
+        let woken = WOKEN.with(|w| std::mem::take(&mut *w.borrow_mut()));
+        if woken.is_empty() {
+            break;
+        }
+        for (parked, job) in woken {
+            poll_here(env, parked, job);
+        }
+    }
+    for (parked, job) in WOKEN.with(|w| std::mem::take(&mut *w.borrow_mut())) {
+        *parked.state.lock().unwrap_or_else(|p| p.into_inner()) = State::Gone;
+        parked.runtime.spawn(job);
+    }
+    drop(_feeding);
+    drain(env);
+}
+
+/// Polls a woken call on the JS thread; parks it again if it still waits.
+fn poll_here(env: &Env, parked: Arc<Parked>, mut job: BoxFuture<'static, ()>) {
+    *parked.state.lock().unwrap_or_else(|p| p.into_inner()) = State::First { woken: false };
+    let waker = Waker::from(parked.clone());
+    let polled = on_js_thread(env, || {
+        std::panic::catch_unwind(AssertUnwindSafe(|| job.as_mut().poll(&mut Context::from_waker(&waker))))
+    });
+    park_or_spawn(&parked, job, polled);
+}
+
+/// After a call's poll on the JS thread: done, parked until its next wake-up, or (woken while
+/// it was polled) spawned on the runtime.
+fn park_or_spawn(parked: &Arc<Parked>, job: BoxFuture<'static, ()>, polled: std::thread::Result<Poll<()>>) {
+    match polled {
+        // The outcome is queued (or the job panicked outside the caught future: not expected).
+        Ok(Poll::Ready(())) | Err(_) => *parked.state.lock().unwrap_or_else(|p| p.into_inner()) = State::Gone,
+        Ok(Poll::Pending) => {
+            let mut st = parked.state.lock().unwrap_or_else(|p| p.into_inner());
+            match *st {
+                State::First { woken: true } => {
+                    *st = State::Gone;
+                    drop(st);
+                    parked.runtime.spawn(job);
+                }
+                _ => *st = State::Waiting(job),
+            }
         }
     }
 }
@@ -199,21 +276,7 @@ where
         }));
         (parked, first)
     });
-    match first {
-        // The outcome is queued (or the job panicked outside the caught future: not expected).
-        Ok(Poll::Ready(())) | Err(_) => {}
-        Ok(Poll::Pending) => {
-            let mut st = parked.state.lock().unwrap_or_else(|p| p.into_inner());
-            match *st {
-                State::First { woken: true } => {
-                    *st = State::Gone;
-                    drop(st);
-                    parked.runtime.spawn(job);
-                }
-                _ => *st = State::Waiting(job),
-            }
-        }
-    }
+    park_or_spawn(&parked, job, first);
     Ok(PromiseRaw::new(env.raw(), promise))
 }
 

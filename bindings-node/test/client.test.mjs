@@ -222,6 +222,33 @@ c.callTool('slow', { ms: 700 }).then((r) => { console.log('settled', r.content[0
   });
 });
 
+describe("the child's stdout, read on the JS thread (lib/stdout-feed.js)", () => {
+  test('a server exiting mid-call rejects the call with its exit code; the client stays usable to close', async () => {
+    const c = await Client.connectStdio(process.execPath, [toolbox]);
+    assert.equal(textOf(await c.callTool('echo', { text: 'before' })), 'before');
+    await assert.rejects(c.callTool('die'), (e) => e instanceof ConnectionClosed && /exited with code 3/.test(e.message));
+    await c.close();
+  });
+  test('a process outside the group holding stdout delays the end by the linger only, and keeps nothing alive', async () => {
+    // `setsid sleep` leaves the server's process group with its stdout: end of file never
+    // comes, so the connection ends a moment after the server exits (the core's linger), and
+    // the unref'd pipe does not keep the host alive.
+    const lib = pathToFileURL(path.join(pkgDir, 'lib', 'mcpcore.js')).href;
+    const script = `import { Client } from ${JSON.stringify(lib)};
+const [node, box] = process.argv.slice(1);
+const c = await Client.connectStdio('sh', ['-c', 'setsid sleep 20 & exec "$0" "$1"', node, box]);
+const t = Date.now();
+try { await c.callTool('die'); } catch (e) { console.log('rejected', e.constructor.name, Date.now() - t); }`;
+    const started = Date.now();
+    const out = await run(process.execPath, ['--input-type=module', '-e', script, process.execPath, toolbox], { timeoutMs: 15000 });
+    assert.equal(out.code, 0, out.stderr);
+    const m = /^rejected ConnectionClosed (\d+)/.exec(out.stdout);
+    assert.ok(m, out.stdout);
+    assert.ok(Number(m[1]) < 5000, `the call ended ${m[1]} ms after it started`);
+    assert.ok(Date.now() - started < 12000, 'the host exited without waiting for the held pipe');
+  });
+});
+
 describe('connection errors', () => {
   test('a missing program is a TransportError', async () => {
     await assert.rejects(Client.connectStdio('/nonexistent/mcp-server'), (e) => e instanceof McpError && e.kind === 'transport');

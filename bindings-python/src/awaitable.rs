@@ -10,8 +10,11 @@
 //! drains the queue: it turns each outcome into Python objects and resolves the futures, a
 //! whole batch per wake-up. A loop with no `add_reader` (Windows' proactor), and every loop on
 //! Windows, falls back to `future_into_py`. [`spawn_here`] also makes the first poll on the
-//! calling thread (a client call writes its request there). Cancelling the awaiting task aborts
-//! the Rust future (dropping it: a pending tool call sends its cancellation to the server).
+//! calling thread (a client call writes its request there) and then parks the future
+//! ([`crate::parked`]) until its answer wakes it: on a runtime thread, or on this one when the
+//! loop itself reads the answer (`stdout_feed.rs`), which then resolves the future at once
+//! ([`drain_now`]). Cancelling the awaiting task aborts the Rust future (dropping it: a pending
+//! tool call sends its cancellation to the server).
 
 use futures_util::FutureExt as _;
 use pyo3::prelude::*;
@@ -91,16 +94,35 @@ impl Drain {
 /// Aborts the Rust future when its asyncio future is cancelled (its done callback).
 #[pyclass(module = "mcpcore._native", frozen)]
 struct AbortOnCancel {
-    task: AbortHandle,
+    target: Abort,
+}
+
+/// What cancelling stops: a spawned task, or a parked call.
+enum Abort {
+    Task(AbortHandle),
+    Parked(Arc<crate::parked::Parked>),
 }
 
 #[pymethods]
 impl AbortOnCancel {
-    fn __call__(&self, future: &Bound<'_, PyAny>) {
+    fn __call__(&self, py: Python<'_>, future: &Bound<'_, PyAny>) {
         if future.call_method0("cancelled").and_then(|c| c.extract::<bool>()).unwrap_or(false) {
-            self.task.abort();
+            match &self.target {
+                Abort::Task(task) => task.abort(),
+                // Dropping the call may write its cancellation to the server: without the GIL.
+                Abort::Parked(parked) => py.detach(|| parked.cancel()),
+            }
         }
     }
+}
+
+/// Resolves now, on the loop's thread, every future of `event_loop` whose outcome is queued
+/// (what its reader callback does on the next turn of the loop).
+pub(crate) fn drain_now(py: Python<'_>, event_loop: &Bound<'_, PyAny>) -> PyResult<()> {
+    if let Some(queue) = queue_of(py, event_loop)? {
+        Drain { queue }.__call__(py);
+    }
+    Ok(())
 }
 
 /// The queue of `event_loop`, made (and watched) on first use; None when the loop cannot
@@ -204,15 +226,7 @@ where
     let awaited = event_loop.call_method0(pyo3::intern!(py, "create_future"))?;
     let handle = awaited.clone().unbind();
     let runtime = pyo3_async_runtimes::tokio::get_runtime();
-    let mut future = Box::pin(AssertUnwindSafe(future).catch_unwind());
-    let first = if here {
-        // The waker does nothing: the task below polls again at once, so a wake-up meanwhile
-        // is not lost.
-        let _context = runtime.enter();
-        future.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
-    } else {
-        std::task::Poll::Pending
-    };
+    let future = AssertUnwindSafe(future).catch_unwind();
     let outcome = |out: std::thread::Result<T>| -> Finish {
         match out {
             Ok(out) => Box::new(move |py| finish(py, out)),
@@ -221,21 +235,19 @@ where
             }
         }
     };
-    if let std::task::Poll::Ready(out) = first {
-        queue.push(handle, outcome(out));
-        return Ok(awaited);
-    }
-    let task = runtime.spawn(async move {
+    let job = async move {
         let out = future.await;
         queue.push(handle, outcome(out));
-    });
-    let abort = task.abort_handle();
-    if let Err(e) =
-        awaited.call_method1(pyo3::intern!(py, "add_done_callback"), (AbortOnCancel { task: abort },))
-    {
-        task.abort();
-        return Err(e);
-    }
+    };
+    let target = if here {
+        // Polled once here, then parked until woken (crate::parked): no runtime thread wakes
+        // just to poll it again.
+        Abort::Parked(crate::parked::Parked::start(runtime.handle().clone(), Box::pin(job)))
+    } else {
+        Abort::Task(runtime.spawn(job).abort_handle())
+    };
+    // If nobody can cancel it, it runs to its end, its outcome unread.
+    awaited.call_method1(pyo3::intern!(py, "add_done_callback"), (AbortOnCancel { target },))?;
     Ok(awaited)
 }
 

@@ -18,12 +18,14 @@ mod gil;
 mod handler;
 mod middleware;
 mod mount;
+mod parked;
 mod prompts;
 mod registry;
 mod resources;
 mod server;
 mod server_auth;
 mod skills;
+mod stdout_feed;
 mod task;
 mod values;
 

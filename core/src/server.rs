@@ -305,7 +305,7 @@ impl Server {
 
     /// [`Server::serve_channel`] with every message coming from `origin` (e.g. an identity).
     pub async fn serve_channel_as(&self, channel: Channel, origin: Arc<Origin>) -> crate::Result<()> {
-        let Channel { tx, mut rx, flushed } = channel;
+        let Channel { tx, mut rx, flushed, .. } = channel;
         let conn = ServerConnection::new(self.engine.clone());
         let (driver, handle) = Driver::new(conn, self.env(), ChannelOut { tx }, self.shutdown_grace);
         let driver = driver.measure_session("pipe");

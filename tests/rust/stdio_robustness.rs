@@ -262,7 +262,7 @@ async fn close_after_stdin(script: &str, grace: Duration) -> (String, Duration) 
     let (channel, child) = mcpcore::transport::child::spawn(&cmd, 1 << 20).unwrap();
     // Give the shell time to install its traps.
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let mcpcore::transport::Channel { tx, rx, flushed } = channel;
+    let mcpcore::transport::Channel { tx, rx, flushed, .. } = channel;
     drop(tx);
     if let Some(f) = flushed {
         let _ = f.await;

@@ -115,7 +115,11 @@ async fn legacy_sessions_record_their_duration_when_they_end_and_modern_requests
     let (out_tx, mut out_rx) = tokio::sync::mpsc::unbounded_channel();
     let served = tokio::spawn({
         let server = server.clone();
-        async move { server.serve_channel(Channel { tx: out_tx.into(), rx: in_rx, flushed: None }).await }
+        async move {
+            server
+                .serve_channel(Channel { tx: out_tx.into(), rx: in_rx, flushed: None, in_place: None })
+                .await
+        }
     });
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});

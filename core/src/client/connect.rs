@@ -93,18 +93,27 @@ fn probe_wait(options: &ClientOptions) -> Duration {
     options.probe_timeout.min(options.request_timeout / 2)
 }
 
-/// Connects over stdio to a spawned `cmd`, within the request timeout ([`within`]).
-pub(crate) async fn stdio(cmd: StdioCommand, options: ClientOptions) -> Result<Client> {
+/// Connects over stdio to a `cmd` spawned by `spawn` (each time the steps need a new process),
+/// within the request timeout ([`within`]).
+pub(crate) async fn stdio(
+    cmd: StdioCommand,
+    options: ClientOptions,
+    spawn: Option<super::Spawn>,
+) -> Result<Client> {
     let what = format!("`{}`", cmd.program);
-    within(options.request_timeout, None, &what, stdio_steps(cmd, options.clone())).await
+    within(options.request_timeout, None, &what, stdio_steps(cmd, options.clone(), spawn)).await
 }
 
-async fn stdio_steps(cmd: StdioCommand, options: ClientOptions) -> Result<Client> {
+async fn stdio_steps(
+    cmd: StdioCommand,
+    options: ClientOptions,
+    spawn: Option<super::Spawn>,
+) -> Result<Client> {
     let ours = our_versions(&options);
     if ours.is_empty() {
         return Err(Error::invalid_input("the pinned version and lineage exclude each other"));
     }
-    let client = Client::spawn(&cmd, &options)?;
+    let client = Client::spawn(&cmd, &options, spawn.as_ref())?;
     let try_modern = ours.iter().any(|v| v.is_modern());
     if !try_modern {
         initialize(&client, &ours).await?;
@@ -122,7 +131,7 @@ async fn stdio_steps(cmd: StdioCommand, options: ClientOptions) -> Result<Client
         Probe::Exited(e) if ours.iter().any(|v| !v.is_modern()) => {
             drop(e);
             client.close().await;
-            let client = Client::spawn(&cmd, &options)?;
+            let client = Client::spawn(&cmd, &options, spawn.as_ref())?;
             initialize(&client, &ours).await?;
             Ok(client)
         }

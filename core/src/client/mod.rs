@@ -173,6 +173,11 @@ impl std::fmt::Debug for CallOptions {
     }
 }
 
+/// Spawns a stdio server for [`Client::connect_stdio_with`]: the command and the largest frame
+/// to read, as [`child::spawn`] takes them.
+pub type Spawn =
+    Arc<dyn Fn(&StdioCommand, usize) -> std::io::Result<(Channel, Arc<ChildProcess>)> + Send + Sync>;
+
 /// What negotiation settled.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Negotiated {
@@ -244,7 +249,18 @@ impl Client {
     /// Spawns `cmd` and connects over stdio, negotiating the lineage (see the module docs of
     /// `connect` for the exact steps).
     pub async fn connect_stdio(cmd: StdioCommand, options: ClientOptions) -> Result<Client> {
-        connect::stdio(cmd, options).await
+        connect::stdio(cmd, options, None).await
+    }
+
+    /// [`Client::connect_stdio`] with the process spawned by `spawn` (called again if the
+    /// steps need a fresh process): a host that reads the child's stdout on its own event loop
+    /// spawns with [`child::spawn_host_read`] and takes the [`HostRead`](crate::transport::host_read::HostRead).
+    pub async fn connect_stdio_with(
+        cmd: StdioCommand,
+        options: ClientOptions,
+        spawn: Spawn,
+    ) -> Result<Client> {
+        connect::stdio(cmd, options, Some(spawn)).await
     }
 
     /// Connects to an MCP endpoint over HTTP (`http://…/mcp`), negotiating the lineage and the
@@ -263,7 +279,7 @@ impl Client {
         process: Option<Arc<ChildProcess>>,
         options: ClientOptions,
     ) -> Client {
-        let Channel { tx, rx, flushed } = channel;
+        let Channel { tx, rx, flushed, in_place } = channel;
         let roots = options.roots.clone().map(|r| Arc::new(RwLock::new(r)));
         let input = match &roots {
             Some(list) => {
@@ -275,7 +291,12 @@ impl Client {
         // What answers the server's input requests: the host's handler, with the client's own
         // roots when `ClientOptions::roots` is set.
         let shared = Arc::new(Shared::new(input, options.cache));
-        tokio::spawn(router::run(shared.clone(), rx, tx.downgrade()));
+        let router = Arc::new(router::Router::new(shared.clone(), tx.downgrade()));
+        if let Some(slot) = in_place {
+            // Frames are dispatched on the thread that reads them; only the end comes through rx.
+            slot.set(router.clone().sink());
+        }
+        tokio::spawn(router::run(router, rx));
         Client {
             inner: Arc::new(Inner {
                 tx,
@@ -297,8 +318,11 @@ impl Client {
         }
     }
 
-    fn spawn(cmd: &StdioCommand, options: &ClientOptions) -> Result<Client> {
-        let (channel, process) = child::spawn(cmd, options.max_frame)?;
+    fn spawn(cmd: &StdioCommand, options: &ClientOptions, spawn: Option<&Spawn>) -> Result<Client> {
+        let (channel, process) = match spawn {
+            Some(spawn) => spawn(cmd, options.max_frame)?,
+            None => child::spawn(cmd, options.max_frame)?,
+        };
         Ok(Client::from_channel(channel, Some(process), options.clone()))
     }
 

@@ -343,44 +343,74 @@ async fn answer(handler: Option<Arc<dyn InputHandler>>, req: Request) -> Respons
     }
 }
 
-/// Runs until the transport closes.
-pub(crate) async fn run(
-    shared: std::sync::Arc<Shared>,
-    mut rx: mpsc::UnboundedReceiver<TransportEvent>,
+/// Dispatches what the transport delivers: on the router task ([`run`]), or in place on the
+/// thread that read it (a transport's [`InPlace`](crate::transport::host_read::InPlace) slot).
+pub(crate) struct Router {
+    pub(crate) shared: Arc<Shared>,
     tx: crate::transport::WeakFrameTx,
-) {
-    let handle = |msg: Message| match msg {
-        Message::Response(r) => shared.deliver(r),
-        Message::Notification(n) => shared.notification(n),
-        Message::Request(req) => {
-            // Answered off the router task: a handler may wait on the user, or call the server.
-            let (tx, handler) = (tx.clone(), shared.input_handler());
-            tokio::spawn(async move {
-                let resp = answer(handler, req).await;
-                if let Some(tx) = tx.upgrade() {
-                    let _ = tx.send(OutFrame::One(Message::Response(resp)));
-                }
-            });
+}
+
+impl Router {
+    /// A router delivering to `shared`, answering server requests through `tx`.
+    pub(crate) fn new(shared: Arc<Shared>, tx: crate::transport::WeakFrameTx) -> Router {
+        Router { shared, tx }
+    }
+
+    fn handle(&self, msg: Message) {
+        match msg {
+            Message::Response(r) => self.shared.deliver(r),
+            Message::Notification(n) => self.shared.notification(n),
+            Message::Request(req) => {
+                // Answered off the reading thread: a handler may wait on the user, or call the server.
+                let (tx, handler) = (self.tx.clone(), self.shared.input_handler());
+                tokio::spawn(async move {
+                    let resp = answer(handler, req).await;
+                    if let Some(tx) = tx.upgrade() {
+                        let _ = tx.send(OutFrame::One(Message::Response(resp)));
+                    }
+                });
+            }
         }
-    };
-    let mut reason = "connection closed".to_owned();
-    while let Some(event) = rx.recv().await {
+    }
+
+    /// Dispatches one event; the reason when it is the end of the connection (the caller closes).
+    pub(crate) fn event(&self, event: TransportEvent) -> Option<String> {
         match event {
-            TransportEvent::Frame(Ok(Inbound::Single(m))) => handle(m),
-            TransportEvent::Frame(Ok(Inbound::Batch(items))) => items.into_iter().flatten().for_each(&handle),
+            TransportEvent::Frame(Ok(Inbound::Single(m))) => self.handle(m),
+            TransportEvent::Frame(Ok(Inbound::Batch(items))) => {
+                items.into_iter().flatten().for_each(|m| self.handle(m))
+            }
             TransportEvent::Frame(Err(e)) => {
                 // The server sent something that is not JSON-RPC; a response with a readable
                 // id still fails its request, anything else is dropped.
                 if e.id.is_some() {
-                    shared.deliver(e);
+                    self.shared.deliver(e);
                 }
             }
-            TransportEvent::Failed(id, e) => shared.fail(&id, e),
-            TransportEvent::Closed(r) => {
-                reason = r;
-                break;
+            TransportEvent::Failed(id, e) => self.shared.fail(&id, e),
+            TransportEvent::Closed(r) => return Some(r),
+        }
+        None
+    }
+
+    /// The transport's in-place handler: every event dispatched on the thread that read it.
+    pub(crate) fn sink(self: Arc<Self>) -> crate::transport::host_read::Sink {
+        Arc::new(move |event| {
+            if let Some(reason) = self.event(event) {
+                self.shared.close(reason);
             }
+        })
+    }
+}
+
+/// Runs until the transport closes.
+pub(crate) async fn run(router: Arc<Router>, mut rx: mpsc::UnboundedReceiver<TransportEvent>) {
+    let mut reason = "connection closed".to_owned();
+    while let Some(event) = rx.recv().await {
+        if let Some(r) = router.event(event) {
+            reason = r;
+            break;
         }
     }
-    shared.close(reason);
+    router.shared.close(reason);
 }

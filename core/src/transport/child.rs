@@ -6,6 +6,9 @@
 //! still holds its stdout: exit code or signal, plus its last stderr lines.
 
 use super::framing::{self, Side};
+use super::host_read::STDOUT_LINGER;
+#[cfg(unix)]
+use super::host_read::{HostRead, InPlace};
 use super::process::{self, Group};
 use super::stderr::{self, StderrTail};
 use super::{Channel, FrameTx, TransportEvent};
@@ -86,9 +89,6 @@ impl StdioCommand {
     }
 }
 
-/// How long the client keeps reading a server's stdout after the server process exited: enough
-/// for what it wrote last; a process outside its group may hold the pipe open forever.
-const STDOUT_LINGER: Duration = Duration::from_secs(1);
 /// After the server exited, how long the rest of its process group has between `SIGTERM` and
 /// `SIGKILL`.
 const GROUP_GRACE: Duration = Duration::from_millis(250);
@@ -177,6 +177,39 @@ async fn supervise(
 /// Spawns `cmd` and connects a [`Channel`] to its stdin/stdout. The child leads its own process
 /// group and cannot outlive the client (see [`super::process`]).
 pub fn spawn(cmd: &StdioCommand, max_frame: usize) -> std::io::Result<(Channel, Arc<ChildProcess>)> {
+    let started = start(cmd)?;
+    let Started { stdout, exited, process, tx, flushed, .. } = started;
+    let (in_tx, in_rx) = mpsc::unbounded_channel();
+    tokio::spawn(read_stdout(stdout, in_tx, max_frame, exited));
+    Ok((Channel { tx, rx: in_rx, flushed: Some(flushed), in_place: None }, process))
+}
+
+/// [`spawn`], with the child's stdout left to the host to read ([`HostRead`]): its frames are
+/// dispatched on the host's thread, in place, through the channel's [`InPlace`] slot.
+#[cfg(unix)]
+pub fn spawn_host_read(
+    cmd: &StdioCommand,
+    max_frame: usize,
+) -> std::io::Result<(Channel, Arc<ChildProcess>, Arc<HostRead>)> {
+    let Started { stdout, exited, process, tx, flushed } = start(cmd)?;
+    let fd = stdout.into_owned_fd()?;
+    let (in_tx, in_rx) = mpsc::unbounded_channel();
+    let in_place = InPlace::default();
+    let read = HostRead::new(fd, max_frame, in_place.clone(), in_tx, exited);
+    Ok((Channel { tx, rx: in_rx, flushed: Some(flushed), in_place: Some(in_place) }, process, read))
+}
+
+/// A started child: its stdout still to be read, its stdin's writer, and its supervisor.
+struct Started {
+    stdout: tokio::process::ChildStdout,
+    exited: watch::Receiver<Option<String>>,
+    process: Arc<ChildProcess>,
+    tx: FrameTx,
+    flushed: tokio::task::JoinHandle<()>,
+}
+
+/// Spawns the child in its own process group, with its stderr drained and its exit supervised.
+fn start(cmd: &StdioCommand) -> std::io::Result<Started> {
     let mut c = Command::new(&cmd.program);
     c.args(&cmd.args)
         .envs(cmd.env.iter().map(|(k, v)| (k, v)))
@@ -210,36 +243,41 @@ pub fn spawn(cmd: &StdioCommand, max_frame: usize) -> std::io::Result<(Channel, 
         tokio::time::sleep(GROUP_GRACE).await;
         drop(group); // SIGKILL to the group, and the watchdog ends
     });
+    let (tx, flushed) = writer(stdin);
+    let process =
+        Arc::new(ChildProcess { pid, shutdown: Mutex::new(Some(shutdown_tx)), exited: exit_rx.clone() });
+    Ok(Started { stdout, exited: exit_rx, process, tx, flushed })
+}
 
-    let (in_tx, in_rx) = mpsc::unbounded_channel();
-    let mut exited = exit_rx.clone();
+/// Reads the child's stdout on a runtime task until end of file (once the server process has
+/// exited, only a little longer), then reports why the connection ended.
+async fn read_stdout(
+    stdout: tokio::process::ChildStdout,
+    in_tx: mpsc::UnboundedSender<TransportEvent>,
+    max_frame: usize,
+    exited: watch::Receiver<Option<String>>,
+) {
     // The optional spin before a read blocks (off unless MCPCORE_STDIO_SPIN_US; super::spin).
     #[cfg(unix)]
     let stdout = super::spin::SpinRead::new(stdout);
-    tokio::spawn(async move {
-        let reader = tokio::io::BufReader::with_capacity(64 * 1024, stdout);
-        let pump = framing::pump_frames(reader, &in_tx, max_frame, Side::Client);
-        tokio::pin!(pump);
-        // Read to end of file; once the server process has exited, only a little longer.
-        let mut exited_early = exited.clone();
-        tokio::select! {
-            _ = &mut pump => {}
-            _ = async {
-                let _ = exited_early.wait_for(Option::is_some).await;
-                tokio::time::sleep(STDOUT_LINGER).await;
-            } => {}
-        }
-        // stdout closed: report why once the process is gone (bounded wait).
-        let reason =
-            match tokio::time::timeout(Duration::from_secs(5), exited.wait_for(Option::is_some)).await {
-                Ok(Ok(r)) => r.clone().unwrap_or_default(),
-                _ => "server closed its stdout".to_owned(),
-            };
-        let _ = in_tx.send(TransportEvent::Closed(reason));
-    });
-    let (tx, flushed) = writer(stdin);
-    let process = Arc::new(ChildProcess { pid, shutdown: Mutex::new(Some(shutdown_tx)), exited: exit_rx });
-    Ok((Channel { tx, rx: in_rx, flushed: Some(flushed) }, process))
+    let reader = tokio::io::BufReader::with_capacity(64 * 1024, stdout);
+    let pump = framing::pump_frames(reader, &in_tx, max_frame, Side::Client);
+    tokio::pin!(pump);
+    let mut exited_early = exited.clone();
+    tokio::select! {
+        _ = &mut pump => {}
+        _ = async {
+            let _ = exited_early.wait_for(Option::is_some).await;
+            tokio::time::sleep(STDOUT_LINGER).await;
+        } => {}
+    }
+    // stdout closed: report why once the process is gone (bounded wait).
+    let mut exited = exited;
+    let reason = match tokio::time::timeout(Duration::from_secs(5), exited.wait_for(Option::is_some)).await {
+        Ok(Ok(r)) => r.clone().unwrap_or_default(),
+        _ => "server closed its stdout".to_owned(),
+    };
+    let _ = in_tx.send(TransportEvent::Closed(reason));
 }
 
 /// The child's stdin: on Unix written from the caller's thread when nothing waits

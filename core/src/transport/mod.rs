@@ -7,6 +7,7 @@
 //! | a pipe written from the caller's thread (own stdout, a child's stdin) | [`direct`] | both |
 //! | the sender peer logic writes frames to, queued or direct | [`sender`] | both |
 //! | newline-delimited framing shared by both | [`framing`] | both |
+//! | a child's stdout read by the host's event loop, dispatched in place | [`host_read`] | client |
 //! | a child's stderr, bounded | [`stderr`] | client |
 //! | an optional spin before a stdio read blocks (off by default) | [`spin`] | both |
 //! | the URL of an HTTP peer, checked | `url` | client |
@@ -17,6 +18,7 @@
 pub mod child;
 pub mod direct;
 pub mod framing;
+pub mod host_read;
 mod process;
 pub mod sender;
 #[cfg(unix)]
@@ -75,4 +77,8 @@ pub struct Channel {
     pub rx: mpsc::UnboundedReceiver<TransportEvent>,
     /// Completes when every frame given to `tx` was written, after `tx` and its clones are dropped.
     pub flushed: Option<tokio::task::JoinHandle<()>>,
+    /// Set when the transport can hand inbound frames over in place, on the thread that read
+    /// them ([`host_read`]): the peer logic puts its handler in the slot, and only the end of
+    /// the connection comes through `rx` then. `None`: everything comes through `rx`.
+    pub in_place: Option<host_read::InPlace>,
 }

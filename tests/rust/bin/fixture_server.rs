@@ -136,7 +136,10 @@ async fn main() {
     let flushed = tokio::spawn(async move {
         let _ = framing::pump_writer(tokio::io::stdout(), out_rx).await;
     });
-    server.serve_channel(Channel { tx: out_tx.into(), rx: in_rx, flushed: Some(flushed) }).await.unwrap();
+    server
+        .serve_channel(Channel { tx: out_tx.into(), rx: in_rx, flushed: Some(flushed), in_place: None })
+        .await
+        .unwrap();
 }
 
 async fn serve_rejecting_first_call(server: Server) {
@@ -180,7 +183,10 @@ async fn serve_rejecting_first_call(server: Server) {
             }
         }
     });
-    server.serve_channel(Channel { tx: out_tx.into(), rx: in_rx, flushed: Some(flushed) }).await.unwrap();
+    server
+        .serve_channel(Channel { tx: out_tx.into(), rx: in_rx, flushed: Some(flushed), in_place: None })
+        .await
+        .unwrap();
 }
 
 // ----- HTTP -----------------------------------------------------------------------------------

@@ -114,7 +114,9 @@ async fn scenario_body(client: &Client, scenario: &str) -> mcpcore::Result<()> {
         // to the server's echo tool.
         "legacy-extensions" => {
             let extensions = client.negotiated().capabilities.extensions.unwrap_or_default();
-            client.call_tool("test_legacy_extension_capabilities", json!({ "extensions": extensions })).await?;
+            client
+                .call_tool("test_legacy_extension_capabilities", json!({ "extensions": extensions }))
+                .await?;
             Ok(())
         }
         "sse-retry" => {

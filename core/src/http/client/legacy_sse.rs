@@ -77,7 +77,7 @@ pub async fn connect(
     }
     let (tx, rx) = mpsc::unbounded_channel();
     let flushed = tokio::spawn(writer(http, opts, post_url, rx, events, reader.abort_handle()));
-    Ok(Channel { tx: tx.into(), rx: erx, flushed: Some(flushed) })
+    Ok(Channel { tx: tx.into(), rx: erx, flushed: Some(flushed), in_place: None })
 }
 
 async fn writer(

@@ -130,7 +130,7 @@ pub fn connect_with_handle(
     });
     let handle = StreamHandle(Arc::downgrade(&conn));
     let flushed = tokio::spawn(pump(conn, rx));
-    Ok((Channel { tx: tx.into(), rx: erx, flushed: Some(flushed) }, handle))
+    Ok((Channel { tx: tx.into(), rx: erx, flushed: Some(flushed), in_place: None }, handle))
 }
 
 async fn pump(conn: Arc<Conn>, mut rx: mpsc::UnboundedReceiver<OutFrame>) {
