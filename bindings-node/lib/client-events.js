@@ -5,7 +5,8 @@
 
 const errors = require('./errors');
 
-const { native: awaitNative, nativeSync, makeError } = errors;
+const { native: awaitNative, nativeSync } = errors;
+const { pages, collect } = require('./pages');
 const args = (a) => JSON.stringify(a ?? {});
 
 /**
@@ -56,15 +57,7 @@ const methods = {
 
   /** Every event type the server lists (following `nextCursor`, at most 1000 pages). */
   async listEvents() {
-    const out = [];
-    let cursor = null;
-    for (let i = 0; i < 1000; i++) {
-      const page = JSON.parse(await awaitNative(this._native.listEventsPage(cursor)));
-      out.push(...(page.events ?? []));
-      cursor = page.nextCursor ?? null;
-      if (cursor === null) return out;
-    }
-    throw makeError('protocol', 'events/list returned more than 1000 pages');
+    return collect(pages((cursor) => this._native.listEventsPage(cursor), 'events', 'events/list'));
   },
 
   /** One `events/poll` (`cursor` null: from now): `{events, cursor, truncated, hasMore, nextPollMs}`. */

@@ -9,6 +9,7 @@ const errors = require('./errors');
 const { nativeCallback } = require('./tools');
 const { OAuth } = require('./auth');
 const { attachStdout } = require('./stdout-feed');
+const { pages, collect } = require('./pages');
 
 const { native: awaitNative, nativeSync, makeError } = errors;
 
@@ -146,15 +147,8 @@ class Client {
   // -- lists, one page at a time or all of them --------------------------------------------
 
   /** @internal Yields the items of every page of `method` (at most 1000 pages). */
-  async *_pages(method, key) {
-    let cursor = null;
-    for (let i = 0; i < 1000; i++) {
-      const page = JSON.parse(await awaitNative(this._native.listPage(method, cursor)));
-      yield* page[key] ?? [];
-      cursor = page.nextCursor ?? null;
-      if (cursor === null) return;
-    }
-    throw makeError('protocol', `${method} returned more than 1000 pages`);
+  _pages(method, key) {
+    return pages((cursor) => this._native.listPage(method, cursor), key, method);
   }
 
   /** The server's tools, one page at a time (`for await (const t of client.tools())`). */
@@ -214,15 +208,7 @@ class Client {
   /** Every skill entry the server lists (`uri`, `frontmatter`, `resources` with each file's
    * `digest` and `size`). Reads no file; a listing may be partial (`getSkill` finds by URI). */
   async listSkills() {
-    const skills = [];
-    let cursor = null;
-    for (let i = 0; i < 1000; i++) {
-      const page = JSON.parse(await awaitNative(this._native.listSkillsPage(cursor)));
-      skills.push(...(page.skills ?? []));
-      cursor = page.nextCursor ?? null;
-      if (cursor === null) return skills;
-    }
-    throw makeError('protocol', 'skills/list returned more than 1000 pages');
+    return collect(pages((cursor) => this._native.listSkillsPage(cursor), 'skills', 'skills/list'));
   }
   /** The entry of the skill whose SKILL.md is at `uri` (an unknown one rejects with code
    * -32602). */
@@ -392,12 +378,6 @@ class Client {
   async [Symbol.asyncDispose]() {
     await this.close();
   }
-}
-
-async function collect(iterable) {
-  const out = [];
-  for await (const item of iterable) out.push(item);
-  return out;
 }
 
 const clientEvents = require('./client-events');

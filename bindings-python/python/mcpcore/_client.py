@@ -24,6 +24,7 @@ from typing import (
 from . import _convert, _native
 from ._auth import OAuth
 from ._client_events import _ClientEvents
+from ._pages import pages
 from .types import CallToolResult, Root, Tool
 
 __all__ = ["Client", "Task", "ElicitationHandler", "SamplingHandler", "RootsSource"]
@@ -447,15 +448,7 @@ class Client(_ClientEvents):
         """Every skill entry the server lists (``uri``, ``frontmatter``, ``resources``: each
         file's ``digest`` and ``size``). Reads no file: a listing may be partial, and
         :meth:`get_skill` finds a skill by URI."""
-        skills: List[Dict[str, Any]] = []
-        cursor: Optional[str] = None
-        for _ in range(1000):
-            page = json.loads(await self._native.list_skills_page(cursor))
-            skills.extend(page.get("skills") or [])
-            cursor = page.get("nextCursor")
-            if cursor is None:
-                return skills
-        raise _native_protocol_error("skills/list returned more than 1000 pages")
+        return [s async for s in pages(self._native.list_skills_page, "skills", "skills/list")]
 
     async def get_skill(self, uri: str) -> Dict[str, Any]:
         """The entry of the skill whose ``SKILL.md`` is at ``uri`` (an unknown one raises
@@ -480,16 +473,8 @@ class Client(_ClientEvents):
         ``directoryRead`` (raises :class:`~mcpcore.InvalidInput` otherwise, without a request)."""
         return list(json.loads(await self._native.read_directory(uri)))
 
-    async def _pages(self, method: str, key: str) -> AsyncIterator[Dict[str, Any]]:
-        cursor: Optional[str] = None
-        for _ in range(1000):  # a server paging forever is refused, as the engine does
-            page = json.loads(await self._native.list_page(method, cursor))
-            for item in page.get(key) or []:
-                yield item
-            cursor = page.get("nextCursor")
-            if cursor is None:
-                return
-        raise _native_protocol_error(f"{method} returned more than 1000 pages")
+    def _pages(self, method: str, key: str) -> AsyncIterator[Dict[str, Any]]:
+        return pages(lambda cursor: self._native.list_page(method, cursor), key, method)
 
     # -- session utilities ------------------------------------------------------------------
 
@@ -529,7 +514,7 @@ class Client(_ClientEvents):
 
         On 2026-07-28, where these notifications travel only on a ``subscriptions/listen``
         stream, registering a handler makes the client open one asking for what the handlers
-        want (and the resources :meth:`subscribe`\ d to), keep it open, and close it with the
+        want (and the resources given to :meth:`subscribe`), keep it open, and close it with the
         client; :meth:`notifications_ready` waits for the server's acknowledgement."""
         self._listeners = {"*": _on_loop(handler)}
         self._native.on_notification(self._dispatch)
@@ -587,9 +572,3 @@ class Client(_ClientEvents):
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
-
-
-def _native_protocol_error(message: str) -> Exception:
-    from .errors import ProtocolError
-
-    return ProtocolError(message)

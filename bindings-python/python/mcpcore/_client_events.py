@@ -9,6 +9,7 @@ import json
 from typing import Any, AsyncIterator, Dict, List, Mapping, Optional
 
 from . import _native
+from ._pages import pages
 
 
 class EventStream:
@@ -65,16 +66,7 @@ class _ClientEvents:
 
     async def list_events(self) -> List[Dict[str, Any]]:
         """Every event type the server lists (following ``nextCursor``, at most 1000 pages)."""
-        out: List[Dict[str, Any]] = []
-        cursor: Optional[str] = None
-        events = self._events()
-        for _ in range(1000):
-            page = json.loads(await events.list_page(cursor))
-            out.extend(page.get("events", []))
-            cursor = page.get("nextCursor")
-            if cursor is None:
-                return out
-        raise RuntimeError("events/list returned more than 1000 pages")
+        return [e async for e in pages(self._events().list_page, "events", "events/list")]
 
     async def poll_events(self, name: str, arguments: Optional[Mapping[str, Any]] = None,
                           cursor: Optional[str] = None, max_events: Optional[int] = None) -> Dict[str, Any]:
