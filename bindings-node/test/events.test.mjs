@@ -28,7 +28,7 @@ test('declared types are listed, polled from a cursor, and errors keep their cod
   const serving = await server.serveHttp({ port: 0 });
   const c = await Client.connectHttp(serving.url);
   try {
-    assert.deepEqual(c.serverCapabilities.extensions['io.modelcontextprotocol/events'], {});
+    assert.deepEqual(c.serverCapabilities.extensions['io.modelcontextprotocol/events'], { listChanged: true });
     assert.deepEqual(c.serverCapabilities.events, {});
     const listed = (await c.request('events/list')).events;
     assert.deepEqual(listed.map((e) => e.name), ['deploy', 'pushed']);
@@ -213,7 +213,7 @@ test('the Node client lists, polls and streams with resume, on both lineages', a
     for (const lineage of ['modern', 'legacy']) {
       const c = await Client.connectHttp(serving.url, { lineage });
       try {
-        assert.deepEqual(c.eventsSupport(), { listChanged: false });
+        assert.deepEqual(c.eventsSupport(), { listChanged: true });
         assert.deepEqual((await c.listEvents()).map((t) => t.name), ['deploy', 'pushed']);
         const first = await c.pollEvents('deploy');
         assert.deepEqual(first.events, []);

@@ -45,7 +45,7 @@ async def test_declared_types_are_listed_polled_from_a_cursor_and_errors_keep_th
     try:
         async with await bounded(Client.connect_http(serving.url)) as c:
             caps = c.server_capabilities
-            assert caps["extensions"]["io.modelcontextprotocol/events"] == {}
+            assert caps["extensions"]["io.modelcontextprotocol/events"] == {"listChanged": True}
             assert caps["events"] == {}
             listed = (await c.request("events/list"))["events"]
             deploy = next(e for e in listed if e["name"] == "deploy")
@@ -278,7 +278,7 @@ async def test_the_python_client_lists_polls_and_streams_with_resume() -> None:
     try:
         for lineage in ("modern", "legacy"):
             async with await bounded(Client.connect_http(serving.url, lineage=lineage)) as c:
-                assert c.events_support() == {"listChanged": False}
+                assert c.events_support() == {"listChanged": True}
                 assert [t["name"] for t in await c.list_events()] == ["deploy", "pushed"]
                 first = await c.poll_events("deploy")
                 assert first["events"] == [] and first["cursor"]

@@ -24,8 +24,12 @@ pub enum Change {
     ResourceUpdated(String),
     /// The task with this id changed (Tasks extension).
     Task(String),
-    /// An occurrence of the event type with this name was emitted (Events extension).
+    /// An occurrence of the event type with this name was emitted, or the type was removed
+    /// (Events extension): its streams and webhook subscriptions wake.
     Event(String),
+    /// An event type was added, removed or its descriptor changed (Events extension,
+    /// SEP-3415 §Dynamic event types: `notifications/events/list_changed`).
+    EventsListChanged,
 }
 
 type Subscriber = Arc<dyn Fn(&Change) + Send + Sync>;

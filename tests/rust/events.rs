@@ -56,7 +56,7 @@ async fn the_capability_and_the_list_on_both_lineages() {
     let (_serving, raw) = serve(&events).await;
     let d = call(&raw, 1, "server/discover", json!({})).await;
     let caps = &d["result"]["capabilities"];
-    assert_eq!(caps["extensions"]["io.modelcontextprotocol/events"], json!({}), "{d}");
+    assert_eq!(caps["extensions"]["io.modelcontextprotocol/events"], json!({"listChanged": true}), "{d}");
     assert_eq!(caps["events"], json!({}), "the sketch's key ChatGPT reads: {d}");
     let list = call(&raw, 2, "events/list", json!({})).await;
     let names: Vec<&str> =
@@ -74,7 +74,10 @@ async fn the_capability_and_the_list_on_both_lineages() {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
     let r = send(raw.post_legacy(None, &init)).await;
     assert_eq!(r.json["result"]["capabilities"]["events"], json!({}), "{r:?}");
-    assert_eq!(r.json["result"]["capabilities"]["extensions"]["io.modelcontextprotocol/events"], json!({}));
+    assert_eq!(
+        r.json["result"]["capabilities"]["extensions"]["io.modelcontextprotocol/events"],
+        json!({"listChanged": true})
+    );
     events.emit("tick", json!({"n": 1})).unwrap();
     let body = json!({"jsonrpc": "2.0", "id": 2, "method": "events/poll", "params": {"name": "tick", "arguments": {}}});
     let r = send(raw.post_legacy(Some(&sid), &body)).await;
@@ -454,4 +457,70 @@ async fn a_gateway_relays_an_upstreams_events_under_its_prefix() {
         client.close().await;
     }
     gateway.shutdown().await;
+}
+
+/// SEP-3415 §Dynamic event types: a `subscriptions/listen` stream that asked for
+/// `eventsListChanged` hears `notifications/events/list_changed` when a type is added, changed
+/// or removed (and not when one is re-declared unchanged, nor on an emit); one that did not ask
+/// hears nothing of it.
+#[tokio::test]
+async fn a_listen_stream_hears_when_the_list_of_types_changes() {
+    let events = registry();
+    let (_serving, raw) = serve(&events).await;
+    let listen = |id: i64, notifications: Value| {
+        modern(id, "subscriptions/listen", json!({ "notifications": notifications }))
+    };
+    let mut asked = open(raw.post_modern(&listen(7, json!({"eventsListChanged": true})))).await;
+    let mut other = open(raw.post_modern(&listen(8, json!({"toolsListChanged": true})))).await;
+    let text = read_until(&mut asked, |t| t.contains("acknowledged")).await;
+    let ack: Value = serde_json::from_str(&sse_events(&text)[0].data).unwrap();
+    assert_eq!(ack["params"]["notifications"]["eventsListChanged"], true, "{ack}");
+    let text = read_until(&mut other, |t| t.contains("acknowledged")).await;
+    assert!(!text.contains("eventsListChanged"), "{text}");
+
+    events.emit("tick", json!({"n": 1})).unwrap(); // an emit is not a list change
+    events.declare(EventDecl::new("pushed", "Push only").delivery([DeliveryMode::Push])).unwrap(); // unchanged
+    events.declare(EventDecl::new("deploy", "A deploy finished")).unwrap();
+    let text = read_until(&mut asked, |t| t.contains("notifications/events/list_changed")).await;
+    let notes: Vec<Value> =
+        sse_events(&text).iter().map(|e| serde_json::from_str(&e.data).unwrap()).collect();
+    let changed: Vec<&Value> =
+        notes.iter().filter(|n| n["method"] == "notifications/events/list_changed").collect();
+    assert_eq!(changed.len(), 1, "one change so far: {notes:?}");
+    assert_eq!(changed[0]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 7);
+    assert!(events.remove("deploy"));
+    let text = read_until(&mut asked, |t| t.contains("notifications/events/list_changed")).await;
+    assert!(text.contains("notifications/events/list_changed"), "the removal: {text}");
+    // The stream that asked only for tools heard none of it.
+    let mut heard = String::new();
+    while let Ok(Ok(Some(chunk))) = tokio::time::timeout(Duration::from_millis(300), other.chunk()).await {
+        heard.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    assert!(!heard.contains("events/list_changed"), "{heard}");
+    let r = call(&raw, 9, "events/list", json!({})).await;
+    assert_eq!(r["result"]["events"].as_array().unwrap().len(), 2, "{r}");
+}
+
+/// SEP-3415 §Event type removal: a push stream of a type that is removed ends with
+/// `notifications/events/terminated` (`NotFound`, `data.kind: "event"`), then its result.
+#[tokio::test]
+async fn removing_a_type_terminates_its_streams() {
+    let events = registry();
+    let (_serving, raw) = serve(&events).await;
+    let body = modern(51, "events/stream", json!({"name": "tick", "arguments": {}}));
+    let mut resp = open(raw.post_modern(&body)).await;
+    read_until(&mut resp, |t| t.contains("notifications/events/active")).await;
+    assert!(events.remove("tick"));
+    let text = read_until(&mut resp, |t| t.contains("\"result\"")).await;
+    let frames: Vec<Value> =
+        sse_events(&text).iter().map(|e| serde_json::from_str(&e.data).unwrap()).collect();
+    let end =
+        frames.iter().position(|f| f["method"] == "notifications/events/terminated").expect("terminated");
+    let t = &frames[end];
+    assert_eq!(t["params"]["error"]["code"], -32011, "NotFound in the default dialect: {t}");
+    assert_eq!(t["params"]["error"]["data"]["kind"], "event");
+    assert_eq!(t["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 51);
+    assert_eq!(frames.last().unwrap()["id"], 51, "then the stream's result: {frames:?}");
+    let again = modern(52, "events/stream", json!({"name": "tick", "arguments": {}}));
+    assert_eq!(send(raw.post_modern(&again)).await.error_code(), Some(-32011));
 }

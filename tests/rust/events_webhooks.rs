@@ -382,3 +382,29 @@ async fn our_receiver_takes_our_servers_deliveries_once_and_refuses_a_forgery() 
     assert_eq!(forged.status(), 401);
     assert_eq!(taken.lock().unwrap().len(), 1);
 }
+
+/// SEP-3415 §Event type removal: a webhook subscription of a removed type gets a signed
+/// `terminated` envelope (`NotFound`, `data.kind: "event"`) and ends: unsubscribing it is then
+/// `NotFound` too.
+#[tokio::test]
+async fn removing_a_type_sends_its_subscriptions_a_terminated_envelope() {
+    let (r, base) = receiver().await;
+    let events = events();
+    let (_serving, raw) = serve(&events, policy()).await;
+    let (s, k) = secret(3);
+    let url = format!("{base}/ended");
+    let sub = call(&raw, "events/subscribe", subscribe(&url, &s)).await;
+    let id = sub["result"]["id"].as_str().unwrap_or_else(|| panic!("{sub}")).to_owned();
+    assert!(events.remove("tick"));
+    let got = until(&r, |g| g.iter().any(|x| x.json()["type"] == "terminated")).await;
+    let t = got.iter().find(|x| x.json()["type"] == "terminated").unwrap();
+    assert!(t.id.starts_with("msg_terminated_"), "{t:?}");
+    assert!(t.signed_with(&k));
+    assert_eq!(t.subscription, id);
+    let body = t.json();
+    assert_eq!(body["error"]["code"], -32011, "{body}");
+    assert_eq!(body["error"]["data"]["kind"], "event");
+    let key = json!({"name": "tick", "arguments": {}, "delivery": {"mode": "webhook", "url": url}});
+    let gone = call(&raw, "events/unsubscribe", key).await;
+    assert_eq!(gone["error"]["code"], -32011, "{gone}");
+}

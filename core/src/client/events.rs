@@ -144,6 +144,8 @@ impl NotificationKinds {
             resources_list_changed: flag(self.resources_list_changed),
             resource_subscriptions: (!uris.is_empty()).then_some(uris),
             task_ids: None,
+            // `notifications/events/list_changed` (SEP-3415) arrives as `ServerEvent::Other`.
+            events_list_changed: flag(self.other),
         }
     }
 }

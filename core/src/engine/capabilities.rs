@@ -105,7 +105,8 @@ impl ServerEngine {
         }
         if self.events.is_some() {
             // SEP-3415 §Capability negotiation, and the sketch's top-level key ChatGPT reads.
-            ext.insert(event_ext::EXTENSION_ID.into(), json!({}));
+            // `listChanged`: types come and go at run time (SEP-3415 §Dynamic event types).
+            ext.insert(event_ext::EXTENSION_ID.into(), json!({ "listChanged": true }));
             caps.events = Some(Map::new());
         }
         for (k, v) in &self.config.extensions {

@@ -342,6 +342,22 @@ impl ServerEngine {
         note(ext::HEARTBEAT, p, &stream.id)
     }
 
+    /// `notifications/events/terminated` for a stream whose type was removed (SEP-3415 §Event
+    /// type removal): `NotFound` with `data.kind: "event"`, in the stream's dialect. The stream
+    /// then ends ([`ServerEngine::events_end`]).
+    pub fn events_removed(&self, stream: &EventStream) -> Message {
+        let why = format!("The event type {} is no longer offered", stream.name);
+        let e = error(
+            EventsErrorKind::NotFound,
+            stream.dialect,
+            why,
+            json!({ "kind": "event", "name": stream.name }),
+        );
+        let mut p = Map::new();
+        p.insert("error".into(), serde_json::to_value(e).expect("serializable"));
+        note(ext::TERMINATED, p, &stream.id)
+    }
+
     /// The graceful end of a stream the server closes (it shuts down): `StreamEventsResult`,
     /// `{_meta}` (the design sketch's, which the conformance suite checks), with `resultType`
     /// for a client of the SEP's dialect.

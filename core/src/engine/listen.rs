@@ -41,6 +41,12 @@ fn covers(subscribed: &str, changed: &str) -> bool {
             .is_some_and(|rest| subscribed.ends_with('/') || rest.starts_with('/'))
 }
 
+/// True when a legacy session's client declared the Events extension in `initialize`.
+fn session_declares_events(session: &LegacySession) -> bool {
+    let ext = session.client_capabilities.extensions.as_ref();
+    ext.is_some_and(|e| e.contains_key(crate::protocol::events::EXTENSION_ID))
+}
+
 fn notification(method: &str, mut params: Map<String, Value>, subscription: Option<&RequestId>) -> Message {
     if let Some(id) = subscription {
         params.insert("_meta".into(), json!({ SUBSCRIPTION_ID: id.to_value() }));
@@ -53,6 +59,7 @@ fn change_message(change: &Change, subscription: Option<&RequestId>) -> Option<M
         Change::ToolsListChanged => ("notifications/tools/list_changed", Map::new()),
         Change::PromptsListChanged => ("notifications/prompts/list_changed", Map::new()),
         Change::ResourcesListChanged => ("notifications/resources/list_changed", Map::new()),
+        Change::EventsListChanged => (crate::protocol::events::LIST_CHANGED, Map::new()),
         Change::ResourceUpdated(uri) => {
             let mut p = Map::new();
             p.insert("uri".into(), json!(uri));
@@ -114,6 +121,7 @@ impl ServerEngine {
             resources_list_changed: wanted(asked.resources_list_changed, resources),
             resource_subscriptions: uris.filter(|uris| resources && !uris.is_empty()),
             task_ids,
+            events_list_changed: wanted(asked.events_list_changed, self.events.is_some()),
         };
         Action::Listen(Listen { id: req.id, version, filter, owner: origin.owner() })
     }
@@ -146,6 +154,7 @@ impl ServerEngine {
             Change::ToolsListChanged => f.tools_list_changed == Some(true),
             Change::PromptsListChanged => f.prompts_list_changed == Some(true),
             Change::ResourcesListChanged => f.resources_list_changed == Some(true),
+            Change::EventsListChanged => f.events_list_changed == Some(true),
             Change::ResourceUpdated(uri) => f.resource_subscriptions.iter().flatten().any(|s| covers(s, uri)),
             Change::Task(_) | Change::Event(_) => false,
         };
@@ -168,6 +177,8 @@ impl ServerEngine {
             Change::ToolsListChanged => true,
             Change::PromptsListChanged => self.prompts.is_some(),
             Change::ResourcesListChanged => self.resources.is_some(),
+            // The legacy dialect: sessions whose client declared the extension in `initialize`.
+            Change::EventsListChanged => self.events.is_some() && session_declares_events(session),
             Change::ResourceUpdated(uri) => session.subscriptions.iter().any(|s| covers(s, uri)),
             Change::Task(_) | Change::Event(_) => false,
         };
@@ -182,6 +193,9 @@ impl ServerEngine {
         }
         if let Some(r) = &self.resources {
             feeds.push(r.changes());
+        }
+        if let Some(e) = &self.events {
+            feeds.push(e.list_changes());
         }
         feeds
     }

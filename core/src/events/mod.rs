@@ -183,6 +183,8 @@ pub struct EventRegistry {
     types: RwLock<BTreeMap<String, Arc<DeclaredEvent>>>,
     logs: Mutex<BTreeMap<String, Log>>,
     changes: ChangeFeed,
+    /// Announces [`Change::EventsListChanged`] (apart from `changes`, which every emit wakes).
+    list_changes: ChangeFeed,
     /// Milliseconds between heartbeats.
     heartbeat_ms: AtomicU64,
     webhooks: RwLock<Option<Arc<dyn webhook::WebhookHub>>>,
@@ -197,6 +199,7 @@ impl EventRegistry {
             types: RwLock::default(),
             logs: Mutex::default(),
             changes: ChangeFeed::default(),
+            list_changes: ChangeFeed::default(),
             heartbeat_ms: AtomicU64::new(DEFAULT_HEARTBEAT.as_millis() as u64),
             webhooks: RwLock::default(),
         }
@@ -256,18 +259,30 @@ impl EventRegistry {
         let input = compile("inputSchema", &decl.event.input_schema)?;
         let payload = compile("payloadSchema", &decl.event.payload_schema)?;
         let retain = decl.retain;
-        self.types
+        let descriptor = decl.event.clone();
+        let old = self
+            .types
             .write()
             .expect("lock")
             .insert(name.clone(), Arc::new(DeclaredEvent { decl, input, payload }));
         self.logs.lock().expect("lock").entry(name).or_default().retain(retain);
+        if old.is_none_or(|o| o.decl.event != descriptor) {
+            // SEP-3415 §Dynamic event types: a new type, or a changed descriptor.
+            self.list_changes.send(Change::EventsListChanged);
+        }
         Ok(())
     }
 
-    /// Removes an event type and its occurrences; true when it was declared.
+    /// Removes an event type and its occurrences; true when it was declared. Its streams and
+    /// webhook subscriptions end with a `NotFound` termination (SEP-3415 §Event type removal).
     pub fn remove(&self, name: &str) -> bool {
         self.logs.lock().expect("lock").remove(name);
-        self.types.write().expect("lock").remove(name).is_some()
+        let removed = self.types.write().expect("lock").remove(name).is_some();
+        if removed {
+            self.changes.send(Change::Event(name.to_owned()));
+            self.list_changes.send(Change::EventsListChanged);
+        }
+        removed
     }
 
     /// The type named `name`.
@@ -358,9 +373,14 @@ impl EventRegistry {
         log.read(self.epoch, after, max, not_before_ms)
     }
 
-    /// The feed announcing each emit ([`Change::Event`]).
+    /// The feed announcing each emit and each removal ([`Change::Event`]).
     pub fn changes(&self) -> &ChangeFeed {
         &self.changes
+    }
+
+    /// The feed announcing changes of the list of types ([`Change::EventsListChanged`]).
+    pub fn list_changes(&self) -> &ChangeFeed {
+        &self.list_changes
     }
 }
 

@@ -33,6 +33,9 @@ pub const HEARTBEAT: &str = "notifications/events/heartbeat";
 pub const ERROR: &str = "notifications/events/error";
 /// The subscription ended; the stream closes.
 pub const TERMINATED: &str = "notifications/events/terminated";
+/// The list of event types changed (SEP-3415 §Dynamic event types); on `subscriptions/listen`
+/// streams that asked for `eventsListChanged`.
+pub const LIST_CHANGED: &str = "notifications/events/list_changed";
 /// Occurrences larger than this (serialized) are refused at emit (SEP-3415 §Webhook delivery:
 /// "bodies SHOULD NOT exceed 256 KiB").
 pub const MAX_OCCURRENCE_BYTES: usize = 256 * 1024;

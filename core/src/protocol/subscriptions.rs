@@ -25,6 +25,9 @@ pub struct SubscriptionFilter {
     /// `notifications/tasks` are wanted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task_ids: Option<Vec<String>>,
+    /// Events extension (SEP-3415 §Dynamic event types): `notifications/events/list_changed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events_list_changed: Option<bool>,
 }
 
 /// Params of `subscriptions/listen`.

@@ -210,6 +210,11 @@ pub(crate) async fn run_events(
             }
             _ = async { let _ = closing.wait_for(|c| *c).await; } => break,
         };
+        if woke && events.get(&stream.name).is_none() {
+            // The type was removed: the subscription ends (SEP-3415 §Event type removal).
+            sink(env.engine.events_removed(&stream));
+            break;
+        }
         if woke {
             first = read(Some(position));
             if first.truncated {

@@ -237,8 +237,19 @@ async fn deliver(sub: &Sub, msg_id: &str, body: &[u8], policy: &WebhookPolicy, s
     false
 }
 
+/// Drops `sub` from the hub (unless a newer subscription took its id).
+fn forget(inner: &Weak<Inner>, sub: &Arc<Sub>) {
+    if let Some(inner) = inner.upgrade() {
+        let mut subs = inner.subs.lock().expect("lock");
+        if subs.get(&sub.id).is_some_and(|s| Arc::ptr_eq(s, sub)) {
+            subs.remove(&sub.id);
+        }
+    }
+}
+
 /// A subscription's delivery loop: every occurrence after its position, in order; a `gap`
-/// envelope when some were dropped; until its TTL ends (then it is removed) or it is aborted.
+/// envelope when some were dropped; until its TTL ends (then it is removed), its type is
+/// removed (a `terminated` envelope, then it is removed) or it is aborted.
 pub(super) async fn run(
     inner: Weak<Inner>,
     registry: Weak<EventRegistry>,
@@ -253,19 +264,28 @@ pub(super) async fn run(
         };
         let left = expires.map(|e| e.duration_since(SystemTime::now()).unwrap_or(Duration::ZERO));
         if left == Some(Duration::ZERO) {
-            if let Some(inner) = inner.upgrade() {
-                let mut subs = inner.subs.lock().expect("lock");
-                if subs.get(&sub.id).is_some_and(|s| Arc::ptr_eq(s, &sub)) {
-                    subs.remove(&sub.id);
-                }
-            }
+            forget(&inner, &sub);
             tracing::debug!(target: "mcpcore::events", subscription = %sub.id, "webhook subscription expired");
             return;
         }
-        let Some(read) = registry.upgrade().map(|r| r.read(&sub.key.name, Some(position), BATCH, not_before))
-        else {
+        let Some(registry) = registry.upgrade() else { return };
+        if registry.get(&sub.key.name).is_none() {
+            // The type was removed: a `terminated` envelope ends the subscription (SEP-3415
+            // §Event type removal; the codes of the design sketch, which ChatGPT reads).
+            let why = format!("The event type {} is no longer offered", sub.key.name);
+            let code = crate::error::ErrorCode(EventsErrorKind::NotFound.code(Default::default()));
+            let error = crate::error::ErrorData::new(code, why)
+                .with_data(json!({ "kind": "event", "name": sub.key.name }));
+            let body =
+                serde_json::to_vec(&json!({ "type": "terminated", "error": error })).expect("serializable");
+            let msg_id = format!("msg_terminated_{}", crate::runtime::entropy::random_id());
+            deliver(&sub, &msg_id, &body, &policy, &stats).await;
+            forget(&inner, &sub);
+            tracing::info!(target: "mcpcore::events", subscription = %sub.id, "webhook subscription ended: its type was removed");
             return;
-        };
+        }
+        let read = registry.read(&sub.key.name, Some(position), BATCH, not_before);
+        drop(registry);
         let seal = |p: Position| cursor::seal(&keys, &sub.key.name, p);
         if read.truncated {
             let body = serde_json::to_vec(&json!({ "type": "gap", "cursor": seal(read.start()) }))
