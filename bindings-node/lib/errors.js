@@ -100,6 +100,18 @@ const CLASSES = {
   auth: AuthError,
 };
 
+/** mcpcore's own error classes below McpError: thrown from a handler (re-thrown from a nested
+ * call, say), they are a failure like any other error, not the JSON-RPC error to answer with;
+ * McpError itself, or the host's own subclass, is (as the Python binding decides). */
+const OWN = new Set(Object.values(CLASSES).filter((c) => c !== McpError));
+
+/** True when `e` names the JSON-RPC error a handler answers with: an McpError (or a host
+ * subclass) with a non-zero code. */
+function isRpcError(e) {
+  return e instanceof McpError && Boolean(e.code) && !OWN.has(e.constructor);
+}
+
+
 /** Builds the McpError subclass for an engine error kind. */
 function makeError(kind, message, fields = {}) {
   const Class = CLASSES[kind] ?? McpError;
@@ -146,6 +158,7 @@ function nativeSync(fn) {
 }
 
 module.exports = {
+  isRpcError,
   ErrorCode,
   McpError,
   RequestTimeout,

@@ -4,7 +4,7 @@
 // handler's value becomes on the wire is the engine's rule set, the same in every binding. The
 // envelope machinery and the handler's `ctx` serve resources, prompts and completers too.
 
-const { InvalidInput, InputRequired, McpError, native: awaitNative, nativeSync } = require('./errors');
+const { InvalidInput, InputRequired, isRpcError, native: awaitNative, nativeSync } = require('./errors');
 const { identity } = require('./server-auth');
 
 const EMPTY_OBJECT_SCHEMA = Object.freeze({ type: 'object', properties: {} });
@@ -93,10 +93,12 @@ function toJsonSchema(schema, io = 'input', what = 'inputSchema', refs = false) 
 }
 
 /** What a thrown value becomes: `inputRequired` for InputRequired, a JSON-RPC error for an
- * McpError with a code, else a failure (isError for a tool, -32603 for the other handlers). */
+ * McpError (or a host subclass) with a code, else a failure (isError for a tool, -32603 for the
+ * other handlers): mcpcore's own subclasses (an InvalidInput or a RequestTimeout re-thrown from
+ * a nested call) are failures, as in the Python binding. */
 function failure(e) {
   if (e instanceof InputRequired) return { inputRequired: e.message };
-  if (e instanceof McpError && e.code) {
+  if (isRpcError(e)) {
     const rpc = { code: e.code, message: e.message };
     if (e.data !== undefined) rpc.data = e.data;
     return { rpc };

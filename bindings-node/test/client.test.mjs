@@ -41,7 +41,7 @@ for (const transport of ['stdio', 'http']) {
           assert.equal(c.serverInfo.name, 'toolbox-node');
           if (lineage === 'legacy') assert.equal(c.instructions, 'test tools');
           const names = (await c.listTools()).map((t) => t.name);
-          assert.deepEqual(names, ['add', 'boom', 'die', 'echo', 'progress', 'reject', 'rpc', 'slow', 'whoami']);
+          assert.deepEqual(names, ['add', 'boom', 'die', 'echo', 'nested', 'progress', 'reject', 'rpc', 'slow', 'teapot', 'whoami']);
           assert.equal(textOf(await c.callTool('echo', { text: 'héllo' })), 'héllo');
           const add = await c.callTool('add', { a: 2, b: 3 });
           assert.deepEqual(add.structuredContent, { sum: 5 });
@@ -73,6 +73,12 @@ for (const transport of ['stdio', 'http']) {
             return true;
           });
           await assert.rejects(c.callTool('nope'), (e) => e instanceof McpError && e.code === -32602);
+          // mcpcore's own classes thrown by a handler are failures (as in Python); a host
+          // subclass names its JSON-RPC error.
+          const nested = await c.callTool('nested');
+          assert.equal(nested.isError, true);
+          assert.equal(textOf(nested), 'InvalidInput: a nested call failed');
+          await assert.rejects(c.callTool('teapot'), (e) => e instanceof McpError && e.code === -32418);
           // SEP-1303 (2025-11-25, 2026-07-28): invalid arguments are a result the model reads.
           const bad = await c.callTool('echo', { text: 5 });
           assert.equal(bad.isError, true);

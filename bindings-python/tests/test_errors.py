@@ -14,6 +14,7 @@ import pytest
 from mcpcore import (
     Client,
     ConnectionClosed,
+    InvalidInput,
     McpError,
     Registry,
     RequestTimeout,
@@ -110,6 +111,30 @@ async def test_mcp_error_through_a_local_registry() -> None:
     assert (e.value.code, e.value.data, e.value.message) == (-32050, {"why": "because"}, "refused")
     r = await reg.call_tool("codeless")
     assert r.is_error and r.text == "McpError: no code"
+
+
+@run_async
+async def test_mcpcores_own_error_classes_from_a_tool_are_failures_a_host_subclass_is_its_error() -> None:
+    # As in the Node binding: an InvalidInput (say, re-raised from a nested call) is a failure
+    # of the tool; the host's own subclass names the JSON-RPC error to answer with.
+    reg = Registry()
+
+    class Teapot(InvalidInput):
+        pass
+
+    @reg.tool()
+    def nested() -> str:
+        raise InvalidInput("a nested call failed", code=-32602)
+
+    @reg.tool()
+    def teapot() -> str:
+        raise Teapot("short and stout", code=-32418)
+
+    r = await reg.call_tool("nested")
+    assert r.is_error and r.text == "InvalidInput: a nested call failed"
+    with pytest.raises(McpError) as e:
+        await reg.call_tool("teapot")
+    assert e.value.code == -32418
 
 
 @pytest.mark.parametrize("lineage,version", LINEAGES, ids=LINEAGE_IDS)

@@ -4,7 +4,7 @@
 //
 //   node toolbox.mjs            # stdio
 //   node toolbox.mjs --http     # HTTP on 127.0.0.1, free port; prints "listening on URL"
-import { Server, McpError } from '../../lib/mcpcore.js';
+import { Server, McpError, InvalidInput } from '../../lib/mcpcore.js';
 
 const obj = (properties, required = Object.keys(properties)) => ({ type: 'object', properties, required });
 const server = new Server({ name: 'toolbox-node', version: '0.1.0', instructions: 'test tools' });
@@ -24,6 +24,15 @@ server.tool('boom', {}, () => {
 server.tool('reject', {}, () => Promise.reject(new TypeError('rejected on purpose')));
 server.tool('rpc', {}, () => {
   throw new McpError('custom failure', { code: -32042, data: { why: 'test' } });
+});
+// mcpcore's own error class (as a nested call rejects with it): a failure, not its code.
+server.tool('nested', {}, () => {
+  throw new InvalidInput('a nested call failed', { code: -32602 });
+});
+// The host's own subclass of one: the JSON-RPC error it names.
+class Teapot extends InvalidInput {}
+server.tool('teapot', {}, () => {
+  throw new Teapot('short and stout', { code: -32418 });
 });
 server.tool('slow', { inputSchema: obj({ ms: { type: 'number' } }) }, ({ ms }) => new Promise((r) => setTimeout(() => r(`slept ${ms}`), ms)));
 server.tool('progress', { inputSchema: obj({ steps: { type: 'integer' } }) }, async ({ steps }, ctx) => {
