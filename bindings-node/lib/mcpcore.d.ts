@@ -323,8 +323,9 @@ export interface Prompt {
 /** What a handler may return: text, a structured object, or a whole CallToolResult. */
 export type ToolReturn = string | CallToolResult | { [key: string]: unknown } | null | undefined | void;
 
-/** A tool handler: sync or async. Throwing gives an `isError` result; throwing an McpError with
- * a non-zero code sends that JSON-RPC error instead. */
+/** A tool handler: sync or async. Throwing gives an `isError` result; throwing an McpError (or
+ * the host's own subclass) with a non-zero code sends that JSON-RPC error instead (mcpcore's own
+ * error classes, re-thrown from a nested call, stay failures). */
 export type ToolHandler<A = { [key: string]: any }> = (args: A, ctx: ToolContext) => ToolReturn | Promise<ToolReturn>;
 
 /** How a tool is described. */
