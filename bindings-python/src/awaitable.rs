@@ -11,9 +11,8 @@
 //! whole batch per wake-up. A loop with no `add_reader` (Windows' proactor), and every loop on
 //! Windows, falls back to `future_into_py`. [`spawn_here`] also makes the first poll on the
 //! calling thread (a client call writes its request there) and then parks the future
-//! ([`crate::parked`]) until its answer wakes it: on a runtime thread, or on this one when the
-//! loop itself reads the answer (`stdout_feed.rs`), which then resolves the future at once
-//! ([`drain_now`]). Cancelling the awaiting task aborts the Rust future (dropping it: a pending
+//! ([`crate::parked`]) until its answer wakes it, then runs on the thread that woke it, without
+//! a runtime worker woken only to poll it a second time. Cancelling the awaiting task aborts the Rust future (dropping it: a pending
 //! tool call sends its cancellation to the server).
 
 use futures_util::FutureExt as _;
@@ -114,15 +113,6 @@ impl AbortOnCancel {
             }
         }
     }
-}
-
-/// Resolves now, on the loop's thread, every future of `event_loop` whose outcome is queued
-/// (what its reader callback does on the next turn of the loop).
-pub(crate) fn drain_now(py: Python<'_>, event_loop: &Bound<'_, PyAny>) -> PyResult<()> {
-    if let Some(queue) = queue_of(py, event_loop)? {
-        Drain { queue }.__call__(py);
-    }
-    Ok(())
 }
 
 /// The queue of `event_loop`, made (and watched) on first use; None when the loop cannot

@@ -133,19 +133,10 @@ impl Client {
         let mut cmd = StdioCommand::program_or_line(&command, args).map_err(errors::to_py)?;
         cmd.env = env.unwrap_or_default();
         cmd.cwd = cwd.map(Into::into);
-        // On Unix the child's stdout is read on the running loop's thread (crate::stdout_feed).
-        #[cfg(unix)]
-        let spawn = Some(crate::stdout_feed::spawner(
-            py.import("asyncio")?.call_method0("get_running_loop")?.unbind(),
-        ));
-        #[cfg(not(unix))]
-        let spawn: Option<mcpcore::client::Spawn> = None;
+        // The child's stdout stays with the runtime's reader task: a client outlives the asyncio
+        // loop it was made on (`asyncio.run` twice), which a reader on that loop would not.
         crate::awaitable::future_into_py(py, async move {
-            let c = match spawn {
-                Some(spawn) => mcpcore::client::Client::connect_stdio_with(cmd, opts, spawn).await,
-                None => mcpcore::client::Client::connect_stdio(cmd, opts).await,
-            }
-            .map_err(errors::to_py)?;
+            let c = mcpcore::client::Client::connect_stdio(cmd, opts).await.map_err(errors::to_py)?;
             Ok(Client::wrap(c))
         })
     }

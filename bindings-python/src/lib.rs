@@ -25,7 +25,6 @@ mod resources;
 mod server;
 mod server_auth;
 mod skills;
-mod stdout_feed;
 mod task;
 mod values;
 

@@ -1,12 +1,8 @@
 //! A call's future after its first poll on the asyncio thread: parked, not spawned, until
-//! something wakes it (issue 47 step 2). A wake-up on another thread (a runtime worker that read
-//! the answer, a timer) spawns it there, from where it runs to its end. A wake-up on the asyncio
-//! thread while it feeds a child's stdout to the client ([`feeding`], `stdout_feed.rs`) polls it
-//! right there once the chunk is dispatched: the answer read on the loop's thread completes the
-//! call on it, with no runtime thread woken and no hand-off back (bench/NOTES.md "A client reads
-//! its child's stdout on the JS thread", which Python's loop does the same way).
+//! something wakes it (issue 47 step 2). The wake-up (a runtime worker that read the answer, a
+//! timer) spawns it on the thread that woke it, from where it runs to its end: no runtime worker
+//! is woken only to poll it a second time (as the Node binding's `settle.rs` does).
 
-use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
@@ -30,15 +26,8 @@ enum State {
     Waiting(Job),
     /// Spawned on the runtime: later wake-ups are the runtime's; cancelling aborts it.
     Spawned(AbortHandle),
-    /// Done, cancelled, or queued to be polled on this thread.
+    /// Done or cancelled.
     Gone,
-}
-
-thread_local! {
-    /// This thread is feeding a child's stdout ([`feeding`]).
-    static FEEDING: Cell<bool> = const { Cell::new(false) };
-    /// The parked calls woken while feeding, to poll here.
-    static WOKEN: RefCell<Vec<(Arc<Parked>, Job)>> = const { RefCell::new(Vec::new()) };
 }
 
 impl Wake for Parked {
@@ -50,10 +39,6 @@ impl Wake for Parked {
         let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
         match std::mem::replace(&mut *st, State::Gone) {
             State::Polling { .. } => *st = State::Polling { woken: true },
-            State::Waiting(job) if FEEDING.with(Cell::get) => {
-                drop(st);
-                WOKEN.with(|w| w.borrow_mut().push((self.clone(), job)));
-            }
             State::Waiting(job) => *st = State::Spawned(self.runtime.spawn(job).abort_handle()),
             other => *st = other,
         }
@@ -106,38 +91,5 @@ impl Parked {
             State::Spawned(task) => task.abort(),
             State::Polling { .. } | State::Gone => {}
         }
-    }
-}
-
-/// Runs `dispatch` (a chunk of a child's stdout handed to the client, on the loop's thread,
-/// inside the runtime's context), then polls here the calls it woke. A call that keeps waking
-/// itself past 64 rounds goes to the runtime.
-pub(crate) fn feeding(runtime: &tokio::runtime::Handle, dispatch: impl FnOnce()) {
-    /// Clears the flag when dropped (also when a panic unwinds).
-    struct Feeding;
-    impl Drop for Feeding {
-        fn drop(&mut self) {
-            FEEDING.with(|f| f.set(false));
-        }
-    }
-    let feeding = Feeding;
-    FEEDING.with(|f| f.set(true));
-    {
-        let _context = runtime.enter();
-        dispatch();
-    }
-    for _ in 0..64 {
-        let woken = WOKEN.with(|w| std::mem::take(&mut *w.borrow_mut()));
-        if woken.is_empty() {
-            break;
-        }
-        for (parked, job) in woken {
-            parked.poll_here(job);
-        }
-    }
-    drop(feeding);
-    for (parked, job) in WOKEN.with(|w| std::mem::take(&mut *w.borrow_mut())) {
-        *parked.state.lock().unwrap_or_else(|p| p.into_inner()) =
-            State::Spawned(parked.runtime.spawn(job).abort_handle());
     }
 }

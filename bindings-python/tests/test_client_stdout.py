@@ -1,6 +1,6 @@
-"""The child's stdout read on the asyncio loop's thread (``stdout_feed.rs``): a server exiting
-mid-call fails the call with its exit code, and a process outside the server's group holding
-its stdout delays the end only by the core's linger and keeps the host alive no longer."""
+"""A stdio client and its child: a server exiting mid-call fails the call with its exit code; a
+process outside the server's group holding its stdout delays the end only by the core's linger
+and keeps the host alive no longer; a client outlives the asyncio loop it was made on."""
 
 from __future__ import annotations
 
@@ -49,3 +49,19 @@ def test_a_held_stdout_ends_the_connection_after_the_linger_and_keeps_nothing_al
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("rejected ConnectionClosed"), out.stdout + out.stderr
     assert time.monotonic() - started < 15, "the host waited for the held pipe"
+
+
+def test_a_client_outlives_the_loop_it_was_made_on() -> None:
+    # `asyncio.run` twice: a reader of the child's stdout tied to the first loop would be gone
+    # with it (and the pipe closed under the server).
+    host = (
+        "import asyncio, sys\n"
+        "from mcpcore import Client\n"
+        "c = asyncio.run(Client.connect_stdio([sys.argv[1], sys.argv[2]]))\n"
+        "print(asyncio.run(c.call_tool('echo', {'text': 'second loop'})).text)\n"
+        "print(asyncio.run(c.call_tool('echo', {'text': 'third loop'})).text)\n"
+        "asyncio.run(c.close())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", host, PY, str(TOOLBOX)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["second loop", "third loop"], out.stdout + out.stderr
