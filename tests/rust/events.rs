@@ -524,3 +524,47 @@ async fn removing_a_type_terminates_its_streams() {
     let again = modern(52, "events/stream", json!({"name": "tick", "arguments": {}}));
     assert_eq!(send(raw.post_modern(&again)).await.error_code(), Some(-32011));
 }
+
+/// Our client's listen stream asks for `eventsListChanged` only of a server that declared it
+/// sends them, and hands `notifications/events/list_changed` to a handler that wants other
+/// notifications.
+#[tokio::test]
+async fn our_client_hears_event_list_changes_from_a_server_that_sends_them() {
+    use mcpcore::client::{Client, ClientOptions, NotificationKinds};
+    let events = registry();
+    let (serving, _raw) = serve(&events).await;
+    let options =
+        ClientOptions { version: mcpcore::ProtocolVersion::parse("2026-07-28"), ..Default::default() };
+    let client = Client::connect_http(&serving.url(), Default::default(), options.clone()).await.unwrap();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    client.on_notifications(NotificationKinds::ALL, move |e| {
+        let _ = tx.send(e);
+    });
+    let acked = client.notifications_ready().await.unwrap().expect("a listen stream");
+    assert_eq!(acked.events_list_changed, Some(true), "{acked:?}");
+    events.declare(EventDecl::new("later", "Declared after connecting")).unwrap();
+    let heard = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match rx.recv().await {
+                Some(e) if e.method() == "notifications/events/list_changed" => return e,
+                Some(_) => {}
+                None => panic!("the handler went away"),
+            }
+        }
+    })
+    .await
+    .expect("notifications/events/list_changed reached the handler");
+    assert_eq!(heard.method(), "notifications/events/list_changed");
+    client.close().await;
+
+    // A server without events acknowledges none (and the client does not ask it).
+    let plain = mcpcore::engine::ServerConfig::new("plain", "1.0.0");
+    let server = Server::new(plain, Arc::new(fixture_registry()));
+    let serving =
+        server.serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default()).await.unwrap();
+    let client = Client::connect_http(&serving.url(), Default::default(), options).await.unwrap();
+    client.on_notifications(NotificationKinds::ALL, |_| {});
+    let acked = client.notifications_ready().await.unwrap().expect("a listen stream");
+    assert_eq!(acked.events_list_changed, None, "{acked:?}");
+    client.close().await;
+}

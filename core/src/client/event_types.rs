@@ -49,6 +49,12 @@ impl Client {
         Some(EventsSupport { list_changed: settings.get("listChanged") == Some(&Value::Bool(true)) })
     }
 
+    /// True when the server declared the Events extension with `listChanged: true` (false
+    /// before negotiation).
+    pub(crate) fn sends_events_list_changed(&self) -> bool {
+        self.current_version().is_some() && self.events_support().is_some_and(|s| s.list_changed)
+    }
+
     /// One page of `events/list`.
     pub async fn list_events_page(&self, cursor: Option<String>) -> Result<ListEventsResult> {
         let v = self.request(ext::LIST, page_params(cursor)).await?;

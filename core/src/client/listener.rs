@@ -280,7 +280,14 @@ async fn run(
     let mut retry_at: Option<Instant> = None;
     loop {
         let w = want.borrow_and_update().clone();
-        let filter = w.filter();
+        let mut filter = w.filter();
+        if filter.events_list_changed.is_some() {
+            // Asked only of a server that sends it (SEP-3415: `listChanged` in its settings).
+            let sends = client.upgrade().is_some_and(|inner| Client { inner }.sends_events_list_changed());
+            if !sends {
+                filter.events_list_changed = None;
+            }
+        }
         match &open {
             Some(o) if o.asked == filter => report(&status, w.generation, Ok(Some(o.acked.clone()))),
             _ if filter == SubscriptionFilter::default() => {
