@@ -492,6 +492,9 @@ export interface Auth {
   metadata?: { [field: string]: Json };
   /** Rules hiding tools and prompts per caller, by name pattern and scope or token claim. */
   visibility?: VisibilityRule[];
+  /** DPoP-bound tokens (RFC 9449: `Authorization: DPoP` with a `DPoP` proof): 'off' (default),
+   * 'allowed' or 'required'. A DPoP-bound token is never accepted as a bearer token. */
+  dpop?: 'off' | 'allowed' | 'required';
 }
 
 /** What a caller must have: every scope listed, and every claim matching (a claim given as a

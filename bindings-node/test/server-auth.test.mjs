@@ -201,6 +201,37 @@ describe('protected servers (serveHttp({ auth }))', () => {
     }
   });
 
+  test('dpop: the PRM lists the proof algorithms and a DPoP-bound token is never a bearer token', async () => {
+    // The proof checks themselves are the core's (tests/rust/auth_dpop.rs); this is the setting
+    // reaching it from Node.
+    const verify = (token) => {
+      if (token === 'bound') return { subject: 'alice', claims: { cnf: { jkt: '0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I' } } };
+      return token === 'plain' ? { subject: 'bob' } : null;
+    };
+    const s = protectedServer();
+    await assert.rejects(
+      s.serveHttp({ auth: { verify, resource: 'http://x/mcp', authorizationServers: ['https://as'], dpop: 'on' } }),
+      /dpop must be 'off', 'allowed' or 'required'/,
+    );
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/mcp`;
+    const serving = await s.serveHttp({ port, auth: { verify, resource: url, authorizationServers: ['https://as.example'], dpop: 'required' } });
+    try {
+      const prm = await (await fetch(url.replace('/mcp', '/.well-known/oauth-protected-resource/mcp'))).json();
+      assert.equal(prm.dpop_signing_alg_values_supported[0], 'ES256', JSON.stringify(prm));
+      assert.equal(prm.dpop_bound_access_tokens_required, true);
+      // Required: a bearer token, bound or not, gets a DPoP challenge.
+      for (const token of ['bound', 'plain']) {
+        const r = await post(url, token);
+        assert.equal(r.status, 401);
+        assert.equal(r.body.error, 'invalid_token');
+        assert.ok(r.challenge.startsWith('DPoP ') && r.challenge.includes('algs="ES256'), r.challenge);
+      }
+    } finally {
+      await serving.shutdown();
+    }
+  });
+
   test('bad auth settings are refused', async () => {
     const s = protectedServer();
     await assert.rejects(s.serveHttp({ auth: { verify: () => null, authorizationServers: ['https://as'] } }), /resource/);

@@ -423,3 +423,38 @@ async def test_a_gateway_config_with_auth_says_where_the_auth_goes() -> None:
                        "resource": "http://127.0.0.1:8/mcp"}}
     with pytest.raises(McpError, match=r"serve_http\(auth="):
         await Gateway(config).start()
+
+
+@run_async(timeout=60)
+async def test_dpop_allowed_is_in_the_prm_and_a_dpop_bound_token_is_never_a_bearer_token() -> None:
+    """``Auth(dpop=...)`` reaches the core: the PRM lists the proof algorithms, a token whose
+    claims bind it to a key (``cnf.jkt``) is refused as a bearer token, a plain one still works
+    (the proof checks themselves are the core's: tests/rust/auth_dpop.rs)."""
+
+    def verify(token: str) -> Optional[Identity]:
+        if token == "bound":
+            return Identity(subject="alice", claims={"cnf": {"jkt": "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"}})
+        return Identity(subject="bob") if token == "plain" else None
+
+    with pytest.raises(McpError, match="dpop must be 'off', 'allowed' or 'required'"):
+        Auth(verify=verify, resource="http://x/mcp", issuer="https://as", dpop="on")
+    server = protected_server()
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    auth = Auth(verify=verify, resource=url, authorization_servers=["https://as.example"], dpop="allowed")
+    serving = await server.serve_http(port=port, auth=auth)
+    try:
+        assert auth.metadata_url is not None
+        prm = await asyncio_to_thread(get_json, auth.metadata_url)
+        assert prm["dpop_signing_alg_values_supported"][0] == "ES256", prm
+        assert "dpop_bound_access_tokens_required" not in prm, prm
+        status, headers, body = await asyncio_to_thread(post, url, "bound")
+        assert status == 401 and body["error"] == "invalid_token", (status, body)
+        assert "DPoP-bound" in body["error_description"], body
+        status, headers, _ = await asyncio_to_thread(post, url, None)
+        challenge = {k.lower(): v for k, v in headers.items()}["www-authenticate"]
+        assert status == 401 and challenge.startswith("Bearer "), (status, challenge)
+        async with await Client.connect_http(url, bearer_token="plain") as c:
+            assert "echo" in await tool_names(c)
+    finally:
+        await serving.shutdown()

@@ -122,6 +122,11 @@ pub struct AuthSettings {
     #[uniffi(default = None)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub leeway_seconds: Option<u64>,
+    /// DPoP-bound tokens (RFC 9449: `Authorization: DPoP` with a `DPoP` proof): `"off"`
+    /// (default), `"allowed"` or `"required"`. A DPoP-bound token is never a bearer token.
+    #[uniffi(default = None)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dpop: Option<String>,
     /// Rules hiding tools and prompts per caller, as JSON text: a list of
     /// `{"tools"|"prompts": [patterns], "allow"|"deny": {"scopes": [...], "claims": {...}}}`.
     #[uniffi(default = None)]

@@ -9034,6 +9034,11 @@ public struct AuthSettings: Equatable, Hashable {
      */
     public var leewaySeconds: UInt64?
     /**
+     * DPoP-bound tokens (RFC 9449: `Authorization: DPoP` with a `DPoP` proof): `"off"`
+     * (default), `"allowed"` or `"required"`. A DPoP-bound token is never a bearer token.
+     */
+    public var dpop: String?
+    /**
      * Rules hiding tools and prompts per caller, as JSON text: a list of
      * `{"tools"|"prompts": [patterns], "allow"|"deny": {"scopes": [...], "claims": {...}}}`.
      */
@@ -9080,6 +9085,10 @@ public struct AuthSettings: Equatable, Hashable {
          * Clock skew allowed on `exp`/`nbf`, in seconds (default 60).
          */leewaySeconds: UInt64? = nil, 
         /**
+         * DPoP-bound tokens (RFC 9449: `Authorization: DPoP` with a `DPoP` proof): `"off"`
+         * (default), `"allowed"` or `"required"`. A DPoP-bound token is never a bearer token.
+         */dpop: String? = nil, 
+        /**
          * Rules hiding tools and prompts per caller, as JSON text: a list of
          * `{"tools"|"prompts": [patterns], "allow"|"deny": {"scopes": [...], "claims": {...}}}`.
          */visibilityJson: String? = nil) {
@@ -9095,6 +9104,7 @@ public struct AuthSettings: Equatable, Hashable {
         self.resourceScopes = resourceScopes
         self.scopeMode = scopeMode
         self.leewaySeconds = leewaySeconds
+        self.dpop = dpop
         self.visibilityJson = visibilityJson
     }
 
@@ -9126,6 +9136,7 @@ public struct FfiConverterTypeAuthSettings: FfiConverterRustBuffer {
                 resourceScopes: FfiConverterOptionDictionaryStringSequenceString.read(from: &buf), 
                 scopeMode: FfiConverterOptionString.read(from: &buf), 
                 leewaySeconds: FfiConverterOptionUInt64.read(from: &buf), 
+                dpop: FfiConverterOptionString.read(from: &buf), 
                 visibilityJson: FfiConverterOptionString.read(from: &buf)
         )
     }
@@ -9143,6 +9154,7 @@ public struct FfiConverterTypeAuthSettings: FfiConverterRustBuffer {
         FfiConverterOptionDictionaryStringSequenceString.write(value.resourceScopes, into: &buf)
         FfiConverterOptionString.write(value.scopeMode, into: &buf)
         FfiConverterOptionUInt64.write(value.leewaySeconds, into: &buf)
+        FfiConverterOptionString.write(value.dpop, into: &buf)
         FfiConverterOptionString.write(value.visibilityJson, into: &buf)
     }
 }

@@ -15678,6 +15678,12 @@ data class AuthSettings (
     var `leewaySeconds`: kotlin.ULong? = null 
     , 
     /**
+     * DPoP-bound tokens (RFC 9449: `Authorization: DPoP` with a `DPoP` proof): `"off"`
+     * (default), `"allowed"` or `"required"`. A DPoP-bound token is never a bearer token.
+     */
+    var `dpop`: kotlin.String? = null 
+    , 
+    /**
      * Rules hiding tools and prompts per caller, as JSON text: a list of
      * `{"tools"|"prompts": [patterns], "allow"|"deny": {"scopes": [...], "claims": {...}}}`.
      */
@@ -15711,6 +15717,7 @@ public object FfiConverterTypeAuthSettings: FfiConverterRustBuffer<AuthSettings>
             FfiConverterOptionalString.read(buf),
             FfiConverterOptionalULong.read(buf),
             FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
         )
     }
 
@@ -15727,6 +15734,7 @@ public object FfiConverterTypeAuthSettings: FfiConverterRustBuffer<AuthSettings>
             FfiConverterOptionalMapStringSequenceString.allocationSize(value.`resourceScopes`) +
             FfiConverterOptionalString.allocationSize(value.`scopeMode`) +
             FfiConverterOptionalULong.allocationSize(value.`leewaySeconds`) +
+            FfiConverterOptionalString.allocationSize(value.`dpop`) +
             FfiConverterOptionalString.allocationSize(value.`visibilityJson`)
     )
 
@@ -15743,6 +15751,7 @@ public object FfiConverterTypeAuthSettings: FfiConverterRustBuffer<AuthSettings>
             FfiConverterOptionalMapStringSequenceString.write(value.`resourceScopes`, buf)
             FfiConverterOptionalString.write(value.`scopeMode`, buf)
             FfiConverterOptionalULong.write(value.`leewaySeconds`, buf)
+            FfiConverterOptionalString.write(value.`dpop`, buf)
             FfiConverterOptionalString.write(value.`visibilityJson`, buf)
     }
 }

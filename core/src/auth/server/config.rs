@@ -1,6 +1,7 @@
 //! [`AuthConfig`]: what a protected server requires, the catalogue policy it implies, and the
 //! documents and challenges it publishes (sans-IO).
 
+use super::dpop::{DpopConfig, DpopMode};
 use super::{TokenVerifier, Visibility};
 use crate::auth::metadata::{protected_resource_urls, ProtectedResourceMetadata};
 use crate::context::{Access, CatalogFilter, CatalogView, Entry, Identity};
@@ -61,6 +62,8 @@ pub struct AuthConfig {
     pub visibility: Visibility,
     /// More PRM fields (`resource_name`, `resource_documentation`, …).
     pub metadata: Map<String, Value>,
+    /// DPoP-bound tokens (RFC 9449): off (the default), allowed or required.
+    pub dpop: DpopConfig,
 }
 
 impl std::fmt::Debug for AuthConfig {
@@ -71,6 +74,7 @@ impl std::fmt::Debug for AuthConfig {
             .field("required_scopes", &self.required_scopes)
             .field("tool_scopes", &self.tool_scopes)
             .field("scope_mode", &self.scope_mode)
+            .field("dpop", &self.dpop)
             .finish_non_exhaustive()
     }
 }
@@ -100,7 +104,14 @@ impl AuthConfig {
             filter: None,
             visibility: Visibility::default(),
             metadata: Map::new(),
+            dpop: DpopConfig::default(),
         }
+    }
+
+    /// DPoP-bound tokens in `mode`, with the default algorithms and `iat` window.
+    pub fn dpop(mut self, mode: DpopMode) -> Self {
+        self.dpop.mode = mode;
+        self
     }
 
     /// Every request needs `scopes`.
@@ -191,6 +202,14 @@ impl AuthConfig {
         let scopes = self.supported_scopes();
         let mut extra = self.metadata.clone();
         extra.entry("bearer_methods_supported").or_insert_with(|| serde_json::json!(["header"]));
+        // RFC 9449 §5.1 / RFC 9728 §2: the proof algorithms, and whether only DPoP-bound
+        // tokens are accepted.
+        if self.dpop.mode != DpopMode::Off {
+            extra.insert("dpop_signing_alg_values_supported".into(), self.dpop.algorithm_names().into());
+        }
+        if self.dpop.mode == DpopMode::Required {
+            extra.insert("dpop_bound_access_tokens_required".into(), Value::Bool(true));
+        }
         ProtectedResourceMetadata {
             resource: self.resource.clone(),
             authorization_servers: self.authorization_servers.clone(),
@@ -218,6 +237,12 @@ impl AuthConfig {
     /// A `WWW-Authenticate` value: `Bearer` with `error` and `error_description` (when
     /// given), `scope` (when non-empty) and `resource_metadata`.
     pub fn challenge(&self, error: Option<(&str, &str)>, scopes: &[String]) -> String {
+        self.challenge_in(Scheme::Bearer, error, scopes)
+    }
+
+    /// A `WWW-Authenticate` value of `scheme`: the parameters of [`AuthConfig::challenge`];
+    /// a `DPoP` challenge adds `algs`, the proof algorithms accepted (RFC 9449 §7.1).
+    pub fn challenge_in(&self, scheme: Scheme, error: Option<(&str, &str)>, scopes: &[String]) -> String {
         let mut params = Vec::new();
         if let Some((code, description)) = error {
             params.push(format!("error=\"{}\"", quote(code)));
@@ -229,13 +254,28 @@ impl AuthConfig {
         if let Some(url) = self.metadata_url() {
             params.push(format!("resource_metadata=\"{}\"", quote(&url)));
         }
-        format!("Bearer {}", params.join(", "))
+        match scheme {
+            Scheme::Bearer => format!("Bearer {}", params.join(", ")),
+            Scheme::Dpop => {
+                params.push(format!("algs=\"{}\"", self.dpop.algorithm_names().join(" ")));
+                format!("DPoP {}", params.join(", "))
+            }
+        }
     }
 
     /// The per-identity catalogue this config implies, as the request extension the engine reads.
     pub fn catalog_view(&self) -> CatalogView {
         CatalogView(Arc::new(ScopePolicy(self.clone())))
     }
+}
+
+/// The authorization scheme of a request or a challenge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scheme {
+    /// `Bearer` (RFC 6750).
+    Bearer,
+    /// `DPoP` (RFC 9449 §7).
+    Dpop,
 }
 
 /// A quoted-string body (RFC 9110 §5.6.4): `"` and `\` escaped; control characters dropped.

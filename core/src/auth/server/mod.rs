@@ -34,6 +34,7 @@
 //! handlers nor a forwarded call can pass it on (the spec forbids token passthrough).
 
 mod config;
+pub(crate) mod dpop;
 mod introspection;
 pub(crate) mod jwks;
 mod jwt;
@@ -42,7 +43,8 @@ mod stdio;
 mod visibility;
 
 pub use crate::context::{Access, Entry, Identity};
-pub use config::{AuthConfig, HostFilter, ScopeMode};
+pub use config::{AuthConfig, HostFilter, Scheme, ScopeMode};
+pub use dpop::{DpopConfig, DpopMode};
 pub use introspection::{IntrospectionConfig, IntrospectionVerifier};
 /// The signing algorithms [`JwtConfig::algorithms`] lists (from `jsonwebtoken`).
 pub use jsonwebtoken::Algorithm;

@@ -2,7 +2,9 @@
 //! host verifier returns (JSON): read once here for every binding, which only supplies its
 //! users' spelling and, optionally, the host verifier.
 
-use super::{AuthConfig, Identity, JwtConfig, JwtVerifier, Refusal, ScopeMode, TokenVerifier, Visibility};
+use super::{
+    AuthConfig, DpopMode, Identity, JwtConfig, JwtVerifier, Refusal, ScopeMode, TokenVerifier, Visibility,
+};
 use crate::error::{Error, Result};
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -43,6 +45,8 @@ struct Settings {
     #[serde(default)]
     metadata: Map<String, Value>,
     visibility: Option<Value>,
+    /// `off`, `allowed` or `required` (RFC 9449 DPoP-bound tokens).
+    dpop: Option<String>,
 }
 
 /// Reads `json` (top-level names in `spelling`; names spelled otherwise are ignored like any
@@ -98,6 +102,10 @@ pub fn auth_config(
     config.metadata = s.metadata;
     if let Some(rules) = s.visibility {
         config.visibility = Visibility::from_value(rules).map_err(invalid)?;
+    }
+    if let Some(mode) = s.dpop.as_deref() {
+        config.dpop.mode = DpopMode::parse(mode)
+            .ok_or_else(|| invalid(format!("dpop must be 'off', 'allowed' or 'required', not {mode:?}")))?;
     }
     let step_up = n("step_up");
     config.scope_mode = match s.scope_mode.as_deref().unwrap_or("hide") {
@@ -169,6 +177,12 @@ mod tests {
         let j = r#"{"jwks_url":"https://as/jwks","issuer":"https://as","audience":"https://r","scope_mode":"stepUp"}"#;
         let e = auth_config(j, Spelling::Snake, None).unwrap_err();
         assert!(e.to_string().contains("scope_mode must be 'hide' or 'step_up'"), "{e}");
+        let j =
+            r#"{"jwksUrl":"https://as/jwks","issuer":"https://as","audience":"https://r","dpop":"required"}"#;
+        assert_eq!(auth_config(j, Spelling::Camel, None).unwrap().dpop.mode, DpopMode::Required);
+        let j = r#"{"jwks_url":"https://as/jwks","issuer":"https://as","audience":"https://r","dpop":"yes"}"#;
+        let e = auth_config(j, Spelling::Snake, None).unwrap_err();
+        assert!(e.to_string().contains("dpop must be 'off', 'allowed' or 'required'"), "{e}");
     }
 
     #[test]

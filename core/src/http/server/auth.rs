@@ -13,9 +13,16 @@
 //! a request whose token belongs to someone else gets the 404 of an unknown session
 //! (2025-06-18 security best practices, "Session Hijacking": bind session ids to the user).
 //! The 2024-11-05 transport's `sessionId` query parameter is not bound.
+//!
+//! With DPoP allowed or required ([`crate::auth::server::DpopMode`]), `Authorization: DPoP`
+//! tokens come with one `DPoP` proof, checked by [`crate::auth::server::dpop`] against this
+//! request (its method, its URI, the token) and the token's `cnf.jkt`; each proof's `jti` is
+//! accepted once (the server's `requestState` ledger, so a fleet on Redis shares it). A
+//! DPoP-bound token presented as `Bearer` is refused (SEP-1932: no downgrade).
 
 use super::State;
-use crate::auth::server::{AuthConfig, Entry, Refusal, ScopeMode};
+use crate::auth::server::dpop::{self, ProofTarget};
+use crate::auth::server::{AuthConfig, DpopMode, Entry, Refusal, Scheme, ScopeMode};
 use crate::context::{CatalogView, Identity};
 use crate::http::headers::MCP_SESSION_ID;
 use crate::state::StateKeys;
@@ -80,65 +87,188 @@ fn json_response(status: StatusCode, body: &Value) -> Response {
     resp
 }
 
-/// `401`/`403` with the challenge and an RFC 6750-style JSON body.
-fn refuse(gate: &Gate, status: StatusCode, error: Option<(&str, &str)>, scopes: &[String]) -> Response {
-    let challenge = gate.config.challenge(error, scopes);
+/// `401`/`403` with the challenge of `scheme` and an RFC 6750-style JSON body.
+fn refuse_in(
+    gate: &Gate,
+    scheme: Scheme,
+    status: StatusCode,
+    error: Option<(&str, &str)>,
+    scopes: &[String],
+) -> Response {
     let body = match error {
         Some((e, d)) => json!({"error": e, "error_description": d}),
         None => {
-            json!({"error": "unauthorized", "error_description": "this MCP server requires a bearer token"})
+            json!({"error": "unauthorized", "error_description": "this MCP server requires an access token"})
         }
     };
     let mut resp = json_response(status, &body);
-    if let Ok(v) = HeaderValue::from_str(&challenge) {
-        resp.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+    // No credentials on a server that allows DPoP: both schemes are offered (RFC 9449 §7.1).
+    let schemes: &[Scheme] = match (gate.config.dpop.mode, error) {
+        (DpopMode::Required, _) => &[Scheme::Dpop],
+        (DpopMode::Allowed, None) => &[Scheme::Bearer, Scheme::Dpop],
+        _ => std::slice::from_ref(&scheme),
+    };
+    for s in schemes {
+        if let Ok(v) = HeaderValue::from_str(&gate.config.challenge_in(*s, error, scopes)) {
+            resp.headers_mut().append(header::WWW_AUTHENTICATE, v);
+        }
     }
     resp
 }
 
-/// The token of `Authorization: Bearer <token>`: `Ok(None)` when there is no such header (or
-/// another scheme), `Err` when it is malformed.
-fn bearer(headers: &axum::http::HeaderMap) -> Result<Option<&str>, &'static str> {
+/// [`refuse_in`] for a bearer request.
+fn refuse(gate: &Gate, status: StatusCode, error: Option<(&str, &str)>, scopes: &[String]) -> Response {
+    refuse_in(gate, Scheme::Bearer, status, error, scopes)
+}
+
+/// The credentials of the `Authorization` header: `Ok(None)` when there is no such header (or
+/// another scheme; `DPoP` too unless `dpop` is on), `Err` when it is malformed.
+fn credentials(headers: &axum::http::HeaderMap, dpop: bool) -> Result<Option<(Scheme, &str)>, &'static str> {
     let mut values = headers.get_all(header::AUTHORIZATION).iter();
     let Some(value) = values.next() else { return Ok(None) };
     if values.next().is_some() {
         return Err("the request carries several Authorization headers");
     }
     let value = value.to_str().map_err(|_| "the Authorization header is not ASCII")?;
-    let Some((scheme, token)) = value.split_once(' ') else {
-        return if value.eq_ignore_ascii_case("bearer") {
-            Err("the bearer token is empty")
+    let scheme_of = |s: &str| {
+        if s.eq_ignore_ascii_case("bearer") {
+            Some(Scheme::Bearer)
+        } else if dpop && s.eq_ignore_ascii_case("dpop") {
+            Some(Scheme::Dpop)
         } else {
-            Ok(None)
-        };
+            None
+        }
     };
-    if !scheme.eq_ignore_ascii_case("bearer") {
-        return Ok(None);
-    }
+    let Some((scheme, token)) = value.split_once(' ') else {
+        return if scheme_of(value).is_some() { Err("the access token is empty") } else { Ok(None) };
+    };
+    let Some(scheme) = scheme_of(scheme) else { return Ok(None) };
     let token = token.trim();
-    // RFC 6750 §2.1 b64token.
+    // RFC 6750 §2.1 b64token (RFC 9449 §7.1 uses the same syntax).
     let b64token = |c: char| c.is_ascii_alphanumeric() || "-._~+/=".contains(c);
     if token.is_empty() || !token.chars().all(b64token) {
-        return Err("the bearer token is malformed");
+        return Err("the access token is malformed");
     }
-    Ok(Some(token))
+    Ok(Some((scheme, token)))
+}
+
+/// The URIs a DPoP proof of `req` may name as `htu`: the server's canonical resource URI, and
+/// this request's path under the resource's scheme with the `Host` it was sent to and with
+/// the resource's own authority.
+fn request_uris(gate: &Gate, req: &Request) -> Vec<String> {
+    let resource = &gate.config.resource;
+    let mut out = vec![resource.clone()];
+    let Ok(url) = reqwest::Url::parse(resource) else { return out };
+    let path = req.uri().path();
+    if let Some(host) = req.headers().get(header::HOST).and_then(|h| h.to_str().ok()) {
+        out.push(format!("{}://{host}{path}", url.scheme()));
+    }
+    out.push(format!("{}{path}", url.origin().ascii_serialization()));
+    out
+}
+
+/// RFC 9449 §4.3 and §7 for an `Authorization: DPoP` request: one proof, valid for this
+/// request and this token, made with the key the token is bound to. What must still happen is
+/// the claim of its `jti` in the ledger ([`spend`]).
+fn check_dpop(
+    gate: &Gate,
+    req: &Request,
+    token: &str,
+    identity: &Identity,
+    now: std::time::SystemTime,
+) -> Result<crate::state::Claim, Response> {
+    let refuse_dpop = |error: &str, why: &str| dpop_refusal(gate, error, why);
+    let mut proofs = req.headers().get_all("dpop").iter();
+    let (Some(proof), None) = (proofs.next(), proofs.next()) else {
+        return Err(refuse_dpop("invalid_dpop_proof", "the request needs exactly one DPoP header"));
+    };
+    let proof =
+        proof.to_str().map_err(|_| refuse_dpop("invalid_dpop_proof", "the DPoP header is not ASCII"))?;
+    let uris = request_uris(gate, req);
+    let target = ProofTarget { method: req.method().as_str(), uris: &uris, token, now };
+    let checked = dpop::check_proof(&gate.config.dpop, proof, &target)
+        .map_err(|why| refuse_dpop("invalid_dpop_proof", &why))?;
+    match dpop::bound_key(&identity.claims) {
+        Some(jkt) if jkt == checked.jkt => {}
+        Some(_) => {
+            return Err(refuse_dpop(
+                "invalid_token",
+                "the token is bound to another key than the DPoP proof's",
+            ))
+        }
+        None => return Err(refuse_dpop("invalid_token", "the token is not DPoP-bound (it has no cnf.jkt)")),
+    }
+    Ok(crate::state::Claim { id: checked.replay_id, expires: checked.fresh_until })
+}
+
+/// Claims a checked proof's `jti`: refused when it was used before; 503 when the ledger
+/// cannot answer.
+async fn spend(gate: &Gate, claim: crate::state::Claim, now: std::time::SystemTime) -> Result<(), Response> {
+    match gate.endpoint.env.states.claim(&claim, now).await {
+        Ok(true) => Ok(()),
+        Ok(false) => {
+            Err(dpop_refusal(gate, "invalid_dpop_proof", "the DPoP proof was used before (its jti is spent)"))
+        }
+        Err(e) => {
+            let body = json!({"error": "temporarily_unavailable", "error_description": e.message});
+            Err(json_response(StatusCode::SERVICE_UNAVAILABLE, &body))
+        }
+    }
+}
+
+/// 401 with a `DPoP` challenge carrying `error` and `why`.
+fn dpop_refusal(gate: &Gate, error: &str, why: &str) -> Response {
+    refuse_in(gate, Scheme::Dpop, StatusCode::UNAUTHORIZED, Some((error, why)), &gate.config.required_scopes)
 }
 
 /// The middleware: verify, refuse, or pass the request on with its identity.
 pub(crate) async fn gate(Shared(gate): Shared<Arc<Gate>>, mut req: Request, next: Next) -> Response {
-    let token = match bearer(req.headers()) {
-        Ok(Some(t)) => t.to_owned(),
+    let mode = gate.config.dpop.mode;
+    let (scheme, token) = match credentials(req.headers(), mode != DpopMode::Off) {
+        Ok(Some((s, t))) => (s, t.to_owned()),
         Ok(None) => return refuse(&gate, StatusCode::UNAUTHORIZED, None, &gate.config.required_scopes),
         Err(why) => return refuse(&gate, StatusCode::BAD_REQUEST, Some(("invalid_request", why)), &[]),
     };
+    if scheme == Scheme::Bearer && mode == DpopMode::Required {
+        let why = "this server accepts only DPoP-bound tokens (Authorization: DPoP, with a DPoP proof)";
+        return refuse(
+            &gate,
+            StatusCode::UNAUTHORIZED,
+            Some(("invalid_token", why)),
+            &gate.config.required_scopes,
+        );
+    }
     let identity = match gate.config.verifier.verify(&token).await {
         Ok(id) => id,
-        Err(r) => return refused(&gate, &r),
+        Err(r) => return refused(&gate, scheme, &r),
     };
+    match scheme {
+        Scheme::Dpop => {
+            let now = gate.endpoint.env.now();
+            let claim = match check_dpop(&gate, &req, &token, &identity, now) {
+                Ok(c) => c,
+                Err(resp) => return resp,
+            };
+            if let Err(resp) = spend(&gate, claim, now).await {
+                return resp;
+            }
+        }
+        // SEP-1932: a DPoP-bound token is not a bearer token.
+        Scheme::Bearer if mode != DpopMode::Off && dpop::bound_key(&identity.claims).is_some() => {
+            let why = "the token is DPoP-bound: present it as Authorization: DPoP with its proof";
+            return refuse(
+                &gate,
+                StatusCode::UNAUTHORIZED,
+                Some(("invalid_token", why)),
+                &gate.config.required_scopes,
+            );
+        }
+        Scheme::Bearer => {}
+    }
     let required = &gate.config.required_scopes;
     if !identity.has_scopes(required.iter().map(String::as_str)) {
         let why = "the token lacks a scope this server requires";
-        return refuse(&gate, StatusCode::FORBIDDEN, Some(("insufficient_scope", why)), required);
+        return refuse_in(&gate, scheme, StatusCode::FORBIDDEN, Some(("insufficient_scope", why)), required);
     }
     if gate.config.scope_mode == ScopeMode::StepUp && req.method() == Method::POST {
         let (parts, body) = req.into_parts();
@@ -148,7 +278,13 @@ pub(crate) async fn gate(Shared(gate): Shared<Arc<Gate>>, mut req: Request, next
         };
         if let Some(scopes) = step_up(&gate, &identity, &bytes) {
             let why = "the token lacks a scope this operation requires";
-            return refuse(&gate, StatusCode::FORBIDDEN, Some(("insufficient_scope", why)), &scopes);
+            return refuse_in(
+                &gate,
+                scheme,
+                StatusCode::FORBIDDEN,
+                Some(("insufficient_scope", why)),
+                &scopes,
+            );
         }
         req = Request::from_parts(parts, Body::from(bytes));
     }
@@ -174,13 +310,17 @@ pub(crate) async fn gate(Shared(gate): Shared<Arc<Gate>>, mut req: Request, next
     resp
 }
 
-fn refused(gate: &Gate, r: &Refusal) -> Response {
+fn refused(gate: &Gate, scheme: Scheme, r: &Refusal) -> Response {
     match r {
-        Refusal::InvalidToken(d) => {
-            refuse(gate, StatusCode::UNAUTHORIZED, Some((r.error(), d)), &gate.config.required_scopes)
-        }
+        Refusal::InvalidToken(d) => refuse_in(
+            gate,
+            scheme,
+            StatusCode::UNAUTHORIZED,
+            Some((r.error(), d)),
+            &gate.config.required_scopes,
+        ),
         Refusal::InsufficientScope { scopes, description } => {
-            refuse(gate, StatusCode::FORBIDDEN, Some((r.error(), description)), scopes)
+            refuse_in(gate, scheme, StatusCode::FORBIDDEN, Some((r.error(), description)), scopes)
         }
         Refusal::Unavailable(d) => {
             let body = json!({"error": r.error(), "error_description": d});
@@ -232,7 +372,7 @@ pub(crate) async fn metadata(Shared(gate): Shared<Arc<Gate>>) -> Response {
 
 #[cfg(test)]
 mod tests {
-    use super::bearer;
+    use super::{credentials, Scheme};
     use axum::http::{HeaderMap, HeaderValue};
 
     fn with(v: &[&str]) -> HeaderMap {
@@ -241,6 +381,10 @@ mod tests {
             h.append("authorization", HeaderValue::from_str(v).unwrap());
         }
         h
+    }
+
+    fn bearer(h: &HeaderMap) -> Result<Option<&str>, &'static str> {
+        credentials(h, false).map(|c| c.map(|(_, t)| t))
     }
 
     #[test]
@@ -252,5 +396,15 @@ mod tests {
         assert!(bearer(&with(&["Bearer"])).is_err());
         assert!(bearer(&with(&["Bearer a b"])).is_err());
         assert!(bearer(&with(&["Bearer a", "Bearer b"])).is_err());
+    }
+
+    #[test]
+    fn the_dpop_scheme_is_read_only_when_dpop_is_on() {
+        assert_eq!(bearer(&with(&["DPoP t1"])), Ok(None), "DPoP off: another scheme");
+        assert_eq!(credentials(&with(&["DPoP t1"]), true), Ok(Some((Scheme::Dpop, "t1"))));
+        assert_eq!(credentials(&with(&["dpop t1"]), true), Ok(Some((Scheme::Dpop, "t1"))));
+        assert_eq!(credentials(&with(&["Bearer t1"]), true), Ok(Some((Scheme::Bearer, "t1"))));
+        assert!(credentials(&with(&["DPoP"]), true).is_err());
+        assert!(credentials(&with(&["DPoP a,b"]), true).is_err());
     }
 }

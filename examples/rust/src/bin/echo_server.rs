@@ -3,7 +3,7 @@
 //! ```text
 //! echo_server                       # stdio, both lineages
 //! echo_server --http 127.0.0.1:PORT # HTTP: both lineages on /mcp, 2024-11-05 SSE on /sse
-//! echo_server --http 127.0.0.1:PORT --auth-jwks URL --auth-issuer ISS --auth-audience AUD
+//! echo_server --http 127.0.0.1:PORT --auth-jwks URL --auth-issuer ISS --auth-audience AUD [--dpop MODE]
 //! MCP_ACCESS_TOKEN=JWT echo_server --auth-jwks URL --auth-issuer ISS --auth-audience AUD  # stdio
 //! echo_server --http 127.0.0.1:PORT --store redis://HOST:PORT[/DB] [--allowed-host NAME[:PORT]]...
 //! echo_server --http 127.0.0.1:PORT --tls-cert CHAIN.pem --tls-key KEY.pem   # HTTPS
@@ -55,7 +55,9 @@
 //! the authorization server). `echo` needs no scope; `add` needs `mcp:add` and is hidden from
 //! `tools/list` (and unknown to `tools/call`) for tokens without it. On stdio the token is read
 //! from the environment variable `MCP_ACCESS_TOKEN` once, at start (the spec's rule for stdio);
-//! without a valid one the server exits with code 1 and says why.
+//! without a valid one the server exits with code 1 and says why. `--dpop allowed` also takes
+//! DPoP-bound tokens (RFC 9449: `Authorization: DPoP` with a proof); `--dpop required` takes
+//! only those (HTTP).
 //!
 //! Behind a load balancer with several instances (no sticky routing): `--store redis://…`
 //! keeps legacy sessions in Redis, so any instance serves any session; it needs
@@ -75,7 +77,7 @@
 //! core for the server, which is faster where the server shares two cores with its load
 //! generator (the benchmark's W2), and the flavour the server had before issue 14's refactor.
 
-use mcpcore::auth::server::{AuthConfig, JwtConfig, JwtVerifier};
+use mcpcore::auth::server::{AuthConfig, DpopMode, JwtConfig, JwtVerifier};
 use mcpcore::events::{EventDecl, EventRegistry};
 use mcpcore::prelude::*;
 use mcpcore::protocol::events::DeliveryMode;
@@ -350,18 +352,28 @@ fn option(args: &[String], flag: &str) -> Option<String> {
     args.iter().position(|a| a == flag).map(|i| args.get(i + 1).cloned().unwrap_or_default())
 }
 
-/// `--auth-jwks URL --auth-issuer ISS --auth-audience AUD`: all three or none.
+/// `--auth-jwks URL --auth-issuer ISS --auth-audience AUD`: all three or none; `--dpop
+/// off|allowed|required` with them.
 fn auth(args: &[String]) -> Result<Option<AuthConfig>, String> {
     let given = ["--auth-jwks", "--auth-issuer", "--auth-audience"].map(|f| option(args, f));
+    let dpop = match option(args, "--dpop") {
+        None => DpopMode::Off,
+        Some(m) => DpopMode::parse(&m).ok_or(format!("--dpop takes off, allowed or required, not {m:?}"))?,
+    };
     match given {
-        [None, None, None] => Ok(None),
+        [None, None, None] if dpop == DpopMode::Off => Ok(None),
         [Some(jwks), Some(issuer), Some(audience)]
             if ![&jwks, &issuer, &audience].iter().any(|v| v.is_empty()) =>
         {
             let verifier = JwtVerifier::new(JwtConfig::new(jwks, issuer.clone(), audience.clone()));
-            Ok(Some(AuthConfig::new(Arc::new(verifier), audience, [issuer]).tool_scopes("add", ["mcp:add"])))
+            let config =
+                AuthConfig::new(Arc::new(verifier), audience, [issuer]).tool_scopes("add", ["mcp:add"]);
+            Ok(Some(config.dpop(dpop)))
         }
-        _ => Err("--auth-jwks URL, --auth-issuer ISS and --auth-audience AUD go together".to_owned()),
+        _ => Err(
+            "--auth-jwks URL, --auth-issuer ISS and --auth-audience AUD go together (and --dpop with them)"
+                .to_owned(),
+        ),
     }
 }
 

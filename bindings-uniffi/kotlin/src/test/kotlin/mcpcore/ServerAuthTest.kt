@@ -191,5 +191,11 @@ class ServerAuthTest {
             ServerAuth(AuthSettings(issuer = "https://as", audience = "https://r", scopeMode = "loud"), TableVerifier())
         }.exceptionOrNull()
         assertTrue(mode is McpException.InvalidInput && mode.toString().contains("scopeMode"), "$mode")
+        val dpop = runCatching {
+            ServerAuth(AuthSettings(issuer = "https://as", audience = "https://r", dpop = "on"), TableVerifier())
+        }.exceptionOrNull()
+        assertTrue(dpop is McpException.InvalidInput && dpop.toString().contains("dpop must be"), "$dpop")
+        val required = ServerAuth(AuthSettings(issuer = "https://as", audience = "https://r", dpop = "required"), TableVerifier())
+        assertTrue(required.metadataUrl() != null)
     }
 }
