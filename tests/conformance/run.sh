@@ -11,7 +11,9 @@
 #   and of the Tasks extension (tasks-*) server scenarios, which no requirement set scores;
 #   the Skills extension (sep-2640-*) server and client scenarios on both lineages;
 #   and (scale_out.sh) the server sets and Tasks scenarios against three instances of the
-#   fixture with --store redis://… behind nginx round-robin.
+#   fixture with --store redis://… behind nginx round-robin;
+#   and (pending.sh) the scenarios still in review upstream, from their PR branches pinned to a
+#   commit (auth/dpop-server-validation of PR #395 against echo_server --dpop required).
 # Results: $CONFORMANCE_OUT (default target/conformance)/…/checks.json, summarised at the end.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -165,5 +167,7 @@ done
 # Three instances of the fixture with --store behind nginx round-robin, sharing Redis (issue 16):
 # the server requirement sets and the Tasks scenarios again, against the same baseline.
 bash "$here/scale_out.sh" "$bin" "$out" || status=1
+# Scenarios still in review upstream, from their PR branches pinned to a commit (pending.sh).
+bash "$here/pending.sh" "$bin" "$out" || status=1
 python3 "$here/summarize.py" "$out" "$here" || status=1
 exit $status
