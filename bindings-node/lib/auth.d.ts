@@ -50,7 +50,8 @@ export interface OAuthOptions {
   clientMetadataUrl?: string;
   clientName?: string;
   offlineAccess?: boolean;
-  /** Use DPoP-bound tokens when the authorization server supports them (default true). */
+  /** Use DPoP-bound tokens when the resource's metadata and its authorization server both say
+   * they take them (default true; false: bearer tokens only). */
   dpop?: boolean;
   maxAuthorizations?: number;
   store?: TokenStore;

@@ -85,7 +85,8 @@ pub struct OAuthOptions {
     /// Ask for `offline_access` when offered (default true).
     #[uniffi(default = None)]
     pub offline_access: Option<bool>,
-    /// Use DPoP-bound tokens when offered (default true).
+    /// Use DPoP-bound tokens when the resource's metadata and its authorization server both say
+    /// they take them (default true; false: bearer tokens only).
     #[uniffi(default = None)]
     pub dpop: Option<bool>,
     /// Authorizations one request may trigger (default 3).

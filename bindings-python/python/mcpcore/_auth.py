@@ -115,7 +115,8 @@ class OAuth:
     :param scopes: scopes to request instead of the server's (a 403 still adds what it needs).
     :param client_metadata_url: this client's Client ID Metadata Document (an https URL).
     :param store: a :class:`TokenStore`; ``store_path``: a JSON file instead.
-    :param dpop: use DPoP-bound tokens when the authorization server supports them.
+    :param dpop: use DPoP-bound tokens when the resource's metadata and its authorization
+        server both say they take them (``False``: bearer tokens only).
     """
 
     def __init__(

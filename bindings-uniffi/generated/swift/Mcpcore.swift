@@ -10048,7 +10048,8 @@ public struct OAuthOptions: Equatable, Hashable {
      */
     public var offlineAccess: Bool?
     /**
-     * Use DPoP-bound tokens when offered (default true).
+     * Use DPoP-bound tokens when the resource's metadata and its authorization server both say
+     * they take them (default true; false: bearer tokens only).
      */
     public var dpop: Bool?
     /**
@@ -10097,7 +10098,8 @@ public struct OAuthOptions: Equatable, Hashable {
          * Ask for `offline_access` when offered (default true).
          */offlineAccess: Bool? = nil, 
         /**
-         * Use DPoP-bound tokens when offered (default true).
+         * Use DPoP-bound tokens when the resource's metadata and its authorization server both say
+         * they take them (default true; false: bearer tokens only).
          */dpop: Bool? = nil, 
         /**
          * Authorizations one request may trigger (default 3).

@@ -140,9 +140,11 @@ pub struct UpstreamOAuth {
     pub scopes: Option<Vec<String>>,
     /// Where tokens are kept (default: memory).
     pub token_store: Option<PathBuf>,
-    /// DPoP-bound tokens (RFC 9449) when the authorization server offers them (`"dpop": true`;
-    /// default false: plain bearer tokens, which every MCP resource server takes, while many
-    /// refuse the `DPoP` scheme).
+    /// DPoP-bound tokens (RFC 9449) whenever the authorization server offers them (`"dpop":
+    /// true`). By default (false) only when the upstream's Protected Resource Metadata also
+    /// says it takes them (`dpop_signing_alg_values_supported`), so an authorization server
+    /// that offers DPoP to every client (Keycloak) does not send DPoP tokens to an upstream
+    /// that takes only bearer tokens.
     pub dpop: bool,
     /// Calls on behalf of each caller (`"onBehalfOf"`): tool calls, prompts and resource reads
     /// go with a token of the caller's own, exchanged for the caller's token at this endpoint

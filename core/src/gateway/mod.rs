@@ -296,7 +296,9 @@ fn oauth_client(o: &UpstreamOAuth) -> crate::auth::client::OAuth {
     let mut config = OAuthConfig::client_credentials(o.client_id.clone(), auth);
     config.client_name = "mcpcore-gateway".into();
     config.scopes = o.scopes.clone();
-    config.dpop = if o.dpop { DpopMode::Auto } else { DpopMode::Off };
+    // Default: DPoP when the upstream's metadata and its authorization server both take it;
+    // `"dpop": true` also when only the authorization server offers it.
+    config.dpop = if o.dpop { DpopMode::Offered } else { DpopMode::Auto };
     if let Some(path) = &o.token_store {
         config.store = std::sync::Arc::new(FileTokenStore::new(path));
     }

@@ -16432,7 +16432,8 @@ data class OAuthOptions (
     var `offlineAccess`: kotlin.Boolean? = null 
     , 
     /**
-     * Use DPoP-bound tokens when offered (default true).
+     * Use DPoP-bound tokens when the resource's metadata and its authorization server both say
+     * they take them (default true; false: bearer tokens only).
      */
     var `dpop`: kotlin.Boolean? = null 
     , 

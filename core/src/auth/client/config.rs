@@ -111,9 +111,17 @@ impl std::fmt::Debug for IdentityAssertion {
 /// When to use DPoP (RFC 9449) sender-constrained tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum DpopMode {
-    /// When the authorization server advertises `ES256` in `dpop_signing_alg_values_supported`.
+    /// When both sides take them: the resource's Protected Resource Metadata lists `ES256` in
+    /// `dpop_signing_alg_values_supported` or says `dpop_bound_access_tokens_required` (RFC 9728
+    /// §2), and the authorization server lists `ES256` in its own
+    /// `dpop_signing_alg_values_supported` (RFC 9449 §5.1). An authorization server that offers
+    /// DPoP to every client (Keycloak does) then does not make the client present DPoP tokens
+    /// to a resource that takes only bearer tokens.
     #[default]
     Auto,
+    /// Whenever the authorization server offers `ES256`, whatever the resource's metadata says
+    /// (for a resource that takes DPoP without saying so).
+    Offered,
     /// Never: plain bearer tokens.
     Off,
 }

@@ -256,7 +256,8 @@ impl Session {
     }
 
     /// The DPoP key for a new grant: the session's (tokens stay bound to one key), else a new
-    /// one, when the authorization server supports ES256 proofs and the host allows DPoP.
+    /// one, when DPoP is wanted ([`super::DpopMode`]: the resource's metadata and the
+    /// authorization server's, or the latter's alone).
     fn dpop_key(
         &self,
         inner: &Inner,
@@ -268,7 +269,12 @@ impl Session {
             .dpop_signing_alg_values_supported
             .as_ref()
             .is_some_and(|a| a.iter().any(|a| a == "ES256"));
-        if inner.config.dpop == super::DpopMode::Off || !offered {
+        let wanted = match inner.config.dpop {
+            super::DpopMode::Off => false,
+            super::DpopMode::Offered => offered,
+            super::DpopMode::Auto => offered && d.prm.as_ref().is_some_and(takes_dpop),
+        };
+        if !wanted {
             return Ok(None);
         }
         if let Some(k) = cur.and_then(|c| c.dpop.clone()) {
@@ -517,4 +523,12 @@ impl Session {
         let code = flow::check_callback(&callback, &req.state, &d.issuer, iss_advertised)?;
         te.exchange_code(&cred, code, req.verifier, &redirect_uri, d.resource()).await
     }
+}
+
+/// True when a resource's metadata says it takes DPoP-bound tokens with ES256 proofs (RFC 9728
+/// §2: `dpop_signing_alg_values_supported`, `dpop_bound_access_tokens_required`).
+fn takes_dpop(prm: &crate::auth::metadata::ProtectedResourceMetadata) -> bool {
+    let algs = prm.extra.get("dpop_signing_alg_values_supported").and_then(serde_json::Value::as_array);
+    algs.is_some_and(|a| a.iter().any(|a| a == "ES256"))
+        || prm.extra.get("dpop_bound_access_tokens_required") == Some(&serde_json::Value::Bool(true))
 }

@@ -4,7 +4,7 @@
 //! suite hands the client, which a real host would configure the same way.
 
 use mcpcore::auth::client::{
-    ClientAuth, FetchRedirect, Grant, IdentityAssertion, OAuth, OAuthConfig, PreRegistered,
+    ClientAuth, DpopMode, FetchRedirect, Grant, IdentityAssertion, OAuth, OAuthConfig, PreRegistered,
 };
 use serde_json::Value;
 use std::sync::Arc;
@@ -56,5 +56,9 @@ pub(crate) fn oauth_for(scenario: &str, ctx: &Value) -> Option<OAuth> {
     config.pre_registered = pre_registered(ctx);
     config.client_metadata_url = Some(CLIENT_METADATA_URL.into());
     config.authorization = Some(Arc::new(FetchRedirect::new(REDIRECT_URI)));
+    // The auth/dpop scenarios of 0.2.0-alpha.12 offer DPoP at the authorization server only:
+    // their resource's metadata does not say it takes DPoP (PR #400 adds that), so the
+    // default (both sides must say so) would present bearer tokens there.
+    config.dpop = DpopMode::Offered;
     Some(OAuth::new(config))
 }
