@@ -201,3 +201,79 @@ async fn the_timeout_bounds_the_whole_connect_and_the_silent_child_is_killed() {
     assert!(start.elapsed() < Duration::from_millis(2900), "took {:?}", start.elapsed());
     held.abort();
 }
+
+/// A person slower than the request timeout: answers the elicitation after `delay`.
+struct SlowPerson(Duration);
+
+impl mcpcore::client::InputHandler for SlowPerson {
+    fn kinds(&self) -> mcpcore::client::InputKinds {
+        mcpcore::client::InputKinds { elicitation: true, ..Default::default() }
+    }
+    fn elicit(
+        &self,
+        _: mcpcore::protocol::elicitation::ElicitRequestParams,
+    ) -> mcpcore::client::BoxFuture<'_, mcpcore::Result<mcpcore::protocol::elicitation::ElicitResult>> {
+        let delay = self.0;
+        Box::pin(async move {
+            tokio::time::sleep(delay).await;
+            let mut r = mcpcore::protocol::elicitation::ElicitResult::new(
+                mcpcore::protocol::elicitation::ElicitAction::Accept,
+            );
+            r.content = Some(serde_json::from_value(json!({"name": "Ann"})).unwrap());
+            Ok(r)
+        })
+    }
+}
+
+/// Issue 49: a call's timeout does not run out while a person answers the server's question.
+/// The tool elicits; the person takes 3× the request timeout; the call still succeeds on both
+/// lineages (legacy: the timeout restarts once the answer is sent; 2026-07-28: each input round
+/// is a request of its own, and the time between rounds is the person's). A server that stays
+/// silent still times out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_timeout_waits_for_a_person_answering_the_servers_question() {
+    use mcpcore::protocol::{CallToolResult, Tool};
+    use mcpcore::registry::{Arguments, RequestContext, ToolRegistry};
+    let tools = Arc::new(ToolRegistry::new());
+    let ask = Tool::new("ask", "asks for a name", json!({"type": "object", "properties": {}}));
+    tools
+        .register(ask, |_: Arguments, ctx: RequestContext| async move {
+            let form = serde_json::from_value(json!({
+                "message": "Who are you?",
+                "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}
+            }))
+            .unwrap();
+            let answer = ctx.elicit("who", form).await?;
+            Ok(CallToolResult::text(format!("hello {}", json!(answer.content.unwrap_or_default()["name"]))))
+        })
+        .unwrap();
+    let silent = Tool::new("silent", "never answers", json!({"type": "object", "properties": {}}));
+    tools
+        .register(silent, |_: Arguments, _: RequestContext| async move {
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            Ok(CallToolResult::text("late"))
+        })
+        .unwrap();
+    let server = mcpcore::server::Server::new(mcpcore::engine::ServerConfig::new("asker", "1"), tools);
+    let serving = server
+        .serve_http("127.0.0.1:0".parse().unwrap(), mcpcore::http::server::HttpServerConfig::default())
+        .await
+        .unwrap();
+    let timeout = Duration::from_millis(400);
+    for lineage in [Lineage::Legacy, Lineage::Modern] {
+        let options = ClientOptions {
+            lineage: Some(lineage),
+            input: Some(Arc::new(SlowPerson(timeout * 3))),
+            request_timeout: timeout,
+            ..Default::default()
+        };
+        let client =
+            mcpcore::client::Client::connect_http(&serving.url(), Default::default(), options).await.unwrap();
+        let r = client.call_tool("ask", json!({})).await.unwrap_or_else(|e| panic!("{lineage:?}: {e}"));
+        assert_eq!(r.first_text(), Some("hello \"Ann\""), "{lineage:?}: {r:?}");
+        let e = client.call_tool("silent", json!({})).await.unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Timeout, "{lineage:?}: {e}");
+        client.close().await;
+    }
+    serving.shutdown().await.unwrap();
+}

@@ -84,7 +84,9 @@ pub struct ClientOptions {
     /// Pin one lineage.
     pub lineage: Option<Lineage>,
     /// Per-request timeout (default 60 s); it also bounds the whole `connect_*` (every
-    /// handshake step together).
+    /// handshake step together). It pauses while a person may be involved: an OAuth
+    /// authorization flow, or an answer to the server's request for input (elicitation,
+    /// sampling, roots) — a call's time restarts once they are over.
     pub request_timeout: Duration,
     /// How long the `server/discover` probe may take before assuming a legacy server (default 5 s;
     /// at most half of `request_timeout`).

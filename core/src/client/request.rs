@@ -244,6 +244,8 @@ impl Client {
         let hard_max = opts.reset_timeout_on_progress.map(|m| start + m);
         let mut deadline = start + timeout;
         let mut auth_epoch = self.inner.auth_clock.get().map(|c| c.epoch()).unwrap_or(0);
+        let input_clock = &self.inner.shared.input_clock;
+        let mut input_epoch = input_clock.epoch();
         tokio::pin!(rx);
         let outcome = loop {
             tokio::select! {
@@ -262,6 +264,14 @@ impl Client {
                             deadline = tokio::time::Instant::now() + timeout;
                             continue;
                         }
+                    }
+                    // So did an answer to the server's request for input (legacy elicitation,
+                    // sampling, roots: a person may have been at it). 2026-07-28 input rounds
+                    // are not timed at all: each round is a request of its own.
+                    if input_clock.busy_since(input_epoch) {
+                        input_epoch = input_clock.epoch();
+                        deadline = tokio::time::Instant::now() + timeout;
+                        continue;
                     }
                     guard.reason = "timeout";
                     drop(guard);

@@ -121,6 +121,9 @@ pub(crate) struct Shared {
     call_inputs: CallInputs,
     /// Fresh results (spec 2026-07-28 server/utilities/caching); `None` when the host turned caching off.
     pub(crate) cache: Option<ResultCache>,
+    /// Counts the server's requests for input (elicitation, sampling, roots) being answered: a
+    /// person may be at it, so the timeouts of calls in flight pause meanwhile.
+    pub(crate) input_clock: Arc<crate::auth::client::FlowClock>,
 }
 
 impl Shared {
@@ -363,8 +366,10 @@ impl Router {
             Message::Request(req) => {
                 // Answered off the reading thread: a handler may wait on the user, or call the server.
                 let (tx, handler) = (self.tx.clone(), self.shared.input_handler());
+                let answering = self.shared.input_clock.busy();
                 tokio::spawn(async move {
                     let resp = answer(handler, req).await;
+                    drop(answering);
                     if let Some(tx) = tx.upgrade() {
                         let _ = tx.send(OutFrame::One(Message::Response(resp)));
                     }

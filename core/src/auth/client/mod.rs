@@ -103,14 +103,16 @@ impl FlowClock {
         self.active.load(Ordering::SeqCst) > 0 || self.epoch() != epoch
     }
 
-    fn busy(self: &Arc<Self>) -> FlowGuard {
+    /// Marks a flow running until the guard drops.
+    pub(crate) fn busy(self: &Arc<Self>) -> FlowGuard {
         self.active.fetch_add(1, Ordering::SeqCst);
         self.epoch.fetch_add(1, Ordering::SeqCst);
         FlowGuard(self.clone())
     }
 }
 
-struct FlowGuard(Arc<FlowClock>);
+/// A flow in progress ([`FlowClock::busy`]).
+pub(crate) struct FlowGuard(Arc<FlowClock>);
 
 impl Drop for FlowGuard {
     fn drop(&mut self) {
