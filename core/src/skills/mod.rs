@@ -383,7 +383,9 @@ fn release(files: &mut BTreeMap<String, Served>, resources: &ResourceRegistry, u
     }
 }
 
-/// The segments of a `/`-separated path: none empty, `.` or `..`, none holding `\`.
+/// The segments of a `/`-separated path: none empty, `.` or `..`, none holding `\` or a
+/// control character (a NUL above all: no file system name holds one, and a C API would cut
+/// the path there; rmcp #1452).
 fn check_path(path: &str) -> std::result::Result<Vec<String>, String> {
     if path.is_empty() {
         return Err("the path is empty".into());
@@ -393,6 +395,7 @@ fn check_path(path: &str) -> std::result::Result<Vec<String>, String> {
             "" => Err(format!("{path:?} has an empty segment")),
             "." | ".." => Err(format!("{path:?} has a {s:?} segment")),
             s if s.contains('\\') => Err(format!("{path:?} has a backslash")),
+            s if s.chars().any(char::is_control) => Err(format!("{path:?} has a control character")),
             s => Ok(s.to_owned()),
         })
         .collect()

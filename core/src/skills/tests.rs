@@ -133,6 +133,10 @@ fn a_skill_that_breaks_a_rule_is_refused_with_the_rule() {
     assert!(refused(SkillFiles::new("x/../a").file("SKILL.md", md("a"))).contains("\"..\" segment"));
     assert!(refused(SkillFiles::new("a").file("SKILL.md", md("a")).file("../etc", "x"))
         .contains("\"..\" segment"));
+    assert!(refused(SkillFiles::new("a").file("SKILL.md", md("a")).file("a\0b", "x"))
+        .contains("control character"));
+    assert!(refused(SkillFiles::new("a").file("SKILL.md", md("a")).file("notes/x\n.md", "x"))
+        .contains("control character"));
     let mut many = SkillFiles::new("a").file("SKILL.md", md("a"));
     for i in 0..512 {
         many = many.file(format!("f{i}"), "x");
