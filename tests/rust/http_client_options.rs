@@ -3,6 +3,8 @@
 
 use mcpcore::client::{Client, ClientOptions};
 use mcpcore::http::client::{HttpOptions, HttpTransport};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
@@ -307,5 +309,51 @@ async fn a_response_over_the_bound_is_a_size_error_and_is_not_read_whole() {
         let written = tokio::time::timeout(Duration::from_secs(20), server).await.unwrap().unwrap();
         // The client read at most its limit (plus what sockets buffer) before hanging up.
         assert!(written < 40 << 20, "declared={declared}: the server wrote {written} bytes");
+    }
+}
+
+/// A legacy peer that answers `initialize` and every POST, and every GET with `status`,
+/// counting the GETs on `gets`.
+async fn refusing_get_peer(listener: TcpListener, status: &'static str, gets: Arc<AtomicUsize>) {
+    loop {
+        let Ok((mut sock, _)) = listener.accept().await else { return };
+        let Some((head, body)) = read_request(&mut sock).await else { continue };
+        let reply = if head.starts_with("post") && body.contains("\"initialize\"") {
+            let id: serde_json::Value = serde_json::from_str(&body).unwrap();
+            let result = serde_json::json!({"jsonrpc": "2.0", "id": id["id"], "result": {
+                "protocolVersion": "2025-11-25", "capabilities": {"logging": {}},
+                "serverInfo": {"name": "no-get", "version": "1"}}})
+            .to_string();
+            format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nmcp-session-id: s-1\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{result}",
+                result.len()
+            )
+        } else if head.starts_with("get") {
+            gets.fetch_add(1, Ordering::SeqCst);
+            format!("HTTP/1.1 {status}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+        } else {
+            "HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_owned()
+        };
+        let _ = sock.write_all(reply.as_bytes()).await;
+        let _ = sock.shutdown().await;
+    }
+}
+
+/// A GET stream refused for good (400, 404, 405) is not opened again and again (issue 49; rmcp
+/// #1363): one GET in two seconds, and the client still works.
+#[tokio::test]
+async fn a_get_stream_refused_with_a_4xx_is_not_retried() {
+    for status in ["405 Method Not Allowed", "404 Not Found", "400 Bad Request"] {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let gets = Arc::new(AtomicUsize::new(0));
+        let peer = tokio::spawn(refusing_get_peer(listener, status, gets.clone()));
+        let options = ClientOptions { lineage: Some(mcpcore::Lineage::Legacy), ..Default::default() };
+        let client = Client::connect_http(&url, HttpOptions::default(), options).await.unwrap();
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        // Opened once, by itself, after `initialized`; never again.
+        assert_eq!(gets.load(Ordering::SeqCst), 1, "{status}: GETs in two seconds");
+        client.close().await;
+        peer.abort();
     }
 }

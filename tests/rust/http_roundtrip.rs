@@ -539,6 +539,80 @@ async fn a_timed_out_call_is_cancelled_and_the_server_keeps_serving() {
     }
 }
 
+/// Issue 49 (rmcp #1344): an abandoned `prompts/get` or `resources/read` is stopped on the
+/// server like a `tools/call` (2026-07-28: the closed response stream; 2025-11-25:
+/// `notifications/cancelled`), and the server keeps serving.
+#[tokio::test]
+async fn abandoned_prompt_gets_and_resource_reads_are_cancelled_too() {
+    use mcpcore::prompts::{PromptArguments, PromptRegistry};
+    use mcpcore::protocol::prompts::{GetPromptResult, Prompt, PromptMessage};
+    use mcpcore::protocol::resources::{Resource, ResourceContents};
+    use mcpcore::resources::{ReadRequest, ResourceRegistry};
+    for version in [V2026, V1125] {
+        let watch = Arc::new(Watch::default());
+        let prompts = Arc::new(PromptRegistry::new());
+        let w = watch.clone();
+        prompts
+            .add(Prompt::new("slow_prompt"), move |_: PromptArguments, _: ToolContext| {
+                let w = w.clone();
+                async move {
+                    let mut mark = Unfinished(w.clone(), false);
+                    tokio::time::sleep(Duration::from_secs(5)).await;
+                    mark.1 = true;
+                    w.finished.fetch_add(1, Ordering::SeqCst);
+                    Ok(GetPromptResult::new(vec![PromptMessage::user("late")]))
+                }
+            })
+            .unwrap();
+        let resources = Arc::new(ResourceRegistry::new());
+        let w = watch.clone();
+        let memo = Resource {
+            uri: "memo://slow".into(),
+            name: "slow".into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            size: None,
+            annotations: None,
+            icons: None,
+            meta: None,
+        };
+        resources
+            .add(memo, move |r: ReadRequest, _: ToolContext| {
+                let w = w.clone();
+                async move {
+                    let mut mark = Unfinished(w.clone(), false);
+                    tokio::time::sleep(Duration::from_secs(5)).await;
+                    mark.1 = true;
+                    w.finished.fetch_add(1, Ordering::SeqCst);
+                    Ok(vec![ResourceContents::text(r.uri, None, "late")])
+                }
+            })
+            .unwrap();
+        let server = mcpcore::server::Server::new(
+            mcpcore::engine::ServerConfig::new("fixture", "1.0.0"),
+            Arc::new(fixture_registry()),
+        )
+        .with_prompts(prompts)
+        .with_resources(resources);
+        let serving =
+            server.serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default()).await.unwrap();
+        let client = connect(&serving.url(), HttpTransport::Streamable, pinned(version)).await;
+        let opts = CallOptions { timeout: Some(Duration::from_millis(150)), ..Default::default() };
+        let err = client.get_prompt_with("slow_prompt", None, &opts).await.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Timeout, "{version}: {err}");
+        let err = client.read_resource_with("memo://slow", &opts).await.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Timeout, "{version}: {err}");
+        let stopped = eventually(Duration::from_secs(3), || watch.dropped.load(Ordering::SeqCst) == 2).await;
+        assert!(stopped, "{version}: the server did not stop both abandoned reads ({watch:?})");
+        assert_eq!(watch.finished.load(Ordering::SeqCst), 0, "{version}");
+        let r = client.call_tool("echo", json!({"text": "still here"})).await.unwrap();
+        assert_eq!(r.first_text(), Some("still here"), "{version}");
+        client.close().await;
+        serving.shutdown().await.unwrap();
+    }
+}
+
 // ----- concurrency ----------------------------------------------------------------------------
 
 #[tokio::test]
