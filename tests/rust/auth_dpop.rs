@@ -100,12 +100,25 @@ async fn whoami(ctx: RequestContext) -> String {
 async fn serve(issuer: &Issuer, mode: DpopMode) -> (HttpServing, String) {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let verifier = Arc::new(JwtVerifier::new(JwtConfig::new(issuer.jwks(), issuer.url.clone(), url.clone())));
-    let auth = AuthConfig::new(verifier, url.clone(), [issuer.url.clone()]).dpop(mode);
+    (serve_as(issuer, mode, port, &url, None).await, url)
+}
+
+/// Serves whoami on `port` as the resource `resource`, spending proofs in `ledger` when given.
+async fn serve_as(
+    issuer: &Issuer,
+    mode: DpopMode,
+    port: u16,
+    resource: &str,
+    ledger: Option<Arc<dyn mcpcore::state::StateLedger>>,
+) -> HttpServing {
+    let verifier = Arc::new(JwtVerifier::new(JwtConfig::new(issuer.jwks(), issuer.url.clone(), resource)));
+    let auth = AuthConfig::new(verifier, resource, [issuer.url.clone()]).dpop(mode);
     let config = HttpServerConfig { auth: Some(auth), ..Default::default() };
-    let server = Server::builder("dpop-test", "1.0").tool(whoami).build().unwrap();
-    let serving = server.serve_http(format!("127.0.0.1:{port}").parse().unwrap(), config).await.unwrap();
-    (serving, url)
+    let mut server = Server::builder("dpop-test", "1.0").tool(whoami).build().unwrap();
+    if let Some(l) = ledger {
+        server = server.with_state_ledger(l);
+    }
+    server.serve_http(format!("127.0.0.1:{port}").parse().unwrap(), config).await.unwrap()
 }
 
 /// What a request got: status, every `WWW-Authenticate` value, the body.
@@ -312,4 +325,38 @@ async fn dpop_off_keeps_bearer_only() {
     assert_eq!(a.status, 401);
     assert_eq!(a.challenges.len(), 1, "{a:?}");
     assert!(a.challenges[0].starts_with("Bearer "), "{a:?}");
+}
+
+/// Two instances of one resource behind a load balancer, sharing Redis: a proof spent at one
+/// is refused at the other (RFC 9449 §11.1; the `requestState` ledger on Redis).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_proof_spent_on_one_instance_is_refused_by_another_sharing_redis() {
+    use mcpcore_tests::fleet::{free_port, redis_tool, start_redis, Scratch};
+    let Some(redis) = redis_tool("a_proof_spent_on_one_instance_is_refused_by_another_sharing_redis") else {
+        return;
+    };
+    let scratch = Scratch::new("dpop-fleet");
+    let redis_port = free_port();
+    let _redis = start_redis(&redis, redis_port, &scratch.0);
+    let issuer = Issuer::start();
+    // The public URL the balancer answers on: what tokens and proofs name.
+    let public = "http://mcp.example/mcp";
+    let store = format!("redis://127.0.0.1:{redis_port}/0");
+    let mut instances = Vec::new();
+    for _ in 0..2 {
+        let port = free_port();
+        let ledger = Arc::new(mcpcore::store::redis::RedisStateLedger::new(&store).unwrap());
+        let serving = serve_as(&issuer, DpopMode::Required, port, public, Some(ledger)).await;
+        instances.push((serving, format!("http://127.0.0.1:{port}/mcp")));
+    }
+    let alice = Holder::new();
+    let token = bound(&issuer, public, &alice.jkt());
+    let authz = format!("DPoP {token}");
+    let proof = alice.proof(public, &token, |_, _| {});
+    let ok = call(&instances[0].1, Some(&authz), &[&proof]).await;
+    assert_eq!(ok.status, 200, "{ok:?}");
+    call(&instances[1].1, Some(&authz), &[&proof]).await.refused("invalid_dpop_proof", "used before");
+    // A fresh proof is taken by either.
+    let fresh = alice.proof(public, &token, |_, _| {});
+    assert_eq!(call(&instances[1].1, Some(&authz), &[&fresh]).await.status, 200);
 }
