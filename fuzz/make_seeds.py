@@ -118,6 +118,23 @@ def jwks():
     yield b'[{"keys": []}]'
 
 
+def dpop_proofs():
+    # Header NUL claims NUL signature (the target encodes them), and raw header values.
+    jwk = {"kty": "EC", "crv": "P-256", "x": "MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4",
+           "y": "4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM"}
+    header = {"typ": "dpop+jwt", "alg": "ES256", "jwk": jwk}
+    claims = {"jti": "e1j3V_bKic8-LAEB", "htm": "POST", "htu": "https://mcp.example.com/mcp",
+              "iat": 1800000000, "ath": "PEaenWxYddN6Q_NT1PiOYfz4EsZu7jRXRlpAsNpBU-A"}
+    sig = bytes(range(64))
+    yield json.dumps(header).encode() + b"\0" + json.dumps(claims).encode() + b"\0" + sig
+    rsa = {"kty": "RSA", "e": "AQAB", "n": "0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc"}
+    yield json.dumps(dict(header, alg="RS256", jwk=rsa)).encode() + b"\0" + json.dumps(claims).encode() + b"\0" + sig
+    yield json.dumps(dict(header, alg="HS256", jwk={"kty": "oct", "k": "AAAA"})).encode() + b"\0{}\0"
+    yield json.dumps(dict(header, jwk=dict(jwk, d="AAAA"))).encode() + b"\0" + json.dumps(claims).encode() + b"\0"
+    yield b"eyJ0eXAiOiJkcG9wK2p3dCIsImFsZyI6IkVTMjU2In0.eyJodG0iOiJQT1NUIn0.c2ln"
+    yield b"this-is-not-a-jwt"
+
+
 def frontmatters():
     yield b"---\nname: pdf-tools\ndescription: Work with PDF files.\nmetadata:\n  version: 1\n---\n# PDF\n"
     yield b"\xef\xbb\xbf---\r\nname: a\r\ndescription: b\r\n---\r\n"
@@ -139,6 +156,7 @@ def main(out: pathlib.Path) -> None:
                          + [bytes([2, 3]) + b"x" * 20 + b"\n{\"id\":1,\"method\":\"a\"}\n" + b"y" * 9],
         "jwks_document": list(jwks()),
         "skill_frontmatter": list(frontmatters()),
+        "dpop_proof": list(dpop_proofs()),
     }
     for target, seeds in corpora.items():
         d = out / target

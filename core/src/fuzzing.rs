@@ -41,3 +41,18 @@ pub fn open_request_state(
 pub fn parse_jwks(body: &[u8]) -> Result<Vec<Option<String>>, String> {
     crate::auth::server::jwks::parse_for_fuzzing(body)
 }
+
+/// Checks `proof` as a server with DPoP required does for `POST uri` with the access token
+/// `token` at `now` (`auth::server::dpop::check_proof`): the thumbprint of its key, or why it
+/// is refused.
+pub fn check_dpop_proof(proof: &str, uri: &str, token: &str, now: SystemTime) -> Result<String, String> {
+    use crate::auth::server::dpop::{check_proof, ProofTarget};
+    let config = crate::auth::server::DpopConfig::new(crate::auth::server::DpopMode::Required);
+    let uris = [uri.to_owned()];
+    check_proof(&config, proof, &ProofTarget { method: "POST", uris: &uris, token, now }).map(|p| p.jkt)
+}
+
+/// The RFC 7638 thumbprint of `jwk` (`auth::server::dpop::thumbprint`).
+pub fn dpop_thumbprint(jwk: &Map<String, Value>) -> Option<String> {
+    crate::auth::server::dpop::thumbprint(jwk)
+}
