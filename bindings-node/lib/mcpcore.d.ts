@@ -495,6 +495,8 @@ export interface Auth {
   /** DPoP-bound tokens (RFC 9449: `Authorization: DPoP` with a `DPoP` proof): 'off' (default),
    * 'allowed' or 'required'. A DPoP-bound token is never accepted as a bearer token. */
   dpop?: 'off' | 'allowed' | 'required';
+  /** Also demand server-provided DPoP nonces (RFC 9449 §9; default false). */
+  dpopNonce?: boolean;
 }
 
 /** What a caller must have: every scope listed, and every claim matching (a claim given as a

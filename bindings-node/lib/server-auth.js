@@ -15,7 +15,7 @@ const { nativeSync } = require('./errors');
 const SETTING_KEYS = [
   'jwksUrl', 'issuer', 'audience', 'resource', 'authorizationServers', 'scopesSupported',
   'requiredScopes', 'toolScopes', 'promptScopes', 'resourceScopes', 'scopeMode', 'leewaySeconds',
-  'metadata', 'visibility', 'dpop',
+  'metadata', 'visibility', 'dpop', 'dpopNonce',
 ];
 
 const REFUSALS = ['invalid_token', 'insufficient_scope', 'unavailable'];

@@ -127,6 +127,10 @@ pub struct AuthSettings {
     #[uniffi(default = None)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dpop: Option<String>,
+    /// Also demand server-provided DPoP nonces (RFC 9449 §9; default false).
+    #[uniffi(default = None)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dpop_nonce: Option<bool>,
     /// Rules hiding tools and prompts per caller, as JSON text: a list of
     /// `{"tools"|"prompts": [patterns], "allow"|"deny": {"scopes": [...], "claims": {...}}}`.
     #[uniffi(default = None)]

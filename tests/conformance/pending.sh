@@ -12,8 +12,9 @@
 # PR #395 at c51d060 (2026-07-06), auth/dpop-server-validation (SEP-1932): the example
 #   echo_server with --dpop required, trusting an ES256 issuer key made here and served as a
 #   JWKS on loopback; the suite mints its DPoP-bound tokens with that key
-#   (DPOP_ISSUER_PRIVATE_JWK). Expected: every check passes; the optional nonce check is
-#   SKIPPED (we issue no DPoP nonces).
+#   (DPOP_ISSUER_PRIVATE_JWK). Run against `--dpop required`, then with `--dpop-nonce` too.
+#   Expected: every check passes; the optional nonce check is SKIPPED in the first run (no
+#   nonces asked) and passes in the second.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -49,25 +50,33 @@ jwks_port=$(free_port)
 python3 -m http.server "$jwks_port" --bind 127.0.0.1 --directory "$out/jwks" >"$out/jwks.log" 2>&1 &
 pids+=($!)
 issuer=https://conformance-dpop-issuer.example.com
-port=$(free_port)
-url="http://127.0.0.1:$port/mcp"
-"$bin_dir/echo_server" --http "127.0.0.1:$port" --auth-jwks "http://127.0.0.1:$jwks_port/jwks.json" \
-  --auth-issuer "$issuer" --auth-audience "$url" --dpop required >"$out/dpop-server.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 1 100); do
-  grep -q '^listening on ' "$out/dpop-server.log" 2>/dev/null && break
-  sleep 0.1
+# Twice: with DPoP required, then also demanding server-provided nonces (the scenario's
+# optional nonce check is then scored instead of SKIPPED).
+for variant in plain nonce; do
+  flags=(--dpop required)
+  [ "$variant" = nonce ] && flags+=(--dpop-nonce)
+  port=$(free_port)
+  url="http://127.0.0.1:$port/mcp"
+  "$bin_dir/echo_server" --http "127.0.0.1:$port" --auth-jwks "http://127.0.0.1:$jwks_port/jwks.json" \
+    --auth-issuer "$issuer" --auth-audience "$url" "${flags[@]}" >"$out/dpop-server-$variant.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 1 100); do
+    grep -q '^listening on ' "$out/dpop-server-$variant.log" 2>/dev/null && break
+    sleep 0.1
+  done
+  grep -q '^listening on ' "$out/dpop-server-$variant.log" || {
+    echo "pending: echo_server ${flags[*]} did not start"; cat "$out/dpop-server-$variant.log"; exit 1
+  }
+  label=server-auth-dpop-server-validation-pr395-$variant
+  if DPOP_ISSUER_PRIVATE_JWK="$(cat "$out/jwks/issuer.jwk")" DPOP_ISSUER="$issuer" PATH="$(dirname "$node22"):$PATH" \
+    timeout 300 "$suite_dir/node_modules/.bin/tsx" "$suite_dir/src/index.ts" server --url "$url" \
+    --scenario auth/dpop-server-validation --spec-version 2026-07-28 -o "$out/results-$variant" >"$out/$label.log" 2>&1 &&
+    grep -Eq '^Passed: ([0-9]+)/\1, 0 failed, 0 warnings' "$out/$label.log"; then
+    echo "conformance: $label: ok ($(grep -E '^Passed:' "$out/$label.log"))"
+  else
+    echo "conformance: $label: FAILED (last lines of $out/$label.log follow)"
+    tail -40 "$out/$label.log"
+    status=1
+  fi
 done
-grep -q '^listening on ' "$out/dpop-server.log" || { echo "pending: echo_server --dpop did not start"; cat "$out/dpop-server.log"; exit 1; }
-label=server-auth-dpop-server-validation-pr395
-if DPOP_ISSUER_PRIVATE_JWK="$(cat "$out/jwks/issuer.jwk")" DPOP_ISSUER="$issuer" PATH="$(dirname "$node22"):$PATH" \
-  timeout 300 "$suite_dir/node_modules/.bin/tsx" "$suite_dir/src/index.ts" server --url "$url" \
-  --scenario auth/dpop-server-validation --spec-version 2026-07-28 -o "$out/results" >"$out/$label.log" 2>&1 &&
-  grep -Eq '^Passed: ([0-9]+)/\1, 0 failed, 0 warnings' "$out/$label.log"; then
-  echo "conformance: $label: ok ($(grep -E '^Passed:' "$out/$label.log"))"
-else
-  echo "conformance: $label: FAILED (last lines of $out/$label.log follow)"
-  tail -40 "$out/$label.log"
-  status=1
-fi
 exit $status

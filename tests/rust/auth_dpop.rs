@@ -100,7 +100,7 @@ async fn whoami(ctx: RequestContext) -> String {
 async fn serve(issuer: &Issuer, mode: DpopMode) -> (HttpServing, String) {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let url = format!("http://127.0.0.1:{port}/mcp");
-    (serve_as(issuer, mode, port, &url, None).await, url)
+    (serve_as(issuer, mode, port, &url, None, false).await, url)
 }
 
 /// Serves whoami on `port` as the resource `resource`, spending proofs in `ledger` when given.
@@ -110,9 +110,13 @@ async fn serve_as(
     port: u16,
     resource: &str,
     ledger: Option<Arc<dyn mcpcore::state::StateLedger>>,
+    nonces: bool,
 ) -> HttpServing {
     let verifier = Arc::new(JwtVerifier::new(JwtConfig::new(issuer.jwks(), issuer.url.clone(), resource)));
-    let auth = AuthConfig::new(verifier, resource, [issuer.url.clone()]).dpop(mode);
+    let mut auth = AuthConfig::new(verifier, resource, [issuer.url.clone()]).dpop(mode);
+    if nonces {
+        auth.dpop.nonce_window = Some(Duration::from_secs(60));
+    }
     let config = HttpServerConfig { auth: Some(auth), ..Default::default() };
     let mut server = Server::builder("dpop-test", "1.0").tool(whoami).build().unwrap();
     if let Some(l) = ledger {
@@ -127,6 +131,8 @@ struct Answer {
     status: u16,
     challenges: Vec<String>,
     body: Value,
+    /// `DPoP-Nonce`, when the server sent one.
+    nonce: Option<String>,
 }
 
 impl Answer {
@@ -171,8 +177,9 @@ async fn call(url: &str, authorization: Option<&str>, dpop: &[&str]) -> Answer {
     let status = resp.status().as_u16();
     let challenges =
         resp.headers().get_all("www-authenticate").iter().map(|v| v.to_str().unwrap().to_owned()).collect();
+    let nonce = resp.headers().get("dpop-nonce").map(|v| v.to_str().unwrap().to_owned());
     let text = resp.text().await.unwrap();
-    Answer { status, challenges, body: serde_json::from_str(&text).unwrap_or(Value::String(text)) }
+    Answer { status, challenges, body: serde_json::from_str(&text).unwrap_or(Value::String(text)), nonce }
 }
 
 /// The server's Protected Resource Metadata.
@@ -346,7 +353,7 @@ async fn a_proof_spent_on_one_instance_is_refused_by_another_sharing_redis() {
     for _ in 0..2 {
         let port = free_port();
         let ledger = Arc::new(mcpcore::store::redis::RedisStateLedger::new(&store).unwrap());
-        let serving = serve_as(&issuer, DpopMode::Required, port, public, Some(ledger)).await;
+        let serving = serve_as(&issuer, DpopMode::Required, port, public, Some(ledger), false).await;
         instances.push((serving, format!("http://127.0.0.1:{port}/mcp")));
     }
     let alice = Holder::new();
@@ -359,4 +366,57 @@ async fn a_proof_spent_on_one_instance_is_refused_by_another_sharing_redis() {
     // A fresh proof is taken by either.
     let fresh = alice.proof(public, &token, |_, _| {});
     assert_eq!(call(&instances[1].1, Some(&authz), &[&fresh]).await.status, 200);
+}
+
+/// Server-provided nonces (RFC 9449 §9): a proof without one, or with one this server did not
+/// issue, gets 401 `use_dpop_nonce` and a nonce; the proof made again with it is accepted; a
+/// nonce of another server (other keys) is not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dpop_nonces_are_handed_out_and_demanded() {
+    use mcpcore_tests::fleet::free_port;
+    let issuer = Issuer::start();
+    let (port, other_port) = (free_port(), free_port());
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let _serving = serve_as(&issuer, DpopMode::Required, port, &url, None, true).await;
+    let other_url = format!("http://127.0.0.1:{other_port}/mcp");
+    let _other = serve_as(&issuer, DpopMode::Required, other_port, &other_url, None, true).await;
+    let alice = Holder::new();
+    let token = bound(&issuer, &url, &alice.jkt());
+    let authz = format!("DPoP {token}");
+
+    // No credentials: the DPoP challenge comes with a nonce.
+    assert!(call(&url, None, &[]).await.nonce.is_some());
+    // A valid proof without a nonce: refused, with the nonce to use.
+    let a = call(&url, Some(&authz), &[&alice.proof(&url, &token, |_, _| {})]).await;
+    a.refused("use_dpop_nonce", "requires a DPoP nonce");
+    let nonce = a.nonce.clone().expect("a DPoP-Nonce header");
+    // Made again with it: accepted.
+    let with = |n: String| {
+        move |_: &mut Map<String, Value>, c: &mut Map<String, Value>| drop(c.insert("nonce".into(), n.into()))
+    };
+    let ok = call(&url, Some(&authz), &[&alice.proof(&url, &token, with(nonce.clone()))]).await;
+    assert_eq!(ok.status, 200, "{ok:?}");
+    // A made-up nonce, and the other server's nonce: refused the same way.
+    let a = call(
+        &url,
+        Some(&authz),
+        &[&alice.proof(&url, &token, with("definitely-not-the-server-nonce".into()))],
+    )
+    .await;
+    a.refused("use_dpop_nonce", "stale or not this server's");
+    let theirs = call(&other_url, None, &[]).await.nonce.unwrap();
+    assert_ne!(theirs, nonce);
+    let a = call(&url, Some(&authz), &[&alice.proof(&url, &token, with(theirs))]).await;
+    a.refused("use_dpop_nonce", "stale or not this server's");
+    // Other defects are still named as themselves when the nonce is good.
+    let a = call(
+        &url,
+        Some(&authz),
+        &[&alice.proof(&url, &token, |h, c| {
+            h.insert("typ".into(), "jwt".into());
+            c.insert("nonce".into(), nonce.clone().into());
+        })],
+    )
+    .await;
+    a.refused("invalid_dpop_proof", "typ");
 }

@@ -5,7 +5,8 @@
 //! client's key (`cnf.jkt`) and a proof on every request; our server with bearer tokens only
 //! gets a plain bearer token (before, the client followed the authorization server's offer
 //! alone, and such a server refused it). A client that never uses DPoP is refused by the
-//! DPoP-required server.
+//! DPoP-required server. A server that also demands nonces gets them from our client after its
+//! first `use_dpop_nonce`.
 //!
 //! The test command fetches Keycloak and a Java 21+; a missing one fails the test.
 
@@ -28,12 +29,20 @@ async fn whoami(ctx: RequestContext) -> CallToolResult {
     r
 }
 
-/// Serves whoami on a free port for Keycloak tokens of audience `upstream`, DPoP in `mode`.
-async fn serve(kc: &Keycloak, mode: ServerDpop) -> (mcpcore::http::server::HttpServing, String) {
+/// Serves whoami on a free port for Keycloak tokens of audience `upstream`, DPoP in `mode`,
+/// demanding server-provided nonces when `nonces`.
+async fn serve(
+    kc: &Keycloak,
+    mode: ServerDpop,
+    nonces: bool,
+) -> (mcpcore::http::server::HttpServing, String) {
     let addr = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
     let url = format!("http://{addr}/mcp");
     let jwt = JwtVerifier::new(JwtConfig::new(kc.jwks(), kc.issuer(), "upstream"));
-    let auth = AuthConfig::new(Arc::new(jwt), url.clone(), [kc.issuer()]).dpop(mode);
+    let mut auth = AuthConfig::new(Arc::new(jwt), url.clone(), [kc.issuer()]).dpop(mode);
+    if nonces {
+        auth.dpop.nonce_window = Some(std::time::Duration::from_secs(60));
+    }
     let config = HttpServerConfig { auth: Some(auth), ..Default::default() };
     let server = Server::builder("dpop-keycloak", "1.0").tool(whoami).build().unwrap();
     (server.serve_http(addr, config).await.unwrap(), url)
@@ -50,8 +59,9 @@ async fn connect(url: &str, mode: DpopMode) -> mcpcore::Result<Client> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn keycloak_binds_our_clients_tokens_when_our_server_asks_for_dpop_and_only_then() {
     let kc = tokio::task::spawn_blocking(Keycloak::start).await.unwrap();
-    let (required, required_url) = serve(&kc, ServerDpop::Required).await;
-    let (bearer, bearer_url) = serve(&kc, ServerDpop::Off).await;
+    let (required, required_url) = serve(&kc, ServerDpop::Required, false).await;
+    let (bearer, bearer_url) = serve(&kc, ServerDpop::Off, false).await;
+    let (nonced, nonced_url) = serve(&kc, ServerDpop::Required, true).await;
 
     // DPoP required: the client's token is bound to its key, and every call carries a proof
     // (a second call needs a fresh jti).
@@ -61,6 +71,15 @@ async fn keycloak_binds_our_clients_tokens_when_our_server_asks_for_dpop_and_onl
         let seen = r.structured_content.unwrap_or_else(|| panic!("{:?}", r.content));
         assert_eq!(seen["azp"], "gateway");
         assert!(seen["cnf"]["jkt"].is_string(), "a DPoP-bound token: {seen}");
+    }
+    c.close().await;
+
+    // Nonces demanded (RFC 9449 §9): the client takes the server's nonce from its
+    // `use_dpop_nonce` answer and makes the proof again, on every call that needs it.
+    let c = connect(&nonced_url, DpopMode::Auto).await.expect("the nonce round is made");
+    for _ in 0..2 {
+        let r = c.call_tool("whoami", json!({})).await.unwrap();
+        assert!(r.structured_content.unwrap()["cnf"]["jkt"].is_string());
     }
     c.close().await;
 
@@ -78,6 +97,7 @@ async fn keycloak_binds_our_clients_tokens_when_our_server_asks_for_dpop_and_onl
     assert!(e.to_string().contains("DPoP"), "{e}");
 
     required.shutdown().await.unwrap();
+    nonced.shutdown().await.unwrap();
     bearer.shutdown().await.unwrap();
     drop(kc);
 }

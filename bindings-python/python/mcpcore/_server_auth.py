@@ -106,7 +106,8 @@ class Auth:
     - ``scope_mode``: ``"hide"`` or ``"step_up"`` (see the module docs);
     - ``dpop``: ``"off"`` (default), ``"allowed"`` or ``"required"``: DPoP-bound tokens
       (RFC 9449, ``Authorization: DPoP`` with a ``DPoP`` proof), checked in the core; a
-      DPoP-bound token is never accepted as a bearer token;
+      DPoP-bound token is never accepted as a bearer token; ``dpop_nonce=True`` also demands
+      server-provided nonces (RFC 9449 §9);
     - ``visibility``: rules hiding tools and prompts per caller, e.g.
       ``[{"tools": ["billing__*"], "allow": {"scopes": ["billing"]}},
       {"tools": ["*_delete"], "deny": {"claims": {"role": "intern"}}}]`` (``allow`` or ``deny``
@@ -132,6 +133,7 @@ class Auth:
         metadata: Optional[Mapping[str, Any]] = None,
         visibility: Optional[Sequence[Mapping[str, Any]]] = None,
         dpop: str = "off",
+        dpop_nonce: bool = False,
     ) -> None:
         def table(t: Optional[Mapping[str, Sequence[str]]]) -> Dict[str, list]:
             return {k: list(v) for k, v in (t or {}).items()}
@@ -143,7 +145,7 @@ class Auth:
             "required_scopes": list(required_scopes), "tool_scopes": table(tool_scopes),
             "prompt_scopes": table(prompt_scopes), "resource_scopes": table(resource_scopes),
             "scope_mode": scope_mode, "leeway_seconds": leeway_seconds, "metadata": dict(metadata or {}),
-            "dpop": dpop,
+            "dpop": dpop, "dpop_nonce": dpop_nonce,
         }
         if visibility is not None:
             settings["visibility"] = [dict(rule) for rule in visibility]

@@ -9039,6 +9039,10 @@ public struct AuthSettings: Equatable, Hashable {
      */
     public var dpop: String?
     /**
+     * Also demand server-provided DPoP nonces (RFC 9449 §9; default false).
+     */
+    public var dpopNonce: Bool?
+    /**
      * Rules hiding tools and prompts per caller, as JSON text: a list of
      * `{"tools"|"prompts": [patterns], "allow"|"deny": {"scopes": [...], "claims": {...}}}`.
      */
@@ -9089,6 +9093,9 @@ public struct AuthSettings: Equatable, Hashable {
          * (default), `"allowed"` or `"required"`. A DPoP-bound token is never a bearer token.
          */dpop: String? = nil, 
         /**
+         * Also demand server-provided DPoP nonces (RFC 9449 §9; default false).
+         */dpopNonce: Bool? = nil, 
+        /**
          * Rules hiding tools and prompts per caller, as JSON text: a list of
          * `{"tools"|"prompts": [patterns], "allow"|"deny": {"scopes": [...], "claims": {...}}}`.
          */visibilityJson: String? = nil) {
@@ -9105,6 +9112,7 @@ public struct AuthSettings: Equatable, Hashable {
         self.scopeMode = scopeMode
         self.leewaySeconds = leewaySeconds
         self.dpop = dpop
+        self.dpopNonce = dpopNonce
         self.visibilityJson = visibilityJson
     }
 
@@ -9137,6 +9145,7 @@ public struct FfiConverterTypeAuthSettings: FfiConverterRustBuffer {
                 scopeMode: FfiConverterOptionString.read(from: &buf), 
                 leewaySeconds: FfiConverterOptionUInt64.read(from: &buf), 
                 dpop: FfiConverterOptionString.read(from: &buf), 
+                dpopNonce: FfiConverterOptionBool.read(from: &buf), 
                 visibilityJson: FfiConverterOptionString.read(from: &buf)
         )
     }
@@ -9155,6 +9164,7 @@ public struct FfiConverterTypeAuthSettings: FfiConverterRustBuffer {
         FfiConverterOptionString.write(value.scopeMode, into: &buf)
         FfiConverterOptionUInt64.write(value.leewaySeconds, into: &buf)
         FfiConverterOptionString.write(value.dpop, into: &buf)
+        FfiConverterOptionBool.write(value.dpopNonce, into: &buf)
         FfiConverterOptionString.write(value.visibilityJson, into: &buf)
     }
 }

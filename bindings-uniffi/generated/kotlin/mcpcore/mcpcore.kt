@@ -15684,6 +15684,11 @@ data class AuthSettings (
     var `dpop`: kotlin.String? = null 
     , 
     /**
+     * Also demand server-provided DPoP nonces (RFC 9449 §9; default false).
+     */
+    var `dpopNonce`: kotlin.Boolean? = null 
+    , 
+    /**
      * Rules hiding tools and prompts per caller, as JSON text: a list of
      * `{"tools"|"prompts": [patterns], "allow"|"deny": {"scopes": [...], "claims": {...}}}`.
      */
@@ -15717,6 +15722,7 @@ public object FfiConverterTypeAuthSettings: FfiConverterRustBuffer<AuthSettings>
             FfiConverterOptionalString.read(buf),
             FfiConverterOptionalULong.read(buf),
             FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalBoolean.read(buf),
             FfiConverterOptionalString.read(buf),
         )
     }
@@ -15735,6 +15741,7 @@ public object FfiConverterTypeAuthSettings: FfiConverterRustBuffer<AuthSettings>
             FfiConverterOptionalString.allocationSize(value.`scopeMode`) +
             FfiConverterOptionalULong.allocationSize(value.`leewaySeconds`) +
             FfiConverterOptionalString.allocationSize(value.`dpop`) +
+            FfiConverterOptionalBoolean.allocationSize(value.`dpopNonce`) +
             FfiConverterOptionalString.allocationSize(value.`visibilityJson`)
     )
 
@@ -15752,6 +15759,7 @@ public object FfiConverterTypeAuthSettings: FfiConverterRustBuffer<AuthSettings>
             FfiConverterOptionalString.write(value.`scopeMode`, buf)
             FfiConverterOptionalULong.write(value.`leewaySeconds`, buf)
             FfiConverterOptionalString.write(value.`dpop`, buf)
+            FfiConverterOptionalBoolean.write(value.`dpopNonce`, buf)
             FfiConverterOptionalString.write(value.`visibilityJson`, buf)
     }
 }

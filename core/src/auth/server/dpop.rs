@@ -9,8 +9,10 @@
 //! `ath` (base64url SHA-256 of the token). The token's `cnf.jkt` must be the JWK SHA-256
 //! thumbprint (RFC 7638) of the proof's key, and each `jti` is accepted once while its proof
 //! could still be fresh (the server's `requestState` ledger: one process, or Redis for a
-//! fleet). Server-provided nonces (§9) are not issued.
+//! fleet). Server-provided nonces (§9), when on, are stateless: the time window sealed with the
+//! server's `requestState` keys ([`issue_nonce`]), so instances sharing the keys share them.
 
+use crate::state::StateKeys;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
@@ -57,6 +59,10 @@ pub struct DpopConfig {
     /// How far a proof's `iat` may be from the server's clock, either way (default 300 s, the
     /// window SEP-1932 names).
     pub iat_window: Duration,
+    /// Server-provided nonces (RFC 9449 §9; SEP-1932 recommends them): `Some(window)` demands
+    /// a nonce the server issued in the current window or the one before (a 401
+    /// `use_dpop_nonce` with a `DPoP-Nonce` header otherwise); `None` (the default) issues none.
+    pub nonce_window: Option<Duration>,
 }
 
 impl Default for DpopConfig {
@@ -66,6 +72,7 @@ impl Default for DpopConfig {
             mode: DpopMode::Off,
             algorithms: vec![ES256, ES384, PS256, PS384, PS512, RS256, RS384, RS512, EdDSA],
             iat_window: Duration::from_secs(300),
+            nonce_window: None,
         }
     }
 }
@@ -110,6 +117,8 @@ pub(crate) struct Proof {
     pub replay_id: String,
     /// Until when a replay of it must be refused (its `iat` plus the window).
     pub fresh_until: SystemTime,
+    /// Its `nonce` claim, if any (checked by the caller against [`nonce_fresh`]).
+    pub nonce: Option<String>,
 }
 
 /// Largest proof read (a JWT with an RSA-4096 key and the claims fits in 4 KiB).
@@ -184,7 +193,31 @@ pub(crate) fn check_proof(
     let digest = Sha256::new().chain_update(jkt.as_bytes()).chain_update([0]).chain_update(jti.as_bytes());
     let replay_id = format!("dpop.{}", URL_SAFE_NO_PAD.encode(digest.finalize()));
     let fresh_until = UNIX_EPOCH + Duration::from_secs(iat.max(now).saturating_add(window));
-    Ok(Proof { jkt, replay_id, fresh_until })
+    Ok(Proof { jkt, replay_id, fresh_until, nonce: text("nonce").map(str::to_owned) })
+}
+
+/// The HMAC domain of DPoP nonces.
+const NONCE_DOMAIN: &str = "mcpcore dpop nonce";
+
+fn window_of(now: SystemTime, window: Duration) -> u64 {
+    now.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs() / window.as_secs().max(1)
+}
+
+/// The nonce of the current window (RFC 9449 §9): `<window number>.<tag>`, the tag an HMAC of
+/// the window under `keys`; `None` without keys.
+pub(crate) fn issue_nonce(keys: &StateKeys, now: SystemTime, window: Duration) -> Option<String> {
+    let w = window_of(now, window);
+    let tag = keys.tag(NONCE_DOMAIN, &[&w.to_be_bytes()])?;
+    Some(format!("{w}.{}", URL_SAFE_NO_PAD.encode(tag)))
+}
+
+/// True when `nonce` was issued under `keys` in the current window or the one before.
+pub(crate) fn nonce_fresh(keys: &StateKeys, nonce: &str, now: SystemTime, window: Duration) -> bool {
+    let Some((w, tag)) = nonce.split_once('.') else { return false };
+    let (Ok(w), Ok(tag)) = (w.parse::<u64>(), URL_SAFE_NO_PAD.decode(tag)) else { return false };
+    let current = window_of(now, window);
+    (w == current || w.checked_add(1) == Some(current))
+        && keys.verify_tag(NONCE_DOMAIN, &[&w.to_be_bytes()], &tag)
 }
 
 /// The `cnf.jkt` a token's claims bind it to (RFC 9449 §6.1), if any.
@@ -265,6 +298,25 @@ mod tests {
         assert_eq!(normalize("HTTPS://Example.COM:443/mcp?x=1#f"), normalize("https://example.com/mcp"));
         assert_ne!(normalize("https://example.com/mcp"), normalize("https://example.com/mcp/"));
         assert_eq!(normalize("/mcp"), None);
+    }
+
+    #[test]
+    fn nonces_hold_for_their_window_and_the_next_under_the_keys_that_issued_them() {
+        let keys = StateKeys::from(crate::state::StateKey::new(vec![7u8; 32]));
+        let other = StateKeys::from(crate::state::StateKey::new(vec![8u8; 32]));
+        let w = Duration::from_secs(60);
+        let t = UNIX_EPOCH + Duration::from_secs(1_800_000_010);
+        let n = issue_nonce(&keys, t, w).unwrap();
+        assert!(nonce_fresh(&keys, &n, t, w));
+        assert!(nonce_fresh(&keys, &n, t + w, w), "the next window still takes it");
+        assert!(!nonce_fresh(&keys, &n, t + 2 * w, w), "two windows later it is stale");
+        assert!(!nonce_fresh(&keys, &n, t - w, w), "not before it was issued");
+        assert!(!nonce_fresh(&other, &n, t, w), "another server's keys");
+        let (num, tag) = n.split_once('.').unwrap();
+        let forged = format!("{}.{tag}", num.parse::<u64>().unwrap() + 1);
+        assert!(!nonce_fresh(&keys, &forged, t + w, w), "the tag binds the window");
+        assert!(!nonce_fresh(&keys, "definitely-not-the-server-nonce", t, w));
+        assert!(n.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b)), "NQCHAR only");
     }
 
     #[test]

@@ -47,6 +47,9 @@ struct Settings {
     visibility: Option<Value>,
     /// `off`, `allowed` or `required` (RFC 9449 DPoP-bound tokens).
     dpop: Option<String>,
+    /// Demand server-provided DPoP nonces (RFC 9449 §9), each good for 60 to 120 s.
+    #[serde(default)]
+    dpop_nonce: bool,
 }
 
 /// Reads `json` (top-level names in `spelling`; names spelled otherwise are ignored like any
@@ -106,6 +109,9 @@ pub fn auth_config(
     if let Some(mode) = s.dpop.as_deref() {
         config.dpop.mode = DpopMode::parse(mode)
             .ok_or_else(|| invalid(format!("dpop must be 'off', 'allowed' or 'required', not {mode:?}")))?;
+    }
+    if s.dpop_nonce {
+        config.dpop.nonce_window = Some(Duration::from_secs(60));
     }
     let step_up = n("step_up");
     config.scope_mode = match s.scope_mode.as_deref().unwrap_or("hide") {
@@ -180,6 +186,12 @@ mod tests {
         let j =
             r#"{"jwksUrl":"https://as/jwks","issuer":"https://as","audience":"https://r","dpop":"required"}"#;
         assert_eq!(auth_config(j, Spelling::Camel, None).unwrap().dpop.mode, DpopMode::Required);
+        assert_eq!(auth_config(j, Spelling::Camel, None).unwrap().dpop.nonce_window, None);
+        let j = r#"{"jwksUrl":"https://as/jwks","issuer":"https://as","audience":"https://r","dpop":"allowed","dpopNonce":true}"#;
+        assert_eq!(
+            auth_config(j, Spelling::Camel, None).unwrap().dpop.nonce_window,
+            Some(Duration::from_secs(60))
+        );
         let j = r#"{"jwks_url":"https://as/jwks","issuer":"https://as","audience":"https://r","dpop":"yes"}"#;
         let e = auth_config(j, Spelling::Snake, None).unwrap_err();
         assert!(e.to_string().contains("dpop must be 'off', 'allowed' or 'required'"), "{e}");

@@ -18,7 +18,10 @@
 //! tokens come with one `DPoP` proof, checked by [`crate::auth::server::dpop`] against this
 //! request (its method, its URI, the token) and the token's `cnf.jkt`; each proof's `jti` is
 //! accepted once (the server's `requestState` ledger, so a fleet on Redis shares it). A
-//! DPoP-bound token presented as `Bearer` is refused (SEP-1932: no downgrade).
+//! DPoP-bound token presented as `Bearer` is refused (SEP-1932: no downgrade). With nonces on
+//! (`DpopConfig::nonce_window`), a proof must carry a nonce this server issued lately: a 401
+//! `use_dpop_nonce` hands one out (`DPoP-Nonce`), so does every DPoP challenge, and a response
+//! to a proof whose nonce is from the previous window carries the current one (RFC 9449 §9).
 
 use super::State;
 use crate::auth::server::dpop::{self, ProofTarget};
@@ -113,7 +116,19 @@ fn refuse_in(
             resp.headers_mut().append(header::WWW_AUTHENTICATE, v);
         }
     }
+    if schemes.contains(&Scheme::Dpop) {
+        add_nonce(gate, &mut resp);
+    }
     resp
+}
+
+/// With nonces on: the current DPoP nonce in `DPoP-Nonce` (RFC 9449 §9).
+fn add_nonce(gate: &Gate, resp: &mut Response) {
+    let Some(window) = gate.config.dpop.nonce_window else { return };
+    let nonce = dpop::issue_nonce(&gate.keys, gate.endpoint.env.now(), window);
+    if let Some(v) = nonce.and_then(|n| HeaderValue::from_str(&n).ok()) {
+        resp.headers_mut().insert("dpop-nonce", v);
+    }
 }
 
 /// [`refuse_in`] for a bearer request.
@@ -167,16 +182,23 @@ fn request_uris(gate: &Gate, req: &Request) -> Vec<String> {
     out
 }
 
+/// What [`check_dpop`] leaves to do: the claim of the proof's `jti` in the ledger ([`spend`]),
+/// and whether the answer should hand out a newer nonce.
+struct Checked {
+    claim: crate::state::Claim,
+    renew_nonce: bool,
+}
+
 /// RFC 9449 §4.3 and §7 for an `Authorization: DPoP` request: one proof, valid for this
-/// request and this token, made with the key the token is bound to. What must still happen is
-/// the claim of its `jti` in the ledger ([`spend`]).
+/// request and this token, made with the key the token is bound to, with a nonce of this
+/// server when nonces are on (§9).
 fn check_dpop(
     gate: &Gate,
     req: &Request,
     token: &str,
     identity: &Identity,
     now: std::time::SystemTime,
-) -> Result<crate::state::Claim, Response> {
+) -> Result<Checked, Response> {
     let refuse_dpop = |error: &str, why: &str| dpop_refusal(gate, error, why);
     let mut proofs = req.headers().get_all("dpop").iter();
     let (Some(proof), None) = (proofs.next(), proofs.next()) else {
@@ -198,7 +220,22 @@ fn check_dpop(
         }
         None => return Err(refuse_dpop("invalid_token", "the token is not DPoP-bound (it has no cnf.jkt)")),
     }
-    Ok(crate::state::Claim { id: checked.replay_id, expires: checked.fresh_until })
+    let mut renew_nonce = false;
+    if let Some(window) = gate.config.dpop.nonce_window {
+        let why = match checked.nonce.as_deref() {
+            None => "this server requires a DPoP nonce: make the proof again with the one in DPoP-Nonce",
+            Some(n) if dpop::nonce_fresh(&gate.keys, n, now, window) => "",
+            Some(_) => "the DPoP nonce is stale or not this server's: make the proof again with the one in DPoP-Nonce",
+        };
+        if !why.is_empty() {
+            return Err(refuse_dpop("use_dpop_nonce", why));
+        }
+        renew_nonce = checked.nonce != dpop::issue_nonce(&gate.keys, now, window);
+    }
+    Ok(Checked {
+        claim: crate::state::Claim { id: checked.replay_id, expires: checked.fresh_until },
+        renew_nonce,
+    })
 }
 
 /// Claims a checked proof's `jti`: refused when it was used before; 503 when the ledger
@@ -242,16 +279,18 @@ pub(crate) async fn gate(Shared(gate): Shared<Arc<Gate>>, mut req: Request, next
         Ok(id) => id,
         Err(r) => return refused(&gate, scheme, &r),
     };
+    let mut renew_nonce = false;
     match scheme {
         Scheme::Dpop => {
             let now = gate.endpoint.env.now();
-            let claim = match check_dpop(&gate, &req, &token, &identity, now) {
+            let checked = match check_dpop(&gate, &req, &token, &identity, now) {
                 Ok(c) => c,
                 Err(resp) => return resp,
             };
-            if let Err(resp) = spend(&gate, claim, now).await {
+            if let Err(resp) = spend(&gate, checked.claim, now).await {
                 return resp;
             }
+            renew_nonce = checked.renew_nonce;
         }
         // SEP-1932: a DPoP-bound token is not a bearer token.
         Scheme::Bearer if mode != DpopMode::Off && dpop::bound_key(&identity.claims).is_some() => {
@@ -306,6 +345,9 @@ pub(crate) async fn gate(Shared(gate): Shared<Arc<Gate>>, mut req: Request, next
         resp.headers().get(MCP_SESSION_ID).and_then(|v| v.to_str().ok()).map(|id| gate.bind(id, &owner));
     if let Some(v) = minted.and_then(|b| HeaderValue::from_str(&b).ok()) {
         resp.headers_mut().insert(MCP_SESSION_ID, v);
+    }
+    if renew_nonce {
+        add_nonce(&gate, &mut resp);
     }
     resp
 }

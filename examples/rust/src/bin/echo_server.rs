@@ -3,7 +3,7 @@
 //! ```text
 //! echo_server                       # stdio, both lineages
 //! echo_server --http 127.0.0.1:PORT # HTTP: both lineages on /mcp, 2024-11-05 SSE on /sse
-//! echo_server --http 127.0.0.1:PORT --auth-jwks URL --auth-issuer ISS --auth-audience AUD [--dpop MODE]
+//! echo_server --http 127.0.0.1:PORT --auth-jwks URL --auth-issuer ISS --auth-audience AUD [--dpop MODE [--dpop-nonce]]
 //! MCP_ACCESS_TOKEN=JWT echo_server --auth-jwks URL --auth-issuer ISS --auth-audience AUD  # stdio
 //! echo_server --http 127.0.0.1:PORT --store redis://HOST:PORT[/DB] [--allowed-host NAME[:PORT]]...
 //! echo_server --http 127.0.0.1:PORT --tls-cert CHAIN.pem --tls-key KEY.pem   # HTTPS
@@ -57,7 +57,7 @@
 //! from the environment variable `MCP_ACCESS_TOKEN` once, at start (the spec's rule for stdio);
 //! without a valid one the server exits with code 1 and says why. `--dpop allowed` also takes
 //! DPoP-bound tokens (RFC 9449: `Authorization: DPoP` with a proof); `--dpop required` takes
-//! only those (HTTP).
+//! only those (HTTP); `--dpop-nonce` also demands server-provided nonces (RFC 9449 §9).
 //!
 //! Behind a load balancer with several instances (no sticky routing): `--store redis://…`
 //! keeps legacy sessions in Redis, so any instance serves any session; it needs
@@ -366,9 +366,13 @@ fn auth(args: &[String]) -> Result<Option<AuthConfig>, String> {
             if ![&jwks, &issuer, &audience].iter().any(|v| v.is_empty()) =>
         {
             let verifier = JwtVerifier::new(JwtConfig::new(jwks, issuer.clone(), audience.clone()));
-            let config =
-                AuthConfig::new(Arc::new(verifier), audience, [issuer]).tool_scopes("add", ["mcp:add"]);
-            Ok(Some(config.dpop(dpop)))
+            let mut config = AuthConfig::new(Arc::new(verifier), audience, [issuer])
+                .tool_scopes("add", ["mcp:add"])
+                .dpop(dpop);
+            if args.iter().any(|a| a == "--dpop-nonce") {
+                config.dpop.nonce_window = Some(std::time::Duration::from_secs(60));
+            }
+            Ok(Some(config))
         }
         _ => Err(
             "--auth-jwks URL, --auth-issuer ISS and --auth-audience AUD go together (and --dpop with them)"
