@@ -125,7 +125,11 @@ fn refuse_in(
 /// With nonces on: the current DPoP nonce in `DPoP-Nonce` (RFC 9449 §9).
 fn add_nonce(gate: &Gate, resp: &mut Response) {
     let Some(window) = gate.config.dpop.nonce_window else { return };
-    let nonce = dpop::issue_nonce(&gate.keys, gate.endpoint.env.now(), window);
+    set_nonce(resp, dpop::issue_nonce(&gate.keys, gate.endpoint.env.now(), window));
+}
+
+/// `nonce` in `DPoP-Nonce`.
+fn set_nonce(resp: &mut Response, nonce: Option<String>) {
     if let Some(v) = nonce.and_then(|n| HeaderValue::from_str(&n).ok()) {
         resp.headers_mut().insert("dpop-nonce", v);
     }
@@ -186,7 +190,8 @@ fn request_uris(gate: &Gate, req: &Request) -> Vec<String> {
 /// and whether the answer should hand out a newer nonce.
 struct Checked {
     claim: crate::state::Claim,
-    renew_nonce: bool,
+    /// The current nonce, when the proof's is from the previous window (the answer hands it out).
+    newer_nonce: Option<String>,
 }
 
 /// RFC 9449 §4.3 and §7 for an `Authorization: DPoP` request: one proof, valid for this
@@ -220,7 +225,7 @@ fn check_dpop(
         }
         None => return Err(refuse_dpop("invalid_token", "the token is not DPoP-bound (it has no cnf.jkt)")),
     }
-    let mut renew_nonce = false;
+    let mut newer_nonce = None;
     if let Some(window) = gate.config.dpop.nonce_window {
         let why = match checked.nonce.as_deref() {
             None => "this server requires a DPoP nonce: make the proof again with the one in DPoP-Nonce",
@@ -230,11 +235,12 @@ fn check_dpop(
         if !why.is_empty() {
             return Err(refuse_dpop("use_dpop_nonce", why));
         }
-        renew_nonce = checked.nonce != dpop::issue_nonce(&gate.keys, now, window);
+        newer_nonce =
+            dpop::issue_nonce(&gate.keys, now, window).filter(|n| checked.nonce.as_ref() != Some(n));
     }
     Ok(Checked {
         claim: crate::state::Claim { id: checked.replay_id, expires: checked.fresh_until },
-        renew_nonce,
+        newer_nonce,
     })
 }
 
@@ -255,7 +261,12 @@ async fn spend(gate: &Gate, claim: crate::state::Claim, now: std::time::SystemTi
 
 /// 401 with a `DPoP` challenge carrying `error` and `why`.
 fn dpop_refusal(gate: &Gate, error: &str, why: &str) -> Response {
-    refuse_in(gate, Scheme::Dpop, StatusCode::UNAUTHORIZED, Some((error, why)), &gate.config.required_scopes)
+    unauthorized(gate, Scheme::Dpop, error, why)
+}
+
+/// 401 with a challenge of `scheme` carrying `error`, `why` and the scopes every request needs.
+fn unauthorized(gate: &Gate, scheme: Scheme, error: &str, why: &str) -> Response {
+    refuse_in(gate, scheme, StatusCode::UNAUTHORIZED, Some((error, why)), &gate.config.required_scopes)
 }
 
 /// The middleware: verify, refuse, or pass the request on with its identity.
@@ -268,18 +279,13 @@ pub(crate) async fn gate(Shared(gate): Shared<Arc<Gate>>, mut req: Request, next
     };
     if scheme == Scheme::Bearer && mode == DpopMode::Required {
         let why = "this server accepts only DPoP-bound tokens (Authorization: DPoP, with a DPoP proof)";
-        return refuse(
-            &gate,
-            StatusCode::UNAUTHORIZED,
-            Some(("invalid_token", why)),
-            &gate.config.required_scopes,
-        );
+        return unauthorized(&gate, Scheme::Bearer, "invalid_token", why);
     }
     let identity = match gate.config.verifier.verify(&token).await {
         Ok(id) => id,
         Err(r) => return refused(&gate, scheme, &r),
     };
-    let mut renew_nonce = false;
+    let mut newer_nonce = None;
     match scheme {
         Scheme::Dpop => {
             let now = gate.endpoint.env.now();
@@ -290,17 +296,12 @@ pub(crate) async fn gate(Shared(gate): Shared<Arc<Gate>>, mut req: Request, next
             if let Err(resp) = spend(&gate, checked.claim, now).await {
                 return resp;
             }
-            renew_nonce = checked.renew_nonce;
+            newer_nonce = checked.newer_nonce;
         }
         // SEP-1932: a DPoP-bound token is not a bearer token.
         Scheme::Bearer if mode != DpopMode::Off && dpop::bound_key(&identity.claims).is_some() => {
             let why = "the token is DPoP-bound: present it as Authorization: DPoP with its proof";
-            return refuse(
-                &gate,
-                StatusCode::UNAUTHORIZED,
-                Some(("invalid_token", why)),
-                &gate.config.required_scopes,
-            );
+            return unauthorized(&gate, Scheme::Bearer, "invalid_token", why);
         }
         Scheme::Bearer => {}
     }
@@ -346,21 +347,13 @@ pub(crate) async fn gate(Shared(gate): Shared<Arc<Gate>>, mut req: Request, next
     if let Some(v) = minted.and_then(|b| HeaderValue::from_str(&b).ok()) {
         resp.headers_mut().insert(MCP_SESSION_ID, v);
     }
-    if renew_nonce {
-        add_nonce(&gate, &mut resp);
-    }
+    set_nonce(&mut resp, newer_nonce);
     resp
 }
 
 fn refused(gate: &Gate, scheme: Scheme, r: &Refusal) -> Response {
     match r {
-        Refusal::InvalidToken(d) => refuse_in(
-            gate,
-            scheme,
-            StatusCode::UNAUTHORIZED,
-            Some((r.error(), d)),
-            &gate.config.required_scopes,
-        ),
+        Refusal::InvalidToken(d) => unauthorized(gate, scheme, r.error(), d),
         Refusal::InsufficientScope { scopes, description } => {
             refuse_in(gate, scheme, StatusCode::FORBIDDEN, Some((r.error(), description)), scopes)
         }
