@@ -18,7 +18,7 @@ LAYERS = [
     ("catalogs", ["registry", "resources", "prompts", "completion", "skills", "events", "middleware", "semconv"]),
     ("engine", ["engine"]),
     ("runtime", ["runtime", "host"]),
-    ("shells", ["transport", "http", "client", "server", "remote", "auth", "gateway", "config", "store", "tls", "telemetry"]),
+    ("shells", ["transport", "http", "client", "server", "remote", "auth", "gateway", "config", "store", "tls", "telemetry", "doctor"]),
     ("api", ["prelude", "typed", "builder", "fuzzing"]),
 ]
 ROOT_REEXPORTS = {

@@ -21,6 +21,10 @@ Usage:
                                 fall back to ``initialize``.
   sdk_server.py --modern-only   dual-era loop plus a middleware that rejects ``initialize``
                                 with -32022 and ``data.supported == ["2026-07-28"]``.
+  sdk_server.py --faults        faults for ``mcpcore doctor`` to find (tests/rust/doctor.rs):
+                                tools/list also lists broken definitions (a name with a space, a
+                                duplicate name, an unknown ``type``, a
+                                network ``$ref``) and takes 300 ms.
 
 Logs go to stderr only (stdout is the JSON-RPC channel).
 """
@@ -73,6 +77,16 @@ ADD_TOOL = types.Tool(
 )
 
 
+FAULTY_TOOLS = [
+    types.Tool(name="has space", input_schema={"type": "object"}),
+    types.Tool(name="echo", input_schema={"type": "object"}),
+    types.Tool(name="typo", input_schema={"type": "object", "properties": {"x": {"type": "strin"}}}),
+    types.Tool(name="remote", input_schema={"type": "object", "properties": {"x": {"$ref": "https://example.com/x.json"}}}),
+]
+
+FAULTS = False
+
+
 def _tool_error(message: str) -> types.CallToolResult:
     """A tool-level failure: reported inside the result (isError), not as a JSON-RPC error."""
     return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
@@ -86,6 +100,9 @@ def _is_number(value: object) -> TypeGuard[int | float]:
 async def list_tools(
     ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
 ) -> types.ListToolsResult:
+    if FAULTS:
+        await anyio.sleep(0.3)
+        return types.ListToolsResult(tools=[ECHO_TOOL, ADD_TOOL, *FAULTY_TOOLS])
     return types.ListToolsResult(tools=[ECHO_TOOL, ADD_TOOL])
 
 
@@ -152,9 +169,12 @@ def main() -> int:
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--legacy-only", action="store_true", help="serve only initialize-based revisions")
     group.add_argument("--modern-only", action="store_true", help="reject initialize with -32022")
+    parser.add_argument("--faults", action="store_true", help="broken tool definitions and a slow tools/list")
     parser.add_argument("--log-level", default="WARNING", help="stderr log level (default WARNING)")
     args = parser.parse_args()
     logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(), format="sdk_server: %(message)s")
+    global FAULTS
+    FAULTS = args.faults
     mode = "legacy-only" if args.legacy_only else "modern-only" if args.modern_only else "dual-era"
     log.info("serving over stdio, mode=%s", mode)
     anyio.run(serve, mode)

@@ -241,6 +241,17 @@ impl Conn {
 }
 
 impl Connection {
+    /// What `mcpcore doctor` examines, and how it connects (answering no server questions).
+    pub(crate) fn into_doctor(self) -> (mcpcore::doctor::Subject, ClientOptions) {
+        let mut options = self.options;
+        options.input = None;
+        let subject = match self.target {
+            Target::Stdio(cmd) => mcpcore::doctor::Subject::Stdio(cmd),
+            Target::Http(url, options) => mcpcore::doctor::Subject::Http { url, options },
+        };
+        (subject, options)
+    }
+
     /// Connects (spawning a stdio server in its own process group).
     pub(crate) async fn connect(self) -> Result<Client, Error> {
         match self.target {

@@ -18,6 +18,7 @@ mod conformance_server;
 mod conformance_skills;
 mod conformance_tasks;
 mod connect;
+mod doctor;
 mod events_cmd;
 mod gateway;
 mod interactive;
@@ -44,6 +45,7 @@ Examples:
   mcpcore call echo '{\"text\": \"hi\"}' --lineage legacy -- ./echo_server
   mcpcore serve --listen 127.0.0.1:8080 -- python my_server.py
   mcpcore events stream tick -- ./echo_server --events
+  mcpcore doctor https://mcp.example.com/mcp
   mcpcore completions bash > /etc/bash_completion.d/mcpcore
 
 Output is text on a terminal and JSON otherwise (--json / --human choose).
@@ -74,6 +76,10 @@ enum Command {
     Get(commands::GetArgs),
     /// Check that a server answers.
     Ping(commands::ListArgs),
+    /// Examine a server: revisions and transports, capabilities, tool schemas, TLS and
+    /// authorization metadata, DNS-rebinding protection, latency; each finding with its remedy
+    /// (exit 1 when a check failed).
+    Doctor(doctor::DoctorArgs),
     /// The event types of a server (MCP Events): list them, poll one, or stream one.
     Events {
         /// What to do.
@@ -164,6 +170,7 @@ fn main() -> ExitCode {
             Command::Call(a) => commands::call(a).await,
             Command::Read(a) => commands::read(a).await,
             Command::Get(a) => commands::get(a).await,
+            Command::Doctor(a) => doctor::main(a).await,
             Command::Events { command } => events_cmd::main(command).await,
             Command::Serve(a) => serve::main(a).await,
             Command::Gateway(a) => gateway::main(a).await,
