@@ -6,6 +6,8 @@ export interface StoredTokens {
   token_type: string;
   refresh_token?: string;
   expires_at?: number;
+  /** When it was issued (seconds since the Unix epoch): with `expires_at`, how early it is refreshed. */
+  issued_at?: number;
   scope?: string;
   issuer: string;
   resource?: string;

@@ -161,6 +161,56 @@ async fn an_expired_token_is_refreshed_once_without_a_new_authorization() {
     assert_eq!(asrv.events("token")[1]["resource"], server.url.as_str(), "refresh keeps the resource");
 }
 
+fn now_secs() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs()
+}
+
+fn grants(asrv: &MockAs) -> Vec<Value> {
+    asrv.events("token").iter().map(|e| e["grant_type"].clone()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_short_lived_token_is_refreshed_just_ahead_of_its_expiry_not_on_every_call() {
+    // Every token lives 20 s (its JWT and expires_in): refreshed from 2 s (a tenth) ahead on.
+    let asrv = MockAs::start(&["--expires-in", "20"]);
+    let server = PyServer::start(&asrv.issuer, &["mcp:read"]);
+    let oauth = OAuth::new(config(Arc::new(MemoryTokenStore::new())));
+    let client = connect(&server.url, &oauth, ClientOptions::default()).await;
+    let first = oauth.tokens(&server.url).await.unwrap().unwrap();
+    let expires_at = first.expires_at.expect("expires_in 20 gives an expiry");
+    assert_eq!(first.issued_at.map(|i| expires_at - i), Some(20));
+    for i in 0..5 {
+        echo(&client, &format!("early {i}")).await;
+    }
+    assert_eq!(grants(&asrv), [json!("authorization_code")], "no refresh while the token is young");
+    // 1.7 s before it expires: the server would still take it, so only the client's own rule
+    // can refresh it now.
+    let at = std::time::UNIX_EPOCH + Duration::from_millis((expires_at - 2) * 1000 + 300);
+    tokio::time::sleep(at.duration_since(std::time::SystemTime::now()).unwrap_or_default()).await;
+    echo(&client, "late").await;
+    assert!(now_secs() < expires_at, "the call ran before the first token expired");
+    assert_eq!(grants(&asrv), [json!("authorization_code"), json!("refresh_token")]);
+    let second = oauth.tokens(&server.url).await.unwrap().unwrap();
+    assert_ne!(first.access_token, second.access_token);
+    echo(&client, "after").await;
+    assert_eq!(grants(&asrv).len(), 2, "the new token is young again");
+    client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn expires_in_zero_is_no_expiry_and_refreshes_nothing() {
+    let asrv = MockAs::start(&["--expires-in", "0"]);
+    let server = PyServer::start(&asrv.issuer, &["mcp:read"]);
+    let oauth = OAuth::new(config(Arc::new(MemoryTokenStore::new())));
+    let client = connect(&server.url, &oauth, ClientOptions::default()).await;
+    for i in 0..4 {
+        echo(&client, &format!("call {i}")).await;
+    }
+    client.close().await;
+    assert_eq!(oauth.tokens(&server.url).await.unwrap().unwrap().expires_at, None);
+    assert_eq!(grants(&asrv), [json!("authorization_code")], "not refreshed before every request");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_oauths_sharing_a_token_store_refresh_once() {
     // rmcp parity (issue 34): two clients of one server (two OAuth instances, as two parts of a

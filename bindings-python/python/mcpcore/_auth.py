@@ -28,7 +28,7 @@ __all__ = ["OAuth", "TokenStore", "MemoryTokenStore"]
 
 Record = Dict[str, Any]
 """A stored record: tokens (``access_token``, ``token_type``, ``refresh_token``, ``expires_at``,
-``scope``, ``issuer``, ``resource``, ``dpop_key``) or a registration (``issuer``, ``client_id``,
+``issued_at``, ``scope``, ``issuer``, ``resource``, ``dpop_key``) or a registration (``issuer``, ``client_id``,
 ``client_secret``, ``token_endpoint_auth_method``, ``redirect_uris``). Treat them as secrets."""
 
 MaybeAwaitable = Union[Any, Awaitable[Any]]

@@ -13,6 +13,8 @@
 //   --first-token-ttl SECONDS   the first access token's JWT expires after SECONDS, while the
 //                               token response still says expires_in 3600 (so only the resource
 //                               server's 401 can tell the client it expired)
+//   --expires-in SECONDS        every access token lives SECONDS (its JWT `exp`, and the token
+//                               response's `expires_in`, which may be 0)
 import { fstatSync } from 'node:fs';
 import { OAuth2Server } from 'oauth2-mock-server';
 
@@ -22,6 +24,7 @@ const opt = (name) => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 const firstTtl = opt('--first-token-ttl') ? Number(opt('--first-token-ttl')) : undefined;
+const expiresIn = opt('--expires-in') !== undefined ? Number(opt('--expires-in')) : undefined;
 
 const server = new OAuth2Server();
 await server.issuer.keys.generate('RS256');
@@ -56,6 +59,8 @@ server.service.on('beforeTokenSigning', (token, req) => {
   if (body.resource) token.payload.aud = body.resource;
   accessTokens += 1;
   if (firstTtl !== undefined && accessTokens === 1) token.payload.exp = token.payload.iat + firstTtl;
+  // expires_in 0 says nothing of the JWT's life: it keeps the package's hour then.
+  if (expiresIn) token.payload.exp = token.payload.iat + expiresIn;
 });
 
 server.service.on('beforeResponse', (response, req) => {
@@ -65,6 +70,7 @@ server.service.on('beforeResponse', (response, req) => {
   if (body.grant_type === 'refresh_token') scope = scopeByRefresh.get(body.refresh_token) ?? '';
   if (response.body.refresh_token) scopeByRefresh.set(response.body.refresh_token, scope);
   response.body.scope = scope;
+  if (expiresIn !== undefined && response.body.access_token) response.body.expires_in = expiresIn;
   event({
     event: 'token',
     grant_type: body.grant_type,

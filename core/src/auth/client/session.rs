@@ -112,12 +112,12 @@ impl Session {
             .await;
     }
 
-    /// Refreshes ahead of a request when the token is known to have expired and the server's
-    /// authorization server is already known (otherwise the server's 401 will tell).
+    /// Refreshes ahead of a request when the token has expired or nearly
+    /// ([`StoredTokens::refresh_due`]) and the server's authorization server is already known
+    /// (otherwise the server's 401 will tell).
     pub(super) async fn refresh_if_expired(&self, inner: &Inner) {
         let Some(cur) = self.current() else { return };
-        let expired = cur.tokens.expires_at.is_some_and(|t| t <= now_secs());
-        if !expired || cur.tokens.refresh_token.is_none() {
+        if !cur.tokens.refresh_due(now_secs()) || cur.tokens.refresh_token.is_none() {
             return;
         }
         let fs = self.flow.lock().await;
@@ -139,7 +139,7 @@ impl Session {
     /// process sharing the store got new ones) and not expired; true when it did.
     async fn adopt_stored(&self, inner: &Inner, cur: &Current) -> bool {
         let Ok(Some(t)) = inner.config.store.load_tokens(&self.key).await else { return false };
-        let fresh = t.expires_at.is_none_or(|e| e > now_secs());
+        let fresh = !t.refresh_due(now_secs());
         if t.access_token == cur.tokens.access_token || t.issuer != cur.tokens.issuer || !fresh {
             return false;
         }
@@ -293,11 +293,15 @@ impl Session {
         dpop: Option<&DpopKey>,
     ) -> StoredTokens {
         let dpop_key = dpop.filter(|_| issued.token_type == "DPoP").map(DpopKey::export);
+        let now = now_secs();
         StoredTokens {
             access_token: issued.access_token,
             token_type: issued.token_type,
             refresh_token: issued.refresh_token,
-            expires_at: issued.expires_in.map(|s| now_secs().saturating_add(s)),
+            // `expires_in: 0` gives no usable expiry: kept as unknown, not as expired on arrival
+            // (which would refresh before every request).
+            expires_at: issued.expires_in.filter(|s| *s > 0).map(|s| now.saturating_add(s)),
+            issued_at: Some(now),
             scope: issued.scope.or_else(|| (!requested.is_empty()).then(|| requested.join(" "))),
             issuer: d.issuer.clone(),
             resource: d.resource().map(str::to_owned),

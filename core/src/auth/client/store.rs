@@ -26,6 +26,10 @@ pub struct StoredTokens {
     /// When the access token expires (seconds since the Unix epoch), if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<u64>,
+    /// When it was issued (seconds since the Unix epoch), if known: with `expires_at`, its
+    /// lifetime, which sets how early it is refreshed ([`StoredTokens::refresh_due`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issued_at: Option<u64>,
     /// The granted scope (space-separated), or the requested one when the server did not say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
@@ -68,6 +72,24 @@ fn redacted(s: &Option<String>) -> &'static str {
     }
 }
 
+/// The longest a token is refreshed ahead of its expiry.
+const MAX_REFRESH_AHEAD: u64 = 60;
+
+impl StoredTokens {
+    /// True when the access token should be refreshed before it is sent at `now` (seconds since
+    /// the Unix epoch): it has expired, or a tenth of its lifetime is left (at most 60 s ahead:
+    /// a one-hour token at 59 minutes, a 30-s token at 27 s). The margin follows the lifetime so
+    /// that a short-lived token is not refreshed on every request, as a fixed margin longer than
+    /// the lifetime would (rmcp #1450). Without `expires_at` (no `expires_in`, or `expires_in`
+    /// 0, which says nothing usable) it is used until the server refuses it.
+    pub fn refresh_due(&self, now: u64) -> bool {
+        let Some(expires_at) = self.expires_at else { return false };
+        let lifetime = self.issued_at.map(|i| expires_at.saturating_sub(i));
+        let ahead = lifetime.map_or(0, |l| (l / 10).min(MAX_REFRESH_AHEAD));
+        now.saturating_add(ahead) >= expires_at
+    }
+}
+
 impl std::fmt::Debug for StoredTokens {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StoredTokens")
@@ -75,6 +97,7 @@ impl std::fmt::Debug for StoredTokens {
             .field("token_type", &self.token_type)
             .field("refresh_token", &redacted(&self.refresh_token))
             .field("expires_at", &self.expires_at)
+            .field("issued_at", &self.issued_at)
             .field("scope", &self.scope)
             .field("issuer", &self.issuer)
             .field("resource", &self.resource)
@@ -376,11 +399,38 @@ mod tests {
             token_type: "Bearer".into(),
             refresh_token: Some("r".into()),
             expires_at: Some(10),
+            issued_at: None,
             scope: None,
             issuer: "https://as".into(),
             resource: Some("https://h/mcp".into()),
             dpop_key: None,
         }
+    }
+
+    #[test]
+    fn a_token_is_refreshed_a_tenth_of_its_life_ahead_at_most_a_minute() {
+        let t = |issued: Option<u64>, expires: Option<u64>| StoredTokens {
+            issued_at: issued,
+            expires_at: expires,
+            ..tokens("a")
+        };
+        // One hour: refreshed from 60 s before its expiry on.
+        let hour = t(Some(1000), Some(4600));
+        assert!(!hour.refresh_due(4539));
+        assert!(hour.refresh_due(4540));
+        // 30 s: 3 s ahead, so the calls of its first 27 s keep it.
+        let short = t(Some(1000), Some(1030));
+        assert!((1000..1027).all(|now| !short.refresh_due(now)));
+        assert!(short.refresh_due(1027) && short.refresh_due(2000));
+        // 5 s: refreshed when it expires, not before every request.
+        let tiny = t(Some(1000), Some(1005));
+        assert!((1000..1005).all(|now| !tiny.refresh_due(now)));
+        assert!(tiny.refresh_due(1005));
+        // Unknown expiry (no expires_in, or expires_in 0): used until the server refuses it.
+        assert!(!t(Some(1000), None).refresh_due(u64::MAX));
+        // Stored before issued_at existed: refreshed once expired, as before.
+        let old = t(None, Some(1000));
+        assert!(!old.refresh_due(999) && old.refresh_due(1000));
     }
 
     #[tokio::test]
