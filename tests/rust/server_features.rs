@@ -490,3 +490,34 @@ async fn legacy_extension_fixture_is_opt_in() {
         }
     }
 }
+
+#[tokio::test]
+async fn non_object_output_is_served_on_2026_07_28_and_left_out_of_legacy_sessions() {
+    // The SEP-2106 tools of the pending conformance PR #308 (tests/conformance/expected-pending.txt):
+    // 2026-07-28 allows any JSON as structuredContent and any schema as outputSchema (schema.ts
+    // `CallToolResult.structuredContent`, `Tool.outputSchema`); 2025-11-25 requires objects, so a
+    // legacy session gets neither.
+    let mut w = Wire::open(Via::Http, V2026_07_28, json!({})).await;
+    let r = w.call("tools/list", json!({})).await;
+    let tools = r["result"]["tools"].as_array().unwrap();
+    let schema = |name: &str| tools.iter().find(|t| t["name"] == name).map(|t| t["outputSchema"].clone());
+    assert_eq!(schema("sep_2106_primitive_output_tool"), Some(json!({"type": "number"})));
+    assert_eq!(schema("sep_2106_array_output_tool").unwrap()["type"], "array");
+    let (r, _) = tool(&mut w, "sep_2106_primitive_output_tool", json!({})).await;
+    assert_eq!(r["result"]["structuredContent"], 42, "{r}");
+    let (r, _) = tool(&mut w, "sep_2106_array_output_tool", json!({})).await;
+    assert_eq!(r["result"]["structuredContent"][1]["hour"], "10:00", "{r}");
+
+    let mut w = Wire::open(Via::Http, V2025_11_25, json!({})).await;
+    let r = w.call("tools/list", json!({})).await;
+    let t = r["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "sep_2106_array_output_tool")
+        .cloned();
+    assert_eq!(t.map(|t| t.get("outputSchema").is_none()), Some(true), "{r}");
+    let r = w.call("tools/call", json!({"name": "sep_2106_primitive_output_tool", "arguments": {}})).await;
+    assert!(r["result"].get("structuredContent").is_none(), "{r}");
+    assert_eq!(r["result"]["content"][0]["text"], "42");
+}

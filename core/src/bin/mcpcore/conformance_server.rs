@@ -288,6 +288,22 @@ pub(crate) struct Args {
     /// which a 2026-07-28 `server/discover` may not carry).
     #[arg(long)]
     legacy_extensions: bool,
+    /// How a request's answer is sent: `auto` (JSON unless the handler notifies first), `json`,
+    /// or `sse` (every tool call answered as an SSE stream, as the TypeScript SDK does; the
+    /// pending `http-stream-cancellation` scenario reads one).
+    #[arg(long, value_enum, default_value_t = ResponseModeArg::Auto, conflicts_with = "stdio")]
+    response_mode: ResponseModeArg,
+}
+
+/// `--response-mode`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub(crate) enum ResponseModeArg {
+    /// JSON unless the handler sends a notification before its result.
+    Auto,
+    /// Always one JSON body.
+    Json,
+    /// Always an SSE stream for tool calls.
+    Sse,
 }
 
 /// Serves the fixture until Ctrl-C.
@@ -327,7 +343,12 @@ pub(crate) async fn main(args: Args) -> ExitCode {
         }
     };
     let server = server.configure(|c| limits.apply(c));
-    let config = scale.http_config(base, Some(addr));
+    let mut config = scale.http_config(base, Some(addr));
+    config.response_mode = match args.response_mode {
+        ResponseModeArg::Auto => mcpcore::http::server::ResponseMode::Auto,
+        ResponseModeArg::Json => mcpcore::http::server::ResponseMode::Json,
+        ResponseModeArg::Sse => mcpcore::http::server::ResponseMode::Sse,
+    };
     let serving = match server.serve_http(addr, config).await {
         Ok(s) => s,
         Err(e) => {
