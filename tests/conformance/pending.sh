@@ -19,6 +19,9 @@
 #   http-stream-cancellation and per-request-loglevel; PR #308 at 7d4b97d,
 #   sep-2106-structured-content: against `mcpcore conformance-server`, which serves the tools
 #   they need (test_tool_slow, test_tool_fast, the sep_2106_* tools).
+# PR #405 at 94a060f, tasks-client-create-handling; PR #387 at f682a6f, tasks-client-lifecycle:
+#   `mcpcore conformance-client` against the suites' mock servers (the Tasks extension declared
+#   on each call, a server-directed task polled, a task cancelled, a task result for ping refused).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -62,14 +65,20 @@ listening() {
   grep -m1 '^listening on ' "$1" | sed 's/^listening on //' || { echo "pending: $1 shows no server" >&2; cat "$1" >&2; exit 1; }
 }
 
-# check LABEL PR URL SCENARIO VERSION: runs one scenario and compares what it printed with
-# expected-pending.txt (its "Passed:" line and the names of the failed checks).
+# check LABEL PR server URL SCENARIO VERSION | check LABEL PR client SCENARIO: runs one scenario
+# (a server one against URL, or a client one with `mcpcore conformance-client`) and compares
+# what it printed with expected-pending.txt (its "Passed:" line and the failed checks' names).
 check() {
   local label=$1 dir="$out/pr$2" log="$out/$1.log"
   local want got_line got_failed
   want=$(grep -E "^$label\|" "$expected") || { echo "conformance: pending $label: not in $expected"; status=1; return; }
-  timeout 300 "$dir/node_modules/.bin/tsx" "$dir/src/index.ts" server --url "$3" --scenario "$4" \
-    --spec-version "$5" -o "$out/results-$label" >"$log" 2>&1
+  if [ "$3" = server ]; then
+    timeout 300 "$dir/node_modules/.bin/tsx" "$dir/src/index.ts" server --url "$4" --scenario "$5" \
+      --spec-version "$6" -o "$out/results-$label" >"$log" 2>&1
+  else
+    timeout 300 "$dir/node_modules/.bin/tsx" "$dir/src/index.ts" client --command "$mcpcore conformance-client" \
+      --scenario "$4" -o "$out/results-$label" >"$log" 2>&1
+  fi
   got_line=$(grep -m1 -E '^Passed:' "$log")
   got_failed=$(sed -n '/=== Failed Checks ===/,$p' "$log" | sed -nE 's/^  - ([A-Za-z0-9]+):.*/\1/p' | sort -u | paste -sd, -)
   if [ "$label|$got_line|$got_failed" = "$want" ]; then
@@ -87,6 +96,8 @@ suite 395 c51d060
 suite 436 3545217
 suite 438 4d824f7
 suite 308 7d4b97d
+suite 405 94a060f
+suite 387 f682a6f
 
 # PR #395: the issuer's key (ES256) and its JWKS, served on loopback.
 mkdir -p "$out/jwks"
@@ -114,7 +125,7 @@ for variant in plain nonce; do
     --auth-issuer "$issuer" --auth-audience "$url" "${flags[@]}" >"$out/dpop-server-$variant.log" 2>&1 &
   pids+=($!)
   listening "$out/dpop-server-$variant.log" >/dev/null
-  check "pr395-dpop-$variant" 395 "$url" auth/dpop-server-validation 2026-07-28
+  check "pr395-dpop-$variant" 395 server "$url" auth/dpop-server-validation 2026-07-28
 done
 
 # The fixture, as the suite's released scenarios use it, and answering every tool call as an
@@ -126,10 +137,13 @@ pids+=($!)
 fixture=$(listening "$out/fixture.log")
 fixture_sse=$(listening "$out/fixture-sse.log")
 for version in 2025-11-25 2026-07-28; do
-  check "pr436-cancellation-$version" 436 "$fixture" cancellation "$version"
-  check "pr436-progress-notifications-$version" 436 "$fixture" progress-notifications "$version"
+  check "pr436-cancellation-$version" 436 server "$fixture" cancellation "$version"
+  check "pr436-progress-notifications-$version" 436 server "$fixture" progress-notifications "$version"
 done
-check pr438-http-stream-cancellation-2026-07-28 438 "$fixture_sse" http-stream-cancellation 2026-07-28
-check pr438-per-request-loglevel-2026-07-28 438 "$fixture" per-request-loglevel 2026-07-28
-check pr308-sep-2106-structured-content-draft 308 "$fixture" sep-2106-structured-content draft
+check pr438-http-stream-cancellation-2026-07-28 438 server "$fixture_sse" http-stream-cancellation 2026-07-28
+check pr438-per-request-loglevel-2026-07-28 438 server "$fixture" per-request-loglevel 2026-07-28
+check pr308-sep-2106-structured-content-draft 308 server "$fixture" sep-2106-structured-content draft
+# The client side of the Tasks extension (SEP-2663), against the suites' own mock servers.
+check pr405-tasks-client-create-handling 405 client tasks-client-create-handling
+check pr387-tasks-client-lifecycle 387 client tasks-client-lifecycle
 exit $status

@@ -3,7 +3,7 @@
 //! `MCP_CONFORMANCE_PROTOCOL_VERSION` and extra data in `MCP_CONFORMANCE_CONTEXT` (see
 //! tests/conformance/NOTES.md §7). Every scenario uses the ordinary client API.
 
-use mcpcore::client::{BoxFuture, Client, ClientOptions, InputHandler, InputKinds};
+use mcpcore::client::{BoxFuture, Client, ClientOptions, InputHandler, InputKinds, TaskOptions};
 use mcpcore::http::client::HttpOptions;
 use mcpcore::protocol::elicitation::{ElicitAction, ElicitRequestParams, ElicitResult};
 use mcpcore::protocol::Tool;
@@ -50,8 +50,14 @@ fn options(scenario: &str) -> ClientOptions {
     if scenario == "legacy-extensions" {
         o.capabilities.extensions = Some(object(crate::conformance_server::LEGACY_CLIENT_EXTENSIONS));
     }
-    o.version =
-        std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").ok().and_then(|v| ProtocolVersion::parse(&v));
+    // The Tasks extension (SEP-2663) is a 2026-07-28 extension: its client scenarios carry no
+    // base revision, so the suite names its default (2025-11-25), while the mock serves
+    // `server/discover` and the suite's own client declares the extension per request. Pinning
+    // 2025-11-25 there would test the 2025-11-25 tasks utility instead.
+    if !scenario.starts_with("tasks-client") {
+        o.version =
+            std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").ok().and_then(|v| ProtocolVersion::parse(&v));
+    }
     o
 }
 
@@ -189,6 +195,19 @@ async fn scenario_body(client: &Client, scenario: &str) -> mcpcore::Result<()> {
             }
             Ok(())
         }
+        // The Tasks extension (SEP-2663), declared up front rather than after a -32021: each tool
+        // is called as a task, a server-directed task (`resultType: "task"`) is followed with
+        // tasks/get at its pollIntervalMs until it ends, and its result read.
+        "tasks-client-lifecycle" => tasks_lifecycle(client).await,
+        s if s.starts_with("tasks-client") => {
+            for tool in client.list_tools().await? {
+                let task = client
+                    .call_tool_as_task(&tool.name, sample_arguments(&tool), TaskOptions::default())
+                    .await?;
+                task.result().await?;
+            }
+            Ok(())
+        }
         // Authorization: the first request gets a 401 and runs the flow; `tools/call` is where
         // step-up (403 insufficient_scope) and authorization-server migration show.
         s if s.starts_with("auth/") => {
@@ -202,6 +221,34 @@ async fn scenario_body(client: &Client, scenario: &str) -> mcpcore::Result<()> {
             Ok(())
         }
     }
+}
+
+/// The script of `tasks-client-lifecycle` (conformance PR #387, SEP-2663): a task run to its
+/// end, a plain result, a failed task surfaced without polling it again, a running task
+/// cancelled with tasks/cancel (never notifications/cancelled), and a task result for `ping`
+/// refused as invalid.
+async fn tasks_lifecycle(client: &Client) -> mcpcore::Result<()> {
+    client.list_tools().await?;
+    let task = |name: &'static str| client.call_tool_as_task(name, json!({}), TaskOptions::default());
+    task("quick_task").await?.result().await?;
+    task("sync_echo").await?.result().await?;
+    match task("failing_task").await?.result().await {
+        Err(e) => eprintln!("conformance-client: failing_task failed as it should: {}", e.message()),
+        Ok(r) => return Err(Error::protocol(format!("failing_task did not fail: {r:?}"))),
+    }
+    let running = task("cancel_task").await?;
+    // One poll at the server's pace, then the cancellation and its confirmation.
+    let pace = running.created().and_then(|i| i.poll_interval).unwrap_or_default();
+    tokio::time::sleep(pace.min(std::time::Duration::from_secs(5))).await;
+    running.status().await?;
+    running.cancel().await?;
+    let after = running.status().await?;
+    eprintln!("conformance-client: cancel_task is {:?} after tasks/cancel", after.status);
+    match client.request("ping", json!({})).await {
+        Err(e) => eprintln!("conformance-client: a task result for ping refused: {}", e.message()),
+        Ok(v) => return Err(Error::protocol(format!("a task result for ping was taken: {v}"))),
+    }
+    Ok(())
 }
 
 /// Lists and uses every tool, resource and prompt (one request of each method).
