@@ -133,13 +133,13 @@ fn security(url: &Url, unix: bool, spoken: &Spoken) -> Finding {
              intermediates (or pass --ca-cert for a private CA)",
             );
     }
+    if spoken.versions.is_empty() {
+        return Finding::new(CHECK, Status::Skip, "no probe connected");
+    }
     if unix {
         return Finding::new(CHECK, Status::Ok, "a Unix domain socket (reachable only on this machine)");
     }
     match (url.scheme(), is_loopback(url)) {
-        ("https", _) if spoken.versions.is_empty() => {
-            Finding::new(CHECK, Status::Skip, "HTTPS, but no probe connected to verify its certificate")
-        }
         ("https", _) => Finding::new(CHECK, Status::Ok, "HTTPS, the certificate chain and name verified"),
         (_, true) => Finding::new(CHECK, Status::Ok, "plain HTTP on loopback"),
         _ => Finding::new(CHECK, Status::Warn, format!("plain HTTP to {}", url.host_str().unwrap_or("?")))
