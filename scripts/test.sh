@@ -87,7 +87,11 @@ python3 scripts/check_loops.py --max 0
 step "no hand-written source file over 800 lines (generated ones exempt), issue 51"
 python3 scripts/check_file_sizes.py
 
-step "the release workflow: actionlint (.github/workflows; Go's actionlint, pinned)"
+step "the release workflow: every action pinned by commit, then actionlint (.github/workflows; Go's actionlint, pinned)"
+if grep -nE '^\s*(- )?uses: ' .github/workflows/*.yml | grep -vE 'uses: [^@ ]+@[0-9a-f]{40}( |$)'; then
+  echo "the actions above are not pinned by commit: pin each to its tag's commit, the tag in a comment" >&2
+  exit 1
+fi
 if command -v go >/dev/null; then
   [[ -x .tools/go-bin/actionlint ]] || GOBIN="$root/.tools/go-bin" go install github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
   .tools/go-bin/actionlint
