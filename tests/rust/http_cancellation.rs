@@ -14,32 +14,14 @@ use mcpcore::protocol::ProtocolVersion;
 use mcpcore::registry::ToolContext;
 use mcpcore::resources::{ReadRequest, ResourceRegistry};
 use mcpcore::ErrorKind;
-use mcpcore_tests::http::{eventually, fixture_registry};
+use mcpcore_tests::http::{eventually, fixture_registry, Watch};
 use serde_json::json;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
 const V2026: ProtocolVersion = ProtocolVersion::V2026_07_28;
 const V1125: ProtocolVersion = ProtocolVersion::V2025_11_25;
-
-/// How the slow handlers ended: finished, or dropped unfinished (cancelled).
-#[derive(Debug, Default)]
-struct Watch {
-    finished: AtomicUsize,
-    dropped: AtomicUsize,
-}
-
-/// Counts a drop as a cancellation unless the handler marked itself finished.
-struct Unfinished(Arc<Watch>, bool);
-
-impl Drop for Unfinished {
-    fn drop(&mut self) {
-        if !self.1 {
-            self.0.dropped.fetch_add(1, Ordering::SeqCst);
-        }
-    }
-}
 
 async fn connect(url: &str, version: ProtocolVersion) -> Client {
     let options = ClientOptions {
@@ -66,10 +48,7 @@ async fn abandoned_prompt_gets_and_resource_reads_are_cancelled_too() {
             .add(Prompt::new("slow_prompt"), move |_: PromptArguments, _: ToolContext| {
                 let w = w.clone();
                 async move {
-                    let mut mark = Unfinished(w.clone(), false);
-                    tokio::time::sleep(Duration::from_secs(5)).await;
-                    mark.1 = true;
-                    w.finished.fetch_add(1, Ordering::SeqCst);
+                    w.sleep(Duration::from_secs(5)).await;
                     Ok(GetPromptResult::new(vec![PromptMessage::user("late")]))
                 }
             })
@@ -91,10 +70,7 @@ async fn abandoned_prompt_gets_and_resource_reads_are_cancelled_too() {
             .add(memo, move |r: ReadRequest, _: ToolContext| {
                 let w = w.clone();
                 async move {
-                    let mut mark = Unfinished(w.clone(), false);
-                    tokio::time::sleep(Duration::from_secs(5)).await;
-                    mark.1 = true;
-                    w.finished.fetch_add(1, Ordering::SeqCst);
+                    w.sleep(Duration::from_secs(5)).await;
                     Ok(vec![ResourceContents::text(r.uri, None, "late")])
                 }
             })

@@ -16,10 +16,10 @@ use mcpcore::registry::{Arguments, ToolContext, ToolRegistry};
 use mcpcore::ErrorData;
 use mcpcore::ErrorKind;
 use mcpcore_tests::http::{
-    eventually, fixture_registry, modern_echo, send, serve_fixture, serve_registry, HttpChild, Raw,
+    eventually, fixture_registry, modern_echo, send, serve_fixture, serve_registry, HttpChild, Raw, Watch,
 };
 use serde_json::json;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -164,24 +164,6 @@ fn config_with(store: &Arc<RecordingStore>) -> HttpServerConfig {
     HttpServerConfig { sessions: store.clone(), ..Default::default() }
 }
 
-/// Counts how calls of the `watched` tool start, finish, or are dropped unfinished.
-#[derive(Debug, Default)]
-struct Watch {
-    started: AtomicUsize,
-    finished: AtomicUsize,
-    dropped: AtomicUsize,
-}
-
-struct Unfinished(Arc<Watch>, bool);
-
-impl Drop for Unfinished {
-    fn drop(&mut self) {
-        if !self.1 {
-            self.0.dropped.fetch_add(1, Ordering::SeqCst);
-        }
-    }
-}
-
 /// The fixture tools plus `watched` (sleeps `ms`, reporting to `watch`).
 fn watched_registry(watch: &Arc<Watch>) -> ToolRegistry {
     let r = fixture_registry();
@@ -192,11 +174,7 @@ fn watched_registry(watch: &Arc<Watch>) -> ToolRegistry {
         move |a: Arguments, _c: ToolContext| {
             let watch = watch.clone();
             async move {
-                watch.started.fetch_add(1, Ordering::SeqCst);
-                let mut mark = Unfinished(watch.clone(), false);
-                tokio::time::sleep(Duration::from_millis(a["ms"].as_u64().unwrap_or(0))).await;
-                mark.1 = true;
-                watch.finished.fetch_add(1, Ordering::SeqCst);
+                watch.sleep(Duration::from_millis(a["ms"].as_u64().unwrap_or(0))).await;
                 Ok(CallToolResult::text("slept"))
             }
         },

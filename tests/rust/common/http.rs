@@ -8,6 +8,7 @@ use mcpcore::protocol::{CallToolResult, ProtocolVersion, Tool};
 use mcpcore::registry::{Arguments, ToolContext, ToolRegistry};
 use mcpcore::server::Server;
 use serde_json::{json, Value};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::AsyncBufReadExt;
@@ -468,5 +469,39 @@ pub async fn eventually(limit: Duration, mut cond: impl FnMut() -> bool) -> bool
             return false;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// How watched handlers ended: started, finished, or dropped unfinished (cancelled). The
+/// cancellation tests (http_roundtrip.rs, http_cancellation.rs) read it.
+#[derive(Debug, Default)]
+pub struct Watch {
+    /// Handlers that began.
+    pub started: AtomicUsize,
+    /// Handlers that ran to their end.
+    pub finished: AtomicUsize,
+    /// Handlers dropped before their end: cancelled.
+    pub dropped: AtomicUsize,
+}
+
+impl Watch {
+    /// Sleeps `d` as a watched handler: counts its start, then its finish, or its drop before.
+    pub async fn sleep(self: &Arc<Self>, d: Duration) {
+        self.started.fetch_add(1, Ordering::SeqCst);
+        let mut mark = Unfinished(self.clone(), false);
+        tokio::time::sleep(d).await;
+        mark.1 = true;
+        self.finished.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// Counts a drop as a cancellation unless the handler marked itself finished.
+struct Unfinished(Arc<Watch>, bool);
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        if !self.1 {
+            self.0.dropped.fetch_add(1, Ordering::SeqCst);
+        }
     }
 }
