@@ -16,6 +16,10 @@
 #                                            bin; every platform package built here as optional)
 #   mcpcore-V.jar, mcpcore-V.pom             Maven dev.mcpcore:mcpcore:V (the native library of every
 #                                            glibc/Windows/macOS target built here, at JNA's paths)
+# Every package with native code carries THIRD_PARTY_NOTICES.txt (the CLI archive and the npm
+# platform package at their top, the wheel in its dist-info/licenses/, the jar in META-INF/), and
+# has its CycloneDX SBOM beside it in dist/ as <package file>.cdx.json (scripts/notices.sh).
+# The JavaScript-only main npm package and the sdist link no third-party code.
 #
 # Every native artifact is a release build ([profile.dist]: thin LTO) linked by zig
 # (scripts/dist/zigcc; mingw-w64 for Windows): against glibc 2.17 for Linux gnu, musl, and for
@@ -89,6 +93,30 @@ out="$root/dist"
 stage="$CARGO_TARGET_DIR/dist-stage"
 rm -rf "$out" "$stage"
 mkdir -p "$out" "$stage/jna" "$stage/npm-platforms"
+
+step "third-party notices (THIRD_PARTY_NOTICES.txt, checked) and SBOMs (scripts/notices.sh --sbom)"
+python3 scripts/check_notices.py
+notices="$root/THIRD_PARTY_NOTICES.txt"
+# The SBOMs need cargo-cyclonedx: a release (more than one target) installs it; a single-target
+# build (CI's) makes them when it is there and says so when not.
+sboms="" jar_boms=()
+if [[ ${#targets[@]} -gt 1 ]] || command -v cargo-cyclonedx >/dev/null; then
+  sboms=1
+else
+  echo "cargo-cyclonedx is not installed: no SBOMs in this build (make dist-all installs it)"
+fi
+# sbom TRIPLE PACKAGE CRATE...: PACKAGE's SBOM, beside it: the first crate's for TRIPLE, with the
+# components of the others added (the wheel and the npm platform package carry the CLI beside
+# their module).
+sbom() {
+  [[ -n "$sboms" ]] || return 0
+  local triple=$1 target=$2 boms=() c
+  shift 2
+  [[ -d "$stage/sbom/$triple" ]] || scripts/notices.sh --sbom "$stage/sbom/$triple" "$triple"
+  for c in "$@"; do boms+=("$stage/sbom/$triple/$c"); done
+  python3 scripts/dist/merge-sbom.py "$out/$target.cdx.json" "${boms[@]}"
+}
+
 glibc_max() { objdump -T "$1" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -V | tail -1; }
 
 # cc_setup TRIPLE: the linker and C compiler of one target, as CARGO_TARGET_<T>_LINKER and CC_<t>
@@ -164,26 +192,31 @@ build_target() {
   local clidir="$stage/cli/mcpcore-$version-$triple"
   mkdir -p "$clidir"
   cp "$cli" "$clidir/"
-  cp LICENSE* "$clidir/" 2>/dev/null || true
+  cp LICENSE* "$notices" "$clidir/" 2>/dev/null || true
   printf 'mcpcore %s for %s (%s). Run: ./mcpcore%s --help\n' "$version" "$desc" "$triple" "$exe" >"$clidir/README.txt"
   if [[ "$triple" == *windows* ]]; then
     (cd "$stage/cli" && rm -f "$out/mcpcore-$version-$triple.zip" && python3 -m zipfile -c "$out/mcpcore-$version-$triple.zip" "mcpcore-$version-$triple")
   else
     tar -C "$stage/cli" -czf "$out/mcpcore-$version-$triple.tar.gz" "mcpcore-$version-$triple"
   fi
+  local archive="mcpcore-$version-$triple.tar.gz"
+  [[ "$triple" == *windows* ]] && archive="mcpcore-$version-$triple.zip"
+  sbom "$triple" "$archive" mcpcore.cdx.json
 
   if [[ -n "$jna_dir" ]]; then
     step "$triple: Kotlin native library (cargo rustc -p mcpcore-uniffi --crate-type cdylib) -> jar's $jna_dir/"
     cargo rustc --quiet --profile dist --target "$triple" -p mcpcore-uniffi --lib --crate-type cdylib
     mkdir -p "$stage/jna/$jna_dir"
     cp "$libdir/$lib_file" "$stage/jna/$jna_dir/"
+    jar_boms+=("$stage/sbom/$triple/mcpcore-uniffi.cdx.json")
   fi
 
   step "$triple: Node native module (napi build --profile dist) -> mcpcore-$npm_name"
   (cd bindings-node && npx --no-install napi build --platform --profile dist --target "$triple" \
     -o "$stage/napi" --no-js >/dev/null)
   node scripts/dist/stage-npm.mjs platform "$stage/npm-platforms/$npm_name" "$npm_name" "$npm_os" "$npm_cpu" \
-    "${npm_libc:--}" "$desc" "$stage/napi/mcpcore.$npm_name.node" "$cli"
+    "${npm_libc:--}" "$desc" "$stage/napi/mcpcore.$npm_name.node" "$cli" "$notices"
+  sbom "$triple" "mcpcore-$npm_name-$version.tgz" mcpcore-node.cdx.json mcpcore.cdx.json
 
   step "$triple: Python wheel (maturin build --profile dist, $wheel_tag), then the CLI as its mcpcore script"
   local compat=()
@@ -193,6 +226,8 @@ build_target() {
   local whl
   whl=$(ls "$wheels"/*.whl)
   python3 scripts/dist/wheel-add-script.py "$whl" "$cli"
+  python3 scripts/dist/wheel-add-script.py --license "$whl" "$notices"
+  sbom "$triple" "$(basename "$whl")" mcpcore-python.cdx.json mcpcore.cdx.json
   mv "$whl" "$out/"
 
   if [[ "$npm_libc" == glibc ]]; then
@@ -230,6 +265,12 @@ step "Maven: mvn -Pdist package (the native libraries at $(ls "$stage/jna" | tr 
 mvn -q -B -Dstyle.color=never -Pdist -f bindings-uniffi/pom.xml -Dcargo.target.dir="$CARGO_TARGET_DIR" \
   -Dmcpcore.native.dir="$stage/jna" package 2>&1 | sed 's/\x1b\[[0-9;]*m//g'  # Maven 3.8 prints colour resets
 cp "$CARGO_TARGET_DIR/uniffi-maven-dist/mcpcore-$version.jar" "$out/mcpcore-$version.jar"
+python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1], "a").write(sys.argv[2], "META-INF/THIRD_PARTY_NOTICES.txt")' \
+  "$out/mcpcore-$version.jar" "$notices"
+# The jar holds the Kotlin library of every target built: its SBOM lists what each links.
+if [[ -n "$sboms" && ${#jar_boms[@]} -gt 0 ]]; then
+  python3 scripts/dist/merge-sbom.py "$out/mcpcore-$version.jar.cdx.json" "${jar_boms[@]}"
+fi
 cp bindings-uniffi/pom.xml "$out/mcpcore-$version.pom"
 
 step "dist/ (version $version, ${#targets[@]} target(s)), built in ${SECONDS}s"

@@ -73,6 +73,29 @@ user_exec() { exec env -u CARGO_TARGET_DIR -u CARGO_HOME -u RUSTUP_HOME -u VIRTU
 check "no cargo, rustc or maturin on the users' PATH" \
   bash -c '! PATH="$1" command -v cargo && ! PATH="$1" command -v rustc && ! PATH="$1" command -v maturin' _ "$nocargo"
 
+step "third-party notices in every package with native code (THIRD_PARTY_NOTICES.txt), SBOMs beside them"
+for w in "$dist"/mcpcore-"$version"-cp39-abi3-*.whl; do
+  check "$(basename "$w") has dist-info/licenses/THIRD_PARTY_NOTICES.txt" \
+    python3 -c 'import sys, zipfile; assert any(n.endswith(".dist-info/licenses/THIRD_PARTY_NOTICES.txt") for n in zipfile.ZipFile(sys.argv[1]).namelist())' "$w"
+done
+check "$(basename "$npm_platform") has package/THIRD_PARTY_NOTICES.txt" \
+  bash -c 'tar -tzf "$1" | grep -qx "package/THIRD_PARTY_NOTICES.txt"' _ "$npm_platform"
+check "$(basename "$jar") has META-INF/THIRD_PARTY_NOTICES.txt" \
+  python3 -c 'import sys, zipfile; assert "META-INF/THIRD_PARTY_NOTICES.txt" in zipfile.ZipFile(sys.argv[1]).namelist()' "$jar"
+for a in "$dist"/mcpcore-"$version"-*.tar.gz "$dist"/mcpcore-"$version"-*.zip; do
+  [[ -f "$a" ]] || continue
+  check "$(basename "$a") has THIRD_PARTY_NOTICES.txt beside the CLI" \
+    python3 -c 'import sys, tarfile, zipfile; f = sys.argv[1]; names = zipfile.ZipFile(f).namelist() if f.endswith(".zip") else tarfile.open(f).getnames(); assert any(n.endswith("/THIRD_PARTY_NOTICES.txt") for n in names)' "$a"
+done
+if compgen -G "$dist/*.cdx.json" >/dev/null; then
+  for f in "$npm_platform" "$jar" "$dist"/mcpcore-"$version"-cp39-abi3-*.whl; do
+    check "$(basename "$f").cdx.json: a CycloneDX SBOM of it, listing its crates" \
+      python3 -c 'import json, sys; b = json.load(open(sys.argv[1])); assert b["bomFormat"] == "CycloneDX" and any(c.get("name") == "tokio" for c in b["components"])' "$f.cdx.json"
+  done
+else
+  echo "no SBOMs in dist/ (cargo-cyclonedx was not installed for make dist): not checked"
+fi
+
 step "Python: the wheel of this platform (pip chooses among the $wheels of dist/)"
 pythons=(python3)
 for v in 3.9 3.13; do

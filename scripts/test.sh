@@ -78,6 +78,11 @@ step "cargo deny: licences, duplicate versions (each named with its reason) and 
 command -v cargo-deny >/dev/null || cargo install --quiet --locked cargo-deny --version 0.20.2
 cargo deny --offline check licenses bans sources
 
+step "third-party notices: THIRD_PARTY_NOTICES.txt names every crate the shipped crates link (scripts/check_notices.py)"
+python3 scripts/check_notices.py
+# make dist (below) writes each package's CycloneDX SBOM with it; installed once per machine.
+command -v cargo-cyclonedx >/dev/null || cargo install --quiet --locked cargo-cyclonedx --version 0.5.9
+
 step "core layering: every import goes to the same layer or one above, and no module cycle"
 python3 scripts/check_layers.py
 

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // Stages the npm packages of the napi-rs layout for `npm pack` (scripts/dist.sh):
 //
-//   stage-npm.mjs platform DIR NAME OS CPU LIBC DESC NODE_FILE CLI_FILE
+//   stage-npm.mjs platform DIR NAME OS CPU LIBC DESC NODE_FILE CLI_FILE [NOTICES]
 //     DIR/ is the platform package mcpcore-NAME: package.json (from the template
 //     bindings-node/npm/linux-x64-gnu/package.json, with NAME's os/cpu/libc; LIBC "-" for none),
 //     a README, NODE_FILE as mcpcore.NAME.node and CLI_FILE as mcpcore (mcpcore.exe on Windows),
-//     the CLI that the main package's `mcpcore` bin runs.
+//     the CLI that the main package's `mcpcore` bin runs, and NOTICES (the third-party licences
+//     of both, scripts/notices.sh) as THIRD_PARTY_NOTICES.txt.
 //
 //   stage-npm.mjs main DIR PLATFORMS
 //     DIR/ is the main package mcpcore: what bindings-node/package.json "files" lists (lib/, bin/,
@@ -32,8 +33,8 @@ if (template.version !== main.version) {
 }
 
 const [mode, dir, ...rest] = process.argv.slice(2);
-if (mode === 'platform' && rest.length === 7) {
-  const [name, os, cpu, libc, desc, nodeFile, cliFile] = rest;
+if (mode === 'platform' && (rest.length === 7 || rest.length === 8)) {
+  const [name, os, cpu, libc, desc, nodeFile, cliFile, notices] = rest;
   const nodeName = `mcpcore.${name}.node`;
   const cliName = os === 'win32' ? 'mcpcore.exe' : 'mcpcore';
   const pkg = {
@@ -42,7 +43,7 @@ if (mode === 'platform' && rest.length === 7) {
     os: [os],
     cpu: [cpu],
     main: nodeName,
-    files: [nodeName, cliName],
+    files: notices ? [nodeName, cliName, 'THIRD_PARTY_NOTICES.txt'] : [nodeName, cliName],
     description: `The ${desc} native module and CLI of the mcpcore npm package, which installs it; not for direct use.`,
   };
   delete pkg.libc;
@@ -59,6 +60,7 @@ if (mode === 'platform' && rest.length === 7) {
   cpSync(nodeFile, path.join(dir, nodeName));
   cpSync(cliFile, path.join(dir, cliName));
   chmodSync(path.join(dir, cliName), 0o755);
+  if (notices) cpSync(notices, path.join(dir, 'THIRD_PARTY_NOTICES.txt'));
   console.log(`staged ${pkg.name}@${pkg.version} in ${dir}`);
 } else if (mode === 'main' && rest.length === 1) {
   const [platforms] = rest;

@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""Adds a command to a built wheel: wheel-add-script.py WHEEL FILE.
+"""Adds a command to a built wheel: wheel-add-script.py WHEEL FILE. With --license:
+wheel-add-script.py --license WHEEL FILE adds FILE as a licence file instead, to
+<name>-<version>.dist-info/licenses/ (PEP 639's place; the third-party notices of
+scripts/notices.sh), not executable.
 
 FILE goes into WHEEL as <name>-<version>.data/scripts/<basename of FILE> (executable), and the
 wheel's RECORD gets its sha256 and size, as the wheel format asks (PEP 427, "The .data
@@ -23,13 +26,20 @@ from pathlib import Path
 
 
 def main() -> int:
-    wheel, file = Path(sys.argv[1]), Path(sys.argv[2])
+    args = sys.argv[1:]
+    license_file = args[:1] == ["--license"]
+    if license_file:
+        args = args[1:]
+    wheel, file = Path(args[0]), Path(args[1])
     data = file.read_bytes()
     with zipfile.ZipFile(wheel) as zin:
         names = zin.namelist()
         record = next(n for n in names if n.endswith(".dist-info/RECORD"))
         dist_info = record.rsplit("/", 2)[0]
-        target = f"{dist_info[: -len('.dist-info')]}.data/scripts/{file.name}"
+        if license_file:
+            target = f"{dist_info}/licenses/{file.name}"
+        else:
+            target = f"{dist_info[: -len('.dist-info')]}.data/scripts/{file.name}"
         if target in names:
             print(f"{wheel.name} already has {target}", file=sys.stderr)
             return 1
@@ -45,7 +55,7 @@ def main() -> int:
                     continue
                 zout.writestr(info, zin.read(info.filename))
             entry = zipfile.ZipInfo(target, date_time=(1980, 1, 1, 0, 0, 0))
-            entry.external_attr = (0o100755 & 0xFFFF) << 16
+            entry.external_attr = ((0o100644 if license_file else 0o100755) & 0xFFFF) << 16
             entry.compress_type = zipfile.ZIP_DEFLATED
             zout.writestr(entry, data)
             rec = zipfile.ZipInfo(record, date_time=(1980, 1, 1, 0, 0, 0))
