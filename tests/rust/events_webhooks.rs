@@ -408,3 +408,24 @@ async fn removing_a_type_sends_its_subscriptions_a_terminated_envelope() {
     let gone = call(&raw, "events/unsubscribe", key).await;
     assert_eq!(gone["error"]["code"], -32011, "{gone}");
 }
+
+/// A subscription keeps the error codes of the client that made it: one that declared the
+/// extension (SEP-3415's dialect) gets its `terminated` envelope with −32023, not the design
+/// sketch's −32011.
+#[tokio::test]
+async fn a_terminated_envelope_speaks_the_subscribers_dialect() {
+    let (r, base) = receiver().await;
+    let events = events();
+    let (_serving, raw) = serve(&events, policy()).await;
+    let (s, _) = secret(4);
+    let url = format!("{base}/sep");
+    let mut body = modern(1, "events/subscribe", subscribe(&url, &s));
+    body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+        json!({"extensions": {"io.modelcontextprotocol/events": {}}});
+    let sub = send(raw.post_modern(&body)).await.json;
+    assert!(sub["result"]["id"].is_string(), "{sub}");
+    assert!(events.remove("tick"));
+    let got = until(&r, |g| g.iter().any(|x| x.json()["type"] == "terminated")).await;
+    let t = got.iter().find(|x| x.json()["type"] == "terminated").unwrap().json();
+    assert_eq!(t["error"]["code"], -32023, "{t}");
+}

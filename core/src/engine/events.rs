@@ -223,6 +223,7 @@ impl ServerEngine {
             not_before_ms,
             ttl,
             keys,
+            dialect,
         });
         self.webhook_call(req, version, caller, op)
     }

@@ -77,6 +77,8 @@ pub struct Subscribe {
     /// The server's `requestState` keys: deliveries carry cursors sealed with them
     /// ([`super::cursor`]).
     pub keys: crate::state::StateKeys,
+    /// The error codes of the client that subscribed (its `terminated` envelope uses them).
+    pub dialect: crate::protocol::events::Dialect,
 }
 
 /// What the hub granted.

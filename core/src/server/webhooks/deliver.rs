@@ -258,9 +258,9 @@ pub(super) async fn run(
     stats: Arc<WebhookStats>,
 ) {
     loop {
-        let (expires, position, not_before, keys) = {
+        let (expires, position, not_before, keys, dialect) = {
             let mut st = sub.state.lock().expect("lock");
-            (st.expires, st.position, st.not_before_ms.take(), st.keys.clone())
+            (st.expires, st.position, st.not_before_ms.take(), st.keys.clone(), st.dialect)
         };
         let left = expires.map(|e| e.duration_since(SystemTime::now()).unwrap_or(Duration::ZERO));
         if left == Some(Duration::ZERO) {
@@ -271,9 +271,9 @@ pub(super) async fn run(
         let Some(registry) = registry.upgrade() else { return };
         if registry.get(&sub.key.name).is_none() {
             // The type was removed: a `terminated` envelope ends the subscription (SEP-3415
-            // §Event type removal; the codes of the design sketch, which ChatGPT reads).
+            // §Event type removal), in the error codes of the client that subscribed.
             let why = format!("The event type {} is no longer offered", sub.key.name);
-            let code = crate::error::ErrorCode(EventsErrorKind::NotFound.code(Default::default()));
+            let code = crate::error::ErrorCode(EventsErrorKind::NotFound.code(dialect));
             let error = crate::error::ErrorData::new(code, why)
                 .with_data(json!({ "kind": "event", "name": sub.key.name }));
             let body =

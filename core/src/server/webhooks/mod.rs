@@ -18,7 +18,7 @@ use crate::changes::{Change, Subscription};
 use crate::events::webhook::{Granted, Subscribe, SubscriptionKey, Ttl, WebhookError, WebhookHub};
 use crate::events::{EventRegistry, Position};
 use crate::future::BoxFuture;
-use crate::protocol::events::EventsErrorKind;
+use crate::protocol::events::{Dialect, EventsErrorKind};
 use crate::state::StateKeys;
 use deliver::Callback;
 use serde_json::json;
@@ -125,6 +125,8 @@ struct Sub {
 struct SubState {
     secret: Vec<u8>,
     keys: StateKeys,
+    /// The error codes of the client that subscribed (a refresh by the same key takes its own).
+    dialect: Dialect,
     expires: Option<SystemTime>,
     position: Position,
     not_before_ms: Option<u64>,
@@ -224,6 +226,7 @@ impl Core {
             let mut st = sub.state.lock().expect("lock");
             st.secret = std::mem::take(&mut req.secret);
             st.keys = req.keys.clone();
+            st.dialect = req.dialect;
             st.expires = expires;
             return Ok(Granted { id, refresh_before: expires, position: st.position, truncated: false });
         }
@@ -248,6 +251,7 @@ impl Core {
             state: Mutex::new(SubState {
                 secret: req.secret,
                 keys: req.keys,
+                dialect: req.dialect,
                 expires,
                 position,
                 not_before_ms: None,
