@@ -22,6 +22,9 @@
 # PR #405 at 94a060f, tasks-client-create-handling; PR #387 at f682a6f, tasks-client-lifecycle:
 #   `mcpcore conformance-client` against the suites' mock servers (the Tasks extension declared
 #   on each call, a server-directed task polled, a task cancelled, a task result for ping refused).
+# legacy-extensions and server-legacy-extensions (SEP-2133, spec PR #3364) at commit 415be52:
+#   its scenario files (pending/legacy-extensions-415be52/) on the suite of PR #436, against
+#   `conformance-server --legacy-extensions` and `mcpcore conformance-client`.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -74,7 +77,7 @@ check() {
   want=$(grep -E "^$label\|" "$expected") || { echo "conformance: pending $label: not in $expected"; status=1; return; }
   if [ "$3" = server ]; then
     timeout 300 "$dir/node_modules/.bin/tsx" "$dir/src/index.ts" server --url "$4" --scenario "$5" \
-      --spec-version "$6" -o "$out/results-$label" >"$log" 2>&1
+      ${6:+--spec-version "$6"} -o "$out/results-$label" >"$log" 2>&1
   else
     timeout 300 "$dir/node_modules/.bin/tsx" "$dir/src/index.ts" client --command "$mcpcore conformance-client" \
       --scenario "$4" -o "$out/results-$label" >"$log" 2>&1
@@ -143,6 +146,19 @@ done
 check pr438-http-stream-cancellation-2026-07-28 438 server "$fixture_sse" http-stream-cancellation 2026-07-28
 check pr438-per-request-loglevel-2026-07-28 438 server "$fixture" per-request-loglevel 2026-07-28
 check pr308-sep-2106-structured-content-draft 308 server "$fixture" sep-2106-structured-content draft
+# legacy-extensions / server-legacy-extensions: commit 415be52's three scenario files on the
+# suite of PR #436 (pending/legacy-extensions-415be52/README.md says why and how).
+legacy="$out/prlegacy"
+mkdir -p "$legacy"
+tar -xzf "$here/pending/conformance-pr436-3545217.tar.gz" -C "$legacy" --strip-components=1
+cp -r "$here/pending/legacy-extensions-415be52/src/." "$legacy/src/"
+cat "$here/pending/legacy-extensions-415be52/register.ts" >>"$legacy/src/scenarios/index.ts"
+ln -s "$out/pr436/node_modules" "$legacy/node_modules"
+"$mcpcore" conformance-server --listen "127.0.0.1:$(free_port)" --legacy-extensions >"$out/fixture-legacy.log" 2>&1 &
+pids+=($!)
+check pr-legacy-extensions-server legacy server "$(listening "$out/fixture-legacy.log")" server-legacy-extensions
+check pr-legacy-extensions-client legacy client legacy-extensions
+
 # The client side of the Tasks extension (SEP-2663), against the suites' own mock servers.
 check pr405-tasks-client-create-handling 405 client tasks-client-create-handling
 check pr387-tasks-client-lifecycle 387 client tasks-client-lifecycle
