@@ -135,6 +135,17 @@ def dpop_proofs():
     yield b"this-is-not-a-jwt"
 
 
+def webhook_deliveries():
+    # webhook-id NUL webhook-timestamp NUL webhook-signature NUL body (SEP-3415 §Webhook delivery).
+    occurrence = {"eventId": "evt_1", "name": "echoed", "timestamp": "2027-01-15T08:00:00Z",
+                  "data": {"text": "hi"}, "cursor": "c1"}
+    for body in (occurrence, {"type": "verification", "challenge": "abc"}, {"type": "gap", "cursor": "c2"},
+                 {"type": "terminated", "error": {"code": -32023, "message": "gone"}}, {"type": "other"}):
+        yield b"evt_1\x001800000000\x00v1,AAAA v1,bm90LWEtc2ln\x00" + json.dumps(body).encode()
+    yield b"msg_1\x00 1800000000 \x00v2,AAAA\x00not json"
+    yield b"msg_2\x00-1\x00\x00{}"
+
+
 def frontmatters():
     yield b"---\nname: pdf-tools\ndescription: Work with PDF files.\nmetadata:\n  version: 1\n---\n# PDF\n"
     yield b"\xef\xbb\xbf---\r\nname: a\r\ndescription: b\r\n---\r\n"
@@ -157,6 +168,7 @@ def main(out: pathlib.Path) -> None:
         "jwks_document": list(jwks()),
         "skill_frontmatter": list(frontmatters()),
         "dpop_proof": list(dpop_proofs()),
+        "webhook_delivery": list(webhook_deliveries()),
     }
     for target, seeds in corpora.items():
         d = out / target

@@ -14,7 +14,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
 secs="${1:-30}"
 shift || true
-all=(jsonrpc_parse engine_sequence http_headers sse_parser uri_template request_state stdio_framing jwks_document skill_frontmatter dpop_proof)
+all=(jsonrpc_parse engine_sequence http_headers sse_parser uri_template request_state stdio_framing jwks_document skill_frontmatter dpop_proof webhook_delivery)
 targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=("${all[@]}")
 target_dir="${CARGO_TARGET_DIR:-$repo/target}/fuzz"
