@@ -568,3 +568,42 @@ async fn our_client_hears_event_list_changes_from_a_server_that_sends_them() {
     assert_eq!(acked.events_list_changed, None, "{acked:?}");
     client.close().await;
 }
+
+/// SEP-3415 §Dynamic event types through a gateway: the gateway follows a 2026-07-28 upstream's
+/// `notifications/events/list_changed` and mounts its types again, so a type the upstream adds
+/// appears under the mount's prefix and one it removes disappears, without a reconnection.
+#[tokio::test]
+async fn a_gateway_follows_an_upstreams_event_list_changes() {
+    use mcpcore::client::{Client, ClientOptions};
+    use mcpcore::gateway::{Gateway, GatewayConfig};
+    let events = registry();
+    let (upstream, _) = serve(&events).await;
+    let config = GatewayConfig::from_value(json!({"mcpServers": {"up": {"url": upstream.url()}}})).unwrap();
+    let gateway = Gateway::start(&config).await.unwrap();
+    let serving = gateway
+        .server()
+        .serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default())
+        .await
+        .unwrap();
+    let client =
+        Client::connect_http(&serving.url(), Default::default(), ClientOptions::default()).await.unwrap();
+    let names = |client: Client| async move {
+        let mut n: Vec<String> = client.list_events().await.unwrap().into_iter().map(|t| t.name).collect();
+        n.sort();
+        n
+    };
+    assert_eq!(names(client.clone()).await, ["up__pushed", "up__tick"]);
+    events.declare(EventDecl::new("added", "Declared after the gateway mounted")).unwrap();
+    assert!(events.remove("pushed"));
+    let mut seen = Vec::new();
+    for _ in 0..100 {
+        seen = names(client.clone()).await;
+        if seen == ["up__added", "up__tick"] {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(seen, ["up__added", "up__tick"], "the gateway's types follow the upstream's");
+    client.close().await;
+    gateway.shutdown().await;
+}

@@ -7,13 +7,21 @@
 //! signed with each caller's own secret. A relay resumes from its last upstream cursor after
 //! the upstream reconnects.
 //!
+//! An upstream on 2026-07-28 that declares `listChanged` is followed on a
+//! `subscriptions/listen` stream asking for `eventsListChanged`: each
+//! `notifications/events/list_changed` mounts its types again, so a type it adds, changes or
+//! removes is added, changed or removed here too (SEP-3415 §Dynamic event types). A legacy
+//! upstream's list is read at each (re)connection.
+//!
 //! Relayed types take no subscription arguments: the relay follows each upstream type once,
 //! with `{}` (a type whose `inputSchema` requires arguments is not relayed, and a log line
 //! says so).
 
-use crate::client::{Client, StreamItem};
+use crate::client::{Client, ServerEvent, StreamItem};
 use crate::events::{EventDecl, EventRegistry};
-use crate::protocol::events::{DeliveryMode, EventType};
+use crate::protocol::events::{DeliveryMode, EventType, LIST_CHANGED};
+use crate::protocol::subscriptions::SubscriptionFilter;
+use crate::protocol::Lineage;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, Weak};
@@ -30,6 +38,8 @@ pub(crate) struct EventRelay {
     mounted: Mutex<BTreeMap<String, Mounted>>,
     /// The last upstream cursor of each local name (kept across reconnects).
     cursors: Arc<Mutex<HashMap<String, String>>>,
+    /// Per upstream: the task following its list changes (replaced at each mount).
+    watchers: Mutex<HashMap<String, tokio::task::AbortHandle>>,
 }
 
 impl EventRelay {
@@ -38,6 +48,7 @@ impl EventRelay {
             registry: Arc::new(EventRegistry::new()),
             mounted: Mutex::default(),
             cursors: Arc::default(),
+            watchers: Mutex::default(),
         }
     }
 
@@ -48,8 +59,50 @@ impl EventRelay {
 
     /// Declares the event types of `upstream` (reached through `client`) under `prefix` and
     /// starts their relays; an upstream without the extension declares nothing. Replaces what
-    /// an earlier mount of the same upstream declared.
-    pub(crate) async fn mount(&self, upstream: &str, prefix: &str, client: &Client) {
+    /// an earlier mount of the same upstream declared. Then follows the upstream's list
+    /// changes (see the module's documentation).
+    pub(crate) async fn mount(self: &Arc<Self>, upstream: &str, prefix: &str, client: &Client) {
+        self.mount_types(upstream, prefix, client).await;
+        let follows =
+            client.lineage() == Lineage::Modern && client.events_support().is_some_and(|s| s.list_changed);
+        let watcher = follows.then(|| self.watch(upstream, prefix, client));
+        let old = match watcher {
+            Some(w) => self.watchers.lock().expect("lock").insert(upstream.to_owned(), w),
+            None => self.watchers.lock().expect("lock").remove(upstream),
+        };
+        if let Some(old) = old {
+            old.abort();
+        }
+    }
+
+    /// A task mounting `upstream`'s types again at each `notifications/events/list_changed` it
+    /// sends on a listen stream; it ends with the stream (the upstream's next connection
+    /// starts another).
+    fn watch(self: &Arc<Self>, upstream: &str, prefix: &str, client: &Client) -> tokio::task::AbortHandle {
+        let (relay, upstream, prefix, client) =
+            (Arc::downgrade(self), upstream.to_owned(), prefix.to_owned(), client.clone());
+        let task = tokio::spawn(async move {
+            let filter =
+                SubscriptionFilter { events_list_changed: Some(true), ..SubscriptionFilter::default() };
+            let mut sub = match client.listen(filter).await {
+                Ok(s) => s,
+                Err(e) => {
+                    tracing::info!(target: "mcpcore::gateway", upstream, error = %e, "event list changes not followed");
+                    return;
+                }
+            };
+            while let Some(event) = sub.next().await {
+                if matches!(&event, ServerEvent::Other(n) if n.method == LIST_CHANGED) {
+                    let Some(relay) = relay.upgrade() else { return };
+                    relay.mount_types(&upstream, &prefix, &client).await;
+                }
+            }
+        });
+        task.abort_handle()
+    }
+
+    /// The types and relays of [`EventRelay::mount`], without the watcher.
+    async fn mount_types(&self, upstream: &str, prefix: &str, client: &Client) {
         // The types stay declared (with their kept occurrences, so the gateway's clients'
         // cursors stay good) while the relays restart on the new connection.
         let before = self.stop_relays(upstream);
@@ -130,6 +183,11 @@ impl Drop for EventRelay {
     fn drop(&mut self) {
         if let Ok(mounted) = self.mounted.get_mut() {
             for t in mounted.values().flat_map(|(_, tasks)| tasks) {
+                t.abort();
+            }
+        }
+        if let Ok(watchers) = self.watchers.get_mut() {
+            for t in watchers.values() {
                 t.abort();
             }
         }

@@ -69,7 +69,7 @@ pub(crate) struct Inner {
     /// Each configured upstream's state.
     status: Mutex<BTreeMap<String, UpstreamStatus>>,
     /// The upstreams' event types, relayed (Events extension).
-    events: events::EventRelay,
+    events: Arc<events::EventRelay>,
     /// The tasks watching the upstreams (aborted at shutdown).
     supervisors: Mutex<Vec<tokio::task::JoinHandle<()>>>,
 }
@@ -113,7 +113,7 @@ impl Gateway {
             telemetry: config.telemetry,
             remote,
             mounted: Mutex::default(),
-            events: events::EventRelay::new(),
+            events: Arc::new(events::EventRelay::new()),
             status: Mutex::new(
                 config.upstreams.iter().map(|u| (u.name.clone(), UpstreamStatus::starting())).collect(),
             ),
