@@ -12,10 +12,7 @@
 use super::revisions::Spoken;
 use super::{is_loopback, Finding, Status};
 use crate::auth::challenge::OAuthChallenge;
-use crate::auth::metadata::{
-    authorization_server_urls, check_resource, protected_resource_urls, AuthorizationServerMetadata,
-    ProtectedResourceMetadata,
-};
+use crate::auth::metadata::{check_resource, protected_resource_urls, ProtectedResourceMetadata};
 use crate::http::client::HttpOptions;
 use crate::ProtocolVersion;
 use reqwest::{StatusCode, Url};
@@ -245,9 +242,12 @@ async fn authorization(p: &Probe<'_>, outside: &reqwest::Client) -> Finding {
             .details(details)
             .remedy("list the issuer in \"authorization_servers\" (RFC 9728 §2)");
     };
-    let metadata = match authorization_server(outside, issuer).await {
+    // What our own client fetches and checks (auth::client::discovery): the first metadata URL
+    // that answers, its `issuer` compared exactly.
+    let metadata = match crate::auth::client::discovery::authorization_server(outside, issuer, None).await {
         Ok(m) => m,
         Err(e) => {
+            let e = e.to_string();
             return Finding::new(
                 CHECK,
                 Status::Fail,
@@ -257,7 +257,7 @@ async fn authorization(p: &Probe<'_>, outside: &reqwest::Client) -> Finding {
             .remedy(
                 "publish RFC 8414 metadata (/.well-known/oauth-authorization-server) or OpenID Connect \
                      discovery at the issuer, with \"issuer\" exactly the issuer URL",
-            )
+            );
         }
     };
     if let Err(e) = metadata.check_pkce() {
@@ -285,21 +285,6 @@ async fn authorization(p: &Probe<'_>, outside: &reqwest::Client) -> Finding {
     }
     Finding::new(CHECK, Status::Ok, format!("OAuth through {issuer}: PKCE S256, {registration}"))
         .details(details)
-}
-
-async fn authorization_server(
-    client: &reqwest::Client,
-    issuer: &str,
-) -> Result<AuthorizationServerMetadata, String> {
-    let mut tried = Vec::new();
-    for u in authorization_server_urls(issuer).map_err(|e| e.to_string())? {
-        match get_json::<AuthorizationServerMetadata>(client, &u).await {
-            Ok(Some(m)) => return m.check_issuer(issuer).map(|()| m).map_err(|e| e.to_string()),
-            Ok(None) => tried.push(format!("{u}: not found")),
-            Err(e) => tried.push(e),
-        }
-    }
-    Err(tried.join("; "))
 }
 
 /// Sends the probe request with extra headers; the status and whether it was served.
