@@ -75,15 +75,10 @@ async fn the_official_python_sdk_reads_our_app_and_calls_its_tool() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn through_the_gateway_the_tool_points_at_the_app_under_its_prefix() {
     use mcpcore::gateway::{Gateway, GatewayConfig};
-    use mcpcore::http::server::HttpServerConfig;
     let config =
         json!({"mcpServers": {"echo": {"command": mcpcore_tests::bin("echo_server"), "args": ["--apps"]}}});
     let gateway = Gateway::start(&GatewayConfig::from_value(config).unwrap()).await.unwrap();
-    let serving = gateway
-        .server()
-        .serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default())
-        .await
-        .unwrap();
+    let serving = mcpcore_tests::http::serve_gateway(&gateway).await;
     let client =
         Client::connect_http(&serving.url(), Default::default(), ClientOptions::default()).await.unwrap();
     assert!(client.offers_apps());

@@ -412,11 +412,7 @@ async fn a_gateway_relays_an_upstreams_events_under_its_prefix() {
     }}))
     .unwrap();
     let gateway = Gateway::start(&config).await.unwrap();
-    let serving = gateway
-        .server()
-        .serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default())
-        .await
-        .unwrap();
+    let serving = mcpcore_tests::http::serve_gateway(&gateway).await;
     for lineage in [mcpcore::protocol::Lineage::Modern, mcpcore::protocol::Lineage::Legacy] {
         let options = ClientOptions { lineage: Some(lineage), ..Default::default() };
         let client = Client::connect_http(&serving.url(), Default::default(), options).await.unwrap();
@@ -580,11 +576,7 @@ async fn a_gateway_follows_an_upstreams_event_list_changes() {
     let (upstream, _) = serve(&events).await;
     let config = GatewayConfig::from_value(json!({"mcpServers": {"up": {"url": upstream.url()}}})).unwrap();
     let gateway = Gateway::start(&config).await.unwrap();
-    let serving = gateway
-        .server()
-        .serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default())
-        .await
-        .unwrap();
+    let serving = mcpcore_tests::http::serve_gateway(&gateway).await;
     let client =
         Client::connect_http(&serving.url(), Default::default(), ClientOptions::default()).await.unwrap();
     let names = |client: Client| async move {

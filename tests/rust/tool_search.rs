@@ -59,7 +59,6 @@ async fn a_thousand_tools_are_searched_not_listed_and_all_callable() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_gateway_searches_the_tools_of_every_upstream() {
     use mcpcore::gateway::{Gateway, GatewayConfig};
-    use mcpcore::http::server::HttpServerConfig;
     let echo = mcpcore_tests::bin("echo_server");
     let config = json!({
         "mcpServers": {
@@ -70,11 +69,7 @@ async fn a_gateway_searches_the_tools_of_every_upstream() {
     });
     let gateway = Gateway::start(&GatewayConfig::from_value(config).unwrap()).await.unwrap();
     assert!(gateway.tools().len() > 1000);
-    let serving = gateway
-        .server()
-        .serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default())
-        .await
-        .unwrap();
+    let serving = mcpcore_tests::http::serve_gateway(&gateway).await;
     let client =
         Client::connect_http(&serving.url(), Default::default(), ClientOptions::default()).await.unwrap();
     let listed: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();

@@ -505,3 +505,8 @@ impl Drop for Unfinished {
         }
     }
 }
+
+/// Serves `gateway` over HTTP on a free loopback port (the gateway tests' client side).
+pub async fn serve_gateway(gateway: &mcpcore::gateway::Gateway) -> HttpServing {
+    gateway.server().serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default()).await.unwrap()
+}
