@@ -169,8 +169,11 @@ for (const protocolVersion of ['2026-07-28', '2025-11-25']) {
   test(`the example delivers echoed to a webhook the reference library verifies (${protocolVersion})`, async () => {
     const r = await receiver(SECRET);
     const args = [path.join(examples, 'echo_server.mjs'), '--events', '--events-allow-http-loopback'];
-    const c = await Client.connectStdio(process.execPath, args, { protocolVersion });
+    // The receiver closes even when the child cannot start: an open listener would keep this
+    // file running after its tests failed.
+    let c;
     try {
+      c = await Client.connectStdio(process.execPath, args, { protocolVersion });
       const sub = await c.request('events/subscribe', { name: 'echoed', arguments: {}, delivery: { mode: 'webhook', url: r.url, secret: SECRET } });
       assert.match(sub.id, /^sub_/);
       assert.equal(r.got[0].payload.type, 'verification');
@@ -186,7 +189,7 @@ for (const protocolVersion of ['2026-07-28', '2025-11-25']) {
       assert.equal(r.got.length, 2, 'nothing after unsubscribe');
       await assert.rejects(c.request('events/subscribe', { name: 'tick', arguments: {}, delivery: { url: r.url, secret: SECRET } }), (e) => e.code === -32014);
     } finally {
-      await c.close();
+      await c?.close();
       r.close();
     }
   });
