@@ -4,8 +4,9 @@
 # and calls/s with 8 in flight (and its ratio to the first). E.g. a gateway against its upstream:
 #   python3 bench/profile/ab_w8.py 5 3000 direct=target/release/echo_server \
 #       gw='target/release/mcpcore gateway --config mcp.json'
-import json, subprocess, sys, statistics
-D = str(__import__("pathlib").Path(__file__).resolve().parents[2] / "target/release/mcpcore_driver")
+# MCPCORE_DRIVER names another driver binary (say target/dist/mcpcore_driver).
+import json, os, subprocess, sys, statistics
+D = os.environ.get("MCPCORE_DRIVER") or str(__import__("pathlib").Path(__file__).resolve().parents[2] / "target/release/mcpcore_driver")
 cmds=[a.split("=",1) for a in sys.argv[3:]]; rounds=int(sys.argv[1]); n=sys.argv[2]
 res={}
 for r in range(rounds):

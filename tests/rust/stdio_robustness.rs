@@ -290,6 +290,25 @@ async fn closing_a_stdio_child_closes_stdin_then_terms_then_kills() {
     assert!(took >= grace * 2 && took < grace * 2 + Duration::from_secs(2), "{took:?}");
 }
 
+/// `Client::close` closes the child's stdin though the client itself lives on: a server that
+/// ends at the end of its input exits by itself within the 2-s grace, and is not terminated
+/// by the signal after it (2025-11-25 basic/lifecycle, stdio shutdown: "the client
+/// SHOULD initiate shutdown by first closing the input stream to the child process"). Both
+/// lineages, whose clients write stdin from the calling thread.
+#[tokio::test]
+async fn a_closed_client_lets_its_child_exit_by_itself() {
+    for version in ["2025-11-25", "2026-07-28"] {
+        let script = format!("{}; exit 3", bin("echo_server"));
+        let cmd = mcpcore::transport::child::StdioCommand::new("sh", ["-c", &script]);
+        let opts = ClientOptions { version: Some(version.parse().unwrap()), ..ClientOptions::default() };
+        let client = mcpcore::client::Client::connect_stdio(cmd, opts).await.unwrap();
+        client.call_tool("echo", json!({"text": "hi"})).await.unwrap();
+        client.close().await;
+        let how = client.closed().await;
+        assert!(how.contains("server exited with code 3"), "{version}: {how}");
+    }
+}
+
 /// CPU time (user + system) of process `pid`, from /proc.
 fn cpu_time(pid: u32) -> Duration {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();

@@ -70,6 +70,10 @@ impl Sink {
 
 /// What the writers share.
 struct State {
+    /// The end written to, until the writer is done with it: closed, every byte written (or
+    /// writing failed). Dropping it closes a pipe, so that a child reading its stdin sees its
+    /// end then, while clones of the writer still live.
+    sink: Option<Arc<Sink>>,
     /// Bytes the pipe did not take yet, in order; the task writes them. A frame is encoded
     /// here, and written from here when nothing waited before it.
     pending: Vec<u8>,
@@ -86,7 +90,6 @@ struct State {
 /// Cheap to clone; every clone writes to the same stream in the order frames are given.
 #[derive(Clone)]
 pub struct DirectWriter {
-    sink: Arc<Sink>,
     state: Arc<Mutex<State>>,
     wake: Arc<Notify>,
 }
@@ -119,10 +122,11 @@ impl DirectWriter {
         sink: Sink,
         what: &'static str,
     ) -> (DirectWriter, impl std::future::Future<Output = ()> + Send + 'static) {
-        let sink = Arc::new(sink);
-        let state = Arc::new(Mutex::new(State { pending: Vec::new(), closed: false, failed: false, what }));
+        let sink = Some(Arc::new(sink));
+        let state =
+            Arc::new(Mutex::new(State { sink, pending: Vec::new(), closed: false, failed: false, what }));
         let wake = Arc::new(Notify::new());
-        let out = DirectWriter { sink, state, wake };
+        let out = DirectWriter { state, wake };
         let task = out.clone().drain();
         (out, task)
     }
@@ -141,7 +145,7 @@ impl DirectWriter {
         }
         let idle = st.pending.is_empty();
         framing::encode(frame, &mut st.pending);
-        if idle && write_some(&self.sink, &mut st) && !st.pending.is_empty() {
+        if idle && write_some(&mut st) && !st.pending.is_empty() {
             drop(st);
             self.wake.notify_one();
             return true;
@@ -149,62 +153,89 @@ impl DirectWriter {
         !st.failed
     }
 
-    /// No more frames: the task ends once what waits is written.
+    /// No more frames: the end is closed once what waits is written (at once when nothing
+    /// does), and then the task ends.
     pub fn close(&self) {
-        self.state.lock().unwrap_or_else(|p| p.into_inner()).closed = true;
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        st.closed = true;
+        if st.pending.is_empty() {
+            finish(&mut st);
+        }
+        drop(st);
         self.wake.notify_one();
     }
 
     /// The task: writes what the callers left, as the pipe takes it.
     async fn drain(self) {
         loop {
-            let idle = {
-                let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+            let sink = {
+                let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
                 if st.failed {
                     return;
                 }
                 if st.closed && st.pending.is_empty() {
-                    self.sink.finish();
+                    finish(&mut st);
                     return;
                 }
-                st.pending.is_empty()
+                if st.pending.is_empty() {
+                    None
+                } else {
+                    st.sink.clone()
+                }
             };
-            if idle {
+            let Some(sink) = sink else {
                 self.wake.notified().await;
                 continue;
-            }
-            if let Err(e) = self.sink.writable().await {
+            };
+            if let Err(e) = sink.writable().await {
                 fail(&mut self.state.lock().unwrap_or_else(|p| p.into_inner()), &e);
                 return;
             }
-            if !write_some(&self.sink, &mut self.state.lock().unwrap_or_else(|p| p.into_inner())) {
+            drop(sink);
+            if !write_some(&mut self.state.lock().unwrap_or_else(|p| p.into_inner())) {
                 return;
             }
         }
     }
 }
 
-/// Writes as much of what waits as `sink` takes now, and drops that from the queue; false once
-/// writing failed.
-fn write_some(sink: &Sink, st: &mut State) -> bool {
+/// Writes as much of what waits as the end takes now, and drops that from the queue; false
+/// once writing failed.
+fn write_some(st: &mut State) -> bool {
+    let Some(sink) = st.sink.as_deref() else {
+        return false;
+    };
     let mut at = 0;
+    let mut failed = None;
     while at < st.pending.len() {
         match sink.try_write(&st.pending[at..]) {
             Ok(0) => {
-                fail(st, &std::io::Error::from(std::io::ErrorKind::WriteZero));
-                return false;
+                failed = Some(std::io::Error::from(std::io::ErrorKind::WriteZero));
+                break;
             }
             Ok(n) => at += n,
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => {
-                fail(st, &e);
-                return false;
+                failed = Some(e);
+                break;
             }
         }
     }
+    if let Some(e) = failed {
+        fail(st, &e);
+        return false;
+    }
     st.pending.drain(..at);
     true
+}
+
+/// Done with the end: a socket's writing side is shut down, and the writers' handle dropped,
+/// which closes a pipe (a child's stdin ends here, not when the last writer clone goes).
+fn finish(st: &mut State) {
+    if let Some(sink) = st.sink.take() {
+        sink.finish();
+    }
 }
 
 /// Writing failed: later frames are dropped (the reader is gone), once said on stderr.
@@ -214,6 +245,7 @@ fn fail(st: &mut State, e: &std::io::Error) {
     }
     st.failed = true;
     st.pending = Vec::new();
+    st.sink = None;
 }
 
 /// Our stdout: a non-blocking duplicate when it is a pipe or a socket (how every client spawns
@@ -269,8 +301,7 @@ mod tests {
         assert!(!out.state.lock().unwrap().pending.is_empty(), "500 kB fit in the pipe");
         out.close();
         out.send(&note(9999, "after close"));
-        // The last clone of the pipe's end goes with the task, so the reader then sees its end.
-        drop(out);
+        // The reader sees its end once the task wrote what waited, though `out` still lives.
         let mut got = Vec::new();
         rx.read_to_end(&mut got).await.unwrap();
         task.await.unwrap();
@@ -283,6 +314,26 @@ mod tests {
         for (i, line) in lines.iter().enumerate() {
             assert_eq!(line["params"]["i"], i);
         }
+    }
+
+    /// Closing closes the pipe once what waits is written, while clones of the writer live on
+    /// (a client closing its child's stdin: the child sees its end and exits by itself).
+    #[tokio::test]
+    async fn close_ends_the_pipe_while_clones_live() {
+        let (tx, mut rx) = tokio::net::unix::pipe::pipe().unwrap();
+        let (out, task) = DirectWriter::with(Sink::Pipe(tx), "a test pipe");
+        let _task = tokio::spawn(task);
+        let clone = out.clone();
+        out.send(&note(1, "before"));
+        out.close();
+        let mut got = Vec::new();
+        let read = rx.read_to_end(&mut got);
+        tokio::time::timeout(std::time::Duration::from_secs(5), read)
+            .await
+            .expect("the reader sees its end")
+            .unwrap();
+        assert_eq!(got.iter().filter(|b| **b == b'\n').count(), 1);
+        assert!(!clone.try_send(&note(2, "after")), "a closed writer takes nothing");
     }
 
     /// A reader that went away: writing stops, the task ends, nothing panics.
