@@ -610,11 +610,7 @@ async fn a_lazy_upstream_is_connected_in_the_background_and_announced() {
         "the eager upstream is mounted, the lazy one not yet"
     );
     assert_eq!(gateway.status("late").unwrap().state, UpstreamState::Starting);
-    let serving = gateway
-        .server()
-        .serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default())
-        .await
-        .unwrap();
+    let serving = mcpcore_tests::http::serve_gateway(&gateway).await;
     let options = ClientOptions { lineage: Some(Lineage::Legacy), ..ClientOptions::default() };
     let http = HttpOptions { standalone_stream: true, ..HttpOptions::default() };
     let client = Client::connect_http(&serving.url(), http, options).await.unwrap();
@@ -664,7 +660,6 @@ async fn a_listen_stream_hears_a_legacy_stdio_upstreams_list_changes() {
     use mcpcore::client::{Client, ClientOptions, ServerEvent};
     use mcpcore::gateway::{Gateway, GatewayConfig};
     use mcpcore::http::client::HttpOptions;
-    use mcpcore::http::server::HttpServerConfig;
     use mcpcore::protocol::subscriptions::SubscriptionFilter;
     use mcpcore::protocol::Lineage;
     let config = GatewayConfig::from_value(json!({"mcpServers": {"up": {
@@ -674,11 +669,7 @@ async fn a_listen_stream_hears_a_legacy_stdio_upstreams_list_changes() {
     .unwrap();
     let gateway = Gateway::start(&config).await.unwrap();
     assert_eq!(gateway.client("up").unwrap().lineage(), Lineage::Legacy);
-    let serving = gateway
-        .server()
-        .serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default())
-        .await
-        .unwrap();
+    let serving = mcpcore_tests::http::serve_gateway(&gateway).await;
     let options = ClientOptions { lineage: Some(Lineage::Modern), cache: false, ..ClientOptions::default() };
     let client = Client::connect_http(&serving.url(), HttpOptions::default(), options).await.unwrap();
     let filter = SubscriptionFilter { tools_list_changed: Some(true), ..SubscriptionFilter::default() };

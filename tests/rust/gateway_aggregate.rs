@@ -101,11 +101,7 @@ async fn upstream(
 async fn gateway(entries: Value) -> (Gateway, HttpServing) {
     let gateway =
         Gateway::start(&GatewayConfig::from_value(json!({ "mcpServers": entries })).unwrap()).await.unwrap();
-    let serving = gateway
-        .server()
-        .serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default())
-        .await
-        .unwrap();
+    let serving = mcpcore_tests::http::serve_gateway(&gateway).await;
     (gateway, serving)
 }
 

@@ -399,11 +399,7 @@ async fn the_gateway_authorizes_at_a_protected_upstream_with_its_own_client() {
             && e["resource"] == json!(py.url)),
         "{tokens:?}"
     );
-    let serving = gateway
-        .server()
-        .serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default())
-        .await
-        .unwrap();
+    let serving = mcpcore_tests::http::serve_gateway(&gateway).await;
     let http = HttpOptions { bearer_token: Some("the-callers-own-token".into()), ..HttpOptions::default() };
     for lineage in [mcpcore::protocol::Lineage::Modern, mcpcore::protocol::Lineage::Legacy] {
         let options = ClientOptions { lineage: Some(lineage), ..ClientOptions::default() };
