@@ -565,16 +565,26 @@ async fn our_client_hears_event_list_changes_from_a_server_that_sends_them() {
     client.close().await;
 }
 
-/// SEP-3415 §Dynamic event types through a gateway: the gateway follows a 2026-07-28 upstream's
-/// `notifications/events/list_changed` and mounts its types again, so a type the upstream adds
-/// appears under the mount's prefix and one it removes disappears, without a reconnection.
+/// SEP-3415 §Dynamic event types through a gateway: the gateway follows an upstream's
+/// `notifications/events/list_changed` (a 2026-07-28 upstream's on a listen stream, a legacy
+/// one's on its session, the gateway's client declaring the extension in `initialize`) and
+/// mounts its types again, so a type the upstream adds appears under the mount's prefix and one
+/// it removes disappears, without a reconnection.
 #[tokio::test]
 async fn a_gateway_follows_an_upstreams_event_list_changes() {
+    for lineage in ["modern", "legacy"] {
+        gateway_follows_event_list_changes(lineage).await;
+    }
+}
+
+async fn gateway_follows_event_list_changes(lineage: &str) {
     use mcpcore::client::{Client, ClientOptions};
     use mcpcore::gateway::{Gateway, GatewayConfig};
     let events = registry();
     let (upstream, _) = serve(&events).await;
-    let config = GatewayConfig::from_value(json!({"mcpServers": {"up": {"url": upstream.url()}}})).unwrap();
+    let config =
+        GatewayConfig::from_value(json!({"mcpServers": {"up": {"url": upstream.url(), "lineage": lineage}}}))
+            .unwrap();
     let gateway = Gateway::start(&config).await.unwrap();
     let serving = mcpcore_tests::http::serve_gateway(&gateway).await;
     let client =
@@ -584,7 +594,7 @@ async fn a_gateway_follows_an_upstreams_event_list_changes() {
         n.sort();
         n
     };
-    assert_eq!(names(client.clone()).await, ["up__pushed", "up__tick"]);
+    assert_eq!(names(client.clone()).await, ["up__pushed", "up__tick"], "{lineage}");
     events.declare(EventDecl::new("added", "Declared after the gateway mounted")).unwrap();
     assert!(events.remove("pushed"));
     let mut seen = Vec::new();
@@ -595,7 +605,7 @@ async fn a_gateway_follows_an_upstreams_event_list_changes() {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert_eq!(seen, ["up__added", "up__tick"], "the gateway's types follow the upstream's");
+    assert_eq!(seen, ["up__added", "up__tick"], "{lineage}: the gateway's types follow the upstream's");
     client.close().await;
     gateway.shutdown().await;
 }

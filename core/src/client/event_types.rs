@@ -49,6 +49,14 @@ impl Client {
         Some(EventsSupport { list_changed: settings.get("listChanged") == Some(&Value::Bool(true)) })
     }
 
+    /// A receiver that changes at each `notifications/events/list_changed` of a legacy
+    /// session (the client must declare the Events extension in its capabilities for a server
+    /// to send them); several in a row may be seen as one. A 2026-07-28 server sends them on a
+    /// listen stream instead ([`Client::listen`] with `eventsListChanged`).
+    pub(crate) fn events_list_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.inner.shared.events_list_changed.0.subscribe()
+    }
+
     /// True when the server declared the Events extension with `listChanged: true` (false
     /// before negotiation).
     pub(crate) fn sends_events_list_changed(&self) -> bool {

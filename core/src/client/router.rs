@@ -124,6 +124,23 @@ pub(crate) struct Shared {
     /// Counts the server's requests for input (elicitation, sampling, roots) being answered: a
     /// person may be at it, so the timeouts of calls in flight pause meanwhile.
     pub(crate) input_clock: Arc<crate::auth::client::FlowClock>,
+    /// Counts the `notifications/events/list_changed` of a legacy session.
+    pub(crate) events_list_changed: EventsListChanged,
+}
+
+/// Counts the `notifications/events/list_changed` a legacy session hears (a server sends them
+/// to sessions whose client declared the Events extension; SEP-3415 §Dynamic event types), for
+/// whoever follows the server's event types ([`Client::events_list_changes`]); a 2026-07-28
+/// server sends them on a listen stream instead.
+///
+/// [`Client::events_list_changes`]: super::Client::events_list_changes
+#[derive(Debug)]
+pub(crate) struct EventsListChanged(pub(crate) tokio::sync::watch::Sender<u64>);
+
+impl Default for EventsListChanged {
+    fn default() -> Self {
+        EventsListChanged(tokio::sync::watch::channel(0).0)
+    }
 }
 
 impl Shared {
@@ -268,6 +285,9 @@ impl Shared {
             return true;
         }
         let Some(event) = ServerEvent::from_notification(n) else { return false };
+        if sub.is_none() && event.method() == crate::protocol::events::LIST_CHANGED {
+            self.events_list_changed.0.send_modify(|n| *n += 1);
+        }
         if let Some(c) = &self.cache {
             c.invalidate(&event);
         }

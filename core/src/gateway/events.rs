@@ -11,7 +11,9 @@
 //! `subscriptions/listen` stream asking for `eventsListChanged`: each
 //! `notifications/events/list_changed` mounts its types again, so a type it adds, changes or
 //! removes is added, changed or removed here too (SEP-3415 §Dynamic event types). A legacy
-//! upstream's list is read at each (re)connection.
+//! upstream that declares `listChanged` sends the same notification on its session (the
+//! gateway's client declares the extension in `initialize` for that), and is followed the same
+//! way; any upstream's list is read again at each (re)connection.
 //!
 //! Relayed types take no subscription arguments: the relay follows each upstream type once,
 //! with `{}` (a type whose `inputSchema` requires arguments is not relayed, and a log line
@@ -63,9 +65,11 @@ impl EventRelay {
     /// changes (see the module's documentation).
     pub(crate) async fn mount(self: &Arc<Self>, upstream: &str, prefix: &str, client: &Client) {
         self.mount_types(upstream, prefix, client).await;
-        let follows =
-            client.lineage() == Lineage::Modern && client.events_support().is_some_and(|s| s.list_changed);
-        let watcher = follows.then(|| self.watch(upstream, prefix, client));
+        let follows = client.events_support().is_some_and(|s| s.list_changed);
+        let watcher = follows.then(|| match client.lineage() {
+            Lineage::Modern => self.watch(upstream, prefix, client),
+            Lineage::Legacy => self.watch_session(upstream, prefix, client),
+        });
         let old = match watcher {
             Some(w) => self.watchers.lock().expect("lock").insert(upstream.to_owned(), w),
             None => self.watchers.lock().expect("lock").remove(upstream),
@@ -96,6 +100,37 @@ impl EventRelay {
                     let Some(relay) = relay.upgrade() else { return };
                     relay.mount_types(&upstream, &prefix, &client).await;
                 }
+            }
+        });
+        task.abort_handle()
+    }
+
+    /// A legacy upstream's [`EventRelay::watch`]: its session's
+    /// `notifications/events/list_changed`, several in a row mounted once; it ends with the
+    /// connection.
+    fn watch_session(
+        self: &Arc<Self>,
+        upstream: &str,
+        prefix: &str,
+        client: &Client,
+    ) -> tokio::task::AbortHandle {
+        let (relay, upstream, prefix) = (Arc::downgrade(self), upstream.to_owned(), prefix.to_owned());
+        let mut changes = client.events_list_changes();
+        let client = client.clone();
+        let task = tokio::spawn(async move {
+            let closed = client.closed();
+            tokio::pin!(closed);
+            loop {
+                tokio::select! {
+                    changed = changes.changed() => {
+                        if changed.is_err() {
+                            return;
+                        }
+                    }
+                    _ = &mut closed => return,
+                }
+                let Some(relay) = relay.upgrade() else { return };
+                relay.mount_types(&upstream, &prefix, &client).await;
             }
         });
         task.abort_handle()

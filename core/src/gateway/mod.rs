@@ -393,6 +393,13 @@ async fn connect_as(upstream: &Upstream, bearer: Option<String>) -> Result<Clien
         ..ClientOptions::default()
     };
     options.info.name = "mcpcore-gateway".into();
+    // The gateway relays its upstreams' events: a legacy upstream then sends it
+    // `notifications/events/list_changed` (SEP-3415 §Dynamic event types).
+    options
+        .capabilities
+        .extensions
+        .get_or_insert_with(Default::default)
+        .insert(crate::protocol::events::EXTENSION_ID.into(), serde_json::json!({}));
     if let Some(t) = upstream.timeout {
         options.request_timeout = t;
     }
