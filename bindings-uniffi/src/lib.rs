@@ -40,6 +40,7 @@ mod handler;
 mod host;
 mod input;
 mod middleware;
+mod receiver;
 mod registry;
 mod results;
 mod rt;
@@ -70,6 +71,7 @@ pub use input::{ClientInput, ElicitAction, ElicitAnswer, ElicitRequest, InputKin
 pub use middleware::{
     telemetry_outcome, SessionEnded, TelemetryAttribute, TelemetryOperation, TelemetryOutcome,
 };
+pub use receiver::{ReceivedDelivery, WebhookReceiver};
 pub use registry::{CollisionPolicy, Registration, Registry};
 pub use results::{
     error_result, page, pending_approval_result, refusal_result, structured_result, text_result, Content,

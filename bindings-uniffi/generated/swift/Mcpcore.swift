@@ -8810,6 +8810,152 @@ public func FfiConverterTypeToolHandler_lower(_ value: ToolHandler) -> UInt64 {
 
 
 
+
+
+/**
+ * Checks webhook deliveries for one subscriber (see the module's documentation).
+ */
+public protocol WebhookReceiverProtocol: AnyObject, Sendable {
+    
+    /**
+     * Checks one POST: its `headers` (names in any case; the first value of each) and its raw
+     * `body`, as received.
+     */
+    func receive(headers: [String: String], body: Data)  -> ReceivedDelivery
+    
+}
+/**
+ * Checks webhook deliveries for one subscriber (see the module's documentation).
+ */
+open class WebhookReceiver: WebhookReceiverProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mcpcore_uniffi_fn_clone_webhookreceiver(self.handle, $0) }
+    }
+    /**
+     * A receiver for deliveries signed with any of `secrets` (`whsec_` and the base64 of 24
+     * to 64 bytes; the newest first while a refresh rotates the secret).
+     */
+public convenience init(secrets: [String])throws  {
+    let handle =
+        try rustCallWithError(FfiConverterTypeMcpError_lift) {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_constructor_webhookreceiver_new(
+        FfiConverterSequenceString.lower(secrets),uniffiCallStatus
+    )
+}
+    self.init(unsafeFromHandle: handle)
+}
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mcpcore_uniffi_fn_free_webhookreceiver(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Checks one POST: its `headers` (names in any case; the first value of each) and its raw
+     * `body`, as received.
+     */
+open func receive(headers: [String: String], body: Data) -> ReceivedDelivery  {
+    return try!  FfiConverterTypeReceivedDelivery_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_mcpcore_uniffi_fn_method_webhookreceiver_receive(
+            self.uniffiCloneHandle(),
+        FfiConverterDictionaryStringString.lower(headers),
+        FfiConverterData.lower(body),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeWebhookReceiver: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = WebhookReceiver
+
+    public static func lift(_ handle: UInt64) throws -> WebhookReceiver {
+        return WebhookReceiver(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: WebhookReceiver) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> WebhookReceiver {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: WebhookReceiver, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeWebhookReceiver_lift(_ handle: UInt64) throws -> WebhookReceiver {
+    return try FfiConverterTypeWebhookReceiver.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeWebhookReceiver_lower(_ value: WebhookReceiver) -> UInt64 {
+    return FfiConverterTypeWebhookReceiver.lower(value)
+}
+
+
+
+
 /**
  * An app as read from its server.
  */
@@ -10681,6 +10827,102 @@ public func FfiConverterTypePromptsPage_lift(_ buf: RustBuffer) throws -> Prompt
 #endif
 public func FfiConverterTypePromptsPage_lower(_ value: PromptsPage) -> RustBuffer {
     return FfiConverterTypePromptsPage.lower(value)
+}
+
+
+/**
+ * What one POST got: the status and body to answer with, the delivery as JSON (`None` when
+ * refused) and the subscription it is for.
+ */
+public struct ReceivedDelivery: Equatable, Hashable {
+    /**
+     * The HTTP status to answer with: 200, or 400 (malformed) / 401 (signature, timestamp).
+     */
+    public var status: UInt16
+    /**
+     * The body to answer with: a verification's `{"challenge"}`, empty for a delivery taken,
+     * the reason when refused (for the host's log; answering it is harmless).
+     */
+    public var body: String
+    /**
+     * The delivery as JSON text: `{"type": "event", …the occurrence}`, `{"type": "gap",
+     * "cursor"}`, `{"type": "terminated", "error"}`, `{"type": "verification"}` (already
+     * answered) or `{"type": "duplicate"}` (a retry of one taken); `None` when refused.
+     */
+    public var deliveryJson: String?
+    /**
+     * `X-MCP-Subscription-Id`.
+     */
+    public var subscriptionId: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The HTTP status to answer with: 200, or 400 (malformed) / 401 (signature, timestamp).
+         */status: UInt16, 
+        /**
+         * The body to answer with: a verification's `{"challenge"}`, empty for a delivery taken,
+         * the reason when refused (for the host's log; answering it is harmless).
+         */body: String, 
+        /**
+         * The delivery as JSON text: `{"type": "event", …the occurrence}`, `{"type": "gap",
+         * "cursor"}`, `{"type": "terminated", "error"}`, `{"type": "verification"}` (already
+         * answered) or `{"type": "duplicate"}` (a retry of one taken); `None` when refused.
+         */deliveryJson: String?, 
+        /**
+         * `X-MCP-Subscription-Id`.
+         */subscriptionId: String?) {
+        self.status = status
+        self.body = body
+        self.deliveryJson = deliveryJson
+        self.subscriptionId = subscriptionId
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ReceivedDelivery: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeReceivedDelivery: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ReceivedDelivery {
+        return
+            try ReceivedDelivery(
+                status: FfiConverterUInt16.read(from: &buf), 
+                body: FfiConverterString.read(from: &buf), 
+                deliveryJson: FfiConverterOptionString.read(from: &buf), 
+                subscriptionId: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ReceivedDelivery, into buf: inout [UInt8]) {
+        FfiConverterUInt16.write(value.status, into: &buf)
+        FfiConverterString.write(value.body, into: &buf)
+        FfiConverterOptionString.write(value.deliveryJson, into: &buf)
+        FfiConverterOptionString.write(value.subscriptionId, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeReceivedDelivery_lift(_ buf: RustBuffer) throws -> ReceivedDelivery {
+    return try FfiConverterTypeReceivedDelivery.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeReceivedDelivery_lower(_ value: ReceivedDelivery) -> RustBuffer {
+    return FfiConverterTypeReceivedDelivery.lower(value)
 }
 
 
@@ -16558,6 +16800,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_middlewarecall_tool() != 25801) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mcpcore_uniffi_checksum_method_webhookreceiver_receive() != 22997) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mcpcore_uniffi_checksum_method_registry_add_tool() != 5029) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -16667,6 +16912,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_constructor_gateway_start() != 17661) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mcpcore_uniffi_checksum_constructor_webhookreceiver_new() != 2571) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_constructor_registry_new() != 8487) {

@@ -1400,6 +1400,26 @@ RustBuffer uniffi_mcpcore_uniffi_fn_method_middlewarecall_telemetry_operation(ui
 RustBuffer uniffi_mcpcore_uniffi_fn_method_middlewarecall_tool(uint64_t ptr, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_WEBHOOKRECEIVER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_WEBHOOKRECEIVER
+uint64_t uniffi_mcpcore_uniffi_fn_clone_webhookreceiver(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_WEBHOOKRECEIVER
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_FREE_WEBHOOKRECEIVER
+void uniffi_mcpcore_uniffi_fn_free_webhookreceiver(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CONSTRUCTOR_WEBHOOKRECEIVER_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CONSTRUCTOR_WEBHOOKRECEIVER_NEW
+uint64_t uniffi_mcpcore_uniffi_fn_constructor_webhookreceiver_new(RustBuffer secrets, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_WEBHOOKRECEIVER_RECEIVE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_WEBHOOKRECEIVER_RECEIVE
+RustBuffer uniffi_mcpcore_uniffi_fn_method_webhookreceiver_receive(uint64_t ptr, RustBuffer headers, RustBuffer body, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_REGISTRY
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_CLONE_REGISTRY
 uint64_t uniffi_mcpcore_uniffi_fn_clone_registry(uint64_t handle, RustCallStatus *_Nonnull out_status
@@ -2827,6 +2847,12 @@ uint16_t uniffi_mcpcore_uniffi_checksum_method_middlewarecall_tool(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_WEBHOOKRECEIVER_RECEIVE
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_WEBHOOKRECEIVER_RECEIVE
+uint16_t uniffi_mcpcore_uniffi_checksum_method_webhookreceiver_receive(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_REGISTRY_ADD_TOOL
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_METHOD_REGISTRY_ADD_TOOL
 uint16_t uniffi_mcpcore_uniffi_checksum_method_registry_add_tool(void
@@ -3046,6 +3072,12 @@ uint16_t uniffi_mcpcore_uniffi_checksum_constructor_events_new(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_GATEWAY_START
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_GATEWAY_START
 uint16_t uniffi_mcpcore_uniffi_checksum_constructor_gateway_start(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_WEBHOOKRECEIVER_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_CHECKSUM_CONSTRUCTOR_WEBHOOKRECEIVER_NEW
+uint16_t uniffi_mcpcore_uniffi_checksum_constructor_webhookreceiver_new(void
     
 );
 #endif

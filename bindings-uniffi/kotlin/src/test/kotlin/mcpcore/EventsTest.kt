@@ -1,8 +1,9 @@
 // MCP Events (SEP-3415) in Kotlin: a Kotlin server declaring event types and emitting into them,
 // read by a Kotlin client over real HTTP on 127.0.0.1 in both lineages: listed, polled from a
 // cursor, streamed and resumed from the stream's cursor; a webhook subscription delivered to a
-// receiver (the JDK's HTTP server) whose signature is checked here with HMAC-SHA256; and bad
-// input refused with its code.
+// receiver (the JDK's HTTP server) whose signature is checked here with HMAC-SHA256, and to one
+// that mounts the binding's WebhookReceiver (verification answered, a retry dropped, a forgery
+// refused); and bad input refused with its code.
 package mcpcore
 
 import com.sun.net.httpserver.HttpServer
@@ -115,6 +116,61 @@ class EventsTest {
             }
         } finally {
             receiver.stop(0)
+        }
+    }
+
+    @Test
+    fun `a WebhookReceiver in the JDK's HTTP server takes each delivery once and refuses a forgery`() = runBlocking<Unit> {
+        val secret = "whsec_" + Base64.getEncoder().encodeToString(ByteArray(32) { 5 })
+        val hooks = WebhookReceiver(listOf(secret))
+        val taken = Collections.synchronizedList(mutableListOf<ReceivedDelivery>())
+        val posts = Collections.synchronizedList(mutableListOf<Pair<Map<String, String>, ByteArray>>())
+        val http = HttpServer.create(InetSocketAddress("127.0.0.1", 0), 0)
+        http.createContext("/hooks") { ex ->
+            val body = ex.requestBody.readAllBytes()
+            val headers = ex.requestHeaders.entries.associate { (k, v) -> k to v.first() }
+            posts.add(headers to body)
+            val got = hooks.receive(headers, body)
+            taken.add(got)
+            val answer = got.body.toByteArray()
+            ex.sendResponseHeaders(got.status.toInt(), if (answer.isEmpty()) -1 else answer.size.toLong())
+            if (answer.isNotEmpty()) ex.responseBody.use { it.write(answer) } else ex.close()
+        }
+        http.start()
+        try {
+            val events = events()
+            val server = Server(mcpcore.examples.echoRegistry(), "kotlin-receiver", "1.0").withEvents(events)
+            server.serveHttp("127.0.0.1", 0u).use { serving ->
+                Client.connectHttp(serving.url(), ConnectOptions()).use { client ->
+                    val url = "http://127.0.0.1:${http.address.port}/hooks"
+                    val grant = client.subscribeWebhook("tick", "{}", url, secret)
+                    events.emit("tick", """{"n":11}""")
+                    repeat(100) { if (taken.size < 2) delay(50) }
+                    // The receiver answered the challenge itself, so the subscription was granted.
+                    assertTrue(taken[0].deliveryJson!!.contains("\"verification\""), taken.toString())
+                    val event = taken[1]
+                    assertEquals(200, event.status.toInt())
+                    assertEquals(grant.id, event.subscriptionId)
+                    assertTrue(event.deliveryJson!!.contains("\"type\":\"event\""), event.toString())
+                    assertTrue(event.deliveryJson!!.contains("\"n\":11"), event.toString())
+                    // The same POST again (a retry): acknowledged, not handed over twice.
+                    val (headers, body) = posts[1]
+                    val again = hooks.receive(headers, body)
+                    assertEquals(200, again.status.toInt())
+                    assertEquals("""{"type":"duplicate"}""", again.deliveryJson)
+                    // A body changed in transit: refused, and nothing handed over.
+                    val forged = hooks.receive(headers, String(body).replace("11", "12").toByteArray())
+                    assertEquals(401, forged.status.toInt())
+                    assertEquals(null, forged.deliveryJson)
+                    // Header names in any case.
+                    val upper = headers.mapKeys { it.key.uppercase() }
+                    assertEquals("""{"type":"duplicate"}""", hooks.receive(upper, body).deliveryJson)
+                    val bad = thrown<McpException.InvalidInput> { WebhookReceiver(listOf("whsec_AAAA")) }
+                    assertTrue(bad.reason.contains("whsec_"), bad.reason)
+                }
+            }
+        } finally {
+            http.stop(0)
         }
     }
 }
