@@ -170,6 +170,8 @@ async fn the_redis_store_lets_only_the_holder_renew_or_release_a_claim() {
     let (lease, now) = (Duration::from_millis(300), SystemTime::now());
     assert_eq!(store.claim("k", "fp", "first", lease, now).await.unwrap(), Claimed::Fresh);
     assert_eq!(store.claim("k", "fp", "second", lease, now).await.unwrap(), Claimed::Running);
+    // A claim sent again by its holder (after a dropped connection) finds its own: still fresh.
+    assert_eq!(store.claim("k", "fp", "first", lease, now).await.unwrap(), Claimed::Fresh);
     assert_eq!(store.claim("k", "other", "second", lease, now).await.unwrap(), Claimed::Conflict);
     assert!(!store.renew("k", "second", lease, now).await.unwrap(), "only the holder renews");
     store.release("k", "second").await.unwrap();

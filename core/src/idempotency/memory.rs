@@ -66,7 +66,9 @@ impl MemoryIdempotencyStore {
         now: SystemTime,
     ) -> Result<Claimed, ErrorData> {
         let mut entries = self.lock();
-        if let Some(e) = entries.get(key).filter(|e| e.until > now) {
+        // A claim repeated by the holder that made it is its own (see the trait).
+        let own = |e: &&Entry| e.result.is_none() && e.holder == holder && e.fingerprint == fingerprint;
+        if let Some(e) = entries.get(key).filter(|e| e.until > now && !own(e)) {
             return Ok(match (&e.result, e.fingerprint == fingerprint) {
                 (_, false) => Claimed::Conflict,
                 (Some(r), true) => Claimed::Done(r.clone()),

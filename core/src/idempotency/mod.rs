@@ -37,7 +37,9 @@ pub enum Claimed {
 pub trait IdempotencyStore: Send + Sync + std::fmt::Debug {
     /// Claims `key` for `holder`, a call whose arguments hash to `fingerprint`, at `now`; a
     /// claim neither renewed nor completed within `lease` lapses (its holder is taken to have
-    /// died).
+    /// died). A claim repeated by the holder already holding the key is [`Claimed::Fresh`]
+    /// again (its lease restarted): a store that sends a command again after a dropped
+    /// connection may meet its own first execution.
     fn claim<'a>(
         &'a self,
         key: &'a str,

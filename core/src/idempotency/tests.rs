@@ -20,7 +20,8 @@ fn a_key_is_claimed_once_answered_from_its_result_and_refused_for_other_argument
     let s = MemoryIdempotencyStore::default();
     let lease = Duration::from_secs(60);
     assert_eq!(s.claim_now("k", "f1", "h-f1", lease, at(0)).unwrap(), Claimed::Fresh);
-    assert_eq!(s.claim_now("k", "f1", "h-f1", lease, at(1)).unwrap(), Claimed::Running);
+    assert_eq!(s.claim_now("k", "f1", "h-next", lease, at(1)).unwrap(), Claimed::Running);
+    assert_eq!(s.claim_now("k", "f1", "h-f1", lease, at(1)).unwrap(), Claimed::Fresh, "its holder's again");
     assert_eq!(s.claim_now("k", "f2", "h-f2", lease, at(1)).unwrap(), Claimed::Conflict);
     let result = json!({"content": []});
     futures_util::FutureExt::now_or_never(s.complete("k", "f1", &result, Duration::from_secs(10), at(2)))
@@ -39,7 +40,7 @@ fn a_released_or_lapsed_claim_lets_the_next_call_act() {
     assert_eq!(s.claim_now("k", "f", "h-f", lease, at(0)).unwrap(), Claimed::Fresh);
     futures_util::FutureExt::now_or_never(s.release("k", "another")).unwrap().unwrap();
     assert_eq!(
-        s.claim_now("k", "f", "h-f", lease, at(1)).unwrap(),
+        s.claim_now("k", "f", "h-g", lease, at(1)).unwrap(),
         Claimed::Running,
         "only its holder releases it"
     );

@@ -129,6 +129,20 @@ impl Drop for Hold {
     }
 }
 
+/// Releases `holder`'s claim of `key` in the background, trying again while the store fails
+/// (at most 30 times, a second apart): the claim of a call that never ran.
+fn release_soon(store: Arc<dyn IdempotencyStore>, key: String, holder: String) {
+    let Ok(rt) = tokio::runtime::Handle::try_current() else { return };
+    rt.spawn(async move {
+        for _ in 0..30 {
+            if store.release(&key, &holder).await.is_ok() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    });
+}
+
 impl Middleware for Idempotency {
     fn handle(&self, request: Request, ctx: RequestContext, next: Next) -> BoxFuture<'static, Reply> {
         let Some(tool) = super::tool_of(&request).map(str::to_owned) else { return next.run(request) };
@@ -148,7 +162,14 @@ impl Middleware for Idempotency {
             let deadline = tokio::time::Instant::now() + lease;
             let mut pause = Duration::from_millis(10);
             loop {
-                match store.claim(&key, &fingerprint, &holder, lease, SystemTime::now()).await? {
+                let claimed = store.claim(&key, &fingerprint, &holder, lease, SystemTime::now()).await;
+                let claimed = claimed.inspect_err(|_| {
+                    // The store may have made the claim though its answer was lost (Redis cut
+                    // off mid-command): give it up, or a retry would wait a whole lease for a
+                    // call that never ran.
+                    release_soon(store.clone(), key.clone(), holder.clone());
+                })?;
+                match claimed {
                     Claimed::Fresh => break,
                     Claimed::Done(result) => return Ok(result),
                     Claimed::Conflict => {

@@ -11,10 +11,14 @@ use crate::idempotency::{Claimed, IdempotencyStore};
 use serde_json::{json, Value};
 use std::time::{Duration, SystemTime};
 
-/// KEYS[1]; ARGV: the running record, the lease in ms. `{"fresh"}` when claimed now, else
-/// `{"held", record}`.
+/// KEYS[1]; ARGV: the running record, the lease in ms, the holder. `{"fresh"}` when claimed
+/// now, or already held by this holder (a claim sent again after its connection dropped, by
+/// [`Redis::run`], may find its own first execution), else `{"held", record}`.
 const CLAIM: &str = "local v = redis.call('GET', KEYS[1]) \
     if not v then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return {'fresh'} end \
+    local ok, r = pcall(cjson.decode, v) \
+    if ok and type(r) == 'table' and r.holder == ARGV[3] then \
+      redis.call('PEXPIRE', KEYS[1], ARGV[2]) return {'fresh'} end \
     return {'held', v}";
 
 /// KEYS[1]; ARGV[1]: the holder. Deletes the key only while that holder's running record is
@@ -65,7 +69,12 @@ impl RedisIdempotencyStore {
         lease: Duration,
     ) -> Result<Claimed, ErrorData> {
         let mut cmd = redis::cmd("EVAL");
-        cmd.arg(CLAIM).arg(1).arg(self.key(key)).arg(Self::running(fingerprint, holder)).arg(millis(lease));
+        cmd.arg(CLAIM)
+            .arg(1)
+            .arg(self.key(key))
+            .arg(Self::running(fingerprint, holder))
+            .arg(millis(lease))
+            .arg(holder);
         let reply: Vec<String> = self.redis.run(&cmd).await?;
         let Some(held) = reply.get(1) else { return Ok(Claimed::Fresh) };
         let record: Value = serde_json::from_str(held).map_err(|e| {
