@@ -104,6 +104,14 @@ else
   echo "go is missing: the workflow is not linted (install Go to lint it)"
 fi
 
+# toxiproxy slows Redis in tests/rust/fleet_chaos.rs (a latency proxy; Go, from the module proxy).
+if [[ ! -x .tools/go-bin/toxiproxy-server ]] && command -v go >/dev/null; then
+  step "toxiproxy-server (go install, pinned) for the slowed-Redis chaos test"
+  mkdir -p .tools/go-bin/toxiproxy
+  GOBIN="$root/.tools/go-bin/toxiproxy" go install github.com/Shopify/toxiproxy/v2/cmd/server@v2.5.0
+  mv .tools/go-bin/toxiproxy/server .tools/go-bin/toxiproxy-server
+fi
+
 step "build every binary (tests spawn them as real child processes)"
 cargo build --workspace --bins --quiet
 # rmcp's Unix-socket client (bench/peers/rmcp-echo, about a minute in debug) is the peer of

@@ -2,6 +2,7 @@
 
 #[cfg(unix)]
 pub mod auth_echo;
+pub mod chaos;
 pub mod fleet;
 pub mod http;
 pub mod issuer;
