@@ -4,7 +4,7 @@
 //! (`common::chaos`), while Redis is:
 //!
 //! - paused (`CLIENT PAUSE`: every command waits), every connection to it cut (`CLIENT KILL TYPE
-//!   normal`), then killed and started again empty;
+//!   normal`), then killed, unreachable for 10 s, and started again empty;
 //! - slowed: 300 ms added to each of its answers, then 2.5 s (longer than the store's 2-s
 //!   response timeout), through toxiproxy (a `latency` toxic), then healed.
 //!
@@ -47,8 +47,9 @@ fn under_load_redis_paused_cut_off_and_restarted_every_request_is_answered_and_t
     assert!(killed.starts_with(':'), "{killed}");
     std::thread::sleep(Duration::from_millis(1500));
     phase.set("down");
+    // Unreachable for 10 s (issue 50), then back empty.
     f.redis.kill();
-    std::thread::sleep(Duration::from_millis(1500));
+    std::thread::sleep(Duration::from_millis(10_000));
     let (redis, _) = fleet::tools("fleet-chaos").unwrap();
     let _again = fleet::start_redis(&redis, f.redis_port, &f.dir);
     phase.set("back");
