@@ -19,54 +19,50 @@
 //! Redis (`scripts/test.sh` installs it with `go install`); skipped with a message without them,
 //! except in CI.
 
-use mcpcore_tests::chaos::{check, spawn_load, summary, Outcome, Phase};
+use mcpcore_tests::chaos::{check, summary, Load, Outcome};
 use mcpcore_tests::fleet::{self, Fleet, Kid};
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 #[test]
 fn under_load_redis_paused_cut_off_and_restarted_every_request_is_answered_and_the_fleet_recovers() {
     let Some(mut f) = Fleet::start_echo("fleet-chaos", 3, &[]) else { return };
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let (phase, stop) = (Phase::default(), Arc::new(AtomicBool::new(false)));
-    let out: Arc<Mutex<Vec<Outcome>>> = Arc::default();
-    let workers = spawn_load(&rt, &f.url, &phase, &stop, &out);
+    let load = Load::start(&f.url);
     let redis_cmd = |cmd: &str| fleet::redis_cmd(f.redis_port, cmd);
 
     std::thread::sleep(Duration::from_millis(1500));
-    phase.set("paused");
+    load.phase("paused");
     // Every Redis command waits 8 s: longer than any answer may take.
     assert_eq!(redis_cmd("CLIENT PAUSE 8000 ALL"), "+OK");
     std::thread::sleep(Duration::from_millis(8500));
-    phase.set("cut");
+    load.phase("cut");
     let killed = redis_cmd("CLIENT KILL TYPE normal");
     assert!(killed.starts_with(':'), "{killed}");
     std::thread::sleep(Duration::from_millis(1500));
-    phase.set("down");
+    load.phase("down");
     // Unreachable for 10 s (issue 50), then back empty.
     f.redis.kill();
     std::thread::sleep(Duration::from_millis(10_000));
     let (redis, _) = fleet::tools("fleet-chaos").unwrap();
     let _again = fleet::start_redis(&redis, f.redis_port, &f.dir);
-    phase.set("back");
+    load.phase("back");
     std::thread::sleep(Duration::from_millis(2000));
-    phase.set("after");
+    load.phase("after");
     std::thread::sleep(Duration::from_millis(1500));
-    stop.store(true, Ordering::Relaxed);
-    for w in workers {
-        rt.block_on(w).unwrap();
-    }
-
-    let out = out.lock().unwrap().clone();
+    let out = load.finish();
     let phases = summary(&out, &["steady", "paused", "cut", "down", "back", "after"]);
     eprintln!("fleet chaos: {phases}");
     check(&out, Duration::from_secs(6), true, "after", &phases);
     // The chaos was felt (Redis errors while paused or down).
     assert!(out.iter().any(|o| o.status == 503), "Redis's outage never showed ({phases})");
+    assert_alive(&mut f);
+}
+
+/// Every instance of `f` still runs.
+fn assert_alive(f: &mut Fleet) {
     for (i, kid) in f.instances.iter_mut().enumerate() {
         assert!(kid.0.try_wait().unwrap().is_none(), "instance {i} died");
     }
@@ -164,36 +160,26 @@ fn under_load_a_slow_redis_slows_legacy_requests_within_the_bound_and_the_fleet_
         return;
     };
     let proxy = proxy.get().unwrap();
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let (phase, stop) = (Phase::default(), Arc::new(AtomicBool::new(false)));
-    let out: Arc<Mutex<Vec<Outcome>>> = Arc::default();
-    let workers = spawn_load(&rt, &f.url, &phase, &stop, &out);
+    let load = Load::start(&f.url);
 
     std::thread::sleep(Duration::from_millis(1500));
-    phase.set("slow");
+    load.phase("slow");
     proxy.latency(300);
     std::thread::sleep(Duration::from_millis(4000));
-    phase.set("slower than the timeout");
+    load.phase("slower than the timeout");
     proxy.latency(2500);
     std::thread::sleep(Duration::from_millis(5000));
-    phase.set("healed");
+    load.phase("healed");
     proxy.heal();
     std::thread::sleep(Duration::from_millis(2500));
-    phase.set("after");
+    load.phase("after");
     std::thread::sleep(Duration::from_millis(1500));
-    stop.store(true, Ordering::Relaxed);
-    for w in workers {
-        rt.block_on(w).unwrap();
-    }
-
-    let out = out.lock().unwrap().clone();
+    let out = load.finish();
     let phases = summary(&out, &["steady", "slow", "slower than the timeout", "healed", "after"]);
     eprintln!("fleet chaos, slow Redis: {phases}");
     check(&out, Duration::from_secs(6), true, "after", &phases);
     // While slower than the timeout, the store gave up: Redis errors showed.
     let slowed: Vec<&Outcome> = out.iter().filter(|o| o.phase == "slower than the timeout").collect();
     assert!(slowed.iter().any(|o| o.status == 503), "the slow Redis never showed ({phases})");
-    for (i, kid) in f.instances.iter_mut().enumerate() {
-        assert!(kid.0.try_wait().unwrap().is_none(), "instance {i} died");
-    }
+    assert_alive(&mut f);
 }

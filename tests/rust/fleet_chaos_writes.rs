@@ -10,12 +10,14 @@
 //! acknowledged again. (A Redis restarted empty forgets its keys by definition: a retry after
 //! that acts again; run Redis with persistence where that matters.)
 
+use mcpcore_tests::chaos::{exchange, Phase};
 use mcpcore_tests::fleet::{self, Fleet, Scratch};
-use serde_json::{json, Value};
+use mcpcore_tests::http::{modern, Raw};
+use serde_json::json;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// What one attempt of a key got.
 #[derive(Debug, Clone)]
@@ -30,18 +32,9 @@ struct Attempt {
     took: Duration,
 }
 
-static PHASE: Mutex<&str> = Mutex::new("steady");
-
-fn phase() -> &'static str {
-    *PHASE.lock().unwrap()
-}
-
 /// A 2026-07-28 writer until `stop`: key after key, each retried until acknowledged.
-async fn writer(w: usize, url: String, stop: Arc<AtomicBool>, out: Arc<Mutex<Vec<Attempt>>>) {
-    let client = mcpcore_tests::http::client_builder().build().unwrap();
-    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": {"name": "chaos-writer", "version": "1"}});
+async fn writer(w: usize, url: String, phase: Phase, stop: Arc<AtomicBool>, out: Arc<Mutex<Vec<Attempt>>>) {
+    let raw = Raw::new(&url);
     let mut id = 0u32;
     // Bounded: the chaos script ends well before this many keys.
     'keys: for k in 0..2_000u32 {
@@ -51,32 +44,22 @@ async fn writer(w: usize, url: String, stop: Arc<AtomicBool>, out: Arc<Mutex<Vec
                 break 'keys;
             }
             id += 1;
-            let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
-                "name": "append", "arguments": {"text": key, "idempotency_key": key}, "_meta": meta}});
-            let started = Instant::now();
-            let resp = client
-                .post(&url)
-                .header("content-type", "application/json")
-                .header("accept", "application/json, text/event-stream")
-                .header("mcp-protocol-version", "2026-07-28")
-                .header("mcp-method", "tools/call")
-                .header("mcp-name", "append")
-                .timeout(Duration::from_secs(30))
-                .body(call.to_string())
-                .send()
-                .await;
-            let (status, body) = match resp {
-                Ok(r) => {
-                    let status = r.status().as_u16();
-                    let text = r.text().await.unwrap_or_default();
-                    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
-                }
-                Err(_) => (0, Value::Null),
-            };
+            let call = modern(
+                i64::from(id),
+                "tools/call",
+                json!({"name": "append", "arguments": {"text": key, "idempotency_key": key}}),
+            );
+            let (status, body, _, took) = exchange(raw.post_modern(&call), Duration::from_secs(30)).await;
             let acked = status == 200 && body["result"]["isError"] != true && body["result"].is_object();
             let code = body["error"]["code"].as_i64();
-            let took = started.elapsed();
-            out.lock().unwrap().push(Attempt { key: key.clone(), phase: phase(), status, code, acked, took });
+            out.lock().unwrap().push(Attempt {
+                key: key.clone(),
+                phase: phase.get(),
+                status,
+                code,
+                acked,
+                took,
+            });
             if acked {
                 continue 'keys;
             }
@@ -97,19 +80,20 @@ fn under_redis_pause_and_cut_no_idempotent_write_acts_twice() {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let stop = Arc::new(AtomicBool::new(false));
     let out = Arc::new(Mutex::new(Vec::new()));
-    let writers: Vec<_> =
-        (0..4).map(|w| rt.spawn(writer(w, f.url.clone(), stop.clone(), out.clone()))).collect();
-    let set = |p: &'static str| *PHASE.lock().unwrap() = p;
+    let phase = Phase::default();
+    let writers: Vec<_> = (0..4)
+        .map(|w| rt.spawn(writer(w, f.url.clone(), phase.clone(), stop.clone(), out.clone())))
+        .collect();
 
     std::thread::sleep(Duration::from_millis(1500));
-    set("paused");
+    phase.set("paused");
     assert_eq!(fleet::redis_cmd(f.redis_port, "CLIENT PAUSE 8000 ALL"), "+OK");
     std::thread::sleep(Duration::from_millis(8500));
-    set("cut");
+    phase.set("cut");
     let killed = fleet::redis_cmd(f.redis_port, "CLIENT KILL TYPE normal");
     assert!(killed.starts_with(':'), "{killed}");
     std::thread::sleep(Duration::from_millis(1500));
-    set("after");
+    phase.set("after");
     std::thread::sleep(Duration::from_millis(3000));
     stop.store(true, Ordering::Relaxed);
     for w in writers {

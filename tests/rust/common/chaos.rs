@@ -3,6 +3,7 @@
 //! recorded with the chaos step under way, and the checks every chaos test makes of them
 //! (`fleet_chaos.rs`).
 
+use crate::http::{modern_echo, Raw};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -46,29 +47,23 @@ impl Phase {
     }
 }
 
-/// One POST through the proxy: status (0 when none came), body, session id, time taken.
-async fn post(
-    client: &reqwest::Client,
-    url: &str,
-    body: &Value,
-    session: Option<&str>,
+/// Sends `rb` (a request of [`Raw`], bounded by `timeout`): its status (0 when no answer came:
+/// a transport error or the timeout), body, `Mcp-Session-Id` and the time taken. Unlike
+/// [`crate::http::send`] a missing answer is an outcome here, not a failure of the test.
+pub async fn exchange(
+    rb: reqwest::RequestBuilder,
+    timeout: Duration,
 ) -> (u16, Value, Option<String>, Duration) {
     let started = Instant::now();
-    let mut req = client
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .timeout(Duration::from_secs(15))
-        .body(body.to_string());
-    if let Some(s) = session {
-        req = req.header("mcp-session-id", s);
-    }
-    let Ok(resp) = req.send().await else { return (0, Value::Null, None, started.elapsed()) };
+    let Ok(resp) = rb.timeout(timeout).send().await else { return (0, Value::Null, None, started.elapsed()) };
     let status = resp.status().as_u16();
     let sid = resp.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_owned);
     let text = resp.text().await.unwrap_or_default();
     (status, serde_json::from_str(&text).unwrap_or(Value::String(text)), sid, started.elapsed())
 }
+
+/// How long a chaos worker waits for one answer.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// A 2026-07-28 client in a loop until `stop`: stateless `echo` calls (2026-07-28
 /// basic/transports: the `Mcp-Method` and `Mcp-Name` headers, the revision in `_meta`).
@@ -79,39 +74,15 @@ pub async fn modern_worker(
     stop: Arc<AtomicBool>,
     out: Arc<Mutex<Vec<Outcome>>>,
 ) {
-    let client = crate::http::client_builder().build().unwrap();
-    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": {"name": "chaos", "version": "1"}});
+    let raw = Raw::new(&url);
     // Bounded: the chaos script ends well before this many requests.
     for n in 0..20_000u32 {
         if stop.load(Ordering::Relaxed) {
             return;
         }
         let text = format!("m{w} n{n}");
-        let call = json!({"jsonrpc": "2.0", "id": n + 1, "method": "tools/call",
-            "params": {"name": "echo", "arguments": {"text": text}, "_meta": meta}});
-        let started = Instant::now();
-        let resp = client
-            .post(&url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", "echo")
-            .timeout(Duration::from_secs(15))
-            .body(call.to_string())
-            .send()
-            .await;
-        let (status, body) = match resp {
-            Ok(r) => {
-                let status = r.status().as_u16();
-                let text = r.text().await.unwrap_or_default();
-                (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
-            }
-            Err(_) => (0, Value::Null),
-        };
-        let took = started.elapsed();
+        let call = modern_echo(i64::from(n) + 1, &text);
+        let (status, body, _, took) = exchange(raw.post_modern(&call), ANSWER_TIMEOUT).await;
         let echoed = body["result"]["content"][0]["text"] == text.as_str();
         let code = body["error"]["code"].as_i64();
         out.lock().unwrap().push(Outcome {
@@ -137,7 +108,7 @@ pub async fn worker(
     stop: Arc<AtomicBool>,
     out: Arc<Mutex<Vec<Outcome>>>,
 ) {
-    let client = crate::http::client_builder().build().unwrap();
+    let raw = Raw::new(&url);
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "chaos", "version": "1"}}});
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
@@ -152,11 +123,12 @@ pub async fn worker(
             return;
         }
         let Some(sid) = session.clone() else {
-            let (status, body, sid, took) = post(&client, &url, &init, None).await;
+            let (status, body, sid, took) = exchange(raw.post_legacy(None, &init), ANSWER_TIMEOUT).await;
             record("initialize", status, &body, took, false);
             match (status, sid) {
                 (200, Some(sid)) => {
-                    let (status, body, _, took) = post(&client, &url, &initialized, Some(&sid)).await;
+                    let (status, body, _, took) =
+                        exchange(raw.post_legacy(Some(&sid), &initialized), ANSWER_TIMEOUT).await;
                     record("initialized", status, &body, took, false);
                     if status == 202 {
                         session = Some(sid);
@@ -169,7 +141,7 @@ pub async fn worker(
         let text = format!("w{w} n{n}");
         let call = json!({"jsonrpc": "2.0", "id": n + 2, "method": "tools/call",
             "params": {"name": "echo", "arguments": {"text": text}}});
-        let (status, body, _, took) = post(&client, &url, &call, Some(&sid)).await;
+        let (status, body, _, took) = exchange(raw.post_legacy(Some(&sid), &call), ANSWER_TIMEOUT).await;
         let echoed = body["result"]["content"][0]["text"] == text.as_str();
         record("call", status, &body, took, echoed);
         match status {
@@ -180,21 +152,48 @@ pub async fn worker(
     }
 }
 
-/// Six legacy workers (0..6) and two 2026-07-28 ones (0..2) on `rt`, against `url`.
-pub fn spawn_load(
-    rt: &tokio::runtime::Runtime,
-    url: &str,
-    phase: &Phase,
-    stop: &Arc<AtomicBool>,
-    out: &Arc<Mutex<Vec<Outcome>>>,
-) -> Vec<tokio::task::JoinHandle<()>> {
-    let mut workers: Vec<_> = (0..6)
-        .map(|w| rt.spawn(worker(w, url.to_owned(), phase.clone(), stop.clone(), out.clone())))
-        .collect();
-    workers.extend(
-        (0..2).map(|w| rt.spawn(modern_worker(w, url.to_owned(), phase.clone(), stop.clone(), out.clone()))),
-    );
-    workers
+/// The load of one chaos test: six legacy workers and two 2026-07-28 ones on a runtime of their
+/// own, labelling their outcomes with the step [`Load::phase`] names last.
+pub struct Load {
+    rt: tokio::runtime::Runtime,
+    phase: Phase,
+    stop: Arc<AtomicBool>,
+    out: Arc<Mutex<Vec<Outcome>>>,
+    workers: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl Load {
+    /// Starts the workers against `url` (step "steady").
+    pub fn start(url: &str) -> Load {
+        let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+        let (phase, stop, out) = (Phase::default(), Arc::new(AtomicBool::new(false)), Arc::default());
+        let spawn = |w, modern: bool| {
+            let (url, phase, stop, out) =
+                (url.to_owned(), phase.clone(), Arc::clone(&stop), Arc::clone(&out));
+            if modern {
+                rt.spawn(modern_worker(w, url, phase, stop, out))
+            } else {
+                rt.spawn(worker(w, url, phase, stop, out))
+            }
+        };
+        let workers = (0..6).map(|w| spawn(w, false)).chain((0..2).map(|w| spawn(w, true))).collect();
+        Load { rt, phase, stop, out, workers }
+    }
+
+    /// Labels what comes next `p`.
+    pub fn phase(&self, p: &'static str) {
+        self.phase.set(p);
+    }
+
+    /// Stops the workers and returns every outcome.
+    pub fn finish(self) -> Vec<Outcome> {
+        self.stop.store(true, Ordering::Relaxed);
+        for w in self.workers {
+            self.rt.block_on(w).unwrap();
+        }
+        let out = self.out.lock().unwrap().clone();
+        out
+    }
 }
 
 /// One line per step of `phases`: requests, 2xx, 503 and the slowest answer of the legacy
