@@ -119,23 +119,19 @@ impl Drop for Hold {
         if !self.armed {
             return;
         }
-        let (store, key, holder) =
-            (self.store.clone(), std::mem::take(&mut self.key), std::mem::take(&mut self.holder));
-        if let Ok(rt) = tokio::runtime::Handle::try_current() {
-            rt.spawn(async move {
-                let _ = store.release(&key, &holder).await;
-            });
-        }
+        let (key, holder) = (std::mem::take(&mut self.key), std::mem::take(&mut self.holder));
+        release_soon(self.store.clone(), key, holder, 1);
     }
 }
 
-/// Releases `holder`'s claim of `key` in the background, trying again while the store fails
-/// (at most 30 times, a second apart): the claim of a call that never ran.
-fn release_soon(store: Arc<dyn IdempotencyStore>, key: String, holder: String) {
+/// Releases `holder`'s claim of `key` in the background, in at most `attempts` tries a second
+/// apart while the store fails: a call dropped without a result (one try), or the claim of a
+/// call that never ran because the claim's answer was lost (30 tries, until the store is back).
+fn release_soon(store: Arc<dyn IdempotencyStore>, key: String, holder: String, attempts: u32) {
     let Ok(rt) = tokio::runtime::Handle::try_current() else { return };
     rt.spawn(async move {
-        for _ in 0..30 {
-            if store.release(&key, &holder).await.is_ok() {
+        for attempt in 1..=attempts {
+            if store.release(&key, &holder).await.is_ok() || attempt == attempts {
                 return;
             }
             tokio::time::sleep(Duration::from_secs(1)).await;
@@ -167,7 +163,7 @@ impl Middleware for Idempotency {
                     // The store may have made the claim though its answer was lost (Redis cut
                     // off mid-command): give it up, or a retry would wait a whole lease for a
                     // call that never ran.
-                    release_soon(store.clone(), key.clone(), holder.clone());
+                    release_soon(store.clone(), key.clone(), holder.clone(), 30);
                 })?;
                 match claimed {
                     Claimed::Fresh => break,
