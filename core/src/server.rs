@@ -38,6 +38,8 @@ pub struct Server {
     clock: Arc<dyn Clock>,
     states: Arc<dyn crate::state::StateLedger>,
     fanout: Option<Arc<crate::runtime::fanout::Fanout>>,
+    /// The fleet's shared log of event occurrences ([`Server::with_scale_out`]).
+    shared_events: Option<Arc<dyn crate::events::SharedLog>>,
     max_frame: usize,
     shutdown_grace: Duration,
 }
@@ -62,6 +64,7 @@ impl Server {
             clock,
             states: Arc::new(crate::state::MemoryStateLedger::default()),
             fanout: None,
+            shared_events: None,
             max_frame: DEFAULT_MAX_FRAME,
             shutdown_grace: Duration::from_secs(30),
         }
@@ -85,8 +88,10 @@ impl Server {
     }
 
     /// Serves `events` too (the Events extension, [`crate::events`]: `events/list`,
-    /// `events/poll`, `events/stream`); emit with [`crate::events::EventRegistry::emit`].
+    /// `events/poll`, `events/stream`); emit with [`crate::events::EventRegistry::emit`]. On a
+    /// shared store ([`Server::with_scale_out`], either order) the occurrences are the fleet's.
     pub fn with_events(mut self, events: Arc<crate::events::EventRegistry>) -> Self {
+        self.share_events(&events);
         if events.webhooks().is_none() {
             // Types offering webhooks are delivered under the default (production) policy.
             events.set_webhooks(webhooks::Webhooks::new(&events, webhooks::WebhookPolicy::default()));
@@ -174,17 +179,33 @@ impl Server {
     }
 
     /// This server as one of several instances with `scale`'s settings: `requestState` sealed
-    /// with its keys and, with a store, tasks, single-use claims and change announcements kept
-    /// there (the legacy sessions are the HTTP configuration's:
+    /// with its keys and, with a store, tasks, single-use claims, change announcements and
+    /// event occurrences kept there (the legacy sessions are the HTTP configuration's:
     /// [`ScaleOut::http_config`](crate::store::ScaleOut::http_config)).
     pub fn with_scale_out(self, scale: &crate::store::ScaleOut) -> Self {
-        let server = self.with_state_keys(scale.state_keys().clone());
+        let mut server = self.with_state_keys(scale.state_keys().clone());
         match scale.stores() {
-            Some(stores) => server
-                .with_task_store(stores.tasks.clone())
-                .with_state_ledger(stores.states.clone())
-                .with_change_bus(stores.changes.clone()),
+            Some(stores) => {
+                server.shared_events = Some(stores.events.clone());
+                if let Some(events) = server.engine.events().cloned() {
+                    server.share_events(&events);
+                }
+                server
+                    .with_task_store(stores.tasks.clone())
+                    .with_state_ledger(stores.states.clone())
+                    .with_change_bus(stores.changes.clone())
+            }
             None => server,
+        }
+    }
+
+    /// Shares the occurrences of `events` through the fleet's log, when there is one and the
+    /// registry does not share them yet.
+    fn share_events(&self, events: &Arc<crate::events::EventRegistry>) {
+        if let Some(log) = &self.shared_events {
+            if !events.is_shared() {
+                events.share(log.clone());
+            }
         }
     }
 

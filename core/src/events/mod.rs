@@ -8,6 +8,13 @@
 //! position within them, and learns it missed some (`truncated`) when its position fell out.
 //! A position is `(epoch, seq)`: `epoch` names this registry (a process), `seq` counts a type's
 //! occurrences from 1; [`cursor`] seals it for the wire.
+//!
+//! Several instances of one server behind a load balancer share their occurrences through a
+//! [`SharedLog`] ([`EventRegistry::share`]; the Redis store's
+//! `mcpcore::store::redis::RedisEventLog`): an emit goes to the shared log instead, which gives
+//! it its position (the epoch is then the log's, `seq` counts in it) and hands it back to every
+//! instance's registry ([`EventRegistry::mirror`]). Polls, streams and webhooks then read the
+//! same positions on every instance, so a cursor from one instance is good on any other.
 
 pub mod cursor;
 mod log;
@@ -25,7 +32,7 @@ pub use log::{Position, Read};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::{Duration, SystemTime};
 
 /// Occurrences a type keeps for replay unless told otherwise.
@@ -176,10 +183,30 @@ impl DeclaredEvent {
     }
 }
 
+/// A log of occurrences shared by the instances of a fleet: every emit of a sharing registry
+/// goes to it, and it hands each occurrence back to every instance's registry at the position
+/// it gave it ([`EventRegistry::mirror`]), catching up on what a registry missed
+/// ([`EventRegistry::positions`], [`EventRegistry::skip`]).
+pub trait SharedLog: Send + Sync + std::fmt::Debug {
+    /// Appends `occurrence` of the type `name`, emitted at `at_ms` (milliseconds since the Unix
+    /// epoch), to the shared log, which keeps the type's last `retain`. Returns at once: the
+    /// append is queued, in emit order.
+    fn append(&self, name: &str, occurrence: &EventOccurrence, at_ms: u64, retain: usize);
+    /// Starts handing `registry` the shared log's occurrences (once, from
+    /// [`EventRegistry::share`]); stops when it is dropped.
+    fn attach(&self, registry: Weak<EventRegistry>);
+}
+
 /// The event types a server offers and their recent occurrences; cheap to share (`Arc`).
 #[derive(Debug)]
 pub struct EventRegistry {
-    epoch: u64,
+    /// The epoch of positions: this registry's own, or the shared log's once it told it.
+    epoch: AtomicU64,
+    /// This registry's own epoch (it names the registry in the ids of what it emits).
+    origin: u64,
+    /// Occurrences emitted into a shared log (numbers their ids).
+    emitted: AtomicU64,
+    shared: RwLock<Option<Arc<dyn SharedLog>>>,
     types: RwLock<BTreeMap<String, Arc<DeclaredEvent>>>,
     logs: Mutex<BTreeMap<String, Log>>,
     changes: ChangeFeed,
@@ -195,7 +222,10 @@ impl EventRegistry {
     /// processes: the runtime's [`EventRegistry::new`] draws one at random).
     pub fn with_epoch(epoch: u64) -> Self {
         EventRegistry {
-            epoch,
+            epoch: AtomicU64::new(epoch),
+            origin: epoch,
+            emitted: AtomicU64::new(0),
+            shared: RwLock::default(),
             types: RwLock::default(),
             logs: Mutex::default(),
             changes: ChangeFeed::default(),
@@ -234,9 +264,73 @@ impl EventRegistry {
         Duration::from_millis(self.heartbeat_ms.load(Ordering::Relaxed))
     }
 
-    /// This registry's epoch.
+    /// The epoch of this registry's positions (the shared log's when it shares one).
     pub fn epoch(&self) -> u64 {
-        self.epoch
+        self.epoch.load(Ordering::Acquire)
+    }
+
+    /// Shares occurrences with the other instances of a fleet through `log`: from now on each
+    /// emit goes to the log, and polls, streams and webhooks read what the log hands back (see
+    /// the module's documentation). Call once, before serving.
+    pub fn share(self: &Arc<Self>, log: Arc<dyn SharedLog>) {
+        *self.shared.write().expect("lock") = Some(log.clone());
+        log.attach(Arc::downgrade(self));
+    }
+
+    /// True when emits go to a [`SharedLog`].
+    pub fn is_shared(&self) -> bool {
+        self.shared.read().expect("lock").is_some()
+    }
+
+    /// Takes occurrence `seq` of the type `name` from the shared log whose epoch is `epoch`
+    /// (a new epoch, a log started over, drops everything kept). In sequence it is kept and
+    /// announced; one ahead of a gap waits for it; one already kept, or of a type not declared
+    /// here, is ignored.
+    pub fn mirror(&self, epoch: u64, name: &str, seq: u64, at_ms: u64, occurrence: EventOccurrence) {
+        let Some(retain) = self.get(name).map(|t| t.decl.retain) else { return };
+        let moved = {
+            let mut logs = self.logs.lock().expect("lock");
+            self.adopt(epoch, &mut logs);
+            logs.entry(name.to_owned()).or_default().insert(seq, at_ms, occurrence, retain)
+        };
+        if moved {
+            self.changes.send(Change::Event(name.to_owned()));
+        }
+    }
+
+    /// Gives up the occurrences of `name` up to `seq` of the shared log's `epoch`, which it no
+    /// longer keeps: readers from before them learn of the gap (`truncated`).
+    pub fn skip(&self, epoch: u64, name: &str, seq: u64) {
+        if self.get(name).is_none() {
+            return;
+        }
+        let mut logs = self.logs.lock().expect("lock");
+        self.adopt(epoch, &mut logs);
+        logs.entry(name.to_owned()).or_default().skip(seq);
+    }
+
+    /// Each declared type and the position this registry has reached in it (what a shared log
+    /// compares with its own to hand over what was missed).
+    pub fn positions(&self) -> Vec<(String, Position)> {
+        let names: Vec<String> = self.types.read().expect("lock").keys().cloned().collect();
+        let logs = self.logs.lock().expect("lock");
+        let epoch = self.epoch();
+        names
+            .into_iter()
+            .map(|n| {
+                let seq = logs.get(&n).map_or(0, Log::last_seq);
+                (n, Position { epoch, seq })
+            })
+            .collect()
+    }
+
+    /// Switches to the shared log's `epoch` (under the logs' lock): a new one drops what was
+    /// kept under the old.
+    fn adopt(&self, epoch: u64, logs: &mut BTreeMap<String, Log>) {
+        if self.epoch() != epoch {
+            logs.values_mut().for_each(|l| *l = Log::default());
+            self.epoch.store(epoch, Ordering::Release);
+        }
     }
 
     /// Declares (or replaces) an event type. Errors: an empty name or delivery list, a
@@ -333,24 +427,18 @@ impl EventRegistry {
                 Value::Array(errors)
             )));
         }
+        let shared = self.shared.read().expect("lock").clone();
+        if let Some(log) = shared {
+            let n = self.emitted.fetch_add(1, Ordering::Relaxed) + 1;
+            let occurrence = self.occurrence(name, format!("evt_{:016x}_s{n}", self.origin), data, now)?;
+            log.append(name, &occurrence, millis(now), declared.decl.retain);
+            return Ok(occurrence);
+        }
         let occurrence = {
             let mut logs = self.logs.lock().expect("lock");
             let log = logs.entry(name.to_owned()).or_default();
             let seq = log.next_seq();
-            let occurrence = EventOccurrence {
-                event_id: format!("evt_{:016x}_{seq}", self.epoch),
-                name: name.to_owned(),
-                timestamp: crate::tasks::clock::iso8601(now),
-                data,
-                cursor: None,
-                meta: None,
-            };
-            let size = serde_json::to_vec(&occurrence).map(|v| v.len()).unwrap_or(usize::MAX);
-            if size > MAX_OCCURRENCE_BYTES {
-                return Err(Error::invalid_input(format!(
-                    "event type {name}: an occurrence is at most {MAX_OCCURRENCE_BYTES} bytes serialized ({size} given)"
-                )));
-            }
+            let occurrence = self.occurrence(name, format!("evt_{:016x}_{seq}", self.epoch()), data, now)?;
             log.push(occurrence.clone(), millis(now), declared.decl.retain);
             occurrence
         };
@@ -358,10 +446,37 @@ impl EventRegistry {
         Ok(occurrence)
     }
 
+    /// An occurrence of `name` with id `event_id`; errors when it is more than 256 KiB
+    /// serialized.
+    fn occurrence(
+        &self,
+        name: &str,
+        event_id: String,
+        data: Value,
+        now: SystemTime,
+    ) -> Result<EventOccurrence> {
+        let occurrence = EventOccurrence {
+            event_id,
+            name: name.to_owned(),
+            timestamp: crate::tasks::clock::iso8601(now),
+            data,
+            cursor: None,
+            meta: None,
+        };
+        let size = serde_json::to_vec(&occurrence).map(|v| v.len()).unwrap_or(usize::MAX);
+        if size > MAX_OCCURRENCE_BYTES {
+            return Err(Error::invalid_input(format!(
+                "event type {name}: an occurrence is at most {MAX_OCCURRENCE_BYTES} bytes serialized ({size} given)"
+            )));
+        }
+        Ok(occurrence)
+    }
+
     /// The newest position of `name` (nothing delivered yet: seq 0).
     pub fn head(&self, name: &str) -> Position {
-        let seq = self.logs.lock().expect("lock").get(name).map_or(0, Log::last_seq);
-        Position { epoch: self.epoch, seq }
+        let logs = self.logs.lock().expect("lock");
+        let seq = logs.get(name).map_or(0, Log::last_seq);
+        Position { epoch: self.epoch(), seq }
     }
 
     /// Occurrences of `name` after `after` (`None`: none, from now on), at most `max`, none
@@ -370,7 +485,7 @@ impl EventRegistry {
         let logs = self.logs.lock().expect("lock");
         let empty = Log::default();
         let log = logs.get(name).unwrap_or(&empty);
-        log.read(self.epoch, after, max, not_before_ms)
+        log.read(self.epoch(), after, max, not_before_ms)
     }
 
     /// The feed announcing each emit and each removal ([`Change::Event`]).

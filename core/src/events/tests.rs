@@ -222,3 +222,68 @@ mod receiving {
         assert!(Receiver::new("nope").is_err());
     }
 }
+
+/// A shared log that keeps what is appended (the real one is the Redis store's, tested in
+/// `tests/rust/scale_out_events.rs`).
+#[derive(Debug, Default)]
+struct Appended(Mutex<Vec<(String, EventOccurrence, u64, usize)>>);
+
+impl SharedLog for Appended {
+    fn append(&self, name: &str, occurrence: &EventOccurrence, at_ms: u64, retain: usize) {
+        self.0.lock().unwrap().push((name.to_owned(), occurrence.clone(), at_ms, retain));
+    }
+    fn attach(&self, _: Weak<EventRegistry>) {}
+}
+
+#[test]
+fn a_sharing_registry_emits_into_the_log_and_keeps_what_it_hands_back_in_sequence() {
+    let r = Arc::new(registry());
+    let log = Arc::new(Appended::default());
+    r.share(log.clone());
+    assert!(r.is_shared());
+    let start = r.head("tick");
+    let first = r.emit_at("tick", json!({"n": 1}), at(1)).unwrap();
+    let second = r.emit_at("tick", json!({"n": 2}), at(2)).unwrap();
+    assert_ne!(first.event_id, second.event_id);
+    // Nothing is kept until the log hands it back.
+    assert!(r.read("tick", Some(start), 10, None).events.is_empty());
+    let appended = log.0.lock().unwrap().clone();
+    assert_eq!(appended.len(), 2);
+    assert_eq!((appended[0].0.as_str(), appended[0].2, appended[0].3), ("tick", millis(at(1)), 3));
+    // The log's epoch is 99; its occurrences arrive out of order: 2 waits for 1.
+    let announced = Arc::new(AtomicU64::new(0));
+    let count = announced.clone();
+    let _feed = r.changes().subscribe(move |_| {
+        count.fetch_add(1, Ordering::Relaxed);
+    });
+    r.mirror(99, "tick", 2, millis(at(2)), second.clone());
+    assert_eq!(r.head("tick"), Position { epoch: 99, seq: 0 });
+    assert_eq!(announced.load(Ordering::Relaxed), 0, "nothing new in sequence yet");
+    r.mirror(99, "tick", 1, millis(at(1)), first.clone());
+    r.mirror(99, "tick", 1, millis(at(1)), first.clone());
+    assert_eq!(announced.load(Ordering::Relaxed), 1, "1 and 2 kept, announced once");
+    let read = r.read("tick", Some(Position { epoch: 99, seq: 0 }), 10, None);
+    assert_eq!(seqs(&read), [1, 2]);
+    assert_eq!(read.events[1].1, second);
+    assert!(!read.truncated);
+    // A cursor of another instance that is ahead of this one: nothing yet, the same position.
+    let ahead = r.read("tick", Some(Position { epoch: 99, seq: 5 }), 10, None);
+    assert!(ahead.events.is_empty() && !ahead.truncated);
+    assert_eq!(ahead.position, Position { epoch: 99, seq: 5 });
+    // Occurrences the log no longer has: a reader from before them learns of the gap.
+    r.skip(99, "tick", 6);
+    r.mirror(99, "tick", 7, millis(at(7)), first.clone());
+    let after_gap = r.read("tick", Some(Position { epoch: 99, seq: 2 }), 10, None);
+    assert_eq!(seqs(&after_gap), [7]);
+    assert!(after_gap.truncated);
+    assert_eq!(r.positions(), [("tick".to_owned(), Position { epoch: 99, seq: 7 })]);
+    // The log started over (a new epoch): what was kept is dropped.
+    r.mirror(100, "tick", 1, millis(at(8)), second);
+    assert_eq!(r.head("tick"), Position { epoch: 100, seq: 1 });
+    let old = r.read("tick", Some(Position { epoch: 99, seq: 7 }), 10, None);
+    assert_eq!(seqs(&old), [1]);
+    assert!(old.truncated);
+    // Types not declared here are ignored.
+    r.mirror(100, "unknown", 1, 0, first);
+    assert!(r.positions().iter().all(|(n, _)| n == "tick"));
+}

@@ -1,7 +1,7 @@
 //! The settings that let several instances of one server share a load balancer, read once for
 //! every front end (the `mcpcore` CLI, the examples, the bindings): where shared state lives
 //! (`--store redis://HOST:PORT[/DB]`: legacy sessions, tasks, single-use `requestState`
-//! claims, change announcements), the `requestState` keys every instance shares
+//! claims, change announcements, event occurrences), the `requestState` keys every instance shares
 //! (`MCPCORE_STATE_KEY`), and the public host names the proxy forwards (`--allowed-host`).
 
 use crate::changes::ChangeBus;
@@ -36,6 +36,8 @@ pub struct SharedStores {
     pub idempotency: Arc<dyn crate::idempotency::IdempotencyStore>,
     /// Rate-limit buckets.
     pub rates: Arc<dyn crate::rates::RateStore>,
+    /// The Events extension's occurrences ([`crate::events::SharedLog`]).
+    pub events: Arc<dyn crate::events::SharedLog>,
 }
 
 impl SharedStores {
@@ -55,6 +57,7 @@ impl SharedStores {
                 changes: Arc::new(redis.changes()),
                 idempotency: Arc::new(redis.idempotency()),
                 rates: Arc::new(redis.rates()),
+                events: Arc::new(redis.events()),
             })
         }
         #[cfg(not(feature = "redis"))]

@@ -10,6 +10,7 @@
 //! | [`RedisChangeBus`] (list changes, resource updates, task changes) | channel `<prefix>:changes` |
 //! | [`RedisIdempotencyStore`] (idempotent writes) | `<prefix>:idem:<scope>` |
 //! | [`RedisRateStore`] (rate limits shared by a fleet) | `<prefix>:rate:<client>` |
+//! | [`RedisEventLog`] (the Events extension's occurrences) | `<prefix>:events:*`, channel `<prefix>:events` ([`events`](RedisEventLog)) |
 //!
 //! The connections are `redis` crate [`ConnectionManager`]s opened lazily: a server starts while
 //! Redis is down and reconnects by itself when it comes back. While Redis cannot be reached
@@ -18,6 +19,7 @@
 //! 404, which would make the client start over; 503 tells it to retry).
 
 mod changes;
+mod events;
 mod idempotency;
 mod ledger;
 mod rate;
@@ -25,6 +27,7 @@ mod sessions;
 mod tasks;
 
 pub use changes::RedisChangeBus;
+pub use events::RedisEventLog;
 pub use idempotency::RedisIdempotencyStore;
 pub use ledger::RedisStateLedger;
 pub use rate::RedisRateStore;
@@ -131,6 +134,8 @@ const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
 #[derive(Clone)]
 pub struct Redis {
     conn: ConnectionManager,
+    /// For the few blocking reads a server makes before it serves.
+    client: redis::Client,
     bus: Bus,
     prefix: String,
     target: String,
@@ -168,8 +173,9 @@ impl Redis {
             .set_min_delay(Duration::from_millis(50))
             .set_max_delay(Duration::from_millis(200));
         let bus = Bus::new(&client, config.clone()).map_err(|e| bad(e.to_string()))?;
-        let conn = ConnectionManager::new_lazy_with_config(client, config).map_err(|e| bad(e.to_string()))?;
-        Ok(Redis { conn, bus, prefix: "mcpcore".to_owned(), target })
+        let conn = ConnectionManager::new_lazy_with_config(client.clone(), config)
+            .map_err(|e| bad(e.to_string()))?;
+        Ok(Redis { conn, client, bus, prefix: "mcpcore".to_owned(), target })
     }
 
     /// Keys and channels start with `prefix` instead of `mcpcore` (several deployments on one
@@ -207,6 +213,12 @@ impl Redis {
     /// Idempotency keys and first results (idempotent writes) here.
     pub fn idempotency(&self) -> RedisIdempotencyStore {
         RedisIdempotencyStore::on(self.clone())
+    }
+
+    /// The Events extension's occurrences, shared by every instance (starts the task that
+    /// appends them).
+    pub fn events(&self) -> RedisEventLog {
+        RedisEventLog::on(self.clone())
     }
 
     /// Catalog and task changes announced to every instance through here.
