@@ -204,7 +204,7 @@ impl Server {
     fn share_events(&self, events: &Arc<crate::events::EventRegistry>) {
         if let Some(log) = &self.shared_events {
             if !events.is_shared() {
-                events.share(log.clone());
+                events.share(log.clone(), self.engine.config().state_keys.clone());
             }
         }
     }

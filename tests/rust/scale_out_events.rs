@@ -141,3 +141,104 @@ async fn an_emit_on_one_instance_is_polled_and_streamed_on_the_others_and_outliv
     late.close().await;
     survivor.close().await;
 }
+
+/// What a webhook receiver got: each POST's `webhook-id` and JSON body.
+#[derive(Default)]
+struct Received(std::sync::Mutex<Vec<(String, serde_json::Value)>>);
+
+impl Received {
+    /// The texts of the `echoed` occurrences delivered, in order (repeats included).
+    fn texts(&self) -> Vec<String> {
+        let got = self.0.lock().unwrap();
+        got.iter().filter_map(|(_, b)| b["data"]["text"].as_str().map(str::to_owned)).collect()
+    }
+
+    /// How many verification challenges came.
+    fn verifications(&self) -> usize {
+        self.0.lock().unwrap().iter().filter(|(_, b)| b["type"] == "verification").count()
+    }
+
+    /// The `webhook-id`s of the occurrences delivered (repeats included).
+    fn ids(&self) -> Vec<String> {
+        let got = self.0.lock().unwrap();
+        got.iter().filter(|(_, b)| b.get("eventId").is_some()).map(|(id, _)| id.clone()).collect()
+    }
+}
+
+/// A receiver on 127.0.0.1 that answers verification challenges and records every POST.
+async fn webhook_receiver() -> (std::sync::Arc<Received>, String) {
+    use axum::extract::State;
+    use axum::http::HeaderMap;
+    let got = std::sync::Arc::new(Received::default());
+    let hook = |State(r): State<std::sync::Arc<Received>>, headers: HeaderMap, body: axum::body::Bytes| async move {
+        let v: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+        let id = headers.get("webhook-id").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+        r.0.lock().unwrap().push((id, v.clone()));
+        match v["type"].as_str() {
+            Some("verification") => {
+                let answer = json!({ "challenge": v["challenge"] }).to_string();
+                ([(axum::http::header::CONTENT_TYPE, "application/json")], answer).into_response()
+            }
+            _ => axum::http::StatusCode::NO_CONTENT.into_response(),
+        }
+    };
+    use axum::response::IntoResponse;
+    let app = axum::Router::new().route("/hook", axum::routing::post(hook)).with_state(got.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (got, url)
+}
+
+/// Waits (at most `limit`) until the receiver has `want` occurrence texts.
+async fn received(r: &Received, want: &[&str], limit: Duration) -> Vec<String> {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline && r.texts().len() < want.len() {
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    r.texts()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_webhook_subscription_is_the_fleets_delivered_once_and_outlives_its_instance() {
+    let extra = ["--events", "--events-allow-http-loopback"];
+    let Some(mut fleet) = Fleet::start_echo("scale_out_webhooks", 3, &extra) else { return };
+    let v = ProtocolVersion::V2026_07_28;
+    let (c0, c1, c2) =
+        tokio::join!(connect(fleet.ports[0], v), connect(fleet.ports[1], v), connect(fleet.ports[2], v));
+    let (got, url) = webhook_receiver().await;
+    let secret =
+        format!("whsec_{}", base64::Engine::encode(&base64::engine::general_purpose::STANDARD, [7u8; 32]));
+    // Subscribed through the first instance, which verifies the callback and holds it.
+    let sub = c0.subscribe_webhook("echoed", json!({}), &url, &secret, Some(60_000)).await.unwrap();
+    // Emitted on the two others: each delivered once, by one instance, not three times.
+    echo(&c1, "a").await;
+    echo(&c2, "b").await;
+    assert_eq!(received(&got, &["a", "b"], Duration::from_secs(10)).await, ["a", "b"]);
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(got.texts(), ["a", "b"], "three instances, one delivery each");
+    // A refresh through another instance keeps the one subscription.
+    let again = c2.subscribe_webhook("echoed", json!({}), &url, &secret, Some(60_000)).await.unwrap();
+    assert_eq!(again.id, sub.id);
+    assert_eq!(got.verifications(), 1, "a refresh is not a new subscription to verify");
+
+    // The instance holding it dies: another takes it over (its lease runs out in 6 s).
+    c0.close().await;
+    fleet.instances[0].kill();
+    echo(&c1, "c").await;
+    let texts = received(&got, &["a", "b", "c"], Duration::from_secs(20)).await;
+    assert_eq!(texts, ["a", "b", "c"], "delivered by a surviving instance");
+    let ids = got.ids();
+    let unique: std::collections::BTreeSet<_> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "no occurrence delivered twice: {ids:?}");
+
+    // Unsubscribed through another instance than the one delivering: nothing more comes.
+    c2.unsubscribe_webhook("echoed", json!({}), &url).await.unwrap();
+    let gone = c1.unsubscribe_webhook("echoed", json!({}), &url).await.unwrap_err();
+    assert_eq!(gone.rpc_error().map(|e| e.code.0), Some(-32011), "{gone:?}");
+    echo(&c1, "d").await;
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert_eq!(got.texts(), ["a", "b", "c"], "nothing after the unsubscribe");
+    c1.close().await;
+    c2.close().await;
+}

@@ -195,6 +195,10 @@ pub trait SharedLog: Send + Sync + std::fmt::Debug {
     /// Starts handing `registry` the shared log's occurrences (once, from
     /// [`EventRegistry::share`]); stops when it is dropped.
     fn attach(&self, registry: Weak<EventRegistry>);
+    /// Where the fleet keeps webhook subscriptions, when it does.
+    fn subscriptions(&self) -> Option<Arc<dyn webhook::SubscriptionStore>> {
+        None
+    }
 }
 
 /// The event types a server offers and their recent occurrences; cheap to share (`Arc`).
@@ -207,6 +211,9 @@ pub struct EventRegistry {
     /// Occurrences emitted into a shared log (numbers their ids).
     emitted: AtomicU64,
     shared: RwLock<Option<Arc<dyn SharedLog>>>,
+    /// The fleet's `requestState` keys: what seals the cursors of webhook deliveries an
+    /// instance took over (given with [`EventRegistry::share`]).
+    fleet_keys: RwLock<crate::state::StateKeys>,
     types: RwLock<BTreeMap<String, Arc<DeclaredEvent>>>,
     logs: Mutex<BTreeMap<String, Log>>,
     changes: ChangeFeed,
@@ -226,6 +233,7 @@ impl EventRegistry {
             origin: epoch,
             emitted: AtomicU64::new(0),
             shared: RwLock::default(),
+            fleet_keys: RwLock::default(),
             types: RwLock::default(),
             logs: Mutex::default(),
             changes: ChangeFeed::default(),
@@ -271,10 +279,25 @@ impl EventRegistry {
 
     /// Shares occurrences with the other instances of a fleet through `log`: from now on each
     /// emit goes to the log, and polls, streams and webhooks read what the log hands back (see
-    /// the module's documentation). Call once, before serving.
-    pub fn share(self: &Arc<Self>, log: Arc<dyn SharedLog>) {
+    /// the module's documentation); webhook subscriptions too, when the log keeps them, their
+    /// cursors sealed with `keys` (the fleet's `requestState` keys). Call once, before serving.
+    pub fn share(self: &Arc<Self>, log: Arc<dyn SharedLog>, keys: crate::state::StateKeys) {
+        *self.fleet_keys.write().expect("lock") = keys;
         *self.shared.write().expect("lock") = Some(log.clone());
         log.attach(Arc::downgrade(self));
+        if let Some(hub) = self.webhooks() {
+            hub.shared();
+        }
+    }
+
+    /// Where the fleet keeps webhook subscriptions, when this registry shares them.
+    pub fn shared_subscriptions(&self) -> Option<Arc<dyn webhook::SubscriptionStore>> {
+        self.shared.read().expect("lock").as_ref().and_then(|l| l.subscriptions())
+    }
+
+    /// The fleet's `requestState` keys (empty unless shared).
+    pub fn fleet_keys(&self) -> crate::state::StateKeys {
+        self.fleet_keys.read().expect("lock").clone()
     }
 
     /// True when emits go to a [`SharedLog`].

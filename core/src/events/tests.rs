@@ -239,7 +239,7 @@ impl SharedLog for Appended {
 fn a_sharing_registry_emits_into_the_log_and_keeps_what_it_hands_back_in_sequence() {
     let r = Arc::new(registry());
     let log = Arc::new(Appended::default());
-    r.share(log.clone());
+    r.share(log.clone(), StateKeys::default());
     assert!(r.is_shared());
     let start = r.head("tick");
     let first = r.emit_at("tick", json!({"n": 1}), at(1)).unwrap();

@@ -110,6 +110,63 @@ pub trait WebhookHub: Send + Sync + std::fmt::Debug {
     fn subscribe(&self, request: Subscribe) -> BoxFuture<'static, Result<Granted, WebhookError>>;
     /// Ends the subscription with this key; NotFound when there is none.
     fn unsubscribe(&self, key: SubscriptionKey) -> BoxFuture<'static, Result<(), WebhookError>>;
+    /// The registry now shares its subscriptions with a fleet
+    /// ([`super::EventRegistry::shared_subscriptions`]): start taking part.
+    fn shared(&self) {}
+}
+
+/// A webhook subscription as a fleet keeps it ([`SubscriptionStore`]): what any instance needs
+/// to deliver it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredSubscription {
+    /// The key.
+    pub key: SubscriptionKey,
+    /// The secret's bytes.
+    pub secret: Vec<u8>,
+    /// The error codes of the client that subscribed.
+    pub dialect: crate::protocol::events::Dialect,
+    /// When it ends (milliseconds since the Unix epoch); `None`: never.
+    pub expires_ms: Option<u64>,
+    /// Where its deliveries stand.
+    pub position: Position,
+}
+
+/// Webhook subscriptions shared by the instances of a fleet (the Redis store's
+/// `RedisWebhookStore`): any instance takes a subscribe, refresh or unsubscribe, and exactly
+/// one instance at a time holds each subscription's delivery, for a lease it renews; when it
+/// stops renewing (it died), another takes the subscription over from its stored position.
+pub trait SubscriptionStore: Send + Sync + std::fmt::Debug {
+    /// Subscription `id`, unless it is gone or expired.
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<StoredSubscription>, ErrorData>>;
+    /// Creates subscription `id`, or refreshes it (its position then stays); `holder`, when
+    /// given, takes its delivery for `lease` unless another holds it. True when `holder` holds
+    /// it now.
+    fn put<'a>(
+        &'a self,
+        id: &'a str,
+        sub: &'a StoredSubscription,
+        holder: Option<&'a str>,
+        lease: std::time::Duration,
+    ) -> BoxFuture<'a, Result<bool, ErrorData>>;
+    /// Removes subscription `id`; true when it existed.
+    fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, ErrorData>>;
+    /// Records that the deliveries of `id` reached `position` (never back within an epoch).
+    fn advance<'a>(&'a self, id: &'a str, position: Position) -> BoxFuture<'a, Result<(), ErrorData>>;
+    /// Renews the leases of `holder` and takes at most `max_new` subscriptions nobody holds,
+    /// for `lease`; the ids `holder` holds now. `now_ms`: the time, for expiries.
+    fn claim<'a>(
+        &'a self,
+        holder: &'a str,
+        lease: std::time::Duration,
+        max_new: usize,
+        now_ms: u64,
+    ) -> BoxFuture<'a, Result<Vec<String>, ErrorData>>;
+    /// Live subscriptions: in all, and of `principal`.
+    fn count<'a>(
+        &'a self,
+        principal: &'a str,
+        now_ms: u64,
+    ) -> BoxFuture<'a, Result<(usize, usize), ErrorData>>;
 }
 
 /// Reads a `whsec_` secret: the bytes its base64 decodes to, 24 to 64 of them (SEP-3415

@@ -4,7 +4,7 @@
 //! subscription's delivery loop with its retries.
 
 use super::{Inner, Sub, WebhookPolicy, WebhookStats};
-use crate::events::webhook::{sign, WebhookError};
+use crate::events::webhook::{sign, SubscriptionStore, WebhookError};
 use crate::events::{cursor, EventRegistry, Position};
 use crate::protocol::events::EventsErrorKind;
 use serde_json::json;
@@ -247,9 +247,29 @@ fn forget(inner: &Weak<Inner>, sub: &Arc<Sub>) {
     }
 }
 
+/// Reads the fleet's copy of `sub` (a refresh on another instance: its secret, TTL and
+/// dialect); false when it is gone there (unsubscribed or expired).
+async fn reload(store: &dyn SubscriptionStore, sub: &Sub) -> bool {
+    match store.get(&sub.id).await {
+        Ok(Some(stored)) => {
+            let mut st = sub.state.lock().expect("lock");
+            st.secret = stored.secret;
+            st.dialect = stored.dialect;
+            st.expires = stored.expires_ms.map(|ms| UNIX_EPOCH + Duration::from_millis(ms));
+            true
+        }
+        Ok(None) => false,
+        // Redis is away: go on with what is known (the claim loop stops this task if the
+        // lease runs out meanwhile).
+        Err(_) => true,
+    }
+}
+
 /// A subscription's delivery loop: every occurrence after its position, in order; a `gap`
 /// envelope when some were dropped; until its TTL ends (then it is removed), its type is
-/// removed (a `terminated` envelope, then it is removed) or it is aborted.
+/// removed (a `terminated` envelope, then it is removed) or it is aborted. In a fleet the
+/// stored subscription is read before each round and its position recorded after each
+/// delivery.
 pub(super) async fn run(
     inner: Weak<Inner>,
     registry: Weak<EventRegistry>,
@@ -257,7 +277,15 @@ pub(super) async fn run(
     policy: WebhookPolicy,
     stats: Arc<WebhookStats>,
 ) {
+    let store = registry.upgrade().and_then(|r| r.shared_subscriptions());
     loop {
+        if let Some(store) = &store {
+            if !reload(store.as_ref(), &sub).await {
+                forget(&inner, &sub);
+                tracing::debug!(target: "mcpcore::events", subscription = %sub.id, "webhook subscription gone from the fleet");
+                return;
+            }
+        }
         let (expires, position, not_before, keys, dialect) = {
             let mut st = sub.state.lock().expect("lock");
             (st.expires, st.position, st.not_before_ms.take(), st.keys.clone(), st.dialect)
@@ -299,8 +327,14 @@ pub(super) async fn run(
             let body = serde_json::to_vec(&occurrence).expect("serializable");
             deliver(&sub, &occurrence.event_id, &body, &policy, &stats).await;
             sub.state.lock().expect("lock").position = at;
+            if let Some(store) = &store {
+                let _ = store.advance(&sub.id, at).await;
+            }
         }
         sub.state.lock().expect("lock").position = read.position;
+        if let Some(store) = &store {
+            let _ = store.advance(&sub.id, read.position).await;
+        }
         if read.has_more {
             continue;
         }

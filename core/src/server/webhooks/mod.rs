@@ -5,9 +5,12 @@
 //! anything else is sent to it, and runs one delivery task per subscription: each occurrence
 //! after the subscription's position, POSTed signed as Standard Webhooks, retried with backoff
 //! up to [`WebhookPolicy::attempts`], a `gap` envelope when occurrences were dropped, until the
-//! TTL runs out or the client unsubscribes. Subscriptions live in this process's memory.
+//! TTL runs out or the client unsubscribes. Subscriptions live in this process's memory, or,
+//! when the registry shares them with a fleet ([`EventRegistry::shared_subscriptions`]), in
+//! the fleet's store, each delivered by one instance at a time ([`fleet`]).
 
 mod deliver;
+mod fleet;
 mod receive;
 #[cfg(test)]
 mod tests;
@@ -135,7 +138,12 @@ struct SubState {
 
 #[derive(Debug, Default)]
 struct Inner {
+    /// The subscriptions delivered here (in a fleet: those this hub holds).
     subs: Mutex<HashMap<String, Arc<Sub>>>,
+    /// This hub's name as a holder of fleet subscriptions.
+    holder: String,
+    /// The fleet's claim loop runs.
+    claiming: std::sync::atomic::AtomicBool,
     /// Callbacks verified, by (principal, url).
     verified: Mutex<HashMap<(String, String), ()>>,
     clients: deliver::Clients,
@@ -161,7 +169,7 @@ impl Webhooks {
     /// A hub delivering the occurrences of `registry` under `policy`; install it with
     /// [`EventRegistry::set_webhooks`] (a [`Server`](super::Server) does).
     pub fn new(registry: &Arc<EventRegistry>, policy: WebhookPolicy) -> Arc<Webhooks> {
-        let inner = Arc::new(Inner::default());
+        let inner = Arc::new(Inner { holder: crate::runtime::entropy::random_id(), ..Inner::default() });
         let weak = Arc::downgrade(&inner);
         // Each emit wakes the delivery tasks of its type (quick: the feed's callback runs on
         // the emitting thread).
@@ -172,7 +180,11 @@ impl Webhooks {
             }
         });
         let core = Core { registry: Arc::downgrade(registry), policy, inner, stats: Arc::default() };
-        Arc::new(Webhooks { core, _feed: feed })
+        let hub = Arc::new(Webhooks { core, _feed: feed });
+        if registry.shared_subscriptions().is_some() {
+            hub.shared();
+        }
+        hub
     }
 
     /// The delivery counters.
@@ -216,6 +228,9 @@ impl Core {
             }
             req.key.principal = "anonymous".into();
         }
+        if let Some(store) = registry.shared_subscriptions() {
+            return fleet::subscribe(self, req, store, registry).await;
+        }
         let id = req.key.id();
         let now = SystemTime::now();
         let expires = Some(self.grant(req.ttl, now));
@@ -230,35 +245,15 @@ impl Core {
             st.expires = expires;
             return Ok(Granted { id, refresh_before: expires, position: st.position, truncated: false });
         }
-        self.check_room(&req.key.principal)?;
-        let callback = deliver::Callback::check(&req.key.url, &self.policy, &self.inner.clients).await?;
-        let verified_key = (req.key.principal.clone(), req.key.url.clone());
-        if !self.inner.verified.lock().expect("lock").contains_key(&verified_key) {
-            deliver::verify(&callback, &req.secret, &id, &self.stats).await?;
-            self.inner.verified.lock().expect("lock").insert(verified_key, ());
-        }
-        let (position, truncated) = match req.after {
-            None => (registry.head(&req.key.name), false),
-            Some(p) => {
-                let read = registry.read(&req.key.name, Some(p), 1, req.not_before_ms);
-                (read.start(), read.truncated)
-            }
+        let (all, mine) = {
+            let subs = self.inner.subs.lock().expect("lock");
+            (subs.len(), subs.values().filter(|s| s.key.principal == req.key.principal).count())
         };
-        let sub = Arc::new(Sub {
-            key: req.key,
-            id: id.clone(),
-            callback,
-            state: Mutex::new(SubState {
-                secret: req.secret,
-                keys: req.keys,
-                dialect: req.dialect,
-                expires,
-                position,
-                not_before_ms: None,
-                task: None,
-            }),
-            wake: Notify::new(),
-        });
+        self.check_room(all, mine)?;
+        let callback = self.checked_callback(&req, &id).await?;
+        let (position, truncated) = start_of(&registry, &req);
+        let sub =
+            self.sub(req.key, id.clone(), callback, req.secret, req.keys, req.dialect, expires, position);
         {
             let mut subs = self.inner.subs.lock().expect("lock");
             if let Some(raced) = subs.get(&id) {
@@ -273,6 +268,55 @@ impl Core {
             }
             subs.insert(id.clone(), sub.clone());
         }
+        self.deliver(&sub);
+        tracing::debug!(target: "mcpcore::events", subscription = %id, "webhook subscription created");
+        Ok(Granted { id, refresh_before: expires, position, truncated })
+    }
+
+    /// The callback of `req`, checked under the policy and verified (once per principal and
+    /// URL) before anything is delivered to it.
+    async fn checked_callback(&self, req: &Subscribe, id: &str) -> Result<Callback, WebhookError> {
+        let callback = deliver::Callback::check(&req.key.url, &self.policy, &self.inner.clients).await?;
+        let verified_key = (req.key.principal.clone(), req.key.url.clone());
+        if !self.inner.verified.lock().expect("lock").contains_key(&verified_key) {
+            deliver::verify(&callback, &req.secret, id, &self.stats).await?;
+            self.inner.verified.lock().expect("lock").insert(verified_key, ());
+        }
+        Ok(callback)
+    }
+
+    /// A subscription as this hub delivers it.
+    #[allow(clippy::too_many_arguments)]
+    fn sub(
+        &self,
+        key: SubscriptionKey,
+        id: String,
+        callback: Callback,
+        secret: Vec<u8>,
+        keys: StateKeys,
+        dialect: Dialect,
+        expires: Option<SystemTime>,
+        position: Position,
+    ) -> Arc<Sub> {
+        Arc::new(Sub {
+            key,
+            id,
+            callback,
+            state: Mutex::new(SubState {
+                secret,
+                keys,
+                dialect,
+                expires,
+                position,
+                not_before_ms: None,
+                task: None,
+            }),
+            wake: Notify::new(),
+        })
+    }
+
+    /// Starts the delivery task of `sub` (already in `subs`).
+    fn deliver(&self, sub: &Arc<Sub>) {
         let task = tokio::spawn(deliver::run(
             Arc::downgrade(&self.inner),
             self.registry.clone(),
@@ -281,16 +325,14 @@ impl Core {
             self.stats.clone(),
         ));
         sub.state.lock().expect("lock").task = Some(task.abort_handle());
-        tracing::debug!(target: "mcpcore::events", subscription = %id, "webhook subscription created");
-        Ok(Granted { id, refresh_before: expires, position, truncated })
     }
 
-    fn check_room(&self, principal: &str) -> Result<(), WebhookError> {
-        let subs = self.inner.subs.lock().expect("lock");
-        let (max, n) = if subs.len() >= self.policy.max_subscriptions {
-            (self.policy.max_subscriptions, subs.len())
+    /// ResourceExhausted when `all` subscriptions, or `mine` of the caller's principal, are as
+    /// many as the policy allows.
+    fn check_room(&self, all: usize, mine: usize) -> Result<(), WebhookError> {
+        let (max, n) = if all >= self.policy.max_subscriptions {
+            (self.policy.max_subscriptions, all)
         } else {
-            let mine = subs.values().filter(|s| s.key.principal == principal).count();
             (self.policy.max_per_principal, mine)
         };
         if n >= max {
@@ -304,22 +346,39 @@ impl Core {
         Ok(())
     }
 
-    fn unsubscribe_now(&self, mut key: SubscriptionKey) -> Result<(), WebhookError> {
+    async fn unsubscribe_now(self, mut key: SubscriptionKey) -> Result<(), WebhookError> {
         if key.principal.is_empty() && self.policy.allow_anonymous {
             key.principal = "anonymous".into();
         }
-        let removed = self.inner.subs.lock().expect("lock").remove(&key.id());
-        match removed {
-            Some(sub) => {
-                if let Some(task) = sub.state.lock().expect("lock").task.take() {
-                    task.abort();
-                }
-                Ok(())
+        let id = key.id();
+        let removed = self.inner.subs.lock().expect("lock").remove(&id);
+        if let Some(sub) = &removed {
+            if let Some(task) = sub.state.lock().expect("lock").task.take() {
+                task.abort();
             }
-            None => {
+        }
+        let store = self.registry.upgrade().and_then(|r| r.shared_subscriptions());
+        let existed = match store {
+            Some(store) => store.remove(&id).await.map_err(WebhookError::Rpc)?,
+            None => removed.is_some(),
+        };
+        match existed {
+            true => Ok(()),
+            false => {
                 let why = "No webhook subscription has this key (principal, url, name, arguments)".to_owned();
                 Err(WebhookError::Events(EventsErrorKind::NotFound, why, json!({ "kind": "subscription" })))
             }
+        }
+    }
+}
+
+/// Where a new subscription's delivery starts, and whether occurrences before it were dropped.
+fn start_of(registry: &EventRegistry, req: &Subscribe) -> (Position, bool) {
+    match req.after {
+        None => (registry.head(&req.key.name), false),
+        Some(p) => {
+            let read = registry.read(&req.key.name, Some(p), 1, req.not_before_ms);
+            (read.start(), read.truncated)
         }
     }
 }
@@ -343,7 +402,18 @@ impl WebhookHub for Webhooks {
     }
 
     fn unsubscribe(&self, key: SubscriptionKey) -> BoxFuture<'static, Result<(), WebhookError>> {
-        let outcome = self.core.unsubscribe_now(key);
-        Box::pin(async move { outcome })
+        Box::pin(self.core.clone().unsubscribe_now(key))
+    }
+
+    fn shared(&self) {
+        if self.core.inner.claiming.swap(true, std::sync::atomic::Ordering::AcqRel) {
+            return;
+        }
+        match tokio::runtime::Handle::try_current() {
+            Ok(rt) => {
+                rt.spawn(fleet::claim_loop(self.core.clone_weak()));
+            }
+            Err(_) => self.core.inner.claiming.store(false, std::sync::atomic::Ordering::Release),
+        }
     }
 }

@@ -107,6 +107,8 @@ struct Entry {
 #[derive(Clone)]
 pub struct RedisEventLog {
     redis: Redis,
+    /// The webhook subscriptions of the registries sharing this log.
+    subscriptions: Arc<super::RedisWebhookStore>,
     queue: mpsc::UnboundedSender<Append>,
     queued: Arc<AtomicUsize>,
 }
@@ -123,7 +125,8 @@ impl RedisEventLog {
         let (queue, rx) = mpsc::unbounded_channel();
         let queued = Arc::new(AtomicUsize::new(0));
         tokio::spawn(append_all(redis.clone(), rx, queued.clone()));
-        RedisEventLog { redis, queue, queued }
+        let subscriptions = Arc::new(redis.webhooks());
+        RedisEventLog { redis, subscriptions, queue, queued }
     }
 }
 
@@ -153,6 +156,10 @@ impl SharedLog for RedisEventLog {
             }
         }
         tokio::spawn(mirror(self.redis.clone(), registry));
+    }
+
+    fn subscriptions(&self) -> Option<Arc<dyn crate::events::webhook::SubscriptionStore>> {
+        Some(self.subscriptions.clone())
     }
 }
 

@@ -10,7 +10,8 @@
 //! | [`RedisChangeBus`] (list changes, resource updates, task changes) | channel `<prefix>:changes` |
 //! | [`RedisIdempotencyStore`] (idempotent writes) | `<prefix>:idem:<scope>` |
 //! | [`RedisRateStore`] (rate limits shared by a fleet) | `<prefix>:rate:<client>` |
-//! | [`RedisEventLog`] (the Events extension's occurrences) | `<prefix>:events:*`, channel `<prefix>:events` ([`events`](RedisEventLog)) |
+//! | [`RedisEventLog`] (the Events extension's occurrences) | `<prefix>:events:*`, channel `<prefix>:events` |
+//! | [`RedisWebhookStore`] (the Events extension's webhook subscriptions) | `<prefix>:webhook:<id>`, `<prefix>:webhooks*` |
 //!
 //! The connections are `redis` crate [`ConnectionManager`]s opened lazily: a server starts while
 //! Redis is down and reconnects by itself when it comes back. While Redis cannot be reached
@@ -25,6 +26,7 @@ mod ledger;
 mod rate;
 mod sessions;
 mod tasks;
+mod webhooks;
 
 pub use changes::RedisChangeBus;
 pub use events::RedisEventLog;
@@ -33,6 +35,7 @@ pub use ledger::RedisStateLedger;
 pub use rate::RedisRateStore;
 pub use sessions::RedisSessionStore;
 pub use tasks::RedisTaskStore;
+pub use webhooks::RedisWebhookStore;
 
 use crate::error::ErrorData;
 use crate::session::Subscription;
@@ -219,6 +222,12 @@ impl Redis {
     /// appends them).
     pub fn events(&self) -> RedisEventLog {
         RedisEventLog::on(self.clone())
+    }
+
+    /// Webhook subscriptions of the Events extension here (a [`RedisEventLog`] opens them
+    /// for its registry).
+    pub fn webhooks(&self) -> RedisWebhookStore {
+        RedisWebhookStore::on(self.clone())
     }
 
     /// Catalog and task changes announced to every instance through here.
