@@ -28,6 +28,11 @@ export interface EventSpec {
   retain?: number;
   /** The `nextPollMs` its polls suggest (default 5000). */
   pollIntervalMs?: number;
+  /**
+   * Subscription arguments that filter occurrences: a subscription giving one receives only
+   * the occurrences whose data has the same value there (poll, stream and webhook alike).
+   */
+  filterOn?: string[];
   _meta?: { [key: string]: unknown };
 }
 

@@ -353,12 +353,14 @@ class Server {
    * `description`, `payload` (the JSON Schema of an occurrence's data; default any object),
    * `arguments` (the schema of a subscription's arguments), `delivery` (default
    * `['poll', 'push']`), `retain` (occurrences kept for replay, default 256),
-   * `pollIntervalMs` (the `nextPollMs` polls suggest, default 5000). Throws (kind
+   * `pollIntervalMs` (the `nextPollMs` polls suggest, default 5000), `filterOn` (subscription
+   * arguments that filter occurrences: a subscription giving one receives only occurrences
+   * whose data has the same value there, by poll, stream and webhook alike). Throws (kind
    * `invalid_input`) for a schema that does not compile or an unknown delivery mode.
    */
   event(name, spec = {}) {
-    const { description, payload, arguments: args, delivery, retain, pollIntervalMs, _meta } = spec;
-    const decl = { name, description, payloadSchema: payload, inputSchema: args, delivery, retain, pollIntervalMs, _meta };
+    const { description, payload, arguments: args, delivery, retain, pollIntervalMs, filterOn, _meta } = spec;
+    const decl = { name, description, payloadSchema: payload, inputSchema: args, delivery, retain, pollIntervalMs, filterOn, _meta };
     nativeSync(() => this._events().declare(JSON.stringify(decl)));
   }
 

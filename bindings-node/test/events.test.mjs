@@ -308,3 +308,21 @@ test('a WebhookReceiver mounted in node:http takes our server\'s deliveries once
     hook.close();
   }
 });
+
+test('filterOn gives each subscription the occurrences its arguments ask for', async () => {
+  const server = new Server({ name: 'events', version: '1.0' });
+  server.event('deploy', { arguments: { type: 'object', properties: { service: { type: 'string' } } }, filterOn: ['service'] });
+  const serving = await server.serveHttp({ port: 0 });
+  const c = await Client.connectHttp(serving.url);
+  try {
+    const start = (await c.request('events/poll', { name: 'deploy', arguments: {}, cursor: null })).cursor;
+    for (const [service, version] of [['api', 1], ['web', 2], ['api', 3]]) server.emit('deploy', { service, version });
+    const poll = (args) => c.request('events/poll', { name: 'deploy', arguments: args, cursor: start });
+    assert.deepEqual(datas(await poll({ service: 'api' })).map((d) => d.version), [1, 3]);
+    assert.deepEqual(datas(await poll({ service: 'web' })).map((d) => d.version), [2]);
+    assert.deepEqual(datas(await poll({})).map((d) => d.version), [1, 2, 3]);
+  } finally {
+    await c.close();
+    await serving.shutdown();
+  }
+});

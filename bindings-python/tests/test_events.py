@@ -392,3 +392,24 @@ async def test_a_webhook_receiver_mounted_as_asgi_takes_our_servers_deliveries()
         await serving.shutdown()
         hook.should_exit = True
         await serving_hook
+
+
+@run_async
+async def test_filter_on_gives_each_subscription_the_occurrences_its_arguments_ask_for() -> None:
+    server = Server("events", "1.0")
+    server.event("deploy", arguments={"type": "object", "properties": {"service": {"type": "string"}}},
+                 filter_on=["service"])(Deploy)
+    serving = await server.serve_http()
+    try:
+        async with await bounded(Client.connect_http(serving.url)) as c:
+            start = (await c.poll_events("deploy"))["cursor"]
+            for service, version in (("api", 1), ("web", 2), ("api", 3)):
+                await server.emit("deploy", Deploy(service=service, version=version))
+            api = await c.poll_events("deploy", {"service": "api"}, cursor=start)
+            assert [d["version"] for d in datas(api)] == [1, 3]
+            web = await c.poll_events("deploy", {"service": "web"}, cursor=start)
+            assert [d["version"] for d in datas(web)] == [2]
+            every = await c.poll_events("deploy", {}, cursor=start)
+            assert [d["version"] for d in datas(every)] == [1, 2, 3]
+    finally:
+        await serving.shutdown()

@@ -80,9 +80,11 @@ impl Events {
 
     /// Declares (or replaces) the event type `name`: its `delivery` modes, the JSON Schema text
     /// of its subscription arguments and of its payload (null: any object), how many
-    /// occurrences are kept for replay and the `nextPollMs` its polls suggest. Throws
-    /// `InvalidInput` for a schema that does not compile.
-    #[uniffi::method(default(input_schema_json = None, payload_schema_json = None, retain = 256, poll_interval_ms = 5000))]
+    /// occurrences are kept for replay, the `nextPollMs` its polls suggest, and `filter_on`:
+    /// subscription arguments that filter occurrences (a subscription giving one receives only
+    /// the occurrences whose data has the same value there). Throws `InvalidInput` for a schema
+    /// that does not compile.
+    #[uniffi::method(default(input_schema_json = None, payload_schema_json = None, retain = 256, poll_interval_ms = 5000, filter_on = []))]
     #[allow(clippy::too_many_arguments)] // the foreign signature: named arguments with defaults
     pub fn declare(
         &self,
@@ -93,11 +95,12 @@ impl Events {
         payload_schema_json: Option<String>,
         retain: u32,
         poll_interval_ms: u64,
+        filter_on: Vec<String>,
     ) -> Result<(), McpError> {
         let mut decl = serde_json::json!({
             "name": name, "description": description,
             "delivery": delivery.iter().map(|d| d.wire()).collect::<Vec<_>>(),
-            "retain": retain, "pollIntervalMs": poll_interval_ms,
+            "retain": retain, "pollIntervalMs": poll_interval_ms, "filterOn": filter_on,
         });
         if let Some(s) = input_schema_json {
             decl["inputSchema"] = json("the input schema", &s)?;

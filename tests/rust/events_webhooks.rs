@@ -429,3 +429,81 @@ async fn a_terminated_envelope_speaks_the_subscribers_dialect() {
     let t = got.iter().find(|x| x.json()["type"] == "terminated").unwrap().json();
     assert_eq!(t["error"]["code"], -32023, "{t}");
 }
+
+/// SEP-3415 Appendix A ("Broadcast emit", `match`): a subscription's arguments decide which
+/// occurrences reach it, by poll, by stream and by webhook alike; the cursors still move past
+/// what is filtered out.
+#[tokio::test]
+async fn subscription_arguments_filter_what_reaches_each_subscription_in_every_mode() {
+    use mcpcore::client::{Client, ClientOptions, StreamItem};
+    let (r, base) = receiver().await;
+    let events = EventRegistry::new();
+    let all = [DeliveryMode::Poll, DeliveryMode::Push, DeliveryMode::Webhook];
+    let args = json!({"type": "object", "properties": {
+        "severity": {"type": "string"}, "service_prefix": {"type": "string"}}});
+    events
+        .declare(
+            EventDecl::new("incident", "Incidents")
+                .delivery(all)
+                .input_schema(args)
+                .filter_on(["severity"])
+                .matches(|o, a| match a.get("service_prefix").and_then(Value::as_str) {
+                    Some(p) => o.data["service"].as_str().is_some_and(|s| s.starts_with(p)),
+                    None => true,
+                }),
+        )
+        .unwrap();
+    let events = Arc::new(events);
+    let (serving, raw) = serve(&events, policy()).await;
+    let client =
+        Client::connect_http(&serving.url(), Default::default(), ClientOptions::default()).await.unwrap();
+    let start = client.poll_events("incident", json!({}), None, None).await.unwrap().cursor;
+    let mut p1_stream =
+        client.stream_events("incident", json!({"severity": "P1"}), start.clone()).await.unwrap();
+    let (s, _) = secret(9);
+    let hook = json!({"name": "incident", "arguments": {"service_prefix": "db-"}, "cursor": start,
+        "delivery": {"mode": "webhook", "url": format!("{base}/db"), "secret": s}, "ttlMs": 60000});
+    let sub = call(&raw, "events/subscribe", hook).await;
+    assert!(sub["result"]["id"].is_string(), "{sub}");
+    for (n, severity, service) in
+        [(1, "P1", "db-main"), (2, "P2", "db-replica"), (3, "P1", "web"), (4, "P3", "web")]
+    {
+        events.emit("incident", json!({"n": n, "severity": severity, "service": service})).unwrap();
+    }
+    let n_of = |v: &Value| v["data"]["n"].as_i64().unwrap();
+    // Poll: each subscription's own view, the cursor at the end either way.
+    let p1 = client.poll_events("incident", json!({"severity": "P1"}), start.clone(), None).await.unwrap();
+    assert_eq!(p1.events.iter().map(|o| o.data["n"].as_i64().unwrap()).collect::<Vec<_>>(), [1, 3]);
+    let web_p1 = json!({"severity": "P1", "service_prefix": "web"});
+    let both = client.poll_events("incident", web_p1, start.clone(), None).await.unwrap();
+    assert_eq!(both.events.iter().map(|o| o.data["n"].as_i64().unwrap()).collect::<Vec<_>>(), [3]);
+    let none = client.poll_events("incident", json!({"severity": "P9"}), start.clone(), None).await.unwrap();
+    assert!(none.events.is_empty() && !none.truncated && !none.has_more, "{none:?}");
+    let after = client.poll_events("incident", json!({}), none.cursor.clone(), None).await.unwrap();
+    assert!(after.events.is_empty(), "the filtered poll's cursor moved past all four");
+    let everything = client.poll_events("incident", json!({}), start.clone(), None).await.unwrap();
+    assert_eq!(everything.events.len(), 4, "no arguments: everything");
+    // Stream: only P1.
+    let mut streamed = Vec::new();
+    while streamed.len() < 2 {
+        match tokio::time::timeout(Duration::from_secs(5), p1_stream.next()).await {
+            Ok(Some(StreamItem::Event(o))) => streamed.push(o.data["n"].as_i64().unwrap()),
+            Ok(Some(_)) => {}
+            other => panic!("the stream ended: {other:?}"),
+        }
+    }
+    assert_eq!(streamed, [1, 3]);
+    // Webhook: only db-*.
+    let got = until(&r, |g| g.iter().filter(|x| x.json().get("eventId").is_some()).count() >= 2).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let delivered: Vec<i64> = r
+        .got
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|x| x.json().get("eventId").is_some())
+        .map(|x| n_of(&x.json()))
+        .collect();
+    assert_eq!(delivered, [1, 2], "{got:?}");
+    client.close().await;
+}

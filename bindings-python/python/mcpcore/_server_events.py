@@ -49,16 +49,19 @@ class _ServerEvents:
         delivery: Sequence[str] = DELIVERY,
         retain: int = 256,
         poll_interval_ms: int = 5000,
+        filter_on: Sequence[str] = (),
     ) -> None:
         """Declares the event type ``name``: clients list it (``events/list``), poll it and
         stream it. ``payload`` is the JSON Schema of an occurrence's data, or a type it is made
         from (a ``TypedDict``, dataclass or pydantic model; default: any object); ``arguments``
         the schema (or type) of a subscription's arguments. The last ``retain`` occurrences are
         kept so that a client resumes from its cursor; ``poll_interval_ms`` is the
-        ``nextPollMs`` its polls suggest. Raises :class:`InvalidInput` for a schema that does
-        not compile or an unknown delivery mode."""
+        ``nextPollMs`` its polls suggest. ``filter_on`` names subscription arguments that filter
+        occurrences: a subscription giving one receives only the occurrences whose data has
+        the same value there (polls, streams and webhooks alike). Raises :class:`InvalidInput`
+        for a schema that does not compile or an unknown delivery mode."""
         decl: Dict[str, Any] = {"name": name, "delivery": list(delivery), "retain": retain,
-                                "pollIntervalMs": poll_interval_ms}
+                                "pollIntervalMs": poll_interval_ms, "filterOn": list(filter_on)}
         if description is not None:
             decl["description"] = description
         for key, spec in (("payloadSchema", payload), ("inputSchema", arguments)):
@@ -76,6 +79,7 @@ class _ServerEvents:
         delivery: Sequence[str] = DELIVERY,
         retain: int = 256,
         poll_interval_ms: int = 5000,
+        filter_on: Sequence[str] = (),
     ) -> Callable[[T], T]:
         """Decorator form of :meth:`add_event` for the payload's type: the class (a
         ``TypedDict``, dataclass or pydantic model) gives the payload schema, its docstring the
@@ -93,7 +97,8 @@ class _ServerEvents:
         def register(cls: T) -> T:
             doc = description if description is not None else inspect.getdoc(cls)
             self.add_event(name or getattr(cls, "__name__", str(cls)), doc, payload=cls, arguments=arguments,
-                           delivery=delivery, retain=retain, poll_interval_ms=poll_interval_ms)
+                           delivery=delivery, retain=retain, poll_interval_ms=poll_interval_ms,
+                           filter_on=filter_on)
             return cls
 
         return register

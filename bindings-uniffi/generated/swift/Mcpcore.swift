@@ -2732,10 +2732,12 @@ public protocol EventsProtocol: AnyObject, Sendable {
     /**
      * Declares (or replaces) the event type `name`: its `delivery` modes, the JSON Schema text
      * of its subscription arguments and of its payload (null: any object), how many
-     * occurrences are kept for replay and the `nextPollMs` its polls suggest. Throws
-     * `InvalidInput` for a schema that does not compile.
+     * occurrences are kept for replay, the `nextPollMs` its polls suggest, and `filter_on`:
+     * subscription arguments that filter occurrences (a subscription giving one receives only
+     * the occurrences whose data has the same value there). Throws `InvalidInput` for a schema
+     * that does not compile.
      */
-    func declare(name: String, description: String, delivery: [DeliveryMode], inputSchemaJson: String?, payloadSchemaJson: String?, retain: UInt32, pollIntervalMs: UInt64) throws 
+    func declare(name: String, description: String, delivery: [DeliveryMode], inputSchemaJson: String?, payloadSchemaJson: String?, retain: UInt32, pollIntervalMs: UInt64, filterOn: [String]) throws 
     
     /**
      * Records an occurrence of `name` with the JSON payload `data_json` and delivers it to
@@ -2832,10 +2834,12 @@ public convenience init() {
     /**
      * Declares (or replaces) the event type `name`: its `delivery` modes, the JSON Schema text
      * of its subscription arguments and of its payload (null: any object), how many
-     * occurrences are kept for replay and the `nextPollMs` its polls suggest. Throws
-     * `InvalidInput` for a schema that does not compile.
+     * occurrences are kept for replay, the `nextPollMs` its polls suggest, and `filter_on`:
+     * subscription arguments that filter occurrences (a subscription giving one receives only
+     * the occurrences whose data has the same value there). Throws `InvalidInput` for a schema
+     * that does not compile.
      */
-open func declare(name: String, description: String, delivery: [DeliveryMode], inputSchemaJson: String? = nil, payloadSchemaJson: String? = nil, retain: UInt32 = UInt32(256), pollIntervalMs: UInt64 = UInt64(5000))throws   {try rustCallWithError(FfiConverterTypeMcpError_lift) {
+open func declare(name: String, description: String, delivery: [DeliveryMode], inputSchemaJson: String? = nil, payloadSchemaJson: String? = nil, retain: UInt32 = UInt32(256), pollIntervalMs: UInt64 = UInt64(5000), filterOn: [String] = [])throws   {try rustCallWithError(FfiConverterTypeMcpError_lift) {
         uniffiCallStatus in
     uniffi_mcpcore_uniffi_fn_method_events_declare(
             self.uniffiCloneHandle(),
@@ -2845,7 +2849,8 @@ open func declare(name: String, description: String, delivery: [DeliveryMode], i
         FfiConverterOptionString.lower(inputSchemaJson),
         FfiConverterOptionString.lower(payloadSchemaJson),
         FfiConverterUInt32.lower(retain),
-        FfiConverterUInt64.lower(pollIntervalMs),uniffiCallStatus
+        FfiConverterUInt64.lower(pollIntervalMs),
+        FfiConverterSequenceString.lower(filterOn),uniffiCallStatus
     )
 }
 }
@@ -16665,7 +16670,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mcpcore_uniffi_checksum_method_eventstream_next() != 31391) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mcpcore_uniffi_checksum_method_events_declare() != 34699) {
+    if (uniffi_mcpcore_uniffi_checksum_method_events_declare() != 25820) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mcpcore_uniffi_checksum_method_events_emit() != 3365) {

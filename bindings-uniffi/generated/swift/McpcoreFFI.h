@@ -1097,7 +1097,7 @@ uint64_t uniffi_mcpcore_uniffi_fn_constructor_events_new(RustCallStatus *_Nonnul
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_EVENTS_DECLARE
 #define UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_EVENTS_DECLARE
-void uniffi_mcpcore_uniffi_fn_method_events_declare(uint64_t ptr, RustBuffer name, RustBuffer description, RustBuffer delivery, RustBuffer input_schema_json, RustBuffer payload_schema_json, uint32_t retain, uint64_t poll_interval_ms, RustCallStatus *_Nonnull out_status
+void uniffi_mcpcore_uniffi_fn_method_events_declare(uint64_t ptr, RustBuffer name, RustBuffer description, RustBuffer delivery, RustBuffer input_schema_json, RustBuffer payload_schema_json, uint32_t retain, uint64_t poll_interval_ms, RustBuffer filter_on, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MCPCORE_UNIFFI_FN_METHOD_EVENTS_EMIT

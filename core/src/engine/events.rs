@@ -33,6 +33,8 @@ pub struct EventStream {
     pub version: ProtocolVersion,
     /// The event type.
     pub name: String,
+    /// The subscription's arguments (which occurrences reach it: [`crate::events::matching`]).
+    pub arguments: Value,
     /// Where it resumes; `None` starts from now.
     pub after: Option<Position>,
     /// Replay nothing older than this (milliseconds since the Unix epoch).
@@ -144,7 +146,11 @@ impl ServerEngine {
         let events = self.events.as_ref().expect("checked by the caller");
         let max = params.max_events.unwrap_or(POLL_PAGE).min(POLL_PAGE);
         let read = events.read(&params.name, after, max, floor);
-        let occurrences: Vec<EventOccurrence> = read.events.into_iter().map(|(_, o)| o).collect();
+        // Occurrences this subscription's arguments filter out are passed over: the cursor
+        // still moves past them (SEP-3415 Appendix A, `match`).
+        let arguments = crate::events::arguments(&params.arguments);
+        let occurrences: Vec<EventOccurrence> =
+            read.events.into_iter().map(|(_, o)| o).filter(|o| declared.reaches(o, &arguments)).collect();
         let result = json!({
             "events": occurrences,
             "cursor": cursor::seal(&self.config.state_keys, &params.name, read.position),
@@ -169,7 +175,16 @@ impl ServerEngine {
                 Ok(x) => x,
                 Err(e) => return reply_err(req.id, e),
             };
-        Action::Events(EventStream { id: req.id, version, name: params.name, after, not_before_ms, dialect })
+        let arguments = crate::events::arguments(&params.arguments);
+        Action::Events(EventStream {
+            id: req.id,
+            version,
+            name: params.name,
+            arguments,
+            after,
+            not_before_ms,
+            dialect,
+        })
     }
 
     /// `events/subscribe` (SEP-3415 §Webhook delivery): checked here (the type, its modes, the

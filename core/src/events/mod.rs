@@ -18,6 +18,7 @@
 
 pub mod cursor;
 mod log;
+pub mod matching;
 pub mod receiver;
 #[cfg(test)]
 mod tests;
@@ -52,6 +53,8 @@ pub struct EventDecl {
     pub retain: usize,
     /// The `nextPollMs` of its poll results.
     pub poll_interval_ms: u64,
+    /// Which occurrences reach which subscription ([`matching`]).
+    pub matching: matching::Matching,
 }
 
 impl EventDecl {
@@ -70,12 +73,14 @@ impl EventDecl {
             },
             retain: DEFAULT_RETAIN,
             poll_interval_ms: DEFAULT_POLL_INTERVAL_MS,
+            matching: matching::Matching::default(),
         }
     }
 
     /// A declaration from the JSON a binding passes: `name`, and optionally `description`,
     /// `delivery` (default poll and push), `inputSchema`, `payloadSchema` (default: any
-    /// object), `_meta`, `retain` and `pollIntervalMs`. Errors name the member that does not fit.
+    /// object), `_meta`, `retain`, `pollIntervalMs` and `filterOn` (see
+    /// [`EventDecl::filter_on`]). Errors name the member that does not fit.
     pub fn from_json(value: Value) -> Result<Self> {
         #[derive(serde::Deserialize)]
         #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -95,6 +100,8 @@ impl EventDecl {
             retain: Option<usize>,
             #[serde(default)]
             poll_interval_ms: Option<u64>,
+            #[serde(default)]
+            filter_on: Vec<String>,
         }
         let j: Json = serde_json::from_value(value)
             .map_err(|e| Error::invalid_input(format!("invalid event type declaration: {e}")))?;
@@ -112,6 +119,7 @@ impl EventDecl {
         }
         decl.retain = j.retain.unwrap_or(DEFAULT_RETAIN);
         decl.poll_interval_ms = j.poll_interval_ms.unwrap_or(DEFAULT_POLL_INTERVAL_MS);
+        decl.matching.filter_on = j.filter_on;
         Ok(decl)
     }
 
@@ -144,6 +152,21 @@ impl EventDecl {
         self.poll_interval_ms = ms;
         self
     }
+
+    /// Subscription arguments that filter occurrences: a subscription whose arguments give one
+    /// of `names` receives only the occurrences whose `data` has the same value there (polls,
+    /// streams and webhooks alike; SEP-3415 Appendix A, `match`).
+    pub fn filter_on(mut self, names: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.matching.filter_on = names.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// A further match of occurrences to subscriptions: `f(occurrence, arguments)` true when
+    /// that subscription receives it.
+    pub fn matches(mut self, f: impl Fn(&EventOccurrence, &Value) -> bool + Send + Sync + 'static) -> Self {
+        self.matching.custom = Some(Arc::new(f));
+        self
+    }
 }
 
 /// A declared type with its compiled schemas.
@@ -168,6 +191,11 @@ impl DeclaredEvent {
     /// True when the type offers `mode`.
     pub fn offers(&self, mode: DeliveryMode) -> bool {
         self.decl.event.delivery.contains(&mode)
+    }
+
+    /// True when `occurrence` reaches a subscription with `arguments` ([`matching`]).
+    pub fn reaches(&self, occurrence: &EventOccurrence, arguments: &Value) -> bool {
+        self.decl.matching.matches(occurrence, arguments)
     }
 
     /// Checks subscription arguments against `inputSchema`: `-32602` with the failing fields.

@@ -190,8 +190,12 @@ pub(crate) async fn run_events(
     beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut position;
     loop {
+        let declared = events.get(&stream.name);
         for (seq, occurrence) in std::mem::take(&mut first.events) {
-            sink(env.engine.events_occurrence(&stream, seq, occurrence));
+            // What the stream's arguments filter out is passed over (its cursor moves on).
+            if declared.as_ref().is_none_or(|t| t.reaches(&occurrence, &stream.arguments)) {
+                sink(env.engine.events_occurrence(&stream, seq, occurrence));
+            }
         }
         position = first.position;
         if first.has_more {

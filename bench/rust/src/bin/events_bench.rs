@@ -2,8 +2,11 @@
 //! and an axum webhook receiver.
 //!
 //! ```text
-//! events_bench [--emits N] [--subscriptions N]
+//! events_bench [--emits N] [--subscriptions N] [--store redis://127.0.0.1:PORT]
 //! ```
+//! With `--store`, the server is one instance of a fleet on that Redis (occurrences and webhook
+//! subscriptions kept there: `Server::with_scale_out`), and `redis_used_kib` adds Redis's own
+//! memory growth for the idle subscriptions (`INFO memory`'s `used_memory`).
 //! Prints one JSON object:
 //! - `push_per_s`: occurrences a second reaching one `events/stream` (the client's `next()`),
 //!   emitted as fast as the registry takes them (N emits, retention N so none is dropped);
@@ -44,6 +47,22 @@ fn rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
+/// Redis's `used_memory` in KiB, read with one inline `INFO memory` on `url`'s host and port.
+fn redis_used_kib(url: &str) -> u64 {
+    use std::io::{Read, Write};
+    let addr = url.trim_start_matches("redis://").split('/').next().unwrap_or_default();
+    let Ok(mut s) = std::net::TcpStream::connect(addr) else { return 0 };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+    let _ = s.write_all(b"INFO memory\r\n");
+    let mut buf = vec![0u8; 64 * 1024];
+    let n = s.read(&mut buf).unwrap_or(0);
+    let text = String::from_utf8_lossy(&buf[..n]);
+    text.lines()
+        .find_map(|l| l.strip_prefix("used_memory:"))
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(0, |b| b / 1024)
+}
+
 fn percentile(sorted: &[u128], p: f64) -> u128 {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
@@ -53,6 +72,7 @@ async fn main() {
     let args: Vec<String> = std::env::args().collect();
     let emits = option(&args, "--emits", 20_000);
     let subscriptions = option(&args, "--subscriptions", 10_000);
+    let store = args.iter().position(|a| a == "--store").and_then(|i| args.get(i + 1)).cloned();
 
     let events = Arc::new(EventRegistry::new());
     let modes = [DeliveryMode::Poll, DeliveryMode::Push, DeliveryMode::Webhook];
@@ -69,6 +89,15 @@ async fn main() {
     let server = Server::new(config, Arc::new(mcpcore::registry::ToolRegistry::new()))
         .with_events(events.clone())
         .with_webhook_policy(policy);
+    let server = match &store {
+        // One instance of a fleet: occurrences and webhook subscriptions in Redis.
+        Some(url) => {
+            let key = "6d6370636f72652d6576656e74732d62656e63682d73746174652d6b6579212121";
+            let scale = mcpcore::store::ScaleOut::new(Some(url), Some(key), &[]).expect("a Redis URL");
+            server.with_scale_out(&scale)
+        }
+        None => server,
+    };
     let serving =
         server.serve_http("127.0.0.1:0".parse().unwrap(), HttpServerConfig::default()).await.unwrap();
     let client =
@@ -134,12 +163,14 @@ async fn main() {
     // Idle subscriptions: RSS growth for N of them (one callback URL, N argument sets).
     tokio::time::sleep(Duration::from_millis(200)).await;
     let before = rss_kib();
+    let redis_before = store.as_deref().map_or(0, redis_used_kib);
     for i in 0..subscriptions {
         client.subscribe_webhook("idle", json!({ "i": i }), &hook, secret, Some(3_600_000)).await.unwrap();
     }
     tokio::time::sleep(Duration::from_millis(200)).await;
     let after = rss_kib();
     let grown = after.saturating_sub(before);
+    let redis_grown = store.as_deref().map_or(0, redis_used_kib).saturating_sub(redis_before);
     println!(
         "{}",
         json!({
@@ -151,6 +182,9 @@ async fn main() {
             "subscriptions": subscriptions,
             "idle_subscriptions_kib": grown,
             "bytes_per_subscription": grown * 1024 / subscriptions.max(1) as u64,
+            "store": store,
+            "redis_used_kib": redis_grown,
+            "redis_bytes_per_subscription": redis_grown * 1024 / subscriptions.max(1) as u64,
         })
     );
     client.close().await;

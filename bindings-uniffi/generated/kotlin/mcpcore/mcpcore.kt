@@ -1630,7 +1630,7 @@ internal object UniffiLib {
     ): Unit
     external fun uniffi_mcpcore_uniffi_fn_constructor_events_new(uniffi_out_err: UniffiRustCallStatus, 
     ): Long
-    external fun uniffi_mcpcore_uniffi_fn_method_events_declare(`ptr`: Long,`name`: RustBuffer.ByValue,`description`: RustBuffer.ByValue,`delivery`: RustBuffer.ByValue,`inputSchemaJson`: RustBuffer.ByValue,`payloadSchemaJson`: RustBuffer.ByValue,`retain`: Int,`pollIntervalMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_mcpcore_uniffi_fn_method_events_declare(`ptr`: Long,`name`: RustBuffer.ByValue,`description`: RustBuffer.ByValue,`delivery`: RustBuffer.ByValue,`inputSchemaJson`: RustBuffer.ByValue,`payloadSchemaJson`: RustBuffer.ByValue,`retain`: Int,`pollIntervalMs`: Long,`filterOn`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
     external fun uniffi_mcpcore_uniffi_fn_method_events_emit(`ptr`: Long,`name`: RustBuffer.ByValue,`dataJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
@@ -2293,7 +2293,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_eventstream_next() and 0xFFFF) != 31391) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mcpcore_uniffi_checksum_method_events_declare() and 0xFFFF) != 34699) {
+    if ((lib.uniffi_mcpcore_uniffi_checksum_method_events_declare() and 0xFFFF) != 25820) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mcpcore_uniffi_checksum_method_events_emit() and 0xFFFF) != 3365) {
@@ -6089,10 +6089,12 @@ public interface EventsInterface {
     /**
      * Declares (or replaces) the event type `name`: its `delivery` modes, the JSON Schema text
      * of its subscription arguments and of its payload (null: any object), how many
-     * occurrences are kept for replay and the `nextPollMs` its polls suggest. Throws
-     * `InvalidInput` for a schema that does not compile.
+     * occurrences are kept for replay, the `nextPollMs` its polls suggest, and `filter_on`:
+     * subscription arguments that filter occurrences (a subscription giving one receives only
+     * the occurrences whose data has the same value there). Throws `InvalidInput` for a schema
+     * that does not compile.
      */
-    fun `declare`(`name`: kotlin.String, `description`: kotlin.String, `delivery`: List<DeliveryMode>, `inputSchemaJson`: kotlin.String? = null, `payloadSchemaJson`: kotlin.String? = null, `retain`: kotlin.UInt = 256u, `pollIntervalMs`: kotlin.ULong = 5000uL)
+    fun `declare`(`name`: kotlin.String, `description`: kotlin.String, `delivery`: List<DeliveryMode>, `inputSchemaJson`: kotlin.String? = null, `payloadSchemaJson`: kotlin.String? = null, `retain`: kotlin.UInt = 256u, `pollIntervalMs`: kotlin.ULong = 5000uL, `filterOn`: List<kotlin.String> = listOf())
     
     /**
      * Records an occurrence of `name` with the JSON payload `data_json` and delivers it to
@@ -6240,10 +6242,12 @@ open class Events: Disposable, AutoCloseable, EventsInterface
     /**
      * Declares (or replaces) the event type `name`: its `delivery` modes, the JSON Schema text
      * of its subscription arguments and of its payload (null: any object), how many
-     * occurrences are kept for replay and the `nextPollMs` its polls suggest. Throws
-     * `InvalidInput` for a schema that does not compile.
+     * occurrences are kept for replay, the `nextPollMs` its polls suggest, and `filter_on`:
+     * subscription arguments that filter occurrences (a subscription giving one receives only
+     * the occurrences whose data has the same value there). Throws `InvalidInput` for a schema
+     * that does not compile.
      */
-    @Throws(McpException::class)override fun `declare`(`name`: kotlin.String, `description`: kotlin.String, `delivery`: List<DeliveryMode>, `inputSchemaJson`: kotlin.String?, `payloadSchemaJson`: kotlin.String?, `retain`: kotlin.UInt, `pollIntervalMs`: kotlin.ULong)
+    @Throws(McpException::class)override fun `declare`(`name`: kotlin.String, `description`: kotlin.String, `delivery`: List<DeliveryMode>, `inputSchemaJson`: kotlin.String?, `payloadSchemaJson`: kotlin.String?, `retain`: kotlin.UInt, `pollIntervalMs`: kotlin.ULong, `filterOn`: List<kotlin.String>)
         = 
     callWithHandle {
     uniffiRustCallWithError(McpException) { _status ->
@@ -6256,7 +6260,8 @@ open class Events: Disposable, AutoCloseable, EventsInterface
         FfiConverterOptionalString.lower(`inputSchemaJson`),
         FfiConverterOptionalString.lower(`payloadSchemaJson`),
         FfiConverterUInt.lower(`retain`),
-        FfiConverterULong.lower(`pollIntervalMs`),_status)
+        FfiConverterULong.lower(`pollIntervalMs`),
+        FfiConverterSequenceString.lower(`filterOn`),_status)
 }
     }
     

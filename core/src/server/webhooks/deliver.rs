@@ -313,6 +313,7 @@ pub(super) async fn run(
             return;
         }
         let read = registry.read(&sub.key.name, Some(position), BATCH, not_before);
+        let declared = registry.get(&sub.key.name);
         drop(registry);
         let seal = |p: Position| cursor::seal(&keys, &sub.key.name, p);
         if read.truncated {
@@ -323,6 +324,11 @@ pub(super) async fn run(
         }
         for (seq, mut occurrence) in read.events {
             let at = Position { seq, ..read.position };
+            // What the subscription's arguments filter out is passed over.
+            if declared.as_ref().is_some_and(|t| !t.reaches(&occurrence, &sub.key.arguments)) {
+                sub.state.lock().expect("lock").position = at;
+                continue;
+            }
             occurrence.cursor = Some(seal(at));
             let body = serde_json::to_vec(&occurrence).expect("serializable");
             deliver(&sub, &occurrence.event_id, &body, &policy, &stats).await;

@@ -75,6 +75,26 @@ class EventsTest {
     }
 
     @Test
+    fun `filterOn gives each subscription the occurrences its arguments ask for`() = runBlocking<Unit> {
+        val events = Events()
+        val args = """{"type":"object","properties":{"service":{"type":"string"}}}"""
+        events.declare("deploy", "Deploys", listOf(DeliveryMode.POLL), inputSchemaJson = args, filterOn = listOf("service"))
+        val server = Server(mcpcore.examples.echoRegistry(), "kotlin-events", "1.0").withEvents(events)
+        server.serveHttp("127.0.0.1", 0u).use { serving ->
+            Client.connectHttp(serving.url(), ConnectOptions()).use { client ->
+                val start = client.pollEvents("deploy", "{}").cursor
+                for ((service, n) in listOf("api" to 1, "web" to 2, "api" to 3)) {
+                    events.emit("deploy", """{"service":"$service","n":$n}""")
+                }
+                val api = client.pollEvents("deploy", """{"service":"api"}""", cursor = start)
+                assertEquals(2, api.events.size)
+                assertTrue(api.events.all { it.dataJson.contains("\"api\"") }, api.events.toString())
+                assertEquals(3, client.pollEvents("deploy", "{}", cursor = start).events.size)
+            }
+        }
+    }
+
+    @Test
     fun `a webhook subscription is verified and delivered signed`() = runBlocking<Unit> {
         val key = ByteArray(32) { 9 }
         val secret = "whsec_" + Base64.getEncoder().encodeToString(key)

@@ -1,0 +1,51 @@
+//! Which occurrences of a type reach which subscription (SEP-3415, Appendix A "SDK Guidance",
+//! "Broadcast emit": the author's `match(ctx, event, arguments)` decides whether a subscription
+//! receives an occurrence; without one, every subscription of the type receives every
+//! occurrence; the SDK applies it to poll, push and webhook alike). Declared two ways:
+//! [`Matching::filter_on`] names subscription arguments that must equal the same member of the
+//! occurrence's `data` when the subscription gives them (JSON, so every binding declares it),
+//! and [`Matching::custom`] is a Rust closure for anything else.
+
+use crate::protocol::events::EventOccurrence;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// A custom match: the occurrence, the subscription's arguments; true when it is delivered.
+pub type MatchFn = dyn Fn(&EventOccurrence, &Value) -> bool + Send + Sync;
+
+/// How a type's occurrences are matched to subscriptions (default: every one to every
+/// subscription).
+#[derive(Clone, Default)]
+pub struct Matching {
+    /// Argument names compared with `data`: a subscription whose arguments give `name`
+    /// receives only occurrences whose `data[name]` equals it (an argument it leaves out, or
+    /// gives as `null`, filters nothing).
+    pub filter_on: Vec<String>,
+    /// A further test, after `filter_on`.
+    pub custom: Option<Arc<MatchFn>>,
+}
+
+impl std::fmt::Debug for Matching {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Matching")
+            .field("filter_on", &self.filter_on)
+            .field("custom", &self.custom.as_ref().map(|_| "Fn"))
+            .finish()
+    }
+}
+
+impl Matching {
+    /// True when `occurrence` reaches a subscription with `arguments`.
+    pub fn matches(&self, occurrence: &EventOccurrence, arguments: &Value) -> bool {
+        let fits = |name: &String| match arguments.get(name) {
+            None | Some(Value::Null) => true,
+            Some(want) => occurrence.data.get(name) == Some(want),
+        };
+        self.filter_on.iter().all(fits) && self.custom.as_ref().is_none_or(|f| f(occurrence, arguments))
+    }
+
+    /// True when every occurrence reaches every subscription.
+    pub fn is_everything(&self) -> bool {
+        self.filter_on.is_empty() && self.custom.is_none()
+    }
+}
