@@ -212,7 +212,10 @@ async fn a_webhook_subscription_is_the_fleets_delivered_once_and_outlives_its_in
     // Subscribed through the first instance, which verifies the callback and holds it.
     let sub = c0.subscribe_webhook("echoed", json!({}), &url, &secret, Some(60_000)).await.unwrap();
     // Emitted on the two others: each delivered once, by one instance, not three times.
+    // (An emit returns once queued for Redis, so two instances' emits are ordered only by
+    // waiting for the first.)
     echo(&c1, "a").await;
+    assert_eq!(received(&got, &["a"], Duration::from_secs(10)).await, ["a"]);
     echo(&c2, "b").await;
     assert_eq!(received(&got, &["a", "b"], Duration::from_secs(10)).await, ["a", "b"]);
     tokio::time::sleep(Duration::from_millis(1500)).await;

@@ -11,7 +11,8 @@
 //! | channel `<prefix>:events` | each append, `{"epoch","seq","name","entry"}`, for every instance's registry |
 //!
 //! An emit queues its append (one script: position, log, trim, publish) and returns; one task
-//! per process appends in emit order, retrying for about 10 s while Redis is unreachable. Each
+//! per process appends in emit order (what waits goes in one pipelined round trip), retrying
+//! for about 10 s while Redis is unreachable. Each
 //! instance takes what is published into its registry ([`EventRegistry::mirror`]) and, once a
 //! second and whenever it sees a gap, compares its positions with the log's and fetches what it
 //! missed (pub/sub keeps nothing for an instance that was down or reconnecting).
@@ -29,6 +30,8 @@ use tokio::sync::mpsc;
 
 /// Appends waiting for Redis, at most; beyond, an emit's append is dropped (and logged).
 const QUEUE_MAX: usize = 10_000;
+/// Appends sent in one pipelined round trip, at most.
+const APPEND_BATCH: usize = 128;
 /// How long one append is retried while Redis cannot be reached.
 const APPEND_PATIENCE: Duration = Duration::from_secs(10);
 /// How often an instance compares its positions with the log's.
@@ -163,30 +166,54 @@ impl SharedLog for RedisEventLog {
     }
 }
 
-/// Appends what is queued, in order, each retried for [`APPEND_PATIENCE`] while Redis is away.
+/// Appends what is queued, in order, up to [`APPEND_BATCH`] in one pipelined round trip; a
+/// batch is retried for [`APPEND_PATIENCE`] while Redis is away (each append is taken once per
+/// event id, so a batch resent after a lost reply adds nothing twice).
 async fn append_all(redis: Redis, mut rx: mpsc::UnboundedReceiver<Append>, queued: Arc<AtomicUsize>) {
-    while let Some(a) = rx.recv().await {
+    let mut batch = Vec::with_capacity(APPEND_BATCH);
+    while rx.recv_many(&mut batch, APPEND_BATCH).await > 0 {
         let started = tokio::time::Instant::now();
         let mut wait = Duration::from_millis(50);
         loop {
-            match append_one(&redis, &a).await {
+            match append_batch(&redis, &batch).await {
                 Ok(()) => break,
                 Err(e) if started.elapsed() < APPEND_PATIENCE => {
-                    tracing::debug!(target: "mcpcore::events", event = %a.name, error = %e.message, "append failed, retrying");
+                    tracing::debug!(target: "mcpcore::events", appends = batch.len(), error = %e.message, "append failed, retrying");
                     tokio::time::sleep(wait).await;
                     wait = (wait * 2).min(Duration::from_secs(1));
                 }
                 Err(e) => {
-                    tracing::warn!(target: "mcpcore::events", event = %a.name, event_id = %a.event_id, error = %e.message, "occurrence dropped: Redis did not take it");
+                    for a in &batch {
+                        tracing::warn!(target: "mcpcore::events", event = %a.name, event_id = %a.event_id, error = %e.message, "occurrence dropped: Redis did not take it");
+                    }
                     break;
                 }
             }
         }
-        queued.fetch_sub(1, Ordering::Relaxed);
+        queued.fetch_sub(batch.len(), Ordering::Relaxed);
+        batch.clear();
     }
 }
 
-async fn append_one(redis: &Redis, a: &Append) -> Result<(), ErrorData> {
+/// One pipelined round trip of `batch`'s append scripts, in order.
+async fn append_batch(redis: &Redis, batch: &[Append]) -> Result<(), ErrorData> {
+    let mut pipe = redis::pipe();
+    for a in batch {
+        pipe.add_command(append_cmd(redis, a)).ignore();
+    }
+    let mut conn = redis.conn.clone();
+    let sent: redis::RedisResult<()> = pipe.query_async(&mut conn).await;
+    match sent {
+        // Once more on a dropped connection, as `Redis::run` does.
+        Err(e) if e.is_io_error() || e.is_connection_dropped() => {
+            pipe.query_async::<()>(&mut conn).await.map_err(|e| redis.failed(e))
+        }
+        other => other.map_err(|e| redis.failed(e)),
+    }
+}
+
+/// The append script's command for `a`.
+fn append_cmd(redis: &Redis, a: &Append) -> redis::Cmd {
     let mut cmd = redis::cmd("EVAL");
     cmd.arg(APPEND)
         .arg(4)
@@ -199,8 +226,7 @@ async fn append_one(redis: &Redis, a: &Append) -> Result<(), ErrorData> {
         .arg(a.retain)
         .arg(serde_json::to_string(&a.name).expect("a string serializes"))
         .arg(redis.key("events"));
-    let _: i64 = redis.run(&cmd).await?;
-    Ok(())
+    cmd
 }
 
 /// Why the mirroring task woke.
