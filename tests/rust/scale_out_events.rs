@@ -16,6 +16,7 @@ use mcpcore::client::{Client, ClientOptions, EventStream, StreamItem};
 use mcpcore::protocol::events::EventOccurrence;
 use mcpcore::protocol::ProtocolVersion;
 use mcpcore_tests::fleet::{self, Fleet};
+use mcpcore_tests::hooks::{self, Received};
 use serde_json::json;
 use std::time::{Duration, Instant};
 
@@ -142,61 +143,9 @@ async fn an_emit_on_one_instance_is_polled_and_streamed_on_the_others_and_outliv
     survivor.close().await;
 }
 
-/// What a webhook receiver got: each POST's `webhook-id` and JSON body.
-#[derive(Default)]
-struct Received(std::sync::Mutex<Vec<(String, serde_json::Value)>>);
-
-impl Received {
-    /// The texts of the `echoed` occurrences delivered, in order (repeats included).
-    fn texts(&self) -> Vec<String> {
-        let got = self.0.lock().unwrap();
-        got.iter().filter_map(|(_, b)| b["data"]["text"].as_str().map(str::to_owned)).collect()
-    }
-
-    /// How many verification challenges came.
-    fn verifications(&self) -> usize {
-        self.0.lock().unwrap().iter().filter(|(_, b)| b["type"] == "verification").count()
-    }
-
-    /// The `webhook-id`s of the occurrences delivered (repeats included).
-    fn ids(&self) -> Vec<String> {
-        let got = self.0.lock().unwrap();
-        got.iter().filter(|(_, b)| b.get("eventId").is_some()).map(|(id, _)| id.clone()).collect()
-    }
-}
-
-/// A receiver on 127.0.0.1 that answers verification challenges and records every POST.
-async fn webhook_receiver() -> (std::sync::Arc<Received>, String) {
-    use axum::extract::State;
-    use axum::http::HeaderMap;
-    let got = std::sync::Arc::new(Received::default());
-    let hook = |State(r): State<std::sync::Arc<Received>>, headers: HeaderMap, body: axum::body::Bytes| async move {
-        let v: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
-        let id = headers.get("webhook-id").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
-        r.0.lock().unwrap().push((id, v.clone()));
-        match v["type"].as_str() {
-            Some("verification") => {
-                let answer = json!({ "challenge": v["challenge"] }).to_string();
-                ([(axum::http::header::CONTENT_TYPE, "application/json")], answer).into_response()
-            }
-            _ => axum::http::StatusCode::NO_CONTENT.into_response(),
-        }
-    };
-    use axum::response::IntoResponse;
-    let app = axum::Router::new().route("/hook", axum::routing::post(hook)).with_state(got.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/hook", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (got, url)
-}
-
 /// Waits (at most `limit`) until the receiver has `want` occurrence texts.
 async fn received(r: &Received, want: &[&str], limit: Duration) -> Vec<String> {
-    let deadline = Instant::now() + limit;
-    while Instant::now() < deadline && r.texts().len() < want.len() {
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    r.texts()
+    r.wait_count(want.len(), limit).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -206,9 +155,8 @@ async fn a_webhook_subscription_is_the_fleets_delivered_once_and_outlives_its_in
     let v = ProtocolVersion::V2026_07_28;
     let (c0, c1, c2) =
         tokio::join!(connect(fleet.ports[0], v), connect(fleet.ports[1], v), connect(fleet.ports[2], v));
-    let (got, url) = webhook_receiver().await;
-    let secret =
-        format!("whsec_{}", base64::Engine::encode(&base64::engine::general_purpose::STANDARD, [7u8; 32]));
+    let (got, url) = hooks::receiver().await;
+    let secret = hooks::secret(7);
     // Subscribed through the first instance, which verifies the callback and holds it.
     let sub = c0.subscribe_webhook("echoed", json!({}), &url, &secret, Some(60_000)).await.unwrap();
     // Emitted on the two others: each delivered once, by one instance, not three times.

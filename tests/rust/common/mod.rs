@@ -4,6 +4,7 @@
 pub mod auth_echo;
 pub mod chaos;
 pub mod fleet;
+pub mod hooks;
 pub mod http;
 pub mod issuer;
 pub mod keycloak;
