@@ -430,9 +430,9 @@ async fn a_terminated_envelope_speaks_the_subscribers_dialect() {
     assert_eq!(t["error"]["code"], -32023, "{t}");
 }
 
-/// SEP-3415 Appendix A ("Broadcast emit", `match`): a subscription's arguments decide which
-/// occurrences reach it, by poll, by stream and by webhook alike; the cursors still move past
-/// what is filtered out.
+/// SEP-3415 Appendix A ("Broadcast emit", `match` and `transform`): a subscription's arguments
+/// decide which occurrences reach it and in what shape, by poll, by stream and by webhook
+/// alike; the cursors still move past what is filtered out.
 #[tokio::test]
 async fn subscription_arguments_filter_what_reaches_each_subscription_in_every_mode() {
     use mcpcore::client::{Client, ClientOptions, StreamItem};
@@ -450,6 +450,12 @@ async fn subscription_arguments_filter_what_reaches_each_subscription_in_every_m
                 .matches(|o, a| match a.get("service_prefix").and_then(Value::as_str) {
                     Some(p) => o.data["service"].as_str().is_some_and(|s| s.starts_with(p)),
                     None => true,
+                })
+                .transforms(|mut o, a| {
+                    if a.get("redact") == Some(&json!(true)) {
+                        o.data["service"] = json!("[redacted]");
+                    }
+                    o
                 }),
         )
         .unwrap();
@@ -458,8 +464,8 @@ async fn subscription_arguments_filter_what_reaches_each_subscription_in_every_m
     let client =
         Client::connect_http(&serving.url(), Default::default(), ClientOptions::default()).await.unwrap();
     let start = client.poll_events("incident", json!({}), None, None).await.unwrap().cursor;
-    let mut p1_stream =
-        client.stream_events("incident", json!({"severity": "P1"}), start.clone()).await.unwrap();
+    let p1_redacted = json!({"severity": "P1", "redact": true});
+    let mut p1_stream = client.stream_events("incident", p1_redacted.clone(), start.clone()).await.unwrap();
     let (s, _) = secret(9);
     let hook = json!({"name": "incident", "arguments": {"service_prefix": "db-"}, "cursor": start,
         "delivery": {"mode": "webhook", "url": format!("{base}/db"), "secret": s}, "ttlMs": 60000});
@@ -483,11 +489,19 @@ async fn subscription_arguments_filter_what_reaches_each_subscription_in_every_m
     assert!(after.events.is_empty(), "the filtered poll's cursor moved past all four");
     let everything = client.poll_events("incident", json!({}), start.clone(), None).await.unwrap();
     assert_eq!(everything.events.len(), 4, "no arguments: everything");
+    assert_eq!(everything.events[0].data["service"], "db-main", "as emitted");
+    let redacted = client.poll_events("incident", p1_redacted.clone(), start.clone(), None).await.unwrap();
+    let services: Vec<&Value> = redacted.events.iter().map(|o| &o.data["service"]).collect();
+    assert_eq!(services, [&json!("[redacted]"), &json!("[redacted]")], "transformed for this subscription");
+    assert_eq!(redacted.events[0].event_id, everything.events[0].event_id, "the same occurrence");
     // Stream: only P1.
     let mut streamed = Vec::new();
     while streamed.len() < 2 {
         match tokio::time::timeout(Duration::from_secs(5), p1_stream.next()).await {
-            Ok(Some(StreamItem::Event(o))) => streamed.push(o.data["n"].as_i64().unwrap()),
+            Ok(Some(StreamItem::Event(o))) => {
+                assert_eq!(o.data["service"], "[redacted]", "{o:?}");
+                streamed.push(o.data["n"].as_i64().unwrap())
+            }
             Ok(Some(_)) => {}
             other => panic!("the stream ended: {other:?}"),
         }

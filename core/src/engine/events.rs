@@ -150,7 +150,7 @@ impl ServerEngine {
         // still moves past them (SEP-3415 Appendix A, `match`).
         let arguments = crate::events::arguments(&params.arguments);
         let occurrences: Vec<EventOccurrence> =
-            read.events.into_iter().map(|(_, o)| o).filter(|o| declared.reaches(o, &arguments)).collect();
+            read.events.into_iter().filter_map(|(_, o)| declared.deliver(o, &arguments)).collect();
         let result = json!({
             "events": occurrences,
             "cursor": cursor::seal(&self.config.state_keys, &params.name, read.position),

@@ -1,7 +1,9 @@
-//! Which occurrences of a type reach which subscription (SEP-3415, Appendix A "SDK Guidance",
-//! "Broadcast emit": the author's `match(ctx, event, arguments)` decides whether a subscription
-//! receives an occurrence; without one, every subscription of the type receives every
-//! occurrence; the SDK applies it to poll, push and webhook alike). Declared two ways:
+//! Which occurrences of a type reach which subscription, and in what shape (SEP-3415, Appendix
+//! A "SDK Guidance", "Broadcast emit": the author's `match(ctx, event, arguments)` decides
+//! whether a subscription receives an occurrence, and `transform(ctx, event, arguments)` shapes
+//! its payload for that subscription; without them, every subscription of the type receives
+//! every occurrence as emitted; the SDK applies both to poll, push and webhook alike). A match
+//! is declared two ways:
 //! [`Matching::filter_on`] names subscription arguments that must equal the same member of the
 //! occurrence's `data` when the subscription gives them (JSON, so every binding declares it),
 //! and [`Matching::custom`] is a Rust closure for anything else.
@@ -13,6 +15,10 @@ use std::sync::Arc;
 /// A custom match: the occurrence, the subscription's arguments; true when it is delivered.
 pub type MatchFn = dyn Fn(&EventOccurrence, &Value) -> bool + Send + Sync;
 
+/// A transform: the occurrence as one subscription (its arguments) receives it, for example
+/// with fields redacted that its arguments ask to leave out.
+pub type TransformFn = dyn Fn(EventOccurrence, &Value) -> EventOccurrence + Send + Sync;
+
 /// How a type's occurrences are matched to subscriptions (default: every one to every
 /// subscription).
 #[derive(Clone, Default)]
@@ -23,6 +29,8 @@ pub struct Matching {
     pub filter_on: Vec<String>,
     /// A further test, after `filter_on`.
     pub custom: Option<Arc<MatchFn>>,
+    /// How a subscription receives an occurrence that reaches it (default: as emitted).
+    pub transform: Option<Arc<TransformFn>>,
 }
 
 impl std::fmt::Debug for Matching {
@@ -30,6 +38,7 @@ impl std::fmt::Debug for Matching {
         f.debug_struct("Matching")
             .field("filter_on", &self.filter_on)
             .field("custom", &self.custom.as_ref().map(|_| "Fn"))
+            .field("transform", &self.transform.as_ref().map(|_| "Fn"))
             .finish()
     }
 }
@@ -44,8 +53,20 @@ impl Matching {
         self.filter_on.iter().all(fits) && self.custom.as_ref().is_none_or(|f| f(occurrence, arguments))
     }
 
-    /// True when every occurrence reaches every subscription.
+    /// The occurrence as a subscription with `arguments` receives it; `None` when it does not
+    /// reach that subscription.
+    pub fn deliver(&self, occurrence: EventOccurrence, arguments: &Value) -> Option<EventOccurrence> {
+        if !self.matches(&occurrence, arguments) {
+            return None;
+        }
+        Some(match &self.transform {
+            Some(f) => f(occurrence, arguments),
+            None => occurrence,
+        })
+    }
+
+    /// True when every occurrence reaches every subscription as emitted.
     pub fn is_everything(&self) -> bool {
-        self.filter_on.is_empty() && self.custom.is_none()
+        self.filter_on.is_empty() && self.custom.is_none() && self.transform.is_none()
     }
 }

@@ -167,6 +167,17 @@ impl EventDecl {
         self.matching.custom = Some(Arc::new(f));
         self
     }
+
+    /// Shapes each occurrence for the subscription receiving it: `f(occurrence, arguments)`
+    /// (SEP-3415 Appendix A, `transform`: to redact fields, or expand or thin the payload, per
+    /// the subscription's arguments). Its `eventId` should stay: a receiver deduplicates by it.
+    pub fn transforms(
+        mut self,
+        f: impl Fn(EventOccurrence, &Value) -> EventOccurrence + Send + Sync + 'static,
+    ) -> Self {
+        self.matching.transform = Some(Arc::new(f));
+        self
+    }
 }
 
 /// A declared type with its compiled schemas.
@@ -196,6 +207,12 @@ impl DeclaredEvent {
     /// True when `occurrence` reaches a subscription with `arguments` ([`matching`]).
     pub fn reaches(&self, occurrence: &EventOccurrence, arguments: &Value) -> bool {
         self.decl.matching.matches(occurrence, arguments)
+    }
+
+    /// `occurrence` as a subscription with `arguments` receives it (matched, then transformed);
+    /// `None` when it does not reach it ([`matching`]).
+    pub fn deliver(&self, occurrence: EventOccurrence, arguments: &Value) -> Option<EventOccurrence> {
+        self.decl.matching.deliver(occurrence, arguments)
     }
 
     /// Checks subscription arguments against `inputSchema`: `-32602` with the failing fields.

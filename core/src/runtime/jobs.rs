@@ -193,7 +193,11 @@ pub(crate) async fn run_events(
         let declared = events.get(&stream.name);
         for (seq, occurrence) in std::mem::take(&mut first.events) {
             // What the stream's arguments filter out is passed over (its cursor moves on).
-            if declared.as_ref().is_none_or(|t| t.reaches(&occurrence, &stream.arguments)) {
+            let delivered = match &declared {
+                Some(t) => t.deliver(occurrence, &stream.arguments),
+                None => Some(occurrence),
+            };
+            if let Some(occurrence) = delivered {
                 sink(env.engine.events_occurrence(&stream, seq, occurrence));
             }
         }

@@ -322,13 +322,18 @@ pub(super) async fn run(
             let msg_id = format!("msg_gap_{}", crate::runtime::entropy::random_id());
             deliver(&sub, &msg_id, &body, &policy, &stats).await;
         }
-        for (seq, mut occurrence) in read.events {
+        for (seq, occurrence) in read.events {
             let at = Position { seq, ..read.position };
-            // What the subscription's arguments filter out is passed over.
-            if declared.as_ref().is_some_and(|t| !t.reaches(&occurrence, &sub.key.arguments)) {
+            // What the subscription's arguments filter out is passed over; the rest is shaped
+            // for it.
+            let delivered = match &declared {
+                Some(t) => t.deliver(occurrence, &sub.key.arguments),
+                None => Some(occurrence),
+            };
+            let Some(mut occurrence) = delivered else {
                 sub.state.lock().expect("lock").position = at;
                 continue;
-            }
+            };
             occurrence.cursor = Some(seal(at));
             let body = serde_json::to_vec(&occurrence).expect("serializable");
             deliver(&sub, &occurrence.event_id, &body, &policy, &stats).await;
