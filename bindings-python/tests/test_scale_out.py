@@ -10,6 +10,7 @@ them the tests are skipped with a message, except in CI (``CI`` set), where they
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -20,12 +21,12 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, TypedDict
 
 import pytest
 
 from conftest import EXAMPLES, PY, run_async
-from mcpcore import InvalidInput, Server
+from mcpcore import Client, InvalidInput, Server
 
 STATE_KEY = "4d43505f7363616c655f6f75745f746573745f6b65795f33325f62797465735f21"
 PY_SERVER = EXAMPLES / "echo_server.py"
@@ -253,3 +254,33 @@ def test_three_python_servers_behind_nginx_serve_the_official_client(spawn: Call
         finally:
             proc.terminate()
             proc.wait(timeout=10)
+
+
+class Deployed(TypedDict):
+    """A service was deployed."""
+
+    service: str
+
+
+@run_async
+async def test_two_python_servers_on_one_store_share_their_event_occurrences(redis_url: str) -> None:
+    """Events in a fleet (issue 48): an emit on one server is polled on the other, from a cursor
+    the first gave (both registries share the occurrences through Redis)."""
+    servers = [Server(f"events-{i}", "1.0") for i in range(2)]
+    for s in servers:
+        s.event("deployed")(Deployed)
+    servings = [await s.serve_http(store=redis_url, state_keys=STATE_KEY) for s in servers]
+    try:
+        async with await Client.connect_http(servings[0].url) as first, \
+                await Client.connect_http(servings[1].url) as second:
+            start = (await first.poll_events("deployed"))["cursor"]
+            await servers[0].emit("deployed", Deployed(service="api"))
+            deadline = time.monotonic() + 10
+            got: List[Any] = []
+            while not got and time.monotonic() < deadline:
+                got = (await second.poll_events("deployed", cursor=start))["events"]
+                await asyncio.sleep(0.05)
+            assert [e["data"] for e in got] == [{"service": "api"}]
+    finally:
+        for serving in servings:
+            await serving.shutdown()
