@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { Server } from '../lib/mcpcore.js';
+import { Client, Server } from '../lib/mcpcore.js';
 import { examples, spawnListening } from './helpers.mjs';
 import { fileURLToPath } from 'node:url';
 
@@ -126,6 +126,31 @@ describe('serveHttp({ store })', { skip }, () => {
       const r = await callEcho(srv.url, session, text, 10 + i);
       assert.equal(r.status, 200, JSON.stringify(r.body));
       assert.equal(r.body.result.content[0].text, text);
+    }
+  });
+
+  test('two Servers on one store share their event occurrences (a cursor of one is good on the other)', async () => {
+    const servers = [0, 1].map((i) => {
+      const s = new Server({ name: `events-${i}`, version: '1.0' });
+      s.event('deployed', { description: 'A service was deployed.' });
+      return s;
+    });
+    const servings = [];
+    for (const s of servers) servings.push(await s.serveHttp({ port: 0, store: redisUrl, stateKeys: STATE_KEY }));
+    const [first, second] = await Promise.all(servings.map((sv) => Client.connectHttp(sv.url)));
+    try {
+      const start = (await first.request('events/poll', { name: 'deployed', arguments: {}, cursor: null })).cursor;
+      servers[0].emit('deployed', { service: 'api' });
+      let got = [];
+      for (let i = 0; i < 200 && got.length === 0; i++) {
+        got = (await second.request('events/poll', { name: 'deployed', arguments: {}, cursor: start })).events;
+        if (got.length === 0) await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.deepEqual(got.map((e) => e.data), [{ service: 'api' }]);
+    } finally {
+      await first.close();
+      await second.close();
+      for (const sv of servings) await sv.shutdown();
     }
   });
 
