@@ -8,10 +8,12 @@ information.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import fleet
 import gateway
+import soak_report
 import scale
 import stateless
 
@@ -210,6 +212,7 @@ def render(doc: Dict[str, Any], names: List[str], subs: Dict[str, Any]) -> str:
     L += design_targets(doc)
     if doc["errors"]:
         L += ["## Errors", ""] + [f"- {e}" for e in doc["errors"]] + [""]
+    L += soak_report.section(Path(__file__).resolve().parent / "results")
     return "\n".join(L)
 
 
