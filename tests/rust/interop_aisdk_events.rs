@@ -13,24 +13,14 @@
 use mcpcore::client::{Client, ClientOptions};
 use mcpcore_tests::fleet::{self, Kid, Script};
 use serde_json::json;
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// The Rust echo_server with MCP Events on a loopback port; (the child, its URL).
 fn echo_server() -> (Kid, String) {
     let port = fleet::free_port();
-    let mut child = Command::new(mcpcore_tests::bin("echo_server"))
-        .args(["--http", &format!("127.0.0.1:{port}"), "--events", "--events-allow-http-loopback"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawn echo_server");
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    out.read_line(&mut line).unwrap();
-    assert!(line.starts_with("listening on"), "echo_server printed {line:?}");
-    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
-    (Kid(child), format!("http://127.0.0.1:{port}/mcp"))
+    let mut cmd = Command::new(mcpcore_tests::bin("echo_server"));
+    cmd.args(["--http", &format!("127.0.0.1:{port}"), "--events", "--events-allow-http-loopback"]);
+    (fleet::spawn_listening(cmd, "echo_server"), format!("http://127.0.0.1:{port}/mcp"))
 }
 
 /// Node 22 from `tests/conformance`, or `node`.

@@ -167,44 +167,41 @@ pub fn redis_cmd(port: u16, cmd: &str) -> String {
     line.trim_end().to_owned()
 }
 
-/// `mcpcore conformance-server` on `port`, sharing the Redis on `redis_port`, with `public` as
-/// its allowed host; once it listens.
-pub fn start_instance(port: u16, redis_port: u16, public: &str) -> Kid {
-    let mut child = Command::new(crate::bin("mcpcore"))
-        .args(["conformance-server", "--listen", &format!("127.0.0.1:{port}")])
-        .args(["--store", &format!("redis://127.0.0.1:{redis_port}/0"), "--allowed-host", public])
-        .env("MCPCORE_STATE_KEY", STATE_KEY)
+/// Spawns `cmd` (stdout piped) and waits for its `listening on …` line; its stdout is drained
+/// afterwards, so a later line never meets a closed pipe. `what` names it in the failure.
+pub fn spawn_listening(mut cmd: Command, what: &str) -> Kid {
+    let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
-        .expect("spawn mcpcore conformance-server");
+        .unwrap_or_else(|e| panic!("spawn {what}: {e}"));
     let mut out = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
     out.read_line(&mut line).unwrap();
-    assert!(line.starts_with("listening on"), "conformance-server printed {line:?} (built without `redis`?)");
-    // Drained, so a later line never meets a closed pipe.
+    assert!(line.starts_with("listening on"), "{what} printed {line:?}");
     std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
     Kid(child)
+}
+
+/// `mcpcore conformance-server` on `port`, sharing the Redis on `redis_port`, with `public` as
+/// its allowed host; once it listens.
+pub fn start_instance(port: u16, redis_port: u16, public: &str) -> Kid {
+    let mut cmd = Command::new(crate::bin("mcpcore"));
+    cmd.args(["conformance-server", "--listen", &format!("127.0.0.1:{port}")])
+        .args(["--store", &format!("redis://127.0.0.1:{redis_port}/0"), "--allowed-host", public])
+        .env("MCPCORE_STATE_KEY", STATE_KEY);
+    spawn_listening(cmd, "conformance-server (built without `redis`?)")
 }
 
 /// The Rust `echo_server` on `port` with its store in the Redis on `redis_port`, `public` as
 /// its allowed host, and the options `extra`; once it listens.
 pub fn start_echo(port: u16, redis_port: u16, public: &str, extra: &[String]) -> Kid {
-    let mut child = Command::new(crate::bin("echo_server"))
-        .args(["--http", &format!("127.0.0.1:{port}")])
+    let mut cmd = Command::new(crate::bin("echo_server"));
+    cmd.args(["--http", &format!("127.0.0.1:{port}")])
         .args(["--store", &format!("redis://127.0.0.1:{redis_port}/0"), "--allowed-host", public])
         .args(extra)
-        .env("MCPCORE_STATE_KEY", STATE_KEY)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawn echo_server");
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    out.read_line(&mut line).unwrap();
-    assert!(line.starts_with("listening on"), "echo_server printed {line:?}");
-    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
-    Kid(child)
+        .env("MCPCORE_STATE_KEY", STATE_KEY);
+    spawn_listening(cmd, "echo_server")
 }
 
 /// nginx on `port`, round-robin over `upstreams` (a failed one is left alone for 60 s), its
