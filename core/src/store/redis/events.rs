@@ -201,15 +201,7 @@ async fn append_batch(redis: &Redis, batch: &[Append]) -> Result<(), ErrorData> 
     for a in batch {
         pipe.add_command(append_cmd(redis, a)).ignore();
     }
-    let mut conn = redis.conn.clone();
-    let sent: redis::RedisResult<()> = pipe.query_async(&mut conn).await;
-    match sent {
-        // Once more on a dropped connection, as `Redis::run` does.
-        Err(e) if e.is_io_error() || e.is_connection_dropped() => {
-            pipe.query_async::<()>(&mut conn).await.map_err(|e| redis.failed(e))
-        }
-        other => other.map_err(|e| redis.failed(e)),
-    }
+    redis.run_pipe(&pipe).await
 }
 
 /// The append script's command for `a`.

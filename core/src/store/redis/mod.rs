@@ -258,6 +258,18 @@ impl Redis {
         }
     }
 
+    /// Runs `pipe` (in order, one round trip), once more on a dropped connection as
+    /// [`Redis::run`] does, and for the same commands only: those whose resend does no harm.
+    async fn run_pipe<T: redis::FromRedisValue>(&self, pipe: &redis::Pipeline) -> Result<T, ErrorData> {
+        let mut conn = self.conn.clone();
+        match pipe.query_async(&mut conn).await {
+            Err(e) if e.is_io_error() || e.is_connection_dropped() => {
+                pipe.query_async(&mut conn).await.map_err(|e| self.failed(e))
+            }
+            other => other.map_err(|e| self.failed(e)),
+        }
+    }
+
     /// Publishes `message` on `channel`.
     async fn publish(&self, channel: String, message: String) -> Result<(), ErrorData> {
         let _: u64 = self.run(redis::cmd("PUBLISH").arg(channel).arg(message)).await?;

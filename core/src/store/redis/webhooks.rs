@@ -190,9 +190,7 @@ impl RedisWebhookStore {
             .del(format!("{hash}:holder"))
             .zrem(self.redis.key("webhooks"), id)
             .zrem(self.principal(&sub.key.principal), id);
-        let mut conn = self.redis.conn.clone();
-        let (deleted, _, _, _): (i64, i64, i64, i64) =
-            pipe.query_async(&mut conn).await.map_err(|e| self.redis.failed(e))?;
+        let (deleted, _, _, _): (i64, i64, i64, i64) = self.redis.run_pipe(&pipe).await?;
         Ok(deleted > 0)
     }
 }
