@@ -64,9 +64,4 @@ impl Matching {
             None => occurrence,
         })
     }
-
-    /// True when every occurrence reaches every subscription as emitted.
-    pub fn is_everything(&self) -> bool {
-        self.filter_on.is_empty() && self.custom.is_none() && self.transform.is_none()
-    }
 }

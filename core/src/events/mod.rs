@@ -233,10 +233,11 @@ impl DeclaredEvent {
 /// it gave it ([`EventRegistry::mirror`]), catching up on what a registry missed
 /// ([`EventRegistry::positions`], [`EventRegistry::skip`]).
 pub trait SharedLog: Send + Sync + std::fmt::Debug {
-    /// Appends `occurrence` of the type `name`, emitted at `at_ms` (milliseconds since the Unix
-    /// epoch), to the shared log, which keeps the type's last `retain`. Returns at once: the
-    /// append is queued, in emit order.
-    fn append(&self, name: &str, occurrence: &EventOccurrence, at_ms: u64, retain: usize);
+    /// Appends `occurrence` of the type `name` (`json`: it serialized, as the emit's size check
+    /// made it), emitted at `at_ms` (milliseconds since the Unix epoch), to the shared log,
+    /// which keeps the type's last `retain`. Returns at once: the append is queued, in emit
+    /// order.
+    fn append(&self, name: &str, occurrence: &EventOccurrence, json: &str, at_ms: u64, retain: usize);
     /// Starts handing `registry` the shared log's occurrences (once, from
     /// [`EventRegistry::share`]); stops when it is dropped.
     fn attach(&self, registry: Weak<EventRegistry>);
@@ -498,15 +499,17 @@ impl EventRegistry {
         let shared = self.shared.read().expect("lock").clone();
         if let Some(log) = shared {
             let n = self.emitted.fetch_add(1, Ordering::Relaxed) + 1;
-            let occurrence = self.occurrence(name, format!("evt_{:016x}_s{n}", self.origin), data, now)?;
-            log.append(name, &occurrence, millis(now), declared.decl.retain);
+            let (occurrence, json) =
+                self.occurrence(name, format!("evt_{:016x}_s{n}", self.origin), data, now)?;
+            log.append(name, &occurrence, &json, millis(now), declared.decl.retain);
             return Ok(occurrence);
         }
         let occurrence = {
             let mut logs = self.logs.lock().expect("lock");
             let log = logs.entry(name.to_owned()).or_default();
             let seq = log.next_seq();
-            let occurrence = self.occurrence(name, format!("evt_{:016x}_{seq}", self.epoch()), data, now)?;
+            let (occurrence, _) =
+                self.occurrence(name, format!("evt_{:016x}_{seq}", self.epoch()), data, now)?;
             log.push(occurrence.clone(), millis(now), declared.decl.retain);
             occurrence
         };
@@ -514,15 +517,15 @@ impl EventRegistry {
         Ok(occurrence)
     }
 
-    /// An occurrence of `name` with id `event_id`; errors when it is more than 256 KiB
-    /// serialized.
+    /// An occurrence of `name` with id `event_id`, and it serialized; errors when that is more
+    /// than 256 KiB.
     fn occurrence(
         &self,
         name: &str,
         event_id: String,
         data: Value,
         now: SystemTime,
-    ) -> Result<EventOccurrence> {
+    ) -> Result<(EventOccurrence, String)> {
         let occurrence = EventOccurrence {
             event_id,
             name: name.to_owned(),
@@ -531,13 +534,14 @@ impl EventRegistry {
             cursor: None,
             meta: None,
         };
-        let size = serde_json::to_vec(&occurrence).map(|v| v.len()).unwrap_or(usize::MAX);
-        if size > MAX_OCCURRENCE_BYTES {
-            return Err(Error::invalid_input(format!(
+        let json = serde_json::to_string(&occurrence).ok();
+        let size = json.as_ref().map_or(usize::MAX, String::len);
+        match json {
+            Some(json) if size <= MAX_OCCURRENCE_BYTES => Ok((occurrence, json)),
+            _ => Err(Error::invalid_input(format!(
                 "event type {name}: an occurrence is at most {MAX_OCCURRENCE_BYTES} bytes serialized ({size} given)"
-            )));
+            ))),
         }
-        Ok(occurrence)
     }
 
     /// The newest position of `name` (nothing delivered yet: seq 0).

@@ -229,7 +229,7 @@ mod receiving {
 struct Appended(Mutex<Vec<(String, EventOccurrence, u64, usize)>>);
 
 impl SharedLog for Appended {
-    fn append(&self, name: &str, occurrence: &EventOccurrence, at_ms: u64, retain: usize) {
+    fn append(&self, name: &str, occurrence: &EventOccurrence, _: &str, at_ms: u64, retain: usize) {
         self.0.lock().unwrap().push((name.to_owned(), occurrence.clone(), at_ms, retain));
     }
     fn attach(&self, _: Weak<EventRegistry>) {}

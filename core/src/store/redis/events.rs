@@ -22,7 +22,6 @@ use crate::error::ErrorData;
 use crate::events::{EventRegistry, Position, SharedLog};
 use crate::protocol::events::EventOccurrence;
 use serde::Deserialize;
-use serde_json::json;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -134,13 +133,14 @@ impl RedisEventLog {
 }
 
 impl SharedLog for RedisEventLog {
-    fn append(&self, name: &str, occurrence: &EventOccurrence, at_ms: u64, retain: usize) {
+    fn append(&self, name: &str, occurrence: &EventOccurrence, json: &str, at_ms: u64, retain: usize) {
         if self.queued.fetch_add(1, Ordering::Relaxed) >= QUEUE_MAX {
             self.queued.fetch_sub(1, Ordering::Relaxed);
             tracing::warn!(target: "mcpcore::events", event = name, "occurrence dropped: {QUEUE_MAX} appends already wait for Redis");
             return;
         }
-        let entry = json!({ "at": at_ms, "o": occurrence }).to_string();
+        // `Entry` as JSON, around the occurrence the emit already serialized.
+        let entry = format!(r#"{{"at":{at_ms},"o":{json}}}"#);
         let append = Append {
             name: name.to_owned(),
             event_id: occurrence.event_id.clone(),
